@@ -1,0 +1,118 @@
+"""The AWR views awrlens reads, as SQLAlchemy Core tables with Oracle's view and column names.
+
+The same definitions create the embedded SQLite store and build every query for Oracle, so what runs on
+SQLite is the logic that runs on Oracle. Names are lower case so Oracle sees them unquoted (case-insensitive).
+Table names carry a view prefix: dba_hist_ by default, awr_pdb_ or awr_root_ on a multitenant Oracle.
+The primary keys exist only for SQLite, which clusters rows by them (WITHOUT ROWID) in the order the app
+scans: one statistic of one database, per instance, by snapshot.
+"""
+from functools import lru_cache
+
+from sqlalchemy import Column, Float, Index, Integer, MetaData, PrimaryKeyConstraint, String, Table, Text
+
+PREFIXES = ("dba_hist_", "awr_pdb_", "awr_root_")
+
+N = Integer  # NUMBER holding whole values (SQLite INTEGER is 64-bit)
+R = Float  # NUMBER holding fractions
+TS = String(26)  # TIMESTAMP(3)/DATE: ISO text on SQLite, datetime on Oracle
+SQL_METRICS = ("executions", "elapsed_time", "cpu_time", "buffer_gets", "disk_reads", "rows_processed",
+               "iowait", "clwait", "apwait", "ccwait")
+IO_COLUMNS = ("small_read_megabytes", "small_write_megabytes", "large_read_megabytes", "large_write_megabytes",
+              "small_read_reqs", "small_write_reqs", "large_read_reqs", "large_write_reqs")
+
+
+def _ints(*names):
+    return [Column(n, N, nullable=False) for n in names]
+
+
+def _table(md, name, *columns, key, rowid=False):
+    return Table(name, md, *columns, PrimaryKeyConstraint(*key), sqlite_with_rowid=rowid)
+
+
+def _views(md: MetaData, p: str) -> None:
+    by_snap = ("dbid", "instance_number", "snap_id")
+    _table(md, f"{p}database_instance", *_ints("dbid", "instance_number"),
+           Column("startup_time", TS, nullable=False), Column("parallel", String(3)),
+           Column("version", String(17)), Column("db_name", String(9)), Column("instance_name", String(16)),
+           Column("host_name", String(64)), Column("platform_name", String(101)), Column("cdb", String(3)),
+           Column("edition", String(7)), Column("db_unique_name", String(30)), Column("database_role", String(16)),
+           key=("dbid", "instance_number", "startup_time"))
+    _table(md, f"{p}snapshot", *_ints("snap_id", "dbid", "instance_number"),
+           Column("startup_time", TS, nullable=False), Column("begin_interval_time", TS, nullable=False),
+           Column("end_interval_time", TS, nullable=False), Column("flush_elapsed", R),
+           Column("snap_level", N), Column("error_count", N), Column("snap_flag", N),
+           Column("snap_timezone", R),  # INTERVAL DAY TO SECOND on Oracle, seconds here
+           key=by_snap)
+    for view in ("sysstat", "sys_time_model", "osstat"):
+        _table(md, f"{p}{view}", *_ints("snap_id", "dbid", "instance_number", "stat_id"),
+               Column("stat_name", String(64), nullable=False), Column("value", R),
+               key=("dbid", "stat_id", "instance_number", "snap_id"))
+    _table(md, f"{p}system_event", *_ints("snap_id", "dbid", "instance_number", "event_id"),
+           Column("event_name", String(64), nullable=False), Column("wait_class_id", N),
+           Column("wait_class", String(64)), Column("total_waits", N), Column("total_timeouts", N),
+           Column("time_waited_micro", N), Column("total_waits_fg", N), Column("total_timeouts_fg", N),
+           Column("time_waited_micro_fg", N),
+           key=("dbid", "event_id", "instance_number", "snap_id"))
+    _table(md, f"{p}sysmetric_summary", *_ints("snap_id", "dbid", "instance_number", "group_id", "metric_id"),
+           Column("begin_time", TS), Column("end_time", TS), Column("intsize", N),
+           Column("metric_name", String(64)), Column("metric_unit", String(64)),
+           Column("num_interval", N), Column("minval", R), Column("maxval", R), Column("average", R),
+           Column("standard_deviation", R), Column("sum_squares", R),
+           key=("dbid", "group_id", "metric_id", "instance_number", "snap_id"))
+    _table(md, f"{p}sysmetric_history", *_ints("snap_id", "dbid", "instance_number", "group_id", "metric_id"),
+           Column("begin_time", TS, nullable=False), Column("end_time", TS), Column("intsize", N),
+           Column("metric_name", String(64)), Column("value", R), Column("metric_unit", String(64)),
+           key=("dbid", "group_id", "metric_id", "instance_number", "begin_time"))
+    _table(md, f"{p}iostat_function", *_ints("snap_id", "dbid", "instance_number", "function_id"),
+           Column("function_name", String(30)), *[Column(c, N) for c in IO_COLUMNS],
+           Column("number_of_waits", N), Column("wait_time", N),
+           key=("dbid", "function_id", "instance_number", "snap_id"))
+    _table(md, f"{p}iostat_filetype", *_ints("snap_id", "dbid", "instance_number", "filetype_id"),
+           Column("filetype_name", String(30)), *[Column(c, N) for c in IO_COLUMNS],
+           Column("small_sync_read_reqs", N), Column("small_read_servicetime", N),
+           Column("small_write_servicetime", N), Column("small_sync_read_latency", N),
+           Column("large_read_servicetime", N), Column("large_write_servicetime", N),
+           key=("dbid", "filetype_id", "instance_number", "snap_id"))
+    sqlstat = _table(md, f"{p}sqlstat", *_ints("snap_id", "dbid", "instance_number"),
+                     Column("sql_id", String(13), nullable=False), Column("plan_hash_value", N, nullable=False),
+                     Column("module", String(64)), Column("action", String(64)),
+                     Column("parsing_schema_name", String(128)),
+                     *[Column(f"{m}_{s}", N) for m in SQL_METRICS for s in ("total", "delta")],
+                     key=("dbid", "snap_id", "instance_number", "sql_id", "plan_hash_value"))
+    Index(f"{p}sqlstat_by_sql", sqlstat.c.dbid, sqlstat.c.sql_id, sqlstat.c.snap_id)
+    _table(md, f"{p}sqltext", *_ints("dbid"), Column("sql_id", String(13), nullable=False),
+           Column("sql_text", Text), Column("command_type", N), key=("dbid", "sql_id"))
+    _table(md, f"{p}tablespace", *_ints("dbid"), Column("TS#", N, key="ts_num", nullable=False),
+           Column("tsname", String(30), nullable=False), Column("contents", String(30)), Column("block_size", N),
+           key=("dbid", "ts_num"))
+    _table(md, f"{p}tbspc_space_usage", *_ints("dbid", "snap_id", "tablespace_id"),
+           Column("tablespace_size", N), Column("tablespace_maxsize", N), Column("tablespace_usedsize", N),
+           Column("rtime", String(25)), key=("dbid", "tablespace_id", "snap_id"))
+    sga = Table(f"{p}sgastat", md, *_ints("snap_id", "dbid", "instance_number"),
+                Column("pool", String(30)), Column("name", String(64)), Column("bytes", N))
+    Index(f"{p}sgastat_by_snap", *[sga.c[c] for c in by_snap])
+    pga = Table(f"{p}pgastat", md, *_ints("snap_id", "dbid", "instance_number"),
+                Column("name", String(64)), Column("value", N))
+    Index(f"{p}pgastat_by_snap", *[pga.c[c] for c in by_snap])
+
+
+class Views:
+    """The AWR views under one prefix: `Views('dba_hist_').sysstat` is the Table dba_hist_sysstat."""
+
+    def __init__(self, prefix: str = "dba_hist_"):
+        if prefix not in PREFIXES:
+            raise ValueError(f"view prefix must be one of {', '.join(PREFIXES)}, not {prefix!r}")
+        self.prefix = prefix
+        self.metadata = MetaData()
+        _views(self.metadata, prefix)
+
+    def __getattr__(self, name: str) -> Table:
+        try:
+            return self.metadata.tables[self.prefix + name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+@lru_cache(maxsize=None)
+def views(prefix: str = "dba_hist_") -> Views:
+    return Views(prefix)
