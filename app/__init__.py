@@ -1,0 +1,77 @@
+"""awrlens: browse Oracle AWR history (DBA_HIST_*) and share benchmark results, as a JSON API and one page."""
+from pathlib import Path
+
+import orjson
+from flask import Flask, jsonify, send_from_directory
+from flask.json.provider import JSONProvider
+from flask_cors import CORS
+from werkzeug.exceptions import HTTPException
+
+from app.errors import ApiError, error_body
+from app.history import History
+from app.settings import Settings
+from app.store import open_stores
+from app.store.base import sql_log
+
+ROOT = Path(__file__).resolve().parent.parent
+MAX_BODY = 1024 * 1024
+
+
+class OrjsonProvider(JSONProvider):
+    """orjson: several times faster than the standard library on long series."""
+
+    def dumps(self, obj, **kwargs):
+        return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS).decode()
+
+    def loads(self, s, **kwargs):
+        return orjson.loads(s)
+
+    def response(self, *args, **kwargs):
+        obj = args[0] if len(args) == 1 else (args or kwargs)
+        return self._app.response_class(orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS),
+                                        mimetype="application/json")
+
+
+def create_app(settings: Settings | None = None) -> Flask:
+    settings = settings or Settings.from_env()
+    app = Flask(__name__, static_folder=str(ROOT / "static"), static_url_path="/static")
+    app.json = OrjsonProvider(app)
+    app.config.update(SETTINGS=settings, MAX_CONTENT_LENGTH=MAX_BODY)
+    app.extensions["awrlens"] = History(open_stores(settings))
+    origins = [o.strip() for o in settings.cors_origins.split(",")]
+    CORS(app, resources={r"/api/*": {"origins": origins}}, max_age=600)
+
+    from app.api.views import api
+    app.register_blueprint(api)
+    from app.api.openapi import openapi_document
+    app.add_url_rule("/api/v1/openapi.json", "openapi", lambda: jsonify(openapi_document(app)))
+    from app.cli import register
+    register(app)
+
+    @app.before_request
+    def _start_sql_log():
+        from flask import request
+        if request.args.get("show_sql", "").lower() in ("1", "true", "yes"):
+            sql_log.set([])
+
+    @app.get("/")
+    def page():
+        if (ROOT / "static" / "index.html").exists():
+            return send_from_directory(ROOT / "static", "index.html")
+        return jsonify({"name": "awrlens", "api": "/api/v1/", "openapi": "/api/v1/openapi.json"})
+
+    @app.errorhandler(ApiError)
+    def _api_error(exc: ApiError):
+        return jsonify(exc.body()), exc.status
+
+    @app.errorhandler(HTTPException)
+    def _http_error(exc: HTTPException):
+        code = (exc.name or "error").lower().replace(" ", "_")
+        return jsonify(error_body(exc.code, code, exc.description)), exc.code
+
+    @app.errorhandler(Exception)
+    def _unexpected(exc: Exception):
+        app.logger.exception("unexpected error")
+        return jsonify(error_body(500, "internal_error", "unexpected error; see the server log")), 500
+
+    return app

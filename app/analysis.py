@@ -1,0 +1,244 @@
+"""The AWR analysis rules, in one place (see docs: awr-reference.md §3).
+
+- Deltas per (dbid, instance, statistic), only between snapshots of the same STARTUP_TIME: an interval that
+  spans a restart is dropped and marked, never charted as a negative or giant rate.
+- Interval seconds come from consecutive END_INTERVAL_TIMEs, so missing snapshots are safe.
+- A snapshot taken less than `min_interval` seconds after the previous kept one (a manual snapshot) is merged
+  into the next interval instead of giving a noisy point of its own.
+- Rates per second, per transaction or raw; RAC: per instance first, then combine by snap_id: sum counters and
+  rates, ratio of sums for percentages and latencies.
+- Point-in-time readings are never turned into deltas.
+Everything here is pure: plain values in, plain values out.
+"""
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from math import fsum
+
+
+@dataclass(frozen=True, slots=True)
+class Snap:
+    snap_id: int
+    instance: int
+    startup: datetime
+    end: datetime  # END_INTERVAL_TIME, database-local
+    epoch: float  # the same instant, seconds since 1970 UTC
+    time: str  # ISO 8601 with the database's offset
+    flag: int = 0
+
+
+def make_snap(snap_id, instance, startup, end, flag=0, tz_seconds=0.0) -> Snap:
+    startup, end = as_datetime(startup), as_datetime(end)
+    tz = timezone(timedelta(seconds=tz_seconds))
+    local = end.replace(tzinfo=tz)
+    return Snap(snap_id, instance, startup, end, local.timestamp(), iso(local), int(flag or 0))
+
+
+def as_datetime(value) -> datetime:
+    """Oracle hands back datetimes, SQLite ISO text."""
+    return value if isinstance(value, datetime) else datetime.fromisoformat(value)
+
+
+def iso(moment: datetime) -> str:
+    return moment.isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True, slots=True)
+class Point:
+    """One value of one instance: num / den, at a snapshot (or a minute)."""
+    key: int  # snap_id, or epoch second for per-minute detail
+    epoch: float
+    time: str
+    num: float
+    den: float = 1.0
+
+
+class Timeline:
+    """The snapshots of one database per instance, with short intervals merged and restarts found."""
+
+    def __init__(self, snaps, min_interval: float = 300.0):
+        self.all: dict[int, list[Snap]] = {}
+        for s in sorted(snaps, key=lambda s: (s.instance, s.snap_id)):
+            self.all.setdefault(s.instance, []).append(s)
+        self.kept: dict[int, list[Snap]] = {}
+        self.merged: list[Snap] = []
+        for inst, rows in self.all.items():
+            kept = []
+            for s in rows:
+                prev = kept[-1] if kept else None
+                if prev and s.startup == prev.startup and s.epoch - prev.epoch < min_interval:
+                    self.merged.append(s)  # its work is counted in the next kept interval
+                    continue
+                kept.append(s)
+            self.kept[inst] = kept
+        self.instances = sorted(self.all)
+        ids = sorted({s.snap_id for rows in self.all.values() for s in rows})
+        self.snap_ids = ids
+        self.by_id = {(s.instance, s.snap_id): s for rows in self.all.values() for s in rows}
+        steps = sorted(b.epoch - a.epoch for rows in self.kept.values() for a, b in zip(rows, rows[1:]))
+        self.step = steps[len(steps) // 2] if steps else 3600.0
+
+    def newest(self) -> Snap | None:
+        return max((rows[-1] for rows in self.all.values() if rows), key=lambda s: s.epoch, default=None)
+
+    def oldest(self) -> Snap | None:
+        return min((rows[0] for rows in self.all.values() if rows), key=lambda s: s.epoch, default=None)
+
+    def in_range(self, lo: int, hi: int, instance: int | None = None):
+        """Kept snapshots with lo <= snap_id <= hi, plus the one before lo (the base of the first delta)."""
+        out = {}
+        for inst, rows in self.kept.items():
+            if instance is not None and inst != instance:
+                continue
+            sel = [s for s in rows if s.snap_id <= hi]
+            first = next((i for i, s in enumerate(sel) if s.snap_id >= lo), len(sel))
+            out[inst] = sel[max(first - 1, 0):]
+        return out
+
+    def markers(self, lo: int, hi: int, instance: int | None = None) -> dict:
+        """Restarts, missing snapshots and merged manual snapshots inside [lo, hi]."""
+        restarts, missing = [], []
+        for inst, rows in self.in_range(lo, hi, instance).items():
+            for a, b in zip(rows, rows[1:]):
+                if b.startup != a.startup:
+                    restarts.append({"instance": inst, "snap_id": b.snap_id, "time": b.time,
+                                     "startup_time": iso(b.startup)})
+                if b.epoch - a.epoch > 1.5 * self.step:
+                    missing.append({"instance": inst, "after_snap_id": a.snap_id, "before_snap_id": b.snap_id,
+                                    "from": a.time, "to": b.time, "seconds": round(b.epoch - a.epoch)})
+        merged = [{"instance": s.instance, "snap_id": s.snap_id, "time": s.time} for s in self.merged
+                  if lo <= s.snap_id <= hi and (instance is None or s.instance == instance)]
+        return {"restarts": restarts, "missing": missing, "merged_snapshots": merged}
+
+
+def deltas(values: dict[int, float], snaps: list[Snap]):
+    """(snap, delta, seconds) for each valid interval of one instance's cumulative counter.
+
+    `values` maps snap_id -> cumulative value; `snaps` are that instance's kept snapshots in order.
+    An interval is valid when both ends have a value and the same STARTUP_TIME and the counter did not
+    go backwards (which only a restart can explain).
+    """
+    out = []
+    prev = None
+    for s in snaps:
+        v = values.get(s.snap_id)
+        if v is None:
+            continue
+        if prev is not None and prev[0].startup == s.startup:
+            d = v - prev[1]
+            if d >= 0:
+                out.append((s, d, s.epoch - prev[0].epoch))
+        prev = (s, v)
+    return out
+
+
+def counter_points(values, snaps, rate: str, lo: int, txn: dict | None = None) -> list[Point]:
+    """Points of one instance's counter as a rate: per_second (num/sec), raw (num), per_txn (num/txn)."""
+    points = []
+    for s, d, sec in deltas(values, snaps):
+        if s.snap_id < lo:
+            continue
+        if rate == "per_second":
+            den = sec
+        elif rate == "per_txn":
+            den = txn.get(s.snap_id) if txn else None
+            if not den:
+                continue
+        else:
+            den = 1.0
+        points.append(Point(s.snap_id, s.epoch, s.time, d, den))
+    return points
+
+
+def reading_points(values: dict[int, float], snaps: list[Snap], lo: int) -> list[Point]:
+    """Points of a point-in-time reading (or an already-computed rate): the value as read."""
+    return [Point(s.snap_id, s.epoch, s.time, values[s.snap_id]) for s in snaps
+            if s.snap_id >= lo and values.get(s.snap_id) is not None]
+
+
+def interval_deltas(values, snaps) -> dict[int, float]:
+    """snap_id -> delta over the valid interval ending there (used as the per-transaction denominator)."""
+    return {s.snap_id: d for s, d, _ in deltas(values, snaps)}
+
+
+def add_counters(*per_snap: dict[int, float]) -> dict[int, float]:
+    """Sum of several cumulative counters, at the snapshots where all of them have a value."""
+    if not per_snap:
+        return {}
+    keys = set(per_snap[0]).intersection(*per_snap[1:])
+    return {k: fsum(d[k] for d in per_snap) for k in keys}
+
+
+def ratio_points(num: dict[int, float], den: dict[int, float], snaps, lo: int, scale=1.0) -> list[Point]:
+    """Points of delta(num) / delta(den) * scale over the same valid intervals (percentages, latencies)."""
+    dd = {s.snap_id: d for s, d, _ in deltas(den, snaps)}
+    out = []
+    for s, d, _ in deltas(num, snaps):
+        if s.snap_id >= lo and dd.get(s.snap_id):
+            out.append(Point(s.snap_id, s.epoch, s.time, d * scale, dd[s.snap_id]))
+    return out
+
+
+COMBINE = ("sum_of_ratios", "ratio_of_sums", "mean")
+
+
+def combine(per_instance: dict[int, list[Point]], how: str) -> list[Point]:
+    """RAC: one point per key from every instance's points at that key.
+
+    sum_of_ratios: rates and counters (each instance's num/den, summed);
+    ratio_of_sums: percentages, latencies, per-transaction values (sum nums / sum dens);
+    mean: readings that do not add up (ratios reported by Oracle itself).
+    An instance without a point at a key (down, or an interval across its restart) adds nothing.
+    """
+    groups: dict[int, list[Point]] = {}
+    for points in per_instance.values():
+        for p in points:
+            groups.setdefault(p.key, []).append(p)
+    out = []
+    for key in sorted(groups):
+        ps = groups[key]
+        first = min(ps, key=lambda p: p.epoch)
+        if how == "ratio_of_sums":
+            den = fsum(p.den for p in ps)
+            if not den:
+                continue
+            value = fsum(p.num for p in ps) / den
+        elif how == "mean":
+            value = fsum(p.num / p.den for p in ps) / len(ps)
+        else:
+            value = fsum(p.num / p.den for p in ps)
+        out.append(Point(key, first.epoch, first.time, value))
+    return out
+
+
+def values_of(points: list[Point], scale: float = 1.0) -> list[tuple[str, float, float]]:
+    """(time, epoch, value) triples."""
+    return [(p.time, p.epoch, p.num / p.den * scale) for p in points]
+
+
+def lttb(points: list[tuple], threshold: int) -> list[tuple]:
+    """Largest-Triangle-Three-Buckets downsampling of (time, x, y) points: keeps peaks and shape."""
+    n = len(points)
+    if threshold <= 0 or n <= threshold or threshold < 3:
+        return points
+    out = [points[0]]
+    every = (n - 2) / (threshold - 2)
+    a = 0
+    for i in range(threshold - 2):
+        start = int(i * every) + 1
+        end = int((i + 1) * every) + 1
+        nxt_start, nxt_end = end, min(int((i + 2) * every) + 1, n)
+        if nxt_end <= nxt_start:
+            nxt_end = min(nxt_start + 1, n)
+        span = points[nxt_start:nxt_end] or [points[-1]]
+        avg_x = fsum(p[1] for p in span) / len(span)
+        avg_y = fsum(p[2] for p in span) / len(span)
+        ax, ay = points[a][1], points[a][2]
+        best, best_area = start, -1.0
+        for j in range(start, min(end, n - 1)):
+            area = abs((ax - avg_x) * (points[j][2] - ay) - (ax - points[j][1]) * (avg_y - ay))
+            if area > best_area:
+                best, best_area = j, area
+        out.append(points[best])
+        a = best
+    out.append(points[-1])
+    return out

@@ -1,0 +1,70 @@
+"""The OpenAPI 3.1 document, generated from the routes, their declared parameters and docstrings."""
+import re
+
+ERROR = {"type": "object", "required": ["error"], "properties": {"error": {
+    "type": "object", "required": ["status", "code", "message"],
+    "properties": {"status": {"type": "integer"}, "code": {"type": "string"}, "message": {"type": "string"},
+                   "parameter": {"type": "string"}}}}}
+NUM = {"type": ["number", "null"]}
+POINTS = {"type": "array", "items": {"type": "array", "prefixItems": [{"type": "string"}, NUM],
+                                     "minItems": 2, "maxItems": 2}}
+RANGE = {"type": "object", "properties": {"begin_snap": {"type": ["integer", "null"]},
+                                          "end_snap": {"type": ["integer", "null"]},
+                                          "from": {"type": ["string", "null"]}, "to": {"type": ["string", "null"]}}}
+TABLE = {"type": "object", "required": ["columns", "rows"],
+         "properties": {"columns": {"type": "array", "items": {"type": "string"}},
+                        "rows": {"type": "array", "items": {"type": "object"}}, "range": RANGE}}
+SERIES = {"type": "object", "required": ["series"], "properties": {
+    "range": RANGE, "markers": {"type": "object"},
+    "series": {"type": "array", "items": {"type": "object", "required": ["unit", "points"], "properties": {
+        "name": {"type": "string"}, "unit": {"type": "string"}, "kind": {"type": "string"},
+        "instance": {"type": ["string", "integer"]}, "points": POINTS}}}}}
+RESPONSES = {  # endpoint -> schema of its JSON answer
+    "api.databases": {"type": "object", "required": ["databases"],
+                      "properties": {"databases": {"type": "array", "items": {
+                          "type": "object", "required": ["id", "dbid", "db_name", "rac", "instances", "snapshots"]}}}},
+    "api.database": {"type": "object", "required": ["id", "dbid", "db_name", "instances", "snapshots"]},
+    "api.series": SERIES, "api.wait_classes": SERIES, "api.sql": SERIES,
+    "api.snapshots": TABLE, "api.catalog_": TABLE, "api.load_profile": TABLE, "api.top_events": TABLE,
+    "api.top_sql": TABLE, "api.tablespaces": TABLE,
+    "api.compare": {"type": "object", "required": ["load_profile", "top_events"],
+                    "properties": {"load_profile": TABLE, "top_events": TABLE}},
+}
+ERRORS = {"400": "A parameter is missing or malformed; `parameter` names it.",
+          "404": "Unknown database, series or sql_id.",
+          "503": "The database is unreachable.", "504": "The database did not answer in time."}
+
+
+def openapi_document(app) -> dict:
+    paths: dict = {}
+    for rule in app.url_map.iter_rules():
+        if not rule.rule.startswith("/api/v1/") or "GET" not in rule.methods:
+            continue
+        view = app.view_functions[rule.endpoint]
+        params = getattr(view, "params", ())
+        path = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule)
+        path_params = [p.openapi() for p in params if p.in_path]
+        for name in rule.arguments:
+            if name not in [p["name"] for p in path_params]:
+                path_params.append({"name": name, "in": "path", "required": True,
+                                    "description": "Database id from /dbs (`target.dbid`).",
+                                    "schema": {"type": "string", "minLength": 1, "maxLength": 90}})
+        doc = (view.__doc__ or "").strip()
+        ok = {"description": "OK", "content": {"application/json": {"schema": RESPONSES.get(rule.endpoint,
+                                                                                               {"type": "object"})}}}
+        if any(p.name == "format" for p in params):
+            ok["content"]["text/csv"] = {"schema": {"type": "string"}}
+        responses = {"200": ok, "304": {"description": "Not modified (ETag)"}}
+        responses.update({code: {"description": text, "content": {"application/json": {
+            "schema": {"$ref": "#/components/schemas/Error"}}}} for code, text in ERRORS.items()})
+        paths[path] = {"get": {"operationId": rule.endpoint.split(".")[-1].rstrip("_"),
+                               "summary": doc.splitlines()[0] if doc else rule.endpoint,
+                               "parameters": path_params + [p.openapi() for p in params if not p.in_path],
+                               "responses": responses}}
+    return {"openapi": "3.1.0",
+            "info": {"title": "awrlens", "version": "1",
+                     "description": "Oracle AWR history (DBA_HIST_*) as JSON. Errors share one shape."},
+            "servers": [{"url": "/"}], "paths": dict(sorted(paths.items())),
+            "components": {"schemas": {"Error": ERROR}}}
+
+

@@ -1,0 +1,49 @@
+"""Shaping answers: JSON or CSV, the SQL that ran, and cache validators for history that cannot change."""
+import csv
+import io
+
+from flask import Response, jsonify, request
+
+from app.store.base import sql_log
+
+CLOSED_MAX_AGE = 86400  # a range that ends before the newest snapshot never changes
+OPEN_MAX_AGE = 60  # the newest snapshot can be followed by another at any time
+
+
+def answer(body: dict, args: dict, rng=None, table=None) -> Response:
+    """The view's answer as JSON, or as CSV when format=csv (`table(body)` gives the rows)."""
+    if args.get("show_sql"):
+        body["sql"] = sql_log.get() or []
+    if args.get("format") == "csv":
+        rows = table(body) if table else body.get("rows", [])
+        resp = Response(to_csv(rows, body.get("columns")), mimetype="text/csv")
+        name = request.path.rstrip("/").rsplit("/", 1)[-1] or "answer"
+        resp.headers["Content-Disposition"] = f'attachment; filename="{name}.csv"'
+    else:
+        resp = jsonify(body)
+    closed = rng is not None and rng.closed
+    resp.cache_control.public = True
+    resp.cache_control.max_age = CLOSED_MAX_AGE if closed else OPEN_MAX_AGE
+    resp.add_etag()
+    return resp.make_conditional(request)
+
+
+def to_csv(rows: list[dict], columns=None) -> str:
+    """Rows as CSV; a cell that a spreadsheet would run as a formula is prefixed with a quote."""
+    columns = list(columns or (rows[0].keys() if rows else []))
+    for r in rows:
+        columns.extend(k for k in r if k not in columns)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(columns)
+    for r in rows:
+        writer.writerow([_cell(r.get(c)) for c in columns])
+    return out.getvalue()
+
+
+def _cell(value):
+    if isinstance(value, list):
+        value = " ".join(map(str, value))
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@"):
+        return "'" + value
+    return value

@@ -1,0 +1,211 @@
+"""The JSON history API under /api/v1. Thin views: parse, ask app.history, shape the answer."""
+from flask import Blueprint, current_app
+
+from app.api.params import (FORMAT, INSTANCE, MAX_POINTS, RANGE, RATE, SHOW_SQL, TABLE_INSTANCE, Param,
+                            accepts)
+from app.api.respond import answer
+from app.errors import BadParameter
+from app.store.queries import TOP_SQL_ORDER
+
+api = Blueprint("api", __name__, url_prefix="/api/v1")
+
+SQL_ID = Param("sql_id", "string", "An Oracle SQL_ID: 13 characters, digits and lower-case letters.",
+               in_path=True, pattern=r"[0-9a-z]{13}")
+
+
+def _settings():
+    return current_app.config["SETTINGS"]
+
+
+def _history():
+    return current_app.extensions["awrlens"]
+
+
+def _range(db, args, prefix="", default_days=7):
+    """The request's time or snapshot range, resolved against the database's snapshots."""
+    names = (f"{prefix}from", f"{prefix}to")
+    return db.resolve(_local(db, args.get(names[0])), _local(db, args.get(names[1])),
+                      args.get(f"{prefix}begin_snap"), args.get(f"{prefix}end_snap"),
+                      default_days=default_days, max_days=_settings().max_range_days, names=names)
+
+
+def _local(db, moment):
+    """A date-time without an offset is in the database's time zone."""
+    if moment is None or moment.tzinfo is not None:
+        return moment
+    return db.localize(moment)
+
+
+@api.get("/")
+def index():
+    """Where to start."""
+    return {"name": "awrlens", "version": "v1", "openapi": "/api/v1/openapi.json", "databases": "/api/v1/dbs"}
+
+
+@api.get("/dbs")
+@accepts(FORMAT, SHOW_SQL)
+def databases(args):
+    """Every database of every target: instances, version, host, RAC flag and snapshot range."""
+    rows = [db.summary() for db in _history().databases()]
+    return answer({"databases": rows}, args, table=lambda body: _flat(body["databases"]))
+
+
+@api.get("/dbs/<db>")
+@accepts(SHOW_SQL)
+def database(db, args):
+    """One database."""
+    return answer(_history().database(db).summary(), args)
+
+
+@api.get("/dbs/<db>/snapshots")
+@accepts(*RANGE, TABLE_INSTANCE, FORMAT, SHOW_SQL)
+def snapshots(db, args):
+    """Snapshots in the range, per instance, with restarts and missing or merged snapshots marked."""
+    d = _history().database(db)
+    rng = _range(d, args)
+    inst = d.instance(args["instance"])
+    tl = d.timeline()
+    rows = []
+    if rng.lo is not None:
+        for s in sorted(tl.by_id.values(), key=lambda s: (s.snap_id, s.instance)):
+            if rng.lo <= s.snap_id <= rng.hi and inst in (None, s.instance):
+                rows.append({"snap_id": s.snap_id, "instance": s.instance, "end_interval_time": s.time,
+                             "startup_time": s.startup.isoformat(timespec="seconds"), "snap_flag": s.flag})
+    body = {"db": d.key, "range": rng.public(), "columns": ["snap_id", "instance", "end_interval_time",
+                                                             "startup_time", "snap_flag"],
+            "rows": rows, "markers": tl.markers(rng.lo, rng.hi, inst) if rng.lo is not None else {}}
+    return answer(body, args, rng)
+
+
+@api.get("/dbs/<db>/catalog")
+@accepts(Param("q", "string", "Only series whose name contains this text (case-insensitive)."),
+         Param("source", "string", "Only series from this source (sysstat, sys_time_model, osstat, system_event, "
+                                   "wait_class, sysmetric, sysmetric_history, iostat_function, iostat_filetype, "
+                                   "derived).", pattern=r"[a-z_]{1,40}"),
+         FORMAT, SHOW_SQL)
+def catalog_(db, args):
+    """Every chartable series: name, source, label, unit and kind."""
+    d = _history().database(db)
+    q = (args["q"] or "").lower()
+    rows = [s.public() for s in d.catalog().values()
+            if (not q or q in s.name.lower()) and (not args["source"] or s.source == args["source"])]
+    rows.sort(key=lambda r: r["name"])
+    return answer({"db": d.key, "count": len(rows), "columns": ["name", "label", "source", "unit", "kind"],
+                   "rows": rows}, args)
+
+
+NAMES = Param("name", "string", "Series name from the catalog; repeat the parameter for several series.",
+              multi=True)
+
+
+def _max_points(args):
+    value = args["max_points"]
+    return _settings().max_points if value is None else value
+
+
+@api.get("/dbs/<db>/series")
+@accepts(NAMES, *RANGE, INSTANCE, RATE, MAX_POINTS, FORMAT, SHOW_SQL)
+def series(db, args):
+    """One or more series over a range: per instance or combined, per second, per transaction or raw."""
+    names = args["name"]
+    if not names:
+        raise BadParameter("name is required: one or more series names from the catalog", "name")
+    if len(names) > _settings().max_series:
+        raise BadParameter(f"at most {_settings().max_series} series per request, got {len(names)}", "name")
+    d = _history().database(db)
+    rng = _range(d, args)
+    body = d.series(list(dict.fromkeys(names)), rng, args["instance"], args["rate"], _max_points(args))
+    return answer(body, args, rng, table=_series_table)
+
+
+@api.get("/dbs/<db>/wait-classes")
+@accepts(*RANGE, INSTANCE, MAX_POINTS, FORMAT, SHOW_SQL)
+def wait_classes(db, args):
+    """Average active sessions by wait class over time: DB CPU plus every non-idle class, and the CPU count."""
+    d = _history().database(db)
+    rng = _range(d, args)
+    return answer(d.wait_classes(rng, args["instance"], _max_points(args)), args, rng, table=_series_table)
+
+
+@api.get("/dbs/<db>/load-profile")
+@accepts(*RANGE, TABLE_INSTANCE, FORMAT, SHOW_SQL)
+def load_profile(db, args):
+    """The AWR report's Load Profile: per second and per transaction."""
+    d = _history().database(db)
+    rng = _range(d, args)
+    return answer(d.load_profile(rng, args["instance"]), args, rng)
+
+
+@api.get("/dbs/<db>/top-events")
+@accepts(*RANGE, TABLE_INSTANCE, Param("limit", "integer", "Rows to return.", default=10, minimum=1, maximum=100),
+         FORMAT, SHOW_SQL)
+def top_events(db, args):
+    """Foreground wait events and DB CPU by time: waits, time, average ms, % of DB time."""
+    d = _history().database(db)
+    rng = _range(d, args)
+    return answer(d.top_events(rng, args["instance"], args["limit"]), args, rng)
+
+
+@api.get("/dbs/<db>/top-sql")
+@accepts(*RANGE, Param("order_by", "enum", "Sort key.", default="elapsed", choices=tuple(TOP_SQL_ORDER)),
+         Param("limit", "integer", "Rows to return.", default=25, minimum=1, maximum=100), FORMAT, SHOW_SQL)
+def top_sql(db, args):
+    """Top SQL by elapsed time, CPU, gets, reads, executions or rows, with text and plan hash values."""
+    d = _history().database(db)
+    rng = _range(d, args)
+    return answer(d.top_sql(rng, args["order_by"], args["limit"]), args, rng, table=_sql_table)
+
+
+@api.get("/dbs/<db>/sql/<sql_id>")
+@accepts(SQL_ID, *RANGE, MAX_POINTS, FORMAT, SHOW_SQL)
+def sql(db, sql_id, args):
+    """One statement over time, one line per plan hash value: elapsed and CPU per execution, gets, executions."""
+    SQL_ID.parse(sql_id)
+    d = _history().database(db)
+    rng = _range(d, args, default_days=45)
+    return answer(d.sql(sql_id, rng, _max_points(args)), args, rng, table=_series_table)
+
+
+@api.get("/dbs/<db>/tablespaces")
+@accepts(*RANGE, MAX_POINTS, FORMAT, SHOW_SQL)
+def tablespaces(db, args):
+    """Tablespace used, allocated and maximum size over time (MB)."""
+    d = _history().database(db)
+    rng = _range(d, args, default_days=45)
+    return answer(d.tablespaces(rng, _max_points(args)), args, rng)
+
+
+def _ab(prefix, label):
+    return tuple(Param(f"{prefix}{p.name}", p.kind, f"Period {label}: {p.help}", minimum=p.minimum,
+                       maximum=p.maximum) for p in RANGE)
+
+
+@api.get("/dbs/<db>/compare")
+@accepts(*_ab("a_", "A"), *_ab("b_", "B"), TABLE_INSTANCE, SHOW_SQL)
+def compare(db, args):
+    """Two periods side by side: Load Profile and top events, with % change from A to B."""
+    d = _history().database(db)
+    for side in ("a", "b"):
+        if not any(args[f"{side}_{k}"] is not None for k in ("from", "to", "begin_snap", "end_snap")):
+            raise BadParameter(f"period {side.upper()} is required: give {side}_from and {side}_to, or "
+                               f"{side}_begin_snap and {side}_end_snap", f"{side}_from")
+    a, b = _range(d, args, "a_"), _range(d, args, "b_")
+    return answer(d.compare(a, b, args["instance"]), args, a if not b.closed else b)
+
+
+def _flat(rows):
+    """Nested values as text, for CSV."""
+    return [{k: v for k, v in r.items() if not isinstance(v, (dict, list))} for r in rows]
+
+
+def _series_table(body):
+    """Series in long form: one row per point."""
+    out = []
+    for s in body.get("series", []) + body.get("cpu_count", []):
+        labels = {k: s[k] for k in ("name", "metric", "plan_hash_value", "instance", "unit") if k in s}
+        out.extend({**labels, "time": t, "value": v} for t, v in s["points"])
+    return out
+
+
+def _sql_table(body):
+    return [{**r, "plan_hash_values": " ".join(map(str, r["plan_hash_values"]))} for r in body["rows"]]

@@ -1,0 +1,280 @@
+"""Every chartable series of a database, and how each is fetched and computed.
+
+A series name is `source:item` or `source:item:field`, readable in a URL, for example
+`sysstat:redo size`, `sys_time_model:DB time`, `system_event:log file sync:avg_ms`,
+`wait_class:User I/O`, `sysmetric:Host CPU Utilization (%)`, `iostat_function:LGWR:megabytes`, `derived:aas`.
+Kinds: cumulative (a counter: deltas, then per_second | per_txn | raw), ratio (delta over delta, e.g. a
+percentage or a latency), reading (point in time, never a delta), rate (Oracle's own per-interval metric).
+"""
+import re
+from dataclasses import dataclass, field
+
+from app import analysis
+from app.store import queries
+
+RATES = ("per_second", "per_txn", "raw")
+
+POINT_IN_TIME = {
+    "sysstat": {"logons current", "opened cursors current", "session cursor cache count", "session pga memory",
+                "session pga memory max", "session uga memory", "session uga memory max",
+                "workarea memory allocated", "session stored procedure space"},
+    "osstat": {"NUM_CPUS", "NUM_CPU_CORES", "NUM_CPU_SOCKETS", "NUM_VCPUS", "NUM_LCPUS", "PHYSICAL_MEMORY_BYTES",
+               "LOAD", "TCP_SEND_SIZE_MIN", "TCP_SEND_SIZE_DEFAULT", "TCP_SEND_SIZE_MAX",
+               "TCP_RECEIVE_SIZE_MIN", "TCP_RECEIVE_SIZE_DEFAULT", "TCP_RECEIVE_SIZE_MAX", "GLOBAL_SEND_SIZE_MAX",
+               "GLOBAL_RECEIVE_SIZE_MAX"},
+}
+IO_FIELDS = {  # field -> columns summed, unit
+    "megabytes": (("small_read_megabytes", "small_write_megabytes", "large_read_megabytes",
+                   "large_write_megabytes"), "MB"),
+    "requests": (("small_read_reqs", "small_write_reqs", "large_read_reqs", "large_write_reqs"), "requests"),
+    "read_megabytes": (("small_read_megabytes", "large_read_megabytes"), "MB"),
+    "write_megabytes": (("small_write_megabytes", "large_write_megabytes"), "MB"),
+    "read_requests": (("small_read_reqs", "large_read_reqs"), "requests"),
+    "write_requests": (("small_write_reqs", "large_write_reqs"), "requests"),
+}
+IO_COLUMNS = ("small_read_megabytes", "small_write_megabytes", "large_read_megabytes", "large_write_megabytes",
+              "small_read_reqs", "small_write_reqs", "large_read_reqs", "large_write_reqs")
+
+
+@dataclass(frozen=True)
+class Term:
+    """A base quantity read from one view: a statistic, an event column, a wait class, an I/O column set."""
+    view: str
+    item: object
+    field: str = "value"
+
+
+@dataclass(frozen=True)
+class Spec:
+    name: str
+    label: str
+    source: str
+    unit: str
+    kind: str  # cumulative | ratio | reading | rate | detail
+    terms: tuple
+    den: tuple = ()
+    scale: float = 1.0
+    how: str = "sum_of_ratios"  # for readings and rates; see analysis.combine
+    default_rate: str = "per_second"
+    description: str = ""
+
+    def public(self):
+        return {"name": self.name, "label": self.label, "source": self.source, "unit": self.unit,
+                "kind": self.kind, "rates": list(RATES) if self.kind == "cumulative" else [],
+                "default_rate": self.default_rate if self.kind == "cumulative" else None,
+                "description": self.description}
+
+    def unit_for(self, rate: str) -> str:
+        if self.kind != "cumulative":
+            return self.unit
+        return {"per_second": f"{self.unit}/s", "per_txn": f"{self.unit}/txn", "raw": self.unit}[rate]
+
+
+def _sysstat_unit(name: str) -> str:
+    if "bytes" in name or name in ("redo size", "undo change vector size") or "memory" in name:
+        return "bytes"
+    if re.search(r"\btime\b|CPU used|cpu", name):
+        return "cs"
+    return "count"
+
+
+def _osstat_unit(name: str) -> str:
+    if name.endswith("_TIME"):
+        return "cs"
+    if "BYTES" in name or "SIZE" in name:
+        return "bytes"
+    return "processes" if name == "LOAD" else "count"
+
+
+def _metric_how(name: str, unit: str) -> str:
+    """Oracle's rates per second add up across RAC instances; its ratios, latencies and per-txn values don't."""
+    if "%" in unit or "%" in name or re.search(r"Per Txn|Ratio|Latency|Response|Per Sort|Per Call|Average",
+                                               name, re.I):
+        return "mean" if name != "Average Active Sessions" else "sum_of_ratios"
+    return "sum_of_ratios"
+
+
+def build(names: dict) -> dict[str, Spec]:
+    """The catalog of one database from the names its views hold (see Database.catalog)."""
+    specs: dict[str, Spec] = {}
+
+    def add(spec):
+        specs[spec.name] = spec
+
+    stat = {}
+    for view in queries.COUNTER_VIEWS:
+        for stat_id, name in names[view]:
+            stat[(view, name)] = stat_id
+            pit = name in POINT_IN_TIME.get(view, ())
+            if view == "sys_time_model":
+                unit, scale = "s", 1e-6
+            elif view == "osstat":
+                unit, scale = _osstat_unit(name), 1.0
+            else:
+                unit, scale = _sysstat_unit(name), 1.0
+            add(Spec(f"{view}:{name}", name, view, unit, "reading" if pit else "cumulative",
+                     (Term(view, stat_id),), scale=scale))
+    classes = set()
+    for event_id, name, wait_class in names["system_event"]:
+        if wait_class == "Idle":
+            continue
+        classes.add(wait_class)
+        time, waits = Term("system_event", event_id, "time"), Term("system_event", event_id, "waits")
+        add(Spec(f"system_event:{name}:time", f"{name} (time waited)", "system_event", "s", "cumulative",
+                 (time,), scale=1e-6, description=f"Foreground time waited; per second it is the AAS of the event. "
+                                                  f"Wait class {wait_class}."))
+        add(Spec(f"system_event:{name}:waits", f"{name} (waits)", "system_event", "waits", "cumulative", (waits,)))
+        add(Spec(f"system_event:{name}:avg_ms", f"{name} (average wait)", "system_event", "ms", "ratio",
+                 (time,), (waits,), scale=1e-3))
+    for wait_class in sorted(classes):
+        add(Spec(f"wait_class:{wait_class}", wait_class, "wait_class", "sessions", "ratio",
+                 (Term("wait_class", wait_class),), ("seconds",), scale=1e-6,
+                 description="Average active sessions waiting in this class (foreground)."))
+    metric_names = {}
+    for view, source in (("sysmetric_summary", "sysmetric"), ("sysmetric_history", "sysmetric_history")):
+        for metric_id, name, unit in names[view]:
+            metric_names.setdefault(source, {})[name] = (metric_id, unit)
+            add(Spec(f"{source}:{name}", name, source, unit, "rate" if source == "sysmetric" else "detail",
+                     (Term(view, metric_id),), how=_metric_how(name, unit),
+                     description="Per-minute detail (recent days only)" if source == "sysmetric_history" else
+                     "Average over the snapshot interval, as Oracle computed it"))
+    summary = metric_names.get("sysmetric", {})
+    if "User Transaction Per Sec" in summary:
+        tps_id = summary["User Transaction Per Sec"][0]
+        for name, (metric_id, unit) in summary.items():
+            per_sec = name.replace("Per Txn", "Per Sec")
+            if name.endswith("Per Txn") and per_sec not in summary and per_sec.replace("Sec", "Second") not in summary:
+                add(Spec(f"derived:{per_sec}", per_sec, "derived", unit.replace("Per Txn", "Per Second"), "rate",
+                         (Term("sysmetric_summary", metric_id), Term("sysmetric_summary", tps_id, "product")),
+                         description=f"'{name}' x 'User Transaction Per Sec' (Oracle has no per-second metric)"))
+    for view in queries.IO_VIEWS:
+        for item_id, name in names[view]:
+            for fld, (_, unit) in IO_FIELDS.items():
+                add(Spec(f"{view}:{name}:{fld}", f"{name} {fld.replace('_', ' ')}", view, unit, "cumulative",
+                         (Term(view, item_id, fld),)))
+    _derived(add, stat)
+    return specs
+
+
+def _derived(add, stat):
+    """The dashboard's composite series (awr-reference.md §3 and §5), where their inputs exist."""
+    def t(view, name):
+        return Term(view, stat[(view, name)]) if (view, name) in stat else None
+
+    def need(*terms):
+        return None not in terms
+
+    db_time, db_cpu = t("sys_time_model", "DB time"), t("sys_time_model", "DB CPU")
+    bg_cpu = t("sys_time_model", "background cpu time")
+    busy, idle = t("osstat", "BUSY_TIME"), t("osstat", "IDLE_TIME")
+    iowait, rsrc = t("osstat", "IOWAIT_TIME"), t("osstat", "RSRC_MGR_CPU_WAIT_TIME")
+    commits, rollbacks = t("sysstat", "user commits"), t("sysstat", "user rollbacks")
+    rd_req, wr_req = t("sysstat", "physical read total IO requests"), t("sysstat", "physical write total IO requests")
+    rd_b, wr_b = t("sysstat", "physical read total bytes"), t("sysstat", "physical write total bytes")
+    hard, parses, execs = t("sysstat", "parse count (hard)"), t("sysstat", "parse count (total)"), t("sysstat", "execute count")
+    redo = t("sysstat", "redo size")
+    sec = ("seconds",)
+    rows = [
+        ("aas", "Average active sessions", "sessions", "ratio", (db_time,), sec, 1e-6, "DB time / elapsed"),
+        ("db_cpu", "DB CPU", "sessions", "ratio", (db_cpu,), sec, 1e-6, "Foreground CPU seconds per second"),
+        ("background_cpu", "Background CPU", "sessions", "ratio", (bg_cpu,), sec, 1e-6, ""),
+        ("host_cpu_pct", "Host CPU %", "%", "ratio", (busy,), (busy, idle), 100.0, "BUSY / (BUSY + IDLE)"),
+        ("host_iowait_pct", "Host I/O wait %", "%", "ratio", (iowait,), (busy, idle), 100.0, "IOWAIT / (BUSY + IDLE)"),
+        ("host_cpu_aas", "Host CPU demand", "CPUs", "ratio", (busy, rsrc), sec, 0.01,
+         "(BUSY + RSRC_MGR_CPU_WAIT) / 100 / elapsed"),
+        ("tps", "Transactions", "txn/s", "ratio", (commits, rollbacks), sec, 1.0, "user commits + user rollbacks"),
+        ("executions", "Executions", "executions/s", "ratio", (execs,), sec, 1.0, ""),
+        ("iops", "I/O requests", "IOPS", "ratio", (rd_req, wr_req), sec, 1.0, "physical read + write total IO requests"),
+        ("io_mbps", "I/O throughput", "MB/s", "ratio", (rd_b, wr_b), sec, 1 / 1048576, "physical read + write total bytes"),
+        ("redo_mbps", "Redo", "MB/s", "ratio", (redo,), sec, 1 / 1048576, ""),
+        ("hard_parse_pct", "Hard parses", "%", "ratio", (hard,), (parses,), 100.0, "parse count (hard) / (total)"),
+        ("num_cpus", "CPUs", "CPUs", "reading", (t("osstat", "NUM_CPUS"),), (), 1.0, "NUM_CPUS, summed over instances"),
+    ]
+    for key, label, unit, kind, num, den, scale, description in rows:
+        if need(*num, *[d for d in den if d != "seconds"]):
+            add(Spec(f"derived:{key}", label, "derived", unit, kind, tuple(num), tuple(den), scale,
+                     description=description))
+
+
+class Fetcher:
+    """Fetches each term once per request: {instance: {snap_id: value}}."""
+
+    def __init__(self, db, lo: int, hi: int):
+        self.db, self.lo, self.hi = db, lo, hi
+        self.memo: dict = {}
+
+    def _params(self, **extra):
+        return {"dbid": self.db.dbid, "lo": self.lo, "hi": self.hi, **extra}
+
+    def values(self, term: Term) -> dict[int, dict[int, float]]:
+        key = (term.view, term.item, term.field)
+        if key not in self.memo:
+            self.memo[key] = self._load(term)
+        return self.memo[key]
+
+    def _rows(self, stmt, **params):
+        return self.db.store.rows(stmt, self._params(**params))
+
+    def _load(self, term: Term):
+        v = self.db.store.views
+        out: dict[int, dict[int, float]] = {}
+        if term.view in queries.COUNTER_VIEWS:
+            for inst, snap, value in self._rows(queries.counter_series(v, term.view), item_id=term.item):
+                out.setdefault(inst, {})[snap] = value
+        elif term.view == "system_event":
+            col = 3 if term.field == "time" else 2
+            for row in self._rows(queries.event_series(v), item_id=term.item):
+                out.setdefault(row[0], {})[row[1]] = row[col]
+        elif term.view == "wait_class":
+            classes: dict = {}
+            for inst, snap, wait_class, micro in self._rows(queries.wait_class_series(v)):
+                classes.setdefault(wait_class, {}).setdefault(inst, {})[snap] = micro
+            for wait_class, per in classes.items():
+                self.memo[("wait_class", wait_class, "value")] = per
+            return classes.get(term.item, {})
+        elif term.view in queries.IO_VIEWS:
+            idx = [2 + IO_COLUMNS.index(c) for c in IO_FIELDS[term.field][0]]
+            for row in self._rows(queries.io_series(v, term.view), item_id=term.item):
+                out.setdefault(row[0], {})[row[1]] = sum(row[i] or 0 for i in idx)
+        elif term.view == "sysmetric_summary":
+            for inst, snap, average, _ in self._rows(queries.metric_series(v), item_id=term.item):
+                out.setdefault(inst, {})[snap] = average
+        else:
+            raise ValueError(term.view)
+        return out
+
+
+def evaluate(spec: Spec, fetcher: Fetcher, timeline: analysis.Timeline, lo: int, hi: int,
+             instance: int | None, rate: str, txn_terms=()) -> tuple[dict[int, list], str]:
+    """Per-instance points of one series over snap_ids lo..hi, and how to combine them across RAC."""
+    snaps = timeline.in_range(lo, hi, instance)
+    sums = {}
+
+    def summed(terms, inst):
+        return analysis.add_counters(*(fetcher.values(t).get(inst, {}) for t in terms))
+
+    per: dict[int, list] = {}
+    if spec.kind == "cumulative":
+        for inst, rows in snaps.items():
+            txn = None
+            if rate == "per_txn":
+                txn = analysis.interval_deltas(summed(txn_terms, inst), rows)
+            per[inst] = analysis.counter_points(summed(spec.terms, inst), rows, rate, lo, txn)
+        return per, "ratio_of_sums" if rate == "per_txn" else "sum_of_ratios"
+    if spec.kind == "ratio":
+        for inst, rows in snaps.items():
+            num = summed(spec.terms, inst)
+            if spec.den == ("seconds",):
+                per[inst] = analysis.counter_points(num, rows, "per_second", lo)
+            else:
+                per[inst] = analysis.ratio_points(num, summed(spec.den, inst), rows, lo)
+        return per, "sum_of_ratios" if spec.den == ("seconds",) else "ratio_of_sums"
+    if spec.kind in ("reading", "rate"):
+        for inst, rows in snaps.items():
+            values = fetcher.values(spec.terms[0]).get(inst, {})
+            if len(spec.terms) == 2:  # derived per second: per-txn metric x transactions per second
+                tps = fetcher.values(spec.terms[1]).get(inst, {})
+                values = {k: x * tps[k] for k, x in values.items() if tps.get(k) is not None and x is not None}
+            per[inst] = analysis.reading_points(values, rows, lo)
+        return per, spec.how
+    raise ValueError(spec.kind)

@@ -1,0 +1,54 @@
+"""Command-line tools, as Flask commands: `flask --app app demo | sql | settings`."""
+import time
+from pathlib import Path
+
+import click
+from sqlalchemy.dialects import oracle
+
+from app.settings import Settings
+from app.store.queries import all_statements, render
+from app.store.schema import PREFIXES, views
+
+
+def register(app):
+    @app.cli.command("demo")
+    @click.option("--path", default=None, help="Where to write the store (default: AWRLENS_STORE_PATH).")
+    @click.option("--days", default=45, show_default=True, help="Days of history.")
+    @click.option("--seed", default=42, show_default=True, help="Random seed: the same seed gives the same data.")
+    @click.option("--if-missing", is_flag=True, help="Do nothing when the file already exists.")
+    def demo(path, days, seed, if_missing):
+        """Build the embedded demo AWR history (two databases, 30-minute snapshots)."""
+        from app import demo as builder
+        target = Path(path or app.config["SETTINGS"].store_path)
+        if if_missing and target.exists():
+            click.echo(f"{target} exists; keeping it")
+            return
+        target.parent.mkdir(parents=True, exist_ok=True)
+        started = time.monotonic()
+        with click.progressbar(length=100, label=f"Building {target}") as bar:
+            state = {"done": 0}
+
+            def progress(done, total):
+                pct = int(100 * done / total) if total else 100
+                bar.update(pct - state["done"])
+                state["done"] = pct
+            stories = builder.build(target, seed=seed, days=days, on_progress=progress)
+            bar.update(100 - state["done"])
+        size = target.stat().st_size / 1048576
+        names = ", ".join(f"{d['db_name']} ({d['dbid']})" for d in stories.get("databases", []))
+        click.echo(f"Built {target} in {time.monotonic() - started:.1f} s, {size:.0f} MiB: {names}")
+
+    @app.cli.command("sql")
+    @click.option("--prefix", default="dba_hist_", type=click.Choice(PREFIXES), show_default=True,
+                  help="View prefix of the target.")
+    def sql(prefix):
+        """Print every SQL statement the API can run, compiled for Oracle, for review before granting access."""
+        dialect = oracle.dialect()
+        for name, stmt in all_statements(views(prefix)):
+            click.echo(f"-- {name}\n{render(stmt, dialect)};\n")
+
+    @app.cli.command("settings")
+    def settings():
+        """List every setting, its environment variable and default."""
+        for var, default, help_text in Settings.describe():
+            click.echo(f"{var:28} {default!s:22} {help_text}")

@@ -1,0 +1,41 @@
+"""One JSON error shape for every failure: {"error": {"status", "code", "message", "parameter"?}}."""
+
+
+class ApiError(Exception):
+    status = 500
+    code = "internal_error"
+
+    def __init__(self, message, parameter=None):
+        super().__init__(message)
+        self.message = message
+        self.parameter = parameter
+
+    def body(self):
+        error = {"status": self.status, "code": self.code, "message": self.message}
+        if self.parameter:
+            error["parameter"] = self.parameter
+        return {"error": error}
+
+
+class BadParameter(ApiError):
+    status, code = 400, "bad_parameter"
+
+
+class NotFound(ApiError):
+    status, code = 404, "not_found"
+
+
+class Unauthorized(ApiError):
+    status, code = 401, "unauthorized"
+
+
+class DatabaseUnavailable(ApiError):
+    status, code = 503, "database_unavailable"
+
+
+class DatabaseTimeout(ApiError):
+    status, code = 504, "database_timeout"
+
+
+def error_body(status, code, message):
+    return {"error": {"status": status, "code": code, "message": message}}

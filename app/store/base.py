@@ -1,0 +1,65 @@
+"""The store interface: run a SQLAlchemy Core statement with binds, a time limit and a row cap.
+
+Views and analysis never import a driver; they hand statements to a Store. Each backend maps its driver's
+failures to DatabaseUnavailable (503) or DatabaseTimeout (504).
+"""
+import time
+from contextvars import ContextVar
+
+from sqlalchemy.engine import Engine
+
+from app.errors import ApiError, DatabaseTimeout
+from app.store.queries import render
+from app.store.schema import views
+
+# When a request asks for show_sql=1, every statement it runs is appended here.
+sql_log: ContextVar[list | None] = ContextVar("sql_log", default=None)
+
+
+class Store:
+    """One AWR source. Subclasses build the engine and translate driver errors."""
+
+    dialect = "?"
+
+    def __init__(self, alias: str, engine: Engine, settings, view_prefix: str = "dba_hist_"):
+        self.alias = alias
+        self.engine = engine
+        self.settings = settings
+        self.views = views(view_prefix)
+        self._cache: dict = {}
+
+    def rows(self, stmt, params: dict | None = None) -> list[tuple]:
+        """All rows of `stmt` as tuples; raises an ApiError subclass on any database failure."""
+        started = time.monotonic()
+        try:
+            with self.engine.connect() as conn:
+                self.prepare(conn)
+                result = conn.execute(stmt, params or {})
+                rows = result.fetchmany(self.settings.row_cap + 1)
+        except ApiError:
+            raise
+        except Exception as exc:
+            raise self.translate(exc, time.monotonic() - started) from exc
+        if len(rows) > self.settings.row_cap:
+            raise DatabaseTimeout(f"the query returned more than {self.settings.row_cap} rows; narrow the range")
+        log = sql_log.get()
+        if log is not None:
+            log.append({"sql": render(stmt, self.engine.dialect), "params": params or {},
+                        "rows": len(rows), "ms": round((time.monotonic() - started) * 1000, 1)})
+        return [tuple(r) for r in rows]
+
+    def prepare(self, conn):
+        """Per-checkout setup (time limits)."""
+
+    def translate(self, exc: Exception, elapsed: float) -> ApiError:
+        raise NotImplementedError
+
+    def cached(self, key, ttl: float, load):
+        """`load()` cached for `ttl` seconds under `key` (snapshot lists, catalogs)."""
+        hit = self._cache.get(key)
+        now = time.monotonic()
+        if hit and now - hit[0] < ttl:
+            return hit[1]
+        value = load()
+        self._cache[key] = (now, value)
+        return value

@@ -1,0 +1,193 @@
+"""Every statement the API runs, built with SQLAlchemy Core and named bind parameters only.
+
+Nothing from a request is pasted into SQL text: values travel as binds, and choices (which view, which
+column to sort by) are picked from fixed lists in this module. `flask --app app sql` prints them all
+compiled for Oracle, so a DBA can review them before granting access.
+"""
+import re
+
+from sqlalchemy import and_, bindparam, func, select
+
+from app.store.schema import SQL_METRICS, Views
+
+COUNTER_VIEWS = ("sysstat", "sys_time_model", "osstat")
+IO_VIEWS = {"iostat_function": "function", "iostat_filetype": "filetype"}
+METRIC_GROUP = 2  # the 60-second system metrics
+TOP_SQL_ROWS = 200  # a constant of the code, never a request value
+TOP_SQL_ORDER = {"elapsed": "elapsed_time", "cpu": "cpu_time", "gets": "buffer_gets", "reads": "disk_reads",
+                 "executions": "executions", "rows": "rows_processed"}
+
+
+def _snap_range(t):
+    return and_(t.c.dbid == bindparam("dbid"), t.c.snap_id.between(bindparam("lo"), bindparam("hi")))
+
+
+def databases(v: Views):
+    t = v.database_instance
+    return select(t.c.dbid, t.c.instance_number, t.c.startup_time, t.c.db_name, t.c.instance_name,
+                  t.c.host_name, t.c.version, t.c.parallel, t.c.platform_name).order_by(
+        t.c.dbid, t.c.instance_number, t.c.startup_time)
+
+
+def snapshots(v: Views):
+    t = v.snapshot
+    return (select(t.c.instance_number, t.c.snap_id, t.c.startup_time, t.c.begin_interval_time,
+                   t.c.end_interval_time, t.c.snap_flag, t.c.snap_timezone)
+            .where(t.c.dbid == bindparam("dbid")).order_by(t.c.instance_number, t.c.snap_id))
+
+
+def counter_names(v: Views, view: str):
+    """The statistics of one counter view at one snapshot, for the catalog."""
+    t = getattr(v, view)
+    return (select(t.c.stat_id, t.c.stat_name).distinct()
+            .where(t.c.dbid == bindparam("dbid"), t.c.snap_id == bindparam("snap_id")))
+
+
+def event_names(v: Views):
+    t = v.system_event
+    return (select(t.c.event_id, t.c.event_name, t.c.wait_class).distinct()
+            .where(t.c.dbid == bindparam("dbid"), t.c.snap_id == bindparam("snap_id")))
+
+
+def metric_names(v: Views, view: str = "sysmetric_summary"):
+    t = getattr(v, view)
+    return (select(t.c.metric_id, t.c.metric_name, t.c.metric_unit).distinct()
+            .where(t.c.dbid == bindparam("dbid"), t.c.snap_id == bindparam("snap_id"),
+                   t.c.group_id == METRIC_GROUP))
+
+
+def io_names(v: Views, view: str):
+    t = getattr(v, view)
+    kind = IO_VIEWS[view]
+    return (select(t.c[f"{kind}_id"], t.c[f"{kind}_name"]).distinct()
+            .where(t.c.dbid == bindparam("dbid"), t.c.snap_id == bindparam("snap_id")))
+
+
+def counter_series(v: Views, view: str):
+    """One statistic's cumulative values per instance and snapshot."""
+    t = getattr(v, view)
+    return (select(t.c.instance_number, t.c.snap_id, t.c.value)
+            .where(_snap_range(t), t.c.stat_id == bindparam("item_id")))
+
+
+def event_series(v: Views):
+    t = v.system_event
+    return (select(t.c.instance_number, t.c.snap_id, t.c.total_waits_fg, t.c.time_waited_micro_fg,
+                   t.c.total_waits, t.c.time_waited_micro)
+            .where(_snap_range(t), t.c.event_id == bindparam("item_id")))
+
+
+def wait_class_series(v: Views):
+    """Foreground time waited per non-idle wait class, summed over its events."""
+    t = v.system_event
+    return (select(t.c.instance_number, t.c.snap_id, t.c.wait_class, func.sum(t.c.time_waited_micro_fg))
+            .where(_snap_range(t), t.c.wait_class != "Idle")
+            .group_by(t.c.instance_number, t.c.snap_id, t.c.wait_class))
+
+
+def metric_series(v: Views):
+    t = v.sysmetric_summary
+    return (select(t.c.instance_number, t.c.snap_id, t.c.average, t.c.maxval)
+            .where(_snap_range(t), t.c.group_id == METRIC_GROUP, t.c.metric_id == bindparam("item_id")))
+
+
+def metric_detail_series(v: Views):
+    """Per-minute values of one metric (DBA_HIST_SYSMETRIC_HISTORY)."""
+    t = v.sysmetric_history
+    return (select(t.c.instance_number, t.c.end_time, t.c.value)
+            .where(_snap_range(t), t.c.group_id == METRIC_GROUP, t.c.metric_id == bindparam("item_id"))
+            .order_by(t.c.instance_number, t.c.end_time))
+
+
+def io_series(v: Views, view: str):
+    t = getattr(v, view)
+    kind = IO_VIEWS[view]
+    columns = [t.c[c] for c in ("small_read_megabytes", "small_write_megabytes", "large_read_megabytes",
+                                "large_write_megabytes", "small_read_reqs", "small_write_reqs",
+                                "large_read_reqs", "large_write_reqs")]
+    return (select(t.c.instance_number, t.c.snap_id, *columns)
+            .where(_snap_range(t), t.c[f"{kind}_id"] == bindparam("item_id")))
+
+
+def counters_at(v: Views, view: str):
+    """Named statistics at chosen snapshots (the boundaries of a range), for the Load Profile."""
+    t = getattr(v, view)
+    return (select(t.c.instance_number, t.c.snap_id, t.c.stat_name, t.c.value)
+            .where(t.c.dbid == bindparam("dbid"), t.c.snap_id.in_(bindparam("snap_ids", expanding=True)),
+                   t.c.stat_name.in_(bindparam("names", expanding=True))))
+
+
+def events_at(v: Views):
+    t = v.system_event
+    return (select(t.c.instance_number, t.c.snap_id, t.c.event_name, t.c.wait_class, t.c.total_waits_fg,
+                   t.c.time_waited_micro_fg)
+            .where(t.c.dbid == bindparam("dbid"), t.c.snap_id.in_(bindparam("snap_ids", expanding=True)),
+                   t.c.wait_class != "Idle"))
+
+
+def top_sql(v: Views, order: str):
+    """SQL statements by the summed delta of one metric (`order` is a key of TOP_SQL_ORDER)."""
+    t = v.sqlstat
+    sums = [func.sum(t.c[f"{m}_delta"]).label(m) for m in SQL_METRICS[:6]]
+    ranked = func.sum(t.c[f"{TOP_SQL_ORDER[order]}_delta"])
+    return (select(t.c.sql_id, t.c.plan_hash_value, *sums, func.max(t.c.module).label("module"),
+                   func.max(t.c.parsing_schema_name).label("parsing_schema_name"))
+            .where(t.c.dbid == bindparam("dbid"), t.c.snap_id > bindparam("lo"), t.c.snap_id <= bindparam("hi"))
+            .group_by(t.c.sql_id, t.c.plan_hash_value)
+            .order_by(ranked.desc(), t.c.sql_id).limit(TOP_SQL_ROWS))
+
+
+def sql_texts(v: Views):
+    t = v.sqltext
+    return (select(t.c.sql_id, t.c.sql_text, t.c.command_type)
+            .where(t.c.dbid == bindparam("dbid"), t.c.sql_id.in_(bindparam("sql_ids", expanding=True))))
+
+
+def sql_history(v: Views):
+    """One statement per snapshot and plan."""
+    t = v.sqlstat
+    return (select(t.c.instance_number, t.c.snap_id, t.c.plan_hash_value, t.c.module,
+                   *[t.c[f"{m}_delta"] for m in SQL_METRICS[:6]])
+            .where(t.c.dbid == bindparam("dbid"), t.c.sql_id == bindparam("sql_id"),
+                   t.c.snap_id.between(bindparam("lo"), bindparam("hi")))
+            .order_by(t.c.snap_id, t.c.instance_number))
+
+
+def tablespaces(v: Views):
+    u, t = v.tbspc_space_usage, v.tablespace
+    return (select(u.c.snap_id, t.c.tsname, t.c.contents, t.c.block_size, u.c.tablespace_size,
+                   u.c.tablespace_maxsize, u.c.tablespace_usedsize)
+            .join_from(u, t, and_(t.c.dbid == u.c.dbid, t.c.ts_num == u.c.tablespace_id))
+            .where(_snap_range(u)).order_by(t.c.tsname, u.c.snap_id))
+
+
+def all_statements(v: Views):
+    """(name, statement) for every statement the API can run, for review and for tests."""
+    yield "databases", databases(v)
+    yield "snapshots", snapshots(v)
+    for view in COUNTER_VIEWS:
+        yield f"catalog: {view}", counter_names(v, view)
+        yield f"series: {view}", counter_series(v, view)
+        yield f"load profile: {view}", counters_at(v, view)
+    yield "catalog: system_event", event_names(v)
+    yield "catalog: sysmetric_summary", metric_names(v)
+    yield "catalog: sysmetric_history", metric_names(v, "sysmetric_history")
+    for view in IO_VIEWS:
+        yield f"catalog: {view}", io_names(v, view)
+        yield f"series: {view}", io_series(v, view)
+    yield "series: system_event", event_series(v)
+    yield "series: wait classes", wait_class_series(v)
+    yield "series: sysmetric_summary", metric_series(v)
+    yield "series: sysmetric_history", metric_detail_series(v)
+    yield "top events", events_at(v)
+    for order in TOP_SQL_ORDER:
+        yield f"top sql by {order}", top_sql(v, order)
+    yield "sql text", sql_texts(v)
+    yield "sql detail", sql_history(v)
+    yield "tablespaces", tablespaces(v)
+
+
+def render(stmt, dialect) -> str:
+    """The statement's text for a dialect, as sent; an expanding IN list shows as (:name_1, :name_2, ...)."""
+    text = str(stmt.compile(dialect=dialect))
+    return re.sub(r"\(__\[POSTCOMPILE_(\w+)\]\)", r"(:\1_1, :\1_2, ...)", text)

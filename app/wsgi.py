@@ -1,0 +1,4 @@
+"""The WSGI entry: gunicorn (`app.wsgi:app`) locally and Zappa's `app_function` on Lambda."""
+from app import create_app
+
+app = create_app()
