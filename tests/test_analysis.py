@@ -1,0 +1,125 @@
+"""The analysis rules on hand-computed cases (awr-reference.md §3)."""
+import pytest
+
+from app import analysis
+from app.analysis import Point, Timeline, combine, counter_points, deltas, make_snap, ratio_points
+
+A, B = "2026-01-01 00:00:00", "2026-01-03 07:00:00"  # two STARTUP_TIMEs
+
+
+def snap(snap_id, minutes, startup=A, instance=1, flag=0, tz=0):
+    h, m = divmod(minutes, 60)
+    d, h = divmod(h, 24)
+    return make_snap(snap_id, instance, startup, f"2026-01-{3 + d:02d} {h:02d}:{m:02d}:00", flag, tz)
+
+
+def test_restart_interval_is_dropped_even_when_the_new_counter_is_larger():
+    snaps = [snap(1, 0), snap(2, 30), snap(3, 90, B), snap(4, 120, B)]
+    # 500 > 400: a negative-delta check alone would chart 100 over the restart
+    values = {1: 100, 2: 400, 3: 500, 4: 800}
+    got = [(s.snap_id, d, sec) for s, d, sec in deltas(values, snaps)]
+    assert got == [(2, 300, 1800), (4, 300, 1800)]
+
+
+def test_restart_with_a_reset_counter_never_gives_a_negative_rate():
+    snaps = [snap(1, 0), snap(2, 30), snap(3, 60, B), snap(4, 90, B)]
+    pts = counter_points({1: 1000, 2: 1900, 3: 30, 4: 930}, snaps, "per_second", lo=1)
+    assert [(p.key, p.num / p.den) for p in pts] == [(2, 0.5), (4, 0.5)]
+
+
+def test_restart_marker():
+    tl = Timeline([snap(1, 0), snap(2, 30), snap(3, 90, B), snap(4, 120, B)])
+    marks = tl.markers(1, 4)
+    assert [m["snap_id"] for m in marks["restarts"]] == [3]
+    assert marks["restarts"][0]["startup_time"] == "2026-01-03T07:00:00"
+
+
+def test_gap_uses_consecutive_end_times():
+    snaps = [snap(1, 0), snap(2, 30), snap(3, 150)]  # snapshots at 60, 90, 120 missing
+    pts = counter_points({1: 0, 2: 1800, 3: 9000}, snaps, "per_second", lo=1)
+    assert [(p.key, p.num, p.den) for p in pts] == [(2, 1800, 1800), (3, 7200, 7200)]
+    tl = Timeline(snaps + [snap(4, 180)])
+    missing = tl.markers(1, 4)["missing"]
+    assert [(m["after_snap_id"], m["before_snap_id"], m["seconds"]) for m in missing] == [(2, 3, 7200)]
+
+
+def test_manual_snapshot_a_few_minutes_after_is_merged_into_the_next_interval():
+    snaps = [snap(1, 0), snap(2, 4, flag=1), snap(3, 30)]
+    tl = Timeline(snaps, min_interval=300)
+    kept = tl.kept[1]
+    assert [s.snap_id for s in kept] == [1, 3]
+    pts = counter_points({1: 0, 2: 2400, 3: 3600}, kept, "per_second", lo=1)
+    assert [(p.key, p.num / p.den) for p in pts] == [(3, 2.0)]  # not 10/s then 0.77/s
+    assert [m["snap_id"] for m in tl.markers(1, 3)["merged_snapshots"]] == [2]
+
+
+def test_rac_counters_and_rates_are_summed():
+    s1 = [snap(1, 0, instance=1), snap(2, 30, instance=1)]
+    s2 = [snap(1, 0, instance=2), snap(2, 30, instance=2)]
+    per = {1: counter_points({1: 0, 2: 3600}, s1, "per_second", 1),
+           2: counter_points({1: 0, 2: 5400}, s2, "per_second", 1)}
+    assert [p.num for p in combine(per, "sum_of_ratios")] == [5.0]  # 2/s + 3/s
+
+
+def test_rac_percentages_are_ratio_of_sums():
+    s1 = [snap(1, 0, instance=1), snap(2, 30, instance=1)]
+    s2 = [snap(1, 0, instance=2), snap(2, 30, instance=2)]
+    # node 1: busy 30 of 100 cs (30 %); node 2: busy 90 of 200 cs (45 %)
+    per = {1: ratio_points({1: 0, 2: 30}, {1: 0, 2: 100}, s1, 1, 100),
+           2: ratio_points({1: 0, 2: 90}, {1: 0, 2: 200}, s2, 1, 100)}
+    assert combine(per, "ratio_of_sums")[0].num == pytest.approx(40.0)  # 120/300, not the mean 37.5
+
+
+def test_per_transaction_single_and_rac():
+    s1 = [snap(1, 0, instance=1), snap(2, 30, instance=1)]
+    s2 = [snap(1, 0, instance=2), snap(2, 30, instance=2)]
+    txn1 = analysis.interval_deltas({1: 5, 2: 15}, s1)  # 10 transactions
+    txn2 = analysis.interval_deltas({1: 0, 2: 50}, s2)  # 50 transactions
+    p1 = counter_points({1: 0, 2: 1000}, s1, "per_txn", 1, txn1)
+    p2 = counter_points({1: 0, 2: 3000}, s2, "per_txn", 1, txn2)
+    assert p1[0].num / p1[0].den == 100
+    assert combine({1: p1, 2: p2}, "ratio_of_sums")[0].num == pytest.approx(4000 / 60)  # not the mean 80
+
+
+def test_per_transaction_skips_intervals_without_transactions():
+    s = [snap(1, 0), snap(2, 30), snap(3, 60)]
+    txn = analysis.interval_deltas({1: 0, 2: 0, 3: 4}, s)
+    pts = counter_points({1: 0, 2: 100, 3: 200}, s, "per_txn", 1, txn)
+    assert [(p.key, p.num / p.den) for p in pts] == [(3, 25)]
+
+
+def test_point_in_time_readings_are_not_deltas():
+    s = [snap(1, 0), snap(2, 30), snap(3, 60)]
+    pts = analysis.reading_points({1: 120, 2: 80, 3: 95}, s, lo=1)
+    assert [p.num for p in pts] == [120, 80, 95]
+
+
+def test_readings_of_a_down_instance_add_nothing():
+    per = {1: [Point(1, 0, "t", 4)], 2: [Point(1, 0, "t", 6), Point(2, 1800, "t2", 6)]}
+    assert [(p.key, p.num) for p in combine(per, "sum_of_ratios")] == [(1, 10), (2, 6)]
+    assert [(p.key, p.num) for p in combine(per, "mean")] == [(1, 5), (2, 6)]
+
+
+def test_first_point_uses_the_snapshot_before_the_range():
+    s = [snap(10, 0), snap(11, 30), snap(12, 60)]
+    tl = Timeline(s)
+    rows = tl.in_range(11, 12)[1]
+    assert [x.snap_id for x in rows] == [10, 11, 12]
+    pts = counter_points({10: 0, 11: 1800, 12: 5400}, rows, "per_second", lo=11)
+    assert [(p.key, p.num / p.den) for p in pts] == [(11, 1.0), (12, 2.0)]
+
+
+def test_time_zone_offset_in_iso_times():
+    s = snap(1, 0, tz=3600)
+    assert s.time == "2026-01-03T00:00:00+01:00"
+    assert s.epoch == snap(1, 0).epoch - 3600
+
+
+def test_lttb_keeps_the_peak_and_the_ends():
+    points = [(str(i), float(i), 1.0) for i in range(1000)]
+    points[537] = ("537", 537.0, 50.0)
+    out = analysis.lttb(points, 20)
+    assert len(out) == 20
+    assert out[0] == points[0] and out[-1] == points[-1]
+    assert max(p[2] for p in out) == 50.0
+    assert analysis.lttb(points, 0) is points and analysis.lttb(points[:10], 20) == points[:10]
