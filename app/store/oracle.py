@@ -1,0 +1,322 @@
+"""Oracle AWR through python-oracledb in thin mode: a lazy, bounded connection pool behind SQLAlchemy Core.
+
+Never hang (seed 001: a new connection, a new call on a dead connection, a call in flight):
+- Getting a connection is bounded by the pool's wait_timeout (connect_timeout). A listener that accepts and never
+  answers makes the driver's connect() hang for ever, whatever tcp_connect_timeout says; waiting on a pool with
+  getmode TIMEDWAIT returns DPY-4005 instead. The pool's one background thread stays stuck in that connect, so the
+  stuck pool is abandoned (closed in the background once idle) and the next request starts a fresh one.
+- Every round trip is bounded by call_timeout, set on the connection as soon as the pool hands it over, so the
+  queries SQLAlchemy runs on the first connection (default schema, isolation level, decimal sign) are bounded too.
+  A server that dies in mid-call costs up to twice call_timeout: the driver waits as long again for the answer to
+  its break before it gives up on the connection.
+- Idle connections: TCP keepalive every expire_time minutes, and a ping when one idle for a minute is handed out.
+Broken connections leave the pool: the driver drops those whose socket is gone, and the ones SQLAlchemy
+invalidates (ORA-03113, ORA-00028, DPY-4011...) are dropped explicitly. Nothing connects before the first query.
+"""
+import json
+import logging
+import os
+import re
+import socket
+import threading
+import weakref
+
+import oracledb
+from sqlalchemy import create_engine
+from sqlalchemy.pool import NullPool
+
+from app.errors import ApiError, DatabaseTimeout, DatabaseUnavailable
+from app.store.base import Store
+from app.store.schema import PREFIXES
+
+log = logging.getLogger(__name__)
+
+TARGET_KEYS = ("dsn", "user", "password_env", "password_secret", "password", "view_prefix")
+PASSWORD_KEYS = ("password_env", "password_secret", "password")
+PING_INTERVAL = 60  # seconds a connection may sit idle in the pool before it is pinged on the way out
+MAX_ABANDONED = 4  # stuck pools still closing in the background before we stop replacing them
+TIMEOUT_CODES = {"DPY-4024", "ORA-01013", "ORA-03136", "ORA-12170"}  # call timeout, cancelled, connect timed out
+
+
+class OracleStore(Store):
+    dialect = "oracle"
+
+    def __init__(self, alias: str, target: dict, settings):
+        t = check_target(alias, target)
+        self.dsn, self.user = t["dsn"], t["user"]
+        self.host = dsn_host(self.dsn)
+        self._password_env = t.get("password_env")
+        self._password_secret = t.get("password_secret")
+        self._password_literal = t.get("password")
+        self._pool: oracledb.ConnectionPool | None = None
+        self._pool_lock = threading.Lock()
+        self._owners: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # connection -> its pool
+        self._closing: list[threading.Thread] = []  # threads closing abandoned pools
+        # NullPool: every SQLAlchemy checkout is a pool.acquire() and every close a release to the oracledb pool.
+        # auto_convert_lobs (the default, set per connection by SQLAlchemy's output type handler) fetches CLOBs
+        # as str, the connection-level equivalent of oracledb.defaults.fetch_lobs = False.
+        engine = create_engine("oracle+oracledb://", creator=self._acquire, poolclass=NullPool,
+                               auto_convert_lobs=True)
+        engine.dialect.do_terminate = self._discard  # SQLAlchemy terminates what it invalidates: drop it
+        super().__init__(alias, engine, settings, t.get("view_prefix", "dba_hist_"))
+
+    # -- connections -------------------------------------------------------------------------------------------
+
+    @property
+    def pool(self) -> oracledb.ConnectionPool | None:
+        """The current oracledb pool (None before the first query or after one was abandoned)."""
+        return self._pool
+
+    def _acquire(self):
+        pool = self._current_pool()
+        try:
+            conn = pool.acquire()
+        except oracledb.Error as exc:
+            code = _code(exc)
+            if code == "DPY-4005" and pool.opened < pool.max:
+                # not a full pool: its background thread is stuck connecting (or died); start afresh next time
+                self._abandon(pool, "no connection within the wait timeout")
+            elif code == "ORA-01017" and self._password_secret:
+                _secrets.pop(self._password_secret, None)  # rotated? read the secret again next time
+                self._abandon(pool, "the database refused the password")
+            raise
+        conn.call_timeout = self._call_ms()  # bounds SQLAlchemy's first-connect queries too
+        self._owners[conn] = pool
+        return conn
+
+    def _discard(self, dbapi_conn):
+        """Drop an invalidated connection from its oracledb pool instead of handing it to the next request."""
+        pool = self._owners.pop(dbapi_conn, None)
+        try:
+            if pool is not None:
+                pool.drop(dbapi_conn)
+                return
+        except Exception:  # pool closed or connection already gone: closing below releases what is left
+            pass
+        try:
+            dbapi_conn.close()
+        except Exception:
+            pass
+
+    def _current_pool(self) -> oracledb.ConnectionPool:
+        with self._pool_lock:
+            if self._pool is None:
+                s = self.settings
+                self._pool = oracledb.create_pool(
+                    user=self.user, password=self._password(), dsn=self.dsn,
+                    min=0, max=s.pool_max, increment=1,
+                    getmode=oracledb.POOL_GETMODE_TIMEDWAIT, wait_timeout=int(s.connect_timeout * 1000),
+                    tcp_connect_timeout=s.connect_timeout, retry_count=0, expire_time=s.expire_time,
+                    # a ping on a dead socket waits twice ping_timeout (break, then give up): keep both within
+                    # half the wait so a replacement connection still fits in connect_timeout
+                    ping_interval=PING_INTERVAL, ping_timeout=max(100, int(s.connect_timeout * 250)),
+                    program="awrlens")
+            return self._pool
+
+    def _abandon(self, pool, why: str):
+        """Stop using `pool`; close it in the background once its borrowed connections are back."""
+        with self._pool_lock:
+            if self._pool is not pool:
+                return  # a concurrent request already did
+            self._closing = [t for t in self._closing if t.is_alive()]
+            if len(self._closing) >= MAX_ABANDONED:
+                log.warning("%s: pool to %s %s; %d abandoned pools still closing, keeping this one",
+                            self.alias, self.host, why, len(self._closing))
+                return
+            self._pool = None
+            closer = threading.Thread(target=_close_when_idle, args=(pool, self.settings.connect_timeout),
+                                      daemon=True,
+                                      name=f"awrlens-close-{self.alias}")
+            closer.start()
+            self._closing.append(closer)
+        log.warning("%s: abandoned the connection pool to %s: %s", self.alias, self.host, why)
+
+    def prepare(self, conn):
+        conn.connection.driver_connection.call_timeout = self._call_ms()
+
+    def _call_ms(self) -> int:
+        return max(1, int(self.settings.call_timeout * 1000))
+
+    def _password(self) -> str:
+        if self._password_env:
+            value = os.environ.get(self._password_env)
+            if not value:
+                raise DatabaseUnavailable(f"{self.alias}: the environment variable {self._password_env} "
+                                          "named by password_env is not set")
+            return value
+        if self._password_secret:
+            return read_secret(self.alias, self._password_secret, self.settings.connect_timeout)
+        return self._password_literal
+
+    # -- errors ------------------------------------------------------------------------------------------------
+
+    def translate(self, exc, elapsed):
+        orig = getattr(exc, "orig", None) or exc
+        where = f"{self.alias} ({self.host})"
+        s = self.settings
+        if isinstance(orig, ApiError):
+            return orig
+        if isinstance(orig, oracledb.Error):
+            code = _code(orig)
+            reason = self._reason(orig)
+            if code == "DPY-4005":
+                pool = self._pool
+                if pool is not None and pool.opened >= pool.max and pool.busy >= pool.max:
+                    return DatabaseTimeout(f"{where}: all {pool.max} connections stayed busy for "
+                                           f"{s.connect_timeout:g} s")
+                return DatabaseTimeout(f"{where}: could not connect within {s.connect_timeout:g} s")
+            if code == "DPY-6005":
+                if _timed_out(orig):  # the TCP connect (tcp_connect_timeout) or the listener's handshake
+                    return DatabaseTimeout(f"{where}: could not connect within {s.connect_timeout:g} s ({reason})")
+                return DatabaseUnavailable(f"{where}: {reason}")
+            if code in TIMEOUT_CODES or _timed_out(orig):  # DPY-4011 when a timed-out call's break went unanswered
+                return DatabaseTimeout(f"{where}: a call to the database took longer than {s.call_timeout:g} s "
+                                       f"({reason})")
+            if code == "ORA-01017":
+                return DatabaseUnavailable(f"{where}: the database refused user {self.user!r} or its password "
+                                           f"({reason})")
+            return DatabaseUnavailable(f"{where}: {reason}")
+        if isinstance(orig, socket.gaierror):
+            return DatabaseUnavailable(f"{where}: cannot resolve the host name ({orig.strerror or orig})")
+        if isinstance(orig, TimeoutError):
+            return DatabaseTimeout(f"{where}: the network did not answer within {s.connect_timeout:g} s")
+        if isinstance(orig, OSError):
+            return DatabaseUnavailable(f"{where}: network error ({self._scrub(str(orig))})")
+        log.exception("%s: unexpected error after %.1f s", self.alias, elapsed, exc_info=exc)
+        return DatabaseUnavailable(f"{where}: unexpected {type(orig).__name__}; see the server log")
+
+    def _reason(self, err: oracledb.Error) -> str:
+        """The driver's message in one line: its error codes, then the innermost cause, without connection ids,
+        help links or anything that looks like the password."""
+        lines = [ln.strip() for ln in str(err).splitlines() if ln.strip() and not ln.startswith("Help:")]
+        lines = [re.sub(r"\s*\(CONNECTION_ID=[^)]*\)", "", ln).rstrip(".") for ln in lines]
+        reason = "; ".join(dict.fromkeys(lines)) or type(err).__name__
+        return self._scrub(reason[:300])
+
+    def _scrub(self, text: str) -> str:
+        try:
+            secret = self._password() if (self._password_env or self._password_literal) else \
+                _secrets.get(self._password_secret)
+        except ApiError:
+            secret = None
+        return text.replace(secret, "***") if secret else text
+
+
+# -- targets ---------------------------------------------------------------------------------------------------
+
+def check_target(alias: str, target: dict) -> dict:
+    """The target, checked: a ValueError names the alias and the key at fault."""
+    def bad(message):
+        return ValueError(f"target {alias!r}: {message}")
+
+    unknown = sorted(set(target) - set(TARGET_KEYS))
+    if unknown:
+        raise bad(f"unknown key {', '.join(map(repr, unknown))}; an Oracle target takes {', '.join(TARGET_KEYS)}")
+    for key in ("dsn", "user"):
+        if not isinstance(target.get(key), str) or not target[key].strip():
+            raise bad(f"\"{key}\" is required and must be a non-empty string"
+                      + (" (an Oracle DSN such as host:1521/service)" if key == "dsn" else ""))
+    dsn = target["dsn"].strip()
+    if not dsn.startswith("(") and "@" in dsn:
+        raise bad("\"dsn\" must not carry credentials (user/password@...); use \"user\" and \"password_env\" "
+                  "or \"password_secret\"")
+    given = [k for k in PASSWORD_KEYS if k in target]
+    if not given:
+        raise bad("a password source is required: \"password_env\" (an environment variable's name), "
+                  "\"password_secret\" (an AWS Secrets Manager secret) or \"password\"")
+    if len(given) > 1:
+        raise bad(f"give one password source, not {' and '.join(map(repr, given))}")
+    key = given[0]
+    if not isinstance(target[key], str) or not target[key]:
+        raise bad(f"\"{key}\" must be a non-empty string")
+    if key == "password_env" and not os.environ.get(target[key]):
+        raise bad(f"\"password_env\" names the environment variable {target[key]}, which is not set")
+    if key == "password":
+        log.warning("target %r: a literal \"password\" in the settings; prefer password_env or password_secret",
+                    alias)
+    prefix = target.get("view_prefix", "dba_hist_")
+    if prefix not in PREFIXES:
+        raise bad(f"\"view_prefix\" must be one of {', '.join(PREFIXES)}, not {prefix!r}")
+    return {**target, "dsn": dsn}
+
+
+def dsn_host(dsn: str) -> str:
+    """host:port of a DSN for messages (the DSN itself when it is a tnsnames alias)."""
+    try:
+        params = oracledb.ConnectParams()
+        params.parse_connect_string(dsn)
+        hosts, ports = params.host, params.port
+    except Exception:
+        return dsn
+    if isinstance(hosts, list):
+        return ",".join(f"{h}:{p}" for h, p in zip(hosts, ports))
+    return f"{hosts}:{ports}" if hosts else dsn
+
+
+# -- AWS Secrets Manager ---------------------------------------------------------------------------------------
+
+_secrets: dict[str, str] = {}  # secret id -> password, per process
+_secrets_lock = threading.Lock()
+
+
+def read_secret(alias: str, secret_id: str, timeout: float) -> str:
+    """The password in an AWS Secrets Manager secret: a plain SecretString or JSON with a "password" key."""
+    with _secrets_lock:
+        if secret_id in _secrets:
+            return _secrets[secret_id]
+        try:
+            import boto3
+            from botocore.config import Config
+            region = secret_id.split(":")[3] if secret_id.startswith("arn:") else None
+            client = boto3.client("secretsmanager", region_name=region or None, config=Config(
+                connect_timeout=timeout, read_timeout=timeout, retries={"total_max_attempts": 1}))
+            answer = client.get_secret_value(SecretId=secret_id)
+        except Exception as exc:
+            raise DatabaseUnavailable(f"{alias}: cannot read the password secret {secret_id!r}: "
+                                      f"{type(exc).__name__}: {exc}") from None
+        text = answer.get("SecretString")
+        if not text:
+            raise DatabaseUnavailable(f"{alias}: the password secret {secret_id!r} has no SecretString")
+        try:
+            value = json.loads(text)
+        except ValueError:
+            value = text
+        if isinstance(value, dict):
+            if not isinstance(value.get("password"), str) or not value["password"]:
+                raise DatabaseUnavailable(f"{alias}: the password secret {secret_id!r} is JSON without a "
+                                          "\"password\" key")
+            value = value["password"]
+        elif not isinstance(value, str):
+            value = text  # a password that happens to parse as a JSON number or list
+        _secrets[secret_id] = value
+        return value
+
+
+# -- helpers ---------------------------------------------------------------------------------------------------
+
+def _code(exc: oracledb.Error) -> str:
+    err = exc.args[0] if exc.args else None
+    return getattr(err, "full_code", "") or ""
+
+
+def _timed_out(exc: BaseException) -> bool:
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, TimeoutError) or "timed out" in str(exc):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def _close_when_idle(pool, grace: float):
+    """Close an abandoned pool once no request waits on it or holds one of its connections. Requests already
+    waiting give up within `grace` (closing under them would fail them with DPY-1002 at once). The close then
+    waits for the pool's background thread, which may stay stuck in a connect until the peer answers or goes."""
+    try:
+        threading.Event().wait(grace + 0.1)
+        while pool.busy:
+            threading.Event().wait(0.2)
+        pool.close(force=True)
+    except Exception:
+        pass

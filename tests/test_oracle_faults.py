@@ -1,0 +1,347 @@
+"""The Oracle store under network faults: the real python-oracledb driver (thin mode) against loopback listeners
+this file controls, through the API. Every failure must come back as the JSON error shape, 503 or 504, within
+connect_timeout + call_timeout (+ slack), never naming the password; nothing may stay stuck for the next request.
+"""
+import json
+import socket
+import struct
+import threading
+import time
+
+import oracledb
+import pytest
+from oracledb import errors as driver_errors
+
+from app import create_app
+from app.errors import DatabaseTimeout, DatabaseUnavailable
+from app.settings import Settings
+from app.store import oracle
+
+PASSWORD = "Pw-9f3K-never-in-messages"
+CONNECT, CALL = 1.0, 1.0
+BOUND = CONNECT + CALL + 1.5  # the most a failing request may take
+FAST = 0.5  # a refused, reset or unresolvable database answers at once, well before connect_timeout
+
+
+class Listener:
+    """A TCP listener on a free 127.0.0.1 port. mode "silent": accept and never say a word (a hung listener);
+    "reset": accept and close with SO_LINGER 0, i.e. a TCP reset."""
+
+    def __init__(self, mode):
+        self.mode = mode
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.sock.settimeout(0.05)
+        self.port = self.sock.getsockname()[1]
+        self.held: list[socket.socket] = []
+        self.accepted = 0
+        self.reserve = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self):
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except (TimeoutError, OSError):
+                continue
+            self.accepted += 1
+            if self.mode == "reset":
+                _reset(conn)
+            else:
+                self.held.append(conn)
+
+    def refuse(self):
+        """Stop listening but keep the accepted connections silent: new connects are refused while the driver's
+        old connect attempts stay stuck (a zombie peer after a failover)."""
+        self._stop.set()
+        self._thread.join()
+        self.sock.close()
+        self.reserve = _reserved_port(self.port)
+
+    def close(self):
+        """Reset everything, so any connect still stuck on us ends and the driver's threads can finish."""
+        if not self._stop.is_set():
+            self._stop.set()
+            self._thread.join()
+            self.sock.close()
+        for conn in self.held:
+            _reset(conn)
+        if self.reserve:
+            self.reserve.close()
+
+
+def _reset(conn):
+    try:
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        conn.close()
+    except OSError:
+        pass
+
+
+def _reserved_port(port=0):
+    """A socket bound to a port without listening: connecting to it is refused, and no one else can take it."""
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("127.0.0.1", port))
+    return s
+
+
+@pytest.fixture()
+def listeners():
+    made = []
+
+    def make(mode):
+        made.append(Listener(mode))
+        return made[-1]
+    yield make
+    for lis in made:
+        lis.close()
+
+
+@pytest.fixture()
+def refused_port():
+    s = _reserved_port()
+    yield s.getsockname()[1]
+    s.close()
+
+
+@pytest.fixture()
+def make_app(monkeypatch):
+    monkeypatch.setenv("AWRLENS_TEST_PW", PASSWORD)
+    stores = []
+
+    def make(dsn, **target):
+        target = {"dsn": dsn, "user": "u", "password_env": "AWRLENS_TEST_PW", **target}
+        app = create_app(Settings.from_env({}, targets={"ora": target}, connect_timeout=CONNECT,
+                                           call_timeout=CALL))
+        stores.append(app.extensions["awrlens"].stores["ora"])
+        return app
+    yield make
+    for store in stores:  # no request may leave a connection checked out
+        assert store.pool is None or store.pool.busy == 0
+
+
+def call(app):
+    """GET /api/v1/dbs: (status, error body, seconds)."""
+    started = time.monotonic()
+    resp = app.test_client().get("/api/v1/dbs")
+    elapsed = time.monotonic() - started
+    body = resp.get_json()
+    assert set(body) == {"error"}, body
+    err = body["error"]
+    assert err["status"] == resp.status_code and err["code"] and err["message"]
+    assert PASSWORD not in resp.get_data(as_text=True)
+    return resp.status_code, err, elapsed
+
+
+def store_of(app):
+    return app.extensions["awrlens"].stores["ora"]
+
+
+# -- faults ----------------------------------------------------------------------------------------------------
+
+def test_silent_listener_times_out_with_504(make_app, listeners):
+    lis = listeners("silent")
+    app = make_app(f"127.0.0.1:{lis.port}/svc")
+    status, err, elapsed = call(app)
+    assert status == 504 and err["code"] == "database_timeout"
+    assert CONNECT - 0.05 <= elapsed < BOUND, elapsed
+    assert "ora" in err["message"] and f"127.0.0.1:{lis.port}" in err["message"]
+    assert f"within {CONNECT:g} s" in err["message"]
+    assert lis.accepted >= 1  # the driver did get through to the listener and then waited on it
+
+
+def test_reset_by_listener_is_a_fast_503(make_app, listeners):
+    lis = listeners("reset")
+    app = make_app(f"127.0.0.1:{lis.port}/svc")
+    status, err, elapsed = call(app)
+    assert status == 503 and err["code"] == "database_unavailable"
+    assert elapsed < FAST, elapsed
+    assert f"ora (127.0.0.1:{lis.port})" in err["message"] and "reset" in err["message"].lower()
+    assert lis.accepted >= 1
+
+
+def test_refused_is_a_fast_503(make_app, refused_port):
+    app = make_app(f"127.0.0.1:{refused_port}/svc")
+    status, err, elapsed = call(app)
+    assert status == 503 and elapsed < FAST, (status, elapsed)
+    assert f"ora (127.0.0.1:{refused_port})" in err["message"] and "refused" in err["message"].lower()
+
+
+def test_unresolvable_host_is_a_503(make_app):
+    # the driver raises socket.gaierror here, not an oracledb.Error
+    app = make_app("no-such-host.invalid:1521/svc")
+    status, err, elapsed = call(app)
+    assert status == 503 and elapsed < BOUND, (status, elapsed)
+    assert "no-such-host.invalid" in err["message"] and "resolve" in err["message"]
+
+
+def test_after_a_hang_the_next_request_starts_afresh(make_app, listeners):
+    """The driver's pool has one background thread, and it stays stuck in the connect to a silent peer. Once new
+    connections are answered again (here: refused at once), the next request must see that answer, not wait
+    behind the stuck connect until the bound again."""
+    lis = listeners("silent")
+    app = make_app(f"127.0.0.1:{lis.port}/svc")
+    store = store_of(app)
+    assert call(app)[0] == 504
+    lis.refuse()  # the stuck connection stays silent; new ones are refused
+    status, err, elapsed = call(app)
+    assert status == 503 and elapsed < FAST, (status, err, elapsed)
+    assert "refused" in err["message"].lower()
+    pool = store.pool
+    assert pool is not None and pool.busy == 0 and pool.opened == 0
+    status, _, elapsed = call(app)  # and again: nothing accumulates
+    assert status == 503 and elapsed < FAST
+    assert store.pool is pool and pool.busy == 0 and pool.opened == 0
+
+
+def test_concurrent_request_during_a_hang_is_bounded_too(make_app, listeners):
+    lis = listeners("silent")
+    app = make_app(f"127.0.0.1:{lis.port}/svc")
+    results = [None, None]
+
+    def run(i, delay):
+        time.sleep(delay)
+        results[i] = call(app)
+    threads = [threading.Thread(target=run, args=(0, 0.0)), threading.Thread(target=run, args=(1, 0.3))]
+    started = time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=10)
+    assert not any(t.is_alive() for t in threads)
+    for status, err, elapsed in results:
+        assert status == 504 and elapsed < BOUND, (status, err, elapsed)
+    assert time.monotonic() - started < BOUND + 0.3
+    pool = store_of(app).pool
+    assert pool is None or pool.busy == 0
+
+
+def test_nothing_connects_at_start(make_app, listeners):
+    lis = listeners("silent")
+    started = time.monotonic()
+    app = make_app(f"127.0.0.1:{lis.port}/svc")
+    time.sleep(0.1)
+    assert time.monotonic() - started < 1.0
+    store = store_of(app)
+    assert lis.accepted == 0 and store.pool is None
+    assert store.engine.dialect.name == "oracle" and store.engine.dialect.driver == "oracledb"
+    assert store.engine.dialect.auto_convert_lobs  # CLOBs come back as str
+    assert store.views.database_instance.name == "dba_hist_database_instance"
+
+
+def test_view_prefix_reaches_the_queries(make_app, refused_port):
+    store = store_of(make_app(f"127.0.0.1:{refused_port}/svc", view_prefix="awr_pdb_"))
+    assert store.views.database_instance.name == "awr_pdb_database_instance"
+
+
+# -- translation of driver errors that need a live server to provoke ---------------------------------------------
+
+def _driver_error(num, *args, **kwargs):
+    try:
+        driver_errors._raise_err(num, *args, **kwargs)
+    except oracledb.Error as exc:
+        return exc
+    raise AssertionError("no error raised")
+
+
+def test_call_timeout_and_dead_connection_map_to_504_and_503(make_app, refused_port):
+    store = store_of(make_app(f"127.0.0.1:{refused_port}/svc"))
+    timeout = store.translate(_driver_error(driver_errors.ERR_CALL_TIMEOUT_EXCEEDED, timeout=1000), 1.0)
+    assert isinstance(timeout, DatabaseTimeout) and "longer than 1 s" in timeout.message
+    gave_up = store.translate(_driver_error(driver_errors.ERR_CONNECTION_CLOSED, "socket timed out while "
+                                            "recovering from previous socket timeout"), 2.0)
+    assert isinstance(gave_up, DatabaseTimeout)
+    closed = store.translate(_driver_error(driver_errors.ERR_CONNECTION_CLOSED), 0.1)
+    assert isinstance(closed, DatabaseUnavailable) and "DPY-4011" in closed.message
+    for err in (timeout, gave_up, closed):
+        assert f"ora (127.0.0.1:{refused_port})" in err.message and PASSWORD not in err.message
+
+
+def test_invalidated_connections_are_dropped_from_the_pool(make_app, refused_port):
+    """What SQLAlchemy invalidates (ORA-03113, DPY-4011...) must leave the oracledb pool, not go back to it."""
+    store = store_of(make_app(f"127.0.0.1:{refused_port}/svc"))
+    calls = []
+
+    class Pool:
+        def drop(self, conn):
+            calls.append(("drop", conn))
+
+    class Conn:
+        def close(self):
+            calls.append(("close", self))
+    conn = Conn()
+    store._owners[conn] = Pool()
+    store.engine.dialect.do_terminate(conn)
+    assert calls == [("drop", conn)]
+
+
+# -- targets ---------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("target, words", [
+    ({"user": "u", "password_env": "AWRLENS_TEST_PW"}, ["'bad'", '"dsn"']),
+    ({"dsn": "h:1521/s", "password_env": "AWRLENS_TEST_PW"}, ["'bad'", '"user"']),
+    ({"dsn": "h:1521/s", "user": "u"}, ["'bad'", "password_env", "password_secret"]),
+    ({"dsn": "h:1521/s", "user": "u", "password_env": "AWRLENS_NO_SUCH_VAR"}, ["'bad'", "AWRLENS_NO_SUCH_VAR"]),
+    ({"dsn": "h:1521/s", "user": "u", "password_env": "AWRLENS_TEST_PW", "password": "x"},
+     ["'bad'", "'password_env'", "'password'"]),
+    ({"dsn": "h:1521/s", "user": "u", "pasword_env": "AWRLENS_TEST_PW"}, ["'bad'", "'pasword_env'"]),
+    ({"dsn": "h:1521/s", "user": "u", "password_env": "AWRLENS_TEST_PW", "view_prefix": "v$"},
+     ["'bad'", "view_prefix"]),
+    ({"dsn": "u/secret@h:1521/s", "user": "u", "password_env": "AWRLENS_TEST_PW"}, ["'bad'", '"dsn"']),
+])
+def test_bad_targets_are_refused_at_start(monkeypatch, target, words):
+    monkeypatch.setenv("AWRLENS_TEST_PW", PASSWORD)
+    monkeypatch.delenv("AWRLENS_NO_SUCH_VAR", raising=False)
+    with pytest.raises(ValueError) as info:
+        create_app(Settings.from_env({}, targets={"bad": target}))
+    for word in words:
+        assert word in str(info.value), str(info.value)
+    assert "secret@" not in str(info.value) and PASSWORD not in str(info.value)
+
+
+# -- password from AWS Secrets Manager (moto) --------------------------------------------------------------------
+
+@pytest.fixture()
+def aws(monkeypatch):
+    from moto import mock_aws
+    for name, value in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+                        "AWS_SESSION_TOKEN": "testing", "AWS_DEFAULT_REGION": "us-east-1"}.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    monkeypatch.setattr(oracle, "_secrets", {})
+    with mock_aws():
+        import boto3
+        yield boto3.client("secretsmanager", region_name="us-east-1")
+
+
+def test_password_from_a_json_secret_is_read_lazily_once(refused_port, aws, monkeypatch):
+    arn = aws.create_secret(Name="awrlens/ora", SecretString=json.dumps(
+        {"username": "u", "password": PASSWORD, "engine": "oracle"}))["ARN"]
+    reads = []
+    real = oracle.read_secret
+    monkeypatch.setattr(oracle, "read_secret", lambda *a: reads.append(a) or real(*a))
+    app = create_app(Settings.from_env({}, targets={"ora": {
+        "dsn": f"127.0.0.1:{refused_port}/svc", "user": "u", "password_secret": arn}},
+        connect_timeout=CONNECT, call_timeout=CALL))
+    assert reads == []  # the app starts without the secret ...
+    status, err, elapsed = call(app)
+    assert status == 503 and "refused" in err["message"].lower() and elapsed < FAST, err  # got as far as TCP
+    assert oracle._secrets == {arn: PASSWORD}
+    call(app)
+    assert len(reads) == 1  # ... and reads it on first use, once per process
+
+
+def test_plain_secret_and_missing_secret(refused_port, aws):
+    aws.create_secret(Name="plain", SecretString=PASSWORD)
+    assert oracle.read_secret("ora", "plain", 1.0) == PASSWORD
+    app = create_app(Settings.from_env({}, targets={"ora": {
+        "dsn": f"127.0.0.1:{refused_port}/svc", "user": "u", "password_secret": "no-such-secret"}},
+        connect_timeout=CONNECT, call_timeout=CALL))
+    status, err, elapsed = call(app)
+    assert status == 503 and "no-such-secret" in err["message"] and "ResourceNotFound" in err["message"], err
+    assert elapsed < BOUND
