@@ -30,7 +30,7 @@ def make_snap(snap_id, instance, startup, end, flag=0, tz_seconds=0.0) -> Snap:
     startup, end = as_datetime(startup), as_datetime(end)
     tz = timezone(timedelta(seconds=tz_seconds))
     local = end.replace(tzinfo=tz)
-    return Snap(snap_id, instance, startup, end, local.timestamp(), iso(local), int(flag or 0))
+    return Snap(snap_id, instance, startup.replace(tzinfo=tz), end, local.timestamp(), iso(local), int(flag or 0))
 
 
 def as_datetime(value) -> datetime:

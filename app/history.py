@@ -61,7 +61,7 @@ class Database:
         instances = {}
         for r in rows:
             instances.setdefault(r[1], {"instance_number": r[1], "instance_name": r[4], "host_name": r[5],
-                                        "startups": []})["startups"].append(analysis.iso(analysis.as_datetime(r[2])))
+                                        "startups": []})["startups"].append(analysis.as_datetime(r[2]))
         self.instances = [instances[k] for k in sorted(instances)]
 
     def timeline(self) -> analysis.Timeline:
@@ -92,9 +92,12 @@ class Database:
     def summary(self) -> dict:
         tl = self.timeline()
         first, last = tl.oldest(), tl.newest()
+        tz = timezone(timedelta(seconds=_offset(last)))
+        instances = [{**i, "startups": [analysis.iso(s.replace(tzinfo=tz)) for s in i["startups"]]}
+                     for i in self.instances]
         return {"id": self.key, "target": self.store.alias, "dbid": self.dbid, "db_name": self.name,
                 "version": self.version, "platform": self.platform, "rac": self.rac,
-                "instances": self.instances,
+                "instances": instances,
                 "snapshots": {"first_snap": first and min(tl.snap_ids), "last_snap": last and max(tl.snap_ids),
                               "from": first and first.time, "to": last and last.time, "count": len(tl.snap_ids),
                               "interval_minutes": round(tl.step / 60)}}

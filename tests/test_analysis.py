@@ -31,7 +31,7 @@ def test_restart_marker():
     tl = Timeline([snap(1, 0), snap(2, 30), snap(3, 90, B), snap(4, 120, B)])
     marks = tl.markers(1, 4)
     assert [m["snap_id"] for m in marks["restarts"]] == [3]
-    assert marks["restarts"][0]["startup_time"] == "2026-01-03T07:00:00"
+    assert marks["restarts"][0]["startup_time"] == "2026-01-03T07:00:00+00:00"
 
 
 def test_gap_uses_consecutive_end_times():

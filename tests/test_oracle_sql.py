@@ -210,8 +210,6 @@ def test_sql_command_prints_every_statement_for_oracle(cli_runner, prefix):
     assert not any(p in out.upper() for p in other)
 
 
-@pytest.mark.xfail(strict=True, reason="app.store.queries.render rewrites only expanding IN lists: the top-SQL "
-                                       "row limit is printed as FETCH FIRST __[POSTCOMPILE_param_1] ROWS ONLY")
 def test_sql_command_shows_the_row_limit_as_sent(cli_runner):
     out = cli_runner.invoke(args=["sql"]).output
     assert "__[POSTCOMPILE" not in out

@@ -189,5 +189,7 @@ def all_statements(v: Views):
 
 def render(stmt, dialect) -> str:
     """The statement's text for a dialect, as sent; an expanding IN list shows as (:name_1, :name_2, ...)."""
-    text = str(stmt.compile(dialect=dialect))
-    return re.sub(r"\(__\[POSTCOMPILE_(\w+)\]\)", r"(:\1_1, :\1_2, ...)", text)
+    compiled = stmt.compile(dialect=dialect)
+    text = re.sub(r"\(__\[POSTCOMPILE_(\w+)\]\)", r"(:\1_1, :\1_2, ...)", str(compiled))
+    # a literal the driver receives inline (the top-SQL row limit) shows as its value
+    return re.sub(r"__\[POSTCOMPILE_(\w+)\]", lambda m: str(compiled.params[m.group(1)]), text)
