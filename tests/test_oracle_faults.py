@@ -126,10 +126,19 @@ def make_app(monkeypatch):
 
 
 def call(app):
-    """GET /api/v1/dbs: (status, error body, seconds)."""
-    started = time.monotonic()
-    resp = app.test_client().get("/api/v1/dbs")
-    elapsed = time.monotonic() - started
+    """GET /api/v1/dbs: (status, error body, seconds). A request that hangs fails the test instead of the run."""
+    out = {}
+
+    def run():
+        started = time.monotonic()
+        out["resp"] = app.test_client().get("/api/v1/dbs")
+        out["elapsed"] = time.monotonic() - started
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(BOUND + 5)
+    if worker.is_alive():
+        pytest.fail(f"the request hung for more than {BOUND + 5:g} s")
+    resp, elapsed = out["resp"], out["elapsed"]
     body = resp.get_json()
     assert set(body) == {"error"}, body
     err = body["error"]
@@ -170,6 +179,29 @@ def test_refused_is_a_fast_503(make_app, refused_port):
     status, err, elapsed = call(app)
     assert status == 503 and elapsed < FAST, (status, elapsed)
     assert f"ora (127.0.0.1:{refused_port})" in err["message"] and "refused" in err["message"].lower()
+
+
+def test_dropped_syn_times_out_with_504(make_app):
+    """A full accept queue drops the SYN, like a host that went away: bounded by tcp_connect_timeout and the
+    pool's wait, whichever ends first."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(0)
+    port = server.getsockname()[1]
+    fillers = []
+    for _ in range(3):  # never accepted: they fill the queue
+        filler = socket.socket()
+        filler.setblocking(False)
+        filler.connect_ex(("127.0.0.1", port))
+        fillers.append(filler)
+    time.sleep(0.1)
+    try:
+        status, err, elapsed = call(make_app(f"127.0.0.1:{port}/svc"))
+        assert status == 504 and CONNECT - 0.05 <= elapsed < BOUND, (status, err, elapsed)
+        assert f"ora (127.0.0.1:{port})" in err["message"] and f"within {CONNECT:g} s" in err["message"]
+    finally:
+        for sock in fillers + [server]:
+            sock.close()
 
 
 def test_unresolvable_host_is_a_503(make_app):
@@ -262,22 +294,108 @@ def test_call_timeout_and_dead_connection_map_to_504_and_503(make_app, refused_p
         assert f"ora (127.0.0.1:{refused_port})" in err.message and PASSWORD not in err.message
 
 
-def test_invalidated_connections_are_dropped_from_the_pool(make_app, refused_port):
-    """What SQLAlchemy invalidates (ORA-03113, DPY-4011...) must leave the oracledb pool, not go back to it."""
-    store = store_of(make_app(f"127.0.0.1:{refused_port}/svc"))
-    calls = []
+class FakePool:
+    """Stands in for oracledb's pool where a live server would be needed, keeping the driver's contract:
+    a pooled connection's close() releases it to the pool; drop() removes it for good."""
+    max = 4
 
-    class Pool:
-        def drop(self, conn):
-            calls.append(("drop", conn))
+    def __init__(self):
+        self.busy = self.opened = self.dropped = 0
+        self.fail_with = None
 
-    class Conn:
-        def close(self):
-            calls.append(("close", self))
-    conn = Conn()
-    store._owners[conn] = Pool()
-    store.engine.dialect.do_terminate(conn)
-    assert calls == [("drop", conn)]
+    def acquire(self):
+        self.busy += 1
+        self.opened = max(self.opened, self.busy)
+        return FakeConnection(self)
+
+    def drop(self, conn):
+        self.busy -= 1
+        self.dropped += 1
+
+
+class FakeConnection:
+    version, thin, autocommit, max_identifier_length = "19.3.0.0.0", True, False, 128
+
+    def __init__(self, pool):
+        self.pool, self.call_timeout, self.outputtypehandler, self.calls = pool, 0, None, []
+
+    def cursor(self):
+        return FakeCursor(self)
+
+    def rollback(self):
+        pass
+
+    def close(self):
+        self.pool.busy -= 1
+
+
+class FakeCursor:
+    arraysize, rowcount, lastrowid, outputtypehandler = 100, -1, None, None
+
+    def __init__(self, conn):
+        self.conn, self.description, self.rows = conn, None, []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def execute(self, sql, params=None, **kw):
+        self.conn.calls.append((" ".join(sql.split())[:60], self.conn.call_timeout))
+        if self.conn.pool.fail_with:
+            raise self.conn.pool.fail_with
+        if "dbms_transaction" in sql:
+            raise oracledb.DatabaseError("ORA-00942: table or view does not exist")
+        columns = 9 if "database_instance" in sql else 1
+        self.description = [(f"C{i}", oracledb.DB_TYPE_VARCHAR, 10, 10, None, None, True) for i in range(columns)]
+        self.rows = [("U",)] if "current_schema" in sql else [("1.1",)] if "1.1" in sql else \
+            [("19.0.0",)] if "compatible" in sql else []
+
+    def fetchone(self):
+        return self.rows.pop(0) if self.rows else None
+
+    def fetchmany(self, size=None):
+        rows, self.rows = self.rows, []
+        return rows
+
+    fetchall = fetchmany
+
+    def setinputsizes(self, *args, **kwargs):
+        pass
+
+    def var(self, *args, **kwargs):
+        return None
+
+    def close(self):
+        pass
+
+
+def test_connections_go_back_to_the_pool_and_broken_ones_are_dropped(make_app, refused_port):
+    """Through SQLAlchemy (NullPool + creator): closing a connection releases it to the oracledb pool, the
+    dialect's first-connect queries already run under call_timeout, and a connection SQLAlchemy declares dead
+    (DPY-4011) is dropped from the pool rather than handed to the next request."""
+    app = make_app(f"127.0.0.1:{refused_port}/svc")
+    store = store_of(app)
+    pool = FakePool()
+    store._current_pool = lambda: pool
+    conns = []
+    acquire = pool.acquire
+    pool.acquire = lambda: conns.append(acquire()) or conns[-1]
+
+    resp = app.test_client().get("/api/v1/dbs")
+    assert resp.status_code == 200 and resp.get_json() == {"databases": []}
+    assert pool.busy == 0 and pool.opened == 1 and pool.dropped == 0
+    init = [sql for sql, _ in conns[0].calls if "database_instance" not in sql]
+    assert any("current_schema" in sql for sql in init), conns[0].calls  # SQLAlchemy's own queries ran ...
+    assert all(ms == int(CALL * 1000) for _, ms in conns[0].calls), conns[0].calls  # ... all bounded
+
+    store.cached = lambda key, ttl, load: load()  # skip the databases cache
+    pool.fail_with = _driver_error(driver_errors.ERR_CONNECTION_CLOSED)
+    status, err, _ = call(app)
+    assert status == 503 and "DPY-4011" in err["message"]
+    assert pool.busy == 0 and pool.dropped == 1
+    assert [sql for sql, _ in conns[1].calls] == [conns[0].calls[-1][0]]  # no second initialization
 
 
 # -- targets ---------------------------------------------------------------------------------------------------
