@@ -125,8 +125,7 @@ class OracleStore(Store):
                 return
             self._pool = None
             closer = threading.Thread(target=_close_when_idle, args=(pool, self.settings.connect_timeout),
-                                      daemon=True,
-                                      name=f"awrlens-close-{self.alias}")
+                                      daemon=True, name=f"awrlens-close-{self.alias}")
             closer.start()
             self._closing.append(closer)
         log.warning("%s: abandoned the connection pool to %s: %s", self.alias, self.host, why)
