@@ -1003,8 +1003,8 @@ class _Generator:
             if name == "TEMP":
                 used = used_gb + (3.0 if 1 <= t.hour < 3 else 0.0)
             size = self.sizes.get(ts, used * 1.25)
-            if used > size * 0.92:
-                size += max(used * 0.1, 1.0)
+            while used > size * 0.92:  # autoextend
+                size += max(size * 0.1, 1.0)
             self.sizes[ts] = size
             rows.append((self.db.dbid, snap_id, ts, round(size * gb), round(32 * (size // 32 + 2) * gb),
                          round(used * gb), t.strftime("%m/%d/%Y %H:%M:%S")))
