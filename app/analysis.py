@@ -13,24 +13,27 @@ Everything here is pure: plain values in, plain values out.
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from math import fsum
+from typing import NamedTuple
 
 
 @dataclass(frozen=True, slots=True)
 class Snap:
     snap_id: int
     instance: int
-    startup: datetime
+    startup: datetime  # STARTUP_TIME, database-local (naive: compared often)
     end: datetime  # END_INTERVAL_TIME, database-local
     epoch: float  # the same instant, seconds since 1970 UTC
     time: str  # ISO 8601 with the database's offset
     flag: int = 0
+    startup_time: str = ""  # STARTUP_TIME as ISO 8601 with the offset
 
 
 def make_snap(snap_id, instance, startup, end, flag=0, tz_seconds=0.0) -> Snap:
     startup, end = as_datetime(startup), as_datetime(end)
     tz = timezone(timedelta(seconds=tz_seconds))
     local = end.replace(tzinfo=tz)
-    return Snap(snap_id, instance, startup.replace(tzinfo=tz), end, local.timestamp(), iso(local), int(flag or 0))
+    return Snap(snap_id, instance, startup, end, local.timestamp(), iso(local), int(flag or 0),
+                iso(startup.replace(tzinfo=tz)))
 
 
 def as_datetime(value) -> datetime:
@@ -42,9 +45,8 @@ def iso(moment: datetime) -> str:
     return moment.isoformat(timespec="seconds")
 
 
-@dataclass(frozen=True, slots=True)
-class Point:
-    """One value of one instance: num / den, at a snapshot (or a minute)."""
+class Point(NamedTuple):
+    """One value of one instance: num / den, at a snapshot (or a minute). A tuple: thousands per answer."""
     key: int  # snap_id, or epoch second for per-minute detail
     epoch: float
     time: str
@@ -101,7 +103,7 @@ class Timeline:
             for a, b in zip(rows, rows[1:]):
                 if b.startup != a.startup:
                     restarts.append({"instance": inst, "snap_id": b.snap_id, "time": b.time,
-                                     "startup_time": iso(b.startup)})
+                                     "startup_time": b.startup_time})
                 if b.epoch - a.epoch > 1.5 * self.step:
                     missing.append({"instance": inst, "after_snap_id": a.snap_id, "before_snap_id": b.snap_id,
                                     "from": a.time, "to": b.time, "seconds": round(b.epoch - a.epoch)})
@@ -133,20 +135,14 @@ def deltas(values: dict[int, float], snaps: list[Snap]):
 
 def counter_points(values, snaps, rate: str, lo: int, txn: dict | None = None) -> list[Point]:
     """Points of one instance's counter as a rate: per_second (num/sec), raw (num), per_txn (num/txn)."""
-    points = []
-    for s, d, sec in deltas(values, snaps):
-        if s.snap_id < lo:
-            continue
-        if rate == "per_second":
-            den = sec
-        elif rate == "per_txn":
-            den = txn.get(s.snap_id) if txn else None
-            if not den:
-                continue
-        else:
-            den = 1.0
-        points.append(Point(s.snap_id, s.epoch, s.time, d, den))
-    return points
+    valid = deltas(values, snaps)
+    if rate == "per_second":
+        return [Point(s.snap_id, s.epoch, s.time, d, sec) for s, d, sec in valid if s.snap_id >= lo]
+    if rate == "raw":
+        return [Point(s.snap_id, s.epoch, s.time, d, 1.0) for s, d, _ in valid if s.snap_id >= lo]
+    txn = txn or {}
+    return [Point(s.snap_id, s.epoch, s.time, d, txn[s.snap_id]) for s, d, _ in valid
+            if s.snap_id >= lo and txn.get(s.snap_id)]
 
 
 def reading_points(values: dict[int, float], snaps: list[Snap], lo: int) -> list[Point]:
@@ -162,8 +158,8 @@ def interval_deltas(values, snaps) -> dict[int, float]:
 
 def add_counters(*per_snap: dict[int, float]) -> dict[int, float]:
     """Sum of several cumulative counters, at the snapshots where all of them have a value."""
-    if not per_snap:
-        return {}
+    if len(per_snap) < 2:
+        return per_snap[0] if per_snap else {}
     keys = set(per_snap[0]).intersection(*per_snap[1:])
     return {k: fsum(d[k] for d in per_snap) for k in keys}
 

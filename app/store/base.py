@@ -35,7 +35,8 @@ class Store:
             with self.engine.connect() as conn:
                 self.prepare(conn)
                 result = conn.execute(stmt, params or {})
-                rows = result.fetchmany(self.settings.row_cap + 1)
+                # plain tuples from the driver's cursor: these columns need no SQLAlchemy result processing
+                rows = result.cursor.fetchmany(self.settings.row_cap + 1) if result.returns_rows else []
         except ApiError:
             raise
         except Exception as exc:
@@ -46,7 +47,7 @@ class Store:
         if log is not None:
             log.append({"sql": render(stmt, self.engine.dialect), "params": params or {},
                         "rows": len(rows), "ms": round((time.monotonic() - started) * 1000, 1)})
-        return [tuple(r) for r in rows]
+        return rows
 
     def prepare(self, conn):
         """Per-checkout setup (time limits)."""
