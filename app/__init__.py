@@ -15,6 +15,7 @@ from app.store.base import sql_log
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_BODY = 1024 * 1024
+CLOSED_CACHE_TTL = 3600  # seconds an answer about a closed range is served from memory (AWR may purge old data)
 
 
 class OrjsonProvider(JSONProvider):
@@ -43,6 +44,8 @@ def create_app(settings: Settings | None = None) -> Flask:
 
     from app.api.views import api
     app.register_blueprint(api)
+    from app.api.cache import AnswerCache
+    AnswerCache(settings.answer_cache_mb * 2**20, CLOSED_CACHE_TTL, settings.snapshot_ttl).init_app(app)
     from app.api.openapi import openapi_document
     app.add_url_rule("/api/v1/openapi.json", "openapi", lambda: jsonify(openapi_document(app)))
     from app.cli import register

@@ -10,6 +10,7 @@
 - Point-in-time readings are never turned into deltas.
 Everything here is pure: plain values in, plain values out.
 """
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from math import fsum
@@ -78,6 +79,20 @@ class Timeline:
         self.by_id = {(s.instance, s.snap_id): s for rows in self.all.values() for s in rows}
         steps = sorted(b.epoch - a.epoch for rows in self.kept.values() for a, b in zip(rows, rows[1:]))
         self.step = steps[len(steps) // 2] if steps else 3600.0
+        self._kept_ids = {inst: [s.snap_id for s in rows] for inst, rows in self.kept.items()}
+        self._events = []  # (instance, snap_id of the later snapshot, kind, marker): found once, filtered per request
+        for inst, rows in self.kept.items():
+            for a, b in zip(rows, rows[1:]):
+                if b.startup != a.startup:
+                    self._events.append((inst, a.snap_id, b.snap_id, "restarts", {
+                        "instance": inst, "snap_id": b.snap_id, "time": b.time, "startup_time": b.startup_time}))
+                if b.epoch - a.epoch > 1.5 * self.step:
+                    self._events.append((inst, a.snap_id, b.snap_id, "missing", {
+                        "instance": inst, "after_snap_id": a.snap_id, "before_snap_id": b.snap_id,
+                        "from": a.time, "to": b.time, "seconds": round(b.epoch - a.epoch)}))
+        for m in self.merged:
+            self._events.append((m.instance, m.snap_id, m.snap_id, "merged_snapshots",
+                                 {"instance": m.instance, "snap_id": m.snap_id, "time": m.time}))
 
     def newest(self) -> Snap | None:
         return max((rows[-1] for rows in self.all.values() if rows), key=lambda s: s.epoch, default=None)
@@ -89,60 +104,49 @@ class Timeline:
         """Kept snapshots with lo <= snap_id <= hi, plus the one before lo (the base of the first delta)."""
         out = {}
         for inst, rows in self.kept.items():
-            if instance is not None and inst != instance:
-                continue
-            sel = [s for s in rows if s.snap_id <= hi]
-            first = next((i for i, s in enumerate(sel) if s.snap_id >= lo), len(sel))
-            out[inst] = sel[max(first - 1, 0):]
+            if instance is None or inst == instance:
+                ids = self._kept_ids[inst]
+                out[inst] = rows[max(bisect_left(ids, lo) - 1, 0):bisect_right(ids, hi)]
         return out
 
     def markers(self, lo: int, hi: int, instance: int | None = None) -> dict:
-        """Restarts, missing snapshots and merged manual snapshots inside [lo, hi]."""
-        restarts, missing = [], []
-        for inst, rows in self.in_range(lo, hi, instance).items():
-            for a, b in zip(rows, rows[1:]):
-                if b.startup != a.startup:
-                    restarts.append({"instance": inst, "snap_id": b.snap_id, "time": b.time,
-                                     "startup_time": b.startup_time})
-                if b.epoch - a.epoch > 1.5 * self.step:
-                    missing.append({"instance": inst, "after_snap_id": a.snap_id, "before_snap_id": b.snap_id,
-                                    "from": a.time, "to": b.time, "seconds": round(b.epoch - a.epoch)})
-        merged = [{"instance": s.instance, "snap_id": s.snap_id, "time": s.time} for s in self.merged
-                  if lo <= s.snap_id <= hi and (instance is None or s.instance == instance)]
-        return {"restarts": restarts, "missing": missing, "merged_snapshots": merged}
+        """Restarts, missing snapshots and merged manual snapshots inside [lo, hi]: restarts and gaps whose
+        later snapshot is in the range (the interval ending there is the one affected)."""
+        out = {"restarts": [], "missing": [], "merged_snapshots": []}
+        for inst, _, later, kind, marker in self._events:
+            if lo <= later <= hi and (instance is None or inst == instance):
+                out[kind].append(marker)
+        return out
 
 
-def deltas(values: dict[int, float], snaps: list[Snap]):
-    """(snap, delta, seconds) for each valid interval of one instance's cumulative counter.
+def deltas(values: dict[int, float], snaps: list[Snap]) -> list[Point]:
+    """A point (num = delta, den = seconds) for each valid interval of one instance's cumulative counter.
 
     `values` maps snap_id -> cumulative value; `snaps` are that instance's kept snapshots in order.
     An interval is valid when both ends have a value and the same STARTUP_TIME and the counter did not
     go backwards (which only a restart can explain).
     """
     out = []
-    prev = None
+    prev = prev_v = None
     for s in snaps:
         v = values.get(s.snap_id)
         if v is None:
             continue
-        if prev is not None and prev[0].startup == s.startup:
-            d = v - prev[1]
-            if d >= 0:
-                out.append((s, d, s.epoch - prev[0].epoch))
-        prev = (s, v)
+        if prev is not None and prev.startup == s.startup and v >= prev_v:
+            out.append(Point(s.snap_id, s.epoch, s.time, v - prev_v, s.epoch - prev.epoch))
+        prev, prev_v = s, v
     return out
 
 
 def counter_points(values, snaps, rate: str, lo: int, txn: dict | None = None) -> list[Point]:
     """Points of one instance's counter as a rate: per_second (num/sec), raw (num), per_txn (num/txn)."""
-    valid = deltas(values, snaps)
+    valid = [p for p in deltas(values, snaps) if p.key >= lo]
     if rate == "per_second":
-        return [Point(s.snap_id, s.epoch, s.time, d, sec) for s, d, sec in valid if s.snap_id >= lo]
+        return valid
     if rate == "raw":
-        return [Point(s.snap_id, s.epoch, s.time, d, 1.0) for s, d, _ in valid if s.snap_id >= lo]
+        return [p._replace(den=1.0) for p in valid]
     txn = txn or {}
-    return [Point(s.snap_id, s.epoch, s.time, d, txn[s.snap_id]) for s, d, _ in valid
-            if s.snap_id >= lo and txn.get(s.snap_id)]
+    return [p._replace(den=txn[p.key]) for p in valid if txn.get(p.key)]
 
 
 def reading_points(values: dict[int, float], snaps: list[Snap], lo: int) -> list[Point]:
@@ -153,7 +157,7 @@ def reading_points(values: dict[int, float], snaps: list[Snap], lo: int) -> list
 
 def interval_deltas(values, snaps) -> dict[int, float]:
     """snap_id -> delta over the valid interval ending there (used as the per-transaction denominator)."""
-    return {s.snap_id: d for s, d, _ in deltas(values, snaps)}
+    return {p.key: p.num for p in deltas(values, snaps)}
 
 
 def add_counters(*per_snap: dict[int, float]) -> dict[int, float]:
@@ -166,12 +170,9 @@ def add_counters(*per_snap: dict[int, float]) -> dict[int, float]:
 
 def ratio_points(num: dict[int, float], den: dict[int, float], snaps, lo: int, scale=1.0) -> list[Point]:
     """Points of delta(num) / delta(den) * scale over the same valid intervals (percentages, latencies)."""
-    dd = {s.snap_id: d for s, d, _ in deltas(den, snaps)}
-    out = []
-    for s, d, _ in deltas(num, snaps):
-        if s.snap_id >= lo and dd.get(s.snap_id):
-            out.append(Point(s.snap_id, s.epoch, s.time, d * scale, dd[s.snap_id]))
-    return out
+    dd = interval_deltas(den, snaps)
+    return [Point(p.key, p.epoch, p.time, p.num * scale, dd[p.key]) for p in deltas(num, snaps)
+            if p.key >= lo and dd.get(p.key)]
 
 
 COMBINE = ("sum_of_ratios", "ratio_of_sums", "mean")

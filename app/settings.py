@@ -36,6 +36,7 @@ class Settings:
     max_series: int = setting(8, "Most series names in one request.")
     max_range_days: float = setting(400.0, "Widest time range one request may ask for.")
     row_cap: int = setting(500_000, "Most rows one statement may return.")
+    answer_cache_mb: int = setting(64, "Memory per process for answers kept to serve again (0 = off).")
     cors_origins: str = setting("*", "Allowed CORS origins, comma separated.")
 
     @classmethod

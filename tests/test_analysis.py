@@ -17,7 +17,7 @@ def test_restart_interval_is_dropped_even_when_the_new_counter_is_larger():
     snaps = [snap(1, 0), snap(2, 30), snap(3, 90, B), snap(4, 120, B)]
     # 500 > 400: a negative-delta check alone would chart 100 over the restart
     values = {1: 100, 2: 400, 3: 500, 4: 800}
-    got = [(s.snap_id, d, sec) for s, d, sec in deltas(values, snaps)]
+    got = [(p.key, p.num, p.den) for p in deltas(values, snaps)]
     assert got == [(2, 300, 1800), (4, 300, 1800)]
 
 

@@ -117,7 +117,7 @@ def make_app(monkeypatch):
     def make(dsn, **target):
         target = {"dsn": dsn, "user": "u", "password_env": "AWRLENS_TEST_PW", **target}
         app = create_app(Settings.from_env({}, targets={"ora": target}, connect_timeout=CONNECT,
-                                           call_timeout=CALL))
+                                           call_timeout=CALL, answer_cache_mb=0))  # every request asks
         stores.append(app.extensions["awrlens"].stores["ora"])
         return app
     yield make
@@ -445,7 +445,7 @@ def test_password_from_a_json_secret_is_read_lazily_once(refused_port, aws, monk
     monkeypatch.setattr(oracle, "read_secret", lambda *a: reads.append(a) or real(*a))
     app = create_app(Settings.from_env({}, targets={"ora": {
         "dsn": f"127.0.0.1:{refused_port}/svc", "user": "u", "password_secret": arn}},
-        connect_timeout=CONNECT, call_timeout=CALL))
+        connect_timeout=CONNECT, call_timeout=CALL, answer_cache_mb=0))
     assert reads == []  # the app starts without the secret ...
     status, err, elapsed = call(app)
     assert status == 503 and "refused" in err["message"].lower() and elapsed < FAST, err  # got as far as TCP
@@ -459,7 +459,7 @@ def test_plain_secret_and_missing_secret(refused_port, aws):
     assert oracle.read_secret("ora", "plain", 1.0) == PASSWORD
     app = create_app(Settings.from_env({}, targets={"ora": {
         "dsn": f"127.0.0.1:{refused_port}/svc", "user": "u", "password_secret": "no-such-secret"}},
-        connect_timeout=CONNECT, call_timeout=CALL))
+        connect_timeout=CONNECT, call_timeout=CALL, answer_cache_mb=0))
     status, err, elapsed = call(app)
     assert status == 503 and "no-such-secret" in err["message"] and "ResourceNotFound" in err["message"], err
     assert elapsed < BOUND

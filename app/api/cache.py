@@ -1,0 +1,79 @@
+"""Answers kept in memory: AWR history is written once, so the same question gets the same answer.
+
+A successful GET under /api/v1 is kept for as long as its own Cache-Control allows (a closed range for
+`closed_ttl`, an answer that depends on the newest snapshot for `snapshot_ttl`, the same time the snapshot list
+is cached), in a least-recently-used map bounded in bytes. A hit skips the database and the computation; the
+validators still apply (If-None-Match gives 304), and CORS headers are added as for any answer.
+Requests with show_sql=1 always run, since their answer is the SQL that ran.
+"""
+import threading
+import time
+from collections import OrderedDict
+
+from flask import Response, g, request
+
+KEPT_HEADERS = ("Content-Type", "Cache-Control", "ETag", "Content-Disposition")
+
+
+class AnswerCache:
+    def __init__(self, max_bytes: int, closed_ttl: float, open_ttl: float):
+        self.max_bytes, self.closed_ttl, self.open_ttl = max_bytes, closed_ttl, open_ttl
+        self.entries: OrderedDict = OrderedDict()  # key -> (expires, body, headers)
+        self.size = 0
+        self.lock = threading.Lock()
+
+    def init_app(self, app, prefix="/api/v1/"):
+        app.extensions["answer_cache"] = self
+        def cacheable():
+            return (self.max_bytes > 0 and request.method == "GET" and request.path.startswith(prefix)
+                    and not request.args.get("show_sql"))
+
+        @app.before_request
+        def _answer_from_cache():
+            if cacheable():
+                hit = self.get(_key())
+                if hit is not None:
+                    g.answer_from_cache = True
+                    body, headers = hit
+                    return Response(body, 200, headers).make_conditional(request)
+            return None
+
+        @app.after_request
+        def _keep_answer(resp):
+            if (resp.status_code == 200 and cacheable() and not g.get("answer_from_cache")
+                    and not resp.direct_passthrough):
+                max_age = resp.cache_control.max_age or 0
+                ttl = min(max_age, self.closed_ttl if max_age > self.open_ttl else self.open_ttl)
+                if ttl > 0:
+                    self.put(_key(), ttl, resp.get_data(),
+                             [(h, resp.headers[h]) for h in KEPT_HEADERS if h in resp.headers])
+            return resp
+
+    def get(self, key):
+        with self.lock:
+            entry = self.entries.get(key)
+            if entry is None:
+                return None
+            if entry[0] < time.monotonic():
+                self._drop(key)
+                return None
+            self.entries.move_to_end(key)
+            return entry[1], entry[2]
+
+    def put(self, key, ttl, body: bytes, headers):
+        if len(body) > self.max_bytes // 8:  # one answer may not push out most of the others
+            return
+        with self.lock:
+            if key in self.entries:
+                self._drop(key)
+            self.entries[key] = (time.monotonic() + ttl, body, headers)
+            self.size += len(body)
+            while self.size > self.max_bytes:
+                self._drop(next(iter(self.entries)))
+
+    def _drop(self, key):
+        self.size -= len(self.entries.pop(key)[1])
+
+
+def _key():
+    return request.path, tuple(sorted(request.args.items(multi=True)))

@@ -1,0 +1,83 @@
+"""Answers kept in memory: served again without touching the store, bounded in bytes and in time."""
+import pytest
+
+from app import create_app
+from app.api import cache as answer_cache
+from app.settings import Settings
+
+
+@pytest.fixture()
+def counted(demo_store, monkeypatch):
+    """A fresh app on the demo store, and the number of statements its store has run."""
+    app = create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(demo_store[0])}}))
+    store = app.extensions["awrlens"].stores["demo"]
+    runs = []
+    real = store.rows
+    monkeypatch.setattr(store, "rows", lambda *a, **k: runs.append(a[0]) or real(*a, **k))
+    return app.test_client(), runs
+
+
+def series_url(dbs, extra=""):
+    return f"/api/v1/dbs/{dbs['rac']}/series?name=derived:aas&instance=each&begin_snap=8200&end_snap=8300{extra}"
+
+
+def test_the_same_question_is_answered_from_memory(counted, dbs):
+    client, runs = counted
+    first = client.get(series_url(dbs), headers={"Origin": "https://example.org"})
+    ran = len(runs)
+    assert first.status_code == 200 and ran > 0
+    again = client.get(series_url(dbs), headers={"Origin": "https://example.org"})
+    assert len(runs) == ran  # nothing ran
+    assert again.data == first.data and again.headers["ETag"] == first.headers["ETag"]
+    assert again.headers["Cache-Control"] == first.headers["Cache-Control"]
+    assert again.headers["Access-Control-Allow-Origin"] == first.headers["Access-Control-Allow-Origin"]
+    reordered = f"/api/v1/dbs/{dbs['rac']}/series?end_snap=8300&begin_snap=8200&instance=each&name=derived:aas"
+    assert client.get(reordered).data == first.data and len(runs) == ran  # the same question
+    not_modified = client.get(series_url(dbs), headers={"If-None-Match": first.headers["ETag"]})
+    assert not_modified.status_code == 304 and not_modified.data == b""
+    csv = client.get(series_url(dbs, "&format=csv"))
+    assert csv.mimetype == "text/csv" and len(runs) > ran  # another question
+
+
+def test_show_sql_and_errors_always_run(counted, dbs):
+    client, runs = counted
+    client.get(series_url(dbs, "&show_sql=1"))
+    ran = len(runs)
+    body = client.get(series_url(dbs, "&show_sql=1")).get_json()
+    assert len(runs) > ran and body["sql"]  # the series statements ran again
+    for _ in range(2):
+        assert client.get(f"/api/v1/dbs/{dbs['rac']}/series?name=no:such").status_code == 404
+    assert client.get(f"/api/v1/dbs/{dbs['rac']}/series?name=no:such").status_code == 404
+
+
+def test_bounded_in_bytes_least_recently_used_first(monkeypatch):
+    c = answer_cache.AnswerCache(max_bytes=800, closed_ttl=3600, open_ttl=60)
+    for key in "abc":
+        c.put(key, 60, b"x" * 100, [])
+    assert c.get("a") is not None  # a is now the most recently used
+    c.put("big", 60, b"x" * 101, [])  # over max_bytes / 8: never kept
+    assert c.get("big") is None
+    for key in "defghi":
+        c.put(key, 60, b"x" * 100, [])
+    assert c.size <= 800 and c.get("b") is None and c.get("a") is not None and c.get("i") is not None
+
+
+def test_expires(monkeypatch):
+    now = [1000.0]
+    monkeypatch.setattr(answer_cache.time, "monotonic", lambda: now[0])
+    c = answer_cache.AnswerCache(max_bytes=10_000, closed_ttl=3600, open_ttl=60)
+    c.put("open", 60, b"1", [])
+    c.put("closed", 3600, b"2", [])
+    now[0] += 61
+    assert c.get("open") is None and c.get("closed") == (b"2", [])
+    assert c.size == 1
+
+
+def test_open_ranges_are_kept_briefly_and_closed_ones_longer(counted, dbs):
+    client, _ = counted
+    cache = client.application.extensions["answer_cache"]
+    client.get(f"/api/v1/dbs/{dbs['rac']}/series?name=derived:aas")  # up to the newest snapshot: open
+    client.get(series_url(dbs))  # ends before it: closed
+    now = answer_cache.time.monotonic()
+    left = sorted(expires - now for expires, _, _ in cache.entries.values())
+    assert len(left) == 2 and 50 < left[0] <= 60 and 3500 < left[1] <= 3600
