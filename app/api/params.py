@@ -32,6 +32,8 @@ class Param:
     def parse(self, raw: str):
         if len(raw) > self.max_length:
             raise BadParameter(f"{self.name} is longer than {self.max_length} characters", self.name)
+        if not raw.isprintable():
+            raise BadParameter(f"{self.name} contains a control character", self.name)
         if self.kind == "integer":
             if not re.fullmatch(r"[+-]?\d{1,18}", raw.strip()):
                 raise BadParameter(f"{self.name} must be an integer, got {raw!r}", self.name)
@@ -89,11 +91,11 @@ def parse_datetime(raw: str, name: str) -> datetime:
         if text.endswith(("Z", "z")):
             text = text[:-1] + "+00:00"
         value = datetime.fromisoformat(text)
-        if value.year < 1980:
+        if not 1980 <= value.year < 3000:  # also keeps offsets and defaults away from datetime's limits
             raise ValueError
         return value
     except ValueError:
-        raise BadParameter(f"{name} must be an ISO 8601 date or date-time such as 2026-11-20 or "
+        raise BadParameter(f"{name} must be an ISO 8601 date or date-time in 1980..2999 such as 2026-11-20 or "
                            f"2026-11-20T08:00:00+00:00; got {raw!r}", name) from None
 
 
@@ -144,5 +146,5 @@ DB = Param("db", "string", "Database id from /dbs (`target.dbid`).", in_path=Tru
 
 
 MAX_POINTS = Param("max_points", "integer", "Most points per series; longer series are downsampled with LTTB "
-                                            "(peaks kept). 0 = every point. Default: AWRLENS_MAX_POINTS.",
-                   minimum=0, maximum=50_000)
+                                            "(peaks kept). 0 = every point, otherwise at least 3. "
+                                            "Default: AWRLENS_MAX_POINTS.", minimum=0, maximum=50_000)

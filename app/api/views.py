@@ -1,5 +1,6 @@
 """The JSON history API under /api/v1. Thin views: parse, ask app.history, shape the answer."""
-from flask import Blueprint, current_app
+from flask import Blueprint, current_app, request
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from app.api.params import (FORMAT, INSTANCE, MAX_POINTS, RANGE, RATE, SHOW_SQL, TABLE_INSTANCE, Param,
                             accepts)
@@ -13,6 +14,13 @@ SQL_ID = Param("sql_id", "string", "An Oracle SQL_ID: 13 characters, digits and 
                in_path=True, pattern=r"[0-9a-z]{13}")
 
 
+@api.before_app_request
+def _refuse_large_body():
+    """No route reads a body; one over the app's limit is refused before any work, cached answers included (413)."""
+    if (request.content_length or 0) > current_app.config["MAX_CONTENT_LENGTH"]:
+        raise RequestEntityTooLarge(f"the request body is over {current_app.config['MAX_CONTENT_LENGTH']} bytes")
+
+
 def _settings():
     return current_app.config["SETTINGS"]
 
@@ -23,9 +31,8 @@ def _history():
 
 def _range(db, args, prefix="", default_days=7):
     """The request's time or snapshot range, resolved against the database's snapshots."""
-    names = (f"{prefix}from", f"{prefix}to")
-    return db.resolve(_local(db, args.get(names[0])), _local(db, args.get(names[1])),
-                      args.get(f"{prefix}begin_snap"), args.get(f"{prefix}end_snap"),
+    names = tuple(f"{prefix}{n}" for n in ("from", "to", "begin_snap", "end_snap"))
+    return db.resolve(*(_local(db, args.get(n)) for n in names[:2]), *(args.get(n) for n in names[2:]),
                       default_days=default_days, max_days=_settings().max_range_days, names=names)
 
 
@@ -70,7 +77,7 @@ def snapshots(db, args):
         for s in sorted(tl.by_id.values(), key=lambda s: (s.snap_id, s.instance)):
             if rng.lo <= s.snap_id <= rng.hi and inst in (None, s.instance):
                 rows.append({"snap_id": s.snap_id, "instance": s.instance, "end_interval_time": s.time,
-                             "startup_time": s.startup.isoformat(timespec="seconds"), "snap_flag": s.flag})
+                             "startup_time": s.startup_time, "snap_flag": s.flag})
     body = {"db": d.key, "range": rng.public(), "columns": ["snap_id", "instance", "end_interval_time",
                                                              "startup_time", "snap_flag"],
             "rows": rows, "markers": tl.markers(rng.lo, rng.hi, inst) if rng.lo is not None else {}}
@@ -100,6 +107,9 @@ NAMES = Param("name", "string", "Series name from the catalog; repeat the parame
 
 def _max_points(args):
     value = args["max_points"]
+    if value in (1, 2):  # LTTB keeps the first and last points, and one per bucket between
+        raise BadParameter(f"max_points must be 0 (every point) or between 3 and {MAX_POINTS.maximum}, got {value}",
+                           "max_points")
     return _settings().max_points if value is None else value
 
 
@@ -181,7 +191,7 @@ def _ab(prefix, label):
 
 
 @api.get("/dbs/<db>/compare")
-@accepts(*_ab("a_", "A"), *_ab("b_", "B"), TABLE_INSTANCE, SHOW_SQL)
+@accepts(*_ab("a_", "A"), *_ab("b_", "B"), TABLE_INSTANCE, FORMAT, SHOW_SQL)
 def compare(db, args):
     """Two periods side by side: Load Profile and top events, with % change from A to B."""
     d = _history().database(db)
@@ -190,7 +200,8 @@ def compare(db, args):
             raise BadParameter(f"period {side.upper()} is required: give {side}_from and {side}_to, or "
                                f"{side}_begin_snap and {side}_end_snap", f"{side}_from")
     a, b = _range(d, args, "a_"), _range(d, args, "b_")
-    return answer(d.compare(a, b, args["instance"]), args, a if not b.closed else b)
+    # cacheable only when both periods are closed
+    return answer(d.compare(a, b, args["instance"]), args, b if a.closed else a, table=_compare_table)
 
 
 def _flat(rows):
@@ -205,6 +216,11 @@ def _series_table(body):
         labels = {k: s[k] for k in ("name", "metric", "plan_hash_value", "instance", "unit") if k in s}
         out.extend({**labels, "time": t, "value": v} for t, v in s["points"])
     return out
+
+
+def _compare_table(body):
+    """Both tables in one: a `table` column says which, the other columns are the union of theirs."""
+    return [{"table": name, **r} for name in ("load_profile", "top_events") for r in body[name]["rows"]]
 
 
 def _sql_table(body):
