@@ -959,8 +959,9 @@ def test_range_too_wide(api, app, dbs, summary, demo_store):
     too_wide = {"from": (to - timedelta(days=widest + 1)).isoformat(), "to": to.isoformat()}
     assert_error(api.get(url(dbs["rac"], "/series"), query_string={"name": AAS, **too_wide}), 400, "from")
     assert_error(api.get(url(dbs["rac"], "/top-sql"), query_string=too_wide), 400, "from")
+    period_b = {"b_from": (to - timedelta(days=2)).isoformat(), "b_to": to.isoformat()}
     assert_error(api.get(url(dbs["rac"], "/compare"), query_string={
-        "a_from": too_wide["from"], "a_to": too_wide["to"], "b_from": "2026-11-18", "b_to": "2026-11-19"}), 400, "a_from")
+        "a_from": too_wide["from"], "a_to": too_wide["to"], **period_b}), 400, "a_from")
     # a snapshot range wider than the setting, on an app that allows two days
     narrow = create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(demo_store[0])}}, max_range_days=2))
     snaps = summary[dbs["rac"]]["snapshots"]
