@@ -2,9 +2,10 @@
 
 Measures, on the demo store (`make bench` builds it if missing):
   1. the floor: the raw SQLite queries in-process (the counter fetch the API runs, and the LAG query that computes
-     the same rates in SQL), against the API answering in-process (Flask test client); the answers are compared;
+     the same rates in SQL), against the API answering in-process (Flask test client), computing every time and
+     from its answer cache; the API's answer is checked against the LAG query's;
   2. throughput, latency and worker memory under the production WSGI server (gunicorn) at 8 concurrent clients,
-     for the same request repeated (a shared link) and for distinct requests (every request computed);
+     with the answer cache off (every request computed) and on (the same link opened again and again);
   3. with --build, the time to build the 45-day demo store.
 Usage: .venv/bin/python bench/series.py [--store var/awrlens.sqlite] [--seconds 15] [--clients 8] [--build]
 """
@@ -63,8 +64,8 @@ def floor_vs_api(store: Path) -> dict:
     con = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
     stat_id = con.execute("select stat_id from dba_hist_sysstat where dbid = ? and stat_name = ? limit 1",
                           (DBID, STAT)).fetchone()[0]
-    app = create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(store)}}))
-    client = app.test_client()
+    client = create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(store)}}, answer_cache_mb=0)).test_client()
+    cached = create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(store)}})).test_client()
     first = client.get(f"/api/v1/dbs/demo.{DBID}").get_json()["snapshots"]["from"]
     url = series_url(first)
     body = client.get(url).get_json()
@@ -78,7 +79,8 @@ def floor_vs_api(store: Path) -> dict:
             "raw_fetch_ms": timed(lambda: con.execute(FETCH, (DBID, stat_id, 0, 10**9)).fetchall()),
             "raw_lag_ms": timed(lambda: con.execute(LAG, (DBID, stat_id)).fetchall()),
             "api_in_process_ms": timed(lambda: client.get(url).data),
-            "url": url, "first": first}
+            "api_cached_ms": timed(lambda: cached.get(url).data),
+            "url": url}
 
 
 def free_port():
@@ -132,9 +134,11 @@ def rss_mb(pid):
     return 0.0
 
 
-def throughput(store: Path, first: str, clients: int, seconds: float, workers: int) -> dict:
+def throughput(store: Path, url: str, clients: int, seconds: float, workers: int, cache: bool) -> dict:
+    """One gunicorn on a free port, `clients` clients asking `url` for `seconds`; with the answer cache off,
+    every request is computed."""
     port = free_port()
-    env = {**os.environ, "AWRLENS_STORE_PATH": str(store)}
+    env = {**os.environ, "AWRLENS_STORE_PATH": str(store), "AWRLENS_ANSWER_CACHE_MB": "64" if cache else "0"}
     server = subprocess.Popen([str(ROOT / ".venv/bin/gunicorn"), "--bind", f"127.0.0.1:{port}", "--workers",
                                str(workers), "app.wsgi:app"], cwd=ROOT, env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -145,22 +149,15 @@ def throughput(store: Path, first: str, clients: int, seconds: float, workers: i
                 break
             except OSError:
                 time.sleep(0.1)
-        con = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
-        names = [r[0] for r in con.execute("select distinct stat_name from dba_hist_sysstat where dbid = ? and "
-                                           "stat_name not in ('logons current', 'opened cursors current', "
-                                           "'session cursor cache count') and stat_name not like 'session %' "
-                                           "and stat_name not like 'workarea memory%'", (DBID,))]
-        warm = load(port, [series_url(first)], clients, 2)
-        same = load(port, [series_url(first)], clients, seconds)
-        distinct = load(port, [series_url(first, n) for n in names], clients, seconds)
+        warm = load(port, [url], clients, 2)
+        result = load(port, [url], clients, seconds)
         children = subprocess.run(["pgrep", "-P", str(server.pid)], capture_output=True, text=True).stdout.split()
-        memory = max(rss_mb(int(p)) for p in children) if children else None
+        result["max_worker_rss_mb"] = round(max(rss_mb(int(p)) for p in children)) if children else None
     finally:
         server.terminate()
         server.wait(10)
-    assert warm["errors"] == same["errors"] == distinct["errors"] == 0
-    return {"workers": workers, "clients": clients, "seconds": seconds, "same_request": same,
-            "distinct_requests": distinct, "distinct_series": len(names), "max_worker_rss_mb": round(memory or 0)}
+    assert warm["errors"] == result["errors"] == 0
+    return {"workers": workers, "clients": clients, "seconds": seconds, "answer_cache": cache, **result}
 
 
 def build_time() -> dict:
@@ -187,13 +184,14 @@ def main():
     f = results["floor"]
     print(f"45-day series, {f['points']} points: raw fetch {f['raw_fetch_ms']:.1f} ms, raw LAG query "
           f"{f['raw_lag_ms']:.1f} ms, API in-process {f['api_in_process_ms']:.1f} ms "
-          f"({f['api_in_process_ms'] / f['raw_lag_ms']:.2f}x the LAG query)")
-    results["throughput"] = t = throughput(store, f["first"], args.clients, args.seconds, args.workers)
-    for kind in ("same_request", "distinct_requests"):
-        r = t[kind]
-        print(f"gunicorn {t['workers']} workers, {t['clients']} clients, {kind}: {r['req_per_s']} req/s, "
-              f"p50 {r['p50_ms']} ms, p99 {r['p99_ms']} ms, errors {r['errors']}")
-    print(f"largest worker RSS after load: {t['max_worker_rss_mb']} MB")
+          f"({f['api_in_process_ms'] / f['raw_lag_ms']:.2f}x the LAG query), from memory {f['api_cached_ms']:.2f} ms")
+    results["throughput"] = []
+    for cache in (False, True):
+        t = throughput(store, f["url"], args.clients, args.seconds, args.workers, cache)
+        results["throughput"].append(t)
+        print(f"gunicorn {t['workers']} workers, {t['clients']} clients, answer cache {'on' if cache else 'off'}: "
+              f"{t['req_per_s']} req/s, p50 {t['p50_ms']} ms, p99 {t['p99_ms']} ms, errors {t['errors']}, "
+              f"largest worker RSS {t['max_worker_rss_mb']} MB")
     if args.build:
         results["build"] = b = build_time()
         print(f"demo build, 45 days: {b['seconds']} s, {b['size_mb']} MB")
