@@ -158,7 +158,8 @@ def test_openapi_document_is_valid_openapi_3(api, doc):
         for op in item.values():
             operation_ids.append(op["operationId"])
             assert op["summary"]
-            assert "200" in op["responses"]
+            assert {"200", "404", "413", "503", "504"} <= set(op["responses"])
+            assert "400" in op["responses"] or not op["parameters"]
             for code, response in op["responses"].items():
                 assert re.fullmatch(r"[1-5]\d\d", code) and response["description"]
                 if code[0] in "45":

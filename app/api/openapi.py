@@ -32,6 +32,7 @@ RESPONSES = {  # endpoint -> schema of its JSON answer
 }
 ERRORS = {"400": "A parameter is missing or malformed; `parameter` names it.",
           "404": "Unknown database, series or sql_id.",
+          "413": "The request has a body over 1 MiB (the API reads none).",
           "503": "The database is unreachable.", "504": "The database did not answer in time."}
 
 
