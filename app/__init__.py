@@ -70,7 +70,8 @@ def create_app(settings: Settings | None = None) -> Flask:
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException):
         code = (exc.name or "error").lower().replace(" ", "_")
-        return jsonify(error_body(exc.code, code, exc.description)), exc.code
+        headers = [(k, v) for k, v in exc.get_headers() if k != "Content-Type"]  # Allow on a 405
+        return jsonify(error_body(exc.code, code, exc.description)), exc.code, headers
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception):

@@ -996,6 +996,7 @@ def test_other_methods_are_405_in_json(api, dbs, method):
     for path in ("/api/v1/dbs", url(dbs["rac"], "/series"), url(dbs["rac"], "/compare"), "/api/v1/openapi.json"):
         r = getattr(api, method)(path, json={"name": AAS})
         assert_error(r, 405)
+        assert "GET" in r.headers["Allow"] and r.mimetype == "application/json"
 
 
 @pytest.mark.parametrize("path", ["/api/v1/nope", "/api/v1/dbs/{db}/nope", "/api/v2/dbs", "/api/v1/dbs/{db}/sql/",

@@ -45,7 +45,9 @@ class Store:
             raise DatabaseTimeout(f"the query returned more than {self.settings.row_cap} rows; narrow the range")
         log = sql_log.get()
         if log is not None:
-            log.append({"sql": render(stmt, self.engine.dialect), "params": params or {},
+            fixed = stmt.compile(dialect=self.engine.dialect).params  # literals bound by the query itself
+            log.append({"sql": render(stmt, self.engine.dialect),
+                        "params": {**{k: v for k, v in fixed.items() if v is not None}, **(params or {})},
                         "rows": len(rows), "ms": round((time.monotonic() - started) * 1000, 1)})
         return rows
 
