@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from app import analysis
 from app.store import queries
+from app.store.schema import IO_COLUMNS
 
 RATES = ("per_second", "per_txn", "raw")
 
@@ -32,8 +33,6 @@ IO_FIELDS = {  # field -> columns summed, unit
     "read_requests": (("small_read_reqs", "large_read_reqs"), "requests"),
     "write_requests": (("small_write_reqs", "large_write_reqs"), "requests"),
 }
-IO_COLUMNS = ("small_read_megabytes", "small_write_megabytes", "large_read_megabytes", "large_write_megabytes",
-              "small_read_reqs", "small_write_reqs", "large_read_reqs", "large_write_reqs")
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ import re
 
 from sqlalchemy import and_, bindparam, func, select
 
-from app.store.schema import SQL_METRICS, Views
+from app.store.schema import IO_COLUMNS, SQL_METRICS, Views
 
 COUNTER_VIEWS = ("sysstat", "sys_time_model", "osstat")
 IO_VIEWS = {"iostat_function": "function", "iostat_filetype": "filetype"}
@@ -102,9 +102,7 @@ def metric_detail_series(v: Views):
 def io_series(v: Views, view: str):
     t = getattr(v, view)
     kind = IO_VIEWS[view]
-    columns = [t.c[c] for c in ("small_read_megabytes", "small_write_megabytes", "large_read_megabytes",
-                                "large_write_megabytes", "small_read_reqs", "small_write_reqs",
-                                "large_read_reqs", "large_write_reqs")]
+    columns = [t.c[c] for c in IO_COLUMNS]
     return (select(t.c.instance_number, t.c.snap_id, *columns)
             .where(_snap_range(t), t.c[f"{kind}_id"] == bindparam("item_id")))
 
