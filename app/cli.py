@@ -15,8 +15,10 @@ def register(app):
     @click.option("--path", default=None, help="Where to write the store (default: AWRLENS_STORE_PATH).")
     @click.option("--days", default=45, show_default=True, help="Days of history.")
     @click.option("--seed", default=42, show_default=True, help="Random seed: the same seed gives the same data.")
+    @click.option("--detail-days", default=8.0, show_default=True,
+                  help="Days of per-minute sysmetric history, the most recent ones (0 = none).")
     @click.option("--if-missing", is_flag=True, help="Do nothing when the file already exists.")
-    def demo(path, days, seed, if_missing):
+    def demo(path, days, seed, detail_days, if_missing):
         """Build the embedded demo AWR history (two databases, 30-minute snapshots)."""
         from app import demo as builder
         target = Path(path or app.config["SETTINGS"].store_path)
@@ -32,7 +34,7 @@ def register(app):
                 pct = int(100 * done / total) if total else 100
                 bar.update(pct - state["done"])
                 state["done"] = pct
-            stories = builder.build(target, seed=seed, days=days, on_progress=progress)
+            stories = builder.build(target, seed=seed, days=days, detail_days=detail_days, on_progress=progress)
             bar.update(100 - state["done"])
         size = target.stat().st_size / 1048576
         names = ", ".join(f"{d['db_name']} ({d['dbid']})" for d in stories.get("databases", []))
