@@ -7,7 +7,7 @@ PORT ?= 8000
 WORKERS ?= 3
 STORE ?= var/awrlens.sqlite
 
-.PHONY: run test demo sql bench clean
+.PHONY: run test demo sql bench clean chromium
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -15,17 +15,27 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	touch $@
 
+VENDOR := static/vendor/.installed
+
+$(VENDOR): package.json package-lock.json scripts/vendor.mjs  ## the page's browser libraries, pinned by package-lock.json
+	npm ci --no-audit --no-fund
+	npm run vendor
+	touch $@
+
+chromium:  ## Debian's headless browser for the browser tests (Playwright drives it; nothing is downloaded by Playwright)
+	@command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
+
 $(STORE): | $(VENV)/.installed
 	AWRLENS_STORE_PATH=$(STORE) $(PY) -m flask --app app demo --path $(STORE)
 
 demo: $(VENV)/.installed  ## rebuild the demo store
 	$(PY) -m flask --app app demo --path $(STORE)
 
-run: $(VENV)/.installed $(STORE)  ## the app on http://$(HOST):$(PORT), production WSGI server
+run: $(VENV)/.installed $(VENDOR) $(STORE)  ## the app on http://$(HOST):$(PORT), production WSGI server
 	AWRLENS_STORE_PATH=$(STORE) $(VENV)/bin/gunicorn --bind $(HOST):$(PORT) --workers $(WORKERS) \
 		--access-logfile - app.wsgi:app
 
-test: $(VENV)/.installed  ## every test
+test: $(VENV)/.installed $(VENDOR) chromium  ## every test, browser tests included
 	$(PY) -m pytest
 
 sql: $(VENV)/.installed  ## print every SQL statement the API runs, compiled for Oracle
@@ -35,4 +45,4 @@ bench: $(VENV)/.installed $(STORE)  ## the benchmarks recorded in BENCHMARKS.md
 	$(PY) bench/series.py
 
 clean:
-	rm -rf $(VENV) var
+	rm -rf $(VENV) var node_modules static/vendor

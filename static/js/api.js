@@ -1,0 +1,88 @@
+/* AWRLens.Api: the one AJAX wrapper. Adds the base URL and the API key, keeps answers for a while, and routes
+ * every failure to one error display (set with onError) as an Error with the API's status, code and message. */
+(function (AWRLens, $) {
+  "use strict";
+  var cfg = window.AWRLENS_CONFIG || {};
+  var cache = new Map();  // url -> {at, promise}: same URL, same answer (and one request for concurrent callers)
+  var pending = 0;
+  var display = function () {};
+
+  /** A query string: arrays repeat the key, empty values are left out, ':' ',' '/' stay readable. */
+  function query(params) {
+    var parts = [];
+    Object.keys(params || {}).forEach(function (key) {
+      [].concat(params[key]).forEach(function (v) {
+        if (v === null || v === undefined || v === "") { return; }
+        parts.push(encodeURIComponent(key) + "=" + encodeURIComponent(v)
+          .replace(/%3A/g, ":").replace(/%2C/g, ",").replace(/%2F/g, "/").replace(/%20/g, "+"));
+      });
+    });
+    return parts.join("&");
+  }
+
+  function url(path, params) {
+    var q = query(params);
+    return (cfg.apiBase || "") + "/api/v1" + path + (q ? "?" + q : "");
+  }
+
+  /** An Error from a failed request: the API's own message when it sent its JSON error body. */
+  function failure(xhr, status, address) {
+    var body = xhr.responseJSON && xhr.responseJSON.error;
+    var err;
+    if (body && body.message) {
+      err = new Error(body.message);
+      err.code = body.code;
+      err.parameter = body.parameter;
+      err.status = body.status || xhr.status;
+    } else if (status === "timeout") {
+      err = new Error("the API did not answer within " + Math.round((cfg.timeoutMs || 30000) / 1000) + " s");
+      err.status = 0;
+    } else if (!xhr.status) {
+      err = new Error("cannot reach the API at " + ((cfg.apiBase || location.origin) + "/api/v1"));
+      err.status = 0;
+    } else {
+      err = new Error("the API answered " + xhr.status + " " + (xhr.statusText || "") + " without an explanation");
+      err.status = xhr.status;
+    }
+    err.url = address;
+    return err;
+  }
+
+  function setBusy() { document.documentElement.setAttribute("data-pending", String(pending)); }
+
+  /** GET path with params: a Promise of the JSON answer. Failures also go to the error display. */
+  function get(path, params) {
+    var address = url(path, params);
+    var hit = cache.get(address);
+    if (hit && Date.now() - hit.at < (cfg.cacheSeconds || 0) * 1000) { return hit.promise; }
+    pending += 1;
+    setBusy();
+    var promise = new Promise(function (resolve, reject) {
+      $.ajax({
+        url: address, dataType: "json", cache: true, timeout: cfg.timeoutMs || 30000,
+        headers: cfg.apiKey ? { "x-api-key": cfg.apiKey } : {}
+      }).done(function (body) {
+        resolve(body);
+      }).fail(function (xhr, status) {
+        cache.delete(address);
+        var err = failure(xhr, status, address);
+        display(err);
+        reject(err);
+      }).always(function () {
+        pending -= 1;
+        setBusy();
+      });
+    });
+    cache.set(address, { at: Date.now(), promise: promise });
+    if (cache.size > 300) { cache.delete(cache.keys().next().value); }
+    return promise;
+  }
+
+  AWRLens.Api = {
+    get: get,
+    url: url,
+    query: query,
+    onError: function (fn) { display = fn; },
+    pending: function () { return pending; }
+  };
+}(window.AWRLens = window.AWRLens || {}, window.jQuery));

@@ -1,0 +1,121 @@
+/* AWRLens.Format: every value, time and file the page shows or writes goes through here. */
+(function (AWRLens) {
+  "use strict";
+  var DateTime = window.luxon.DateTime;
+  var BYTE_UNITS = ["bytes", "KB", "MB", "GB", "TB", "PB"];
+
+  function digits(x) {
+    var a = Math.abs(x);
+    if (a === 0 || a >= 100) { return 0; }
+    if (a >= 10) { return 1; }
+    if (a >= 1) { return 2; }
+    return a >= 0.01 ? 3 : 4;
+  }
+
+  function number(x, places) {
+    return x.toLocaleString("en-US", { maximumFractionDigits: places === undefined ? digits(x) : places });
+  }
+
+  /** One value with its unit, for tables, tooltips and labels: bytes and MB scaled, % with one decimal. */
+  function fmtValue(value, unit) {
+    if (value === null || value === undefined || (typeof value === "number" && isNaN(value))) { return "—"; }
+    if (typeof value !== "number") { return String(value); }
+    unit = unit || "";
+    var bytes = /^(bytes|MB)(\/s|\/txn)?$/.exec(unit);
+    if (bytes) {
+      var i = bytes[1] === "MB" ? 2 : 0, x = value;
+      while (Math.abs(x) >= 1024 && i < BYTE_UNITS.length - 1) { x /= 1024; i += 1; }
+      return number(x) + " " + BYTE_UNITS[i] + (bytes[2] || "");
+    }
+    if (unit === "%") { return number(value, 1) + " %"; }
+    return number(value) + (unit ? " " + unit : "");
+  }
+
+  /** Axis ticks: short (1.2k, 3.4M). */
+  function fmtCompact(value) {
+    var a = Math.abs(value);
+    var steps = [[1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"]];
+    for (var k = 0; k < steps.length; k++) {
+      if (a >= steps[k][0]) { return number(value / steps[k][0], a / steps[k][0] >= 100 ? 0 : 1) + steps[k][1]; }
+    }
+    return number(value);
+  }
+
+  /** A change in percent: +12.5 % / -3.0 %. */
+  function fmtChange(pct) {
+    if (pct === null || pct === undefined) { return "—"; }
+    return (pct > 0 ? "+" : "") + number(pct, 1) + " %";
+  }
+
+  /** The luxon zone name of a UTC offset in minutes (the database's; "UTC+01:00"), or the browser's ("local").
+   * A name, not a Zone object: Chart.js copies its options, and a copied Zone is no longer one. */
+  function zone(offsetMinutes) {
+    if (offsetMinutes === null || offsetMinutes === undefined) { return "local"; }
+    if (!offsetMinutes) { return "UTC"; }
+    var a = Math.abs(offsetMinutes), hh = String(Math.floor(a / 60)).padStart(2, "0"), mm = String(a % 60).padStart(2, "0");
+    return "UTC" + (offsetMinutes < 0 ? "-" : "+") + hh + ":" + mm;
+  }
+
+  /** Minutes east of UTC in an ISO 8601 time with offset ("...+01:00" -> 60, "Z" -> 0). */
+  function offsetOf(iso) {
+    var m = /([+-])(\d{2}):?(\d{2})$/.exec(iso || "");
+    return m ? (m[1] === "-" ? -1 : 1) * (60 * Number(m[2]) + Number(m[3])) : 0;
+  }
+
+  function dt(ms, z) { return DateTime.fromMillis(ms, { zone: z }); }
+
+  /** A moment for people: 2026-11-13 14:00 (with " +01:00" when withOffset). */
+  function fmtTime(ms, z, withOffset) {
+    if (ms === null || ms === undefined || isNaN(ms)) { return "—"; }
+    var d = dt(ms, z);
+    return d.toFormat(d.second ? "yyyy-LL-dd HH:mm:ss" : "yyyy-LL-dd HH:mm") + (withOffset ? " " + d.toFormat("ZZ") : "");
+  }
+
+  /** A moment for URLs and the API: ISO 8601 with the zone's offset, seconds only when needed. */
+  function isoTime(ms, z) {
+    var d = dt(ms, z);
+    return d.toFormat(d.second ? "yyyy-LL-dd'T'HH:mm:ssZZ" : "yyyy-LL-dd'T'HH:mmZZ");
+  }
+
+  /** The value of an <input type="datetime-local"> for a moment, and back. */
+  function inputTime(ms, z) { return dt(ms, z).toFormat("yyyy-LL-dd'T'HH:mm"); }
+  function parseInputTime(value, z) {
+    var d = DateTime.fromISO(value, { zone: z });
+    return d.isValid ? d.toMillis() : NaN;
+  }
+
+  /** HTML-escaped text, for the few places a library takes HTML (DataTables cells). */
+  function esc(value) {
+    return String(value === null || value === undefined ? "" : value)
+      .replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+      .replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+  }
+
+  /** RFC 4180 CSV from a header and rows of values. */
+  function csv(header, rows) {
+    function cell(v) {
+      if (v === null || v === undefined) { return ""; }
+      var s = String(v);
+      return /[",\r\n]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s;
+    }
+    return [header].concat(rows).map(function (r) { return r.map(cell).join(","); }).join("\r\n") + "\r\n";
+  }
+
+  /** Save a Blob or a data: URL as a file. */
+  function download(filename, data) {
+    var url = typeof data === "string" ? data : URL.createObjectURL(data);
+    var a = document.createElement("a");
+    a.href = url;
+    a.download = filename;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    if (typeof data !== "string") { setTimeout(function () { URL.revokeObjectURL(url); }, 10000); }
+  }
+
+  AWRLens.Format = {
+    fmtValue: fmtValue, fmtCompact: fmtCompact, fmtChange: fmtChange, fmtTime: fmtTime, isoTime: isoTime,
+    inputTime: inputTime, parseInputTime: parseInputTime, zone: zone, offsetOf: offsetOf, esc: esc, csv: csv,
+    download: download
+  };
+}(window.AWRLens = window.AWRLens || {}));

@@ -1,0 +1,89 @@
+/* AWRLens.State: the whole view state, kept in a readable URL query, e.g.
+ *   ?db=demo.3120466125&inst=each&view=explorer&from=2026-11-13T07:00+01:00&to=2026-11-14T07:00+01:00&tz=db
+ *    &series=derived:aas&series=sysstat:redo+size&rate=per_second
+ * Each user action is one history entry (pushState), so Back and Forward walk through views and ranges.
+ * A range is one of: `range` (1d, 7d, 45d: relative to the newest snapshot), `from` + `to` (absolute, with the
+ * database's offset), or `begin_snap` + `end_snap`. */
+(function (AWRLens) {
+  "use strict";
+  var KEYS = ["db", "inst", "view", "range", "from", "to", "begin_snap", "end_snap", "tz", "series", "rate", "sql",
+    "order", "ts", "a_from", "a_to", "b_from", "b_to"];
+  var MULTI = { series: true };
+  var RANGE_KEYS = ["range", "from", "to", "begin_snap", "end_snap"];
+  var current = {};
+  var listeners = [];
+
+  function parse(search) {
+    var params = new URLSearchParams(search);
+    var state = {};
+    KEYS.forEach(function (key) {
+      var values = params.getAll(key).filter(function (v) { return v !== ""; });
+      if (MULTI[key]) {
+        if (values.length) { state[key] = values; }
+      } else if (values.length) {
+        state[key] = values[0];
+      }
+    });
+    return state;
+  }
+
+  /** The query string of a state: keys in a fixed order, values readable. */
+  function serialize(state) {
+    var ordered = {};
+    KEYS.forEach(function (key) { if (state[key] !== undefined) { ordered[key] = state[key]; } });
+    var q = AWRLens.Api.query(ordered);
+    return q ? "?" + q : "";
+  }
+
+  /** The state with patch applied: null or undefined removes a key; a new range removes the other kinds. */
+  function merge(base, patch) {
+    var next = Object.assign({}, base);
+    if (RANGE_KEYS.some(function (k) { return patch[k] !== undefined && patch[k] !== null; })) {
+      RANGE_KEYS.forEach(function (k) { delete next[k]; });
+    }
+    Object.keys(patch).forEach(function (key) {
+      var v = patch[key];
+      if (v === null || v === undefined || (Array.isArray(v) && !v.length)) { delete next[key]; } else { next[key] = v; }
+    });
+    return next;
+  }
+
+  function emit(prev, how) {
+    listeners.forEach(function (fn) { fn(current, prev, how); });
+  }
+
+  /** Apply a change: "push" (a new history entry, the default), "replace" (same entry) or "silent" (no event). */
+  function set(patch, how) {
+    how = how || "push";
+    var prev = current;
+    current = merge(current, patch);
+    var qs = serialize(current);
+    if (qs !== location.search) {
+      if (how === "push") { history.pushState(null, "", location.pathname + qs); } else { history.replaceState(null, "", location.pathname + qs); }
+    }
+    if (how !== "silent") { emit(prev, how); }
+  }
+
+  /** The full URL of a state (defaults to the current one). */
+  function href(state) {
+    return location.origin + location.pathname + serialize(state || current);
+  }
+
+  window.addEventListener("popstate", function () {
+    var prev = current;
+    current = parse(location.search);
+    emit(prev, "pop");
+  });
+
+  AWRLens.State = {
+    init: function () { current = parse(location.search); return current; },
+    get: function () { return current; },
+    set: set,
+    merge: merge,
+    href: href,
+    parse: parse,
+    serialize: serialize,
+    onChange: function (fn) { listeners.push(fn); },
+    RANGE_KEYS: RANGE_KEYS
+  };
+}(window.AWRLens = window.AWRLens || {}));

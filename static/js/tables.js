@@ -1,0 +1,158 @@
+/* AWRLens.Tables: DataTables, sortable and searchable, with CSV and copy buttons.
+ * Database text (SQL text, module, event and tablespace names) is data: every cell is rendered as text
+ * (DataTable.render.text() or escaped), never as HTML. CSV and copy export the raw values, not the display. */
+(function (AWRLens, $) {
+  "use strict";
+  var F = AWRLens.Format;
+  var DataTable = window.DataTable;
+  var live = new Set();
+
+  function element(tag, attrs, text) {
+    var el = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) { el.setAttribute(k, attrs[k]); });
+    if (text !== undefined) { el.textContent = text; }
+    return el;
+  }
+
+  /** Export: the raw value; text that a spreadsheet would run as a formula gets a leading quote. */
+  function exported(value) {
+    if (value === null || value === undefined) { return ""; }
+    if (Array.isArray(value)) { return value.join(" "); }
+    if (typeof value === "string" && /^[=@\t\r]/.test(value)) { return "'" + value; }
+    return value;
+  }
+
+  /** The DataTables renderer of one column: display escaped and formatted, sort by value, export raw. */
+  function renderer(col, zone) {
+    if (col.type === "text") {
+      var text = DataTable.render.text();
+      return function (data, type) {
+        if (type === "export") { return exported(data); }
+        if (type === "display" || type === "filter") { return text.display(data === null || data === undefined ? "" : data); }
+        return data === null || data === undefined ? "" : data;
+      };
+    }
+    return function (data, type, row) {
+      if (type === "export") { return exported(data); }
+      if (type === "sort" || type === "type") {
+        if (col.type === "time") { return data ? Date.parse(data) : 0; }
+        if (col.type === "plans") { return (data || []).join(" "); }
+        return data === null || data === undefined ? -Infinity : data;
+      }
+      var shown;
+      if (col.type === "time") {
+        shown = data ? F.fmtTime(Date.parse(data), zone()) : "—";
+      } else if (col.type === "change") {
+        if (type !== "display") { return F.fmtChange(data); }
+        return '<span class="' + (data > 0 ? "up" : data < 0 ? "down" : "") + '">' + F.esc(F.fmtChange(data)) + "</span>";
+      } else if (col.type === "plans") {
+        shown = (data || []).join(", ");
+      } else if (col.type === "link") {
+        if (type !== "display") { return data; }
+        return '<a class="row-link" href="' + F.esc(col.href(row)) + '">' + F.esc(data) + "</a>";
+      } else {
+        shown = F.fmtValue(data, typeof col.unit === "function" ? col.unit(row) : col.unit);
+      }
+      return type === "display" ? F.esc(shown) : shown;
+    };
+  }
+
+  /**
+   * spec: {id, title, columns: [{key, title, type: text|num|change|time|plans|link, unit, href}], order,
+   *        onRow(row) (a click or Enter on a row), zone() (the time zone of time columns), pageLength, wide}
+   */
+  function Table(container, spec) {
+    var self = this;
+    this.spec = spec;
+    this.gen = 0;
+    this.card = element("section", { "class": "card table-card" + (spec.wide ? " wide" : ""), "data-table": spec.id,
+      "data-state": "loading", "aria-labelledby": "h-" + spec.id });
+    var head = element("header", { "class": "card-head" });
+    head.appendChild(element("h3", { id: "h-" + spec.id }, spec.title));
+    if (spec.tools) { head.appendChild(spec.tools); }
+    this.card.appendChild(head);
+    this.status = element("p", { "class": "status", role: "status", "aria-live": "polite" }, "Loading…");
+    this.card.appendChild(this.status);
+    this.table = element("table", { "class": "display compact", id: "t-" + spec.id, style: "width:100%" });
+    this.table.appendChild(element("caption", { "class": "sr-only" }, spec.title));
+    this.card.appendChild(this.table);
+    container.appendChild(this.card);
+    var exportOptions = { orthogonal: "export", format: { body: function (d) { return d === null || d === undefined ? "" : d; } } };
+    this.dt = new DataTable(this.table, {
+      data: [],
+      columns: spec.columns.map(function (c) {
+        return { data: c.key, title: c.title, defaultContent: "", render: renderer(c, spec.zone || function () { return "local"; }),
+          type: c.type === "text" || c.type === "link" || c.type === "plans" ? "string" : "num",
+          createdCell: c.clip ? function (td, data) { td.title = data === null || data === undefined ? "" : String(data); } : null,
+          className: (c.type === "text" || c.type === "link" || c.type === "plans" ? "" : "dt-right") + (c.clip ? " clip" : "") };
+      }),
+      order: spec.order || [],
+      pageLength: spec.pageLength || 10,
+      lengthMenu: [10, 25, 50, 100],
+      autoWidth: false,
+      layout: { topStart: "buttons", topEnd: "search", bottomStart: "info", bottomEnd: "paging" },
+      buttons: [
+        { extend: "copyHtml5", text: "Copy", exportOptions: exportOptions, title: null },
+        { extend: "csvHtml5", text: "CSV", filename: "awrlens-" + spec.id, exportOptions: exportOptions, title: null }
+      ],
+      language: { emptyTable: "No data in this range.", zeroRecords: "No matching rows.", search: "Search:" },
+      createdRow: function (tr) { if (spec.onRow) { tr.classList.add("clickable"); } }
+    });
+    if (spec.onRow) {
+      $(this.table).on("click", "tbody tr", function (e) {
+        var row = self.dt.row(this).data();
+        if (!row) { return; }
+        if (e.target.closest("a") && (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0)) { return; }
+        e.preventDefault();
+        spec.onRow(row);
+      });
+    }
+    live.add(this);
+  }
+
+  Table.prototype.setState = function (state, message) {
+    this.card.setAttribute("data-state", state);
+    this.status.textContent = message || "";
+    this.status.classList.toggle("is-error", state === "error");
+  };
+
+  Table.prototype.setRows = function (rows) {
+    this.dt.clear();
+    this.dt.rows.add(rows || []);
+    this.dt.draw(false);
+    this.setState(rows && rows.length ? "ready" : "empty", rows && rows.length ? "" : "No data in this range.");
+  };
+
+  /** Fill from a Promise of rows, ignoring answers that arrive after a newer request. */
+  Table.prototype.load = function (promise) {
+    var self = this, gen = ++this.gen;
+    if (this.card.getAttribute("data-state") !== "loading") { this.setState("refreshing", "Loading…"); }
+    promise.then(function (rows) {
+      if (gen === self.gen) { self.setRows(rows); }
+    }).catch(function (err) {
+      if (gen !== self.gen) { return; }
+      self.setRows([]);
+      self.setState("error", "Could not load this table: " + err.message);
+    });
+  };
+
+  /** Redraw cells (e.g. after a time zone switch). */
+  Table.prototype.redraw = function () { this.dt.rows().invalidate("data").draw(false); };
+
+  Table.prototype.destroy = function () {
+    this.gen += 1;
+    this.dt.destroy();
+    this.card.remove();
+    live.delete(this);
+  };
+
+  AWRLens.Tables = {
+    create: function (container, spec) { return new Table(container, spec); },
+    settled: function () {
+      return Array.from(live).every(function (t) {
+        var s = t.card.getAttribute("data-state");
+        return s !== "loading" && s !== "refreshing";
+      });
+    }
+  };
+}(window.AWRLens = window.AWRLens || {}, window.jQuery));
