@@ -7,7 +7,7 @@ Kinds: cumulative (a counter: deltas, then per_second | per_txn | raw), ratio (d
 percentage or a latency), reading (point in time, never a delta), rate (Oracle's own per-interval metric).
 """
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from app import analysis
 from app.store import queries
@@ -247,7 +247,6 @@ def evaluate(spec: Spec, fetcher: Fetcher, timeline: analysis.Timeline, lo: int,
              instance: int | None, rate: str, txn_terms=()) -> tuple[dict[int, list], str]:
     """Per-instance points of one series over snap_ids lo..hi, and how to combine them across RAC."""
     snaps = timeline.in_range(lo, hi, instance)
-    sums = {}
 
     def summed(terms, inst):
         return analysis.add_counters(*(fetcher.values(t).get(inst, {}) for t in terms))

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from sqlalchemy import create_engine
 
-from app.store.schema import IO_COLUMNS, SQL_METRICS, views
+from app.store.schema import views
 
 END = datetime(2026, 11, 20, 6, 0)  # UTC instant of the newest snapshot by default: the file is reproducible
 STEP = 1800
@@ -856,7 +856,6 @@ class _Generator:
         """I/O by function and by file type, consistent with the physical I/O statistics."""
         s = seconds
         small_r = q["pcache"] * s
-        large_r = q["mreq"] * s
         redo_w = q["redo_writes"] * s
         dbwr_w = q["wreq"] * 0.9 * s
         rman = q["rman_mb"] * s

@@ -10,15 +10,11 @@ Measures, on the demo store (`make bench` builds it if missing):
 Usage: .venv/bin/python bench/series.py [--store var/awrlens.sqlite] [--seconds 15] [--clients 8] [--build]
 """
 import argparse
-import http.client
 import json
 import os
-import socket
 import sqlite3
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from urllib.parse import quote
@@ -27,6 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from app import create_app, demo, tune_gc  # noqa: E402
+from bench.common import VENV_BIN, measure  # noqa: E402
 from app.settings import Settings  # noqa: E402
 
 DBID = 3120466125  # RACPROD
@@ -82,81 +79,13 @@ def floor_vs_api(store: Path) -> dict:
             "url": url}
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def load(port, urls, clients, seconds):
-    """`clients` threads, each with its own keep-alive connection, cycling through `urls` for `seconds`."""
-    latencies, errors = [], []
-    stop = time.monotonic() + seconds
-
-    def worker(k):
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        i = k
-        while time.monotonic() < stop:
-            t = time.perf_counter()
-            try:
-                conn.request("GET", urls[i % len(urls)])
-                resp = conn.getresponse()
-                resp.read()
-                if resp.status != 200:
-                    errors.append(resp.status)
-                if resp.will_close:
-                    conn.close()
-                    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-            except OSError as exc:
-                errors.append(repr(exc))
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-            latencies.append(time.perf_counter() - t)
-            i += clients
-
-    threads = [threading.Thread(target=worker, args=(k,)) for k in range(clients)]
-    started = time.monotonic()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    elapsed = time.monotonic() - started
-    latencies.sort()
-    return {"requests": len(latencies), "req_per_s": round(len(latencies) / elapsed, 1), "errors": len(errors),
-            "p50_ms": round(latencies[len(latencies) // 2] * 1000, 1),
-            "p99_ms": round(latencies[int(len(latencies) * 0.99)] * 1000, 1)}
-
-
-def rss_mb(pid):
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
-
-
 def throughput(store: Path, url: str, clients: int, seconds: float, workers: int, cache: bool) -> dict:
-    """One gunicorn on a free port, `clients` clients asking `url` for `seconds`; with the answer cache off,
-    every request is computed."""
-    port = free_port()
+    """gunicorn with `workers` workers under `clients` clients asking `url`; with the answer cache off, every
+    request is computed."""
     env = {**os.environ, "AWRLENS_STORE_PATH": str(store), "AWRLENS_ANSWER_CACHE_MB": "64" if cache else "0"}
-    server = subprocess.Popen([str(ROOT / ".venv/bin/gunicorn"), "--bind", f"127.0.0.1:{port}", "--workers",
-                               str(workers), "app.wsgi:app"], cwd=ROOT, env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        for _ in range(100):
-            try:
-                http.client.HTTPConnection("127.0.0.1", port, timeout=1).request("GET", "/api/v1/dbs")
-                break
-            except OSError:
-                time.sleep(0.1)
-        warm = load(port, [url], clients, 2)
-        result = load(port, [url], clients, seconds)
-        children = subprocess.run(["pgrep", "-P", str(server.pid)], capture_output=True, text=True).stdout.split()
-        result["max_worker_rss_mb"] = round(max(rss_mb(int(p)) for p in children)) if children else None
-    finally:
-        server.terminate()
-        server.wait(10)
-    assert warm["errors"] == result["errors"] == 0
-    return {"workers": workers, "clients": clients, "seconds": seconds, "answer_cache": cache, **result}
+    argv = [str(VENV_BIN / "gunicorn"), "--bind", "127.0.0.1:{port}", "--workers", str(workers), "app.wsgi:app"]
+    return {"workers": workers, "answer_cache": cache,
+            **measure(argv, env, [url], clients, seconds, ready_path="/api/v1/dbs")}
 
 
 def build_time() -> dict:
@@ -190,7 +119,7 @@ def main():
         results["throughput"].append(t)
         print(f"gunicorn {t['workers']} workers, {t['clients']} clients, answer cache {'on' if cache else 'off'}: "
               f"{t['req_per_s']} req/s, p50 {t['p50_ms']} ms, p99 {t['p99_ms']} ms, errors {t['errors']}, "
-              f"largest worker RSS {t['max_worker_rss_mb']} MB")
+              f"largest worker RSS {t['largest_worker_rss_mb']} MB")
     if args.build:
         results["build"] = b = build_time()
         print(f"demo build, 45 days: {b['seconds']} s, {b['size_mb']} MB")

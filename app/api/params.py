@@ -4,7 +4,7 @@ A bad value raises BadParameter naming the parameter and what it accepts; an unk
 so a typo (`frm=`) is reported instead of silently ignored.
 """
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from functools import wraps
 

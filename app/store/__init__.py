@@ -1,6 +1,4 @@
 """Stores: one per configured target, each an SqliteStore or an OracleStore behind the same interface."""
-import os
-
 from app.store.base import Store
 
 
