@@ -1,6 +1,10 @@
-"""The Oracle store under network faults: the real python-oracledb driver (thin mode) against loopback listeners
+"""The Oracle store under network faults: the real python-oracledb driver (thin mode) against loopback endpoints
 this file controls, through the API. Every failure must come back as the JSON error shape, 503 or 504, within
-connect_timeout + call_timeout (+ slack), never naming the password; nothing may stay stuck for the next request.
+connect_timeout + 2 x call_timeout (+ slack), never naming the password; nothing may stay stuck for the next request.
+
+Two kinds of endpoints: plain TCP listeners (refused, SYN dropped, silent, reset at accept) and, for faults in the
+middle of a call, tests/fake_oracle.py, a loopback server that speaks enough of Oracle's wire protocol for the real
+driver to connect, log in and run the API's queries, and that resets or stalls at a chosen round trip.
 """
 import json
 import socket
@@ -10,6 +14,7 @@ import time
 
 import oracledb
 import pytest
+from fake_oracle import FakeOracle
 from oracledb import errors as driver_errors
 
 from app import create_app
@@ -19,7 +24,7 @@ from app.store import oracle
 
 PASSWORD = "Pw-9f3K-never-in-messages"
 CONNECT, CALL = 1.0, 1.0
-BOUND = CONNECT + CALL + 1.5  # the most a failing request may take
+BOUND = CONNECT + 2 * CALL + 0.5  # the most a failing request may take (README: connect + twice the call timeout)
 FAST = 0.5  # a refused, reset or unresolvable database answers at once, well before connect_timeout
 
 
@@ -125,8 +130,8 @@ def make_app(monkeypatch):
         assert store.pool is None or store.pool.busy == 0
 
 
-def call(app):
-    """GET /api/v1/dbs: (status, error body, seconds). A request that hangs fails the test instead of the run."""
+def ask(app):
+    """GET /api/v1/dbs: (status, JSON body, seconds). A request that hangs fails the test instead of the run."""
     out = {}
 
     def run():
@@ -138,13 +143,18 @@ def call(app):
     worker.join(BOUND + 5)
     if worker.is_alive():
         pytest.fail(f"the request hung for more than {BOUND + 5:g} s")
-    resp, elapsed = out["resp"], out["elapsed"]
-    body = resp.get_json()
+    resp = out["resp"]
+    assert PASSWORD not in resp.get_data(as_text=True)
+    return resp.status_code, resp.get_json(), out["elapsed"]
+
+
+def call(app):
+    """GET /api/v1/dbs, expected to fail: (status, error body, seconds), the error shape checked."""
+    status, body, elapsed = ask(app)
     assert set(body) == {"error"}, body
     err = body["error"]
-    assert err["status"] == resp.status_code and err["code"] and err["message"]
-    assert PASSWORD not in resp.get_data(as_text=True)
-    return resp.status_code, err, elapsed
+    assert err["status"] == status and err["code"] and err["message"]
+    return status, err, elapsed
 
 
 def store_of(app):
@@ -269,6 +279,115 @@ def test_nothing_connects_at_start(make_app, listeners):
 def test_view_prefix_reaches_the_queries(make_app, refused_port):
     store = store_of(make_app(f"127.0.0.1:{refused_port}/svc", view_prefix="awr_pdb_"))
     assert store.views.database_instance.name == "awr_pdb_database_instance"
+
+
+# -- faults in the middle of a call: a fake Oracle server that gets as far as the query --------------------------
+
+# (stage, statement fragment, established): the round trip the fault interrupts. Every stage but "sql" is part of
+# getting a connection (pool.acquire, bounded by connect_timeout); "sql" is a call on a logged-in connection
+# (bounded by call_timeout, twice when the break goes unanswered).
+ROUND_TRIPS = {
+    "protocol": ("protocol", None, False),  # the first round trip after ACCEPT: protocol negotiation
+    "auth2": ("auth2", None, False),  # logon phase two: the encrypted password, waiting for the session
+    "first-query": ("sql", "sys_context", False),  # SQLAlchemy's first query on a new connection (current schema)
+    "api-query": ("sql", "dba_hist_database_instance", True),  # the API's own query, on a pooled connection
+}
+
+
+@pytest.fixture()
+def fake_oracle():
+    made = []
+
+    def make(*args, **kwargs):
+        made.append(FakeOracle(PASSWORD, *args, **kwargs))
+        return made[-1]
+    yield make
+    for fake in made:
+        fake.close()
+
+
+def fresh(app):
+    """Every request asks the database (the list of databases is otherwise cached for snapshot_ttl)."""
+    store_of(app).cached = lambda key, ttl, load: load()
+    return app
+
+
+def test_the_fake_oracle_server_is_good_enough_for_the_real_driver(make_app, fake_oracle):
+    """Sanity check of the test double: the API's real path (pool, logon, SQLAlchemy's first-connect queries, the
+    API's query, rollback on release) completes against it, and the connection goes back to the pool."""
+    fake = fake_oracle()
+    app = fresh(make_app(f"127.0.0.1:{fake.port}/svc"))
+    for _ in range(2):
+        status, body, elapsed = ask(app)
+        assert status == 200 and body == {"databases": []}, body
+    pool = store_of(app).pool
+    assert pool.opened == 1 and pool.busy == 0 and fake.accepted == 1  # one connection, reused
+    assert fake.reached[:5] == ["connect", "protocol", "data_types", "auth1", "auth2"]
+    assert any("current_schema" in sql for sql in fake.statements)
+    assert sum("from dba_hist_database_instance" in sql for sql in fake.statements) == 2
+
+
+@pytest.mark.parametrize("where", ROUND_TRIPS)
+def test_reset_in_the_middle_of_a_call_is_a_fast_503_and_the_next_request_succeeds(make_app, fake_oracle, where):
+    """The server sends a TCP reset instead of answering the round trip `where`: the driver reports DPY-4011 at
+    once, the API answers 503, the broken connection is gone (never pooled, or dropped from the pool), and once the
+    database answers again the next request succeeds on a new connection."""
+    stage, match, established = ROUND_TRIPS[where]
+    fake = fake_oracle()
+    app = fresh(make_app(f"127.0.0.1:{fake.port}/svc"))
+    store = store_of(app)
+    if established:
+        assert ask(app)[0] == 200 and store.pool.opened == 1
+    fake.behave("reset", stage, match)
+    status, err, elapsed = call(app)
+    assert status == 503 and err["code"] == "database_unavailable", err
+    assert elapsed < FAST, elapsed
+    assert fake.struck and set(fake.struck) == {(stage, "reset")}  # the pool may have tried twice
+    assert "DPY-4011" in err["message"] and "reset" in err["message"].lower(), err
+    assert f"ora (127.0.0.1:{fake.port})" in err["message"]
+    pool = store.pool
+    assert pool is not None and pool.opened == 0 and pool.busy == 0  # the broken connection left the pool
+
+    fake.behave()  # the database is back
+    status, body, elapsed = ask(app)
+    assert status == 200 and body == {"databases": []} and elapsed < CONNECT, (status, body, elapsed)
+    assert store.pool is pool and pool.opened == 1 and pool.busy == 0
+
+
+@pytest.mark.parametrize("where", ROUND_TRIPS)
+def test_stall_in_the_middle_of_a_call_is_a_bounded_504_and_the_next_request_succeeds(make_app, fake_oracle, where):
+    """The server keeps the connection open and never answers the round trip `where` (a zombie peer after a
+    failover, seed 001). While connecting, the pool's wait bounds it (connect_timeout) and the pool, whose thread
+    stays stuck in that handshake, is abandoned; on a logged-in connection, call_timeout bounds the round trip, the
+    driver's break goes unanswered for as long again, and the connection is dropped. Either way a JSON 504 within
+    the bound, and the first request once the database answers again succeeds at once, without waiting behind the
+    stalled connection, which the server still holds open."""
+    stage, match, established = ROUND_TRIPS[where]
+    fake = fake_oracle()
+    app = fresh(make_app(f"127.0.0.1:{fake.port}/svc"))
+    store = store_of(app)
+    if established:
+        assert ask(app)[0] == 200 and store.pool.opened == 1
+    pool = store.pool
+    fake.behave("stall", stage, match)
+    status, err, elapsed = call(app)
+    assert status == 504 and err["code"] == "database_timeout", err
+    assert fake.struck == [(stage, "stall")] and len(fake.stalled) == 1, fake.struck
+    if stage == "sql":
+        assert 2 * CALL - 0.05 <= elapsed < BOUND, elapsed
+        assert f"longer than {CALL:g} s" in err["message"] and "DPY-4011" in err["message"], err
+        assert store.pool is not None and store.pool.opened == 0 and store.pool.busy == 0  # dropped
+        assert pool is None or store.pool is pool
+    else:
+        assert CONNECT - 0.05 <= elapsed < CONNECT + 1.0, elapsed
+        assert f"could not connect within {CONNECT:g} s" in err["message"], err
+        assert store.pool is None  # abandoned, with its thread stuck in the handshake
+
+    fake.behave()  # the database is back; the stalled connection stays stalled
+    status, body, elapsed = ask(app)
+    assert status == 200 and body == {"databases": []} and elapsed < CONNECT, (status, body, elapsed)
+    assert store.pool.opened == 1 and store.pool.busy == 0
+    assert len(fake.stalled) == 1
 
 
 # -- translation of driver errors that need a live server to provoke ---------------------------------------------
