@@ -45,7 +45,7 @@
         ctx.fillRect(a, area.top, b - a, area.bottom - area.top);
         ctx.fillStyle = "#555";
         ctx.font = "11px system-ui, sans-serif";
-        ctx.fillText("missing · inst " + g.instance, a + 2, area.top + 22);
+        ctx.fillText("missing · inst " + g.instance, a + 2, area.bottom - 4);
       });
       (m.restarts || []).forEach(function (r) {
         var px = x.getPixelForValue(Date.parse(r.startup_time || r.time));
@@ -347,7 +347,7 @@
   /** An HTML legend: one toggle button per series, usable with the keyboard. */
   TimeChart.prototype.renderLegend = function () {
     var c = this.chart, legend = this.legend;
-    var units = new Set(c.data.datasets.map(function (d) { return d.unit; }));
+    var units = new Set(c.data.datasets.map(function (d) { return d.unit; })), stacked = this.spec.stacked;
     legend.textContent = "";
     c.data.datasets.forEach(function (d, i) {
       var on = c.isDatasetVisible(i);
@@ -356,7 +356,7 @@
       swatch.style.background = d.borderColor;
       if (d.borderDash && d.borderDash.length) { swatch.classList.add("dashed"); }
       btn.appendChild(swatch);
-      btn.appendChild(document.createTextNode(d.label + (d.unit && units.size > 1 ? " (" + d.unit + ")" : "")));
+      btn.appendChild(document.createTextNode(d.label + (d.unit && units.size > 1 && !stacked ? " (" + d.unit + ")" : "")));
       btn.addEventListener("click", function () {
         c.setDatasetVisibility(i, !c.isDatasetVisible(i));
         c.update("none");

@@ -92,8 +92,9 @@
       autoWidth: false,
       layout: { topStart: "buttons", topEnd: "search", bottomStart: "info", bottomEnd: "paging" },
       buttons: [
-        { extend: "copyHtml5", text: "Copy", exportOptions: exportOptions, title: null },
-        { extend: "csvHtml5", text: "CSV", filename: "awrlens-" + spec.id, exportOptions: exportOptions, title: null }
+        { extend: "copyHtml5", text: "Copy", exportOptions: exportOptions, title: null, footer: false },
+        { extend: "csvHtml5", text: "CSV", filename: "awrlens-" + spec.id, exportOptions: exportOptions, title: null,
+          footer: false }
       ],
       language: { emptyTable: "No data in this range.", zeroRecords: "No matching rows.", search: "Search:" },
       createdRow: function (tr) { if (spec.onRow) { tr.classList.add("clickable"); } }

@@ -1,0 +1,491 @@
+"""The single-page viewer in real headless Chromium (Debian's `chromium`, driven by Playwright for Python), against
+the app on a free port serving the session's demo store: every view with data, zoom and pan, the share link, CSV,
+errors, hostile SQL text, Back and Forward, and no console errors.
+
+Without Chromium or Playwright these tests are skipped locally and fail under CI=true.
+"""
+import csv
+import io
+import os
+import shutil
+import sqlite3
+import socket
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlencode, urlsplit
+from urllib.request import urlopen
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SCREENSHOT = ROOT / "docs" / "overview.png"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SETTLED = "window.AWRLens && AWRLens.App && AWRLens.App.settled()"
+VIEWS = ("overview", "explorer", "sql", "compare", "tablespaces")
+
+
+def _unavailable(reason):
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"{reason} (CI=true: the browser tests must run; `make test` installs what they need)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    path = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
+    if path is None:
+        _unavailable("Debian's chromium is not installed (`make test` installs it)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("Playwright for Python is not installed (requirements-dev.txt)")
+    if not (ROOT / "static" / "vendor" / "chart.umd.min.js").exists():
+        _unavailable("static/vendor/ is not built (`npm ci && npm run vendor`, or `make test`)")
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def _free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(demo_store):
+    """The production WSGI server (gunicorn, as `make run`) on a free port, serving the session's demo store."""
+    port = _free_port()
+    env = {**os.environ, "AWRLENS_STORE_PATH": str(demo_store[0])}
+    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "3",
+                             "app.wsgi:app"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with urlopen(f"{url}/api/v1/", timeout=2):
+                break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                pytest.fail(f"gunicorn did not start: {proc.stderr.read().decode()[-2000:]}")
+            time.sleep(0.1)
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+class Page:
+    """A page at 1280 x 900 that records console errors, page errors, dialogs and API requests."""
+
+    def __init__(self, context):
+        self.context = context
+        self.page = context.new_page()
+        self.errors, self.dialogs, self.requests = [], [], []
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(f"page error: {e}"))
+        self.page.on("dialog", self._dialog)
+        self.page.on("request", lambda r: self.requests.append(r.url) if "/api/v1/" in r.url else None)
+
+    def _dialog(self, dialog):
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    def open(self, url):
+        self.page.goto(url)
+        return self.settle()
+
+    def settle(self):
+        self.page.wait_for_function(SETTLED, timeout=20000)
+        return self
+
+    def charts(self):
+        return self.page.evaluate("AWRLens.Charts.snapshot()")
+
+    def state(self):
+        return {k: v if k == "series" else v[0] for k, v in parse_qs(urlsplit(self.page.url).query).items()}
+
+    def error_text(self):
+        return self.page.locator("#error-text").text_content() if self.page.locator("#error").is_visible() else ""
+
+    def api(self, path_part):
+        """The API requests so far to URLs containing path_part, decoded."""
+        return [unquote(u.replace("+", " ")) for u in self.requests if path_part in u]
+
+
+@pytest.fixture()
+def context(browser):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, timezone_id="UTC", locale="en-US",
+                              accept_downloads=True)
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture()
+def page(context):
+    return Page(context)
+
+
+def _rows(pg, table_id):
+    return pg.page.locator(f"[data-table='{table_id}'] tbody tr").count()
+
+
+def _url(server, **params):
+    return f"{server}/?" + urlencode(params, doseq=True)
+
+
+def _sql_text(demo_store, sql_id):
+    con = sqlite3.connect(f"file:{demo_store[0]}?mode=ro", uri=True)
+    try:
+        return con.execute("select sql_text from dba_hist_sqltext where sql_id = ?", (sql_id,)).fetchone()[0]
+    finally:
+        con.close()
+
+
+@pytest.fixture(scope="module")
+def hostile(demo_store, dbs):
+    """The demo's SQL statements whose text or module holds markup and script, per database."""
+    con = sqlite3.connect(f"file:{demo_store[0]}?mode=ro", uri=True)
+    rows = con.execute("""select t.dbid, t.sql_id, t.sql_text, max(s.module) from dba_hist_sqltext t
+                          join dba_hist_sqlstat s on s.dbid = t.dbid and s.sql_id = t.sql_id
+                          where t.sql_text like '%<%>%' and (t.sql_text like '%script%' or t.sql_text like '%onerror%'
+                                or t.sql_text like '%</td>%')
+                          group by t.dbid, t.sql_id, t.sql_text order by t.dbid, t.sql_id""").fetchall()
+    con.close()
+    return [{"dbid": r[0], "sql_id": r[1], "text": r[2], "module": r[3]} for r in rows]
+
+
+# -- every view renders with data ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_every_view_renders_with_data(server, dbs, stories, demo_store, page, view):
+    rac = dbs["rac"]
+    params = {"db": rac, "view": view, "inst": "each" if view in ("overview", "explorer") else "all"}
+    if view == "sql":
+        params["sql"] = stories["plan_regression"]["sql_id"]
+    if view == "explorer":
+        params["series"] = "sysmetric:Host CPU Utilization (%)"
+    page.open(_url(server, **params))
+    charts = page.charts()
+    tables = page.page.locator("[data-table]")
+    expected_charts = {"overview": 5, "explorer": 1, "sql": 4, "compare": 0, "tablespaces": 1}[view]
+    assert len(charts) == expected_charts
+    for chart in charts:
+        assert chart["state"] == "ready", chart
+        assert chart["datasets"] and all(len(d["points"]) > 10 for d in chart["datasets"]), chart["id"]
+    for k in range(tables.count()):
+        card = tables.nth(k)
+        assert card.get_attribute("data-state") == "ready", card.get_attribute("data-table")
+        assert card.locator("tbody tr").count() > 0
+    assert page.page.locator(f"#tabs button[data-view={view}]").get_attribute("aria-pressed") == "true"
+    assert page.error_text() == ""
+    assert page.errors == [], page.errors
+    # a 1280 px laptop screen: nothing wider than the window
+    assert page.page.evaluate("document.documentElement.scrollWidth") <= 1280
+    if view == "overview":
+        titles = [c["title"] for c in charts]
+        assert titles[:2] == ["Average active sessions by wait class · instance 1",
+                              "Average active sessions by wait class · instance 2"]
+        aas = charts[0]["datasets"]
+        assert aas[0]["label"] == "DB CPU" and aas[-1]["label"] == "CPU count"
+        assert {d["label"] for d in aas} >= {"User I/O", "Commit", "Cluster"}
+        assert [d["label"] for d in charts[2]["datasets"]][:2] == ["Host CPU % · inst 1", "Host CPU % · inst 2"]
+        assert _rows(page, "load-profile") == 19 and _rows(page, "top-sql") == 10
+        # the restart of RACPROD instance 2 is marked on its charts, and its line breaks across the gap
+        assert page.page.evaluate("""Chart.getChart(document.querySelector('[data-chart=aas-2] canvas'))
+                                     .$awr.markers.restarts.length""") == 1
+    if view == "sql":
+        plans = {d["label"] for d in charts[0]["datasets"]}
+        assert plans == {"plan 1718423581", "plan 3904417271"}
+        slow = next(d for d in charts[0]["datasets"] if d["label"] == "plan 3904417271")
+        assert min(p[1] for p in slow["points"]) > 100  # the regression: hundreds of ms per execution
+        assert page.page.locator(".sql-text").text_content() == _sql_text(demo_store, params["sql"])
+    if view == "explorer":
+        assert page.page.locator("#catalog-names option").count() > 500
+
+
+def test_overview_screenshot(server, dbs, page):
+    """The picture in the README: RACPROD's last week."""
+    page.open(_url(server, db=dbs["rac"], view="overview", range="7d"))
+    page.page.mouse.move(5, 5)
+    SCREENSHOT.parent.mkdir(exist_ok=True)
+    page.page.screenshot(path=str(SCREENSHOT), full_page=False)
+    assert SCREENSHOT.stat().st_size > 20000
+    assert page.errors == []
+
+
+# -- zoom, pan ---------------------------------------------------------------------------------------------------
+
+def _drag(pg, selector, a, b, shift=False):
+    box = pg.page.locator(f"{selector} canvas").bounding_box()
+    y = box["y"] + box["height"] * 0.45
+    x0, x1 = box["x"] + box["width"] * a, box["x"] + box["width"] * b
+    if shift:
+        pg.page.keyboard.down("Shift")
+    pg.page.mouse.move(x0, y)
+    pg.page.mouse.down()
+    pg.page.mouse.move((x0 + x1) / 2, y, steps=4)
+    pg.page.mouse.move(x1, y, steps=4)
+    pg.page.mouse.up()
+    if shift:
+        pg.page.keyboard.up("Shift")
+
+
+def test_zoom_refetches_at_finer_resolution_and_pan_prefetches(server, dbs, page):
+    page.open(_url(server, db=dbs["single"], view="overview", range="1d"))
+    before = {c["id"]: c for c in page.charts()}
+    width = before["host-cpu"]["to"] - before["host-cpu"]["from"]
+    # after the first load, the day before is prefetched (the day after is past the newest snapshot)
+    start = datetime.fromtimestamp(before["host-cpu"]["from"] / 1000, timezone.utc)  # ORCL is on UTC
+    left = [u for u in page.api("/series") if "derived:host_cpu_pct" in u and f"to={start:%Y-%m-%dT%H:%M}+00:00" in u]
+    assert left, page.api("/series")
+    page.requests.clear()
+    _drag(page, "[data-chart=host-cpu]", 0.55, 0.65)  # about 2.4 hours of the day
+    page.settle()
+    state = page.state()
+    assert "range" not in state and state["from"] < state["to"]
+    after = {c["id"]: c for c in page.charts()}
+    assert after["host-cpu"]["to"] - after["host-cpu"]["from"] < width / 5
+    # the zoom asked again for the new window, now with the per-minute sysmetric history
+    asked = page.api("/series")
+    assert any("sysmetric_history:Host CPU Utilization (%)" in u and f"from={state['from']}" in u for u in asked), asked
+    cpu = after["host-cpu"]["datasets"][0]
+    assert cpu["label"] == "Host CPU % · per minute"
+    assert len(cpu["points"]) > 100  # one a minute, against 5 half-hourly snapshots
+    assert "Per-minute detail" in page.page.locator("[data-chart=host-cpu] .status").text_content()
+    # ...and every table asked for the new window
+    for endpoint in ("/load-profile", "/top-events", "/top-sql"):
+        assert any(f"from={state['from']}" in u for u in page.api(endpoint)), endpoint
+    # pan with Shift+drag: the prefetched neighbours are drawn at once, the window moves in the URL
+    page.requests.clear()
+    _drag(page, "[data-chart=host-cpu]", 0.3, 0.7, shift=True)  # content to the right: earlier
+    page.settle()
+    moved = page.state()
+    assert moved["from"] < state["from"]
+    panned = {c["id"]: c for c in page.charts()}["host-cpu"]
+    assert len(panned["datasets"][0]["points"]) > 100
+    assert page.errors == []
+
+
+def test_zoom_buttons_and_keyboard(server, dbs, page):
+    page.open(_url(server, db=dbs["rac"], view="explorer", range="7d", series="derived:aas"))
+    start = page.charts()[0]
+    page.page.locator("[data-chart=explorer] button[data-act=zoomin]").focus()
+    page.page.keyboard.press("Enter")
+    page.settle()
+    zoomed = page.charts()[0]
+    assert zoomed["to"] - zoomed["from"] == pytest.approx((start["to"] - start["from"]) / 2, abs=120000)
+    page.page.locator("[data-chart=explorer] button[data-act=earlier]").click()
+    page.settle()
+    assert page.charts()[0]["from"] < zoomed["from"]
+    assert page.errors == []
+
+
+# -- the share link ---------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("view,extra", [
+    ("overview", {"inst": "each"}),
+    ("explorer", {"inst": "each", "series": ["sysstat:redo size", "system_event:log file sync:avg_ms",
+                                             "sysmetric:Host CPU Utilization (%)"], "rate": "per_txn"}),
+])
+def test_share_link_round_trip(server, dbs, browser, page, view, extra):
+    query = urlencode({"db": dbs["rac"], "view": view, "range": "7d", **extra}, doseq=True)
+    page.open(f"{server}/?{query}")
+    page.page.get_by_role("button", name="Copy link").click()
+    link = page.page.locator("#link").input_value()
+    shared = parse_qs(urlsplit(link).query)
+    assert "range" not in shared and shared["from"] and shared["to"]  # the relative range made absolute
+    assert shared["db"] == [dbs["rac"]] and shared["view"] == [view]
+    original = page.charts()
+    fresh = browser.new_context(viewport={"width": 1280, "height": 900}, timezone_id="UTC", locale="en-US")
+    try:
+        other = Page(fresh).open(link)
+        assert other.page.url == link
+        copy = other.charts()
+        assert [(c["id"], c["from"], c["to"]) for c in copy] == [(c["id"], c["from"], c["to"]) for c in original]
+        for a, b in zip(original, copy):
+            assert [(d["label"], d["unit"]) for d in a["datasets"]] == [(d["label"], d["unit"]) for d in b["datasets"]]
+            assert [d["points"] for d in a["datasets"]] == [d["points"] for d in b["datasets"]], a["id"]
+            assert sum(len(d["points"]) for d in a["datasets"]) > 100
+        assert other.errors == []
+    finally:
+        fresh.close()
+
+
+def test_time_zone_switch(server, dbs, page, browser):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, timezone_id="America/New_York",
+                              locale="en-US")
+    try:
+        pg = Page(ctx).open(_url(server, db=dbs["rac"], view="overview", range="1d"))
+        in_db = pg.page.locator("#from").input_value()
+        points = pg.charts()[2]["datasets"]
+        pg.page.get_by_label("Times in").select_option("browser")
+        pg.settle()
+        assert pg.state()["tz"] == "browser"
+        in_browser = pg.page.locator("#from").input_value()
+        assert in_db.endswith("T07:00") and in_browser.endswith("T01:00")  # RACPROD is UTC+01:00, New York UTC-05:00
+        assert "browser time" in pg.page.locator("#range-label").text_content()
+        assert pg.charts()[2]["datasets"] == points  # the same moments, only shown in another zone
+        assert pg.errors == []
+    finally:
+        ctx.close()
+
+
+# -- CSV ----------------------------------------------------------------------------------------------------------
+
+def test_csv_downloads(server, dbs, client, page):
+    page.open(_url(server, db=dbs["single"], view="overview", range="7d"))
+    with page.page.expect_download() as info:
+        page.page.locator("[data-table=top-sql] button.buttons-csv").click()
+    download = info.value
+    assert download.suggested_filename == "awrlens-top-sql.csv"
+    rows = list(csv.reader(io.StringIO(Path(download.path()).read_text(encoding="utf-8"))))
+    # "Last week" ends at the newest snapshot, as the API's default range does
+    api = client.get(f"/api/v1/dbs/{dbs['single']}/top-sql", query_string={"limit": 25}).get_json()["rows"]
+    assert rows[0][:3] == ["SQL ID", "Elapsed", "CPU"] and rows[0][-1] == "SQL text"
+    assert len(rows) == 1 + len(api) == 26
+    assert [r[0] for r in rows[1:]] == [r["sql_id"] for r in api]
+    assert [float(r[1]) for r in rows[1:]] == [r["elapsed_s"] for r in api]  # raw values, not the display
+    assert [r[-1] for r in rows[1:]] == [r["sql_text"] for r in api]
+
+    with page.page.expect_download() as info:
+        page.page.locator("[data-chart=host-cpu] button[data-act=csv]").click()
+    rows = list(csv.DictReader(io.StringIO(Path(info.value.path()).read_text(encoding="utf-8"))))
+    chart = next(c for c in page.charts() if c["id"] == "host-cpu")
+    assert len(rows) == sum(len(d["points"]) for d in chart["datasets"]) > 600
+    assert {r["series"] for r in rows} == {"Host CPU %", "Host I/O wait %"}
+    first = chart["datasets"][0]["points"][0]
+    assert float(rows[0]["value"]) == first[1] and rows[0]["unit"] == "%"
+    assert rows[0]["time"].endswith("+00:00") or rows[0]["time"].endswith("Z")
+
+    with page.page.expect_download() as info:
+        page.page.locator("[data-chart=host-cpu] button[data-act=png]").click()
+    assert Path(info.value.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert page.errors == []
+
+
+# -- errors --------------------------------------------------------------------------------------------------------
+
+def test_api_errors_are_shown(server, dbs, page):
+    # an unknown series in a link: the API's 404 message, and the rest of the page still works
+    page.open(_url(server, db=dbs["single"], view="explorer", series="nope:x"))
+    text = page.error_text()
+    assert "404" in text and "unknown series 'nope:x'" in text
+    assert page.page.locator("[data-chart=explorer]").get_attribute("data-state") == "error"
+    assert "unknown series" in page.page.locator("[data-chart=explorer] .status").text_content()
+    assert page.page.locator("#series-search").is_visible()
+    # an API failure on one table: its message shown, the other panels drawn
+    page.page.route("**/top-events?*", lambda route: route.fulfill(
+        status=503, content_type="application/json",
+        body='{"error": {"status": 503, "code": "unavailable", "message": "the database <b>ORCL</b> cannot be reached"}}'))
+    page.page.get_by_role("button", name="Overview").click()
+    page.settle()
+    assert "the database <b>ORCL</b> cannot be reached" in page.error_text()  # as text: the tags shown
+    assert page.page.locator("#error b").count() == 0
+    assert page.page.locator("[data-table=top-events]").get_attribute("data-state") == "error"
+    assert page.page.locator("[data-table=load-profile]").get_attribute("data-state") == "ready"
+    assert all(c["state"] == "ready" for c in page.charts())
+    # the network gone: a message, never a blank page
+    page.page.route("**/api/v1/**", lambda route: route.abort())
+    page.page.get_by_role("button", name="Last 45 days").click()
+    page.settle()
+    assert "cannot reach the API" in page.error_text()
+    assert page.page.locator("main .card").count() > 0
+
+
+def test_boot_failure_is_shown(server, dbs, page):
+    page.page.route("**/api/v1/dbs", lambda route: route.fulfill(status=500, content_type="application/json",
+        body='{"error": {"status": 500, "code": "internal_error", "message": "unexpected error; see the server log"}}'))
+    page.page.goto(server + "/")
+    page.page.wait_for_selector("main .is-error")
+    assert "Cannot load the list of databases: unexpected error" in page.page.locator("main").text_content()
+    assert "500" in page.error_text()
+
+
+# -- database text stays text -----------------------------------------------------------------------------------
+
+def test_markup_in_sql_text_stays_inert(server, dbs, hostile, page):
+    assert len(hostile) >= 6  # three statements in each database
+    ours = [h for h in hostile if h["dbid"] == hostile[0]["dbid"]]
+    db = next(v for v in dbs.values() if v.endswith(f".{hostile[0]['dbid']}"))
+    page.open(_url(server, db=db, view="sql", range="45d"))
+    scripts = page.page.locator("script").count()
+    for h in ours:  # typed into the SQL ID form, as a DBA would
+        page.page.get_by_role("textbox", name="SQL ID").fill(h["sql_id"])
+        page.page.get_by_role("textbox", name="SQL ID").press("Enter")
+        page.settle()
+        assert page.state()["sql"] == h["sql_id"]
+        assert page.page.locator(".sql-text").text_content() == h["text"]  # shown literally
+        assert page.page.get_by_text(h["text"], exact=True).is_visible()
+        assert f"Module: {h['module']}" in page.page.locator(".sql-info .meta").text_content()
+        assert page.page.locator("main img, main b, main i, main script").count() == 0
+        assert page.page.locator("script").count() == scripts
+        assert page.charts()[0]["datasets"]
+    # the same texts in the top SQL table (the demo ranks them low: put them first in the answer)
+    texts = {h["sql_id"]: h for h in hostile}
+
+    def top_sql(route):
+        response = route.fetch()
+        body = response.json()
+        for row, h in zip(body["rows"], ours):
+            row.update(sql_id=h["sql_id"], sql_text=h["text"], module=h["module"])
+        route.fulfill(response=response, json=body)
+
+    page.page.route("**/top-sql?*", top_sql)
+    page.open(_url(server, db=db, view="overview", range="7d"))
+    rows = page.page.locator("[data-table=top-sql] tbody tr")
+    assert rows.count() == 10  # the </td></tr> in a text made no extra row
+    shown = [rows.nth(k).locator("td").last.text_content() for k in range(3)]
+    assert set(shown) <= {h["text"] for h in hostile} and len(set(shown)) == 3
+    assert page.page.locator("main img, main b, main i, tbody script").count() == 0
+    assert page.page.locator("[data-table=top-sql] td", has_text="<b>web</b>").count() == 1  # the module, literally
+    # a click on a hostile row opens its detail, still as text
+    first = rows.nth(0).locator("td").first.text_content()
+    rows.nth(0).locator("td").nth(2).click()
+    page.settle()
+    assert page.state()["sql"] == first
+    assert page.page.locator(".sql-text").text_content() == texts[first]["text"]
+    page.page.wait_for_timeout(300)
+    assert page.dialogs == []
+    assert page.errors == []
+
+
+# -- Back and Forward ----------------------------------------------------------------------------------------------
+
+def test_back_and_forward(server, dbs, page):
+    page.open(_url(server, db=dbs["rac"]))
+    assert page.state()["view"] == "overview" and page.state()["range"] == "7d"
+    page.page.get_by_role("button", name="Metric explorer").click()
+    page.settle()
+    page.page.get_by_role("button", name="Last day").focus()
+    page.page.keyboard.press("Enter")  # keyboard: a focused button
+    page.settle()
+    page.page.get_by_label("Database", exact=True).select_option(dbs["single"])
+    page.settle()
+    state = page.state()
+    assert (state["db"], state["view"], state["range"]) == (dbs["single"], "explorer", "1d")
+    page.page.go_back()
+    page.settle()
+    assert page.state()["db"] == dbs["rac"] and page.state()["range"] == "1d"
+    assert page.page.locator("#db").input_value() == dbs["rac"]
+    page.page.go_back()
+    page.settle()
+    assert page.state()["range"] == "7d" and page.state()["view"] == "explorer"
+    assert page.page.locator("[data-chart=explorer]").count() == 1
+    page.page.go_back()
+    page.settle()
+    assert page.state()["view"] == "overview"
+    assert page.page.locator("#tabs button[data-view=overview]").get_attribute("aria-pressed") == "true"
+    assert len(page.charts()) == 4  # instances combined: one AAS chart, and host CPU, I/O, calls
+    page.page.go_forward()
+    page.settle()
+    assert page.state()["view"] == "explorer" and page.page.locator("[data-chart=explorer]").count() == 1
+    assert page.errors == []
