@@ -48,3 +48,29 @@ bench: $(VENV)/.installed $(STORE)  ## the benchmarks recorded in BENCHMARKS.md 
 
 clean:
 	rm -rf $(VENV) var node_modules static/vendor
+
+# -- Lambda (Zappa): infra/README.md ------------------------------------------------------------------------------
+# The packaging virtualenv holds requirements.txt + Zappa only, as manylinux2014 wheels for CPython 3.11 x86_64:
+# the python3.11 Lambda runtime is Amazon Linux 2 (glibc 2.26), where wheels pip picks on a newer Linux may not load.
+LAMBDA_PYTHON ?= python3.11
+LAMBDA_VENV := .venv-lambda
+LAMBDA_SITE := $(LAMBDA_VENV)/lib/python3.11/site-packages
+LAMBDA_STORE := build/demo.sqlite
+STAGE ?= demo
+
+$(LAMBDA_VENV)/.installed: requirements.txt infra/requirements-zappa.txt
+	rm -rf $(LAMBDA_VENV)
+	$(LAMBDA_PYTHON) -m venv --without-pip $(LAMBDA_VENV)
+	$(LAMBDA_PYTHON) -m pip install --quiet --no-deps --only-binary=:all: --no-binary=placebo,cfn-flip \
+		--platform manylinux2014_x86_64 --implementation cp --python-version 3.11 \
+		--target $(LAMBDA_SITE) -r infra/requirements-zappa.txt
+	rm -rf $(LAMBDA_SITE)/bin
+	touch $@
+
+$(LAMBDA_STORE): app/demo.py | $(LAMBDA_VENV)/.installed  ## the demo stage's store: 10 days, 1 day per-minute
+	$(LAMBDA_VENV)/bin/python -m flask --app app demo --path $@ --days 10 --detail-days 1
+
+package: $(LAMBDA_VENV)/.installed $(if $(filter demo,$(STAGE)),$(LAMBDA_STORE))  ## dist/awrlens-$(STAGE).zip
+	$(LAMBDA_VENV)/bin/python infra/lambda_package.py $(STAGE)
+
+.PHONY: package
