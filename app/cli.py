@@ -1,4 +1,4 @@
-"""Command-line tools, as Flask commands: `flask --app app demo | sql | settings`."""
+"""Command-line tools, as Flask commands: `flask --app app demo | sql | settings | bench`."""
 import time
 from pathlib import Path
 
@@ -54,3 +54,6 @@ def register(app):
         """List every setting, its environment variable and default."""
         for var, default, help_text in Settings.describe():
             click.echo(f"{var:28} {default!s:22} {help_text}")
+
+    from app.bench.cli import bench
+    app.cli.add_command(bench)

@@ -29,6 +29,14 @@ class Unauthorized(ApiError):
     status, code = 401, "unauthorized"
 
 
+class Conflict(ApiError):
+    status, code = 409, "conflict"
+
+
+class ReadOnly(ApiError):
+    status, code = 503, "read_only"
+
+
 class DatabaseUnavailable(ApiError):
     status, code = 503, "database_unavailable"
 

@@ -2,15 +2,24 @@
 
 Views and analysis never import a driver; they hand statements to a Store. Each backend maps its driver's
 failures to DatabaseUnavailable (503) or DatabaseTimeout (504).
+
+Reads go through `rows()`. The only writes are to the app's own test-result tables, through `write()`: one
+transaction on a writable connection that the backend opens for it (the AWR side of the embedded store is
+opened read-only), all of it stored or none.
 """
 import time
+from collections.abc import Callable
 from contextvars import ContextVar
+from typing import TypeVar
 
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import IntegrityError
 
-from app.errors import ApiError, DatabaseTimeout
+from app.errors import ApiError, Conflict, DatabaseTimeout
 from app.store.queries import render
 from app.store.schema import views
+
+T = TypeVar("T")
 
 # When a request asks for show_sql=1, every statement it runs is appended here.
 sql_log: ContextVar[list | None] = ContextVar("sql_log", default=None)
@@ -50,6 +59,28 @@ class Store:
                         "params": {**{k: v for k, v in fixed.items() if v is not None}, **(params or {})},
                         "rows": len(rows), "ms": round((time.monotonic() - started) * 1000, 1)})
         return rows
+
+    def write(self, work: Callable[[Connection], T]) -> T:
+        """`work(conn)` in one transaction on a writable connection: committed if it returns, rolled back if it
+        raises. A constraint violation raises Conflict (409); other failures the backend's ApiError."""
+        started = time.monotonic()
+        try:
+            with self.write_engine().begin() as conn:
+                self.prepare(conn)
+                return work(conn)
+        except ApiError:
+            raise
+        except IntegrityError as exc:
+            raise Conflict(f"the write conflicts with what is stored: {getattr(exc, 'orig', exc)}") from exc
+        except Exception as exc:
+            raise self.translate_write(exc, time.monotonic() - started) from exc
+
+    def write_engine(self) -> Engine:
+        """The engine `write()` uses: the store's own unless the backend reads through a read-only one."""
+        return self.engine
+
+    def translate_write(self, exc: Exception, elapsed: float) -> ApiError:
+        return self.translate(exc, elapsed)
 
     def prepare(self, conn):
         """Per-checkout setup (time limits)."""

@@ -1,12 +1,21 @@
-"""The embedded store: an SQLite file with the DBA_HIST views' names, opened read-only."""
+"""The embedded store: an SQLite file with the DBA_HIST views' names, opened read-only.
+
+Writes (the app's test-result tables only) go through a second engine that opens the file read-write, one
+connection per write, and takes the write lock at BEGIN IMMEDIATE. On a read-only file system (the package of
+a Lambda function) or a read-only file, a write is refused with ReadOnly (503) and reads go on as before.
+"""
 import sqlite3
+import threading
 import time
 from pathlib import Path
 
 from sqlalchemy import create_engine, event
+from sqlalchemy.pool import NullPool
 
-from app.errors import DatabaseTimeout, DatabaseUnavailable
+from app.errors import ApiError, DatabaseTimeout, DatabaseUnavailable, ReadOnly
 from app.store.base import Store
+
+READ_ONLY_ERRORS = ("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH")
 
 
 class SqliteStore(Store):
@@ -16,7 +25,32 @@ class SqliteStore(Store):
         self.path = Path(path).resolve()
         engine = create_engine(f"sqlite:///file:{self.path}?mode=ro&uri=true", connect_args={"check_same_thread": False})
         event.listen(engine, "connect", _tune)
+        self._writer = None
+        self._writer_lock = threading.Lock()
         super().__init__(alias, engine, settings)
+
+    def write_engine(self):
+        with self._writer_lock:
+            if self._writer is None:
+                self._writer = create_engine(self._write_url(), poolclass=NullPool, connect_args={
+                    "check_same_thread": False, "timeout": self.settings.call_timeout,  # waits for the lock
+                    "isolation_level": None})  # no implicit transactions: BEGIN IMMEDIATE below
+                event.listen(self._writer, "connect", _tune_writer)
+                event.listen(self._writer, "begin", lambda conn: conn.exec_driver_sql("BEGIN IMMEDIATE"))
+            return self._writer
+
+    def _write_url(self):
+        return f"sqlite:///file:{self.path}?mode=rw&uri=true"
+
+    def translate_write(self, exc, elapsed) -> ApiError:
+        orig = getattr(exc, "orig", exc)
+        name = getattr(orig, "sqlite_errorname", "")
+        if isinstance(orig, sqlite3.Error) and name.startswith(READ_ONLY_ERRORS) and self.path.exists():
+            return ReadOnly(f"this store is read-only: {self.path.name} cannot be written here ({orig}); "
+                            "record results on a writable store or on Oracle")
+        if isinstance(orig, sqlite3.OperationalError) and "locked" in str(orig):
+            return DatabaseTimeout(f"the store stayed locked by another writer for {self.settings.call_timeout:g} s")
+        return self.translate(exc, elapsed)
 
     def prepare(self, conn):
         deadline = time.monotonic() + self.settings.call_timeout
@@ -30,6 +64,10 @@ class SqliteStore(Store):
             return DatabaseUnavailable(f"the embedded store {self.path} does not exist; build it with "
                                        "`make demo` or `flask --app app demo`")
         return DatabaseUnavailable(f"embedded store error: {orig}")
+
+
+def _tune_writer(dbapi_conn, _record):
+    dbapi_conn.execute("PRAGMA foreign_keys = ON")
 
 
 def _tune(dbapi_conn, _record):

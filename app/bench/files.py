@@ -1,0 +1,77 @@
+"""Run documents from files: JSON (a whole run) or CSV (its measurements, with the run's fields given apart).
+
+CSV: a header row, then one measurement per row. Columns `series`, `x` and `y` are required, `unit` is optional,
+`seq` is ignored (a run's CSV export can be imported again as it is), and every other column is an extra attribute
+of the row (empty cells are left out). An `x` that reads as a number is a number, otherwise a category name; extra
+values that read as numbers are numbers.
+"""
+import csv
+import io
+import math
+
+import orjson
+
+from app.errors import BadParameter
+
+CSV_COLUMNS = ("series", "x", "y", "unit")
+
+
+def read_document(name: str, data: bytes) -> tuple[dict, list | None]:
+    """(run document, where each measurement came from) from a file's name and bytes."""
+    if name.lower().endswith(".csv"):
+        return read_csv(data.decode("utf-8-sig"))
+    try:
+        doc = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise BadParameter(f"{name} is not valid JSON ({exc}); give a .json run or a .csv of measurements",
+                           "file") from None
+    return doc, None
+
+
+def read_csv(text: str) -> tuple[dict, list]:
+    """({"measurements": [...]}, ["line 2", ...]) from CSV text."""
+    reader = csv.reader(io.StringIO(text.removeprefix("\ufeff")))
+    try:
+        header = [h.strip() for h in next(reader)]
+    except StopIteration:
+        raise BadParameter("the CSV file is empty: a header row (series,x,y,unit,...) is required",
+                           "measurements") from None
+    missing = [c for c in ("series", "x", "y") if c not in header]
+    if missing:
+        raise BadParameter(f"the CSV header must have series, x and y (unit and other columns optional); "
+                           f"missing {', '.join(missing)}", "measurements")
+    if len(set(header)) != len(header) or "" in header:
+        raise BadParameter("the CSV header has an empty or repeated column name", "measurements")
+    rows, where = [], []
+    for cells in reader:
+        if not any(c.strip() for c in cells):
+            continue
+        line = reader.line_num
+        n = len(rows) + 1
+        if len(cells) != len(header):
+            raise BadParameter(f"row {n} (line {line}): {len(cells)} cells for {len(header)} columns",
+                               f"measurements[{n}]")
+        values = dict(zip(header, cells))
+        row = {"series": values["series"], "x": _number_or_text(values["x"])}
+        y = values["y"].strip()
+        row["y"] = _number_or_text(y) if y else None
+        if values.get("unit", "").strip():
+            row["unit"] = values["unit"].strip()
+        extra = {k: _number_or_text(v) for k, v in values.items()
+                 if k not in CSV_COLUMNS and k != "seq" and v.strip() != ""}
+        if extra:
+            row["extra"] = extra
+        rows.append(row)
+        where.append(f"line {line}")
+    return {"measurements": rows}, where
+
+
+def _number_or_text(value: str):
+    text = value.strip()
+    try:
+        number = float(text)
+    except ValueError:
+        return text
+    if not math.isfinite(number):
+        return text
+    return int(number) if number.is_integer() and "." not in text and "e" not in text.lower() else number
