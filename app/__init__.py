@@ -45,6 +45,8 @@ def create_app(settings: Settings | None = None) -> Flask:
 
     from app.api.views import api
     app.register_blueprint(api)
+    from app.api.auth import require_api_key
+    require_api_key(app)  # before the answer cache: a cached answer needs the key too
     from app.api.cache import AnswerCache
     AnswerCache(settings.answer_cache_mb * 2**20, CLOSED_CACHE_TTL, settings.snapshot_ttl).init_app(app)
     from app.api.openapi import openapi_document

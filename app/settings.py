@@ -38,6 +38,9 @@ class Settings:
     row_cap: int = setting(500_000, "Most rows one statement may return.")
     answer_cache_mb: int = setting(64, "Memory per process for answers kept to serve again (0 = off).")
     cors_origins: str = setting("*", "Allowed CORS origins, comma separated.")
+    api_key_secret: str = setting(None, "API key that /api/v1 requires in the X-API-Key header: an AWS Secrets "
+                                  "Manager secret id (plain, or JSON with an \"api_key\" key), or env:NAME for an "
+                                  "environment variable. Unset: no key.", parse=str)
 
     @classmethod
     def from_env(cls, environ=os.environ, **overrides):

@@ -1,0 +1,115 @@
+"""The API key: when one is configured, /api/v1 answers only requests that carry it in the X-API-Key header.
+
+AWRLENS_API_KEY_SECRET says where the key lives: an AWS Secrets Manager secret id or ARN (a plain SecretString, or
+JSON with an "api_key" key, so that one secret can hold the Oracle password under "password" and the key beside
+it), or env:NAME for an environment variable (local runs). Nothing is read at start: the first request that needs
+the key reads it, and the process keeps it. A key that does not match makes the process read the secret again, at
+most once a minute, so a rotated key is picked up without a restart.
+
+The key travels in the header only, never in the URL, where it would land in access logs and browser history.
+Exempt: CORS preflights (OPTIONS carries no custom header), /api/v1/ and /api/v1/openapi.json.
+"""
+import hmac
+import json
+import logging
+import os
+import threading
+import time
+
+from flask import request
+
+from app.errors import ApiError, Unauthorized
+
+HEADER = "X-API-Key"
+PREFIX = "/api/v1/"
+EXEMPT = frozenset({"/api/v1/", "/api/v1/openapi.json"})
+REREAD_AFTER = 60.0  # seconds before a wrong key may make the process read the secret again
+
+log = logging.getLogger(__name__)
+
+
+class KeyUnavailable(ApiError):
+    status, code = 503, "api_key_unavailable"
+
+
+def require_api_key(app):
+    """Check X-API-Key on /api/v1 when AWRLENS_API_KEY_SECRET is set. Register before the answer cache."""
+    settings = app.config["SETTINGS"]
+    if not settings.api_key_secret:
+        return
+    key = app.extensions["api_key"] = ApiKey(settings.api_key_secret, settings.connect_timeout)
+
+    @app.before_request
+    def _require_api_key():
+        if request.method == "OPTIONS" or not request.path.startswith(PREFIX) or request.path in EXEMPT:
+            return None
+        given = request.headers.get(HEADER, "")
+        if not given:
+            raise Unauthorized(f"this API needs a key: send it in the {HEADER} header")
+        if not key.matches(given):
+            raise Unauthorized(f"the key in the {HEADER} header is not valid")
+        return None
+
+
+class ApiKey:
+    """The expected key, read on first use and kept; read again when a wrong key comes after REREAD_AFTER s."""
+
+    def __init__(self, source: str, timeout: float):
+        self.source, self.timeout = source, timeout
+        self._value: str | None = None
+        self._read_at = 0.0
+        self._lock = threading.Lock()
+
+    def matches(self, given: str) -> bool:
+        if _same(given, self._current()):
+            return True
+        with self._lock:
+            if time.monotonic() - self._read_at < REREAD_AFTER:
+                return False
+            self._read_at = time.monotonic()
+            try:
+                self._value = read_key(self.source, self.timeout)
+            except KeyUnavailable as exc:  # keep the key we have
+                log.warning("could not read the API key again: %s", exc.message)
+            return _same(given, self._value)
+
+    def _current(self) -> str:
+        with self._lock:
+            if self._value is None:
+                self._value = read_key(self.source, self.timeout)
+                self._read_at = time.monotonic()
+            return self._value
+
+
+def _same(given: str, expected: str) -> bool:
+    return hmac.compare_digest(given.encode("utf-8", "surrogateescape"), expected.encode("utf-8"))
+
+
+def read_key(source: str, timeout: float) -> str:
+    """The key from env:NAME or from a Secrets Manager secret; KeyUnavailable (503) when it cannot be had."""
+    if source.startswith("env:"):
+        value = os.environ.get(source[4:])
+        if not value:
+            raise KeyUnavailable(f"the environment variable {source[4:]} named by AWRLENS_API_KEY_SECRET is not set")
+        return value
+    try:
+        import boto3  # only where a key is configured; the Lambda runtime provides it
+        from botocore.config import Config
+        region = source.split(":")[3] if source.startswith("arn:") else None
+        client = boto3.client("secretsmanager", region_name=region, config=Config(
+            connect_timeout=timeout, read_timeout=timeout, retries={"total_max_attempts": 1}))
+        text = client.get_secret_value(SecretId=source).get("SecretString")
+    except Exception as exc:
+        code = getattr(exc, "response", {}).get("Error", {}).get("Code") or type(exc).__name__
+        raise KeyUnavailable(f"cannot read the API key secret {source!r}: {code}") from None
+    try:
+        value = json.loads(text or "")
+    except ValueError:
+        value = text
+    if isinstance(value, dict):
+        value = value.get("api_key")
+    elif not isinstance(value, str):
+        value = text  # a key that happens to parse as a JSON number
+    if not isinstance(value, str) or not value:
+        raise KeyUnavailable(f"the API key secret {source!r} holds no key (plain text, or JSON with \"api_key\")")
+    return value

@@ -1,0 +1,137 @@
+"""The API key (AWRLENS_API_KEY_SECRET): X-API-Key on /api/v1, CORS on the refusals, the secret read once."""
+import json
+
+import pytest
+
+from app import create_app
+from app.api import auth
+from app.settings import Settings
+from tests.aws import aws, aws_calls  # noqa: F401  (fixtures)
+from tests.conftest import assert_error
+
+KEY = "k3y-0f-the-demo-with-some-length"
+ORIGIN = "https://awrlens.example.com"
+
+
+def make_app(demo_store, source, **settings):
+    return create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(demo_store[0])}},
+                                        api_key_secret=source, cors_origins=ORIGIN, **settings))
+
+
+@pytest.fixture()
+def client(demo_store, monkeypatch):
+    monkeypatch.setenv("AWRLENS_TEST_KEY", KEY)
+    return make_app(demo_store, "env:AWRLENS_TEST_KEY").test_client()
+
+
+def test_the_setting_is_an_awrlens_variable():
+    s = Settings.from_env({"AWRLENS_API_KEY_SECRET": "awrlens/prod"})
+    assert s.api_key_secret == "awrlens/prod"
+    assert Settings.from_env({}).api_key_secret is None
+
+
+@pytest.mark.parametrize("headers", [{}, {"X-API-Key": "wrong"}, {"X-API-Key": KEY[:-1]}, {"X-API-Key": KEY + " "},
+                                     {"Authorization": f"Bearer {KEY}"}])
+def test_missing_or_wrong_key_is_401_with_cors(client, headers):
+    resp = client.get("/api/v1/dbs", headers={"Origin": ORIGIN, **headers})
+    err = assert_error(resp, 401)
+    assert err["code"] == "unauthorized" and "X-API-Key" in err["message"]
+    assert resp.headers["Access-Control-Allow-Origin"] == ORIGIN
+    assert KEY not in resp.get_data(as_text=True)
+
+
+def test_right_key_answers(client):
+    resp = client.get("/api/v1/dbs", headers={"X-API-Key": KEY, "Origin": ORIGIN})
+    assert resp.status_code == 200 and resp.get_json()["databases"]
+    assert resp.headers["Access-Control-Allow-Origin"] == ORIGIN
+
+
+def test_a_key_in_the_url_does_not_count(client):
+    for name in ("api_key", "x-api-key", "key"):
+        assert_error(client.get(f"/api/v1/dbs?{name}={KEY}"), 401)
+
+
+def test_preflight_needs_no_key_and_allows_the_header(client):
+    resp = client.options("/api/v1/dbs", headers={"Origin": ORIGIN, "Access-Control-Request-Method": "GET",
+                                                  "Access-Control-Request-Headers": "X-API-Key"})
+    assert resp.status_code == 200
+    assert resp.headers["Access-Control-Allow-Origin"] == ORIGIN
+    assert "x-api-key" in resp.headers["Access-Control-Allow-Headers"].lower()
+
+
+def test_other_origins_get_no_cors_header(client):
+    resp = client.get("/api/v1/dbs", headers={"X-API-Key": KEY, "Origin": "https://evil.example.net"})
+    assert resp.status_code == 200 and "Access-Control-Allow-Origin" not in resp.headers
+
+
+@pytest.mark.parametrize("path", ["/api/v1/", "/api/v1/openapi.json"])
+def test_index_and_openapi_are_open(client, path):
+    assert client.get(path).status_code == 200
+
+
+def test_a_cached_answer_needs_the_key_too(client):
+    url = "/api/v1/dbs"
+    assert client.get(url, headers={"X-API-Key": KEY}).status_code == 200
+    assert client.get(url, headers={"X-API-Key": KEY}).status_code == 200  # from the answer cache
+    assert_error(client.get(url), 401)
+
+
+def test_no_key_configured_means_open(demo_store):
+    app = create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(demo_store[0])}}))
+    assert "api_key" not in app.extensions
+    assert app.test_client().get("/api/v1/dbs").status_code == 200
+
+
+def test_env_variable_not_set_is_503(demo_store, monkeypatch):
+    monkeypatch.delenv("AWRLENS_TEST_KEY", raising=False)
+    resp = make_app(demo_store, "env:AWRLENS_TEST_KEY").test_client().get(
+        "/api/v1/dbs", headers={"X-API-Key": "x", "Origin": ORIGIN})
+    err = assert_error(resp, 503)
+    assert err["code"] == "api_key_unavailable" and "AWRLENS_TEST_KEY" in err["message"]
+    assert resp.headers["Access-Control-Allow-Origin"] == ORIGIN
+
+
+# -- Secrets Manager (moto) ----------------------------------------------------------------------------------------
+
+def test_key_from_a_json_secret_shared_with_the_password_read_once(demo_store, aws_calls):
+    import boto3
+    arn = boto3.client("secretsmanager").create_secret(
+        Name="awrlens/prod", SecretString=json.dumps({"password": "db-pass", "api_key": KEY}))["ARN"]
+    aws_calls.clear()
+    c = make_app(demo_store, arn).test_client()
+    assert aws_calls == set(), "nothing is read before the first request"
+    for _ in range(3):
+        assert c.get("/api/v1/dbs", headers={"X-API-Key": KEY}).status_code == 200
+    assert aws_calls == {("secretsmanager", "GetSecretValue")}
+    assert_error(c.get("/api/v1/dbs", headers={"X-API-Key": "db-pass"}), 401)
+
+
+def test_plain_secret_by_name(demo_store, aws):
+    import boto3
+    boto3.client("secretsmanager").create_secret(Name="awrlens/key", SecretString=KEY)
+    c = make_app(demo_store, "awrlens/key").test_client()
+    assert c.get("/api/v1/dbs", headers={"X-API-Key": KEY}).status_code == 200
+
+
+def test_a_rotated_key_is_picked_up(demo_store, aws, monkeypatch):
+    import boto3
+    sm = boto3.client("secretsmanager")
+    sm.create_secret(Name="awrlens/key", SecretString="old-key")
+    c = make_app(demo_store, "awrlens/key").test_client()
+    assert c.get("/api/v1/dbs", headers={"X-API-Key": "old-key"}).status_code == 200
+    sm.put_secret_value(SecretId="awrlens/key", SecretString="new-key")
+    assert_error(c.get("/api/v1/dbs", headers={"X-API-Key": "new-key"}), 401)  # read again at most once a minute
+    monkeypatch.setattr(auth, "REREAD_AFTER", 0.0)
+    assert c.get("/api/v1/dbs", headers={"X-API-Key": "new-key"}).status_code == 200
+    assert_error(c.get("/api/v1/dbs", headers={"X-API-Key": "old-key"}), 401)
+
+
+@pytest.mark.parametrize("secret", [None, json.dumps({"password": "only"}), json.dumps({"api_key": ""})])
+def test_missing_or_empty_secret_is_503(demo_store, aws, secret):
+    import boto3
+    if secret is not None:
+        boto3.client("secretsmanager").create_secret(Name="awrlens/key", SecretString=secret)
+    resp = make_app(demo_store, "awrlens/key").test_client().get("/api/v1/dbs", headers={"X-API-Key": "x"})
+    err = assert_error(resp, 503)
+    assert err["code"] == "api_key_unavailable"
+    assert "only" not in err["message"]
