@@ -121,8 +121,10 @@ class Page:
         return [unquote(u.replace("+", " ")) for u in self.requests if path_part in u]
 
 
-@pytest.fixture()
+@pytest.fixture(scope="module")
 def context(browser):
+    """One browser context for the module's pages (its HTTP cache spares reloading the libraries each time);
+    the share-link test opens its link in a context of its own."""
     ctx = browser.new_context(viewport={"width": 1280, "height": 900}, timezone_id="UTC", locale="en-US",
                               accept_downloads=True)
     yield ctx
@@ -131,7 +133,9 @@ def context(browser):
 
 @pytest.fixture()
 def page(context):
-    return Page(context)
+    pg = Page(context)
+    yield pg
+    pg.page.close()
 
 
 def _rows(pg, table_id):
@@ -286,7 +290,23 @@ def test_zoom_buttons_and_keyboard(server, dbs, page):
     page.page.locator("[data-chart=explorer] button[data-act=earlier]").click()
     page.settle()
     assert page.charts()[0]["from"] < zoomed["from"]
+    # the legend toggles a series, with the keyboard too
+    item = page.page.locator("[data-chart=explorer] .legend-item").first
+    item.focus()
+    page.page.keyboard.press("Space")
+    assert item.get_attribute("aria-pressed") == "false"
+    assert page.page.evaluate("Chart.getChart(document.querySelector('[data-chart=explorer] canvas')).isDatasetVisible(0)") is False
     assert page.errors == []
+
+
+def test_empty_state(server, dbs, page):
+    """Per-minute history exists for the last days only: older windows say so instead of drawing nothing."""
+    page.open(_url(server, db=dbs["single"], view="explorer", series="sysmetric_history:Session Count",
+                   **{"from": "2026-11-11T00:00", "to": "2026-11-12T00:00"}))
+    card = page.page.locator("[data-chart=explorer]")
+    assert card.get_attribute("data-state") == "empty"
+    assert card.locator(".status").text_content() == "No data in this range."
+    assert page.error_text() == "" and page.errors == []
 
 
 # -- the share link ---------------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@
   var cache = new Map();  // url -> {at, promise}: same URL, same answer (and one request for concurrent callers)
   var pending = 0;
   var display = function () {};
+  var idle = [];  // callbacks waiting for every request to be answered
 
   /** A query string: arrays repeat the key, empty values are left out, ':' ',' '/' stay readable. */
   function query(params) {
@@ -71,6 +72,7 @@
       }).always(function () {
         pending -= 1;
         setBusy();
+        if (!pending) { idle.splice(0).forEach(function (fn) { setTimeout(fn, 0); }); }
       });
     });
     cache.set(address, { at: Date.now(), promise: promise });
@@ -83,6 +85,11 @@
     url: url,
     query: query,
     onError: function (fn) { display = fn; },
-    pending: function () { return pending; }
+    pending: function () { return pending; },
+    /** Run fn once no request is waiting (for prefetches, so they never delay what is shown). */
+    whenIdle: function (fn) {
+      idle.push(fn);
+      if (!pending) { idle.splice(0).forEach(function (f) { setTimeout(f, 0); }); }
+    }
   };
 }(window.AWRLens = window.AWRLens || {}, window.jQuery));

@@ -184,8 +184,16 @@
 
   /** Load the windows either side of the current one, so a pan shows data at once. */
   TimeChart.prototype.prefetch = function () {
+    var self = this, gen = this.gen;
+    this.prefetching = true;
+    AWRLens.Api.whenIdle(function () {
+      self.prefetching = false;
+      if (gen === self.gen && self.chart) { self.prefetchNow(); }
+    });
+  };
+
+  TimeChart.prototype.prefetchNow = function () {
     var self = this, win = this.win, detail = this.detail, width = win.to - win.from;
-    if (this.spec.noPrefetch) { return; }
     [[Math.max(win.limits.min, win.from - width), win.from], [win.to, Math.min(win.limits.max, win.to + width)]]
       .forEach(function (side) {
         if (side[1] - side[0] < 60000 || self.covers(side[0], side[1], detail)) { return; }
@@ -433,7 +441,7 @@
     settled: function () {
       return Array.from(live).every(function (c) {
         var s = c.card.getAttribute("data-state");
-        return s !== "loading" && s !== "refreshing";
+        return s !== "loading" && s !== "refreshing" && !c.prefetching;
       });
     }
   };
