@@ -73,4 +73,8 @@ $(LAMBDA_STORE): app/demo.py | $(LAMBDA_VENV)/.installed  ## the demo stage's st
 package: $(LAMBDA_VENV)/.installed $(if $(filter demo,$(STAGE)),$(LAMBDA_STORE))  ## dist/awrlens-$(STAGE).zip
 	$(LAMBDA_VENV)/bin/python infra/lambda_package.py $(STAGE)
 
-.PHONY: package
+deploy-site: $(VENV)/.installed $(VENDOR)  ## the page to S3: make deploy-site BUCKET=... STAGE=prod [REGION=...]
+	$(PY) infra/deploy_site.py --bucket $(BUCKET) $(if $(API_URL),--api-url $(API_URL),--stage $(STAGE)) \
+		$(if $(REGION),--region $(REGION))
+
+.PHONY: package deploy-site

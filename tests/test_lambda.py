@@ -1,0 +1,196 @@
+"""The Flask app behind Zappa's Lambda handler, stage by stage, with real API Gateway REST proxy events.
+
+Set up as on Lambda: the zappa_settings module that `zappa package` writes into the zip is generated from
+zappa_settings.json by Zappa itself and put on sys.path, and `zappa.handler.lambda_handler` loads the app from it.
+Only what cannot exist here is replaced: the demo store is the test one, and the prod stage reads it instead of
+Oracle (its key comes from a moto Secrets Manager).
+"""
+import json
+import os
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+from tests.apigw import api_event, keep_warm_event
+from tests.aws import aws  # noqa: F401  (fixture)
+
+ROOT = Path(__file__).resolve().parent.parent
+SITE = "https://awrlens.example.com"  # the prod stage's AWRLENS_CORS_ORIGINS
+KEY = "0123456789abcdef-prod-key"
+
+
+@lru_cache(maxsize=None)
+def zappa_settings_module(stage: str) -> str:
+    """The text of zappa_settings.py for `stage`, as `zappa package` writes it into the zip."""
+    from zappa.cli import ZappaCLI
+    env = {k: os.environ.pop(k) for k in list(os.environ) if k.startswith("AWS_PROFILE")}
+    os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
+    os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
+    try:
+        cli = ZappaCLI()
+        cli.api_stage = stage
+        cli.load_settings(str(ROOT / "zappa_settings.json"))
+        return cli.get_zappa_settings_string()
+    finally:
+        os.environ.update(env)
+
+
+@pytest.fixture()
+def stage(tmp_path, monkeypatch, demo_store):
+    """stage(name, **env) -> invoke(event): a fresh Lambda container for `name`, its ENVIRONMENT_VARIABLES
+    updated with `env`; the process's environment, modules and Zappa's singleton are restored afterwards."""
+    from zappa import handler
+    saved_env, saved_path = dict(os.environ), list(sys.path)
+
+    def forget():
+        handler.LambdaHandler._LambdaHandler__instance = None
+        for name in ("zappa_settings", "app.wsgi"):
+            sys.modules.pop(name, None)
+
+    def start(name, **env):
+        forget()
+        (tmp_path / "zappa_settings.py").write_text(
+            zappa_settings_module(name) + f"ENVIRONMENT_VARIABLES.update({env!r})\n")
+        sys.path.insert(0, str(tmp_path))
+        monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", f"awrlens-{name}")
+        monkeypatch.chdir(ROOT)
+        return lambda event: handler.lambda_handler(event, None)
+
+    yield start
+    forget()
+    os.environ.clear()
+    os.environ.update(saved_env)
+    sys.path[:] = saved_path
+
+
+@pytest.fixture()
+def demo(stage, demo_store):
+    return stage("demo", AWRLENS_STORE_PATH=str(demo_store[0]))
+
+
+@pytest.fixture()
+def prod(stage, demo_store, aws):
+    import boto3
+    arn = boto3.client("secretsmanager", region_name="eu-west-1").create_secret(
+        Name="awrlens/prod", SecretString=json.dumps({"password": "not-used-here", "api_key": KEY}))["ARN"]
+    return stage("prod", AWRLENS_API_KEY_SECRET=arn,
+                 AWRLENS_TARGETS=json.dumps({"prod": {"sqlite": str(demo_store[0])}}))
+
+
+def body(result):
+    assert not result.get("isBase64Encoded"), "the app sends text only (binary_support is off)"
+    return json.loads(result["body"])
+
+
+def assert_error(result, status):
+    assert result["statusCode"] == status, result
+    err = body(result)["error"]
+    assert err["status"] == status and err["code"] and err["message"]
+    assert result["headers"]["Content-Type"] == "application/json"
+    return err
+
+
+# -- demo -----------------------------------------------------------------------------------------------------------
+
+def test_demo_answers_through_zappa(demo):
+    result = demo(api_event("/api/v1/dbs", headers={"Origin": "https://anyone.example.org"}))
+    assert result["statusCode"] == 200
+    names = sorted(d["db_name"] for d in body(result)["databases"])
+    assert names == ["ORCL", "RACPROD"]
+    headers = result["headers"]
+    assert headers["Content-Type"] == "application/json"
+    assert headers["Access-Control-Allow-Origin"] in ("*", "https://anyone.example.org")  # the demo is public
+    assert headers["ETag"] and "max-age" in headers["Cache-Control"]
+    assert result["multiValueHeaders"]["Content-Type"] == ["application/json"]
+
+
+def test_demo_errors_carry_cors_and_the_error_shape(demo):
+    origin = {"Origin": "https://anyone.example.org"}
+    for path, query, status in [("/api/v1/dbs/demo.1", "", 404), ("/api/v1/dbs", "bogus=1", 400),
+                                ("/api/v1/nowhere", "", 404)]:
+        result = demo(api_event(path, query, headers=origin))
+        assert_error(result, status)
+        assert result["headers"]["Access-Control-Allow-Origin"] in ("*", origin["Origin"])
+    result = demo(api_event("/api/v1/dbs", method="DELETE", headers=origin))
+    assert_error(result, 405)
+    assert result["headers"]["Allow"]
+
+
+def test_repeated_query_parameters_and_csv(demo):
+    db = next(d["id"] for d in body(demo(api_event("/api/v1/dbs")))["databases"] if not d["rac"])
+    result = demo(api_event(f"/api/v1/dbs/{db}/series", "name=derived:tps&name=derived:aas&max_points=50"))
+    assert [s["name"] for s in body(result)["series"]] == ["derived:tps", "derived:aas"]
+    result = demo(api_event(f"/api/v1/dbs/{db}/load-profile", "format=csv"))
+    assert result["statusCode"] == 200 and not result.get("isBase64Encoded")
+    assert result["headers"]["Content-Type"].startswith("text/csv")
+    assert result["body"].splitlines()[0].startswith("name") or "," in result["body"].splitlines()[0]
+
+
+def test_conditional_request_gives_304_without_body(demo):
+    first = demo(api_event("/api/v1/dbs"))
+    again = demo(api_event("/api/v1/dbs", headers={"If-None-Match": first["headers"]["ETag"]}))
+    assert again["statusCode"] == 304 and "body" not in again
+
+
+def test_bodies_are_plain_text_and_compression_is_api_gateways(demo):
+    """The app never compresses: API Gateway gzips answers over 1 KB (payload_minimum_compression_size), so the
+    body Lambda returns is plain JSON, never base64 (binary_support is off)."""
+    result = demo(api_event("/api/v1/openapi.json", headers={"Accept-Encoding": "gzip"}))
+    assert result["statusCode"] == 200 and "Content-Encoding" not in result["headers"]
+    assert body(result)["openapi"].startswith("3.")
+
+
+def test_stage_prefix_on_the_execute_api_host_only(demo):
+    """Behind https://{api}.execute-api.../demo the app's own URLs carry /demo; behind a custom domain they do not."""
+    result = demo(api_event("/api/v1"))  # a redirect to the canonical /api/v1/
+    assert result["statusCode"] in (301, 308)
+    assert result["headers"]["Location"].endswith("/demo/api/v1/")
+    result = demo(api_event("/api/v1", host="api.awrlens.example.com"))
+    assert result["headers"]["Location"].endswith("/api/v1/") and "/demo/" not in result["headers"]["Location"]
+    assert demo(api_event("/api/v1/dbs"))["statusCode"] == 200  # the path in the event has no stage
+
+
+# -- prod -----------------------------------------------------------------------------------------------------------
+
+def test_prod_needs_the_key_and_allows_only_the_site(prod):
+    for headers in ({"Origin": SITE}, {"Origin": SITE, "X-API-Key": "guess"}):
+        result = prod(api_event("/api/v1/dbs", headers=headers, stage="prod"))
+        assert assert_error(result, 401)["code"] == "unauthorized"
+        assert result["headers"]["Access-Control-Allow-Origin"] == SITE
+    result = prod(api_event("/api/v1/dbs", headers={"Origin": SITE, "X-API-Key": KEY}, stage="prod"))
+    assert result["statusCode"] == 200 and body(result)["databases"]
+    assert result["headers"]["Access-Control-Allow-Origin"] == SITE
+    other = prod(api_event("/api/v1/dbs", headers={"Origin": "https://evil.example.net", "X-API-Key": KEY},
+                           stage="prod"))
+    assert "Access-Control-Allow-Origin" not in other["headers"]
+
+
+def test_prod_preflight_and_open_documents(prod):
+    result = prod(api_event("/api/v1/dbs", method="OPTIONS", stage="prod",
+                            headers={"Origin": SITE, "Access-Control-Request-Method": "GET",
+                                     "Access-Control-Request-Headers": "x-api-key"}))
+    assert result["statusCode"] == 200
+    assert result["headers"]["Access-Control-Allow-Origin"] == SITE
+    assert "x-api-key" in result["headers"]["Access-Control-Allow-Headers"].lower()
+    for path in ("/api/v1/", "/api/v1/openapi.json"):
+        assert prod(api_event(path, stage="prod"))["statusCode"] == 200
+
+
+def test_prod_keep_warm_ping_loads_the_app_and_answers_nothing(prod):
+    assert prod(keep_warm_event("awrlens-prod")) is None
+    assert sys.modules.get("app.wsgi") is not None
+
+
+def test_prod_errors_past_the_key_keep_cors(stage, aws):
+    """The real prod settings, with the Oracle host unreachable (a refused port): 503 in JSON, with CORS."""
+    import boto3
+    arn = boto3.client("secretsmanager", region_name="eu-west-1").create_secret(
+        Name="awrlens/prod", SecretString=json.dumps({"password": "pw", "api_key": KEY}))["ARN"]
+    targets = {"prod": {"dsn": "127.0.0.1:9/ORCL", "user": "AWRLENS", "password_secret": arn}}
+    invoke = stage("prod", AWRLENS_API_KEY_SECRET=arn, AWRLENS_TARGETS=json.dumps(targets))
+    result = invoke(api_event("/api/v1/dbs", headers={"Origin": SITE, "X-API-Key": KEY}, stage="prod"))
+    assert assert_error(result, 503)["code"] == "database_unavailable"
+    assert result["headers"]["Access-Control-Allow-Origin"] == SITE
+    assert "pw" not in result["body"] and KEY not in result["body"]
