@@ -259,7 +259,8 @@
         label: d.label, unit: d.unit, key: d.key, instance: d.instance,
         data: pts.map(function (p) { return { x: p[0], y: p[1] }; }),
         borderColor: color, backgroundColor: d.fill ? color + "cc" : color,
-        fill: d.fill ? (spec.stacked ? "stack" : "origin") : false,
+        // a stacked series fills down to the one below it ("-1"; Chart.js's "stack" mode is 10x slower)
+        fill: d.fill === true ? "origin" : d.fill || false,
         stack: d.stack || "s" + i, borderDash: d.dash || [], borderWidth: d.fill ? 0.5 : 1.5,
         pointRadius: 0, pointHitRadius: 4, tension: 0, yAxisID: spec.stacked ? "y" : "y" + units.indexOf(d.unit),
         hidden: false, order: d.order || 0

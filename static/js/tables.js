@@ -62,7 +62,6 @@
    *        onRow(row) (a click or Enter on a row), zone() (the time zone of time columns), pageLength, wide}
    */
   function Table(container, spec) {
-    var self = this;
     this.spec = spec;
     this.gen = 0;
     this.card = element("section", { "class": "card table-card" + (spec.wide ? " wide" : ""), "data-table": spec.id,
@@ -77,6 +76,12 @@
     this.table.appendChild(element("caption", { "class": "sr-only" }, spec.title));
     this.card.appendChild(this.table);
     container.appendChild(this.card);
+    live.add(this);
+  }
+
+  /** The DataTable itself, built when the first rows arrive: the page asks for its data first. */
+  Table.prototype.create = function () {
+    var self = this, spec = this.spec;
     var exportOptions = { orthogonal: "export", format: { body: function (d) { return d === null || d === undefined ? "" : d; } } };
     this.dt = new DataTable(this.table, {
       data: [],
@@ -108,8 +113,7 @@
         spec.onRow(row);
       });
     }
-    live.add(this);
-  }
+  };
 
   Table.prototype.setState = function (state, message) {
     this.card.setAttribute("data-state", state);
@@ -118,6 +122,7 @@
   };
 
   Table.prototype.setRows = function (rows) {
+    if (!this.dt) { this.create(); }
     this.dt.clear();
     this.dt.rows.add(rows || []);
     this.dt.draw(false);
@@ -138,11 +143,11 @@
   };
 
   /** Redraw cells (e.g. after a time zone switch). */
-  Table.prototype.redraw = function () { this.dt.rows().invalidate("data").draw(false); };
+  Table.prototype.redraw = function () { if (this.dt) { this.dt.rows().invalidate("data").draw(false); } };
 
   Table.prototype.destroy = function () {
     this.gen += 1;
-    this.dt.destroy();
+    if (this.dt) { this.dt.destroy(); }
     this.card.remove();
     live.delete(this);
   };

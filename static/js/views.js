@@ -325,7 +325,7 @@
         max_points: 0 }).then(function (body) {
         var datasets = body.series.map(function (s, i) {
           return { key: s.name + "|" + s.instance, label: s.label, unit: s.unit, instance: s.instance, points: points(s),
-            fill: true, stack: "aas", color: CLASS_COLORS[s.label] || Charts.PALETTE[i % Charts.PALETTE.length] };
+            fill: i ? "-1" : "origin", stack: "aas", color: CLASS_COLORS[s.label] || Charts.PALETTE[i % Charts.PALETTE.length] };
         });
         (body.cpu_count || []).forEach(function (s) {
           datasets.push({ key: "cpus|" + s.instance, label: "CPU count", unit: s.unit, instance: s.instance,
