@@ -24,15 +24,29 @@ def aws(monkeypatch):
         yield
 
 
+class Calls(set):
+    """(IAM service prefix, operation name) of every AWS call; `log` keeps the parameters too; `stubs` answers
+    operations moto lacks: {(service, operation): response}."""
+
+    def __init__(self):
+        super().__init__()
+        self.log: list[tuple[str, str, dict]] = []
+        self.stubs: dict[tuple[str, str], dict] = {}
+
+
 @pytest.fixture()
 def aws_calls(aws, monkeypatch):
     """A set that collects (IAM service prefix, operation name) for every AWS API call made during the test."""
     from botocore.client import BaseClient
-    calls = set()
+    calls = Calls()
     original = BaseClient._make_api_call
 
     def recording(self, operation_name, api_params):
-        calls.add((self.meta.service_model.signing_name, operation_name))
+        service = self.meta.service_model.signing_name
+        calls.add((service, operation_name))
+        calls.log.append((service, operation_name, api_params))
+        if (service, operation_name) in calls.stubs:
+            return calls.stubs[service, operation_name]
         return original(self, operation_name, api_params)
 
     monkeypatch.setattr(BaseClient, "_make_api_call", recording)
