@@ -359,6 +359,44 @@ def test_time_zone_switch(server, dbs, page, browser):
         ctx.close()
 
 
+def test_range_forms(server, dbs, client, page):
+    """Absolute from/to and a snapshot range, typed into their forms."""
+    page.open(_url(server, db=dbs["single"], view="overview", range="1d"))
+    page.page.get_by_label("From").fill("2026-11-17T09:00")
+    page.page.get_by_label("to", exact=True).fill("2026-11-17T17:00")
+    page.page.locator("#abs-range button[type=submit]").click()
+    page.settle()
+    state = page.state()
+    assert "range" not in state and (state["from"], state["to"]) == ("2026-11-17T09:00+00:00", "2026-11-17T17:00+00:00")
+    assert page.charts()[1]["datasets"][0]["points"][0][0] == datetime(2026, 11, 17, 9, tzinfo=timezone.utc).timestamp() * 1000
+    last = client.get(f"/api/v1/dbs/{dbs['single']}").get_json()["snapshots"]["last_snap"]
+    page.page.get_by_label("Snapshots").fill(str(last - 10))
+    page.page.get_by_label("Last snapshot").fill(str(last))
+    page.page.get_by_label("Last snapshot").press("Enter")
+    page.settle()
+    state = page.state()
+    assert (state["begin_snap"], state["end_snap"]) == (str(last - 10), str(last)) and "from" not in state
+    assert f"snapshots {last - 10}–{last}" in page.page.locator("#range-label").text_content()
+    assert any(f"begin_snap={last - 10}" in u for u in page.api("/top-events"))
+    page.page.get_by_role("button", name="Copy link").click()
+    assert f"begin_snap={last - 10}&end_snap={last}" in page.page.locator("#link").input_value()
+    assert page.errors == []
+
+
+def test_config_points_at_another_origin(server, dbs, page):
+    """As from S3: config.js names the API's origin (here localhost, the page is on 127.0.0.1) and an API key."""
+    api_origin = server.replace("127.0.0.1", "localhost")
+    config = (ROOT / "static" / "config.js").read_text()
+    config = config.replace('apiBase: ""', f'apiBase: "{api_origin}"').replace('apiKey: ""', 'apiKey: "k-123"')
+    page.page.route("**/static/config.js", lambda route: route.fulfill(body=config, content_type="text/javascript"))
+    headers = []
+    page.page.on("request", lambda r: headers.append((r.url, r.headers.get("x-api-key"))) if "/api/v1/" in r.url else None)
+    page.open(_url(server, db=dbs["single"], view="overview", range="1d"))
+    assert headers and all(u.startswith(api_origin + "/api/v1/") and key == "k-123" for u, key in headers)
+    assert all(c["state"] == "ready" for c in page.charts())
+    assert page.errors == []
+
+
 # -- CSV ----------------------------------------------------------------------------------------------------------
 
 def test_csv_downloads(server, dbs, client, page):
