@@ -81,6 +81,8 @@ class Param:
              "required": self.in_path, "schema": self.schema()}
         if self.multi:
             p.update(style="form", explode=True)
+        elif not self.in_path:
+            p["allowEmptyValue"] = True  # `?format=` is the same as leaving the parameter out (see accepts)
         return p
 
 

@@ -1,0 +1,193 @@
+"""SQL injection attempts against every parameter of every endpoint, on the demo store, through the API.
+
+Each classic payload goes into every query and path parameter the OpenAPI document lists (series names, sql_id,
+database ids, sort keys, dates, snapshot ids, instance, rate, format, the compare periods...), alone and after a
+valid value, and into parameter names. For every request:
+- no 5xx, and errors in the one error shape;
+- the answer is a 4xx, except for the parameters whose value is data rather than a name: `q` (a text filter applied
+  in Python: the answer is the normal catalog filtered by that text, usually empty) and `_` (a cache buster that is
+  ignored: the answer is the same as without it);
+- no SQL statement the store executes while answering contains the payload in its text (every statement run is
+  captured at the driver); with show_sql=1, the statements an answer reports do not contain it either;
+and after all of it, the SQLite file is byte for byte the same (SHA-256).
+
+sqlmap against a live server is bench/sqlmap.sh (BENCHMARKS.md, "Hostile input"); it is too slow for `make test`.
+"""
+import hashlib
+import re
+from urllib.parse import quote
+
+import pytest
+from conftest import assert_error
+from sqlalchemy import event
+
+PAYLOADS = [  # the first ones are also tried alone; all of them after a valid value
+    "' OR '1'='1",
+    "1 OR 1=1",
+    "'; DROP TABLE dba_hist_snapshot; --",
+    "1' AND '1'='2' UNION SELECT sql_text FROM dba_hist_sqltext --",
+    "' OR 1=1 --",
+    "\" OR \"\"=\"",
+    "') OR ('x'='x",
+    "1 UNION ALL SELECT NULL,NULL,NULL,NULL--",
+    "1; DELETE FROM dba_hist_sysstat",
+    "' || (SELECT sqlite_version()) || '",
+    "' AND (SELECT COUNT(*) FROM all_users) > 0 AND 'a'='a",
+    "'; BEGIN DBMS_LOCK.SLEEP(5); END; --",
+    "1' ORDER BY 99 --",
+    "%27%20OR%201%3D1",
+    "\\'; ATTACH DATABASE '/tmp/x.db' AS x; PRAGMA query_only = OFF; --",
+]
+ALONE = 4
+
+
+def valid_values(dbs, stories, lo, hi):
+    """A valid value for each parameter (the prefix of the "after a valid value" variants)."""
+    return {"db": dbs["rac"], "sql_id": stories["plan_regression"]["sql_id"], "name": "sysstat:redo size",
+            "from": "2026-11-17T09:00:00", "to": "2026-11-17T17:00:00", "begin_snap": str(lo),
+            "end_snap": str(hi), "instance": "1", "rate": "per_second", "max_points": "10", "format": "json",
+            "show_sql": "1", "q": "redo", "source": "sysstat", "order_by": "cpu", "limit": "5", "_": "1700000000000"}
+
+
+@pytest.fixture(scope="module")
+def window(stories):
+    lo = stories["plan_regression"]["begin_snap"]
+    return lo, lo + 8
+
+
+@pytest.fixture(scope="module")
+def doc(app):
+    return app.test_client().get("/api/v1/openapi.json").get_json()
+
+
+class Executed(list):
+    """The SQL statements the stores execute, as (statement, parameters): since clear(), and `every` one."""
+
+    def __init__(self):
+        super().__init__()
+        self.every = []
+
+    def __call__(self, conn, cursor, statement, parameters, context, executemany):
+        self.append((statement, parameters))
+        self.every.append(statement)
+
+
+@pytest.fixture(scope="module")
+def executed(app):
+    """Every SQL statement the stores execute while this module runs, captured at the driver."""
+    seen = Executed()
+    engines = [store.engine for store in app.extensions["awrlens"].stores.values()]
+    for engine in engines:
+        event.listen(engine, "before_cursor_execute", seen)
+    yield seen
+    for engine in engines:
+        event.remove(engine, "before_cursor_execute", seen)
+
+
+@pytest.fixture(scope="module")
+def store_hash(demo_store):
+    """The SQLite file's SHA-256 before any attempt (checked again by the last test of the module)."""
+    return _sha256(demo_store[0])
+
+
+def _sha256(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _requests(doc, dbs, stories, window):
+    """(path, query, parameter attacked, payload) for every parameter of every GET operation, every payload."""
+    lo, hi = window
+    good = valid_values(dbs, stories, lo, hi)
+    for template, item in doc["paths"].items():
+        params = item.get("get", {}).get("parameters", [])
+        names = [p["name"] for p in params] + (["_"] if params else [])
+        for name in names:
+            base = name.removeprefix("a_").removeprefix("b_")
+            fill = {p["name"]: good.get(p["name"], "x") for p in params if p["in"] == "path"}
+            query = {}
+            if template == "/api/v1/dbs/{db}/series" and name != "name":
+                query["name"] = good["name"]
+            if template == "/api/v1/dbs/{db}/compare":
+                query.update({"a_begin_snap": lo, "a_end_snap": hi, "b_begin_snap": lo - 9, "b_end_snap": lo - 1})
+                if base in ("from", "to"):  # a period by time or by snapshots, not both
+                    side = name[:2]
+                    query = {k: v for k, v in query.items() if not k.startswith(side)}
+            for i, payload in enumerate(PAYLOADS):
+                prefixes = (("",) if i < ALONE or base not in good else ()) + ((good[base],) if base in good else ())
+                for value in (prefix + payload for prefix in prefixes):
+                    if name in fill:
+                        path = template.format(**{**fill, name: quote(value, safe="")})
+                        yield path, dict(query), name, payload
+                    else:
+                        path = template.format(**fill)
+                        yield path, {**query, name: value}, name, payload
+
+
+def test_every_parameter_is_attacked(doc, dbs, stories, window):
+    names = {name for _, _, name, _ in _requests(doc, dbs, stories, window)}
+    documented = {p["name"] for item in doc["paths"].values() for p in item.get("get", {}).get("parameters", [])}
+    assert documented <= names, documented - names
+    assert {"name", "sql_id", "db", "order_by", "from", "a_from", "b_end_snap", "instance", "rate", "format"} <= names
+
+
+def test_payloads_in_every_parameter_are_refused_or_answered_normally(app, doc, dbs, stories, window, executed,
+                                                                     store_hash):
+    client = app.test_client()
+    done = 0
+    for path, query, name, payload in _requests(doc, dbs, stories, window):
+        executed.clear()
+        resp = client.get(path, query_string=query)
+        where = (path, name, payload, resp.status_code, resp.get_data(as_text=True)[:200])
+        assert resp.status_code < 500, where
+        if name == "q":
+            assert resp.status_code == 200, where
+            assert all(payload.lower() in r["name"].lower() for r in resp.get_json()["rows"]), where
+        elif name == "_":  # ignored: the same answer as without it
+            clean = client.get(path, query_string={k: v for k, v in query.items() if k != "_"})
+            assert (resp.status_code, resp.data) == (clean.status_code, clean.data), where
+        else:
+            assert 400 <= resp.status_code < 500, where
+            err = assert_error(resp, resp.status_code)
+            assert err.get("parameter") in (name, "db", None) or name.startswith(("a_", "b_")), (where, err)
+        for statement, _ in executed:
+            assert payload not in statement, (where, statement)
+        done += 1
+    assert done >= 1000, done
+    print(f"\ninjection: {done} requests")
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_payload_as_a_parameter_name_is_refused(app, dbs, payload):
+    resp = app.test_client().get(f"/api/v1/dbs/{dbs['rac']}/series", query_string={
+        "name": "derived:aas", payload: "1"})
+    err = assert_error(resp, 400)
+    assert err["parameter"] == payload and "unknown parameter" in err["message"]
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_show_sql_never_carries_a_payload_in_the_sql_text(app, dbs, payload, executed):
+    """Where a payload reaches a 200 answer (the catalog's text filter), show_sql lists statements with binds only;
+    and a series list with a payload name among good ones is a 404 naming it, before any data query."""
+    client = app.test_client()
+    executed.clear()
+    body = client.get(f"/api/v1/dbs/{dbs['rac']}/catalog", query_string={"q": payload, "show_sql": "1"}).get_json()
+    for s in body["sql"]:
+        assert payload not in s["sql"]
+        assert re.search(r"[:?]\w*", s["sql"]) or "dbid" not in s["sql"].lower()  # bound, never inlined
+    assert all(payload not in statement for statement, _ in executed)
+    resp = client.get(f"/api/v1/dbs/{dbs['rac']}/series", query_string={
+        "name": ["derived:aas", f"sysstat:{payload}"], "show_sql": "1"})
+    assert_error(resp, 404, "name")
+
+
+def test_the_store_is_unchanged(demo_store, store_hash, executed):
+    """Last in this module: after every attempt the SQLite file has the same bytes, and nothing but SELECT ran."""
+    assert _sha256(demo_store[0]) == store_hash
+    assert executed.every and all(re.match(r"\s*(SELECT|PRAGMA (query_only|cache_size|mmap_size))\b", sql, re.I)
+                                  for sql in executed.every), {sql[:60] for sql in executed.every}
+    assert not (demo_store[0].parent / (demo_store[0].name + "-journal")).exists()
+    assert not (demo_store[0].parent / (demo_store[0].name + "-wal")).exists()
