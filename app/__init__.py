@@ -45,6 +45,8 @@ def create_app(settings: Settings | None = None) -> Flask:
 
     from app.api.views import api
     app.register_blueprint(api)
+    from app.api.benchmarks import bench
+    app.register_blueprint(bench)
     from app.api.auth import require_api_key
     require_api_key(app)  # before the answer cache: a cached answer needs the key too
     from app.api.cache import AnswerCache

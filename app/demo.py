@@ -28,6 +28,7 @@ from pathlib import Path
 
 from sqlalchemy import create_engine
 
+from app.bench import demo_runs
 from app.store.schema import views
 
 END = datetime(2026, 11, 20, 6, 0)  # UTC instant of the newest snapshot by default: the file is reproducible
@@ -646,6 +647,7 @@ def build(path, *, seed: int = 42, days: int = 45, detail_days: float = DETAIL_D
         con.execute("ANALYZE")
         con.commit()
         con.close()
+        demo_runs.add_runs(tmp, _public_stories(stories, plan))  # benchmark runs from the field figures
         os.replace(tmp, path)
     finally:
         for w in workers:

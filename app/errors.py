@@ -29,6 +29,10 @@ class Unauthorized(ApiError):
     status, code = 401, "unauthorized"
 
 
+class Forbidden(ApiError):
+    status, code = 403, "forbidden"
+
+
 class Conflict(ApiError):
     status, code = 409, "conflict"
 

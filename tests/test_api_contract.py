@@ -26,6 +26,7 @@ KINDS = {"cumulative", "ratio", "reading", "rate", "detail"}
 WITH_OFFSET = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?([+-]\d{2}:\d{2}|Z)")
 LOOKS_LIKE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
 HTTP_METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
+RUN = "httpd-freebsd-vs-linux"  # a public benchmark run of the demo store
 
 
 # -- helpers ---------------------------------------------------------------------------------------------------
@@ -158,7 +159,8 @@ def test_openapi_document_is_valid_openapi_3(api, doc):
         for op in item.values():
             operation_ids.append(op["operationId"])
             assert op["summary"]
-            assert {"200", "404", "413", "503", "504"} <= set(op["responses"])
+            assert {"200", "413", "503", "504"} <= set(op["responses"])
+            assert "404" in op["responses"] or op is item.get("post")  # an upload has no unknown thing to name
             assert "400" in op["responses"] or not op["parameters"]
             for code, response in op["responses"].items():
                 assert re.fullmatch(r"[1-5]\d\d", code) and response["description"]
@@ -179,12 +181,15 @@ def test_openapi_document_is_valid_openapi_3(api, doc):
 
 
 def test_every_api_route_is_documented(app, doc):
+    methods = {}  # path -> methods of every rule on it (GET and POST may be separate views)
     for rule in app.url_map.iter_rules():
         if not rule.rule.startswith("/api/v1"):
             continue
         path = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule)
         assert path in doc["paths"], path
-        assert {m.lower() for m in rule.methods} - {"head", "options"} == set(doc["paths"][path])
+        methods.setdefault(path, set()).update(m.lower() for m in rule.methods)
+    for path, ms in methods.items():
+        assert ms - {"head", "options"} == set(doc["paths"][path]), path
 
 
 def test_every_documented_query_parameter_is_accepted(api, doc, dbs, stories, window, sql3, tz):
@@ -196,8 +201,9 @@ def test_every_documented_query_parameter_is_accepted(api, doc, dbs, stories, wi
     zone = tz[dbid_of(rac)]
     values = {"name": AAS, "q": "redo", "source": "sysstat", "instance": "1", "begin_snap": lo, "end_snap": hi,
               "from": local_iso(times[lo], zone), "to": local_iso(times[hi], zone), "max_points": 10, "limit": 5}
-    fill = {"db": rac, "sql_id": stories["plan_regression"]["sql_id"]}
-    base = {"/api/v1/dbs/{db}/series": {"name": AAS},
+    values["runs"] = RUN
+    fill = {"db": rac, "sql_id": stories["plan_regression"]["sql_id"], "slug": RUN}
+    base = {"/api/v1/dbs/{db}/series": {"name": AAS}, "/api/v1/benchmarks/compare": {"runs": RUN},
             "/api/v1/dbs/{db}/compare": {"a_begin_snap": lo, "a_end_snap": hi, "b_begin_snap": lo, "b_end_snap": hi}}
     checked = 0
     for path, item in doc["paths"].items():
@@ -722,7 +728,8 @@ def calls(dbs, stories, window):
 def test_every_endpoint_with_a_table_offers_csv(doc):
     with_csv = {path for path, item in doc["paths"].items() if "text/csv" in item["get"]["responses"]["200"]["content"]}
     assert with_csv == {"/api/v1/dbs", "/api/v1/dbs/{db}/sql/{sql_id}"} | {
-        f"/api/v1/dbs/{{db}}/{e}" for e in CSV_ENDPOINTS if e not in ("dbs", "sql")}
+        f"/api/v1/dbs/{{db}}/{e}" for e in CSV_ENDPOINTS if e not in ("dbs", "sql")} | {
+        "/api/v1/benchmarks", "/api/v1/benchmarks/{slug}", "/api/v1/benchmarks/compare"}
 
 
 def _cell(value):
@@ -983,7 +990,7 @@ def test_unknown_database_is_404(api, dbs, db):
 
 
 def test_unknown_parameter_is_refused_on_every_endpoint(api, doc, dbs, stories):
-    fill = {"db": dbs["rac"], "sql_id": stories["plan_regression"]["sql_id"]}
+    fill = {"db": dbs["rac"], "sql_id": stories["plan_regression"]["sql_id"], "slug": RUN}
     for path, item in doc["paths"].items():
         if any(p["in"] == "query" for p in item["get"]["parameters"]):
             err = assert_error(api.get(path.format(**fill), query_string={"frm": "2026-11-18"}), 400, "frm")
@@ -1026,7 +1033,8 @@ ODD = ["", " ", "0", "-1", "99999999999999999999", "1e3", "NaN", "a" * 201, "Ã©æ
 SWEPT = ["/api/v1/dbs", "/api/v1/dbs/{db}", "/api/v1/dbs/{db}/snapshots", "/api/v1/dbs/{db}/catalog",
          "/api/v1/dbs/{db}/series", "/api/v1/dbs/{db}/wait-classes", "/api/v1/dbs/{db}/load-profile",
          "/api/v1/dbs/{db}/top-events", "/api/v1/dbs/{db}/top-sql", "/api/v1/dbs/{db}/sql/{sql_id}",
-         "/api/v1/dbs/{db}/tablespaces", "/api/v1/dbs/{db}/compare"]
+         "/api/v1/dbs/{db}/tablespaces", "/api/v1/dbs/{db}/compare", "/api/v1/benchmarks",
+         "/api/v1/benchmarks/{slug}", "/api/v1/benchmarks/compare"]
 RANGE_KEYS = ("from", "to", "begin_snap", "end_snap")
 
 
@@ -1039,12 +1047,14 @@ def test_no_input_gives_a_500(api, doc, dbs, stories, window, path):
     lo, hi = window
     params = doc["paths"][path]["get"]["parameters"]
     known = {p["name"] for p in params}
-    fill = {"db": dbs["rac"], "sql_id": stories["plan_regression"]["sql_id"]}
+    fill = {"db": dbs["rac"], "sql_id": stories["plan_regression"]["sql_id"], "slug": RUN}
     base = {"begin_snap": lo, "end_snap": hi} if "begin_snap" in known else {}
     if path.endswith("/series"):
         base["name"] = AAS
     if path.endswith("/compare"):
         base = {"a_begin_snap": lo, "a_end_snap": hi, "b_begin_snap": lo - 9, "b_end_snap": lo - 1}
+    if path.endswith("/benchmarks/compare"):
+        base = {"runs": RUN}
     for p in params:
         group = p["name"][:2] if p["name"][:2] in ("a_", "b_") else ""
         for value in ODD:

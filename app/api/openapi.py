@@ -32,17 +32,18 @@ RESPONSES = {  # endpoint -> schema of its JSON answer
 }
 ERRORS = {"400": "A parameter is missing or malformed; `parameter` names it.",
           "404": "Unknown database, series or sql_id.",
-          "413": "The request has a body over 1 MiB (the API reads none).",
+          "413": "The request has a body over 1 MiB (only POST /benchmarks reads one).",
           "503": "The database is unreachable.", "504": "The database did not answer in time."}
 
 
 def openapi_document(app) -> dict:
     paths: dict = {}
     for rule in app.url_map.iter_rules():
-        if not rule.rule.startswith("/api/v1/") or "GET" not in rule.methods:
+        if not rule.rule.startswith("/api/v1/"):
             continue
         view = app.view_functions[rule.endpoint]
         params = getattr(view, "params", ())
+        described = getattr(view, "openapi", {})  # a view may describe its body, answers and errors itself
         path = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule)
         path_params = [p.openapi() for p in params if p.in_path]
         for name in rule.arguments:
@@ -51,21 +52,29 @@ def openapi_document(app) -> dict:
                                     "description": "Database id from /dbs (`target.dbid`).",
                                     "schema": {"type": "string", "minLength": 1, "maxLength": 90}})
         doc = (view.__doc__ or "").strip()
-        ok = {"description": "OK", "content": {"application/json": {"schema": RESPONSES.get(rule.endpoint,
-                                                                                               {"type": "object"})}}}
+        answers = described.get("ok") or {"200": ("OK", RESPONSES.get(rule.endpoint, {"type": "object"})),
+                                           "304": ("Not modified (ETag)", None)}
+        responses = {code: {"description": text, **({"content": {"application/json": {"schema": schema}}}
+                                                     if schema else {})} for code, (text, schema) in answers.items()}
         if any(p.name == "format" for p in params):
-            ok["content"]["text/csv"] = {"schema": {"type": "string"}}
-        responses = {"200": ok, "304": {"description": "Not modified (ETag)"}}
+            responses["200"]["content"]["text/csv"] = {"schema": {"type": "string"}}
+        errors = {**ERRORS, **described.get("errors", {})}
         responses.update({code: {"description": text, "content": {"application/json": {
-            "schema": {"$ref": "#/components/schemas/Error"}}}} for code, text in ERRORS.items()})
-        paths[path] = {"get": {"operationId": rule.endpoint.split(".")[-1].rstrip("_"),
-                               "summary": doc.splitlines()[0] if doc else rule.endpoint,
-                               "parameters": path_params + [p.openapi() for p in params if not p.in_path],
-                               "responses": responses}}
+            "schema": {"$ref": "#/components/schemas/Error"}}}} for code, text in errors.items() if text})
+        for method in ("get", "post"):
+            if method.upper() not in rule.methods:
+                continue
+            op = {"operationId": rule.endpoint.split(".")[-1].rstrip("_"),
+                  "summary": doc.splitlines()[0] if doc else rule.endpoint,
+                  "parameters": path_params + [p.openapi() for p in params if not p.in_path],
+                  "responses": dict(sorted(responses.items()))}
+            if "body" in described:
+                op["requestBody"] = {"required": True, "content": {"application/json": {
+                    "schema": described["body"]}}}
+            paths.setdefault(path, {})[method] = op
     return {"openapi": "3.1.0",
             "info": {"title": "awrlens", "version": "1",
-                     "description": "Oracle AWR history (DBA_HIST_*) as JSON. Errors share one shape."},
+                     "description": "Oracle AWR history (DBA_HIST_*) as JSON, and benchmark results. "
+                                    "Errors share one shape."},
             "servers": [{"url": "/"}], "paths": dict(sorted(paths.items())),
             "components": {"schemas": {"Error": ERROR}}}
-
-

@@ -132,6 +132,9 @@ def _measurements(rows, where) -> list[Measurement]:
         extra = row.get("extra")
         if extra is not None and not isinstance(extra, dict):
             raise bad("extra", f"must be an object of attributes, got {_show(extra)}")
+        clash = [k for k in (extra or {}) if k in ROW or k in ("seq", "run")]
+        if clash:
+            raise bad("extra", f"an attribute may not be called {clash[0]!r} (a column of every row)")
         if extra and _json_bytes(extra) > TEXT_MAX:
             raise bad("extra", f"more than {TEXT_MAX} bytes as JSON, or not JSON (NaN)")
         out.append(Measurement(series.strip(), x if isinstance(x, str) else _number(x), y, unit or None,

@@ -35,16 +35,7 @@ def save(store, run: Run, replace: bool = False, now: datetime | None = None) ->
     def work(conn):
         if conn.dialect.name == "sqlite":
             metadata.create_all(conn, checkfirst=True)
-        old = conn.execute(select(r.c.run_id).where(r.c.slug == run.slug)).scalar()
-        if old is not None:
-            if not replace:
-                raise Conflict(f"a run with slug {run.slug!r} exists; choose another slug or replace it "
-                               "explicitly (replace=1, or --replace)", "slug")
-            conn.execute(delete(m).where(m.c.run_id == old))
-            conn.execute(delete(r).where(r.c.run_id == old))
-        run_id = conn.execute(insert(r).values(**_run_row(run, created))).inserted_primary_key[0]
-        conn.execute(insert(m), [_measurement_row(run_id, seq, x) for seq, x in enumerate(run.measurements, 1)])
-        return old is not None
+        return insert_run(conn, run, created, replace)
 
     try:
         replaced = _guard(store, lambda: store.write(work))
@@ -56,6 +47,20 @@ def save(store, run: Run, replace: bool = False, now: datetime | None = None) ->
     return {"slug": run.slug, "title": run.title, "kind": run.kind, "visibility": run.visibility,
             "measurements": len(run.measurements), "replaced": replaced,
             "created": created.isoformat() + "+00:00"}
+
+
+def insert_run(conn, run: Run, created: datetime, replace: bool = False) -> bool:
+    """The statements of one save, on a connection inside a transaction; True when an older run was replaced."""
+    old = conn.execute(select(r.c.run_id).where(r.c.slug == run.slug)).scalar()
+    if old is not None:
+        if not replace:
+            raise Conflict(f"a run with slug {run.slug!r} exists; choose another slug or replace it "
+                           "explicitly (replace=1, or --replace)", "slug")
+        conn.execute(delete(m).where(m.c.run_id == old))
+        conn.execute(delete(r).where(r.c.run_id == old))
+    run_id = conn.execute(insert(r).values(**_run_row(run, created))).inserted_primary_key[0]
+    conn.execute(insert(m), [_measurement_row(run_id, seq, x) for seq, x in enumerate(run.measurements, 1)])
+    return old is not None
 
 
 def delete_run(store, slug: str) -> bool:
