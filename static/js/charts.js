@@ -258,6 +258,7 @@
       return {
         label: d.label, unit: d.unit, key: d.key, instance: d.instance,
         data: pts.map(function (p) { return { x: p[0], y: p[1] }; }),
+        points: pts,  // as loaded: Chart.js's decimation replaces `data` with what it draws
         borderColor: color, backgroundColor: d.fill ? color + "cc" : color,
         // a stacked series fills down to the one below it ("-1"; Chart.js's "stack" mode is 10x slower)
         fill: d.fill === true ? "origin" : d.fill || false,
@@ -311,7 +312,9 @@
           scales: this.scales(datasets),
           plugins: {
             legend: { display: false },
-            decimation: { enabled: !spec.stacked, algorithm: "min-max" },
+            // more points than two per pixel in the window: draw each pixel's first, min, max and last
+            decimation: { enabled: !spec.stacked, algorithm: "min-max",
+              threshold: Math.max(200, 2 * (this.canvas.parentNode.clientWidth || 600)) },
             tooltip: {
               callbacks: {
                 title: function (items) { return items.length ? F.fmtTime(items[0].parsed.x, self.win.zone, true) : ""; },
@@ -403,14 +406,13 @@
     this.spec.onWindow(Math.round(Math.max(from, lim.min)), Math.round(Math.min(to, lim.max)));
   };
 
-  /** The points in the window, per series, as drawn. */
+  /** The points in the window, per series, as loaded (not as decimated for drawing). */
   TimeChart.prototype.points = function () {
     var win = this.win;
     if (!this.chart) { return []; }
     return this.chart.data.datasets.map(function (d) {
       return { label: d.label, unit: d.unit, instance: d.instance, key: d.key,
-        points: d.data.filter(function (p) { return p.x >= win.from && p.x <= win.to && p.y !== null; })
-          .map(function (p) { return [p.x, p.y]; }) };
+        points: d.points.filter(function (p) { return p[0] >= win.from && p[0] <= win.to && p[1] !== null; }) };
     });
   };
 
