@@ -41,10 +41,11 @@ test: $(VENV)/.installed $(VENDOR) chromium  ## every test, browser tests includ
 sql: $(VENV)/.installed  ## print every SQL statement the API runs, compiled for Oracle
 	$(PY) -m flask --app app sql
 
-bench: $(VENV)/.installed $(STORE)  ## the benchmarks recorded in BENCHMARKS.md (peers from bench/requirements.txt)
+bench: $(VENV)/.installed $(VENDOR) chromium $(STORE)  ## the benchmarks recorded in BENCHMARKS.md (peers from bench/requirements.txt)
 	$(PY) -m pip install --quiet -r bench/requirements.txt
 	$(PY) bench/series.py --build
 	$(PY) bench/peers.py
+	$(PY) bench/frontend.py
 
 clean:
 	rm -rf $(VENV) var node_modules static/vendor

@@ -1,0 +1,149 @@
+"""The front-end benchmark of BENCHMARKS.md: time to the first chart painted, a 4,320-point chart while zooming and
+panning, and the gzipped size of everything the page ships.
+
+  1. The page under the production WSGI server (gunicorn, 3 workers, as `make run`) on the 45-day demo store, opened
+     in headless Chromium (Debian's, driven by Playwright) in a fresh browser context each time (empty HTTP cache).
+     The page marks `awrlens:first-chart` when Chart.js has drawn the first chart with data, and
+     `awrlens:first-chart-painted` on the next animation frame; both are milliseconds since navigation start.
+     The first opening meets a cold server (no answer cached); the others reuse the server's answer cache, as a
+     second visitor would.
+  2. RACPROD's redo per second for each instance over 45 days, every point (4,320), on one chart: the time Chart.js
+     takes to redraw it for each step of a zoom and a pan (what a drag does on every mouse move).
+  3. gzip -6 of every JS and CSS file the page loads (static/vendor, static/js, static/css, static/config.js).
+Usage: .venv/bin/python bench/frontend.py [--store var/awrlens.sqlite] [--runs 10]
+"""
+import argparse
+import gzip
+import json
+import os
+import shutil
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.common import VENV_BIN, serving  # noqa: E402
+
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+RAC = "demo.3120466125"
+PAGES = {
+    "overview, ORCL, last week (the page's default)": "/",
+    "overview, RACPROD, each instance, last week": f"/?db={RAC}&inst=each&view=overview&range=7d",
+    "overview, RACPROD, last 45 days": f"/?db={RAC}&view=overview&range=45d",
+}
+MARKS = """() => Object.fromEntries(performance.getEntriesByType('mark').map(m => [m.name, m.startTime]))"""
+SETTLED = "window.AWRLens && AWRLens.App && AWRLens.App.settled()"
+
+# Redraw the chart for each step of a zoom (the window shrinks around its middle) and of a pan, as a drag does:
+# scale bounds changed, then chart.update('none') -- the zoom plugin's own path. Returns milliseconds per redraw.
+FRAMES = """() => {
+  const chart = Chart.getChart(document.querySelector('[data-chart=explorer] canvas'));
+  const x = chart.scales.x, lo = x.min, hi = x.max, times = [];
+  const points = chart.data.datasets.reduce((n, d) => n + d.points.length, 0);
+  const redraw = (a, b) => {
+    chart.options.scales.x.min = a; chart.options.scales.x.max = b;
+    const t = performance.now(); chart.update('none'); times.push(performance.now() - t);
+  };
+  for (let i = 0; i <= 40; i++) {            // zoom in to a tenth, step by step
+    const w = (hi - lo) * (1 - 0.9 * i / 40), mid = (lo + hi) / 2; redraw(mid - w / 2, mid + w / 2);
+  }
+  const w = (hi - lo) / 2;
+  for (let i = 0; i <= 40; i++) {            // pan a half-width window across the whole range
+    const a = lo + (hi - lo - w) * i / 40; redraw(a, a + w);
+  }
+  times.sort((a, b) => a - b);
+  return {points, frames: times.length, median_ms: times[times.length >> 1], p95_ms: times[Math.floor(times.length * 0.95)],
+          max_ms: times[times.length - 1]};
+}"""
+
+
+def chromium():
+    path = shutil.which("chromium") or "/usr/bin/chromium"
+    if not os.path.exists(path):
+        sys.exit("Debian's chromium is needed: apt-get install -y chromium (make bench installs it)")
+    return path
+
+
+def first_chart(browser, base, path, runs):
+    out = []
+    for _ in range(runs):
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = context.new_page()
+        page.goto(base + path)
+        page.wait_for_function(SETTLED, timeout=60000)
+        marks = page.evaluate(MARKS)
+        settled = page.evaluate("performance.now()")
+        out.append({"first_chart_ms": marks["awrlens:first-chart"], "painted_ms": marks["awrlens:first-chart-painted"],
+                    "boot_ms": marks["awrlens:boot"], "settled_ms": settled})
+        context.close()
+    warm = out[1:] or out
+    return {"cold": {k: round(v) for k, v in out[0].items()},
+            "warm_median": {k: round(statistics.median(r[k] for r in warm)) for k in out[0]},
+            "warm_max": {k: round(max(r[k] for r in warm)) for k in out[0]}, "runs": len(out)}
+
+
+def big_chart(browser, base):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    # every point: the page's config with maxPoints 0 (the API's "no downsampling")
+    config = (ROOT / "static" / "config.js").read_text().replace("maxPoints: 1000", "maxPoints: 0")
+    page.route("**/static/config.js", lambda route: route.fulfill(body=config, content_type="text/javascript"))
+    page.goto(f"{base}/?db={RAC}&inst=each&view=explorer&range=45d&series=sysstat:redo+size")
+    page.wait_for_function(SETTLED, timeout=60000)
+    result = page.evaluate(FRAMES)
+    context.close()
+    return {k: round(v, 2) if isinstance(v, float) else v for k, v in result.items()}
+
+
+def sizes():
+    files = sorted(p for p in [*(ROOT / "static/vendor").glob("*.js"), *(ROOT / "static/vendor").glob("*.css"),
+                                *(ROOT / "static/js").glob("*.js"), *(ROOT / "static/css").glob("*.css"),
+                                ROOT / "static/config.js"])
+    rows = {str(p.relative_to(ROOT)): {"bytes": p.stat().st_size,
+                                       "gzip": len(gzip.compress(p.read_bytes(), compresslevel=6, mtime=0))}
+            for p in files}
+    vendor = [v for k, v in rows.items() if k.startswith("static/vendor/")]
+    own = [v for k, v in rows.items() if not k.startswith("static/vendor/")]
+    total = lambda vs, key: sum(v[key] for v in vs)  # noqa: E731
+    return {"files": rows, "vendor": {"bytes": total(vendor, "bytes"), "gzip": total(vendor, "gzip")},
+            "own": {"bytes": total(own, "bytes"), "gzip": total(own, "gzip")},
+            "all": {"bytes": total(rows.values(), "bytes"), "gzip": total(rows.values(), "gzip")}}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--store", default=str(ROOT / "var/awrlens.sqlite"))
+    parser.add_argument("--runs", type=int, default=10)
+    args = parser.parse_args()
+    if not (ROOT / "static/vendor/chart.umd.min.js").exists():
+        sys.exit("static/vendor/ is not built: npm ci && npm run vendor (make bench does it)")
+    from playwright.sync_api import sync_playwright
+    env = {**os.environ, "AWRLENS_STORE_PATH": args.store}
+    argv = [str(VENV_BIN / "gunicorn"), "--bind", "127.0.0.1:{port}", "--workers", "3", "app.wsgi:app"]
+    results = {"sizes": sizes()}
+    with serving(argv, env, "/api/v1/") as (port, _), sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
+        results["chromium"] = browser.version
+        base = f"http://127.0.0.1:{port}"
+        results["first_chart"] = {name: first_chart(browser, base, path, args.runs) for name, path in PAGES.items()}
+        results["big_chart"] = big_chart(browser, base)
+        browser.close()
+    out = ROOT / "bench/results/frontend.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps(results, indent=2) + "\n")
+    for name, r in results["first_chart"].items():
+        print(f"{name}: first chart painted {r['cold']['painted_ms']} ms cold, {r['warm_median']['painted_ms']} ms "
+              f"warm (median of {r['runs'] - 1}), everything drawn {r['warm_median']['settled_ms']} ms")
+    b = results["big_chart"]
+    print(f"{b['points']} points: redraw per zoom/pan step median {b['median_ms']} ms, p95 {b['p95_ms']} ms")
+    s = results["sizes"]
+    print(f"gzip -6: vendor {s['vendor']['gzip']} B, own {s['own']['gzip']} B, all {s['all']['gzip']} B "
+          f"({s['all']['bytes']} B raw)")
+    print(f"written to {out.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
