@@ -20,7 +20,8 @@ def views_in_the_sql(prefix: str) -> set[str]:
     names = set()
     for _, stmt in all_statements(views(prefix)):
         text = str(stmt.compile(dialect=oracle.dialect()))
-        names |= {n.upper() for n in re.findall(r"\b(?:FROM|JOIN)\s+(\w+)", text, re.I)}
+        names |= {n.upper() for n in re.findall(r"\b(?:FROM|JOIN)\s+(\w+)", text, re.I)
+                  if n.lower().startswith(prefix)}
     return names
 
 

@@ -39,10 +39,11 @@ HEADER = """-- awrlens: {what}
 
 def read_views(prefix: str) -> list[str]:
     """Upper-case names of every view the app's statements read under `prefix`, sorted."""
+    awr = views(prefix).metadata.tables  # the app's own tables (BENCH_*) are not granted here
     names = set()
     for _, stmt in all_statements(views(prefix)):
         names |= {t.name.upper() for t in find_tables(stmt, include_joins=True, include_selects=True)
-                  if isinstance(t, Table)}
+                  if isinstance(t, Table) and t.name in awr}
     return sorted(names)
 
 
