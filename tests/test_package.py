@@ -1,0 +1,218 @@
+"""zappa_settings.json and the packaging rules, checked fast (the full `zappa package` of both stages, with its
+smoke test on the unzipped package, is bench/package.py)."""
+import json
+import re
+import shutil
+import struct
+import subprocess
+import zipfile
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+from app.settings import Settings
+from app.store.oracle import check_target
+from infra import lambda_package as lp
+
+ROOT = Path(__file__).resolve().parent.parent
+RAW = json.loads((ROOT / "zappa_settings.json").read_text())
+STAGES = {name: lp.stage_settings(name) for name in RAW}
+API_GATEWAY_TIMEOUT = 29
+
+
+def test_two_stages():
+    assert set(RAW) == {"demo", "prod"}
+    assert RAW["prod"]["extends"] == "demo"
+
+
+@pytest.mark.parametrize("stage", sorted(STAGES))
+def test_runtime_matches_the_package_build(stage):
+    s = STAGES[stage]
+    assert s["runtime"] == "python3.11" and s["architecture"] == "x86_64"
+    makefile = (ROOT / "Makefile").read_text()
+    assert "--python-version 3.11" in makefile and "--platform manylinux2014_x86_64" in makefile
+    assert "LAMBDA_PYTHON ?= python3.11" in makefile
+    assert s["use_precompiled_packages"] is False  # no PyPI lookups: the wheels are installed for the runtime
+
+
+@pytest.mark.parametrize("stage", sorted(STAGES))
+def test_time_bounds_nest(stage):
+    """Every database bound fits in the function's timeout, which fits in API Gateway's 29 s."""
+    s = STAGES[stage]
+    settings = Settings.from_env(s["environment_variables"])
+    worst = settings.connect_timeout + 2 * settings.call_timeout  # README: a call in flight costs twice the bound
+    assert worst < s["timeout_seconds"] < API_GATEWAY_TIMEOUT
+    assert s["timeout_seconds"] - worst >= 2, "room for Python and the answer"
+
+
+@pytest.mark.parametrize("stage", sorted(STAGES))
+def test_deliberate_choices(stage):
+    s = STAGES[stage]
+    assert "keep_warm" in RAW[stage], "keep_warm is chosen per stage, not left to Zappa's default"
+    assert 512 <= s["memory_size"] <= 3008 and s["memory_size"] % 64 == 0
+    assert s["app_function"] == "app.wsgi.app" and (ROOT / "app" / "wsgi.py").is_file()
+    assert s["debug"] is False  # DEBUG=True puts tracebacks in 500 bodies
+    assert s["binary_support"] is False and s["payload_compression"] is True
+    assert s["cors"] is False  # the app answers preflights with the allowed origins; Zappa's mock would say *
+    assert s["manage_roles"] is False and s["role_name"] == f"awrlens-{stage}-lambda"
+    assert s["endpoint_configuration"] == ["REGIONAL"]
+    assert s.get("slim_handler", False) is False
+
+
+@pytest.mark.parametrize("stage", sorted(STAGES))
+def test_environment_is_valid_settings_and_holds_no_secret(stage):
+    env = STAGES[stage]["environment_variables"]
+    assert all(k.startswith("AWRLENS_") for k in env)
+    Settings.from_env(env)  # unknown or malformed AWRLENS_* variables would stop the app
+    text = json.dumps(env).lower()
+    assert '"password"' not in text and "password_env" not in text
+
+
+def test_demo_is_public_and_ships_its_store():
+    s = STAGES["demo"]
+    env = s["environment_variables"]
+    assert "AWRLENS_TARGETS" not in env and "AWRLENS_API_KEY_SECRET" not in env
+    assert env["AWRLENS_CORS_ORIGINS"] == "*"
+    store = Path(env["AWRLENS_STORE_PATH"])
+    assert not store.is_absolute() and store.parts[0] not in s["exclude"]
+    assert "build/demo.sqlite" in (ROOT / "Makefile").read_text()
+    assert s["keep_warm"] is False
+    assert {"oracledb", "cryptography", "cffi"} <= set(s["exclude"])  # the demo never imports the driver
+
+
+def test_prod_reads_oracle_in_a_vpc_with_a_key_and_one_origin():
+    s = STAGES["prod"]
+    env = s["environment_variables"]
+    settings = Settings.from_env(env)
+    [(alias, target)] = settings.targets.items()
+    check_target(alias, target)
+    assert target["password_secret"].startswith("arn:aws:secretsmanager:")
+    assert settings.api_key_secret == target["password_secret"]  # one secret: {"password", "api_key"}
+    assert settings.cors_origins.startswith("https://") and "*" not in settings.cors_origins
+    assert "," not in settings.cors_origins
+    assert s["vpc_config"]["SubnetIds"] and s["vpc_config"]["SecurityGroupIds"]
+    assert len(s["vpc_config"]["SubnetIds"]) >= 2, "two subnets in two zones"
+    assert s["keep_warm"] is True and s["keep_warm_expression"] == "rate(4 minutes)"
+    assert "build" in s["exclude"]  # no demo store in the prod package
+    assert "oracledb" not in s["exclude"] and "cryptography" not in s["exclude"]
+
+
+# -- what the package holds ---------------------------------------------------------------------------------------
+
+def project_top_level():
+    """The repository's top-level names, tracked or made locally by the Makefile and the tools."""
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True).stdout.split()
+    names = {p.split("/", 1)[0] for p in tracked}
+    return names | {".venv", ".venv-lambda", "node_modules", "var", "dist", "build", ".pytest_cache",
+                    ".hypothesis", ".git"}
+
+
+def ignored(stage, names):
+    from zappa.core import ZIP_EXCLUDES
+    return shutil.ignore_patterns(*ZIP_EXCLUDES, *STAGES[stage]["exclude"])(str(ROOT), sorted(names))
+
+
+@pytest.mark.parametrize("stage, kept", [("demo", {"app", "build"}), ("prod", {"app"})])
+def test_only_the_app_leaves_the_project(stage, kept):
+    names = project_top_level()
+    assert names - ignored(stage, names) == kept
+
+
+def top_levels(dist: str) -> set[str]:
+    """Import names and the .dist-info directory of an installed distribution."""
+    d = metadata.distribution(dist)
+    names = {f.parts[0] for f in d.files or [] if f.parts[0] != ".." and not f.parts[0].endswith(".data")}
+    names = {n for n in names if n not in ("__pycache__", "bin")}
+    return names
+
+
+def test_build_and_test_packages_are_excluded():
+    """Zappa's command-line dependencies and the SDK that the Lambda runtime brings stay out of both stages."""
+    shipping = lp.requirement_names(ROOT / "requirements.txt") | {"zappa", "durationpy", "werkzeug"}
+    build_only = lp.requirement_names(ROOT / "infra" / "requirements-zappa.txt") - shipping
+    assert {"boto3", "botocore", "troposphere", "pip", "setuptools"} <= build_only
+    for stage in STAGES:
+        for dist in sorted(build_only):
+            try:
+                names = top_levels(dist)
+            except metadata.PackageNotFoundError:
+                continue  # not in the dev venv (e.g. wheel): covered by the package check
+            leaked = names - ignored(stage, names)
+            assert not leaked, f"{stage}: {dist} would ship {leaked}"
+    forbidden = lp.forbidden_names()
+    assert {"pytest", "moto", "playwright", "sqlglot", "gunicorn"} <= forbidden
+    assert "zappa" not in forbidden and not forbidden & shipping
+
+
+def test_zappa_settings_module_names_the_app(monkeypatch):
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    from tests.test_lambda import zappa_settings_module
+    text = zappa_settings_module("prod")
+    assert "APP_MODULE='app.wsgi'" in text and "APP_FUNCTION='app'" in text
+    assert "DEBUG=False" in text and "BINARY_SUPPORT=False" in text
+
+
+# -- finishing and checking a zip ---------------------------------------------------------------------------------
+
+def elf(glibc="2.17", machine=0x3E):
+    header = b"\x7fELF" + bytes([2, 1, 1]) + bytes(9) + struct.pack("<HH", 3, machine)
+    return header + bytes(40) + f"GLIBC_2.2.5\0GLIBC_{glibc}\0".encode()
+
+
+def make_zip(path, files):
+    with zipfile.ZipFile(path, "w") as z:
+        for name, data in files.items():
+            z.writestr(name, data)
+    return path
+
+
+GOOD = {"handler.py": "def lambda_handler(e, c): pass\n",
+        "zappa_settings.py": "APP_MODULE='app.wsgi'\nAPP_FUNCTION='app'\n",
+        "app/__init__.py": "", "app/wsgi.py": "app = None\n", "build/demo.sqlite": b"SQLite format 3\0",
+        "orjson/orjson.cpython-311-x86_64-linux-gnu.so": elf(),
+        "orjson-3.13.0.dist-info/WHEEL": "Tag: cp311-cp311-manylinux_2_17_x86_64\nTag: cp311-cp311-manylinux2014_x86_64\n"}
+
+
+def test_check_passes_a_good_package(tmp_path):
+    report = lp.check(make_zip(tmp_path / "p.zip", GOOD), "demo", STAGES["demo"])
+    assert report["problems"] == [] and report["native_libraries"] == 1
+
+
+@pytest.mark.parametrize("extra, problem", [
+    ({"pytest/__init__.py": ""}, "pytest: test-only"),
+    ({"moto-5.2.1.dist-info/METADATA": ""}, "moto: test-only"),
+    ({"playwright/__init__.py": ""}, "playwright"),
+    ({"boto3/__init__.py": ""}, "boto3: comes with the Lambda runtime"),
+    ({"troposphere/__init__.py": ""}, "troposphere: test-only or build-only"),
+    ({"x/_rust.abi3.so": elf("2.34")}, "needs GLIBC_2.34"),
+    ({"x/y.cpython-312-x86_64-linux-gnu.so": elf()}, "cpython-312"),
+    ({"x/z.cpython-311-aarch64-linux-gnu.so": elf(machine=0xB7)}, "not built for x86_64"),
+    ({"cryptography-50.0.2.dist-info/WHEEL": "Tag: cp311-abi3-manylinux_2_34_x86_64\n"}, "do not run on"),
+])
+def test_check_finds_what_must_not_ship(tmp_path, extra, problem):
+    report = lp.check(make_zip(tmp_path / "p.zip", {**GOOD, **extra}), "demo", STAGES["demo"])
+    assert any(problem in p for p in report["problems"]), report["problems"]
+
+
+def test_check_knows_each_stage_needs(tmp_path):
+    demo = {k: v for k, v in GOOD.items() if k != "build/demo.sqlite"}
+    assert any("embedded store" in p for p in lp.check(make_zip(tmp_path / "d.zip", demo), "demo",
+                                                         STAGES["demo"])["problems"])
+    problems = lp.check(make_zip(tmp_path / "p.zip", GOOD), "prod", STAGES["prod"])["problems"]
+    assert any("SQLite file ships" in p for p in problems) and any("oracledb missing" in p for p in problems)
+
+
+def test_finish_compiles_hash_based_pyc(tmp_path):
+    path = make_zip(tmp_path / "p.zip", {"app/__init__.py": "X = 1\n", "app/broken_template.py": "{{ not python",
+                                         "app/__pycache__/__init__.cpython-311.pyc": b"stale"})
+    counts = lp.finish(path)
+    assert counts == {"compiled": 1, "not_compiled": 1}
+    with zipfile.ZipFile(path) as z:
+        infos = {i.filename: i for i in z.infolist()}
+        pyc = z.read("app/__pycache__/__init__.cpython-311.pyc")
+    assert infos["app/__init__.py"].date_time == (1980, 1, 1, 0, 0, 0)
+    assert infos["app/__init__.py"].external_attr >> 16 == 0o100755
+    assert struct.unpack("<I", pyc[4:8])[0] == 0b01, "hash-based, source not checked"
+    assert re.search(rb"/var/task/app/__init__\.py", pyc)
