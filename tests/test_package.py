@@ -1,8 +1,10 @@
 """zappa_settings.json and the packaging rules, checked fast (the full `zappa package` of both stages, with its
 smoke test on the unzipped package, is bench/package.py)."""
 import json
+import os
 import re
 import shutil
+from fnmatch import fnmatch
 import struct
 import subprocess
 import zipfile
@@ -75,7 +77,7 @@ def test_demo_is_public_and_ships_its_store():
     assert "AWRLENS_TARGETS" not in env and "AWRLENS_API_KEY_SECRET" not in env
     assert env["AWRLENS_CORS_ORIGINS"] == "*"
     store = Path(env["AWRLENS_STORE_PATH"])
-    assert not store.is_absolute() and store.parts[0] not in s["exclude"]
+    assert not store.is_absolute() and store.parts[0] not in s["exclude"] + s["exclude_glob"]
     assert "build/demo.sqlite" in (ROOT / "Makefile").read_text()
     assert s["keep_warm"] is False
     assert {"oracledb", "cryptography", "cffi"} <= set(s["exclude"])  # the demo never imports the driver
@@ -94,7 +96,7 @@ def test_prod_reads_oracle_in_a_vpc_with_a_key_and_one_origin():
     assert s["vpc_config"]["SubnetIds"] and s["vpc_config"]["SecurityGroupIds"]
     assert len(s["vpc_config"]["SubnetIds"]) >= 2, "two subnets in two zones"
     assert s["keep_warm"] is True and s["keep_warm_expression"] == "rate(4 minutes)"
-    assert "build" in s["exclude"]  # no demo store in the prod package
+    assert "build" in s["exclude_glob"]  # no demo store in the prod package
     assert "oracledb" not in s["exclude"] and "cryptography" not in s["exclude"]
 
 
@@ -109,14 +111,29 @@ def project_top_level():
 
 
 def ignored(stage, names):
+    """The top-level names Zappa leaves out: its own excludes, the stage's `exclude` (names at any depth) and
+    `exclude_glob` (paths from the package root)."""
     from zappa.core import ZIP_EXCLUDES
-    return shutil.ignore_patterns(*ZIP_EXCLUDES, *STAGES[stage]["exclude"])(str(ROOT), sorted(names))
+    out = shutil.ignore_patterns(*ZIP_EXCLUDES, *STAGES[stage]["exclude"])(str(ROOT), sorted(names))
+    return out | {n for n in names for g in STAGES[stage]["exclude_glob"] if "/" not in g and fnmatch(n, g)}
 
 
 @pytest.mark.parametrize("stage, kept", [("demo", {"app", "build"}), ("prod", {"app"})])
 def test_only_the_app_leaves_the_project(stage, kept):
     names = project_top_level()
     assert names - ignored(stage, names) == kept
+
+
+@pytest.mark.parametrize("stage", sorted(STAGES))
+def test_no_name_exclude_reaches_into_the_app(stage):
+    """`exclude` patterns match names at any depth: none may match a directory or file of app/ (a top-level
+    `bench` pattern once dropped app/bench). Project directories are left out with `exclude_glob` instead."""
+    patterns = STAGES[stage]["exclude"]
+    for dirpath, dirnames, filenames in os.walk(ROOT / "app"):
+        dirnames[:] = [d for d in dirnames if d != "__pycache__"]
+        for name in dirnames + filenames:
+            hit = [p for p in patterns if fnmatch(name, p)]
+            assert not hit, f"{stage}: {Path(dirpath, name).relative_to(ROOT)} matches {hit}"
 
 
 def top_levels(dist: str) -> set[str]:
