@@ -1,0 +1,123 @@
+"""Lambda cold start of BENCHMARKS.md: a fresh process importing Zappa's handler and answering one real event,
+awrlens (the demo package) against a minimal Zappa Flask app packaged the same way on the same machine.
+
+Usage: .venv/bin/python bench/coldstart.py [--runs 15]   (builds dist/awrlens-demo.zip first if missing)
+
+Each package is unpacked as Lambda unpacks it (files dated 1980-01-01, as Zappa writes them; bytecode cannot be
+written), with the runtime's boto3 beside it (bench/lambda_sim.py). One run = one new CPython 3.11 process that
+imports handler.py and answers one API Gateway REST event: awrlens GET /api/v1/dbs (the app built, the SQLite
+store opened and read), the minimal app GET /hello (a JSON dict). The runs alternate between the packages; wall
+time and CPU time (user + system) of each process are recorded, medians compared. A third package, awrlens as
+`zappa package` writes it (the .pyc files pip wrote, stale against the 1980 dates), shows what finish() in
+infra/lambda_package.py buys. Results: bench/results/coldstart.json.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench import lambda_sim  # noqa: E402
+from infra import lambda_package  # noqa: E402
+from tests.apigw import api_event  # noqa: E402
+
+HELLO = '''from flask import Flask, jsonify
+
+app = Flask(__name__)
+
+
+@app.get("/hello")
+def hello():
+    return jsonify(hello="world")
+'''
+
+
+def zappa_package(project: Path, stage: str, output: Path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWRLENS_")}
+    env.update(VIRTUAL_ENV=str(ROOT / ".venv-lambda"), PYTHONWARNINGS="ignore", AWS_DEFAULT_REGION="eu-west-1")
+    subprocess.run([str(ROOT / ".venv-lambda/bin/python"), "-m", "zappa.cli", "package", stage, "-o", str(output)],
+                   cwd=project, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def minimal_app(workdir: Path) -> Path:
+    """hello.py packaged by Zappa from the same packaging venv, same runtime and excludes, then finished alike."""
+    project = workdir / "hello"
+    project.mkdir()
+    (project / "hello.py").write_text(HELLO)
+    demo = lambda_package.stage_settings("demo")
+    settings = {"baseline": {k: demo[k] for k in ("runtime", "architecture", "aws_region", "use_precompiled_packages",
+                                                  "debug", "log_level", "binary_support", "exclude")}}
+    settings["baseline"].update(project_name="hello", app_function="hello.app", s3_bucket="hello-code")
+    (project / "zappa_settings.json").write_text(json.dumps(settings))
+    output = workdir / "hello.zip"
+    zappa_package(project, "baseline", output)
+    lambda_package.finish(output)
+    return output
+
+
+def as_zappa_writes_it(workdir: Path) -> Path:
+    output = workdir / "awrlens-demo-unfinished.zip"
+    zappa_package(ROOT, "demo", output)
+    return output
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=15, help="cold starts per package (after 2 to warm the disk)")
+    args = parser.parse_args()
+    demo_zip = ROOT / "dist" / "awrlens-demo.zip"
+    if not demo_zip.exists():
+        subprocess.run(["make", "--no-print-directory", "package", "STAGE=demo"], cwd=ROOT, check=True)
+    runtime = lambda_sim.runtime_sdk(ROOT / "dist" / "runtime-sdk")
+    with tempfile.TemporaryDirectory(prefix="awrlens-coldstart-") as tmp:
+        tmp = Path(tmp)
+        packages = {
+            "awrlens": (demo_zip, api_event("/api/v1/dbs"), "awrlens-demo"),
+            "minimal Flask app": (minimal_app(tmp), api_event("/hello"), "hello-baseline"),
+            "awrlens, zip as zappa writes it": (as_zappa_writes_it(tmp), api_event("/api/v1/dbs"), "awrlens-demo"),
+        }
+        tasks = {name: lambda_sim.unpack(z, tmp / f"task-{i}") for i, (name, (z, _, _)) in enumerate(packages.items())}
+        runs = {name: [] for name in packages}
+        for round_ in range(args.runs + 2):
+            for name, (_, event, function) in packages.items():
+                answer = lambda_sim.invoke(tasks[name], runtime, [event], function=function)
+                status = answer["results"][0]["statusCode"]
+                if status != 200:
+                    raise SystemExit(f"{name}: {status}")
+                if round_ >= 2:
+                    runs[name].append(answer)
+    results = {"runs": args.runs, "packages": {}}
+    for name, answers in runs.items():
+        results["packages"][name] = {
+            "wall_ms": {"median": ms(statistics.median(a["wall"] for a in answers)),
+                        "p90": ms(sorted(a["wall"] for a in answers)[int(0.9 * (len(answers) - 1))])},
+            "cpu_ms": {"median": ms(statistics.median(a["cpu"] for a in answers))},
+            "import_handler_ms": ms(statistics.median(a["import"] for a in answers)),
+            "first_event_ms": ms(statistics.median(a["events"] for a in answers)),
+        }
+    ours, base = results["packages"]["awrlens"], results["packages"]["minimal Flask app"]
+    results["ratio"] = {"wall": round(ours["wall_ms"]["median"] / base["wall_ms"]["median"], 2),
+                        "cpu": round(ours["cpu_ms"]["median"] / base["cpu_ms"]["median"], 2)}
+    for name, r in results["packages"].items():
+        print(f"{name:33} wall {r['wall_ms']['median']:6.0f} ms (p90 {r['wall_ms']['p90']:.0f})  cpu "
+              f"{r['cpu_ms']['median']:6.0f} ms  import handler {r['import_handler_ms']:5.0f} ms  first event "
+              f"{r['first_event_ms']:5.0f} ms")
+    print(f"ratio awrlens / minimal: wall {results['ratio']['wall']}x, cpu {results['ratio']['cpu']}x "
+          "(target <= 1.3x)")
+    out = ROOT / "bench" / "results" / "coldstart.json"
+    out.write_text(json.dumps(results, indent=2) + "\n")
+    print(f"wrote {out.relative_to(ROOT)}")
+
+
+def ms(seconds: float) -> float:
+    return round(seconds * 1000, 1)
+
+
+if __name__ == "__main__":
+    main()
