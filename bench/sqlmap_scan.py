@@ -1,0 +1,180 @@
+"""sqlmap (Debian's package) against awrlens under gunicorn: every parameter of every GET endpoint, bounded in time.
+
+For each GET operation of the OpenAPI document, sqlmap gets a URL that answers 200 (real database id, series,
+sql_id, snapshot range) and tests every query parameter (-p) and every path parameter (a * marker), at --level and
+--risk (default 2 and 1: boolean, error, UNION, stacked and time-based techniques, for every DBMS it knows). The
+server runs with the answer cache off, so every request reaches the code that builds the SQL. The scan fails if
+sqlmap reports an injection point or the server answers any request with a 5xx (from gunicorn's access log).
+
+Usage: .venv/bin/python bench/sqlmap_scan.py [--store var/awrlens.sqlite] [--level 2] [--risk 1] [--budget 900]
+Needs sqlmap on the PATH (`apt-get install -y sqlmap`). Results: bench/results/sqlmap.json.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections import Counter
+from pathlib import Path
+from urllib.parse import quote, urlencode
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.common import VENV_BIN, serving  # noqa: E402
+
+FOUND = re.compile(r"identified the following injection point|parameter '[^']+' (?:is|appears to be) "
+                   r"'?[^']*'? ?(?:injectable|vulnerable)", re.I)
+NOT_FOUND = "do not appear to be injectable"
+
+
+def get_json(port, path):
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=30) as resp:
+        return json.load(resp)
+
+
+def status_of(port, url):
+    try:
+        with urllib.request.urlopen(url, timeout=30) as resp:
+            return resp.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+def good_values(port):
+    """A valid value for each parameter, from the store being served."""
+    dbs = get_json(port, "/api/v1/dbs")["databases"]
+    rac = next((d for d in dbs if d["rac"]), dbs[0])
+    snaps = rac["snapshots"]
+    hi = snaps["last_snap"] - 2
+    lo = hi - 16
+    top = get_json(port, f"/api/v1/dbs/{rac['id']}/top-sql?begin_snap={lo}&end_snap={hi}&limit=1")["rows"]
+    day = snaps["to"][:10]
+    try:  # benchmark runs, when the store has some
+        runs = [r["slug"] for r in get_json(port, "/api/v1/benchmarks")["rows"]][:2]
+    except (OSError, KeyError, ValueError):
+        runs = []
+    slug = {"slug": runs[0], "runs": runs} if runs else {}
+    return {**slug, "db": rac["id"], "sql_id": top[0]["sql_id"] if top else "aaaaaaaaaaaaa", "name": "sysstat:redo size",
+            "from": f"{day}T00:00:00", "to": f"{day}T04:00:00", "begin_snap": lo, "end_snap": hi,
+            "a_from": f"{day}T00:00:00", "a_to": f"{day}T02:00:00", "b_from": f"{day}T02:00:00",
+            "b_to": f"{day}T04:00:00", "a_begin_snap": lo - 16, "a_end_snap": lo - 1, "b_begin_snap": lo,
+            "b_end_snap": hi, "instance": "1", "rate": "per_second", "max_points": 50, "format": "json",
+            "show_sql": 0, "q": "redo", "source": "sysstat", "order_by": "cpu", "limit": 5}
+
+
+BY_TIME, BY_SNAPSHOT = ("from", "to"), ("begin_snap", "end_snap")
+
+
+def targets(port):
+    """(label, url, parameters to test, path marker?) for every GET operation sqlmap can start from: the query
+    parameters of a URL that answers 200 (once with ranges by time, once by snapshot ids, as a range takes one or
+    the other), then each path parameter with a * marker."""
+    doc = get_json(port, "/api/v1/openapi.json")
+    good = good_values(port)
+    base = f"http://127.0.0.1:{port}"
+    out, skipped = [], []
+    for path, item in doc["paths"].items():
+        params = item.get("get", {}).get("parameters", [])
+        path_params = [p["name"] for p in params if p["in"] == "path"]
+        if not params:
+            continue
+        if any(n not in good for n in path_params):
+            skipped.append((path, "no known value for a path parameter"))
+            continue
+        filled = {n: quote(str(good[n]), safe="") for n in path_params}
+        names = [p["name"] for p in params if p["in"] == "query"]
+        ranged = any(n.endswith(BY_SNAPSHOT) for n in names)
+        for style, other in ((BY_TIME, BY_SNAPSHOT), (BY_SNAPSHOT, BY_TIME)) if ranged else (((), ()),):
+            query = {}
+            for n in names:
+                if n.removeprefix("a_").removeprefix("b_") in other:
+                    continue
+                value = good.get(n, next(p["schema"].get("enum", [None])[0] for p in params if p["name"] == n))
+                if value is not None:
+                    query[n] = value
+            url = f"{base}{path.format(**filled)}?{urlencode(query, doseq=True)}"
+            status = status_of(port, url)
+            label = f"{path} ({'by time' if style == BY_TIME else 'by snapshot' if style else 'query'})"
+            if status != 200:
+                skipped.append((label, f"the starting URL answers {status}"))
+                continue
+            if style == BY_SNAPSHOT:  # the parameters both styles share were tested with the first
+                out.append((label, url, [n for n in query if n.removeprefix("a_").removeprefix("b_") in style], False))
+            elif query:
+                out.append((label, url, list(query), False))
+        for name in path_params:  # the * marker after the value: sqlmap injects there
+            marked = path.format(**{n: v + ("*" if n == name else "") for n, v in filled.items()})
+            out.append((f"{path} ({name})", f"{base}{marked}", [name], True))
+    return out, skipped
+
+
+def run_sqlmap(url, params, marked, level, risk, timeout, workdir):
+    argv = ["sqlmap", "-u", url, "--batch", "--flush-session", "--disable-coloring", f"--level={level}",
+            f"--risk={risk}", f"--output-dir={workdir}", "--timeout=30", "--retries=1"]
+    if not marked:
+        argv.append("-p" + ",".join(params))
+    started = time.monotonic()
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=workdir,
+                              stdin=subprocess.DEVNULL)
+        output, timed_out = proc.stdout + proc.stderr, False
+    except subprocess.TimeoutExpired as exc:
+        output, timed_out = (exc.stdout or b"").decode() + (exc.stderr or b"").decode(), True
+    found = [line.strip() for line in output.splitlines() if FOUND.search(line)]
+    return {"seconds": round(time.monotonic() - started, 1), "found": found, "timed_out": timed_out,
+            "clean": NOT_FOUND in output and not found}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--store", default=str(ROOT / "var/awrlens.sqlite"))
+    parser.add_argument("--level", type=int, default=2)
+    parser.add_argument("--risk", type=int, default=1)
+    parser.add_argument("--budget", type=float, default=900, help="seconds for the whole scan")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--out", default=str(ROOT / "bench/results/sqlmap.json"))
+    args = parser.parse_args()
+    version = subprocess.run(["sqlmap", "--version"], capture_output=True, text=True).stdout.split()[0]
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory() as workdir:
+        log = Path(workdir) / "access.log"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("AWRLENS_")}
+        env.update(AWRLENS_STORE_PATH=str(Path(args.store).resolve()), AWRLENS_ANSWER_CACHE_MB="0")
+        argv = [str(VENV_BIN / "gunicorn"), "--bind", "127.0.0.1:{port}", "--workers", str(args.workers),
+                "--access-logfile", str(log), "app.wsgi:app"]
+        with serving(argv, env, "/api/v1/") as (port, _):
+            runs, skipped = targets(port)
+            results = []
+            for label, url, params, marked in runs:
+                left = args.budget - (time.monotonic() - started)
+                if left <= 5:
+                    results.append({"target": label, "params": params, "skipped": "time budget spent"})
+                    continue
+                r = run_sqlmap(url, params, marked, args.level, args.risk, left, workdir)
+                results.append({"target": label, "params": params, **r})
+                print(f"{label}: {'FOUND ' + '; '.join(r['found']) if r['found'] else 'clean' if r['clean'] else '?'}"
+                      f" ({r['seconds']} s{', timed out' if r['timed_out'] else ''})", flush=True)
+        lines = log.read_text().splitlines()
+    statuses = Counter(int(m.group(1)) for m in (re.search(r'" (\d{3}) ', ln) for ln in lines) if m)
+    findings = [f for r in results for f in r.get("found", [])]
+    summary = {"sqlmap": version, "level": args.level, "risk": args.risk, "seconds": round(time.monotonic() - started),
+               "targets": len(runs), "parameters": sum(len(r["params"]) for r in results),
+               "requests": len(lines), "by_status": dict(sorted(statuses.items())), "findings": findings,
+               "incomplete": [r["target"] for r in results if not r.get("clean")], "skipped": skipped,
+               "runs": results}
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(summary, indent=2) + "\n")
+    print(f"sqlmap {version}, level {args.level}, risk {args.risk}: {summary['parameters']} parameters on "
+          f"{len(runs)} targets, {len(lines)} requests in {summary['seconds']} s; by status {summary['by_status']}; "
+          f"findings: {len(findings)}; incomplete: {len(summary['incomplete'])}; skipped: {len(skipped)}")
+    server_errors = sum(n for s, n in statuses.items() if s >= 500)
+    sys.exit(1 if findings or server_errors or summary["incomplete"] else 0)
+
+
+if __name__ == "__main__":
+    main()
