@@ -4,6 +4,7 @@
     flask --app app bench import sweep.csv --slug ebs-sweep --title "EBS sweep" --kind io_sweep
     flask --app app bench import results.json --replace       # replace the stored run with the same slug
     flask --app app bench cpu --max-sessions 4 --repeats 3     # seed 002 on the configured database
+    flask --app app bench cpu -m 3 -r 2 --level 60             # the same, small enough for a quick look
     flask --app app bench hang                                 # seed 001 against loopback endpoints
     flask --app app bench list
 """
@@ -83,6 +84,98 @@ def import_(file, replace, **options):
     verb = "Replaced" if saved["replaced"] else "Stored"
     click.echo(f"{verb} run {run.slug!r} ({run.kind}, {saved['measurements']} measurements, {run.visibility}) "
                f"in {_store().alias}: /api/v1/benchmarks/{run.slug}")
+
+
+def _record(doc, label: str):
+    """Check a harness run document, store it and say where it is."""
+    from app.bench.model import parse_run
+    try:
+        run = parse_run(doc, targets=_targets())
+    except ApiError as exc:
+        fail(exc)
+    save(run)
+    click.echo(f"Stored {label} run {run.slug!r} ({len(run.measurements)} measurements, {run.visibility}) in "
+               f"{_store().alias}: /api/v1/benchmarks/{run.slug}" + (f"  AWR {run.awr['target']}.{run.awr['dbid']} "
+                                                                      f"snapshots {run.awr['begin_snap']}.."
+                                                                      f"{run.awr['end_snap']}" if run.awr else ""))
+
+
+class _Bar:
+    """on_progress(done, total) onto a click progress bar."""
+
+    def __init__(self, bar):
+        self.bar, self.shown = bar, 0
+
+    def __call__(self, done, total):
+        self.bar.update(done - self.shown)
+        self.shown = done
+
+
+@bench.command("cpu")
+@click.option("--max-sessions", "-m", type=click.IntRange(1, 256), default=None,
+              help="Largest N (default: vCPUs + 1, one session more than the machine has CPUs).")
+@click.option("--repeats", "-r", type=click.IntRange(1, 1000), default=3, show_default=True,
+              help="Times each N is run.")
+@click.option("--level", type=click.IntRange(1, 100_000), default=200, show_default=True,
+              help="Rows per side of the four-way cross join (the seed's 200: 1.6 billion rows per session).")
+@click.option("--timeout", type=float, default=600.0, show_default=True, help="Seconds one session may take.")
+@click.option("--slug", help="Default: cpu-<host>-<UTC time>.")
+@click.option("--private", is_flag=True, help="Only visible with the API key.")
+@click.option("--snapshots", is_flag=True,
+              help="Oracle: take an AWR snapshot just before and after (needs EXECUTE on DBMS_WORKLOAD_REPOSITORY).")
+@click.option("--instance-type", help="Environment: instance type, e.g. c4.4xlarge.")
+def cpu(max_sessions, repeats, level, timeout, slug, private, snapshots, instance_type):
+    """Seed 002: per-session elapsed time of a CPU-only statement as parallel sessions grow, on the configured
+    database (the first target), each session on its own connection. Stores a cpu_consistency run."""
+    import os
+
+    from app.harness import cpu as harness
+    store = _store()
+    m = max_sessions or (os.cpu_count() or 1) + 1
+    click.echo(f"{store.alias} ({store.dialect}): N = 1..{m}, {repeats} repeats, {level ** 4:,} rows per session")
+    env = {"instance_type": instance_type} if instance_type else None
+    try:
+        with click.progressbar(length=m * repeats, label="CPU consistency") as bar:
+            doc = harness.run(store, m, repeats, level, timeout, slug=slug,
+                              visibility="private" if private else "public", take_snapshots=snapshots,
+                              environment=env, on_progress=_Bar(bar))
+    except ApiError as exc:
+        fail(exc)
+    except Exception as exc:  # a session's statement failed or timed out
+        raise click.ClickException(f"the test stopped: {type(exc).__name__}: {exc}") from exc
+    _record(doc, "cpu_consistency")
+
+
+@bench.command("hang")
+@click.option("--cap", type=click.FloatRange(0.5, 3600), default=60.0, show_default=True,
+              help="Longest wait measured; a client still waiting then is recorded as hanging.")
+@click.option("--delay", type=click.FloatRange(0, 60), default=0.5, show_default=True,
+              help="Seconds a call in flight runs before the server dies under it.")
+@click.option("--connect-timeout", type=float, help="The app's connect bound (default: AWRLENS_CONNECT_TIMEOUT).")
+@click.option("--call-timeout", type=float, help="The app's call bound (default: AWRLENS_CALL_TIMEOUT).")
+@click.option("--expire-time", type=int, help="Keepalive minutes (default: AWRLENS_EXPIRE_TIME).")
+@click.option("--slug", help="Default: hang-<host>-<UTC time>.")
+@click.option("--private", is_flag=True, help="Only visible with the API key.")
+def hang(cap, delay, connect_timeout, call_timeout, expire_time, slug, private):
+    """Seed 001: how long the real driver waits for a new connection, a new call on a dead connection and a call
+    in flight, against loopback endpoints that stay silent, drop or reset, with the driver's defaults and with
+    the app's bounds. Needs no database. Stores a client_hang run."""
+    import dataclasses
+
+    from app.harness import hang as harness
+    s = current_app.config["SETTINGS"]
+    changes = {k: v for k, v in (("connect_timeout", connect_timeout), ("call_timeout", call_timeout),
+                                 ("expire_time", expire_time)) if v is not None}
+    s = dataclasses.replace(s, **changes)
+    steps = len(harness.plan())
+    click.echo(f"{steps} measurements, up to {cap:g} s each: connect {s.connect_timeout:g} s, call "
+               f"{s.call_timeout:g} s, keepalive {s.expire_time} min")
+    with click.progressbar(length=steps, label="Client hangs") as bar:
+        doc = harness.run(s, cap=cap, delay=delay, slug=slug, visibility="private" if private else "public",
+                          on_progress=_Bar(bar))
+    for m in doc["measurements"]:
+        click.echo(f"  {m['series']:16} {m['x']:38} {m['y']:8.3f} s  {m['extra']['outcome']}")
+    _record(doc, "client_hang")
 
 
 @bench.command("list")

@@ -82,6 +82,11 @@ class Store:
     def translate_write(self, exc: Exception, elapsed: float) -> ApiError:
         return self.translate(exc, elapsed)
 
+    def session_engine(self, sessions: int, call_timeout: float):
+        """A context manager giving an engine for `sessions` dedicated connections at once, none shared with the
+        app's pool, each round trip bounded by `call_timeout` (the benchmark harness)."""
+        raise NotImplementedError
+
     def prepare(self, conn):
         """Per-checkout setup (time limits)."""
 

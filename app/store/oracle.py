@@ -20,6 +20,7 @@ import re
 import socket
 import threading
 import weakref
+from contextlib import contextmanager
 
 import oracledb
 from sqlalchemy import create_engine
@@ -101,17 +102,31 @@ class OracleStore(Store):
     def _current_pool(self) -> oracledb.ConnectionPool:
         with self._pool_lock:
             if self._pool is None:
-                s = self.settings
-                self._pool = oracledb.create_pool(
-                    user=self.user, password=self._password(), dsn=self.dsn,
-                    min=0, max=s.pool_max, increment=1,
-                    getmode=oracledb.POOL_GETMODE_TIMEDWAIT, wait_timeout=int(s.connect_timeout * 1000),
-                    tcp_connect_timeout=s.connect_timeout, retry_count=0, expire_time=s.expire_time,
-                    # a ping on a dead socket waits twice ping_timeout (break, then give up): keep both within
-                    # half the wait so a replacement connection still fits in connect_timeout
-                    ping_interval=PING_INTERVAL, ping_timeout=max(100, int(s.connect_timeout * 250)),
-                    program="awrlens")
+                self._pool = oracledb.create_pool(**self.pool_options())
             return self._pool
+
+    def pool_options(self, max_connections: int | None = None) -> dict:
+        """The oracledb pool's parameters, with every bound the app puts on a connection."""
+        return bounded_pool_options(self.settings, user=self.user, password=self._password(), dsn=self.dsn,
+                                    max_connections=max_connections or self.settings.pool_max)
+
+    @contextmanager
+    def session_engine(self, sessions: int, call_timeout: float):
+        """An engine for `sessions` dedicated connections at once (the CPU harness: every session on its own
+        connection), from a pool of their own with the app's bounds and `call_timeout` per round trip."""
+        pool = oracledb.create_pool(**self.pool_options(sessions))
+        call_ms = max(1, int(call_timeout * 1000))
+
+        def acquire():
+            conn = pool.acquire()
+            conn.call_timeout = call_ms
+            return conn
+        engine = create_engine("oracle+oracledb://", creator=acquire, poolclass=NullPool)
+        try:
+            yield engine
+        finally:
+            engine.dispose()
+            pool.close(force=True)
 
     def _abandon(self, pool, why: str):
         """Stop using `pool`; close it in the background once its borrowed connections are back."""
@@ -199,6 +214,19 @@ class OracleStore(Store):
         except ApiError:
             secret = None
         return text.replace(secret, "***") if secret else text
+
+
+def bounded_pool_options(s, *, user: str, password: str, dsn: str, max_connections: int) -> dict:
+    """create_pool() arguments with the app's bounds from settings `s` (the hang harness measures these too):
+    getting a connection waits at most connect_timeout (TIMEDWAIT), TCP connects likewise, no retries, keepalive
+    every expire_time minutes. call_timeout is set on each connection as it is handed out."""
+    return dict(user=user, password=password, dsn=dsn, min=0, max=max_connections, increment=1,
+                getmode=oracledb.POOL_GETMODE_TIMEDWAIT, wait_timeout=int(s.connect_timeout * 1000),
+                tcp_connect_timeout=s.connect_timeout, retry_count=0, expire_time=s.expire_time,
+                # a ping on a dead socket waits twice ping_timeout (break, then give up): keep both within
+                # half the wait so a replacement connection still fits in connect_timeout
+                ping_interval=PING_INTERVAL, ping_timeout=max(100, int(s.connect_timeout * 250)),
+                program="awrlens")
 
 
 # -- targets ---------------------------------------------------------------------------------------------------

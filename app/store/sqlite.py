@@ -7,6 +7,7 @@ a Lambda function) or a read-only file, a write is refused with ReadOnly (503) a
 import sqlite3
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from sqlalchemy import create_engine, event
@@ -38,6 +39,22 @@ class SqliteStore(Store):
                 event.listen(self._writer, "connect", _tune_writer)
                 event.listen(self._writer, "begin", lambda conn: conn.exec_driver_sql("BEGIN IMMEDIATE"))
             return self._writer
+
+    @contextmanager
+    def session_engine(self, sessions: int, call_timeout: float):
+        """An engine whose every connect() opens a new read-only connection (the CPU harness: every session on its
+        own connection); each connection's statements stop `call_timeout` seconds after it was opened."""
+        engine = create_engine(self.engine.url, poolclass=NullPool, connect_args={"check_same_thread": False})
+        event.listen(engine, "connect", _tune)
+
+        @event.listens_for(engine, "connect")
+        def _deadline(dbapi_conn, _record):
+            deadline = time.monotonic() + call_timeout
+            dbapi_conn.set_progress_handler(lambda: time.monotonic() > deadline, 10_000_000)  # rarely: the GIL
+        try:
+            yield engine
+        finally:
+            engine.dispose()
 
     def _write_url(self):
         return f"sqlite:///file:{self.path}?mode=rw&uri=true"
