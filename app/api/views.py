@@ -1,4 +1,6 @@
 """The JSON history API under /api/v1. Thin views: parse, ask app.history, shape the answer."""
+import io
+
 from flask import Blueprint, current_app, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
@@ -16,9 +18,18 @@ SQL_ID = Param("sql_id", "string", "An Oracle SQL_ID: 13 characters, digits and 
 
 @api.before_app_request
 def _refuse_large_body():
-    """No route reads a body; one over the app's limit is refused before any work, cached answers included (413)."""
-    if (request.content_length or 0) > current_app.config["MAX_CONTENT_LENGTH"]:
-        raise RequestEntityTooLarge(f"the request body is over {current_app.config['MAX_CONTENT_LENGTH']} bytes")
+    """A body over the app's limit is refused before any work, cached answers included (413): by its Content-Length,
+    or, for a body sent in chunks without one, by reading it up to the limit first."""
+    limit = current_app.config["MAX_CONTENT_LENGTH"]
+    if (request.content_length or 0) > limit:
+        raise RequestEntityTooLarge(f"the request body is over {limit} bytes")
+    environ = request.environ
+    if "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower() and environ.get("wsgi.input_terminated"):
+        body = environ["wsgi.input"].read(limit + 1)  # Werkzeug would silently cut it at the limit instead
+        if len(body) > limit:
+            raise RequestEntityTooLarge(f"the request body is over {limit} bytes")
+        environ.update({"wsgi.input": io.BytesIO(body), "CONTENT_LENGTH": str(len(body))})  # an ordinary body now
+        del environ["HTTP_TRANSFER_ENCODING"], environ["wsgi.input_terminated"]
 
 
 def _settings():

@@ -1,0 +1,145 @@
+"""Request limits through the production WSGI server, where test_api_contract.py's in-process checks (a body with
+a Content-Length over 1 MiB, over-long values, too many series, thousands of parameters) cannot reach:
+- a body sent in chunks, without a Content-Length: refused with the JSON 413 once past the limit, on GET and on the
+  one route that reads a body (POST /api/v1/benchmarks), where Werkzeug alone would cut it at the limit silently;
+  a chunked body within the limit still reaches the view whole;
+- too many series over the wire, and gunicorn's own limits on the request line and on headers (its 414 and 431).
+"""
+import io
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.request import urlopen
+
+import pytest
+from conftest import assert_error
+
+from app import MAX_BODY, create_app
+from app.settings import Settings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def port(demo_store):
+    """gunicorn (as `make run`) on a free port, serving the session's demo store."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWRLENS_")}
+    env["AWRLENS_STORE_PATH"] = str(demo_store[0])
+    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "1",
+                             "app.wsgi:app"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with urlopen(f"http://127.0.0.1:{port}/api/v1/", timeout=2):
+                break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                pytest.fail(f"gunicorn did not start: {proc.stderr.read().decode()[-2000:]}")
+            time.sleep(0.1)
+    yield port
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def send(port, head: str, body: bytes = b"") -> tuple[int, dict, bytes]:
+    """One raw HTTP/1.1 request; (status, headers, body) of the answer."""
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+        try:
+            s.sendall(head.replace("\n", "\r\n").encode() + b"\r\n" + body)
+        except OSError:  # the server may answer and close before the whole body is sent
+            pass
+        data = b""
+        try:
+            while part := s.recv(65536):
+                data += part
+        except ConnectionResetError:
+            pass
+    head_bytes, _, content = data.partition(b"\r\n\r\n")
+    lines = head_bytes.decode("latin-1").split("\r\n")
+    headers = dict(line.split(": ", 1) for line in lines[1:] if ": " in line)
+    return int(lines[0].split()[1]), headers, content
+
+
+def chunked(total: int, size: int = 65536) -> bytes:
+    out, left = b"", total
+    while left:
+        n = min(size, left)
+        out += b"%x\r\n" % n + b"x" * n + b"\r\n"
+        left -= n
+    return out + b"0\r\n\r\n"
+
+
+def request(path, method="GET", extra=""):
+    return f"{method} {path} HTTP/1.1\nHost: test\nConnection: close\n{extra}"
+
+
+def json_error(status, headers, content, expected):
+    assert status == expected, (status, content[:300])
+    assert headers.get("Content-Type", "").startswith("application/json"), headers
+    err = json.loads(content)["error"]
+    assert err["status"] == expected and err["code"] and err["message"]
+    return err
+
+
+def test_a_chunked_body_over_the_limit_is_refused(port, dbs):
+    series = f"/api/v1/dbs/{dbs['rac']}/series?name=derived:aas"
+    started = time.monotonic()
+    status, headers, content = send(port, request(series, extra="Transfer-Encoding: chunked\n"), chunked(MAX_BODY + 1))
+    err = json_error(status, headers, content, 413)
+    assert "over 1048576 bytes" in err["message"]
+    assert time.monotonic() - started < 5
+    for size in (0, 10, MAX_BODY):  # within the limit: ignored, as a body with a length is
+        status, _, content = send(port, request(series, extra="Transfer-Encoding: chunked\n"), chunked(size))
+        assert status == 200 and b'"series"' in content, (size, status, content[:200])
+    status, headers, content = send(port, request("/api/v1/benchmarks", "POST", "Transfer-Encoding: chunked\n"
+                                                  "Content-Type: application/json\n"), chunked(4 * MAX_BODY))
+    json_error(status, headers, content, 413)  # before the route's own checks (and before anything is written)
+
+
+def test_a_chunked_body_within_the_limit_reaches_the_view_whole(demo_store, monkeypatch):
+    """The one route that reads a body gets a chunked one, read ahead by the limit check, byte for byte (here: JSON
+    it cannot parse, quoted back in the error)."""
+    monkeypatch.setenv("TEST_LIMITS_API_KEY", "k-123")
+    app = create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(demo_store[0])}},
+                                       api_key_secret="env:TEST_LIMITS_API_KEY"))
+    body = b'{"slug": "x", ' + b"y" * 5000
+    resp = app.test_client().post("/api/v1/benchmarks", input_stream=io.BytesIO(body),
+                                  headers={"Transfer-Encoding": "chunked", "X-API-Key": "k-123",
+                                           "Content-Type": "application/json"},
+                                  environ_overrides={"wsgi.input_terminated": True})
+    err = assert_error(resp, 400, "body")
+    assert "empty" not in err["message"].lower(), err  # the view saw the bytes, not an empty stream
+
+
+def test_a_body_with_a_length_over_the_limit_is_refused_over_the_wire(port, dbs):
+    series = f"/api/v1/dbs/{dbs['rac']}/series?name=derived:aas"
+    status, headers, content = send(port, request(series, extra=f"Content-Length: {MAX_BODY + 1}\n"),
+                                    b"x" * (MAX_BODY + 1))
+    json_error(status, headers, content, 413)
+
+
+def test_too_many_series_over_the_wire(port, dbs):
+    names = "&".join(f"name=sysstat:stat{i}" for i in range(9))
+    status, headers, content = send(port, request(f"/api/v1/dbs/{dbs['rac']}/series?{names}"))
+    assert json_error(status, headers, content, 400)["parameter"] == "name"
+
+
+@pytest.mark.parametrize("case, head, expected", [
+    ("request line over 4094 bytes", request("/api/v1/dbs?" + "a" * 5000), 414),
+    ("more than 100 headers", request("/api/v1/dbs", extra="".join(f"X-H{i}: 1\n" for i in range(150))), 431),
+    ("a header over 8190 bytes", request("/api/v1/dbs", extra="X-Big: " + "a" * 9000 + "\n"), 431),
+])
+def test_gunicorn_limits_on_the_request_itself(port, case, head, expected):
+    status, _, _ = send(port, head)
+    assert status == expected, (case, status)
