@@ -68,7 +68,7 @@ $(LAMBDA_VENV)/.installed: requirements.txt infra/requirements-zappa.txt
 	rm -rf $(LAMBDA_SITE)/bin
 	touch $@
 
-$(LAMBDA_STORE): app/demo.py | $(LAMBDA_VENV)/.installed  ## the demo stage's store: 10 days, 1 day per-minute
+$(LAMBDA_STORE): app/demo.py app/store/schema.py | $(LAMBDA_VENV)/.installed  ## the demo stage's store: 10 days, 1 day per-minute
 	$(LAMBDA_VENV)/bin/python -m flask --app app demo --path $@ --days 10 --detail-days 1
 
 package: $(LAMBDA_VENV)/.installed $(if $(filter demo,$(STAGE)),$(LAMBDA_STORE))  ## dist/awrlens-$(STAGE).zip

@@ -178,6 +178,7 @@ def test_zappa_deployer_names_exactly_what_zappa_calls(aws_calls, tmp_path, monk
 
     monkeypatch.setattr(BaseClient, "_make_api_call", keeping_templates)
     monkeypatch.setattr(ZappaCLI, "touch_endpoint", lambda self, url: None)  # an HTTP request to the live API
+    monkeypatch.setattr(ZappaCLI, "check_for_update", lambda self: None)  # a request to PyPI
     monkeypatch.chdir(ROOT)
     package = tmp_path / "awrlens-prod.zip"
     with zipfile.ZipFile(package, "w") as z:
