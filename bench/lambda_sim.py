@@ -4,6 +4,7 @@ CPython 3.11 process per invocation, with no site-packages and no bytecode write
 """
 import json
 import os
+from contextlib import contextmanager
 import shutil
 import subprocess
 import sys
@@ -34,6 +35,23 @@ def unpack(zip_path: Path, task: Path) -> Path:
             stamp = time.mktime(info.date_time + (0, 0, -1))
             os.utime(task / info.filename, (stamp, stamp))
     return task
+
+
+@contextmanager
+def read_only(task: Path):
+    """`task` mounted read-only, as /var/task is on Lambda (a bind mount: needs root); `task` itself, and False,
+    where mounting is not allowed."""
+    mount = task.with_name(task.name + "-ro")
+    mount.mkdir(exist_ok=True)
+    ok = subprocess.run(["mount", "--bind", str(task), str(mount)], capture_output=True).returncode == 0
+    if ok and subprocess.run(["mount", "-o", "remount,bind,ro", str(mount)], capture_output=True).returncode != 0:
+        subprocess.run(["umount", str(mount)], capture_output=True)
+        ok = False
+    try:
+        yield (mount, True) if ok else (task, False)
+    finally:
+        if ok:
+            subprocess.run(["umount", str(mount)], capture_output=True)
 
 
 def runtime_sdk(dest: Path) -> Path:

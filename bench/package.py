@@ -6,7 +6,8 @@ For each stage: `make package STAGE=...` (the packaging venv and the demo store 
 the time recorded is the packaging alone), the checks of infra/lambda_package.py (Lambda's limits, native code
 for CPython 3.11 x86_64 and glibc <= 2.26, no test-only or build-only package), the zipped size by part, then
 the package unpacked as Lambda unpacks it and real API Gateway events answered by a fresh Python 3.11 process
-(bench/lambda_sim.py). Results: bench/results/package.json.
+(bench/lambda_sim.py), on a read-only mount like /var/task where the machine allows it. Results:
+bench/results/package.json.
 """
 import argparse
 import collections
@@ -29,7 +30,7 @@ ORCL, RAC = "demo.1645932817", "demo.3120466125"
 PARTS = {"build": "demo store (SQLite)", "sqlalchemy": "SQLAlchemy", "oracledb": "python-oracledb",
          "cryptography": "cryptography + cffi", "cffi": "cryptography + cffi", "_cffi_backend": "cryptography + cffi",
          "pycparser": "cryptography + cffi", "app": "awrlens (app/)"}
-DEMO_EVENTS = [("/api/v1/dbs", ""), (f"/api/v1/dbs/{RAC}/series", "name=derived:aas&instance=each&max_points=500"),
+DEMO_EVENTS = [("/api/v1/dbs", ""), ("/api/v1/benchmarks", ""), (f"/api/v1/dbs/{RAC}/series", "name=derived:aas&instance=each&max_points=500"),
                (f"/api/v1/dbs/{ORCL}/top-sql", "order_by=cpu"), (f"/api/v1/dbs/{ORCL}/load-profile", "format=csv"),
                (f"/api/v1/dbs/{RAC}/sql/n9t346r3d25vu", ""), ("/api/v1/openapi.json", "")]
 IMPORT_ALL = """
@@ -83,8 +84,8 @@ def native_imports(task: Path, runtime: Path, modules: list[str]) -> dict:
 
 
 def smoke(stage: str, zip_path: Path, runtime: Path) -> dict:
-    with tempfile.TemporaryDirectory(prefix=f"awrlens-{stage}-task-") as tmp:
-        task = lambda_sim.unpack(zip_path, Path(tmp) / "task")
+    with tempfile.TemporaryDirectory(prefix=f"awrlens-{stage}-task-") as tmp, \
+            lambda_sim.read_only(lambda_sim.unpack(zip_path, Path(tmp) / "task")) as (task, read_only):
         modules = native_modules(zip_path)
         native = native_imports(task, runtime, modules)
         if stage == "demo":
@@ -98,7 +99,7 @@ def smoke(stage: str, zip_path: Path, runtime: Path) -> dict:
         answer = lambda_sim.invoke(task, runtime, events, function=f"awrlens-{stage}")
         statuses = [r["statusCode"] for r in answer["results"]]
         ok = statuses == expected and not native["failed"] and (stage == "demo" or native["thin"] is True)
-        return {"events": shown, "statuses": statuses, "native_modules": len(modules),
+        return {"events": shown, "statuses": statuses, "read_only_task": read_only, "native_modules": len(modules),
                 "native_import_failures": native["failed"], "oracledb_thin": native["thin"], "ok": ok}
 
 
