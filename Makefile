@@ -78,4 +78,7 @@ deploy-site: $(VENV)/.installed $(VENDOR)  ## the page to S3: make deploy-site B
 	$(PY) infra/deploy_site.py --bucket $(BUCKET) $(if $(API_URL),--api-url $(API_URL),--stage $(STAGE)) \
 		$(if $(REGION),--region $(REGION))
 
-.PHONY: package deploy-site
+clean-lambda:  ## the packaging venv, the demo stage's store and the packages
+	rm -rf $(LAMBDA_VENV) build dist
+
+.PHONY: package deploy-site clean-lambda

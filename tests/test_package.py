@@ -121,7 +121,9 @@ def ignored(stage, names):
 @pytest.mark.parametrize("stage, kept", [("demo", {"app", "build"}), ("prod", {"app"})])
 def test_only_the_app_leaves_the_project(stage, kept):
     names = project_top_level()
-    assert names - ignored(stage, names) == kept
+    shipped = names - ignored(stage, names)
+    assert shipped == kept, (f"{sorted(shipped - kept)} would ship in the {stage} Lambda package: add it to "
+                             "exclude_glob in zappa_settings.json, or here if the app needs it on Lambda")
 
 
 @pytest.mark.parametrize("stage", sorted(STAGES))
