@@ -105,7 +105,7 @@ def ebs_io_size_model() -> dict:
             rate = iops * (unit_kb / max(size, unit_kb)) if unit_kb else iops
             rate = min(rate, ceiling_kb / size)
             rows.append({"series": name, "x": size, "y": round(rate, 1), "unit": "IO/s"})
-            rows.append({"series": name, "x": size, "y": round(rate * size / 1024, 2), "unit": "MB/s"})
+            rows.append({"series": name, "x": size, "y": round(rate * size, 1), "unit": "KB/s"})
     return {
         "slug": "ebs-io1-gp2-io-size-model", "kind": "io_sweep", "visibility": "public",
         "title": "EBS io1 vs gp2 by I/O size: what the stated limits imply (model)",
@@ -114,7 +114,7 @@ def ebs_io_size_model() -> dict:
                        "db_file_multiblock_read_count; its charts are not in the write-up. This run computes what "
                        "the limits it quotes imply: io1 counts an I/O up to 32 KB as one and a larger one as "
                        "size/32 KB (64 KB = 2), so its IO/s halve with each doubling above 32 KB while MB/s stays "
-                       "flat at about 31 MB/s; gp2 bursts to 3000 IOPS until its 160 MiB/s ceiling. The talk's own "
+                       "flat at 32000 KB/s (about 31 MB/s); gp2 bursts to 3000 IOPS until its 160 MiB/s ceiling. The talk's own "
                        "conclusion: IOPS limits apply to small I/O, throughput limits to large I/O.",
         "environment": {"instance_type": "db.m4.4xlarge"},
         "parameters": {"io1": {"size_gb": 100, "piops": 1000, "accounting_kb": 32, "ceiling_mib_s": 500},

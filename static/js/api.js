@@ -51,8 +51,12 @@
 
   function setBusy() { document.documentElement.setAttribute("data-pending", String(pending)); }
 
-  /** GET path with params: a Promise of the JSON answer. Failures also go to the error display. */
-  function get(path, params) {
+  // a key typed into the page (private benchmark runs) lasts for the browser tab's session
+  try { cfg.apiKey = cfg.apiKey || sessionStorage.getItem("awrlens.apiKey") || ""; } catch (e) { /* storage off */ }
+
+  /** GET path with params: a Promise of the JSON answer. Failures also go to the error display, unless
+   * opts.silent (the caller shows them in its own place). */
+  function get(path, params, opts) {
     var address = url(path, params);
     var hit = cache.get(address);
     if (hit && Date.now() - hit.at < (cfg.cacheSeconds || 0) * 1000) { return hit.promise; }
@@ -67,7 +71,7 @@
       }).fail(function (xhr, status) {
         cache.delete(address);
         var err = failure(xhr, status, address);
-        display(err);
+        if (!(opts && opts.silent)) { display(err); }
         reject(err);
       }).always(function () {
         pending -= 1;
@@ -85,6 +89,13 @@
     url: url,
     query: query,
     onError: function (fn) { display = fn; },
+    /** Use `key` as the API key from now on (and for this tab's session); answers kept so far are forgotten. */
+    setKey: function (key) {
+      cfg.apiKey = key || "";
+      cache.clear();
+      try { sessionStorage.setItem("awrlens.apiKey", cfg.apiKey); } catch (e) { /* storage off */ }
+    },
+    hasKey: function () { return !!cfg.apiKey; },
     pending: function () { return pending; },
     /** Run fn once no request is waiting (for prefetches, so they never delay what is shown). */
     whenIdle: function (fn) {

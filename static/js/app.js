@@ -6,18 +6,25 @@
   function start() {
     performance.mark("awrlens:boot");
     AWRLens.Api.onError(AWRLens.Views.showError);
-    AWRLens.Api.get("/dbs").then(function (body) {
-      if (!body.databases.length) {
+    // a benchmark link opens without the databases (a public run needs no key, the database list does)
+    var standalone = AWRLens.Views.standalone(AWRLens.State.init().view);
+    AWRLens.Api.get("/dbs", null, { silent: standalone }).then(function (body) {
+      if (!body.databases.length && !standalone) {
         AWRLens.Views.fail("The store holds no database yet. Run `make demo`, or configure AWRLENS_TARGETS.");
         return;
       }
-      AWRLens.Views.init(body.databases);
-      AWRLens.State.onChange(AWRLens.Views.render);
-      AWRLens.Views.render(AWRLens.State.init(), {}, "init");
-      booted = true;
+      go(body.databases);
     }).catch(function (err) {
+      if (standalone || err.status === 401) { go([]); return; }  // the history views then ask for the key
       AWRLens.Views.fail("Cannot load the list of databases: " + err.message + ". Reload the page to try again.");
     });
+  }
+
+  function go(databases) {
+    AWRLens.Views.init(databases);
+    AWRLens.State.onChange(AWRLens.Views.render);
+    AWRLens.Views.render(AWRLens.State.init(), {}, "init");
+    booted = true;
   }
 
   AWRLens.App = {

@@ -5,7 +5,9 @@
  * Drag to zoom, Shift+drag to pan, or the buttons: the new window goes to onWindow (the view puts it in the URL)
  * and comes back through setWindow. A window the loaded data covers at full resolution is drawn at once; a
  * narrower one with downsampled data is fetched again at finer resolution (per-minute detail when the window is
- * a few hours), and after each fetch the neighbouring windows are prefetched so panning shows data at once. */
+ * a few hours), and after each fetch the neighbouring windows are prefetched so panning shows data at once.
+ * XY charts (createXY) draw benchmark measurements that are not over time: points, lines and bars against a
+ * number (sessions, I/O size) or a category, with the same card, legend, PNG and CSV. */
 (function (AWRLens) {
   "use strict";
   var F = AWRLens.Format;
@@ -431,8 +433,137 @@
     live.delete(this);
   };
 
+  /**
+   * spec: {id, title, type: "scatter" | "bar", x: {type: linear|logarithmic|category, title, categories, min, max,
+   *        step}, y: {type: linear|logarithmic, title, min}, height, wide,
+   *        datasets: [{label, unit, points: [[x, y]], show: points|line|bar, color, fill, dash, notes: [text]}]}
+   */
+  function XYChart(container, spec) {
+    this.spec = spec;
+    this.card = element("section", { "class": "card chart-card" + (spec.wide ? " wide" : ""), "data-chart": spec.id,
+      "data-state": "loading", "aria-labelledby": "h-" + spec.id });
+    var head = element("header", { "class": "card-head" });
+    head.appendChild(element("h3", { id: "h-" + spec.id }, spec.title));
+    var tools = element("div", { "class": "tools", role: "group", "aria-label": "Chart tools: " + spec.title });
+    var self = this;
+    [["png", "PNG", "Save the chart as PNG"], ["csv", "CSV", "Save the chart's data as CSV"]].forEach(function (b) {
+      var btn = element("button", { type: "button", "data-act": b[0], title: b[2], "aria-label": b[2] }, b[1]);
+      btn.addEventListener("click", function () { self.act(b[0]); });
+      tools.appendChild(btn);
+    });
+    head.appendChild(tools);
+    this.card.appendChild(head);
+    this.status = element("p", { "class": "status", role: "status", "aria-live": "polite" }, "");
+    this.card.appendChild(this.status);
+    var plot = element("div", { "class": "plot" });
+    plot.style.height = (spec.height || 300) + "px";
+    this.canvas = element("canvas", { role: "img", "aria-label": spec.title });
+    plot.appendChild(this.canvas);
+    this.card.appendChild(plot);
+    this.legend = element("div", { "class": "legend", role: "group", "aria-label": "Series of " + spec.title });
+    this.card.appendChild(this.legend);
+    container.appendChild(this.card);
+    live.add(this);
+    this.draw();
+  }
+
+  XYChart.prototype.setState = TimeChart.prototype.setState;
+  XYChart.prototype.renderLegend = TimeChart.prototype.renderLegend;
+
+  XYChart.prototype.draw = function () {
+    var spec = this.spec, bar = spec.type === "bar", cats = spec.x.categories || [];
+    var datasets = spec.datasets.map(function (d, i) {
+      var color = d.color || PALETTE[i % PALETTE.length];
+      var show = d.show || (bar ? "bar" : "points");
+      var data = bar ? cats.map(function (c) {
+        var p = d.points.find(function (q) { return q[0] === c; });
+        return p ? p[1] : null;
+      }) : d.points.map(function (p) { return { x: p[0], y: p[1] }; });
+      return {
+        label: d.label, unit: d.unit, key: d.label, data: data, points: d.points, notes: d.notes || [],
+        type: show === "bar" ? "bar" : "scatter", showLine: show === "line",
+        borderColor: color, backgroundColor: show === "bar" ? color + "cc" : d.fill ? color + "26" : color + "a0",
+        fill: d.fill || false, borderDash: d.dash || [], borderWidth: show === "line" ? (d.dash ? 1 : 2) : 1,
+        pointRadius: show === "points" ? 2.5 : show === "line" && !d.dash && !d.fill ? 3 : 0,
+        pointHitRadius: 5, order: d.order || 0
+      };
+    });
+    var xScale = { type: spec.x.type || (bar ? "category" : "linear"), title: { display: !!spec.x.title, text: spec.x.title || "" } };
+    if (xScale.type === "linear") {
+      Object.assign(xScale, { min: spec.x.min, max: spec.x.max, ticks: { stepSize: spec.x.step, callback: F.fmtCompact } });
+    }
+    if (xScale.type === "logarithmic") {  // ticks at the measured x values (8, 16, ... 1024 KB), not 10, 15, 20...
+      var xs = [];
+      spec.datasets.forEach(function (d) { d.points.forEach(function (p) { if (xs.indexOf(p[0]) < 0) { xs.push(p[0]); } }); });
+      xs.sort(function (a, b) { return a - b; });
+      Object.assign(xScale, { min: xs[0] / 1.25, max: xs[xs.length - 1] * 1.25, ticks: { callback: F.fmtCompact },
+        afterBuildTicks: function (scale) { scale.ticks = xs.map(function (v) { return { value: v }; }); } });
+    }
+    var yLog = spec.y.type === "logarithmic";
+    var yScale = { type: yLog ? "logarithmic" : "linear", beginAtZero: !yLog, min: spec.y.min,
+      title: { display: !!spec.y.title, text: spec.y.title || "" } };
+    if (!yLog) { yScale.ticks = { callback: F.fmtCompact }; }
+    var self = this;
+    this.chart = new window.Chart(this.canvas, {
+      type: bar ? "bar" : "scatter",
+      data: bar ? { labels: cats, datasets: datasets } : { datasets: datasets },
+      options: {
+        animation: false, responsive: true, maintainAspectRatio: false,
+        interaction: bar ? { mode: "index", intersect: false } : { mode: "nearest", intersect: true },
+        scales: { x: xScale, y: yScale },
+        plugins: {
+          legend: { display: false },
+          tooltip: {
+            callbacks: {
+              title: function (items) {
+                if (!items.length) { return ""; }
+                return bar ? items[0].label : (self.spec.x.title || "x") + ": " + F.fmtValue(items[0].parsed.x);
+              },
+              label: function (item) {
+                var note = item.dataset.notes[item.dataIndex];
+                return item.dataset.label + ": " + F.fmtValue(item.parsed.y, item.dataset.unit) + (note ? " · " + note : "");
+              }
+            }
+          }
+        }
+      },
+      plugins: [background]
+    });
+    this.renderLegend();
+    var any = datasets.some(function (d) { return d.points.length; });
+    this.setState(any ? "ready" : "empty", any ? "" : "No measurements.");
+  };
+
+  XYChart.prototype.act = function (what) {
+    if (what === "png") {
+      F.download("awrlens-" + this.spec.id + ".png", this.chart.toBase64Image("image/png", 1));
+    } else if (what === "csv") {
+      F.download("awrlens-" + this.spec.id + ".csv", new Blob([this.toCSV()], { type: "text/csv;charset=utf-8" }));
+    }
+  };
+
+  /** Every series' points as given (x, y), for the CSV and the test snapshot. */
+  XYChart.prototype.points = function () {
+    return this.spec.datasets.map(function (d) {
+      return { label: d.label, unit: d.unit, points: d.points.map(function (p) { return [p[0], p[1]]; }) };
+    });
+  };
+
+  XYChart.prototype.toCSV = function () {
+    var rows = [], x = this.spec.x.title || "x";
+    this.points().forEach(function (d) { d.points.forEach(function (p) { rows.push([d.label, d.unit, p[0], p[1]]); }); });
+    return F.csv(["series", "unit", x, "value"], rows);
+  };
+
+  XYChart.prototype.destroy = function () {
+    if (this.chart) { this.chart.destroy(); this.chart = null; }
+    this.card.remove();
+    live.delete(this);
+  };
+
   AWRLens.Charts = {
     create: function (container, spec) { return new TimeChart(container, spec); },
+    createXY: function (container, spec) { return new XYChart(container, spec); },
     PALETTE: PALETTE,
     /** Every live chart's window and points, for tests and the share-link check. */
     snapshot: function () {

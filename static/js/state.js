@@ -3,12 +3,14 @@
  *    &series=derived:aas&series=sysstat:redo+size&rate=per_second
  * Each user action is one history entry (pushState), so Back and Forward walk through views and ranges.
  * A range is one of: `range` (1d, 7d, 45d: relative to the newest snapshot), `from` + `to` (absolute, with the
- * database's offset), or `begin_snap` + `end_snap`. */
+ * database's offset), or `begin_snap` + `end_snap`.
+ * Benchmark views need no database or range: a run is `?view=run&run=<slug>`, a comparison
+ * `?view=runs&runs=<slug>&runs=<slug>`. */
 (function (AWRLens) {
   "use strict";
-  var KEYS = ["db", "inst", "view", "range", "from", "to", "begin_snap", "end_snap", "tz", "series", "rate", "sql",
-    "order", "ts", "a_from", "a_to", "b_from", "b_to"];
-  var MULTI = { series: true };
+  var KEYS = ["db", "inst", "view", "run", "runs", "range", "from", "to", "begin_snap", "end_snap", "tz", "series",
+    "rate", "sql", "order", "ts", "a_from", "a_to", "b_from", "b_to"];
+  var MULTI = { series: true, runs: true };
   var RANGE_KEYS = ["range", "from", "to", "begin_snap", "end_snap"];
   var current = {};
   var listeners = [];

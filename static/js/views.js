@@ -1,4 +1,6 @@
-/* AWRLens.Views: the controls (database, instances, range, time zone, link) and the five views.
+/* AWRLens.Views: the controls (database, instances, range, time zone, link), the five history views, and the
+ * benchmark views (list, one run, runs compared), which stand alone: no database, range or key needed for a
+ * public run, so its link can be sent to anyone.
  * Every change goes through AWRLens.State (the URL); render() draws the state. A view is rebuilt when its key
  * (database, instances, time zone and the view's own choices) changes, and only updated (charts given the new
  * window, tables reloaded) when the range changes. */
@@ -224,6 +226,10 @@
   }
 
   function render(state, prev, how) {
+    var standalone = VIEWS[state.view] && VIEWS[state.view].standalone;
+    document.documentElement.toggleAttribute("data-bench", !!standalone);
+    if (standalone) { renderStandalone(state, VIEWS[state.view], how); return; }
+    if (!dbs.length) { renderNoDatabase(state); return; }
     var patch = normalize(state);
     if (patch) { State.set(patch, "replace"); return; }
     if (how !== "init" && how !== "replace") { clearError(); }
@@ -248,6 +254,57 @@
       teardown();
       $(SEL.main).append(element("p", { "class": "placeholder is-error" }, "Cannot show this range: " + err.message));
     });
+  }
+
+  /** A benchmark view: drawn from the state alone, rebuilt when its key changes. */
+  function renderStandalone(state, view, how) {
+    if (how !== "init" && how !== "replace") { clearError(); }
+    renderGen += 1;
+    document.title = "awrlens · " + view.title;
+    pressTab("benchmarks");
+    var key = [state.view].concat(view.key ? view.key(state) : []).join("|");
+    if (!active || active.key !== key) {
+      teardown();
+      active = { key: key, ctx: { state: state }, parts: { charts: [], tables: [] } };
+      var root = element("div", { "class": "view view-" + state.view });
+      $(SEL.main).append(root);
+      view.build(active.ctx, active.parts, root);
+    }
+  }
+
+  /** A history view without databases: the API wants a key this page does not have. */
+  function renderNoDatabase(state) {
+    teardown();
+    pressTab(VIEWS[state.view] ? state.view : "overview");
+    var box = element("section", { "class": "card key-card" });
+    box.appendChild(element("p", {}, "The database history needs the API key" +
+      (Api.hasKey() ? "; the key this page has was refused." : ".") + " Benchmark runs marked public open without it."));
+    keyForm(box);
+    $(SEL.main).append(box);
+  }
+
+  function pressTab(name) {
+    $(SEL.tabs).each(function () {
+      var on = this.getAttribute("data-view") === name;
+      this.setAttribute("aria-pressed", String(on));
+      if (on) { this.setAttribute("aria-current", "page"); } else { this.removeAttribute("aria-current"); }
+    });
+  }
+
+  /** A form for the API key: kept for this tab's session, then the page starts again with it. */
+  function keyForm(container) {
+    var form = element("form", { "class": "key-form", "aria-label": "Give the API key" });
+    form.appendChild(element("label", { "for": "api-key" }, "API key"));
+    var input = element("input", { id: "api-key", type: "password", autocomplete: "off", required: "", size: "28" });
+    form.appendChild(input);
+    form.appendChild(element("button", { type: "submit" }, "Use this key"));
+    form.addEventListener("submit", function (e) {
+      e.preventDefault();
+      Api.setKey(input.value.trim());
+      location.reload();
+    });
+    container.appendChild(form);
+    return form;
   }
 
   // -- loaders: API answers to chart data ------------------------------------------------------------------
@@ -664,6 +721,325 @@
     }
   };
 
+  // -- benchmark runs ---------------------------------------------------------------------------------------------
+
+  var KINDS = { cpu_consistency: "CPU consistency", io_sweep: "I/O by size", client_hang: "client hangs",
+    before_after: "before / after", ab: "A / B", other: "other" };
+  var UTC = function () { return "UTC"; };
+  var BARS = { client_hang: "How long the client waited, by case", before_after: "Before and after",
+    ab: "Side by side" };
+
+  function runHref(slug) { return State.href({ view: "run", run: slug }); }
+
+  function unique(values) {
+    var out = [];
+    values.forEach(function (v) { if (out.indexOf(v) < 0) { out.push(v); } });
+    return out;
+  }
+
+  function median(sorted) {
+    var n = sorted.length;
+    return n % 2 ? sorted[(n - 1) / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  }
+
+  /** A row's note for tooltips: what the harness said about it (hang outcomes), or its extra attributes. */
+  function note(row) {
+    var e = row.extra || {};
+    if (e.outcome) { return e.outcome; }
+    if (e.still_hanging) { return "still hanging" + (e.note ? ": " + e.note : ""); }
+    return e.note || e.setting || e.error || "";
+  }
+
+  /** The charts that fit a run (or runs compared) of this kind:
+   * - CPU consistency: elapsed per session against N, every session as a point, the median as a line and the
+   *   fastest-to-slowest range shaded, one colour per run;
+   * - numbers on x (I/O sizes...): one chart per unit (throughput, IOPS), one line per series (volume type);
+   * - categories on x (before/after, A/B, hang cases): bars, one chart per unit, one bar per series. */
+  function benchCharts(runs, rows) {
+    var multi = runs.length > 1;
+    var kind = runs.every(function (r) { return r.kind === runs[0].kind; }) ? runs[0].kind : "other";
+    var numeric = rows.every(function (r) { return typeof r.x === "number"; });
+    var label = function (row, name) { return multi ? row.run + " · " + name : name; };
+    var color = function (i) { return Charts.PALETTE[i % Charts.PALETTE.length]; };
+    if (kind === "cpu_consistency" && numeric) {
+      var datasets = [], most = 1;
+      unique(rows.map(function (r) { return r.run || runs[0].slug; })).forEach(function (slug, k) {
+        var mine = rows.filter(function (r) { return (r.run || runs[0].slug) === slug; });
+        var byN = {};
+        mine.forEach(function (r) { (byN[r.x] = byN[r.x] || []).push(r.y); most = Math.max(most, r.x); });
+        var ns = Object.keys(byN).map(Number).sort(function (a, b) { return a - b; });
+        var sorted = ns.map(function (n) { return byN[n].slice().sort(function (a, b) { return a - b; }); });
+        var tag = multi ? slug + " · " : "";
+        datasets.push({ label: tag + "every session", unit: mine[0].unit, show: "points", color: color(k),
+          points: mine.map(function (r) { return [r.x, r.y]; }),
+          notes: mine.map(function (r) { return r.extra && r.extra.session ? "session " + r.extra.session : ""; }) });
+        datasets.push({ label: tag + "median", unit: mine[0].unit, show: "line", color: color(k),
+          points: ns.map(function (n, i) { return [n, median(sorted[i])]; }) });
+        datasets.push({ label: tag + "fastest", unit: mine[0].unit, show: "line", dash: [4, 3], color: color(k),
+          points: ns.map(function (n, i) { return [n, sorted[i][0]]; }) });
+        datasets.push({ label: tag + "slowest", unit: mine[0].unit, show: "line", dash: [4, 3], color: color(k), fill: "-1",
+          points: ns.map(function (n, i) { return [n, sorted[i][sorted[i].length - 1]]; }) });
+      });
+      return [{ id: "bench-cpu", title: "Elapsed time per session against parallel sessions: every session, the median " +
+        "and the fastest-to-slowest range", type: "scatter", wide: true, height: 380, datasets: datasets,
+        x: { type: "linear", title: "parallel sessions (N)", min: 0, max: most + 1, step: 1 },
+        y: { title: "elapsed per session (" + (rows[0].unit || "s") + ")" } }];
+    }
+    return unique(rows.map(function (r) { return r.unit || ""; })).map(function (unit, u) {
+      var these = rows.filter(function (r) { return (r.unit || "") === unit; });
+      var names = unique(these.map(function (r) { return label(r, r.series); }));
+      var sets = names.map(function (name, i) {
+        var mine = these.filter(function (r) { return label(r, r.series) === name; });
+        return { label: name, unit: unit, color: color(i), show: numeric ? "line" : "bar",
+          points: mine.map(function (r) { return [r.x, r.y]; }), notes: mine.map(note) };
+      });
+      var positive = these.every(function (r) { return r.y > 0; });
+      var spread = positive && Math.max.apply(null, these.map(function (r) { return r.y; })) /
+        Math.min.apply(null, these.map(function (r) { return r.y; })) > 50;
+      var log = spread && (kind === "client_hang" || !numeric);
+      var least = Math.min.apply(null, these.map(function (r) { return r.y; }));
+      var spec = { id: "bench-" + (u + 1), wide: true, height: 320, datasets: sets,
+        y: { title: unit || "value", type: log ? "logarithmic" : "linear",
+          min: log ? Math.pow(10, Math.floor(Math.log10(least * 0.999))) : undefined } };
+      if (numeric) {
+        var sizes = kind === "io_sweep" && these.every(function (r) { return r.x > 0; });
+        return Object.assign(spec, { type: "scatter", title: (unit || "Value") + " against " +
+          (sizes ? "I/O size" : "x") + ", one line per series",
+          x: { type: sizes ? "logarithmic" : "linear", title: sizes ? "I/O size (KB)" : "x" } });
+      }
+      return Object.assign(spec, { type: "bar", title: (BARS[kind] || "Values") + (unit ? " · " + unit : "") +
+        (log ? " (log scale)" : ""),
+        x: { type: "category", categories: unique(these.map(function (r) { return r.x; })) } });
+    });
+  }
+
+  function measurementsTable(parts, root, body, withRun) {
+    var numeric = body.rows.every(function (r) { return typeof r.x === "number"; });
+    var columns = (withRun ? [TEXT("run", "Run")] : []).concat([NUM("seq", "#"), TEXT("series", "Series"),
+      numeric ? NUM("x", "x") : TEXT("x", "x"), { key: "y", title: "y", type: "num", unit: function (row) { return row.unit; } },
+      TEXT("unit", "Unit")]).concat(body.extra_columns.map(function (k) { return TEXT("extra:" + k, k); }));
+    var rows = body.rows.map(function (r) {
+      var out = Object.assign({}, r);
+      body.extra_columns.forEach(function (k) {
+        var v = (r.extra || {})[k];
+        out["extra:" + k] = v !== null && typeof v === "object" ? JSON.stringify(v) : v;
+      });
+      return out;
+    });
+    var t = Tables.create(root, { id: "measurements", title: "Measurements", wide: true, pageLength: 25, zone: UTC,
+      columns: columns });
+    parts.tables.push(t);
+    t.setRows(rows);
+    return t;
+  }
+
+  function runMeta(run) {
+    var bits = [KINDS[run.kind] || run.kind, run.visibility];
+    if (run.started) {
+      bits.push(F.fmtTime(Date.parse(run.started), "UTC") + (run.finished ? " → " + F.fmtTime(Date.parse(run.finished), "UTC") : "") + " UTC");
+    }
+    bits.push(run.measurements + " measurements");
+    return bits.join(" · ");
+  }
+
+  function environment(run) {
+    var dl = element("dl", { "class": "env" });
+    [["Host", run.host], ["Instance type", run.instance_type], ["vCPUs", run.vcpus], ["Cores", run.cores],
+      ["Database", run.db_version]].forEach(function (p) {
+      if (p[1] === null || p[1] === undefined || p[1] === "") { return; }
+      dl.appendChild(element("dt", {}, p[0]));
+      dl.appendChild(element("dd", {}, String(p[1])));
+    });
+    return dl;
+  }
+
+  /** A permalink box: the link of `state` alone (short and readable), copied on a click. */
+  function permalink(container, state) {
+    var link = State.href(state);
+    var button = element("button", { type: "button", "class": "copy-run-link" }, "Copy link");
+    var box = element("input", { type: "text", readonly: "", "class": "permalink", "aria-label": "Link to this page" });
+    box.value = link;
+    button.addEventListener("click", function () {
+      box.select();
+      var done = function () { button.textContent = "Link copied"; };
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(link).then(done, function () { button.textContent = "Copy the link beside"; });
+      } else {
+        button.textContent = "Copy the link beside";
+      }
+    });
+    container.appendChild(button);
+    container.appendChild(box);
+  }
+
+  /** Where a run or comparison could not be loaded: the API's message, and a key form when it wants a key. */
+  function loadFailed(card, err) {
+    card.appendChild(element("p", { "class": "is-error" }, err.status === 401
+      ? "This needs the API key: " + err.message : "Could not load this: " + err.message));
+    if (err.status === 401) { keyForm(card); }
+    card.setAttribute("data-state", "error");
+  }
+
+  function compareForm(container, current, label) {
+    var form = element("form", { "class": "compare-runs", "aria-label": "Compare runs" });
+    form.appendChild(element("label", { "for": "add-run" }, label));
+    var select = element("select", { id: "add-run" });
+    form.appendChild(select);
+    form.appendChild(element("button", { type: "submit" }, "Compare"));
+    Api.get("/benchmarks", null, { silent: true }).then(function (body) {
+      body.rows.forEach(function (r) {
+        if (current.indexOf(r.slug) < 0) { select.appendChild(element("option", { value: r.slug }, r.title + " (" + r.slug + ")")); }
+      });
+    }).catch(function () { form.hidden = true; });
+    form.addEventListener("submit", function (e) {
+      e.preventDefault();
+      if (select.value) { State.set({ view: "runs", runs: current.concat([select.value]), run: null }); }
+    });
+    container.appendChild(form);
+  }
+
+  VIEWS.benchmarks = {
+    title: "Benchmarks",
+    standalone: true,
+    build: function (ctx, parts, root) {
+      var intro = element("section", { "class": "card bench-intro" });
+      intro.appendChild(element("h2", {}, "Benchmark runs"));
+      intro.appendChild(element("p", { "class": "note" }, "Results recorded with `flask bench import`, `flask bench cpu`, " +
+        "`flask bench hang` or POST /api/v1/benchmarks. Open a run for its chart and measurements, or tick several " +
+        "and compare them on one chart."));
+      var compare = element("button", { type: "button", id: "compare-selected", disabled: "" }, "Compare the selected runs");
+      intro.appendChild(compare);
+      root.appendChild(intro);
+      var grid = element("div", { "class": "grid" });
+      root.appendChild(grid);
+      var chosen = [];
+      var t = Tables.create(grid, { id: "benchmarks", title: "Runs", wide: true, pageLength: 25, zone: UTC, order: [],
+        columns: [{ key: "title", title: "Run", type: "link", href: function (row) { return runHref(row.slug); } },
+          TEXT("kind", "Kind"), TEXT("visibility", "Visibility"), { key: "started", title: "Started (UTC)", type: "time" },
+          TEXT("instance_type", "Instance type"), NUM("vcpus", "vCPUs"), NUM("cores", "Cores"),
+          NUM("measurements", "Measurements"), TEXT("awr_db", "AWR window of"), TEXT("slug", "Slug")],
+        onRow: function (row) { State.set({ view: "run", run: row.slug }); } });
+      parts.tables.push(t);
+      var boxes = element("fieldset", { "class": "pick-runs" });
+      boxes.appendChild(element("legend", {}, "Select runs to compare"));
+      intro.insertBefore(boxes, compare);
+      t.load(Api.get("/benchmarks").then(function (body) {
+        body.rows.forEach(function (r) {
+          var id = "pick-" + r.slug, label = element("label", { "for": id });
+          var box = element("input", { type: "checkbox", id: id, value: r.slug });
+          box.addEventListener("change", function () {
+            chosen = box.checked ? chosen.concat([r.slug]) : chosen.filter(function (s) { return s !== r.slug; });
+            if (chosen.length) { compare.removeAttribute("disabled"); } else { compare.setAttribute("disabled", ""); }
+          });
+          label.appendChild(box);
+          label.appendChild(document.createTextNode(" " + r.slug));
+          boxes.appendChild(label);
+        });
+        return body.rows.map(function (r) { return Object.assign({}, r, { kind: KINDS[r.kind] || r.kind }); });
+      }));
+      compare.addEventListener("click", function () { if (chosen.length) { State.set({ view: "runs", runs: chosen }); } });
+    }
+  };
+
+  VIEWS.run = {
+    title: "Benchmark run",
+    standalone: true,
+    key: function (state) { return [state.run || ""]; },
+    build: function (ctx, parts, root) {
+      var slug = ctx.state.run;
+      var head = element("section", { "class": "card bench-head", "data-run": slug || "", "data-state": "loading",
+        "aria-labelledby": "h-run" });
+      head.appendChild(element("h2", { id: "h-run" }, slug ? "Run " + slug : "No run in the link"));
+      root.appendChild(head);
+      var grid = element("div", { "class": "grid" });
+      root.appendChild(grid);
+      if (!slug) {
+        head.appendChild(element("p", {}, "Pick a run from the benchmarks list."));
+        head.setAttribute("data-state", "error");
+        return;
+      }
+      Api.get("/benchmarks/" + encodeURIComponent(slug), null, { silent: true }).then(function (body) {
+        var run = body.run;
+        document.title = "awrlens · " + run.title;
+        head.querySelector("h2").textContent = run.title;
+        head.appendChild(element("p", { "class": "meta" }, runMeta(run)));
+        head.appendChild(environment(run));
+        if (run.description) { head.appendChild(element("p", { "class": "description" }, run.description)); }
+        if (Object.keys(run.parameters || {}).length) {
+          var params = element("details", { "class": "parameters" });
+          params.appendChild(element("summary", {}, "Parameters"));
+          params.appendChild(element("pre", {}, JSON.stringify(run.parameters, null, 2)));
+          head.appendChild(params);
+        }
+        var actions = element("div", { "class": "actions" });
+        permalink(actions, { view: "run", run: run.slug });
+        if (run.awr_db) {
+          var state = { db: run.awr_db, view: "overview", begin_snap: String(run.awr_begin_snap),
+            end_snap: String(run.awr_end_snap) };
+          var awr = element("a", { "class": "button awr-link", href: State.href(state) },
+            "Database history of this run: " + run.awr_db + ", snapshots " + run.awr_begin_snap + "–" + run.awr_end_snap);
+          awr.addEventListener("click", function (e) {
+            if (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) { return; }
+            e.preventDefault();
+            State.set(Object.assign({ run: null, runs: null }, state));
+          });
+          actions.appendChild(awr);
+        }
+        head.appendChild(actions);
+        compareForm(head, [run.slug], "Compare with");
+        benchCharts([run], body.rows).forEach(function (spec) { parts.charts.push(Charts.createXY(grid, spec)); });
+        measurementsTable(parts, grid, body, false);
+        head.setAttribute("data-state", "ready");
+      }).catch(function (err) {
+        loadFailed(head, err);
+      });
+    }
+  };
+
+  VIEWS.runs = {
+    title: "Compare benchmark runs",
+    standalone: true,
+    key: function (state) { return [(state.runs || []).join("\n")]; },
+    build: function (ctx, parts, root) {
+      var slugs = ctx.state.runs || [];
+      var head = element("section", { "class": "card bench-head", "data-state": "loading", "aria-labelledby": "h-runs" });
+      head.appendChild(element("h2", { id: "h-runs" }, "Runs compared"));
+      root.appendChild(head);
+      var grid = element("div", { "class": "grid" });
+      root.appendChild(grid);
+      if (!slugs.length) {
+        head.appendChild(element("p", {}, "No runs in the link: pick them from the benchmarks list."));
+        head.setAttribute("data-state", "error");
+        return;
+      }
+      Api.get("/benchmarks/compare", { runs: slugs }, { silent: true }).then(function (body) {
+        var list = element("ul", { "class": "chips", "aria-label": "Runs compared" });
+        body.runs.forEach(function (run) {
+          var li = element("li", { "class": "chip" });
+          var a = element("a", { href: runHref(run.slug) }, run.title + " (" + run.slug + ")");
+          li.appendChild(a);
+          var rm = element("button", { type: "button", "aria-label": "Remove " + run.slug, title: "Remove" }, "×");
+          rm.addEventListener("click", function () {
+            var rest = slugs.filter(function (s) { return s !== run.slug; });
+            State.set(rest.length ? { runs: rest } : { view: "benchmarks", runs: null });
+          });
+          li.appendChild(rm);
+          list.appendChild(li);
+        });
+        head.appendChild(list);
+        var actions = element("div", { "class": "actions" });
+        permalink(actions, { view: "runs", runs: slugs });
+        head.appendChild(actions);
+        compareForm(head, slugs, "Add a run");
+        benchCharts(body.runs, body.rows).forEach(function (spec) { parts.charts.push(Charts.createXY(grid, spec)); });
+        measurementsTable(parts, grid, body, true);
+        head.setAttribute("data-state", "ready");
+      }).catch(function (err) {
+        loadFailed(head, err);
+      });
+    }
+  };
+
   AWRLens.Views = {
     SEL: SEL,
     init: function (databases) {
@@ -677,6 +1053,8 @@
     },
     render: render,
     showError: showError,
+    /** Whether a view needs no database (the benchmark views). */
+    standalone: function (name) { return !!(VIEWS[name] && VIEWS[name].standalone); },
     absoluteLink: absoluteLink,
     fail: function (message) {
       teardown();

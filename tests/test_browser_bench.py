@@ -1,0 +1,255 @@
+"""The benchmark pages in real headless Chromium (same browser, server and page helpers as test_browser.py): the
+list, a run's chart by kind with its raw measurements, a shared run link opened in a fresh context that draws the
+same chart data, comparing runs, the button to the AWR window's history, PNG and CSV, and public versus private
+runs on a server that wants a key.
+"""
+import csv
+import io
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+from urllib.request import urlopen
+
+import pytest
+from test_browser import ROOT, Page, _free_port, browser, context, page, server  # noqa: F401  (fixtures)
+
+CPU, GP2, HANG, ASYNC, HTTPD, MODEL = ("cpu-consistency-c4-4xlarge", "ebs-5x-gp2-burst", "client-hang-rds-failover",
+                                       "async-io-fix-orcl", "httpd-freebsd-vs-linux", "ebs-io1-gp2-io-size-model")
+KEY = "browser-bench-key-0123456789"
+
+
+def run_url(server, slug):
+    return f"{server}/?view=run&run={slug}"
+
+
+def api_rows(client, slug):
+    return client.get(f"/api/v1/benchmarks/{slug}").get_json()["rows"]
+
+
+def fresh(browser):
+    return browser.new_context(viewport={"width": 1280, "height": 900}, timezone_id="UTC", locale="en-US",
+                               accept_downloads=True)
+
+
+# -- the list and the run pages -------------------------------------------------------------------------------------
+
+def test_the_list_links_to_every_run(server, page):
+    page.open(f"{server}/?view=benchmarks")
+    rows = page.page.locator("[data-table=benchmarks] tbody tr")
+    assert rows.count() == 6
+    assert page.page.locator("#tabs button[data-view=benchmarks]").get_attribute("aria-pressed") == "true"
+    assert not page.page.locator(".rangebar").is_visible()  # no database range on these pages
+    page.page.get_by_role("link", name="Apache httpd: FreeBSD 13.0 vs Oracle Linux 8.4").click()
+    page.settle()
+    assert page.state() == {"view": "run", "run": HTTPD}
+    assert page.page.locator(".bench-head h2").text_content() == "Apache httpd: FreeBSD 13.0 vs Oracle Linux 8.4"
+    assert page.errors == []
+
+
+@pytest.mark.parametrize("slug, charts", [
+    (CPU, {"bench-cpu": ["every session", "median", "fastest", "slowest"]}),
+    (GP2, {"bench-1": 6, "bench-2": 6}),
+    (HANG, {"bench-1": ["defaults", "with the settings"]}),
+    (ASYNC, {"bench-1": 2, "bench-2": 2}),
+    (HTTPD, {"bench-1": 2, "bench-2": 2, "bench-3": 2}),
+])
+def test_each_kind_draws_the_chart_that_fits_it(server, client, page, slug, charts):
+    page.open(run_url(server, slug))
+    got = {c["id"]: c for c in page.charts()}
+    assert set(got) == set(charts)
+    for cid, expected in charts.items():
+        assert got[cid]["state"] == "ready"
+        labels = [d["label"] for d in got[cid]["datasets"]]
+        assert labels == expected if isinstance(expected, list) else len(labels) == expected
+    rows = api_rows(client, slug)
+    table = page.page.locator("[data-table=measurements]")
+    assert table.get_attribute("data-state") == "ready"
+    assert f"of {len(rows)} entries" in table.locator(".dt-info").text_content()
+    if slug == CPU:  # every session is a point, and the spread at N=9 is visible: the slowest line jumps
+        chart = got["bench-cpu"]["datasets"]
+        assert chart[0]["points"] == [[r["x"], r["y"]] for r in rows]
+        slowest = dict((x, y) for x, y in chart[3]["points"])
+        fastest = dict((x, y) for x, y in chart[2]["points"])
+        assert slowest[9] > 55 and fastest[9] < 42 and slowest[8] < 42
+    if slug == GP2:  # one line per volume, throughput and IOPS apart, against I/O size
+        assert {d["unit"] for d in got["bench-1"]["datasets"]} == {"IO/s"}
+        assert {d["unit"] for d in got["bench-2"]["datasets"]} == {"KB/s"}
+        total = next(d for d in got["bench-2"]["datasets"] if d["label"] == "5 x gp2 (ASM total)")
+        assert total["points"] == [[8, 48214], [1024, 245111]]
+    if slug == HANG:  # bars by case
+        defaults = got["bench-1"]["datasets"][0]["points"]
+        assert [p[0] for p in defaults] == ["new connection", "new call on a dead connection", "call in flight"]
+    assert page.errors == []
+
+
+# -- the share link --------------------------------------------------------------------------------------------------
+
+def test_a_shared_run_link_opens_the_same_chart_in_a_fresh_context(server, client, browser, page):
+    page.open(f"{server}/?view=benchmarks")
+    page.page.get_by_role("link", name="CPU consistency on 16 vCPUs", exact=False).click()
+    page.settle()
+    page.page.get_by_role("button", name="Copy link").click()
+    link = page.page.locator(".permalink").input_value()
+    assert link == run_url(server, CPU)  # short and readable: the slug is the whole state
+    original = page.charts()
+    other_ctx = fresh(browser)
+    try:
+        other = Page(other_ctx).open(link)
+        copy = other.charts()
+        assert [(c["id"], c["title"]) for c in copy] == [(c["id"], c["title"]) for c in original]
+        for a, b in zip(original, copy):
+            assert a["datasets"] == b["datasets"], a["id"]
+        assert sum(len(d["points"]) for d in copy[0]["datasets"]) > 450
+        assert copy[0]["datasets"][0]["points"] == [[r["x"], r["y"]] for r in api_rows(client, CPU)]
+        assert other.page.locator(".bench-head h2").text_content().startswith("CPU consistency on 16 vCPUs")
+        assert other.errors == []
+    finally:
+        other_ctx.close()
+
+
+def test_compare_several_runs_on_one_chart(server, browser, page):
+    page.open(f"{server}/?view=benchmarks")
+    page.page.get_by_label(GP2).check()
+    page.page.get_by_label(MODEL).check()
+    page.page.get_by_role("button", name="Compare the selected runs").click()
+    page.settle()
+    assert page.state() == {"view": "runs", "runs": GP2}  # state() keeps the first of a repeated key
+    assert parse_qs(urlsplit(page.page.url).query)["runs"] == [GP2, MODEL]
+    charts = {c["id"]: c for c in page.charts()}
+    iops = charts["bench-1"]["datasets"]  # both runs' IO/s on one chart, one line per run and volume
+    assert {d["label"].split(" · ")[0] for d in iops} == {GP2, MODEL}
+    assert len(iops) == 8
+    assert page.page.locator("[data-table=measurements] thead th").first.text_content() == "Run"
+    link = page.page.locator(".permalink").input_value()
+    assert link == f"{server}/?view=runs&runs={GP2}&runs={MODEL}"
+    other_ctx = fresh(browser)
+    try:
+        other = Page(other_ctx).open(link)
+        assert [c["datasets"] for c in other.charts()] == [c["datasets"] for c in page.charts()]
+    finally:
+        other_ctx.close()
+    # and from a run page, one more
+    page.open(run_url(server, HTTPD))
+    page.page.get_by_label("Compare with").select_option(HANG)
+    page.page.get_by_role("button", name="Compare", exact=True).click()
+    page.settle()
+    assert parse_qs(urlsplit(page.page.url).query)["runs"] == [HTTPD, HANG]
+    assert page.errors == []
+
+
+def test_a_run_links_to_the_database_history_of_its_awr_window(server, client, page):
+    run = client.get(f"/api/v1/benchmarks/{ASYNC}").get_json()["run"]
+    page.open(run_url(server, ASYNC))
+    page.page.get_by_role("link", name="Database history of this run", exact=False).click()
+    page.settle()
+    state = page.state()
+    assert (state["db"], state["view"]) == (run["awr_db"], "overview")
+    assert (state["begin_snap"], state["end_snap"]) == (str(run["awr_begin_snap"]), str(run["awr_end_snap"]))
+    assert "run" not in state
+    assert f"snapshots {run['awr_begin_snap']}–{run['awr_end_snap']}" in page.page.locator("#range-label").text_content()
+    assert page.page.locator(".rangebar").is_visible()
+    charts = page.charts()
+    assert charts and all(c["state"] == "ready" for c in charts)
+    restart = page.page.evaluate("Chart.getChart(document.querySelector('[data-chart=aas] canvas')).$awr.markers.restarts")
+    assert len(restart) == 1  # the restart that applied the fix is inside the window
+    page.page.go_back()
+    page.settle()
+    assert page.state() == {"view": "run", "run": ASYNC}
+    assert page.errors == []
+
+
+def test_png_and_csv_of_a_run(server, client, page):
+    page.open(run_url(server, GP2))
+    with page.page.expect_download() as info:
+        page.page.locator("[data-chart=bench-2] button[data-act=csv]").click()
+    rows = list(csv.DictReader(io.StringIO(Path(info.value.path()).read_text(encoding="utf-8"))))
+    chart = next(c for c in page.charts() if c["id"] == "bench-2")
+    assert len(rows) == sum(len(d["points"]) for d in chart["datasets"]) == 12
+    assert {r["unit"] for r in rows} == {"KB/s"} and list(rows[0]) == ["series", "unit", "I/O size (KB)", "value"]
+    with page.page.expect_download() as info:
+        page.page.locator("[data-chart=bench-1] button[data-act=png]").click()
+    assert Path(info.value.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with page.page.expect_download() as info:
+        page.page.locator("[data-table=measurements] button.buttons-csv").click()
+    table = list(csv.reader(io.StringIO(Path(info.value.path()).read_text(encoding="utf-8"))))
+    api = api_rows(client, GP2)
+    assert table[0][:6] == ["#", "Series", "x", "y", "Unit", "limit"] and len(table) == 1 + len(api)
+    assert [float(r[3]) for r in table[1:]] == [r["y"] for r in api]  # raw values, not the display
+    assert page.errors == []
+
+
+# -- public and private on a server that wants a key ---------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def keyed_server(demo_store):
+    """As the `server` of test_browser.py (gunicorn on the session's demo store), with an API key configured."""
+    port = _free_port()
+    env = {**os.environ, "AWRLENS_STORE_PATH": str(demo_store[0]), "AWRLENS_API_KEY_SECRET": "env:BROWSER_BENCH_KEY",
+           "BROWSER_BENCH_KEY": KEY}
+    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "2",
+                             "app.wsgi:app"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with urlopen(f"{url}/api/v1/", timeout=2):
+                break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                pytest.fail(f"gunicorn did not start: {proc.stderr.read().decode()[-2000:]}")
+            time.sleep(0.1)
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def _unexpected(errors):
+    """Console errors other than the browser's own note on a refused (401) request."""
+    return [e for e in errors if "status of 401" not in e]
+
+
+def test_public_runs_open_without_the_key_and_private_ones_ask_for_it(keyed_server, browser):
+    ctx = fresh(browser)
+    try:
+        public = Page(ctx).open(run_url(keyed_server, HTTPD))
+        assert all(c["state"] == "ready" for c in public.charts()) and len(public.charts()) == 3
+        assert public.error_text() == "" and _unexpected(public.errors) == []
+        listed = Page(ctx).open(f"{keyed_server}/?view=benchmarks")
+        slugs = listed.page.locator("[data-table=benchmarks] tbody tr td:last-child").all_text_contents()
+        assert HTTPD in slugs and ASYNC not in slugs  # no key: the public runs only
+        private = Page(ctx).open(run_url(keyed_server, ASYNC))
+        head = private.page.locator(".bench-head")
+        assert head.get_attribute("data-state") == "error" and "needs the API key" in head.text_content()
+        assert private.charts() == []
+        private.page.get_by_label("API key", exact=True).fill(KEY)
+        private.page.get_by_role("button", name="Use this key").click()
+        private.page.wait_for_load_state()
+        private.settle()
+        assert private.page.locator(".bench-head").get_attribute("data-state") == "ready"
+        assert {c["id"] for c in private.charts()} == {"bench-1", "bench-2"}
+        # the key stays for the tab's session: the database history opens too
+        private.page.get_by_role("link", name="Database history of this run", exact=False).click()
+        private.settle()
+        assert private.charts() and private.state()["view"] == "overview"
+    finally:
+        ctx.close()
+
+
+def test_the_history_asks_for_the_key_instead_of_failing(keyed_server, browser):
+    ctx = fresh(browser)
+    try:
+        pg = Page(ctx).open(f"{keyed_server}/?view=overview")
+        assert "needs the API key" in pg.page.locator("main").text_content()
+        assert pg.page.get_by_label("API key", exact=True).is_visible()
+        pg.page.get_by_role("button", name="Benchmarks").click()
+        pg.settle()
+        assert pg.page.locator("[data-table=benchmarks] tbody tr").count() == 5
+    finally:
+        ctx.close()
