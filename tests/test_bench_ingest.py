@@ -238,6 +238,25 @@ def test_an_existing_slug_is_refused_unless_replace_is_asked(lab, tmp_path):
     assert repo.get_run(store_of(lab), RUN["slug"], True)["run"]["title"] == "Fewer rows"
 
 
+def test_a_run_exported_by_the_api_imports_again(lab, tmp_path, client):
+    """GET /api/v1/benchmarks/{slug} from one store, `flask bench import` into another: the same run."""
+    answer = client.get("/api/v1/benchmarks/async-io-fix-orcl").get_json()
+    path = tmp_path / "exported.json"
+    path.write_text(json.dumps(answer))
+    result = bench(lab, "import", str(path))
+    assert result.exit_code == 1 and "awr.target 'demo' is not a configured target" in result.output
+    answer["run"]["awr_db"] = answer["run"]["awr_db"].replace("demo.", "lab.")
+    path.write_text(json.dumps(answer))
+    result = bench(lab, "import", str(path))
+    assert result.exit_code == 0, result.output
+    again = repo.get_run(store_of(lab), "async-io-fix-orcl", True)
+    for key in ("title", "kind", "visibility", "description", "parameters", "started", "finished", "vcpus",
+                "db_version", "awr_begin_snap", "awr_end_snap"):
+        assert again["run"][key] == answer["run"][key], key
+    assert again["run"]["awr_db"] == answer["run"]["awr_db"]
+    assert again["rows"] == answer["rows"]
+
+
 def test_delete(lab, tmp_path):
     path = tmp_path / "run.json"
     path.write_text(json.dumps(RUN))

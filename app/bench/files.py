@@ -1,4 +1,5 @@
-"""Run documents from files: JSON (a whole run) or CSV (its measurements, with the run's fields given apart).
+"""Run documents from files: JSON (a whole run, or a run as GET /api/v1/benchmarks/{slug} answers it) or CSV
+(its measurements, with the run's fields given apart).
 
 CSV: a header row, then one measurement per row. Columns `series`, `x` and `y` are required, `unit` is optional,
 `seq` is ignored (a run's CSV export can be imported again as it is), and every other column is an extra attribute
@@ -25,7 +26,26 @@ def read_document(name: str, data: bytes) -> tuple[dict, list | None]:
     except orjson.JSONDecodeError as exc:
         raise BadParameter(f"{name} is not valid JSON ({exc}); give a .json run or a .csv of measurements",
                            "file") from None
+    if isinstance(doc, dict) and isinstance(doc.get("run"), dict) and "rows" in doc:
+        doc = from_answer(doc)
     return doc, None
+
+
+def from_answer(answer: dict) -> dict:
+    """The run document of an answer of GET /api/v1/benchmarks/{slug}, so a run moves between stores as it is."""
+    run = answer["run"]
+    doc = {k: run.get(k) for k in ("slug", "title", "kind", "description", "visibility", "started", "finished",
+                                    "parameters")}
+    doc["environment"] = {k: run[k] for k in ("host", "instance_type", "vcpus", "cores", "db_version")
+                          if run.get(k) is not None}
+    if run.get("awr_db"):
+        target, _, dbid = str(run["awr_db"]).rpartition(".")
+        doc["awr"] = {"target": target, "dbid": int(dbid) if dbid.isdigit() else dbid,
+                      "begin_snap": run.get("awr_begin_snap"), "end_snap": run.get("awr_end_snap")}
+    rows = answer["rows"] if isinstance(answer["rows"], list) else []
+    doc["measurements"] = [{k: r[k] for k in ("series", "x", "y", "unit", "extra") if r.get(k) not in (None, {})}
+                           if isinstance(r, dict) else r for r in rows]
+    return {k: v for k, v in doc.items() if v is not None}
 
 
 def read_csv(text: str) -> tuple[dict, list]:
