@@ -362,3 +362,58 @@ def test_the_oracle_ddl_in_infra_matches_the_tables_the_app_uses():
         assert f"CREATE TABLE {t.name} (" in script  # unquoted: BENCH_RUN, BENCH_MEASUREMENT in the dictionary
         for c in t.columns:
             assert re.search(rf"^\s*{c.name} ", script, re.M), c.name
+
+
+# -- Oracle: the same statements, compiled for it ------------------------------------------------------------------
+
+class _Result:
+    inserted_primary_key = (7,)
+
+    def scalar(self):
+        return None
+
+
+class OracleLike:
+    """Stands in for an OracleStore: records every statement compiled for Oracle, returns no rows."""
+    dialect, alias = "oracle", "prod"
+
+    def __init__(self):
+        from sqlalchemy.dialects import oracle
+        self.oracle, self.sql = oracle.dialect(), []
+
+    def _record(self, stmt, params):
+        compiled = stmt.compile(dialect=self.oracle)
+        self.sql.append((str(compiled), params))
+
+    def rows(self, stmt, params=None):
+        self._record(stmt, params)
+        return []
+
+    def write(self, work):
+        store = self
+
+        class Conn:
+            dialect = store.oracle
+
+            def execute(self, stmt, params=None):
+                store._record(stmt, params)
+                return _Result()
+        return work(Conn())
+
+
+def test_the_statements_on_oracle_use_bind_variables_only():
+    store = OracleLike()
+    run = parse_run(doc(slug="ora-run", awr={"target": "prod", "dbid": 42, "begin_snap": 1, "end_snap": 2}),
+                    targets=["prod"])
+    saved = repo.save(store, run)
+    assert saved["replaced"] is False
+    repo.list_runs(store, private=False, kind="ab")
+    with pytest.raises(ApiError):
+        repo.get_run(store, "ora-run", private=True)  # no rows: 404
+    text = "\n".join(sql for sql, _ in store.sql)
+    assert "CREATE TABLE" not in text  # on Oracle the DDL is a deploy step (infra/oracle/bench_tables.sql)
+    assert "INSERT INTO bench_run" in text and "RETURNING bench_run.run_id INTO" in text
+    assert "INSERT INTO bench_measurement" in text and "NULLS LAST" in text
+    for literal in ("ora-run", "'public'", "'ab'", "Linux", "8800"):
+        assert literal not in text, literal
+    assert all(":" in sql for sql, _ in store.sql)
