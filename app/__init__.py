@@ -43,6 +43,12 @@ def create_app(settings: Settings | None = None) -> Flask:
     origins = [o.strip() for o in settings.cors_origins.split(",")]
     CORS(app, resources={r"/api/*": {"origins": origins}}, max_age=600)
 
+    @app.after_request
+    def _vary_on_origin(resp):
+        """Answers are cacheable and their CORS headers depend on Origin: shared caches must keep them apart."""
+        resp.vary.add("Origin")
+        return resp
+
     from app.api.views import api
     app.register_blueprint(api)
     from app.api.benchmarks import bench

@@ -3,7 +3,6 @@ import time
 from pathlib import Path
 
 import click
-from sqlalchemy.dialects import oracle
 
 from app.settings import Settings
 from app.store.queries import all_statements, render
@@ -45,6 +44,7 @@ def register(app):
                   help="View prefix of the target.")
     def sql(prefix):
         """Print every SQL statement the API can run, compiled for Oracle, for review before granting access."""
+        from sqlalchemy.dialects import oracle  # here, not at import: every cold start on Lambda imports this module
         dialect = oracle.dialect()
         for name, stmt in all_statements(views(prefix)):
             click.echo(f"-- {name}\n{render(stmt, dialect)};\n")

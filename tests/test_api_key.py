@@ -69,6 +69,21 @@ def test_index_and_openapi_are_open(client, path):
     assert client.get(path).status_code == 200
 
 
+def test_the_openapi_document_says_which_operations_need_the_key(client):
+    doc = client.get("/api/v1/openapi.json", base_url="http://x/demo").get_json()
+    assert doc["servers"] == [{"url": "/demo/"}]  # behind a stage prefix
+    assert doc["components"]["securitySchemes"]["ApiKey"] == {"type": "apiKey", "in": "header", "name": "X-API-Key"}
+    series = doc["paths"]["/api/v1/dbs/{db}/series"]["get"]
+    assert series["security"] == [{"ApiKey": []}] and "401" in series["responses"]
+    runs = doc["paths"]["/api/v1/benchmarks"]["get"]
+    assert {} in runs["security"]  # public runs open without a key
+
+
+def test_answers_vary_on_origin(client):
+    resp = client.get("/api/v1/dbs", headers={"X-API-Key": KEY, "Origin": ORIGIN})
+    assert "Origin" in resp.headers["Vary"] and resp.headers["Access-Control-Allow-Origin"] == ORIGIN
+
+
 def test_a_cached_answer_needs_the_key_too(client):
     url = "/api/v1/dbs"
     assert client.get(url, headers={"X-API-Key": KEY}).status_code == 200

@@ -1,6 +1,10 @@
 """The OpenAPI 3.1 document, generated from the routes, their declared parameters and docstrings."""
 import re
 
+from flask import request
+
+from app.api import auth
+
 ERROR = {"type": "object", "required": ["error"], "properties": {"error": {
     "type": "object", "required": ["status", "code", "message"],
     "properties": {"status": {"type": "integer"}, "code": {"type": "string"}, "message": {"type": "string"},
@@ -37,6 +41,7 @@ ERRORS = {"400": "A parameter is missing or malformed; `parameter` names it.",
 
 
 def openapi_document(app) -> dict:
+    keyed = bool(app.config["SETTINGS"].api_key_secret)
     paths: dict = {}
     for rule in app.url_map.iter_rules():
         if not rule.rule.startswith("/api/v1/"):
@@ -68,6 +73,13 @@ def openapi_document(app) -> dict:
                   "summary": doc.splitlines()[0] if doc else rule.endpoint,
                   "parameters": path_params + [p.openapi() for p in params if not p.in_path],
                   "responses": dict(sorted(responses.items()))}
+            if keyed:  # an API key is configured: every operation needs it, but for the exempt and optional ones
+                optional = getattr(view, "key_optional", False) or rule.rule in auth.EXEMPT
+                op["security"] = [{}, {"ApiKey": []}] if optional else [{"ApiKey": []}]
+                if not optional:
+                    op["responses"]["401"] = {"description": f"No valid key in the {auth.HEADER} header.",
+                                              "content": {"application/json": {
+                                                  "schema": {"$ref": "#/components/schemas/Error"}}}}
             if "body" in described:
                 op["requestBody"] = {"required": True, "content": {"application/json": {
                     "schema": described["body"]}}}
@@ -76,5 +88,7 @@ def openapi_document(app) -> dict:
             "info": {"title": "awrlens", "version": "1",
                      "description": "Oracle AWR history (DBA_HIST_*) as JSON, and benchmark results. "
                                     "Errors share one shape."},
-            "servers": [{"url": "/"}], "paths": dict(sorted(paths.items())),
-            "components": {"schemas": {"Error": ERROR}}}
+            "servers": [{"url": request.script_root + "/"}],  # behind API Gateway: the stage, e.g. /demo/
+            "paths": dict(sorted(paths.items())),
+            "components": {"schemas": {"Error": ERROR},
+                           "securitySchemes": {"ApiKey": {"type": "apiKey", "in": "header", "name": auth.HEADER}}}}
