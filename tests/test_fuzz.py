@@ -17,7 +17,7 @@ to the HTTP status. The body is checked twice: by schemathesis, and against the 
 2020-12 validator, because schemathesis 4.32 rewrites OpenAPI 3.1 `prefixItems` (our [time, value] points) into a
 Draft 4 tuple and then rejects it as a 2020-12 schema; the copy it gets has the points as `items: anyOf`.
 
-Size: FUZZ_EXAMPLES examples per operation and kind (default 10: about 350 requests in well under a minute, part of
+Size: FUZZ_EXAMPLES examples per operation and kind (default 10: about 450 requests in well under a minute, part of
 `make test`, with a fixed seed). The full run, over 2000 requests, with a random seed each time:
     FUZZ_EXAMPLES=100 .venv/bin/python -m pytest tests/test_fuzz.py -p no:cacheprovider -s
 It prints the number of requests and the answers by status and writes them to bench/results/fuzz.json
