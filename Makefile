@@ -25,7 +25,9 @@ $(VENDOR): package.json package-lock.json scripts/vendor.mjs  ## the page's brow
 chromium:  ## Debian's headless browser for the browser tests (Playwright drives it; nothing is downloaded by Playwright)
 	@command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
 
-$(STORE): | $(VENV)/.installed
+DEMO_SOURCES := app/demo.py app/bench/demo_runs.py app/store/schema.py app/store/bench_schema.py
+
+$(STORE): $(DEMO_SOURCES) | $(VENV)/.installed  ## rebuilt when the demo's code changes
 	AWRLENS_STORE_PATH=$(STORE) $(PY) -m flask --app app demo --path $(STORE)
 
 demo: $(VENV)/.installed  ## rebuild the demo store
@@ -68,7 +70,7 @@ $(LAMBDA_VENV)/.installed: requirements.txt infra/requirements-zappa.txt
 	rm -rf $(LAMBDA_SITE)/bin
 	touch $@
 
-$(LAMBDA_STORE): app/demo.py app/store/schema.py | $(LAMBDA_VENV)/.installed  ## the demo stage's store: 10 days, 1 day per-minute
+$(LAMBDA_STORE): $(DEMO_SOURCES) | $(LAMBDA_VENV)/.installed  ## the demo stage's store: 10 days, 1 day per-minute
 	$(LAMBDA_VENV)/bin/python -m flask --app app demo --path $@ --days 10 --detail-days 1
 
 package: $(LAMBDA_VENV)/.installed $(if $(filter demo,$(STAGE)),$(LAMBDA_STORE))  ## dist/awrlens-$(STAGE).zip
