@@ -1,6 +1,8 @@
 """awrlens: browse Oracle AWR history (DBA_HIST_*) and share benchmark results, as a JSON API and one page."""
 import gc
-from pathlib import Path
+
+gc.disable()  # the imports build a few hundred thousand objects that live for ever: collecting them young is wasted
+from pathlib import Path  # noqa: E402 (on a Lambda cold start that is about 100 ms)
 
 import orjson
 from flask import Flask, jsonify, send_from_directory
@@ -13,6 +15,8 @@ from app.history import History
 from app.settings import Settings
 from app.store import open_stores
 from app.store.base import sql_log
+
+gc.enable()
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_BODY = 1024 * 1024
@@ -99,3 +103,4 @@ def tune_gc():
     (BENCHMARKS.md)."""
     gc.freeze()  # what the app built at start is never scanned again
     gc.set_threshold(20_000, 20, 20)
+    gc.enable()
