@@ -1,6 +1,7 @@
 /* AWRLens.Tables: DataTables, sortable and searchable, with CSV and copy buttons.
  * Database text (SQL text, module, event and tablespace names) is data: every cell is rendered as text
- * (DataTable.render.text() or escaped), never as HTML. CSV and copy export the raw values, not the display. */
+ * (DataTable.render.text() or escaped), never as HTML, and so is every column title (DataTables takes a title as
+ * HTML; a benchmark's extra attribute names become titles). CSV and copy export the raw values, not the display. */
 (function (AWRLens, $) {
   "use strict";
   var F = AWRLens.Format;
@@ -86,7 +87,7 @@
     this.dt = new DataTable(this.table, {
       data: [],
       columns: spec.columns.map(function (c) {
-        return { data: c.key, title: c.title, defaultContent: "", render: renderer(c, spec.zone || function () { return "local"; }),
+        return { data: c.key, title: F.esc(c.title), defaultContent: "", render: renderer(c, spec.zone || function () { return "local"; }),
           type: c.type === "text" || c.type === "link" || c.type === "plans" ? "string" : "num",
           createdCell: c.clip ? function (td, data) { td.title = data === null || data === undefined ? "" : String(data); } : null,
           className: (c.type === "text" || c.type === "link" || c.type === "plans" ? "" : "dt-right") + (c.clip ? " clip" : "") };

@@ -817,12 +817,12 @@
     var numeric = body.rows.every(function (r) { return typeof r.x === "number"; });
     var columns = (withRun ? [TEXT("run", "Run")] : []).concat([NUM("seq", "#"), TEXT("series", "Series"),
       numeric ? NUM("x", "x") : TEXT("x", "x"), { key: "y", title: "y", type: "num", unit: function (row) { return row.unit; } },
-      TEXT("unit", "Unit")]).concat(body.extra_columns.map(function (k) { return TEXT("extra:" + k, k); }));
-    var rows = body.rows.map(function (r) {
+      TEXT("unit", "Unit")]).concat(body.extra_columns.map(function (k, i) { return TEXT("extra_" + i, k); }));
+    var rows = body.rows.map(function (r) {  // keys of our own: DataTables reads "a.b", "a[]" and "a()" as paths
       var out = Object.assign({}, r);
-      body.extra_columns.forEach(function (k) {
+      body.extra_columns.forEach(function (k, i) {
         var v = (r.extra || {})[k];
-        out["extra:" + k] = v !== null && typeof v === "object" ? JSON.stringify(v) : v;
+        out["extra_" + i] = v !== null && typeof v === "object" ? JSON.stringify(v) : v;
       });
       return out;
     });
