@@ -16,6 +16,7 @@ from app.settings import Settings
 from app.store import open_stores
 from app.store.base import sql_log
 
+gc.freeze()  # what the imports built is never scanned
 gc.enable()
 
 ROOT = Path(__file__).resolve().parent.parent
