@@ -219,7 +219,10 @@ class Fetcher:
         out: dict[int, dict[int, float]] = {}
         if term.view in queries.COUNTER_VIEWS:
             for inst, snap, value in self._rows(queries.counter_series(v, term.view), item_id=term.item):
-                out.setdefault(inst, {})[snap] = value
+                if inst in out:  # (not setdefault: it would build a dict per row, thousands per answer)
+                    out[inst][snap] = value
+                else:
+                    out[inst] = {snap: value}
         elif term.view == "system_event":
             col = 3 if term.field == "time" else 2
             for row in self._rows(queries.event_series(v), item_id=term.item):
