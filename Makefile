@@ -47,6 +47,7 @@ bench: $(VENV)/.installed $(VENDOR) chromium $(STORE)  ## the benchmarks recorde
 	$(PY) -m pip install --quiet -r bench/requirements.txt
 	$(PY) bench/series.py --build
 	$(PY) bench/peers.py
+	$(PY) bench/load.py
 	$(PY) bench/frontend.py
 
 clean:

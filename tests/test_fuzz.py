@@ -6,10 +6,10 @@ Every GET operation of /api/v1/openapi.json gets generated requests, sent in-pro
 - "invalid": requests the document forbids (wrong types, out-of-range numbers, bad patterns, missing required
   parameters...), which must be refused with a 4xx (schemathesis's negative_data_rejection, which skips the
   generated cases that turn out valid once serialized);
-- "known": requests the document allows, with the parameters that name things (database, series, sql_id, snapshot
-  ids, dates, sort keys...) drawn from values that exist in the demo store, so that generation reaches the
-  computations behind a 200 instead of stopping at "unknown database". Only request parameters differ from the
-  served document; responses are checked against it, unchanged (test_known_values_change_only_parameters).
+- "known": requests the document allows, with the parameters that name things (database, series, sql_id, run
+  slug, snapshot ids, dates, sort keys...) drawn from values that exist in the demo store, so that generation
+  reaches the computations behind a 200 instead of stopping at "unknown database". Only request parameters differ
+  from the served document; responses are checked against it, unchanged (test_known_values_change_only_parameters).
 
 Each answer must never be a 5xx; must have a status code the document lists for the operation, a documented content
 type and a body that matches the documented schema; and errors must have the one error shape, with `status` equal
@@ -131,8 +131,9 @@ def known_values(app, dbs, stories):
     snaps = sorted({first, first + 1, (first + last) // 2, last - 3, last, stories["plan_regression"]["begin_snap"]})
     times = [rac["from"], rac["to"], single["from"][:10], single["to"][:16], rac["to"][:10] + "T09:00:00",
              rac["to"][:10] + "T02:00:00+01:00", single["to"][:10]]
+    slugs = [r["slug"] for r in client.get("/api/v1/benchmarks").get_json()["rows"]]
     return {"db": [dbs["rac"], dbs["single"], dbs["rac"].rsplit(".", 1)[1]],
-            "sql_id": [stories["plan_regression"]["sql_id"]],
+            "sql_id": [stories["plan_regression"]["sql_id"]], "slug": slugs + ["no-such-run"], "runs": slugs,
             "name": SERIES, "instance": ["all", "each", "1", "2"],
             "source": ["sysstat", "derived", "system_event", "sysmetric_history", "iostat_filetype"],
             "q": ["redo", "cpu", "file", "%"], "order_by": list(TOP_SQL_ORDER), "max_points": [0, 3, 50, 2000],
