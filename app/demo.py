@@ -658,8 +658,10 @@ def build(path, *, seed: int = 42, days: int = 45, detail_days: float = DETAIL_D
         for w in workers:
             if w.is_alive():
                 w.terminate()
+            w.join()  # before the clean-up: a worker still running could write a file after it
         for f in (tmp, *parts):
-            f.unlink(missing_ok=True)
+            for leftover in (f, f.with_name(f.name + "-journal")):
+                leftover.unlink(missing_ok=True)
     if on_progress:
         on_progress(total, total)
     return _public_stories(stories, plan)
