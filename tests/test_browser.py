@@ -13,7 +13,7 @@ import socket
 import subprocess
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 from urllib.request import urlopen
@@ -357,6 +357,22 @@ def test_time_zone_switch(server, dbs, page, browser):
         assert pg.errors == []
     finally:
         ctx.close()
+
+
+def test_compare_defaults_to_two_periods_with_data(server, dbs, page):
+    """B is the range shown and A as long just before it; when the range starts at the first snapshot, its halves."""
+    for range_ in ("1d", "7d", "45d"):
+        page.open(_url(server, db=dbs["single"], view="compare", range=range_))
+        st = page.state()
+        a_from, a_to, b_from, b_to = (datetime.fromisoformat(st[k]) for k in ("a_from", "a_to", "b_from", "b_to"))
+        assert a_from < a_to == b_from < b_to
+        assert abs((b_to - b_from) - (a_to - a_from)).total_seconds() <= 60, st
+        if range_ == "1d":  # room before it: the day before
+            assert b_to - b_from == timedelta(days=1)
+        cells = page.page.locator("[data-table=compare-load-profile] tbody tr").first.locator("td")
+        assert _rows(page, "compare-load-profile") == 19, (range_, cells.all_text_contents())
+        assert cells.nth(1).text_content() not in ("", "—") and cells.nth(2).text_content() not in ("", "—")
+    assert page.errors == []
 
 
 def test_range_forms(server, dbs, client, page):

@@ -668,9 +668,11 @@
     update: function (ctx, parts) {
       var s = ctx.state, db = ctx.db, win = ctx.win;
       if (!(s.a_from && s.a_to && s.b_from && s.b_to)) {  // B: the range shown; A: as long, just before it
-        var w = win.to - win.from, iso = function (ms) { return F.isoTime(ms, dbZone(db)); };
-        State.set({ a_from: iso(Math.max(db.first, win.from - w)), a_to: iso(win.from), b_from: iso(win.from),
-          b_to: iso(win.to) }, "replace");
+        var from = Math.max(win.from, db.first), w = win.to - from;
+        var iso = function (ms) { return F.isoTime(ms, dbZone(db)); };
+        var a = [from - w, from], b = [from, win.to];
+        if (a[0] < db.first) { a = [from, from + w / 2]; b = [a[1], win.to]; }  // no history before it: its halves
+        State.set({ a_from: iso(a[0]), a_to: iso(a[1]), b_from: iso(b[0]), b_to: iso(b[1]) }, "replace");
         return;
       }
       var zone = zoneOf(s, db);
