@@ -90,6 +90,16 @@ def test_a_valid_run_is_parsed_and_normalised():
     assert run.measurements[2].extra == {"source": "004"}
 
 
+def test_a_whole_number_may_have_a_zero_fraction():
+    """8.0 is an integer to JSON Schema, so to the OpenAPI document: accepted, stored as 8 (found by test_fuzz)."""
+    run = parse_run(doc(environment={"vcpus": 8.0, "cores": 4.0},
+                        awr={"target": "demo", "dbid": 1645932817.0, "begin_snap": 100.0, "end_snap": 104}),
+                    targets=["demo"])
+    assert run.environment == {"vcpus": 8, "cores": 4}
+    assert run.awr == {"target": "demo", "dbid": 1645932817, "begin_snap": 100, "end_snap": 104}
+    assert all(type(v) is int for v in [*run.environment.values(), run.awr["dbid"], run.awr["begin_snap"]])
+
+
 BAD = [  # (document, parameter named, words in the message)
     (doc(slug=None), "slug", ["required"]),
     (doc(slug="Has Spaces"), "slug", ["malformed"]),
@@ -104,6 +114,7 @@ BAD = [  # (document, parameter named, words in the message)
     (doc(colour="red"), "colour", ["unknown field"]),
     (doc(environment={"vcpus": 0}), "environment.vcpus", ["whole number"]),
     (doc(environment={"vcpus": "16"}), "environment.vcpus", ["whole number"]),
+    (doc(environment={"vcpus": 8.5}), "environment.vcpus", ["whole number"]),
     (doc(environment={"vcpus": 8, "cores": 16}), "environment.cores", ["more than"]),
     (doc(environment={"ram": 4}), "environment.ram", ["unknown field"]),
     (doc(environment=[]), "environment", ["object"]),
@@ -115,6 +126,8 @@ BAD = [  # (document, parameter named, words in the message)
     (doc(awr={"target": "demo", "dbid": 1, "begin_snap": 5, "end_snap": 2}), "awr.begin_snap", ["after"]),
     (doc(awr={"target": "demo", "dbid": "1", "begin_snap": 1, "end_snap": 2}), "awr.dbid", ["whole number"]),
     (doc(awr={"target": "demo", "dbid": 1, "begin_snap": 1}), "awr.end_snap", ["whole number"]),
+    (doc(awr={"target": "demo", "dbid": 1, "begin_snap": 1, "end_snap": float("inf")}), "awr.end_snap",
+     ["whole number"]),
     (doc(measurements=[]), "measurements", ["non-empty"]),
     (doc(measurements={"series": "a"}), "measurements", ["list"]),
     (doc(measurements=rows(2, y="fast")), "measurements[2].y", ["row 2", "field y", "'fast'"]),

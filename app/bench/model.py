@@ -155,11 +155,12 @@ def _environment(env) -> dict:
         if value:
             out[key] = value
     for key in ("vcpus", "cores"):
-        value = env.get(key)
-        if value is None:
+        raw = env.get(key)
+        if raw is None:
             continue
-        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 100_000:
-            raise BadParameter(f"environment.{key} must be a whole number from 1 to 100000, got {_show(value)}",
+        value = _whole(raw)
+        if value is None or not 1 <= value <= 100_000:
+            raise BadParameter(f"environment.{key} must be a whole number from 1 to 100000, got {_show(raw)}",
                                f"environment.{key}")
         out[key] = value
     if out.get("cores") and out.get("vcpus") and out["cores"] > out["vcpus"]:
@@ -179,9 +180,10 @@ def _awr(awr, targets) -> dict | None:
                            "awr.target")
     out = {"target": target}
     for key in ("dbid", "begin_snap", "end_snap"):
-        value = awr.get(key)
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 10**15:
-            raise BadParameter(f"awr.{key} must be a whole number, got {_show(value)}", f"awr.{key}")
+        raw = awr.get(key)
+        value = _whole(raw)
+        if value is None or not 0 <= value < 10**15:
+            raise BadParameter(f"awr.{key} must be a whole number, got {_show(raw)}", f"awr.{key}")
         out[key] = value
     if out["begin_snap"] > out["end_snap"]:
         raise BadParameter("awr.begin_snap is after awr.end_snap", "awr.begin_snap")
@@ -235,6 +237,14 @@ def _moment(doc, key) -> datetime | None:
     if moment.tzinfo is not None:
         moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
     return moment.replace(microsecond=0)
+
+
+def _whole(value) -> int | None:
+    """An int from a JSON integer, or from a number with no fraction (8.0: an integer to JSON Schema, as the
+    OpenAPI document says), else None."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None if isinstance(value, bool) or not isinstance(value, int) else value
 
 
 def _number(value) -> float | None:
