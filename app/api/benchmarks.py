@@ -41,24 +41,34 @@ MEASUREMENT = {"type": "object", "required": ["seq", "series", "x", "y", "unit",
     "y": {"type": "number"}, "unit": NULLABLE_TEXT, "extra": {"type": "object"}}}
 MEASUREMENTS = {"columns": {"type": "array", "items": {"type": "string"}},
                 "extra_columns": {"type": "array", "items": {"type": "string"}}}
+MOMENT = {"type": "string", "description": "ISO 8601, e.g. 2026-11-20T08:00:00+00:00 (no offset: UTC); empty: unknown"}
+
+
+def _optional(schema: dict) -> dict:
+    """An optional field of an upload: null is taken as absent."""
+    return {**schema, "type": [schema["type"], "null"], **({"enum": [*schema["enum"], None]} if "enum" in schema else {})}
+
+
 UPLOAD = {"type": "object", "required": ["slug", "title", "kind", "measurements"], "additionalProperties": False,
           "properties": {
               "slug": {"type": "string", "pattern": f"^{SLUG.pattern}$"}, "title": {"type": "string", "maxLength": 200},
-              "kind": {"type": "string", "enum": list(KINDS)}, "description": {"type": "string"},
-              "environment": {"type": "object", "additionalProperties": False, "properties": {
-                  "host": {"type": "string"}, "instance_type": {"type": "string"}, "db_version": {"type": "string"},
-                  "vcpus": {"type": "integer", "minimum": 1}, "cores": {"type": "integer", "minimum": 1}}},
-              "started": {"type": "string", "format": "date-time"}, "finished": {"type": "string", "format": "date-time"},
-              "parameters": {"type": "object"}, "visibility": {"type": "string", "enum": ["public", "private"]},
-              "awr": {"type": "object", "additionalProperties": False, "required": ["target", "dbid", "begin_snap",
-                                                                                    "end_snap"],
-                      "properties": {"target": {"type": "string"}, "dbid": {"type": "integer"},
-                                     "begin_snap": {"type": "integer"}, "end_snap": {"type": "integer"}}},
+              "kind": {"type": "string", "enum": list(KINDS)}, "description": _optional({"type": "string"}),
+              "environment": _optional({"type": "object", "additionalProperties": False, "properties": {
+                  "host": _optional({"type": "string"}), "instance_type": _optional({"type": "string"}),
+                  "db_version": _optional({"type": "string"}), "vcpus": _optional({"type": "integer", "minimum": 1}),
+                  "cores": _optional({"type": "integer", "minimum": 1})}}),
+              "started": _optional(MOMENT), "finished": _optional(MOMENT),
+              "parameters": _optional({"type": "object"}),
+              "visibility": _optional({"type": "string", "enum": ["public", "private"]}),
+              "awr": _optional({"type": "object", "additionalProperties": False,
+                                "required": ["target", "dbid", "begin_snap", "end_snap"],
+                                "properties": {"target": {"type": "string"}, "dbid": {"type": "integer"},
+                                               "begin_snap": {"type": "integer"}, "end_snap": {"type": "integer"}}}),
               "measurements": {"type": "array", "minItems": 1, "items": {
                   "type": "object", "required": ["series", "x", "y"], "additionalProperties": False, "properties": {
                       "series": {"type": "string", "minLength": 1, "maxLength": 100},
                       "x": {"type": ["number", "string"]}, "y": {"type": "number"},
-                      "unit": {"type": "string", "maxLength": 20}, "extra": {"type": "object"}}}}}}
+                      "unit": _optional({"type": "string", "maxLength": 20}), "extra": _optional({"type": "object"})}}}}}
 SAVED = {"type": "object", "required": ["slug", "url", "measurements", "replaced"], "properties": {
     "slug": {"type": "string"}, "title": {"type": "string"}, "kind": {"type": "string"},
     "visibility": {"type": "string"}, "measurements": {"type": "integer"}, "replaced": {"type": "boolean"},
