@@ -1,8 +1,10 @@
 """awrlens: browse Oracle AWR history (DBA_HIST_*) and share benchmark results, as a JSON API and one page."""
 import gc
 
-gc.disable()  # the imports build a few hundred thousand objects that live for ever: collecting them young is wasted
-from pathlib import Path  # noqa: E402 (on a Lambda cold start that is about 100 ms)
+# The imports build a few hundred thousand objects that live for ever: collecting them while they are young is wasted
+# work on every cold start (Lambda's included). Enabled again once they are imported, and frozen.
+gc.disable()
+from pathlib import Path
 
 import orjson
 from flask import Flask, jsonify, send_from_directory

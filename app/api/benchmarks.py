@@ -46,7 +46,8 @@ MOMENT = {"type": "string", "description": "ISO 8601, e.g. 2026-11-20T08:00:00+0
 
 def _optional(schema: dict) -> dict:
     """An optional field of an upload: null is taken as absent."""
-    return {**schema, "type": [schema["type"], "null"], **({"enum": [*schema["enum"], None]} if "enum" in schema else {})}
+    nullable = {**schema, "type": [schema["type"], "null"]}
+    return {**nullable, "enum": [*schema["enum"], None]} if "enum" in schema else nullable
 
 
 UPLOAD = {"type": "object", "required": ["slug", "title", "kind", "measurements"], "additionalProperties": False,
