@@ -1,8 +1,8 @@
 """A loopback stand-in for an Oracle listener and server process, for the fault tests.
 
-It speaks just enough of Oracle Net (TNS packets) and the TTC protocol on top for python-oracledb in thin mode to
-connect, log in and run queries, written from the public description of the protocol (the driver's open source
-thin-mode implementation) and checked against the real driver. Every client round trip is a *stage*:
+The handshake and logon are the harness's (`app.harness.endpoints.TnsSession`: enough of Oracle Net and TTC for
+python-oracledb in thin mode, written from the driver's open-source thin implementation); this adds answers to
+SQL and faults at any round trip. Every client round trip is a *stage*:
 
     connect     CONNECT packet (and its connect data)        -> ACCEPT
     protocol    protocol negotiation                          -> server banner, character sets, capabilities
@@ -21,38 +21,18 @@ What it answers to SQL: the handful of statements SQLAlchemy's Oracle dialect ru
 schema, decimal character, isolation level) get plausible answers; every other query gets no rows; commits,
 rollbacks and pings succeed. It checks nothing: any password is accepted.
 """
-import hashlib
-import os
 import re
-import socket
-import struct
 import threading
 
-from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+from app.harness.endpoints import LoopbackServer, TnsSession, chunk, reset, status, text, ub
 
-STAGES = ("connect", "protocol", "data_types", "auth1", "auth2", "sql")
+STAGES = TnsSession.STAGES
 
-# TNS packet types and TTC message types / codes (public protocol constants)
-CONNECT, ACCEPT, DATA = 1, 2, 6
-MSG_PROTOCOL, MSG_DATA_TYPES, MSG_ERROR, MSG_ROW_HEADER, MSG_ROW_DATA = 1, 2, 4, 6, 7
-MSG_PARAMETER, MSG_STATUS, MSG_DESCRIBE_INFO = 8, 9, 16
-VERSION = 317  # protocol version in ACCEPT: >= 315 (12.1, large SDU), < 318 (no OOB check, no end-of-response)
-FIELD_VERSION = 12  # TTC field version of 19c
-SERVER_VERSION = (19 << 24) | (3 << 16)  # 19.3.0.0.0 in the 18c+ encoding of AUTH_VERSION_NO
-VERIFIER_12C = 0x4815
+# TTC message types / codes (public protocol constants) that answers to SQL need
+MSG_ERROR, MSG_ROW_HEADER, MSG_ROW_DATA, MSG_DESCRIBE_INFO = 4, 6, 7, 16
 ORA_VARCHAR = 1
-CHARSET_UTF8, CHARSET_UTF16 = 873, 2000
+CHARSET_UTF8 = 873
 NO_DATA_FOUND = 1403
-
-
-# -- encodings ---------------------------------------------------------------------------------------------------
-
-def ub(value: int) -> bytes:
-    """TTC variable-length unsigned integer: a length byte, then the value big-endian in as few bytes as needed."""
-    if value == 0:
-        return b"\x00"
-    raw = value.to_bytes((value.bit_length() + 7) // 8, "big")
-    return bytes([len(raw)]) + raw
 
 
 def sb(value: int) -> bytes:
@@ -63,101 +43,14 @@ def sb(value: int) -> bytes:
     return bytes([raw[0] | 0x80]) + raw[1:]
 
 
-def chunk(data: bytes) -> bytes:
-    """Bytes with a one-byte length (the short form; everything here is under 253 bytes)."""
-    assert len(data) < 253
-    return bytes([len(data)]) + data
+class Session(TnsSession):
+    """One client connection: faults as the server's behaviour says, answers to SQL."""
 
-
-def text(value: str | bytes) -> bytes:
-    """A string with two lengths (ub4, then the bytes with their own length), as key/value pairs are sent."""
-    data = value.encode() if isinstance(value, str) else value
-    return ub(len(data)) + (chunk(data) if data else b"")
-
-
-def aes_cbc(key: bytes, data: bytes, decrypt=False) -> bytes:
-    """AES-CBC with a zero IV and no padding (`data` is whole blocks)."""
-    cipher = Cipher(algorithms.AES(key), modes.CBC(bytes(16)))
-    op = cipher.decryptor() if decrypt else cipher.encryptor()
-    return op.update(data) + op.finalize()
-
-
-def pbkdf2(secret: bytes, salt: bytes, length: int, iterations: int) -> bytes:
-    return hashlib.pbkdf2_hmac("sha512", secret, salt, iterations, length)
-
-
-# -- one client connection -------------------------------------------------------------------------------------
-
-class Session:
     def __init__(self, server, sock):
-        self.server, self.sock = server, sock
-        self.large = False  # 4-byte packet lengths once the ACCEPT is sent
-        self.cursor = 0
-        self.password = server.password.encode()
+        super().__init__(server.password.encode(), sock)
+        self.server, self.cursor = server, 0
 
-    # packets
-    def _recv_exact(self, n):
-        data = b""
-        while len(data) < n:
-            part = self.sock.recv(n - len(data))
-            if not part:
-                raise ConnectionError("client closed")
-            data += part
-        return data
-
-    def read_packet(self):
-        header = self._recv_exact(8)
-        size = struct.unpack(">I", header[:4])[0] if self.large else struct.unpack(">H", header[:2])[0]
-        return header[4], self._recv_exact(size - 8)
-
-    def send(self, ptype, payload):
-        size = 8 + len(payload)
-        length = struct.pack(">I", size) if self.large else struct.pack(">HH", size, 0)
-        self.sock.sendall(length + bytes([ptype, 0, 0, 0]) + payload)
-
-    def send_data(self, payload):
-        self.send(DATA, b"\x00\x00" + payload)  # data flags, then the TTC messages
-
-    def read_request(self):
-        """The next DATA packet's TTC payload (markers, e.g. a break's reset, are skipped)."""
-        while True:
-            ptype, body = self.read_packet()
-            if ptype == DATA:
-                return body[2:]
-
-    # the conversation
-    def run(self):
-        try:
-            ptype, body = self.read_packet()
-            assert ptype == CONNECT, ptype
-            length, offset = struct.unpack(">HH", body[16:20])
-            if length and len(body) + 8 < offset + length:  # long connect data follows in a DATA packet
-                self.read_packet()
-            if self.strike("connect"):
-                return
-            # version, options (0x0400: can receive breaks out of band, as on Linux), fields the driver skips,
-            # flags (no network encryption required), more skipped fields, the SDU
-            self.send(ACCEPT, struct.pack(">HH", VERSION, 0x0400) + bytes(10) + b"\x00" + bytes(9)
-                      + struct.pack(">I", 8192))
-            self.large = True
-            for stage, answer in (("protocol", self.protocol), ("data_types", self.data_types),
-                                  ("auth1", self.auth1), ("auth2", self.auth2)):
-                request = self.read_request()
-                if self.strike(stage, request):
-                    return
-                self.send_data(answer(request))
-            while True:
-                request = self.read_request()
-                if self.strike("sql", request):
-                    return
-                self.send_data(self.sql(request))
-        except (ConnectionError, OSError, AssertionError):
-            pass
-        finally:
-            if not self.server.keep(self):
-                _reset(self.sock)
-
-    def strike(self, stage, request=b""):
+    def arrived(self, stage, request):
         """Apply the fault if it is due at this stage; True when the conversation stops here."""
         self.server.reached.append(stage)
         fault, at, match = self.server.behaviour
@@ -167,48 +60,16 @@ class Session:
             return False
         self.server.struck.append((stage, fault))
         if fault == "reset":
-            _reset(self.sock)
+            reset(self.sock)
         else:
             self.server.stalled.append(self.sock)  # never answered; reset by close()
         return True
 
-    # answers
-    def protocol(self, request):
-        fdo = bytes(9) + struct.pack(">H", CHARSET_UTF16)  # national character set at offset 6 + 0 + 0 + 3
-        ccaps = bytearray(64)
-        ccaps[0], ccaps[4], ccaps[7] = 6, 0x08 | 0x02 | 0x20 | 0x40 | 0x80, FIELD_VERSION
-        rcaps = bytearray(16)
-        rcaps[0], rcaps[6] = 2, 0x01 | 0x04
-        return (bytes([MSG_PROTOCOL, 6, 0]) + b"awrlens fake Oracle\x00" + struct.pack("<HBH", CHARSET_UTF8, 1, 0)
-                + struct.pack(">H", len(fdo)) + fdo + chunk(bytes(ccaps)) + chunk(bytes(rcaps)))
+    def ended(self):
+        if not self.server.keep(self):
+            reset(self.sock)
 
-    def data_types(self, request):
-        return bytes([MSG_DATA_TYPES]) + b"\x00\x00"  # no conversions
-
-    def auth1(self, request):
-        self.vfr = os.urandom(16)
-        self.csk_salt = os.urandom(16)
-        self.vgen, self.sder = 4096, 3
-        password_key = pbkdf2(self.password, self.vfr + b"AUTH_PBKDF2_SPEEDY_KEY", 64, self.vgen)
-        self.password_hash = hashlib.sha512(password_key + self.vfr).digest()[:32]
-        self.server_key = os.urandom(32)
-        return params([("AUTH_SESSKEY", aes_cbc(self.password_hash, self.server_key).hex().upper(), 0),
-                       ("AUTH_VFR_DATA", self.vfr.hex().upper(), VERIFIER_12C),
-                       ("AUTH_PBKDF2_CSK_SALT", self.csk_salt.hex().upper(), 0),
-                       ("AUTH_PBKDF2_VGEN_COUNT", str(self.vgen), 0),
-                       ("AUTH_PBKDF2_SDER_COUNT", str(self.sder), 0)]) + status()
-
-    def auth2(self, request):
-        found = re.search(rb"AUTH_SESSKEY.{1,6}?([0-9A-F]{64})", request, re.S)
-        client_key = aes_cbc(self.password_hash, bytes.fromhex(found.group(1).decode()), decrypt=True)
-        combo = pbkdf2((client_key + self.server_key).hex().upper().encode(), self.csk_salt, 32, self.sder)
-        proof = aes_cbc(combo, os.urandom(16) + b"SERVER_TO_CLIENT")
-        return params([("AUTH_VERSION_NO", str(SERVER_VERSION), 0), ("AUTH_SESSION_ID", "42", 0),
-                       ("AUTH_SERIAL_NUM", "7", 0), ("AUTH_SVR_RESPONSE", proof.hex().upper(), 0),
-                       ("AUTH_MAX_IDEN_LENGTH", "128", 0), ("AUTH_SC_SERVICE_NAME", "svc", 0),
-                       ("AUTH_INSTANCENAME", "fake1", 0), ("AUTH_SC_DBUNIQUE_NAME", "FAKE", 0)]) + status()
-
-    def sql(self, request):
+    def call(self, request):
         found = re.search(rb"(?i)(select|begin|alter|with)\s[\x09\x0a\x0d\x20-\x7e]*", request)
         if not found:
             return status()  # rollback, commit, ping, logoff
@@ -226,17 +87,6 @@ class Session:
         else:
             rows = []
         return query(rows, self.cursor)
-
-
-def params(pairs) -> bytes:
-    out = bytes([MSG_PARAMETER]) + ub(len(pairs))
-    for key, value, flags in pairs:
-        out += text(key) + text(value) + ub(flags)
-    return out
-
-
-def status() -> bytes:
-    return bytes([MSG_STATUS]) + ub(0) + ub(0)
 
 
 def error(number: int, message: str, cursor: int = 0, rowcount: int = 0) -> bytes:
@@ -274,17 +124,9 @@ def query(rows, cursor) -> bytes:
     return out + error(NO_DATA_FOUND, "ORA-01403: no data found", cursor, len(rows))
 
 
-def _reset(sock):
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-        sock.close()
-    except OSError:
-        pass
-
-
-class FakeOracle:
+class FakeOracle(LoopbackServer):
     """A listener on a free 127.0.0.1 port. The behaviour applies to every round trip from the moment it is set, on
-    new and established connections alike (a stalled connection stays stalled)."""
+    new and established connections alike (a stalled connection stays stalled until close())."""
 
     def __init__(self, password: str, fault: str | None = None, at: str = "sql", match: str | None = None):
         self.password = password
@@ -292,18 +134,8 @@ class FakeOracle:
         self.reached: list[str] = []  # stages reached, in order, over all connections
         self.struck: list[tuple] = []  # (stage, fault) applied
         self.statements: list[str] = []  # SQL received, normalized
-        self.stalled: list[socket.socket] = []
-        self._sessions: list[Session] = []
-        self._closed = False
-        self.sock = socket.socket()
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.sock.settimeout(0.05)
-        self.port = self.sock.getsockname()[1]
-        self.accepted = 0
-        self._thread = threading.Thread(target=self._serve, daemon=True, name="fake-oracle")
-        self._thread.start()
+        self.stalled: list = []
+        super().__init__()
 
     def behave(self, fault: str | None = None, at: str = "sql", match: str | None = None):
         """From now on: healthy (fault None), or `fault` when a request of stage `at` arrives (for "sql", only a
@@ -311,25 +143,9 @@ class FakeOracle:
         assert fault in (None, "reset", "stall") and at in STAGES, (fault, at)
         self.behaviour = (fault, at, match.encode() if isinstance(match, str) else match)
 
-    def _serve(self):
-        while not self._closed:
-            try:
-                conn, _ = self.sock.accept()
-            except (TimeoutError, OSError):
-                continue
-            self.accepted += 1
-            session = Session(self, conn)
-            self._sessions.append(session)
-            threading.Thread(target=session.run, daemon=True, name="fake-oracle-session").start()
+    def handle(self, conn):
+        self.held.append(conn)  # reset by close()
+        threading.Thread(target=Session(self, conn).run, daemon=True, name="fake-oracle-session").start()
 
     def keep(self, session) -> bool:
-        return session.sock in self.stalled and not self._closed
-
-    def close(self):
-        self._closed = True
-        self._thread.join()
-        self.sock.close()
-        for sock in self.stalled:
-            _reset(sock)
-        for session in self._sessions:
-            _reset(session.sock)
+        return session.sock in self.stalled and not self._stop.is_set()

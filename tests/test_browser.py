@@ -9,16 +9,12 @@ import io
 import os
 import shutil
 import sqlite3
-import socket
-import subprocess
-import sys
-import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlencode, urlsplit
-from urllib.request import urlopen
 
 import pytest
+from conftest import gunicorn
 
 ROOT = Path(__file__).resolve().parent.parent
 SCREENSHOT = ROOT / "docs" / "overview.png"
@@ -51,36 +47,11 @@ def browser():
         b.close()
 
 
-def _free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(demo_store):
     """The production WSGI server (gunicorn, as `make run`) on a free port, serving the session's demo store."""
-    port = _free_port()
-    env = {**os.environ, "AWRLENS_STORE_PATH": str(demo_store[0])}
-    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "3",
-                             "app.wsgi:app"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            with urlopen(f"{url}/api/v1/", timeout=2):
-                break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                pytest.fail(f"gunicorn did not start: {proc.stderr.read().decode()[-2000:]}")
-            time.sleep(0.1)
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    with gunicorn(demo_store[0], workers=3) as url:
+        yield url
 
 
 class Page:

@@ -5,16 +5,12 @@ runs on a server that wants a key.
 """
 import csv
 import io
-import os
-import subprocess
-import sys
-import time
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
-from urllib.request import urlopen
 
 import pytest
-from test_browser import ROOT, Page, _free_port, browser, context, page, server  # noqa: F401  (fixtures)
+from conftest import gunicorn
+from test_browser import Page, browser, context, page, server  # noqa: F401  (fixtures)
 
 CPU, GP2, HANG, ASYNC, HTTPD, MODEL = ("cpu-consistency-c4-4xlarge", "ebs-5x-gp2-burst", "client-hang-rds-failover",
                                        "async-io-fix-orcl", "httpd-freebsd-vs-linux", "ebs-io1-gp2-io-size-model")
@@ -186,28 +182,9 @@ def test_png_and_csv_of_a_run(server, client, page):
 @pytest.fixture(scope="module")
 def keyed_server(demo_store):
     """As the `server` of test_browser.py (gunicorn on the session's demo store), with an API key configured."""
-    port = _free_port()
-    env = {**os.environ, "AWRLENS_STORE_PATH": str(demo_store[0]), "AWRLENS_API_KEY_SECRET": "env:BROWSER_BENCH_KEY",
-           "BROWSER_BENCH_KEY": KEY}
-    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "2",
-                             "app.wsgi:app"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            with urlopen(f"{url}/api/v1/", timeout=2):
-                break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                pytest.fail(f"gunicorn did not start: {proc.stderr.read().decode()[-2000:]}")
-            time.sleep(0.1)
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    key = {"AWRLENS_API_KEY_SECRET": "env:BROWSER_BENCH_KEY", "BROWSER_BENCH_KEY": KEY}
+    with gunicorn(demo_store[0], env=key) as url:
+        yield url
 
 
 def _unexpected(errors):

@@ -17,19 +17,15 @@ window.__xss, no dialog and no console error.
 import csv
 import io
 import json
-import os
 import sqlite3
-import subprocess
-import sys
-import time
 from datetime import datetime
 from pathlib import Path
 from urllib.parse import urlencode
-from urllib.request import urlopen
 
 import pytest
 from sqlalchemy import create_engine
-from test_browser import ROOT, _free_port, browser, context, page  # noqa: F401  (fixtures)
+from conftest import gunicorn
+from test_browser import ROOT, browser, context, page  # noqa: F401  (fixtures)
 
 from app import create_app
 from app.bench.model import parse_run
@@ -138,27 +134,8 @@ def api(hostile_store):
 @pytest.fixture(scope="module")
 def server(hostile_store):
     """gunicorn on the hostile store, as the `server` of test_browser.py."""
-    port = _free_port()
-    env = {**os.environ, "AWRLENS_STORE_PATH": str(hostile_store)}
-    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "2",
-                             "app.wsgi:app"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            with urlopen(f"{url}/api/v1/", timeout=2):
-                break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                pytest.fail(f"gunicorn did not start: {proc.stderr.read().decode()[-2000:]}")
-            time.sleep(0.1)
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    with gunicorn(hostile_store) as url:
+        yield url
 
 
 def _url(server, **params):

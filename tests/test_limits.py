@@ -7,49 +7,22 @@ a Content-Length over 1 MiB, over-long values, too many series, thousands of par
 """
 import io
 import json
-import os
 import socket
-import subprocess
-import sys
 import time
-from pathlib import Path
-from urllib.request import urlopen
+from urllib.parse import urlsplit
 
 import pytest
-from conftest import assert_error
+from conftest import assert_error, gunicorn
 
 from app import MAX_BODY, create_app
 from app.settings import Settings
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
 def port(demo_store):
     """gunicorn (as `make run`) on a free port, serving the session's demo store."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AWRLENS_")}
-    env["AWRLENS_STORE_PATH"] = str(demo_store[0])
-    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "1",
-                             "app.wsgi:app"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            with urlopen(f"http://127.0.0.1:{port}/api/v1/", timeout=2):
-                break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                pytest.fail(f"gunicorn did not start: {proc.stderr.read().decode()[-2000:]}")
-            time.sleep(0.1)
-    yield port
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    with gunicorn(demo_store[0], workers=1, clean=True) as url:
+        yield urlsplit(url).port
 
 
 def send(port, head: str, body: bytes = b"") -> tuple[int, dict, bytes]:

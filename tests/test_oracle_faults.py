@@ -8,7 +8,6 @@ driver to connect, log in and run the API's queries, and that resets or stalls a
 """
 import json
 import socket
-import struct
 import threading
 import time
 
@@ -19,6 +18,7 @@ from oracledb import errors as driver_errors
 
 from app import create_app
 from app.errors import DatabaseTimeout, DatabaseUnavailable
+from app.harness import endpoints
 from app.settings import Settings
 from app.store import oracle
 
@@ -28,36 +28,11 @@ BOUND = CONNECT + 2 * CALL + 0.5  # the most a failing request may take (README:
 FAST = 0.5  # a refused, reset or unresolvable database answers at once, well before connect_timeout
 
 
-class Listener:
-    """A TCP listener on a free 127.0.0.1 port. mode "silent": accept and never say a word (a hung listener);
-    "reset": accept and close with SO_LINGER 0, i.e. a TCP reset."""
+class Listener(endpoints.Listener):
+    """The harness's loopback listener (mode "silent": accept and never say a word, a hung listener; "reset":
+    accept and close with a TCP reset), which can also stop listening."""
 
-    def __init__(self, mode):
-        self.mode = mode
-        self.sock = socket.socket()
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.sock.settimeout(0.05)
-        self.port = self.sock.getsockname()[1]
-        self.held: list[socket.socket] = []
-        self.accepted = 0
-        self.reserve = None
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-
-    def _run(self):
-        while not self._stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except (TimeoutError, OSError):
-                continue
-            self.accepted += 1
-            if self.mode == "reset":
-                _reset(conn)
-            else:
-                self.held.append(conn)
+    reserve = None
 
     def refuse(self):
         """Stop listening but keep the accepted connections silent: new connects are refused while the driver's
@@ -69,22 +44,9 @@ class Listener:
 
     def close(self):
         """Reset everything, so any connect still stuck on us ends and the driver's threads can finish."""
-        if not self._stop.is_set():
-            self._stop.set()
-            self._thread.join()
-            self.sock.close()
-        for conn in self.held:
-            _reset(conn)
+        super().close()
         if self.reserve:
             self.reserve.close()
-
-
-def _reset(conn):
-    try:
-        conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-        conn.close()
-    except OSError:
-        pass
 
 
 def _reserved_port(port=0):
@@ -194,24 +156,10 @@ def test_refused_is_a_fast_503(make_app, refused_port):
 def test_dropped_syn_times_out_with_504(make_app):
     """A full accept queue drops the SYN, like a host that went away: bounded by tcp_connect_timeout and the
     pool's wait, whichever ends first."""
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(0)
-    port = server.getsockname()[1]
-    fillers = []
-    for _ in range(3):  # never accepted: they fill the queue
-        filler = socket.socket()
-        filler.setblocking(False)
-        filler.connect_ex(("127.0.0.1", port))
-        fillers.append(filler)
-    time.sleep(0.1)
-    try:
-        status, err, elapsed = call(make_app(f"127.0.0.1:{port}/svc"))
+    with endpoints.DroppedSyn() as dropped:
+        status, err, elapsed = call(make_app(f"127.0.0.1:{dropped.port}/svc"))
         assert status == 504 and CONNECT - 0.05 <= elapsed < BOUND, (status, err, elapsed)
-        assert f"ora (127.0.0.1:{port})" in err["message"] and f"within {CONNECT:g} s" in err["message"]
-    finally:
-        for sock in fillers + [server]:
-            sock.close()
+        assert f"ora (127.0.0.1:{dropped.port})" in err["message"] and f"within {CONNECT:g} s" in err["message"]
 
 
 def test_unresolvable_host_is_a_503(make_app):

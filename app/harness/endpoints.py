@@ -10,8 +10,8 @@
   and answers the calls that follow (pings) until told to die: `kill("silent")` makes every established session
   stop answering (its socket stays open, so the kernel still acknowledges what the client sends), `kill("reset")`
   resets them all; `arm(how, after)` does the same to the next call that arrives, `after` seconds into it (a call
-  in flight when the server dies). The protocol is written from the driver's open-source thin implementation, in
-  the same way as tests/fake_oracle.py; any password that both sides share works.
+  in flight when the server dies). The protocol (`TnsSession`, which tests/fake_oracle.py extends to answer SQL) is
+  written from the driver's open-source thin implementation; any password that both sides share works.
 
 Every endpoint's `close()` resets whatever it still holds, which also ends a client left waiting on it.
 """
@@ -42,7 +42,7 @@ def reset(sock: socket.socket):
         pass
 
 
-class _Server:
+class LoopbackServer:
     """A listening socket on a free 127.0.0.1 port with an accept loop in a daemon thread."""
 
     def __init__(self):
@@ -89,7 +89,7 @@ class _Server:
         self.close()
 
 
-class Listener(_Server):
+class Listener(LoopbackServer):
     def __init__(self, mode: str):
         assert mode in ("silent", "reset"), mode
         self.mode = mode
@@ -135,7 +135,7 @@ class DroppedSyn:
 
 # -- a stand-in for an Oracle server process --------------------------------------------------------------------
 
-def _ub(value: int) -> bytes:
+def ub(value: int) -> bytes:
     """TTC variable-length unsigned integer: a length byte, then the value big-endian."""
     if value == 0:
         return b"\x00"
@@ -143,24 +143,24 @@ def _ub(value: int) -> bytes:
     return bytes([len(raw)]) + raw
 
 
-def _chunk(data: bytes) -> bytes:
+def chunk(data: bytes) -> bytes:
     return bytes([len(data)]) + data
 
 
-def _text(value: str | bytes) -> bytes:
+def text(value: str | bytes) -> bytes:
     data = value.encode() if isinstance(value, str) else value
-    return _ub(len(data)) + (_chunk(data) if data else b"")
+    return ub(len(data)) + (chunk(data) if data else b"")
 
 
-def _params(pairs) -> bytes:
-    out = bytes([MSG_PARAMETER]) + _ub(len(pairs))
+def params(pairs) -> bytes:
+    out = bytes([MSG_PARAMETER]) + ub(len(pairs))
     for key, value, flags in pairs:
-        out += _text(key) + _text(value) + _ub(flags)
+        out += text(key) + text(value) + ub(flags)
     return out
 
 
-def _status() -> bytes:
-    return bytes([MSG_STATUS]) + _ub(0) + _ub(0)
+def status() -> bytes:
+    return bytes([MSG_STATUS]) + ub(0) + ub(0)
 
 
 def _aes(key: bytes, data: bytes, decrypt=False) -> bytes:
@@ -173,14 +173,28 @@ def _pbkdf2(secret: bytes, salt: bytes, length: int, iterations: int) -> bytes:
     return hashlib.pbkdf2_hmac("sha512", secret, salt, iterations, length)
 
 
-class _Session:
-    """One client connection: the handshake and logon, then a status for every call until the server dies."""
+class TnsSession:
+    """One client connection as an Oracle server process sees it: the handshake and logon, then the calls. Every
+    round trip is a stage of STAGES; a subclass decides what each gets: `arrived(stage, request)` may end the
+    conversation there (True), `call(request)` answers a call after logon (a plain success by default), `ended()`
+    runs when the conversation is over, however it ended."""
 
-    def __init__(self, server: "OracleStandIn", sock: socket.socket):
-        self.server, self.sock = server, sock
+    STAGES = ("connect", "protocol", "data_types", "auth1", "auth2", "sql")
+
+    def __init__(self, password: bytes, sock: socket.socket):
+        self.password, self.sock = password, sock
         self.large = False  # 4-byte packet lengths after the ACCEPT
         self.mute = False
         self.logged_on = threading.Event()
+
+    def arrived(self, stage: str, request: bytes) -> bool:
+        return False
+
+    def call(self, request: bytes) -> bytes:
+        return status()  # pings, commits, rollbacks
+
+    def ended(self):
+        pass
 
     def _recv(self, n):
         data = b""
@@ -203,9 +217,10 @@ class _Session:
 
     def _reply(self, payload):
         if not self.mute:
-            self._send(DATA, b"\x00\x00" + payload)
+            self._send(DATA, b"\x00\x00" + payload)  # data flags, then the TTC messages
 
     def _request(self):
+        """The next DATA packet's TTC payload (markers, e.g. a break's reset, are skipped)."""
         while True:
             ptype, body = self._packet()
             if ptype == DATA:
@@ -219,46 +234,53 @@ class _Session:
             length, offset = struct.unpack(">HH", body[16:20])
             if length and len(body) + 8 < offset + length:  # the connect data follows in a packet of its own
                 self._packet()
+            if self.arrived("connect", b""):
+                return
+            # version, options (0x0400: breaks out of band, as on Linux), skipped fields, flags (no network
+            # encryption required), more skipped fields, the SDU
             self._send(ACCEPT, struct.pack(">HH", VERSION, 0x0400) + bytes(10) + b"\x00" + bytes(9)
                        + struct.pack(">I", 8192))
             self.large = True
-            for answer in (self._protocol, self._data_types, self._auth1, self._auth2):
-                self._reply(answer(self._request()))
+            for stage, answer in (("protocol", self._protocol), ("data_types", self._data_types),
+                                  ("auth1", self._auth1), ("auth2", self._auth2)):
+                request = self._request()
+                if self.arrived(stage, request):
+                    return
+                self._reply(answer(request))
             self.logged_on.set()
             while True:
                 request = self._request()
-                how, after = self.server.take_armed()
-                if how:
-                    time.sleep(after)  # the call runs for a while, then the server dies under it
-                    self.server.apply(self, how)
+                if self.arrived("sql", request):
                     return
-                self._reply(_status())  # pings, commits, rollbacks: a plain success
-        except (ConnectionError, OSError, ValueError, AttributeError):
+                self._reply(self.call(request))
+        except (ConnectionError, OSError, ValueError, AttributeError, StopIteration):
             pass
+        finally:
+            self.ended()
 
     def _protocol(self, _):
-        fdo = bytes(9) + struct.pack(">H", CHARSET_UTF16)
+        fdo = bytes(9) + struct.pack(">H", CHARSET_UTF16)  # national character set at offset 6 + 0 + 0 + 3
         ccaps = bytearray(64)
         ccaps[0], ccaps[4], ccaps[7] = 6, 0x08 | 0x02 | 0x20 | 0x40 | 0x80, FIELD_VERSION
         rcaps = bytearray(16)
         rcaps[0], rcaps[6] = 2, 0x01 | 0x04
         return (bytes([MSG_PROTOCOL, 6, 0]) + b"awrlens stand-in\x00" + struct.pack("<HBH", CHARSET_UTF8, 1, 0)
-                + struct.pack(">H", len(fdo)) + fdo + _chunk(bytes(ccaps)) + _chunk(bytes(rcaps)))
+                + struct.pack(">H", len(fdo)) + fdo + chunk(bytes(ccaps)) + chunk(bytes(rcaps)))
 
     def _data_types(self, _):
-        return bytes([MSG_DATA_TYPES]) + b"\x00\x00"
+        return bytes([MSG_DATA_TYPES]) + b"\x00\x00"  # no conversions
 
     def _auth1(self, _):
         self.vfr, self.salt = os.urandom(16), os.urandom(16)
         self.vgen, self.sder = 4096, 3
-        key = _pbkdf2(self.server.password, self.vfr + b"AUTH_PBKDF2_SPEEDY_KEY", 64, self.vgen)
+        key = _pbkdf2(self.password, self.vfr + b"AUTH_PBKDF2_SPEEDY_KEY", 64, self.vgen)
         self.password_hash = hashlib.sha512(key + self.vfr).digest()[:32]
         self.server_key = os.urandom(32)
-        return _params([("AUTH_SESSKEY", _aes(self.password_hash, self.server_key).hex().upper(), 0),
-                        ("AUTH_VFR_DATA", self.vfr.hex().upper(), VERIFIER_12C),
-                        ("AUTH_PBKDF2_CSK_SALT", self.salt.hex().upper(), 0),
-                        ("AUTH_PBKDF2_VGEN_COUNT", str(self.vgen), 0),
-                        ("AUTH_PBKDF2_SDER_COUNT", str(self.sder), 0)]) + _status()
+        return params([("AUTH_SESSKEY", _aes(self.password_hash, self.server_key).hex().upper(), 0),
+                       ("AUTH_VFR_DATA", self.vfr.hex().upper(), VERIFIER_12C),
+                       ("AUTH_PBKDF2_CSK_SALT", self.salt.hex().upper(), 0),
+                       ("AUTH_PBKDF2_VGEN_COUNT", str(self.vgen), 0),
+                       ("AUTH_PBKDF2_SDER_COUNT", str(self.sder), 0)]) + status()
 
     def _auth2(self, request):
         at = request.find(b"AUTH_SESSKEY")
@@ -267,22 +289,39 @@ class _Session:
         client_key = _aes(self.password_hash, bytes.fromhex(request[start:start + 64].decode()), decrypt=True)
         combo = _pbkdf2((client_key + self.server_key).hex().upper().encode(), self.salt, 32, self.sder)
         proof = _aes(combo, os.urandom(16) + b"SERVER_TO_CLIENT")
-        return _params([("AUTH_VERSION_NO", str(SERVER_VERSION), 0), ("AUTH_SESSION_ID", "1", 0),
-                        ("AUTH_SERIAL_NUM", "1", 0), ("AUTH_SVR_RESPONSE", proof.hex().upper(), 0),
-                        ("AUTH_MAX_IDEN_LENGTH", "128", 0), ("AUTH_SC_SERVICE_NAME", "harness", 0),
-                        ("AUTH_INSTANCENAME", "standin1", 0), ("AUTH_SC_DBUNIQUE_NAME", "STANDIN", 0)]) + _status()
+        return params([("AUTH_VERSION_NO", str(SERVER_VERSION), 0), ("AUTH_SESSION_ID", "1", 0),
+                       ("AUTH_SERIAL_NUM", "1", 0), ("AUTH_SVR_RESPONSE", proof.hex().upper(), 0),
+                       ("AUTH_MAX_IDEN_LENGTH", "128", 0), ("AUTH_SC_SERVICE_NAME", "harness", 0),
+                       ("AUTH_INSTANCENAME", "standin1", 0), ("AUTH_SC_DBUNIQUE_NAME", "STANDIN", 0)]) + status()
 
 
-class OracleStandIn(_Server):
+class _StandInSession(TnsSession):
+    """Logs on, then answers every call until the server dies under an armed call."""
+
+    def __init__(self, server: "OracleStandIn", sock: socket.socket):
+        super().__init__(server.password, sock)
+        self.server = server
+
+    def arrived(self, stage, request):
+        if stage != "sql":
+            return False
+        how, after = self.server.take_armed()
+        if how:
+            time.sleep(after)  # the call runs for a while, then the server dies under it
+            self.server.apply(self, how)
+        return bool(how)
+
+
+class OracleStandIn(LoopbackServer):
     def __init__(self, password: str):
         self.password = password.encode()
-        self.sessions: list[_Session] = []
+        self.sessions: list[TnsSession] = []
         self._armed: tuple[str | None, float] = (None, 0.0)
         self._lock = threading.Lock()
         super().__init__()
 
     def handle(self, conn):
-        session = _Session(self, conn)
+        session = _StandInSession(self, conn)
         self.sessions.append(session)
         self.held.append(conn)
         threading.Thread(target=session.run, daemon=True, name="oracle-stand-in-session").start()
@@ -303,7 +342,7 @@ class OracleStandIn(_Server):
             return armed
 
     @staticmethod
-    def apply(session: _Session, how: str):
+    def apply(session: TnsSession, how: str):
         if how == "reset":
             reset(session.sock)
         else:

@@ -109,32 +109,38 @@
     this.gen = 0;
     this.chart = null;
     this.win = null;
-    this.card = element("section", { "class": "card chart-card" + (spec.wide ? " wide" : spec.third ? " third" : ""), "data-chart": spec.id, "data-state": "loading",
-      "aria-labelledby": "h-" + spec.id });
+    buildCard(this, container, spec, { tools: [["earlier", "◀", "Earlier: move the window back by half"],
+      ["zoomin", "+", "Zoom in"], ["zoomout", "−", "Zoom out"], ["later", "▶", "Later: move the window forward by half"]],
+      status: "Loading…", height: 240, label: spec.title + " over time. Drag to zoom, Shift+drag to pan." });
+  }
+
+  var SAVE_TOOLS = [["png", "PNG", "Save the chart as PNG"], ["csv", "CSV", "Save the chart's data as CSV"]];
+
+  /** The card of a chart (title, tool buttons calling chart.act, status line, canvas, legend), added to container. */
+  function buildCard(chart, container, spec, opts) {
+    chart.card = element("section", { "class": "card chart-card" + (spec.wide ? " wide" : spec.third ? " third" : ""),
+      "data-chart": spec.id, "data-state": "loading", "aria-labelledby": "h-" + spec.id });
     var head = element("header", { "class": "card-head" });
     head.appendChild(element("h3", { id: "h-" + spec.id }, spec.title));
     var tools = element("div", { "class": "tools", role: "group", "aria-label": "Chart tools: " + spec.title });
-    var self = this;
-    [["earlier", "◀", "Earlier: move the window back by half"], ["zoomin", "+", "Zoom in"],
-      ["zoomout", "−", "Zoom out"], ["later", "▶", "Later: move the window forward by half"],
-      ["png", "PNG", "Save the chart as PNG"], ["csv", "CSV", "Save the chart's data as CSV"]].forEach(function (b) {
+    (opts.tools || []).concat(SAVE_TOOLS).forEach(function (b) {
       var btn = element("button", { type: "button", "data-act": b[0], title: b[2], "aria-label": b[2] }, b[1]);
-      btn.addEventListener("click", function () { self.act(b[0]); });
+      btn.addEventListener("click", function () { chart.act(b[0]); });
       tools.appendChild(btn);
     });
     head.appendChild(tools);
-    this.card.appendChild(head);
-    this.status = element("p", { "class": "status", role: "status", "aria-live": "polite" }, "Loading…");
-    this.card.appendChild(this.status);
+    chart.card.appendChild(head);
+    chart.status = element("p", { "class": "status", role: "status", "aria-live": "polite" }, opts.status);
+    chart.card.appendChild(chart.status);
     var plot = element("div", { "class": "plot" });
-    plot.style.height = (spec.height || 240) + "px";
-    this.canvas = element("canvas", { role: "img", "aria-label": spec.title + " over time. Drag to zoom, Shift+drag to pan." });
-    plot.appendChild(this.canvas);
-    this.card.appendChild(plot);
-    this.legend = element("div", { "class": "legend", role: "group", "aria-label": "Series of " + spec.title });
-    this.card.appendChild(this.legend);
-    container.appendChild(this.card);
-    live.add(this);
+    plot.style.height = (spec.height || opts.height) + "px";
+    chart.canvas = element("canvas", { role: "img", "aria-label": opts.label });
+    plot.appendChild(chart.canvas);
+    chart.card.appendChild(plot);
+    chart.legend = element("div", { "class": "legend", role: "group", "aria-label": "Series of " + spec.title });
+    chart.card.appendChild(chart.legend);
+    container.appendChild(chart.card);
+    live.add(chart);
   }
 
   TimeChart.prototype.setState = function (state, message) {
@@ -440,30 +446,7 @@
    */
   function XYChart(container, spec) {
     this.spec = spec;
-    this.card = element("section", { "class": "card chart-card" + (spec.wide ? " wide" : ""), "data-chart": spec.id,
-      "data-state": "loading", "aria-labelledby": "h-" + spec.id });
-    var head = element("header", { "class": "card-head" });
-    head.appendChild(element("h3", { id: "h-" + spec.id }, spec.title));
-    var tools = element("div", { "class": "tools", role: "group", "aria-label": "Chart tools: " + spec.title });
-    var self = this;
-    [["png", "PNG", "Save the chart as PNG"], ["csv", "CSV", "Save the chart's data as CSV"]].forEach(function (b) {
-      var btn = element("button", { type: "button", "data-act": b[0], title: b[2], "aria-label": b[2] }, b[1]);
-      btn.addEventListener("click", function () { self.act(b[0]); });
-      tools.appendChild(btn);
-    });
-    head.appendChild(tools);
-    this.card.appendChild(head);
-    this.status = element("p", { "class": "status", role: "status", "aria-live": "polite" }, "");
-    this.card.appendChild(this.status);
-    var plot = element("div", { "class": "plot" });
-    plot.style.height = (spec.height || 300) + "px";
-    this.canvas = element("canvas", { role: "img", "aria-label": spec.title });
-    plot.appendChild(this.canvas);
-    this.card.appendChild(plot);
-    this.legend = element("div", { "class": "legend", role: "group", "aria-label": "Series of " + spec.title });
-    this.card.appendChild(this.legend);
-    container.appendChild(this.card);
-    live.add(this);
+    buildCard(this, container, spec, { status: "", height: 300, label: spec.title });
     this.draw();
   }
 
