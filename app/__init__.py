@@ -56,7 +56,7 @@ def create_app(settings: Settings | None = None) -> Flask:
         resp.vary.add("Origin")
         return resp
 
-    from app.api.views import api
+    from app.api.history import api
     app.register_blueprint(api)
     from app.api.benchmarks import bench
     app.register_blueprint(bench)

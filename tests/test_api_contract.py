@@ -16,7 +16,7 @@ from conftest import assert_error
 
 from app import MAX_BODY, create_app
 from app.api.respond import to_csv
-from app.history import LOAD_PROFILE
+from app.history.load_profile import LOAD_PROFILE
 from app.settings import Settings
 from app.store.queries import TOP_SQL_ORDER
 

@@ -8,7 +8,7 @@ from statistics import median
 import pytest
 
 from app import demo
-from app.history import LOAD_PROFILE
+from app.history.load_profile import LOAD_PROFILE
 
 
 @pytest.fixture(scope="module")

@@ -29,7 +29,7 @@ RESPONSES = {  # endpoint -> schema of its JSON answer
                           "type": "object", "required": ["id", "dbid", "db_name", "rac", "instances", "snapshots"]}}}},
     "api.database": {"type": "object", "required": ["id", "dbid", "db_name", "instances", "snapshots"]},
     "api.series": SERIES, "api.wait_classes": SERIES, "api.sql": SERIES,
-    "api.snapshots": TABLE, "api.catalog_": TABLE, "api.load_profile": TABLE, "api.top_events": TABLE,
+    "api.snapshots": TABLE, "api.catalog": TABLE, "api.load_profile": TABLE, "api.top_events": TABLE,
     "api.top_sql": TABLE, "api.tablespaces": TABLE,
     "api.compare": {"type": "object", "required": ["load_profile", "top_events"],
                     "properties": {"load_profile": TABLE, "top_events": TABLE}},
@@ -69,7 +69,7 @@ def openapi_document(app) -> dict:
         for method in ("get", "post"):
             if method.upper() not in rule.methods:
                 continue
-            op = {"operationId": rule.endpoint.split(".")[-1].rstrip("_"),
+            op = {"operationId": rule.endpoint.split(".")[-1],
                   "summary": doc.splitlines()[0] if doc else rule.endpoint,
                   "parameters": path_params + [p.openapi() for p in params if not p.in_path],
                   "responses": dict(sorted(responses.items()))}

@@ -1,4 +1,4 @@
-"""The JSON history API under /api/v1. Thin views: parse, ask app.history, shape the answer."""
+"""The JSON history API under /api/v1. Thin views: parse, ask a question of app.history, shape the answer."""
 import io
 
 from flask import Blueprint, current_app, request
@@ -6,8 +6,11 @@ from werkzeug.exceptions import RequestEntityTooLarge
 
 from app.api.params import (FORMAT, INSTANCE, MAX_POINTS, RANGE, RATE, SHOW_SQL, TABLE_INSTANCE, Param,
                             accepts)
+from app import history
+from app.api.benchmarks import MAX_COMPARE
 from app.api.respond import answer
 from app.errors import BadParameter
+from app.history.database import BadRange
 from app.store.queries import TOP_SQL_ORDER
 
 api = Blueprint("api", __name__, url_prefix="/api/v1")
@@ -36,35 +39,36 @@ def _settings():
     return current_app.config["SETTINGS"]
 
 
-def _history():
+def _databases():
     return current_app.extensions["awrlens"]
 
 
 def _range(db, args, prefix="", default_days=7):
     """The request's time or snapshot range, resolved against the database's snapshots."""
-    names = tuple(f"{prefix}{n}" for n in ("from", "to", "begin_snap", "end_snap"))
-    return db.resolve(*(_local(db, args.get(n)) for n in names[:2]), *(args.get(n) for n in names[2:]),
-                      default_days=default_days, max_days=_settings().max_range_days, names=names)
-
-
-def _local(db, moment):
-    """A date-time without an offset is in the database's time zone."""
-    if moment is None or moment.tzinfo is not None:
-        return moment
-    return db.localize(moment)
+    names = dict(zip(("start", "end", "begin_snap", "end_snap"),
+                     (f"{prefix}{n}" for n in ("from", "to", "begin_snap", "end_snap"))))
+    try:
+        return db.resolve(*(args.get(n) for n in names.values()), default_days=default_days,
+                          max_days=_settings().max_range_days)
+    except BadRange as problem:
+        raise problem.named(names) from None
 
 
 @api.get("/")
 def index():
-    """Where to start."""
-    return {"name": "awrlens", "version": "v1", "openapi": "/api/v1/openapi.json", "databases": "/api/v1/dbs"}
+    """Where to start, and the limits a client must respect."""
+    settings = _settings()
+    return {"name": "awrlens", "version": "v1", "openapi": "/api/v1/openapi.json", "databases": "/api/v1/dbs",
+            "limits": {"max_series": settings.max_series, "max_points": settings.max_points,
+                       "max_points_per_request": MAX_POINTS.maximum, "max_range_days": settings.max_range_days,
+                       "max_compare_runs": MAX_COMPARE}}
 
 
 @api.get("/dbs")
 @accepts(FORMAT, SHOW_SQL)
 def databases(args):
     """Every database of every target: instances, version, host, RAC flag and snapshot range."""
-    rows = [db.summary() for db in _history().databases()]
+    rows = [db.summary() for db in _databases().databases()]
     return answer({"databases": rows}, args, table=lambda body: _flat(body["databases"]))
 
 
@@ -72,27 +76,16 @@ def databases(args):
 @accepts(SHOW_SQL)
 def database(db, args):
     """One database."""
-    return answer(_history().database(db).summary(), args)
+    return answer(_databases().database(db).summary(), args)
 
 
 @api.get("/dbs/<db>/snapshots")
 @accepts(*RANGE, TABLE_INSTANCE, FORMAT, SHOW_SQL)
 def snapshots(db, args):
     """Snapshots in the range, per instance, with restarts and missing or merged snapshots marked."""
-    d = _history().database(db)
+    d = _databases().database(db)
     rng = _range(d, args)
-    inst = d.instance(args["instance"])
-    tl = d.timeline()
-    rows = []
-    if rng.lo is not None:
-        for s in sorted(tl.by_id.values(), key=lambda s: (s.snap_id, s.instance)):
-            if rng.lo <= s.snap_id <= rng.hi and inst in (None, s.instance):
-                rows.append({"snap_id": s.snap_id, "instance": s.instance, "end_interval_time": s.time,
-                             "startup_time": s.startup_time, "snap_flag": s.flag})
-    body = {"db": d.key, "range": rng.public(), "columns": ["snap_id", "instance", "end_interval_time",
-                                                             "startup_time", "snap_flag"],
-            "rows": rows, "markers": tl.markers(rng.lo, rng.hi, inst) if rng.lo is not None else {}}
-    return answer(body, args, rng)
+    return answer(history.snapshots.compute(d, rng, args["instance"]), args, rng)
 
 
 @api.get("/dbs/<db>/catalog")
@@ -101,11 +94,11 @@ def snapshots(db, args):
                                    "wait_class, sysmetric, sysmetric_history, iostat_function, iostat_filetype, "
                                    "derived).", pattern=r"[a-z_]{1,40}"),
          FORMAT, SHOW_SQL)
-def catalog_(db, args):
+def catalog(db, args):
     """Every chartable series: name, source, label, unit and kind."""
-    d = _history().database(db)
+    d = _databases().database(db)
     q = (args["q"] or "").lower()
-    rows = [s.public() for s in d.catalog().values()
+    rows = [s.public() for s in history.catalog.of(d).values()
             if (not q or q in s.name.lower()) and (not args["source"] or s.source == args["source"])]
     rows.sort(key=lambda r: r["name"])
     return answer({"db": d.key, "count": len(rows), "columns": ["name", "label", "source", "unit", "kind"],
@@ -133,9 +126,10 @@ def series(db, args):
         raise BadParameter("name is required: one or more series names from the catalog", "name")
     if len(names) > _settings().max_series:
         raise BadParameter(f"at most {_settings().max_series} series per request, got {len(names)}", "name")
-    d = _history().database(db)
+    d = _databases().database(db)
     rng = _range(d, args)
-    body = d.series(list(dict.fromkeys(names)), rng, args["instance"], args["rate"], _max_points(args))
+    body = history.series.compute(d, list(dict.fromkeys(names)), rng, args["instance"], args["rate"],
+                                  _max_points(args))
     return answer(body, args, rng, table=_series_table)
 
 
@@ -143,18 +137,18 @@ def series(db, args):
 @accepts(*RANGE, INSTANCE, MAX_POINTS, FORMAT, SHOW_SQL)
 def wait_classes(db, args):
     """Average active sessions by wait class over time: DB CPU plus every non-idle class, and the CPU count."""
-    d = _history().database(db)
+    d = _databases().database(db)
     rng = _range(d, args)
-    return answer(d.wait_classes(rng, args["instance"], _max_points(args)), args, rng, table=_series_table)
+    return answer(history.series.wait_classes(d, rng, args["instance"], _max_points(args)), args, rng, table=_series_table)
 
 
 @api.get("/dbs/<db>/load-profile")
 @accepts(*RANGE, TABLE_INSTANCE, FORMAT, SHOW_SQL)
 def load_profile(db, args):
     """The AWR report's Load Profile: per second and per transaction."""
-    d = _history().database(db)
+    d = _databases().database(db)
     rng = _range(d, args)
-    return answer(d.load_profile(rng, args["instance"]), args, rng)
+    return answer(history.load_profile.compute(d, rng, args["instance"]), args, rng)
 
 
 @api.get("/dbs/<db>/top-events")
@@ -162,9 +156,9 @@ def load_profile(db, args):
          FORMAT, SHOW_SQL)
 def top_events(db, args):
     """Foreground wait events and DB CPU by time: waits, time, average ms, % of DB time."""
-    d = _history().database(db)
+    d = _databases().database(db)
     rng = _range(d, args)
-    return answer(d.top_events(rng, args["instance"], args["limit"]), args, rng)
+    return answer(history.top_events.compute(d, rng, args["instance"], args["limit"]), args, rng)
 
 
 @api.get("/dbs/<db>/top-sql")
@@ -172,9 +166,9 @@ def top_events(db, args):
          Param("limit", "integer", "Rows to return.", default=25, minimum=1, maximum=100), FORMAT, SHOW_SQL)
 def top_sql(db, args):
     """Top SQL by elapsed time, CPU, gets, reads, executions or rows, with text and plan hash values."""
-    d = _history().database(db)
+    d = _databases().database(db)
     rng = _range(d, args)
-    return answer(d.top_sql(rng, args["order_by"], args["limit"]), args, rng, table=_sql_table)
+    return answer(history.top_sql.compute(d, rng, args["order_by"], args["limit"]), args, rng, table=_sql_table)
 
 
 @api.get("/dbs/<db>/sql/<sql_id>")
@@ -182,18 +176,18 @@ def top_sql(db, args):
 def sql(db, sql_id, args):
     """One statement over time, one line per plan hash value: elapsed and CPU per execution, gets, executions."""
     SQL_ID.parse(sql_id)
-    d = _history().database(db)
+    d = _databases().database(db)
     rng = _range(d, args, default_days=45)
-    return answer(d.sql(sql_id, rng, _max_points(args)), args, rng, table=_series_table)
+    return answer(history.sql.compute(d, sql_id, rng, _max_points(args)), args, rng, table=_series_table)
 
 
 @api.get("/dbs/<db>/tablespaces")
 @accepts(*RANGE, MAX_POINTS, FORMAT, SHOW_SQL)
 def tablespaces(db, args):
     """Tablespace used, allocated and maximum size over time (MB)."""
-    d = _history().database(db)
+    d = _databases().database(db)
     rng = _range(d, args, default_days=45)
-    return answer(d.tablespaces(rng, _max_points(args)), args, rng)
+    return answer(history.tablespaces.compute(d, rng, _max_points(args)), args, rng)
 
 
 def _ab(prefix, label):
@@ -205,14 +199,14 @@ def _ab(prefix, label):
 @accepts(*_ab("a_", "A"), *_ab("b_", "B"), TABLE_INSTANCE, FORMAT, SHOW_SQL)
 def compare(db, args):
     """Two periods side by side: Load Profile and top events, with % change from A to B."""
-    d = _history().database(db)
+    d = _databases().database(db)
     for side in ("a", "b"):
         if not any(args[f"{side}_{k}"] is not None for k in ("from", "to", "begin_snap", "end_snap")):
             raise BadParameter(f"period {side.upper()} is required: give {side}_from and {side}_to, or "
                                f"{side}_begin_snap and {side}_end_snap", f"{side}_from")
     a, b = _range(d, args, "a_"), _range(d, args, "b_")
     # cacheable only when both periods are closed
-    return answer(d.compare(a, b, args["instance"]), args, b if a.closed else a, table=_compare_table)
+    return answer(history.compare.compute(d, a, b, args["instance"]), args, b if a.closed else a, table=_compare_table)
 
 
 def _flat(rows):

@@ -9,9 +9,9 @@ percentage or a latency), reading (point in time, never a delta), rate (Oracle's
 import re
 from dataclasses import dataclass
 
-from app import analysis
+from app.errors import NotFound
+from app.history.numbers import MIB
 from app.store import queries
-from app.store.schema import IO_COLUMNS
 
 RATES = ("per_second", "per_txn", "raw")
 
@@ -93,8 +93,33 @@ def _metric_how(name: str, unit: str) -> str:
     return "sum_of_ratios"
 
 
+def of(db) -> dict[str, Spec]:
+    """The catalog of a database, from the names its views hold at the newest snapshot (cached)."""
+    def load():
+        newest = db.timeline().newest()
+        if newest is None:
+            return {}
+        v, snap_id = db.store.views, newest.snap_id
+        names = {view: db.rows(queries.counter_names(v, view), snap_id=snap_id) for view in queries.COUNTER_VIEWS}
+        names["system_event"] = db.rows(queries.event_names(v), snap_id=snap_id)
+        names["sysmetric_summary"] = db.rows(queries.metric_names(v), snap_id=snap_id)
+        names["sysmetric_history"] = db.rows(queries.metric_names(v, "sysmetric_history"), snap_id=snap_id)
+        for view in queries.IO_VIEWS:
+            names[view] = db.rows(queries.io_names(v, view), snap_id=snap_id)
+        return build(names)
+    return db.store.cached(("catalog", db.dbid), 10 * db.store.settings.snapshot_ttl, load)
+
+
+def spec(db, name: str) -> Spec:
+    """One series of a database's catalog (404 when it has none of that name)."""
+    found = of(db).get(name)
+    if found is None:
+        raise NotFound(f"unknown series {name!r}; see /api/v1/dbs/{db.key}/catalog", "name")
+    return found
+
+
 def build(names: dict) -> dict[str, Spec]:
-    """The catalog of one database from the names its views hold (see Database.catalog)."""
+    """The catalog from the names a database's views hold."""
     specs: dict[str, Spec] = {}
 
     def add(spec):
@@ -184,8 +209,8 @@ def _derived(add, stat):
         ("tps", "Transactions", "txn/s", "ratio", (commits, rollbacks), sec, 1.0, "user commits + user rollbacks"),
         ("executions", "Executions", "executions/s", "ratio", (execs,), sec, 1.0, ""),
         ("iops", "I/O requests", "IOPS", "ratio", (rd_req, wr_req), sec, 1.0, "physical read + write total IO requests"),
-        ("io_mbps", "I/O throughput", "MB/s", "ratio", (rd_b, wr_b), sec, 1 / 1048576, "physical read + write total bytes"),
-        ("redo_mbps", "Redo", "MB/s", "ratio", (redo,), sec, 1 / 1048576, ""),
+        ("io_mbps", "I/O throughput", "MB/s", "ratio", (rd_b, wr_b), sec, 1 / MIB, "physical read + write total bytes"),
+        ("redo_mbps", "Redo", "MB/s", "ratio", (redo,), sec, 1 / MIB, ""),
         ("hard_parse_pct", "Hard parses", "%", "ratio", (hard,), (parses,), 100.0, "parse count (hard) / (total)"),
         ("num_cpus", "CPUs", "CPUs", "reading", (t("osstat", "NUM_CPUS"),), (), 1.0, "NUM_CPUS, summed over instances"),
     ]
@@ -193,89 +218,3 @@ def _derived(add, stat):
         if need(*num, *[d for d in den if d != "seconds"]):
             add(Spec(f"derived:{key}", label, "derived", unit, kind, tuple(num), tuple(den), scale,
                      description=description))
-
-
-class Fetcher:
-    """Fetches each term once per request: {instance: {snap_id: value}}."""
-
-    def __init__(self, db, lo: int, hi: int):
-        self.db, self.lo, self.hi = db, lo, hi
-        self.memo: dict = {}
-
-    def _params(self, **extra):
-        return {"dbid": self.db.dbid, "lo": self.lo, "hi": self.hi, **extra}
-
-    def values(self, term: Term) -> dict[int, dict[int, float]]:
-        key = (term.view, term.item, term.field)
-        if key not in self.memo:
-            self.memo[key] = self._load(term)
-        return self.memo[key]
-
-    def _rows(self, stmt, **params):
-        return self.db.store.rows(stmt, self._params(**params))
-
-    def _load(self, term: Term):
-        v = self.db.store.views
-        out: dict[int, dict[int, float]] = {}
-        if term.view in queries.COUNTER_VIEWS:
-            for inst, snap, value in self._rows(queries.counter_series(v, term.view), item_id=term.item):
-                if inst in out:  # (not setdefault: it would build a dict per row, thousands per answer)
-                    out[inst][snap] = value
-                else:
-                    out[inst] = {snap: value}
-        elif term.view == "system_event":
-            col = 3 if term.field == "time" else 2
-            for row in self._rows(queries.event_series(v), item_id=term.item):
-                out.setdefault(row[0], {})[row[1]] = row[col]
-        elif term.view == "wait_class":
-            classes: dict = {}
-            for inst, snap, wait_class, micro in self._rows(queries.wait_class_series(v)):
-                classes.setdefault(wait_class, {}).setdefault(inst, {})[snap] = micro
-            for wait_class, per in classes.items():
-                self.memo[("wait_class", wait_class, "value")] = per
-            return classes.get(term.item, {})
-        elif term.view in queries.IO_VIEWS:
-            idx = [2 + IO_COLUMNS.index(c) for c in IO_FIELDS[term.field][0]]
-            for row in self._rows(queries.io_series(v, term.view), item_id=term.item):
-                out.setdefault(row[0], {})[row[1]] = sum(row[i] or 0 for i in idx)
-        elif term.view == "sysmetric_summary":
-            for inst, snap, average, _ in self._rows(queries.metric_series(v), item_id=term.item):
-                out.setdefault(inst, {})[snap] = average
-        else:
-            raise ValueError(term.view)
-        return out
-
-
-def evaluate(spec: Spec, fetcher: Fetcher, timeline: analysis.Timeline, lo: int, hi: int,
-             instance: int | None, rate: str, txn_terms=()) -> tuple[dict[int, list], str]:
-    """Per-instance points of one series over snap_ids lo..hi, and how to combine them across RAC."""
-    snaps = timeline.in_range(lo, hi, instance)
-
-    def summed(terms, inst):
-        return analysis.add_counters(*(fetcher.values(t).get(inst, {}) for t in terms))
-
-    per: dict[int, list] = {}
-    if spec.kind == "cumulative":
-        for inst, rows in snaps.items():
-            txn = None
-            if rate == "per_txn":
-                txn = analysis.interval_deltas(summed(txn_terms, inst), rows)
-            per[inst] = analysis.counter_points(summed(spec.terms, inst), rows, rate, lo, txn)
-        return per, "ratio_of_sums" if rate == "per_txn" else "sum_of_ratios"
-    if spec.kind == "ratio":
-        for inst, rows in snaps.items():
-            num = summed(spec.terms, inst)
-            if spec.den == ("seconds",):
-                per[inst] = analysis.counter_points(num, rows, "per_second", lo)
-            else:
-                per[inst] = analysis.ratio_points(num, summed(spec.den, inst), rows, lo)
-        return per, "sum_of_ratios" if spec.den == ("seconds",) else "ratio_of_sums"
-    if spec.kind in ("reading", "rate"):
-        for inst, rows in snaps.items():
-            values = fetcher.values(spec.terms[0]).get(inst, {})
-            if len(spec.terms) == 2:  # derived per second: per-txn metric x transactions per second
-                tps = fetcher.values(spec.terms[1]).get(inst, {})
-                values = {k: x * tps[k] for k, x in values.items() if tps.get(k) is not None and x is not None}
-            per[inst] = analysis.reading_points(values, rows, lo)
-        return per, spec.how
-    raise ValueError(spec.kind)

@@ -1,0 +1,183 @@
+"""One database of a store: its identity, its timeline of snapshots, and ranges resolved against it.
+
+The questions asked of a database are modules of this package, each taking a Database and a resolved Range.
+"""
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+from app import analysis
+from app.errors import BadParameter, NotFound
+from app.store import queries
+
+ALL_INSTANCES = None
+DAY = 86400
+
+
+@dataclass(frozen=True)
+class Range:
+    """A resolved range: snapshots lo..hi (None when no snapshot falls inside) and whether it is closed,
+    i.e. ends before the newest snapshot so its answer can never change."""
+    lo: int | None
+    hi: int | None
+    start: str | None
+    end: str | None
+    closed: bool
+
+    def public(self):
+        return {"begin_snap": self.lo, "end_snap": self.hi, "from": self.start, "to": self.end}
+
+
+ROLES = ("start", "end", "begin_snap", "end_snap")
+
+
+class BadRange(BadParameter):
+    """A range that cannot be resolved. The message names the range's parts by role ({start}, {end}, {begin_snap},
+    {end_snap}); `named()` gives it in the caller's own words, e.g. a request's parameter names."""
+
+    def __init__(self, template: str, role: str):
+        self.template, self.role = template, role
+        super().__init__(template.format_map({r: r for r in ROLES}), role)
+
+    def named(self, names: dict) -> BadParameter:
+        return BadParameter(self.template.format_map(names), names[self.role])
+
+
+class Database:
+    """One DBID in one store."""
+
+    def __init__(self, store, dbid: int, rows: list):
+        self.store, self.dbid = store, dbid
+        self.key = f"{store.alias}.{dbid}"
+        latest = rows[-1]
+        self.name = latest[3]
+        self.version, self.platform = latest[6], latest[8]
+        self.rac = any((r[7] or "").upper() == "YES" for r in rows)
+        instances = {}
+        for r in rows:
+            instances.setdefault(r[1], {"instance_number": r[1], "instance_name": r[4], "host_name": r[5],
+                                        "startups": []})["startups"].append(analysis.as_datetime(r[2]))
+        self.instances = [instances[k] for k in sorted(instances)]
+
+    def rows(self, stmt, **params) -> list[tuple]:
+        """The rows of one statement about this database (`dbid` bound)."""
+        return self.store.rows(stmt, {"dbid": self.dbid, **params})
+
+    def timeline(self) -> analysis.Timeline:
+        settings = self.store.settings
+
+        def load():
+            rows = self.rows(queries.snapshots(self.store.views))
+            return analysis.Timeline([analysis.make_snap(r[1], r[0], r[2], r[4], r[5], _seconds(r[6]))
+                                      for r in rows], settings.min_interval)
+        return self.store.cached(("timeline", self.dbid), settings.snapshot_ttl, load)
+
+    def tz(self) -> timezone:
+        """The database's time zone (of its newest snapshot)."""
+        return timezone(timedelta(seconds=offset(self.timeline().newest())))
+
+    def summary(self) -> dict:
+        tl = self.timeline()
+        first, last = tl.oldest(), tl.newest()
+        tz = timezone(timedelta(seconds=offset(last)))
+        instances = [{**i, "startups": [analysis.iso(s.replace(tzinfo=tz)) for s in i["startups"]]}
+                     for i in self.instances]
+        return {"id": self.key, "target": self.store.alias, "dbid": self.dbid, "db_name": self.name,
+                "version": self.version, "platform": self.platform, "rac": self.rac,
+                "instances": instances,
+                "snapshots": {"first_snap": first and min(tl.snap_ids), "last_snap": last and max(tl.snap_ids),
+                              "from": first and first.time, "to": last and last.time, "count": len(tl.snap_ids),
+                              "interval_minutes": round(tl.step / 60)}}
+
+    def instance(self, value) -> int | None:
+        """'all' -> None, or a known instance number (400 otherwise)."""
+        if value in (None, "all"):
+            return ALL_INSTANCES
+        known = [i["instance_number"] for i in self.instances]
+        try:
+            number = int(value)
+        except (TypeError, ValueError):
+            number = None
+        if number not in known:
+            raise BadParameter(f"instance must be all, each or one of {', '.join(map(str, known))}; got {value!r}",
+                               "instance")
+        return number
+
+    def resolve(self, start: datetime | None = None, end: datetime | None = None, begin_snap: int | None = None,
+                end_snap: int | None = None, default_days: float = 7, max_days: float = 400) -> Range:
+        """A time range or a snapshot range, checked, as snapshot ids. A date-time without an offset is in the
+        database's time zone. Raises BadRange."""
+        tl = self.timeline()
+        newest = tl.newest()
+        if newest is None:
+            return Range(None, None, None, None, False)
+        if begin_snap is not None or end_snap is not None:
+            lo = begin_snap if begin_snap is not None else min(tl.snap_ids)
+            hi = end_snap if end_snap is not None else max(tl.snap_ids)
+            if lo > hi:
+                raise BadRange(f"{{begin_snap}} {lo} is after {{end_snap}} {hi}", "begin_snap")
+            chosen = [s for s in tl.by_id.values() if lo <= s.snap_id <= hi]
+            if not chosen:
+                raise BadRange(f"no snapshot between {{begin_snap}} {lo} and {{end_snap}} {hi}; this database has "
+                               f"snap_id {min(tl.snap_ids)}..{max(tl.snap_ids)}", "begin_snap")
+            t0, t1 = min(s.epoch for s in chosen), max(s.epoch for s in chosen)
+        else:
+            t1 = self._local(end).timestamp() if end else newest.epoch
+            t0 = self._local(start).timestamp() if start else t1 - default_days * DAY
+            if t0 > t1:
+                raise BadRange("{start} must be before {end}", "start")
+            chosen = [s for s in tl.by_id.values() if t0 <= s.epoch <= t1]
+        if t1 - t0 > max_days * DAY:
+            raise BadRange(f"the range is wider than {max_days:g} days; narrow it",
+                           "start" if begin_snap is None and end_snap is None else "begin_snap")
+        tz = timezone(timedelta(seconds=offset(newest)))
+        start_s = analysis.iso(datetime.fromtimestamp(t0, tz))
+        end_s = analysis.iso(datetime.fromtimestamp(t1, tz))
+        if not chosen:
+            return Range(None, None, start_s, end_s, t1 < newest.epoch)
+        return Range(min(s.snap_id for s in chosen), max(s.snap_id for s in chosen), start_s, end_s,
+                     t1 < newest.epoch)
+
+    def _local(self, moment: datetime) -> datetime:
+        return moment if moment.tzinfo is not None else moment.replace(tzinfo=self.tz())
+
+
+class History:
+    """Every database of every configured store."""
+
+    def __init__(self, stores: dict):
+        self.stores = stores
+
+    def databases(self) -> list[Database]:
+        out = []
+        for store in self.stores.values():
+            def load(store=store):
+                rows = store.rows(queries.databases(store.views))
+                grouped: dict = {}
+                for r in rows:
+                    grouped.setdefault(r[0], []).append(r)
+                return [Database(store, dbid, rs) for dbid, rs in grouped.items()]
+            out.extend(store.cached(("databases",), store.settings.snapshot_ttl * 10, load))
+        return out
+
+    def database(self, key: str) -> Database:
+        alias, _, dbid = key.rpartition(".")
+        store = self.stores.get(alias)
+        if store is None and not alias and len(self.stores) == 1:
+            store = next(iter(self.stores.values()))  # a bare DBID is enough with one target
+        if store is not None:
+            for db in self.databases():
+                if db.store is store and str(db.dbid) == dbid:
+                    return db
+        raise NotFound(f"unknown database {key!r}; see /api/v1/dbs", "db")
+
+
+def _seconds(value) -> float:
+    """SNAP_TIMEZONE: an INTERVAL (timedelta) on Oracle, seconds on SQLite, NULL before 11.2.0.2."""
+    if value is None:
+        return 0.0
+    return value.total_seconds() if isinstance(value, timedelta) else float(value)
+
+
+def offset(snap) -> float:
+    """Seconds east of UTC of a snapshot's END_INTERVAL_TIME (0 without one)."""
+    return snap.end.replace(tzinfo=timezone.utc).timestamp() - snap.epoch if snap else 0.0

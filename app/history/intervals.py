@@ -1,0 +1,43 @@
+"""Sums over a range, as the AWR report makes them (docs/awr-rules.md): every valid interval's delta added up, read
+from the counters at a handful of snapshots instead of every one."""
+from math import fsum
+
+from app import analysis
+from app.store import queries
+
+
+def boundaries(db, rng, inst) -> dict:
+    """Per instance, the first and last kept snapshot of each startup inside the range: the counters
+    there give the same sums as every interval in between, in a handful of rows."""
+    out = {}
+    for i, rows in db.timeline().in_range(rng.lo, rng.hi, inst).items():
+        rows = [s for s in rows if s.snap_id >= rng.lo]
+        keep = [s for k, s in enumerate(rows)
+                if k == 0 or k == len(rows) - 1 or s.startup != rows[k - 1].startup
+                or s.startup != rows[k + 1].startup]
+        out[i] = keep
+    return out
+
+
+def snap_ids(bounds: dict) -> list[int]:
+    return sorted({s.snap_id for rows in bounds.values() for s in rows})
+
+
+def totals(db, view, names, rng, inst):
+    """Sum of valid deltas and of their seconds, per instance and name."""
+    bounds = boundaries(db, rng, inst)
+    ids = snap_ids(bounds)
+    if not ids:
+        return {}, {}
+    rows = db.rows(queries.counters_at(db.store.views, view), snap_ids=ids, names=list(names))
+    values: dict = {}
+    for instance, snap, name, value in rows:
+        values.setdefault((instance, name), {})[snap] = value
+    sums, seconds = {}, {}
+    for (instance, name), per in values.items():
+        if instance not in bounds:
+            continue
+        ds = analysis.deltas(per, bounds[instance])
+        sums[(instance, name)] = fsum(p.num for p in ds)
+        seconds[instance] = max(seconds.get(instance, 0), fsum(p.den for p in ds))
+    return sums, seconds

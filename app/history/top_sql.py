@@ -1,0 +1,43 @@
+"""Top SQL over a range by elapsed time, CPU, gets, reads, executions or rows, with text and plan hash values."""
+from math import fsum
+
+from app.history.database import Database, Range
+from app.history.intervals import totals
+from app.history.numbers import round4
+from app.history.sql_text import TOP_SQL_TEXT_CHARS, texts
+from app.store import queries
+
+SORT_KEYS = {"elapsed": "elapsed_s", "cpu": "cpu_s", "gets": "buffer_gets", "reads": "disk_reads",
+             "executions": "executions", "rows": "rows_processed"}  # order_by -> the row's column
+
+
+def compute(db: Database, rng: Range, order="elapsed", limit=25) -> dict:
+    rows = []
+    if rng.lo is not None and rng.lo < rng.hi:
+        raw = db.rows(queries.top_sql(db.store.views, order), lo=rng.lo, hi=rng.hi)
+        by_sql: dict = {}
+        for sql_id, plan, execs, ela, cpu, gets, reads, nrows, module, schema in raw:
+            r = by_sql.setdefault(sql_id, {"sql_id": sql_id, "plan_hash_values": [], "executions": 0,
+                                           "elapsed_s": 0.0, "cpu_s": 0.0, "buffer_gets": 0, "disk_reads": 0,
+                                           "rows_processed": 0, "module": module, "parsing_schema": schema})
+            r["plan_hash_values"].append(plan)
+            r["executions"] += execs or 0
+            r["elapsed_s"] += (ela or 0) / 1e6
+            r["cpu_s"] += (cpu or 0) / 1e6
+            r["buffer_gets"] += gets or 0
+            r["disk_reads"] += reads or 0
+            r["rows_processed"] += nrows or 0
+        key = SORT_KEYS[order]
+        rows = sorted(by_sql.values(), key=lambda r: (-r[key], r["sql_id"]))[:limit]
+        text = texts(db, [r["sql_id"] for r in rows])
+        db_time, _ = totals(db, "sys_time_model", ("DB time",), rng, None)
+        total_db = fsum(db_time.values()) / 1e6
+        for r in rows:
+            r["elapsed_per_exec_ms"] = round4(r["elapsed_s"] * 1000 / r["executions"]) if r["executions"] else None
+            r["pct_db_time"] = round4(100 * r["elapsed_s"] / total_db) if total_db else None
+            r["elapsed_s"], r["cpu_s"] = round4(r["elapsed_s"]), round4(r["cpu_s"])
+            r["sql_text"] = (text.get(r["sql_id"]) or "")[:TOP_SQL_TEXT_CHARS]
+    return {"db": db.key, "range": rng.public(), "order_by": order,
+            "columns": ["sql_id", "elapsed_s", "cpu_s", "executions", "elapsed_per_exec_ms", "buffer_gets",
+                        "disk_reads", "rows_processed", "pct_db_time", "plan_hash_values", "module",
+                        "parsing_schema", "sql_text"], "rows": rows}
