@@ -178,9 +178,6 @@ def ratio_points(num: dict[int, float], den: dict[int, float], snaps, lo: int, s
             if p.key >= lo and dd.get(p.key)]
 
 
-COMBINE = ("sum_of_ratios", "ratio_of_sums", "mean")
-
-
 def combine(per_instance: dict[int, list[Point]], how: str) -> list[Point]:
     """RAC: one point per key from every instance's points at that key.
 

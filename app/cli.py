@@ -50,8 +50,12 @@ def register(app):
             click.echo(f"-- {name}\n{render(stmt, dialect)};\n")
 
     @app.cli.command("settings")
-    def settings():
+    @click.option("--markdown", is_flag=True, help="As the README's table.")
+    def settings(markdown):
         """List every setting, its environment variable and default."""
+        if markdown:
+            click.echo(Settings.markdown(), nl=False)
+            return
         for var, default, help_text in Settings.describe():
             click.echo(f"{var:28} {default!s:22} {help_text}")
 

@@ -9,8 +9,10 @@ from dataclasses import dataclass, field, fields
 ON_LAMBDA = bool(os.environ.get("AWS_LAMBDA_FUNCTION_NAME"))
 
 
-def setting(default, help, *, parse=None):
-    return field(default=default, metadata={"help": help, "parse": parse})
+def setting(default, help, *, parse=None, shown=None):
+    """A setting's default, its help (the README's table is made from it), its parser, and how the default is
+    shown when it is not the same everywhere."""
+    return field(default=default, metadata={"help": help, "parse": parse, "shown": shown})
 
 
 def _targets(text):
@@ -24,23 +26,27 @@ def _targets(text):
 class Settings:
     store_path: str = setting("var/awrlens.sqlite", "Embedded SQLite store used when no targets are set.")
     targets: dict = setting(None, "JSON object alias -> target. A target is {\"sqlite\": path} or an Oracle "
-                            "{\"dsn\", \"user\", \"password_env\" | \"password_secret\", \"view_prefix\"}.",
-                            parse=_targets)
+                            "{\"dsn\", \"user\", \"password_env\" | \"password_secret\", \"view_prefix\"} (see Oracle "
+                            "above).", parse=_targets)
     connect_timeout: float = setting(5.0, "Seconds allowed to get an Oracle connection (wall clock).")
     call_timeout: float = setting(10.0, "Seconds allowed for each round trip to the database.")
     expire_time: int = setting(1, "Minutes between TCP keepalive probes on Oracle connections (0 = off).")
-    pool_max: int = setting(1 if ON_LAMBDA else 4, "Oracle connections per process (1 per Lambda container).")
+    pool_max: int = setting(1 if ON_LAMBDA else 4, "Oracle connections per process (1 per Lambda container).",
+                            shown="4 (1 on Lambda)")
     snapshot_ttl: float = setting(60.0, "Seconds the snapshot list of a database is cached.")
-    min_interval: float = setting(300.0, "Snapshots closer than this many seconds to the previous one are merged.")
-    max_points: int = setting(2000, "Default points per series after downsampling.")
+    min_interval: float = setting(300.0, "Snapshots closer than this many seconds to the previous one are merged "
+                                  "(manual snapshots).")
+    max_points: int = setting(2000, "Default points per series after downsampling (LTTB).")
     max_series: int = setting(8, "Most series names in one request.")
     max_range_days: float = setting(400.0, "Widest time range one request may ask for.")
     row_cap: int = setting(500_000, "Most rows one statement may return.")
     answer_cache_mb: int = setting(64, "Memory per process for answers kept to serve again (0 = off).")
     cors_origins: str = setting("*", "Allowed CORS origins, comma separated.")
-    api_key_secret: str = setting(None, "API key that /api/v1 requires in the X-API-Key header: an AWS Secrets "
-                                  "Manager secret id (plain, or JSON with an \"api_key\" key), or env:NAME for an "
-                                  "environment variable. Unset: no key.", parse=str)
+    api_key_secret: str = setting(None, "Where the API key lives, when /api/v1 requires one in the X-API-Key "
+                                  "header: an AWS Secrets Manager secret id or ARN (plain, or JSON with an "
+                                  "\"api_key\" key), or env:NAME for an environment variable. Unset: no key. "
+                                  "/api/v1/, the OpenAPI document and CORS preflights stay open; a key in the URL "
+                                  "does not count.", parse=str)
 
     @classmethod
     def from_env(cls, environ=os.environ, **overrides):
@@ -71,5 +77,23 @@ class Settings:
 
     @classmethod
     def describe(cls):
-        """(variable, default, help) for every setting, for the README and `flask settings`."""
-        return [("AWRLENS_" + f.name.upper(), f.default, f.metadata["help"]) for f in fields(cls)]
+        """(variable, default as shown, help) for every setting, for the README and `flask settings`."""
+        return [("AWRLENS_" + f.name.upper(), _shown(f), f.metadata["help"]) for f in fields(cls)]
+
+    @classmethod
+    def markdown(cls) -> str:
+        """The README's table of settings (tests/test_settings.py keeps the README equal to it)."""
+        lines = ["| variable | default | meaning |", "|---|---|---|"]
+        lines += [f"| `{var}` | {default} | {help_text.replace('|', chr(92) + '|')} |"
+                  for var, default, help_text in cls.describe()]
+        return "\n".join(lines) + "\n"
+
+
+def _shown(f) -> str:
+    if f.metadata["shown"]:
+        return f.metadata["shown"]
+    if f.default is None:
+        return "—"
+    if isinstance(f.default, str):
+        return f"`{f.default}`"
+    return f"{f.default:g}" if isinstance(f.default, float) else str(f.default)

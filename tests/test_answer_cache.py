@@ -81,3 +81,14 @@ def test_open_ranges_are_kept_briefly_and_closed_ones_longer(counted, dbs):
     now = answer_cache.time.monotonic()
     left = sorted(expires - now for expires, _, _ in cache.entries.values())
     assert len(left) == 2 and 50 < left[0] <= 60 and 3500 < left[1] <= 3600
+
+
+@pytest.mark.parametrize("ttl", [17, 60])
+def test_an_open_range_is_kept_by_browsers_as_long_as_the_snapshot_list(demo_store, dbs, ttl):
+    app = create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(demo_store[0])}}, snapshot_ttl=ttl))
+    client = app.test_client()
+    open_range = client.get(f"/api/v1/dbs/{dbs['rac']}/series?name=derived:aas")
+    closed_range = client.get(series_url(dbs))
+    assert open_range.status_code == closed_range.status_code == 200
+    assert open_range.cache_control.max_age == ttl
+    assert closed_range.cache_control.max_age == 86400

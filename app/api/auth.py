@@ -11,7 +11,6 @@ Exempt: CORS preflights (OPTIONS carries no custom header), /api/v1/ and /api/v1
 `key_optional`, which check the key themselves (the benchmark runs: public ones open without a key).
 """
 import hmac
-import json
 import logging
 import os
 import threading
@@ -20,6 +19,7 @@ import time
 from flask import request
 
 from app.errors import ApiError, Unauthorized
+from app.secrets import SecretUnavailable, secret_value
 
 HEADER = "X-API-Key"
 PREFIX = "/api/v1/"
@@ -96,23 +96,6 @@ def read_key(source: str, timeout: float) -> str:
             raise KeyUnavailable(f"the environment variable {source[4:]} named by AWRLENS_API_KEY_SECRET is not set")
         return value
     try:
-        import boto3  # only where a key is configured; the Lambda runtime provides it
-        from botocore.config import Config
-        region = source.split(":")[3] if source.startswith("arn:") else None
-        client = boto3.client("secretsmanager", region_name=region, config=Config(
-            connect_timeout=timeout, read_timeout=timeout, retries={"total_max_attempts": 1}))
-        text = client.get_secret_value(SecretId=source).get("SecretString")
-    except Exception as exc:
-        code = getattr(exc, "response", {}).get("Error", {}).get("Code") or type(exc).__name__
-        raise KeyUnavailable(f"cannot read the API key secret {source!r}: {code}") from None
-    try:
-        value = json.loads(text or "")
-    except ValueError:
-        value = text
-    if isinstance(value, dict):
-        value = value.get("api_key")
-    elif not isinstance(value, str):
-        value = text  # a key that happens to parse as a JSON number
-    if not isinstance(value, str) or not value:
-        raise KeyUnavailable(f"the API key secret {source!r} holds no key (plain text, or JSON with \"api_key\")")
-    return value
+        return secret_value(source, "api_key", timeout, "the API key secret")
+    except SecretUnavailable as exc:
+        raise KeyUnavailable(str(exc)) from None

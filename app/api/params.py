@@ -144,7 +144,6 @@ RATE = Param("rate", "enum", "How a cumulative counter is shown: per_second, per
 FORMAT = Param("format", "enum", "json, or csv for a table.", default="json", choices=("json", "csv"))
 SHOW_SQL = Param("show_sql", "boolean", "1 adds the SQL statements run, with their binds, to the answer.",
                  default=False)
-DB = Param("db", "string", "Database id from /dbs (`target.dbid`).", in_path=True, pattern=r"[\w-]{1,64}\.\d{1,20}")
 
 
 MAX_POINTS = Param("max_points", "integer", "Most points per series; longer series are downsampled with LTTB "

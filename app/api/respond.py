@@ -2,12 +2,12 @@
 import csv
 import io
 
-from flask import Response, jsonify, request
+from flask import Response, current_app, jsonify, request
 
 from app.store.base import sql_log
 
 CLOSED_MAX_AGE = 86400  # a range that ends before the newest snapshot never changes
-OPEN_MAX_AGE = 60  # the newest snapshot can be followed by another at any time
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet may run a cell that starts so
 
 
 def answer(body: dict, args: dict, rng=None, table=None) -> Response:
@@ -23,7 +23,8 @@ def answer(body: dict, args: dict, rng=None, table=None) -> Response:
         resp = jsonify(body)
     closed = rng is not None and rng.closed
     resp.cache_control.public = True
-    resp.cache_control.max_age = CLOSED_MAX_AGE if closed else OPEN_MAX_AGE
+    # an open range can gain a snapshot at any time: kept as long as the snapshot list is (AWRLENS_SNAPSHOT_TTL)
+    resp.cache_control.max_age = CLOSED_MAX_AGE if closed else int(current_app.config["SETTINGS"].snapshot_ttl)
     resp.add_etag()
     return resp.make_conditional(request)
 
@@ -37,13 +38,15 @@ def to_csv(rows: list[dict], columns=None) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(columns)
     for r in rows:
-        writer.writerow([_cell(r.get(c)) for c in columns])
+        writer.writerow([csv_cell(r.get(c)) for c in columns])
     return out.getvalue()
 
 
-def _cell(value):
+def csv_cell(value):
+    """A CSV cell: a list as its items separated by spaces; text that a spreadsheet would run as a formula gets a
+    leading apostrophe (the page's CSV and Copy buttons apply the same rule: static/js/format.js)."""
     if isinstance(value, list):
         value = " ".join(map(str, value))
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@"):
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
         return "'" + value
     return value

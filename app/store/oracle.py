@@ -13,7 +13,6 @@ Never hang (seed 001: a new connection, a new call on a dead connection, a call 
 Broken connections leave the pool: the driver drops those whose socket is gone, and the ones SQLAlchemy
 invalidates (ORA-03113, ORA-00028, DPY-4011...) are dropped explicitly. Nothing connects before the first query.
 """
-import json
 import logging
 import os
 import re
@@ -27,6 +26,7 @@ from sqlalchemy import create_engine
 from sqlalchemy.pool import NullPool
 
 from app.errors import ApiError, DatabaseTimeout, DatabaseUnavailable
+from app.secrets import SecretUnavailable, secret_value
 from app.store.base import Store
 from app.store.schema import PREFIXES
 
@@ -292,29 +292,9 @@ def read_secret(alias: str, secret_id: str, timeout: float) -> str:
         if secret_id in _secrets:
             return _secrets[secret_id]
         try:
-            import boto3
-            from botocore.config import Config
-            region = secret_id.split(":")[3] if secret_id.startswith("arn:") else None
-            client = boto3.client("secretsmanager", region_name=region or None, config=Config(
-                connect_timeout=timeout, read_timeout=timeout, retries={"total_max_attempts": 1}))
-            answer = client.get_secret_value(SecretId=secret_id)
-        except Exception as exc:
-            raise DatabaseUnavailable(f"{alias}: cannot read the password secret {secret_id!r}: "
-                                      f"{type(exc).__name__}: {exc}") from None
-        text = answer.get("SecretString")
-        if not text:
-            raise DatabaseUnavailable(f"{alias}: the password secret {secret_id!r} has no SecretString")
-        try:
-            value = json.loads(text)
-        except ValueError:
-            value = text
-        if isinstance(value, dict):
-            if not isinstance(value.get("password"), str) or not value["password"]:
-                raise DatabaseUnavailable(f"{alias}: the password secret {secret_id!r} is JSON without a "
-                                          "\"password\" key")
-            value = value["password"]
-        elif not isinstance(value, str):
-            value = text  # a password that happens to parse as a JSON number or list
+            value = secret_value(secret_id, "password", timeout, "the password secret")
+        except SecretUnavailable as exc:
+            raise DatabaseUnavailable(f"{alias}: {exc}") from None
         _secrets[secret_id] = value
         return value
 
