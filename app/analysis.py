@@ -1,4 +1,4 @@
-"""The AWR analysis rules, in one place (see docs: awr-reference.md §3).
+"""The AWR analysis rules, in one place (docs/awr-rules.md §3-§11).
 
 - Deltas per (dbid, instance, statistic), only between snapshots of the same STARTUP_TIME: an interval that
   spans a restart is dropped and marked, never charted as a negative or giant rate.

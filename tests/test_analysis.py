@@ -1,4 +1,4 @@
-"""The analysis rules on hand-computed cases (awr-reference.md §3)."""
+"""The analysis rules on hand-computed cases (docs/awr-rules.md §3-§11)."""
 import pytest
 
 from app import analysis

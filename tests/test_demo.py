@@ -1,4 +1,4 @@
-"""The demo history: its contents, its internal consistency (awr-reference.md), its stories, determinism and an
+"""The demo history: its contents, its internal consistency (docs/awr-rules.md §10), its stories, determinism and an
 atomic build. Checked straight from the SQLite file and, for the stories, through the API a user would call."""
 import hashlib
 import sqlite3
@@ -192,7 +192,7 @@ def series(client, db, names, **params):
 
 
 def test_story_async_io_fix(client, dbs, stories):
-    """field-results.md: ~101 TPS and ~90 ms with high iowait before; ~136 TPS and ~70 ms after the restart."""
+    """Field test 004 (docs/field-tests.md §004): ~101 TPS and ~90 ms with high iowait before; ~136 TPS and ~70 ms after the restart."""
     fix = stories["async_io_fix"]
     got, markers = series(client, dbs["single"], ["derived:tps", "sysmetric:Response Time Per Txn",
                                                   "derived:host_iowait_pct"], max_points=0)

@@ -181,7 +181,7 @@ def build(names: dict) -> dict[str, Spec]:
 
 
 def _derived(add, stat):
-    """The dashboard's composite series (awr-reference.md §3 and §5), where their inputs exist."""
+    """The dashboard's composite series (docs/awr-rules.md §10), where their inputs exist."""
     def t(view, name):
         return Term(view, stat[(view, name)]) if (view, name) in stat else None
 

@@ -105,7 +105,7 @@ class Database:
     def resolve(self, start: datetime | None = None, end: datetime | None = None, begin_snap: int | None = None,
                 end_snap: int | None = None, default_days: float = 7, max_days: float = 400) -> Range:
         """A time range or a snapshot range, checked, as snapshot ids. A date-time without an offset is in the
-        database's time zone. Raises BadRange."""
+        database's time zone (docs/awr-rules.md §12, §17). Raises BadRange."""
         tl = self.timeline()
         newest = tl.newest()
         if newest is None:

@@ -1,4 +1,5 @@
-"""The AWR report's Load Profile over a range: per second, per transaction and in total."""
+"""The AWR report's Load Profile over a range: per second, per transaction and in total
+(docs/awr-rules.md §13)."""
 from math import fsum
 
 from app.history.database import Database, Range

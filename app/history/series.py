@@ -1,6 +1,6 @@
 """The series question: one or more series over a range, per instance or RAC combined, per second, per transaction
 or raw, downsampled. The whole pipeline in one place: fetch each term from the store once, evaluate each series per
-instance (docs/awr-rules.md), combine across instances, downsample (LTTB), and shape the points.
+instance (docs/awr-rules.md §3-§11), combine across instances, downsample (LTTB), and shape the points.
 """
 from datetime import timedelta, timezone
 

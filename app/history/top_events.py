@@ -1,4 +1,5 @@
-"""Top foreground wait events over a range, with DB CPU: waits, time, average wait and % of DB time."""
+"""Top foreground wait events over a range, with DB CPU: waits, time, average wait and % of DB time
+(docs/awr-rules.md §14)."""
 from math import fsum
 
 from app import analysis

@@ -1,4 +1,5 @@
-"""Top SQL over a range by elapsed time, CPU, gets, reads, executions or rows, with text and plan hash values."""
+"""Top SQL over a range by elapsed time, CPU, gets, reads, executions or rows, with text and plan hash values
+(docs/awr-rules.md §15)."""
 from math import fsum
 
 from app.history.database import Database, Range
