@@ -192,7 +192,8 @@ def series(client, db, names, **params):
 
 
 def test_story_async_io_fix(client, dbs, stories):
-    """Field test 004 (docs/field-tests.md §004): ~101 TPS and ~90 ms with high iowait before; ~136 TPS and ~70 ms after the restart."""
+    """Field test 004 (docs/field-tests.md §004): ~101 TPS and ~90 ms with high iowait before; ~136 TPS and ~70 ms
+    after the restart."""
     fix = stories["async_io_fix"]
     got, markers = series(client, dbs["single"], ["derived:tps", "sysmetric:Response Time Per Txn",
                                                   "derived:host_iowait_pct"], max_points=0)
