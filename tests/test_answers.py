@@ -1,8 +1,6 @@
 """The recorded answers (tests/answers.py) are given again byte for byte: a refactoring changes no answer."""
 import json
 
-import pytest
-
 from answers import RECORD, fingerprint, readme_examples
 
 RECORDED = json.loads(RECORD.read_text())

@@ -139,7 +139,8 @@ def wait_classes(db, args):
     """Average active sessions by wait class over time: DB CPU plus every non-idle class, and the CPU count."""
     d = _databases().database(db)
     rng = _range(d, args)
-    return answer(history.series.wait_classes(d, rng, args["instance"], _max_points(args)), args, rng, table=_series_table)
+    body = history.series.wait_classes(d, rng, args["instance"], _max_points(args))
+    return answer(body, args, rng, table=_series_table)
 
 
 @api.get("/dbs/<db>/load-profile")

@@ -1,5 +1,5 @@
-"""Sums over a range, as the AWR report makes them (docs/awr-rules.md §12-§13): every valid interval's delta added up, read
-from the counters at a handful of snapshots instead of every one."""
+"""Sums over a range, as the AWR report makes them (docs/awr-rules.md §12-§13): every valid interval's delta added
+up, read from the counters at a handful of snapshots instead of every one."""
 from math import fsum
 
 from app import analysis
