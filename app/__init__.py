@@ -1,4 +1,4 @@
-"""awrlens: browse Oracle AWR history (DBA_HIST_*) and share benchmark results, as a JSON API and one page."""
+"""awrlens: browse Oracle AWR history (DBA_HIST_*) and share benchmark runs, as a JSON API and one page."""
 import gc
 
 # The imports build a few hundred thousand objects that live for ever: collecting them while they are young is wasted
