@@ -184,7 +184,7 @@ def test_a_private_answer_is_never_served_to_someone_without_the_key(keyed):
 def test_without_a_configured_key_everything_is_open_but_uploads_are_refused(open_api):
     assert PRIVATE in {r["slug"] for r in body(open_api.get("/api/v1/benchmarks"))["rows"]}
     err = assert_error(open_api.post("/api/v1/benchmarks", json=RUN), 403)
-    assert "AWRLENS_API_KEY_SECRET" in err["message"] and "bench import" in err["message"]
+    assert "AWRLENS_API_KEY_SECRET" in err["message"] and "runs import" in err["message"]
 
 
 # -- CSV and compare -------------------------------------------------------------------------------------------

@@ -115,7 +115,7 @@ def create_run(args):
     """Store a run and its measurements (JSON body, API key required): all of it or nothing."""
     if current_app.extensions.get("api_key") is None:  # configured: the API-key rule has checked it already
         raise Forbidden("storing runs through the API needs an API key, and none is configured "
-                        "(AWRLENS_API_KEY_SECRET); without one, use `flask --app app bench import`")
+                        "(AWRLENS_API_KEY_SECRET); without one, use `flask --app app runs import`")
     raw = request.get_data(cache=False)  # over the body limit: 413 before this line (and before any write)
     try:
         doc = orjson.loads(raw)
@@ -202,7 +202,7 @@ create_run.openapi = {
     "errors": {"400": "The body is not JSON or not a valid run; `parameter` names the field, e.g. "
                       "measurements[3].y for the third row's y. Nothing was stored.",
                "401": "No API key, or a wrong one, in X-API-Key.",
-               "403": "No API key is configured, so the API stores nothing (use `flask bench import`).",
+               "403": "No API key is configured, so the API stores nothing (use `flask runs import`).",
                "404": None,
                "409": "A run with this slug exists (send replace=1 to replace it). Nothing was stored.",
                "413": "The body is over 1 MiB; refused before anything was stored.",
