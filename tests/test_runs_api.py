@@ -1,6 +1,7 @@
-"""The runs API (/api/v1/benchmarks) end to end through the Flask test client: the demo runs, public and private with and without
-the key, CSV (and that a run's CSV imports again), compare, uploads (400 naming the row and field with nothing
-stored, 409 and replace, 413 before any write, 401/403, a read-only store) and the OpenAPI document.
+"""The runs API (/api/v1/benchmarks) end to end through the Flask test client: the demo runs, public and private
+with and without the key, CSV (and that a run's CSV imports again), compare, uploads (400 naming the row and field
+with nothing stored, 409 and replace, 413 before any write, 401/403, a read-only store), where runs are stored, and
+the OpenAPI document.
 
 Reads use the session's demo store (never written here); uploads go to a store of each test's own.
 """

@@ -42,7 +42,8 @@ def runs(stories: dict) -> list[dict]:
 
 
 def cpu_consistency() -> dict:
-    """Field test 002 (CPU consistency): N parallel sessions of the CPU-only statement on a c4.4xlarge (16 vCPUs = 8 cores x 2)."""
+    """Field test 002 (CPU consistency): N parallel sessions of the CPU-only statement on a c4.4xlarge (16 vCPUs =
+    8 cores x 2)."""
     rng = random.Random("002:c4.4xlarge")
     repeats, rows = 10, []
     for n in range(1, 10):
