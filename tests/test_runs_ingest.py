@@ -252,7 +252,7 @@ def test_an_existing_slug_is_refused_unless_replace_is_asked(lab, tmp_path):
 
 
 def test_a_run_exported_by_the_api_imports_again(lab, tmp_path, client):
-    """GET /api/v1/benchmarks/{slug} from one store, `flask bench import` into another: the same run."""
+    """GET /api/v1/benchmarks/{slug} from one store, `flask runs import` into another: the same run."""
     answer = client.get("/api/v1/benchmarks/async-io-fix-orcl").get_json()
     path = tmp_path / "exported.json"
     path.write_text(json.dumps(answer))
