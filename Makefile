@@ -7,7 +7,7 @@ PORT ?= 8000
 WORKERS ?= 3
 STORE ?= var/awrlens.sqlite
 
-.PHONY: run test demo sql bench clean chromium
+.PHONY: run test demo sql perf clean chromium
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -25,7 +25,7 @@ $(VENDOR): package.json package-lock.json scripts/vendor.mjs  ## the page's brow
 chromium:  ## Debian's headless browser for the browser tests (Playwright drives it; nothing is downloaded by Playwright)
 	@command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
 
-DEMO_SOURCES := app/demo.py app/bench/demo_runs.py app/store/schema.py app/store/bench_schema.py
+DEMO_SOURCES := app/demo.py app/runs/demo_runs.py app/store/schema.py app/store/runs_schema.py
 
 $(STORE): $(DEMO_SOURCES) | $(VENV)/.installed  ## rebuilt when the demo's code changes
 	AWRLENS_STORE_PATH=$(STORE) $(PY) -m flask --app app demo --path $(STORE)
@@ -43,12 +43,12 @@ test: $(VENV)/.installed $(VENDOR) chromium  ## every test, browser tests includ
 sql: $(VENV)/.installed  ## print every SQL statement the API runs, compiled for Oracle
 	$(PY) -m flask --app app sql
 
-bench: $(VENV)/.installed $(VENDOR) chromium $(STORE)  ## the benchmarks recorded in BENCHMARKS.md (peers from bench/requirements.txt)
-	$(PY) -m pip install --quiet -r bench/requirements.txt
-	$(PY) bench/series.py --build
-	$(PY) bench/peers.py
-	$(PY) bench/load.py
-	$(PY) bench/frontend.py
+perf: $(VENV)/.installed $(VENDOR) chromium $(STORE)  ## the performance runs recorded in BENCHMARKS.md (peers from perf/requirements.txt)
+	$(PY) -m pip install --quiet -r perf/requirements.txt
+	$(PY) perf/series.py --build
+	$(PY) perf/peers.py
+	$(PY) perf/load.py
+	$(PY) perf/frontend.py
 
 clean:
 	rm -rf $(VENV) var node_modules static/vendor

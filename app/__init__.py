@@ -1,4 +1,4 @@
-"""awrlens: browse Oracle AWR history (DBA_HIST_*) and share benchmark results, as a JSON API and one page."""
+"""awrlens: browse Oracle AWR history (DBA_HIST_*) and share benchmark runs, as a JSON API and one page."""
 import gc
 
 # The imports build a few hundred thousand objects that live for ever: collecting them while they are young is wasted
@@ -58,8 +58,8 @@ def create_app(settings: Settings | None = None) -> Flask:
 
     from app.api.history import api
     app.register_blueprint(api)
-    from app.api.benchmarks import bench
-    app.register_blueprint(bench)
+    from app.api.runs import runs_api
+    app.register_blueprint(runs_api)
     from app.api.auth import require_api_key
     require_api_key(app)  # before the answer cache: a cached answer needs the key too
     from app.api.cache import AnswerCache

@@ -1,4 +1,4 @@
-"""Command-line tools, as Flask commands: `flask --app app demo | sql | settings | bench`."""
+"""Command-line tools, as Flask commands: `flask --app app demo | sql | settings | runs`."""
 import time
 from pathlib import Path
 
@@ -59,5 +59,5 @@ def register(app):
         for var, default, help_text in Settings.describe():
             click.echo(f"{var:28} {default!s:22} {help_text}")
 
-    from app.bench.cli import bench
-    app.cli.add_command(bench)
+    from app.runs.cli import runs
+    app.cli.add_command(runs)

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from sqlalchemy import create_engine
 
-from app.bench import demo_runs
+from app.runs import demo_runs
 from app.store.schema import views
 
 END = datetime(2026, 11, 20, 6, 0)  # UTC instant of the newest snapshot by default: the file is reproducible

@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass, field, fields
 
 ON_LAMBDA = bool(os.environ.get("AWS_LAMBDA_FUNCTION_NAME"))
+EMBEDDED = "demo"  # the alias of the embedded SQLite store, the one target when none is configured
 
 
 def setting(default, help, *, parse=None, shown=None):
@@ -73,7 +74,7 @@ class Settings:
         return cls(**values)
 
     def all_targets(self) -> dict:
-        return self.targets or {"demo": {"sqlite": self.store_path}}
+        return self.targets or {EMBEDDED: {"sqlite": self.store_path}}
 
     @classmethod
     def describe(cls):

@@ -10,7 +10,8 @@ Run with the packaging virtualenv's Python (.venv-lambda: requirements.txt + Zap
    read-only, so each cold start would compile every module again in memory (twice the CPU time, see
    BENCHMARKS.md). Hash-based .pyc files are valid whatever the dates say. Tracebacks name /var/task paths.
 3. check(): the zip against Lambda's limits and the runtime: size, native code built for CPython 3.11 x86_64 and
-   at most glibc 2.26 (Amazon Linux 2, the python3.11 runtime), no test-only or build-only package.
+   at most glibc 2.26 (Amazon Linux 2, the python3.11 runtime), no test-only or build-only package, and none of
+   the project's own test and lab equipment or performance scripts (PROJECT_ONLY).
 The checks import nothing from Zappa, so the tests use them on small zips too.
 """
 import argparse
@@ -41,6 +42,9 @@ NEVER_SHIPPED = {"_pytest", "pluggy", "iniconfig", "py", "responses", "xmltodict
                  "setuptools", "pkg_resources", "pip", "wheel"}
 # Imported from the Lambda runtime (/var/runtime) instead of the package: the app uses one Secrets Manager call.
 FROM_RUNTIME = {"boto3", "botocore", "s3transfer", "jmespath", "dateutil", "urllib3", "six", "certifi"}
+# The project's directories that hold test and lab equipment (the loopback TNS stand-in, the hang lab, the tests)
+# and the performance scripts: never in a package (zappa_settings.json's exclude_glob leaves them out).
+PROJECT_ONLY = ("lab", "tests", "perf")
 
 
 def stage_settings(stage: str, path: Path = SETTINGS_FILE) -> dict:
@@ -194,6 +198,9 @@ def check(zip_path: Path, stage: str, settings: dict | None = None, root: Path =
         problems.append(f"{name}: test-only or build-only, must not ship")
     for name in sorted(shipped & FROM_RUNTIME):
         problems.append(f"{name}: comes with the Lambda runtime, must not ship")
+    for name in PROJECT_ONLY:
+        if any(n.startswith(f"{name}/") for n in names):
+            problems.append(f"{name}/: the project's test and lab equipment or performance scripts, must not ship")
     for required in ("handler.py", "zappa_settings.py", "app/wsgi.py"):
         if required not in names:
             problems.append(f"{required} missing")

@@ -1,6 +1,6 @@
 """A loopback stand-in for an Oracle listener and server process, for the fault tests.
 
-The handshake and logon are the harness's (`app.harness.endpoints.TnsSession`: enough of Oracle Net and TTC for
+The handshake and logon are the hang lab's (`lab.endpoints.TnsSession`: enough of Oracle Net and TTC for
 python-oracledb in thin mode, written from the driver's open-source thin implementation); this adds answers to
 SQL and faults at any round trip. Every client round trip is a *stage*:
 
@@ -24,7 +24,7 @@ rollbacks and pings succeed. It checks nothing: any password is accepted.
 import re
 import threading
 
-from app.harness.endpoints import LoopbackServer, TnsSession, chunk, reset, status, text, ub
+from lab.endpoints import LoopbackServer, TnsSession, chunk, reset, status, text, ub
 
 STAGES = TnsSession.STAGES
 

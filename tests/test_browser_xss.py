@@ -28,8 +28,8 @@ from conftest import gunicorn
 from test_browser import ROOT, browser, context, page  # noqa: F401  (fixtures)
 
 from app import create_app
-from app.bench.model import parse_run
-from app.bench.repo import insert_run
+from app.runs.model import parse_run
+from app.runs.repo import insert_run
 from app.settings import Settings
 
 IMG = '<img src=x onerror="window.__xss=(window.__xss||0)+1">'

@@ -16,7 +16,7 @@ shared one is never written), in the same kinds: "valid" and "invalid" bodies an
 bodies, narrowed so that most are stored: the rules across fields kept (times and snapshots in order, cores <= vcpus,
 a configured AWR target, x all numbers or all categories), a stored slug, or a new one for half of them. All carry the
 key, but for "no key" (none, empty or wrong: 401). On top of the checks below: a refused upload (any non-2xx) leaves
-every row of the benchmark tables as it was; a stored one (201, or 200 for replace=1 on a stored slug, never without
+every row of the runs' tables as it was; a stored one (201, or 200 for replace=1 on a stored slug, never without
 it) changes no other run and reads back from GET /benchmarks/{slug} with every row sent; the same upload again is a
 409 that changes nothing, and a 200 with replace=1; and a "known" body is stored (or a 409).
 
@@ -31,7 +31,7 @@ minute, part of `make test`, with a fixed seed; "no key" uploads: a fifth, at le
 requests, with a random seed each time:
     FUZZ_EXAMPLES=100 .venv/bin/python -m pytest tests/test_fuzz.py -p no:cacheprovider -s
 It prints the number of requests and the answers by status (GET, and POST apart, with the repeated uploads) and
-writes them to bench/results/fuzz.json (BENCHMARKS.md, "Hostile input").
+writes them to perf/results/fuzz.json (BENCHMARKS.md, "Hostile input").
 """
 import copy
 import hashlib
@@ -62,7 +62,7 @@ from app.store.queries import TOP_SQL_ORDER
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "10"))
 FULL = "FUZZ_EXAMPLES" in os.environ
 CHECKS = [status_code_conformance, content_type_conformance, response_schema_conformance]
-RESULTS = Path(__file__).resolve().parent.parent / "bench/results/fuzz.json"
+RESULTS = Path(__file__).resolve().parent.parent / "perf/results/fuzz.json"
 SERIES = ["derived:aas", "derived:tps", "derived:host_cpu_pct", "sysstat:redo size", "sys_time_model:DB time",
           "system_event:log file sync:avg_ms", "wait_class:User I/O", "sysmetric:Host CPU Utilization (%)",
           "sysmetric_history:Average Active Sessions", "iostat_function:LGWR:megabytes", "osstat:BUSY_TIME",

@@ -11,7 +11,7 @@ valid value, and into parameter names. For every request:
   captured at the driver); with show_sql=1, the statements an answer reports do not contain it either;
 and after all of it, the SQLite file is byte for byte the same (SHA-256).
 
-sqlmap against a live server is bench/sqlmap.sh (BENCHMARKS.md, "Hostile input"); it is too slow for `make test`.
+sqlmap against a live server is perf/sqlmap_scan.py (BENCHMARKS.md, "Hostile input"); it is too slow for `make test`.
 """
 import hashlib
 import re

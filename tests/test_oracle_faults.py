@@ -18,9 +18,9 @@ from oracledb import errors as driver_errors
 
 from app import create_app
 from app.errors import DatabaseTimeout, DatabaseUnavailable
-from app.harness import endpoints
 from app.settings import Settings
 from app.store import oracle
+from lab import endpoints
 
 PASSWORD = "Pw-9f3K-never-in-messages"
 CONNECT, CALL = 1.0, 1.0
@@ -29,7 +29,7 @@ FAST = 0.5  # a refused, reset or unresolvable database answers at once, well be
 
 
 class Listener(endpoints.Listener):
-    """The harness's loopback listener (mode "silent": accept and never say a word, a hung listener; "reset":
+    """The lab's loopback listener (mode "silent": accept and never say a word, a hung listener; "reset":
     accept and close with a TCP reset), which can also stop listening."""
 
     reserve = None
@@ -305,11 +305,11 @@ def test_reset_in_the_middle_of_a_call_is_a_fast_503_and_the_next_request_succee
 @pytest.mark.parametrize("where", ROUND_TRIPS)
 def test_stall_in_the_middle_of_a_call_is_a_bounded_504_and_the_next_request_succeeds(make_app, fake_oracle, where):
     """The server keeps the connection open and never answers the round trip `where` (a zombie peer after a
-    failover, seed 001). While connecting, the pool's wait bounds it (connect_timeout) and the pool, whose thread
-    stays stuck in that handshake, is abandoned; on a logged-in connection, call_timeout bounds the round trip, the
-    driver's break goes unanswered for as long again, and the connection is dropped. Either way a JSON 504 within
-    the bound, and the first request once the database answers again succeeds at once, without waiting behind the
-    stalled connection, which the server still holds open."""
+    failover, field test 001). While connecting, the pool's wait bounds it (connect_timeout) and the pool, whose
+    thread stays stuck in that handshake, is abandoned; on a logged-in connection, call_timeout bounds the round
+    trip, the driver's break goes unanswered for as long again, and the connection is dropped. Either way a JSON 504
+    within the bound, and the first request once the database answers again succeeds at once, without waiting behind
+    the stalled connection, which the server still holds open."""
     stage, match, established = ROUND_TRIPS[where]
     fake = fake_oracle()
     app = fresh(make_app(f"127.0.0.1:{fake.port}/svc"))

@@ -1,5 +1,5 @@
 """zappa_settings.json and the packaging rules, checked fast (the full `zappa package` of both stages, with its
-smoke test on the unzipped package, is bench/package.py)."""
+smoke test on the unzipped package, is perf/package.py)."""
 import json
 import os
 import re
@@ -7,6 +7,7 @@ import shutil
 from fnmatch import fnmatch
 import struct
 import subprocess
+import sys
 import zipfile
 from importlib import metadata
 from pathlib import Path
@@ -129,13 +130,44 @@ def test_only_the_app_leaves_the_project(stage, kept):
 @pytest.mark.parametrize("stage", sorted(STAGES))
 def test_no_name_exclude_reaches_into_the_app(stage):
     """`exclude` patterns match names at any depth: none may match a directory or file of app/ (a top-level
-    `bench` pattern once dropped app/bench). Project directories are left out with `exclude_glob` instead."""
+    `bench` pattern once dropped app/bench, now app/runs). Project directories are left out with `exclude_glob`
+    instead."""
     patterns = STAGES[stage]["exclude"]
     for dirpath, dirnames, filenames in os.walk(ROOT / "app"):
         dirnames[:] = [d for d in dirnames if d != "__pycache__"]
         for name in dirnames + filenames:
             hit = [p for p in patterns if fnmatch(name, p)]
             assert not hit, f"{stage}: {Path(dirpath, name).relative_to(ROOT)} matches {hit}"
+
+
+@pytest.mark.parametrize("stage", sorted(STAGES))
+def test_test_and_lab_equipment_and_performance_scripts_stay_out(stage):
+    """lab/ (the loopback TNS stand-in, the hang lab), tests/ and perf/ are project directories that Zappa's
+    exclude_glob leaves out of both stages, and the package check names them if they are in a zip anyway."""
+    assert set(lp.PROJECT_ONLY) == {"lab", "tests", "perf"}
+    for name in lp.PROJECT_ONLY:
+        assert (ROOT / name).is_dir() and (ROOT / name / "__init__.py").is_file() == (name != "tests")
+    assert set(lp.PROJECT_ONLY) <= ignored(stage, project_top_level())
+    assert not (ROOT / "app" / "harness").exists(), "the lab equipment moved out of app/ (lab/)"
+
+
+def test_nothing_in_the_app_imports_the_lab_at_import_time():
+    """Importing the app and every module under app/ (as Lambda's handler and the CLI's start do) never imports
+    lab/: `flask runs hang` imports it only when it runs, and lab/ is not in the Lambda package."""
+    script = ("import importlib, pkgutil, sys\n"
+              "import app\n"
+              "app.create_app()\n"
+              "names = [m.name for m in pkgutil.walk_packages(app.__path__, 'app.')]\n"
+              "for name in names:\n"
+              "    importlib.import_module(name)\n"
+              "print(len(names))\n"
+              "leaked = sorted(m for m in sys.modules if m == 'lab' or m.startswith('lab.'))\n"
+              "assert not leaked, leaked\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWRLENS_")}
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert int(done.stdout.split()[-1]) >= 30  # every module of app/ was imported, runs and the CLI included
 
 
 def top_levels(dist: str) -> set[str]:
@@ -209,6 +241,9 @@ def test_check_passes_a_good_package(tmp_path):
     ({"x/y.cpython-312-x86_64-linux-gnu.so": elf()}, "cpython-312"),
     ({"x/z.cpython-311-aarch64-linux-gnu.so": elf(machine=0xB7)}, "not built for x86_64"),
     ({"cryptography-50.0.2.dist-info/WHEEL": "Tag: cp311-abi3-manylinux_2_34_x86_64\n"}, "do not run on"),
+    ({"lab/__init__.py": "", "lab/endpoints.py": ""}, "lab/: the project's test and lab equipment"),
+    ({"tests/fake_oracle.py": ""}, "tests/: the project's test and lab equipment"),
+    ({"perf/__init__.py": "", "perf/results/load.json": "{}"}, "perf/: the project's test and lab equipment"),
 ])
 def test_check_finds_what_must_not_ship(tmp_path, extra, problem):
     report = lp.check(make_zip(tmp_path / "p.zip", {**GOOD, **extra}), "demo", STAGES["demo"])

@@ -7,7 +7,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from app.api.params import (FORMAT, INSTANCE, MAX_POINTS, RANGE, RATE, SHOW_SQL, TABLE_INSTANCE, Param,
                             accepts)
 from app import history
-from app.api.benchmarks import MAX_COMPARE
+from app.api.runs import MAX_COMPARE
 from app.api.respond import answer
 from app.errors import BadParameter
 from app.history.database import BadRange

@@ -84,7 +84,7 @@ class Store:
 
     def session_engine(self, sessions: int, call_timeout: float):
         """A context manager giving an engine for `sessions` dedicated connections at once, none shared with the
-        app's pool, each round trip bounded by `call_timeout` (the benchmark harness)."""
+        app's pool, each round trip bounded by `call_timeout` (the CPU-consistency test, app.runs)."""
         raise NotImplementedError
 
     def prepare(self, conn):

@@ -1,6 +1,7 @@
 """Oracle AWR through python-oracledb in thin mode: a lazy, bounded connection pool behind SQLAlchemy Core.
 
-Never hang (seed 001: a new connection, a new call on a dead connection, a call in flight):
+Never hang (field test 001, client hangs during RDS failover: a new connection, a new call on a dead connection, a
+call in flight):
 - Getting a connection is bounded by the pool's wait_timeout (connect_timeout). A listener that accepts and never
   answers makes the driver's connect() hang for ever, whatever tcp_connect_timeout says; waiting on a pool with
   getmode TIMEDWAIT returns DPY-4005 instead. The pool's one background thread stays stuck in that connect, so the
@@ -112,8 +113,8 @@ class OracleStore(Store):
 
     @contextmanager
     def session_engine(self, sessions: int, call_timeout: float):
-        """An engine for `sessions` dedicated connections at once (the CPU harness: every session on its own
-        connection), from a pool of their own with the app's bounds and `call_timeout` per round trip."""
+        """An engine for `sessions` dedicated connections at once (the CPU-consistency test: every session on its
+        own connection), from a pool of their own with the app's bounds and `call_timeout` per round trip."""
         pool = oracledb.create_pool(**self.pool_options(sessions))
         call_ms = max(1, int(call_timeout * 1000))
 
@@ -217,7 +218,7 @@ class OracleStore(Store):
 
 
 def bounded_pool_options(s, *, user: str, password: str, dsn: str, max_connections: int) -> dict:
-    """create_pool() arguments with the app's bounds from settings `s` (the hang harness measures these too):
+    """create_pool() arguments with the app's bounds from settings `s` (the hang lab, lab/hang.py, measures these too):
     getting a connection waits at most connect_timeout (TIMEDWAIT), TCP connects likewise, no retries, keepalive
     every expire_time minutes. call_timeout is set on each connection as it is handed out."""
     return dict(user=user, password=password, dsn=dsn, min=0, max=max_connections, increment=1,

@@ -42,8 +42,8 @@ class SqliteStore(Store):
 
     @contextmanager
     def session_engine(self, sessions: int, call_timeout: float):
-        """An engine whose every connect() opens a new read-only connection (the CPU harness: every session on its
-        own connection); each connection's statements stop `call_timeout` seconds after it was opened."""
+        """An engine whose every connect() opens a new read-only connection (the CPU-consistency test: every session on
+        its own connection); each connection's statements stop `call_timeout` seconds after it was opened."""
         engine = create_engine(self.engine.url, poolclass=NullPool, connect_args={"check_same_thread": False})
         event.listen(engine, "connect", _tune)
 
@@ -91,4 +91,4 @@ def _tune(dbapi_conn, _record):
     dbapi_conn.execute("PRAGMA query_only = ON")
     dbapi_conn.execute("PRAGMA cache_size = -65536")  # 64 MiB page cache per connection
     # No mmap: the OS page cache holds the file once for every worker, where mapped pages would count in each
-    # worker's RSS (418 MB under bench/load.py with a 256 MiB map, 249 MB without; no slower).
+    # worker's RSS (418 MB under perf/load.py with a 256 MiB map, 249 MB without; no slower).

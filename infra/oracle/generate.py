@@ -5,7 +5,7 @@
 - create_user.sql       a read-only user for plain Oracle (on premises, EC2): SELECT on each DBA_HIST_ view
 - create_user_pdb.sql   the same inside a PDB, on the AWR_PDB_ views (view_prefix "awr_pdb_")
 - create_user_rds.sql   Amazon RDS for Oracle, where SYS objects are granted through rdsadmin.rdsadmin_util
-(bench_tables.sql, the test-result tables, comes from app/store/bench_schema.py: `flask --app app bench ddl`.)
+(bench_tables.sql, the tables of the benchmark runs, comes from app/store/runs_schema.py: `flask --app app runs ddl`.)
 The views are exactly those the statements of app/store/queries.py read (`make sql` prints the statements).
 """
 import sys

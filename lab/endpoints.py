@@ -1,4 +1,4 @@
-"""Loopback endpoints for the hang harness: what a database looks like to a client while it fails over.
+"""Loopback endpoints for the hang lab (lab.hang): what a database looks like to a client while it fails over.
 
 - `Listener("silent")`: accepts TCP connections and never says a word (a hung listener, or a host that accepted
   the SYN and then vanished behind a stateful firewall).
@@ -60,7 +60,7 @@ class LoopbackServer:
 
     @property
     def dsn(self) -> str:
-        return f"127.0.0.1:{self.port}/harness"
+        return f"127.0.0.1:{self.port}/standin"
 
     def _accept_loop(self):
         while not self._stop.is_set():
@@ -120,7 +120,7 @@ class DroppedSyn:
 
     @property
     def dsn(self) -> str:
-        return f"127.0.0.1:{self.port}/harness"
+        return f"127.0.0.1:{self.port}/standin"
 
     def close(self):
         for sock in self.fillers + [self.server]:
@@ -291,7 +291,7 @@ class TnsSession:
         proof = _aes(combo, os.urandom(16) + b"SERVER_TO_CLIENT")
         return params([("AUTH_VERSION_NO", str(SERVER_VERSION), 0), ("AUTH_SESSION_ID", "1", 0),
                        ("AUTH_SERIAL_NUM", "1", 0), ("AUTH_SVR_RESPONSE", proof.hex().upper(), 0),
-                       ("AUTH_MAX_IDEN_LENGTH", "128", 0), ("AUTH_SC_SERVICE_NAME", "harness", 0),
+                       ("AUTH_MAX_IDEN_LENGTH", "128", 0), ("AUTH_SC_SERVICE_NAME", "standin", 0),
                        ("AUTH_INSTANCENAME", "standin1", 0), ("AUTH_SC_DBUNIQUE_NAME", "STANDIN", 0)]) + status()
 
 

@@ -1,4 +1,5 @@
-"""Benchmark results under /api/v1/benchmarks: list, one run, several compared (JSON or CSV), and uploads.
+"""Benchmark runs under /api/v1/benchmarks: list, one run, several compared (JSON or CSV), and uploads. The path
+keeps its name for the API's users; the code calls them runs (app.runs).
 
 Public runs open without a key, so a link can be sent to anyone; private runs, and uploads, need the API key
 (X-API-Key). Answers depend on the key and on uploads, so they are revalidated every time (ETag, no-cache) and
@@ -10,12 +11,12 @@ from flask import Blueprint, current_app, request
 from app.api import auth
 from app.api.params import FORMAT, Param, accepts
 from app.api.respond import answer
-from app.bench import repo
-from app.bench.model import SLUG, SLUG_HELP, parse_run
 from app.errors import BadParameter, Forbidden, Unauthorized
-from app.store.bench_schema import KINDS
+from app.runs import repo, where
+from app.runs.model import SLUG, SLUG_HELP, parse_run
+from app.store.runs_schema import KINDS
 
-bench = Blueprint("benchmarks", __name__, url_prefix="/api/v1/benchmarks")
+runs_api = Blueprint("runs", __name__, url_prefix="/api/v1/benchmarks")
 
 MAX_COMPARE = 8
 SLUG_PARAM = Param("slug", "string", f"The run's slug: {SLUG_HELP}.", in_path=True, pattern=SLUG.pattern,
@@ -79,11 +80,6 @@ PRIVATE = {"401": "A private run without the API key, or a wrong key in X-API-Ke
 NO_RUN = "Unknown benchmark run (`parameter` names the slug)."
 
 
-def store():
-    """The store that holds the test-result tables: the first configured target (the demo store by default)."""
-    return next(iter(current_app.extensions["awrlens"].stores.values()))
-
-
 def key_optional(view):
     """Mark a view that checks the key itself: the API-key rule (app.api.auth) lets its requests through."""
     view.key_optional = True
@@ -104,31 +100,30 @@ def private_allowed() -> bool:
     return True
 
 
-@bench.get("")
+@runs_api.get("")
 @key_optional
 @accepts(KIND, FORMAT)
 def list_runs(args):
     """Benchmark runs, newest first: public ones, and private ones with a valid API key."""
-    rows = repo.list_runs(store(), private_allowed(), args["kind"])
+    rows = repo.list_runs(where.store(), private_allowed(), args["kind"])
     return _answer({"count": len(rows), "columns": repo.RUN_COLUMNS, "rows": rows}, args)
 
 
-@bench.post("")
+@runs_api.post("")
 @accepts(REPLACE)
 def create_run(args):
     """Store a run and its measurements (JSON body, API key required): all of it or nothing."""
     if current_app.extensions.get("api_key") is None:  # configured: the API-key rule has checked it already
         raise Forbidden("storing runs through the API needs an API key, and none is configured "
-                        "(AWRLENS_API_KEY_SECRET); without one, use `flask --app app bench import`")
+                        "(AWRLENS_API_KEY_SECRET); without one, use `flask --app app runs import`")
     raw = request.get_data(cache=False)  # over the body limit: 413 before this line (and before any write)
     try:
         doc = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
         raise BadParameter(f"the body must be a JSON object describing one run ({exc})", "body") from None
-    targets = list(current_app.extensions["awrlens"].stores)
-    run = parse_run(doc, targets=targets)
-    saved = repo.save(store(), run, replace=args["replace"])
-    saved["url"] = f"{bench.url_prefix}/{run.slug}"
+    run = parse_run(doc, targets=where.targets())
+    saved = repo.save(where.store(), run, replace=args["replace"])
+    saved["url"] = f"{runs_api.url_prefix}/{run.slug}"
     resp = current_app.json.response(saved)
     resp.status_code = 200 if saved["replaced"] else 201
     resp.headers["Location"] = saved["url"]
@@ -136,7 +131,7 @@ def create_run(args):
     return resp
 
 
-@bench.get("/compare")
+@runs_api.get("/compare")
 @key_optional
 @accepts(RUNS, FORMAT)
 def compare_runs(args):
@@ -149,7 +144,7 @@ def compare_runs(args):
     private = private_allowed()
     runs, rows, extra = [], [], []
     for slug in slugs:
-        one = repo.get_run(store(), slug, private, parameter="runs")
+        one = repo.get_run(where.store(), slug, private, parameter="runs")
         runs.append(one["run"])
         rows.extend({"run": slug, **r} for r in one["rows"])
         extra.extend(k for k in one["extra_columns"] if k not in extra)
@@ -157,13 +152,13 @@ def compare_runs(args):
                    args, table=_measurements_table)
 
 
-@bench.get("/<slug>")
+@runs_api.get("/<slug>")
 @key_optional
 @accepts(SLUG_PARAM, FORMAT)
 def get_run(slug, args):
     """One run: title, kind, environment, parameters, AWR window and every measurement."""
     SLUG_PARAM.parse(slug)
-    return _answer(repo.get_run(store(), slug, private_allowed()), args, table=_measurements_table)
+    return _answer(repo.get_run(where.store(), slug, private_allowed()), args, table=_measurements_table)
 
 
 def _measurements_table(body):
@@ -207,7 +202,7 @@ create_run.openapi = {
     "errors": {"400": "The body is not JSON or not a valid run; `parameter` names the field, e.g. "
                       "measurements[3].y for the third row's y. Nothing was stored.",
                "401": "No API key, or a wrong one, in X-API-Key.",
-               "403": "No API key is configured, so the API stores nothing (use `flask bench import`).",
+               "403": "No API key is configured, so the API stores nothing (use `flask runs import`).",
                "404": None,
                "409": "A run with this slug exists (send replace=1 to replace it). Nothing was stored.",
                "413": "The body is over 1 MiB; refused before anything was stored.",

@@ -3,11 +3,11 @@
 The question: `redo size` per second for both RACPROD instances over 45 days, every point (about 4,300).
 - awrlens: GET /api/v1/dbs/{db}/series under gunicorn, with the answer cache off (every request computed);
 - Datasette (the `datasette` package) serving the equivalent SQL with LAG through its JSON API;
-- a minimal Flask app running the LAG query under the same gunicorn (bench/peers/flask_lag.py);
+- a minimal Flask app running the LAG query under the same gunicorn (perf/peers/flask_lag.py);
 - the floor: the raw LAG query in-process, and awrlens in-process.
 Each server gets the same load: `--clients` concurrent keep-alive clients for `--seconds`.
-Usage: .venv/bin/python bench/peers.py [--store var/awrlens.sqlite] [--seconds 15] [--clients 8]
-(needs bench/requirements.txt: `make bench` installs it).
+Usage: .venv/bin/python perf/peers.py [--store var/awrlens.sqlite] [--seconds 15] [--clients 8]
+(needs perf/requirements.txt: `make perf` installs it).
 """
 import argparse
 import json
@@ -20,9 +20,9 @@ from urllib.parse import urlencode
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.common import VENV_BIN, measure  # noqa: E402
-from bench.peers.flask_lag import LAG  # noqa: E402
-from bench.series import DBID, STAT, floor_vs_api  # noqa: E402
+from perf.common import VENV_BIN, measure  # noqa: E402
+from perf.peers.flask_lag import LAG  # noqa: E402
+from perf.series import DBID, STAT, floor_vs_api  # noqa: E402
 
 
 def main():
@@ -31,7 +31,7 @@ def main():
     parser.add_argument("--seconds", type=float, default=15)
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--workers", type=int, default=3)
-    parser.add_argument("--out", default=str(ROOT / "bench/results/peers.json"))
+    parser.add_argument("--out", default=str(ROOT / "perf/results/peers.json"))
     args = parser.parse_args()
     store = Path(args.store).resolve()
     stat_id = sqlite3.connect(f"file:{store}?mode=ro", uri=True).execute(
@@ -42,7 +42,7 @@ def main():
     peer_query = {"dbid": DBID, "stat_id": stat_id}
     servers = {
         "awrlens": (gunicorn + ["app.wsgi:app"], floor["url"], "/api/v1/dbs"),
-        "minimal Flask + LAG query": (gunicorn + ["bench.peers.flask_lag:app"],
+        "minimal Flask + LAG query": (gunicorn + ["perf.peers.flask_lag:app"],
                                       "/series?" + urlencode(peer_query), "/series?" + urlencode(peer_query)),
         "Datasette + LAG query": (
             [str(VENV_BIN / "datasette"), "serve", "--immutable", str(store), "--host", "127.0.0.1", "--port", "{port}",

@@ -1,13 +1,13 @@
 """The Lambda packages of BENCHMARKS.md: `zappa package demo` and `prod`, their size, what fills them, a smoke test.
 
-Usage: .venv/bin/python bench/package.py [--no-build]
+Usage: .venv/bin/python perf/package.py [--no-build]
 
 For each stage: `make package STAGE=...` (the packaging venv and the demo store are built first when missing;
 the time recorded is the packaging alone), the checks of infra/lambda_package.py (Lambda's limits, native code
 for CPython 3.11 x86_64 and glibc <= 2.26, no test-only or build-only package), the zipped size by part, then
 the package unpacked as Lambda unpacks it and real API Gateway events answered by a fresh Python 3.11 process
-(bench/lambda_sim.py), on a read-only mount like /var/task where the machine allows it. Results:
-bench/results/package.json.
+(perf/lambda_sim.py), on a read-only mount like /var/task where the machine allows it. Results:
+perf/results/package.json.
 """
 import argparse
 import collections
@@ -22,8 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench import lambda_sim  # noqa: E402
 from infra import lambda_package  # noqa: E402
+from perf import lambda_sim  # noqa: E402
 from tests.apigw import api_event  # noqa: E402
 
 ORCL, RAC = "demo.1645932817", "demo.3120466125"
@@ -130,7 +130,7 @@ def main():
               f"smoke {'ok' if entry['smoke']['ok'] else 'FAILED'} {entry['smoke']['statuses']}")
         for name, size in entry["parts"].items():
             print(f"    {name:55} {size['zipped_mb']:6.2f} MB zipped  {size['unzipped_mb']:6.2f} MB unzipped")
-    out = ROOT / "bench" / "results" / "package.json"
+    out = ROOT / "perf" / "results" / "package.json"
     out.write_text(json.dumps(results, indent=2) + "\n")
     print(f"wrote {out.relative_to(ROOT)}")
     bad = [s for s, e in results["stages"].items() if e["problems"] or not e["smoke"]["ok"]]

@@ -1,7 +1,8 @@
-"""Seed 001, client hangs: how long the real python-oracledb driver (thin mode) waits in each of the three places a
-client hangs when its database fails over, against loopback endpoints that stay silent, drop or reset, with the
-driver's defaults and with the bounds the app sets. Each wait is measured; one that outlasts `cap` is recorded as
-`cap` with still_hanging, and the endpoint is then reset so the waiting thread ends.
+"""The hang lab, field test 001 (client hangs during RDS failover): how long the real python-oracledb driver (thin
+mode) waits in each of the three places a client hangs when its database fails over, against loopback endpoints that
+stay silent, drop or reset, with the driver's defaults and with the bounds the app sets. Each wait is measured; one
+that outlasts `cap` is recorded as `cap` with still_hanging, and the endpoint is then reset so the waiting thread
+ends. Lab equipment, never shipped to Lambda: `flask runs hang` imports it only when it runs.
 
 What each case exercises at the TCP level, without a real Oracle server:
 - new connection (real): the driver's own connect against a listener that accepts and never answers (silent), a
@@ -11,7 +12,7 @@ What each case exercises at the TCP level, without a real Oracle server:
 - new call on a dead connection: a stand-in server completes a real logon, then dies before the call. silent: the
   server process stops answering but its kernel still acknowledges every packet, so the driver's request is
   delivered and no reply comes. This is not the field's dead host, where the client's TCP retransmits the
-  unacknowledged call until tcp_retries2 gives up (15 min 35 s in seed 001): loopback cannot lose packets. Either
+  unacknowledged call until tcp_retries2 gives up (15 min 35 s in field test 001): loopback cannot lose packets. Either
   way only a call timeout bounds the wait. reset: the connection was reset (as a moved RAC VIP does): the call
   fails at once.
 - call in flight: the stand-in receives the call, lets it run `delay` seconds, then goes silent or resets. The
@@ -23,10 +24,10 @@ import re
 import threading
 import time
 
-from app.harness import default_slug, utc_now
-from app.harness.machine import machine
+from app.runs.machine import machine
+from app.runs.model import default_slug, utc_now
 
-PASSWORD = "harness-Pw-1"  # shared by the stand-in and the client; nothing real
+PASSWORD = "lab-Pw-1"  # shared by the stand-in and the client; nothing real
 CASES = (("new connection", ("silent", "drop", "reset")),
          ("new call on a dead connection", ("silent", "reset")),
          ("call in flight", ("silent", "reset")))
@@ -64,7 +65,7 @@ def run(settings, cap: float = 60.0, delay: float = 0.5, slug: str | None = None
         "title": f"Client hangs against loopback endpoints: driver defaults vs the app's bounds "
                  f"(connect {s.connect_timeout:g} s, call {s.call_timeout:g} s)",
         "description": (__doc__.split("\n\n", 1)[1].strip() + f"\n\nWaits over {cap:g} s are drawn at {cap:g} s "
-                        "with still_hanging. Recorded by `flask bench hang`."),
+                        "with still_hanging. Recorded by `flask runs hang`."),
         "environment": {"host": host["host"], "vcpus": host["vcpus"], "cores": host["cores"],
                         "db_version": f"python-oracledb {oracledb.__version__} thin, loopback stand-in"},
         "started": started.isoformat(), "finished": finished.isoformat(),
@@ -86,7 +87,7 @@ def _measure(s, case, endpoint, mode, cap, delay):
     """(seconds waited, outcome, still hanging, whole call in seconds or None) for one combination."""
     import oracledb
 
-    from app.harness.endpoints import DroppedSyn, Listener, OracleStandIn
+    from lab.endpoints import DroppedSyn, Listener, OracleStandIn
     from app.store.oracle import bounded_pool_options
     bounded = mode == BOUNDED
     pool = None
@@ -94,12 +95,12 @@ def _measure(s, case, endpoint, mode, cap, delay):
     def client():
         nonlocal pool
         if bounded:
-            pool = oracledb.create_pool(**bounded_pool_options(s, user="harness", password=PASSWORD, dsn=target.dsn,
+            pool = oracledb.create_pool(**bounded_pool_options(s, user="lab", password=PASSWORD, dsn=target.dsn,
                                                                max_connections=1))
             conn = pool.acquire()
             conn.call_timeout = max(1, int(s.call_timeout * 1000))  # as the app sets it on every checkout
             return conn
-        return oracledb.connect(user="harness", password=PASSWORD, dsn=target.dsn)
+        return oracledb.connect(user="lab", password=PASSWORD, dsn=target.dsn)
 
     if case == "new connection":
         target = {"silent": lambda: Listener("silent"), "reset": lambda: Listener("reset"),
@@ -146,7 +147,7 @@ def _timed(fn, limit):
         out["elapsed"] = time.monotonic() - t0
 
     started = time.monotonic()
-    thread = threading.Thread(target=run, daemon=True, name="hang-harness-client")
+    thread = threading.Thread(target=run, daemon=True, name="hang-lab-client")
     thread.start()
     thread.join(limit)
     if thread.is_alive():

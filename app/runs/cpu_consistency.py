@@ -1,27 +1,27 @@
-"""Seed 002, CPU consistency: N parallel sessions, each on its own connection, run one CPU-only statement at the
-same moment, for N = 1..M and with repeats; the elapsed time of every session is recorded.
+"""Field test 002 (CPU consistency): N parallel sessions, each on its own connection, run one CPU-only statement at
+the same moment, for N = 1..M and with repeats; the elapsed time of every session is recorded.
 
-On Oracle the statement is the seed's own (a bind instead of the literal 200):
+On Oracle the statement is the field test's own (a bind instead of the literal 200):
     with t as (select rownum from dual connect by level <= :lvl) select /*+ ALL_ROWS */ count(*) from t,t,t,t
 On SQLite, the same shape: a recursive CTE of `level` rows cross joined four times, level^4 rows counted in the
 engine with no I/O (the GIL is released while SQLite runs, so the sessions do run in parallel). At the same level
 the row count is the same; SQLite counts about 70 million rows a second per core on this project's machines, so
-level 200 (1.6 billion rows) takes some 20 s per session, near the seed's 40 s on Oracle.
+level 200 (1.6 billion rows) takes some 20 s per session, near the field test's 40 s on Oracle.
 
-Each repeat opens N fresh connections (as the seed's script starts N sqlplus sessions), waits until all are
-connected, then releases them together; the connect time is kept too (seed 002 found it varied).
+Each repeat opens N fresh connections (as the field test's script starts N sqlplus sessions), waits until all are
+connected, then releases them together; the connect time is kept too (field test 002 found it varied).
 """
 import threading
 import time
 
 from sqlalchemy import bindparam, func, literal, select, text, true
 
-from app.harness import default_slug, utc_now
-from app.harness.awr import Window
-from app.harness.machine import machine
+from app.runs.awr_window import Window
+from app.runs.machine import machine
+from app.runs.model import default_slug, utc_now
 from app.store.queries import render
 
-SEED_LEVEL = 200
+FIELD_TEST_LEVEL = 200  # rows per side of the cross join in field test 002
 ORACLE_STATEMENT = ("with t as (select rownum from dual connect by level <= :lvl) "
                     "select /*+ ALL_ROWS */ count(*) from t,t,t,t")
 
@@ -36,7 +36,7 @@ def statement(dialect: str):
     return select(func.count()).select_from(a.join(b, true()).join(c, true()).join(d, true()))
 
 
-def run(store, max_sessions: int, repeats: int = 3, level: int = SEED_LEVEL, timeout: float = 600.0,
+def run(store, max_sessions: int, repeats: int = 3, level: int = FIELD_TEST_LEVEL, timeout: float = 600.0,
         slug: str | None = None, visibility: str = "public", take_snapshots: bool = False, environment=None,
         on_progress=None) -> dict:
     """Run the test on `store` and return the run document (not yet stored)."""
@@ -75,8 +75,8 @@ def run(store, max_sessions: int, repeats: int = 3, level: int = SEED_LEVEL, tim
         "description": f"N parallel sessions, each on its own connection to {store.alias} ({store.dialect}), run "
                        f"the same CPU-only statement ({expected:,} rows counted, no I/O) at the same moment, for "
                        f"N = 1 to {max_sessions}, {repeats} times each; y is each session's elapsed time. Sessions "
-                       f"that share a core take longer (seed 002: with 9 sessions on 8 cores, two took 50 % "
-                       f"longer). Recorded by `flask bench cpu`.",
+                       f"that share a core take longer (field test 002: with 9 sessions on 8 cores, two took 50 % "
+                       f"longer). Recorded by `flask runs cpu`.",
         "environment": {k: v for k, v in env.items() if v is not None},
         "started": started.isoformat(), "finished": finished.isoformat(),
         "parameters": {"statement": sql, "level": level, "rows_counted": expected, "max_sessions": max_sessions,

@@ -7,9 +7,9 @@ Python threads with keep-alive connections, on the same machine as the server. E
 other status or a failed connection is an error, and the run fails if there is one. Every worker's memory is sampled
 every half second: RSS, split into private memory and file-backed pages (the memory-mapped SQLite file), and PSS.
 
-Usage: .venv/bin/python bench/load.py [--clients 8] [--seconds 30] [--workers 3] [--answer-cache-mb 64]
+Usage: .venv/bin/python perf/load.py [--clients 8] [--seconds 30] [--workers 3] [--answer-cache-mb 64]
                                       [--store var/awrlens.sqlite] [--seed 1]
-Results: bench/results/load.json (per endpoint: requests, p50, p99, max); a Markdown table on stdout.
+Results: perf/results/load.json (per endpoint: requests, p50, p99, max); a Markdown table on stdout.
 """
 import argparse
 import http.client
@@ -28,7 +28,7 @@ from urllib.parse import quote, urlencode
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.common import VENV_BIN, serving  # noqa: E402
+from perf.common import VENV_BIN, serving  # noqa: E402
 
 ENDPOINTS = ("dbs", "catalog", "series", "wait-classes", "load-profile", "top-events", "top-sql", "sql",
              "tablespaces", "compare")
@@ -205,7 +205,7 @@ def main():
     parser.add_argument("--workers", type=int, default=3)
     parser.add_argument("--answer-cache-mb", type=int, default=64, help="per worker; 0 computes every answer")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--out", default=str(ROOT / "bench/results/load.json"))
+    parser.add_argument("--out", default=str(ROOT / "perf/results/load.json"))
     args = parser.parse_args()
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWRLENS_")}
     env.update(AWRLENS_STORE_PATH=str(Path(args.store).resolve()), AWRLENS_ANSWER_CACHE_MB=str(args.answer_cache_mb))

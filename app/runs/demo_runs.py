@@ -1,22 +1,27 @@
 """Benchmark runs in the demo store, built from the real figures of the field write-ups
-(../shared/docs/field-results.md, seeds 001-004). `add_runs(path, stories)` is called by the demo build.
+(../shared/docs/field-results.md, field tests 001-004). `add_runs(path, stories)` is called by the demo build.
 
 Where a write-up gives individual values (iostat per device, the httpd table) they are used as they are. Where it
 gives a summary ("every session about 40 s"), the per-row values are spread around it with a fixed random seed and
-the run's description says so. The I/O-size sweep of seed 003 survives only as the limits the talk states; that run
-is computed from those limits and is labelled a model. Deterministic: the same stories give the same rows.
+the run's description says so. The I/O-size sweep of field test 003 (EBS I/O) survives only as the limits the talk
+states; that run is computed from those limits and is labelled a model. Deterministic: the same stories give the
+same rows.
+
+The runs' texts (descriptions, "source" parameters) still say "seed 00N": they are stored data, served as they
+are by /api/v1/benchmarks, and stay the same bytes.
 """
 import random
 from datetime import datetime, timedelta, timezone
 
 from sqlalchemy import create_engine
 
-from app.bench.model import parse_run
-from app.bench.repo import insert_run
-from app.store.bench_schema import metadata
+from app.runs.model import parse_run
+from app.runs.repo import insert_run
+from app.runs.where import EMBEDDED
+from app.store.runs_schema import metadata
 
-SEED_SQL = "with t as (select rownum from dual connect by level <= 200) select /*+ ALL_ROWS */ count(*) from t,t,t,t"
-TARGET = "demo"  # the alias of the embedded store when no targets are configured
+FIELD_TEST_STATEMENT = ("with t as (select rownum from dual connect by level <= 200) "
+                        "select /*+ ALL_ROWS */ count(*) from t,t,t,t")
 
 
 def add_runs(path, stories: dict):
@@ -37,7 +42,8 @@ def runs(stories: dict) -> list[dict]:
 
 
 def cpu_consistency() -> dict:
-    """Seed 002: N parallel sessions of the CPU-only statement on a c4.4xlarge (16 vCPUs = 8 cores x 2)."""
+    """Field test 002 (CPU consistency): N parallel sessions of the CPU-only statement on a c4.4xlarge (16 vCPUs =
+    8 cores x 2)."""
     rng = random.Random("002:c4.4xlarge")
     repeats, rows = 10, []
     for n in range(1, 10):
@@ -60,12 +66,12 @@ def cpu_consistency() -> dict:
                        "and vCPU processes (some 2x slower), which mostly disappears with vCPUs 8-15 offline.",
         "environment": {"host": "EC2 c4.4xlarge", "instance_type": "c4.4xlarge", "vcpus": 16, "cores": 8,
                         "db_version": "Oracle Database 12c EE 12.1.0.2.0"},
-        "parameters": {"statement": SEED_SQL, "level": 200, "sessions": "1..9", "repeats": repeats,
+        "parameters": {"statement": FIELD_TEST_STATEMENT, "level": 200, "sessions": "1..9", "repeats": repeats,
                        "os": "RHEL 7.2", "source": "seed 002"},
         "measurements": rows}
 
 
-# iostat -k 5 on EC2 with ASM over 5 x 1 GB gp2 (100 IOPS baseline each), bursting (seed 003): tps, kB_read/s
+# iostat -k 5 on EC2 with ASM over 5 x 1 GB gp2 (100 IOPS baseline each), bursting (field test 003): tps, kB_read/s
 GP2_8K = {"xvdg": (1203.40, 9632.00), "xvdi": (1199.60, 9596.80), "xvdj": (1211.60, 9691.20),
           "xvdk": (1208.60, 9670.40), "xvdl": (1203.00, 9625.60)}
 GP2_1M = {"xvdg": (384.40, 48820.80), "xvdi": (385.80, 49155.20), "xvdj": (385.00, 49014.40),
@@ -124,7 +130,8 @@ def ebs_io_size_model() -> dict:
 
 
 def client_hang() -> dict:
-    """Seed 001: how long a client hangs in each of the three cases, with the defaults and with the settings."""
+    """Field test 001 (client hangs during RDS failover): how long a client hangs in each of the three cases, with
+    the defaults and with the settings."""
     cases = [
         ("new connection", 70, {"error": "ORA-12170"}, 10, {"setting": "(CONNECT_TIMEOUT=10)"}),
         ("new call on a dead connection", 935, {"error": "ORA-03113", "setting": "tcp_retries2=15 (default)"},
@@ -150,9 +157,9 @@ def client_hang() -> dict:
 
 
 def async_io(stories: dict) -> dict:
-    """Seed 004, told by the demo history: ORCL before and after FILESYSTEMIO_OPTIONS=SETALL, linked to the AWR
-    window around the restart that applied it: three days before (weekdays at the I/O ceiling) to a day and a half
-    after (the next business day at the new throughput)."""
+    """Field test 004 (async I/O), told by the demo history: ORCL before and after FILESYSTEMIO_OPTIONS=SETALL,
+    linked to the AWR window around the restart that applied it: three days before (weekdays at the I/O ceiling) to
+    a day and a half after (the next business day at the new throughput)."""
     fix = stories["async_io_fix"]
     startup = _utc(fix["startup_time"])
     snap = fix["first_snap_after"]
@@ -175,12 +182,12 @@ def async_io(stories: dict) -> dict:
         "started": (startup - timedelta(days=3)).isoformat(),
         "finished": (startup + timedelta(days=1.5)).isoformat(),
         "parameters": {"change": fix["change"], "restart": fix["startup_time"], "source": "seed 004"},
-        "awr": {"target": TARGET, "dbid": fix["dbid"], "begin_snap": snap - 144, "end_snap": snap + 72},
+        "awr": {"target": EMBEDDED, "dbid": fix["dbid"], "begin_snap": snap - 144, "end_snap": snap + 72},
         "measurements": rows}
 
 
 def httpd() -> dict:
-    """Seed 004: Apache httpd on FreeBSD 13.0 and Oracle Linux 8.4, side by side."""
+    """Field test 004: Apache httpd on FreeBSD 13.0 and Oracle Linux 8.4, side by side."""
     table = [("requests/s", "1/s", 8800, 10300), ("system CPU", "%", 47, 70), ("user CPU", "%", 21, 20),
              ("network", "Gbit/s", 1.1, 1.3), ("hypervisor CPU", "%", 10, 11)]
     rows = []

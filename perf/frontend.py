@@ -10,7 +10,7 @@ panning, and the gzipped size of everything the page ships.
   2. RACPROD's redo per second for each instance over 45 days, every point (4,320), on one chart: the time Chart.js
      takes to redraw it for each step of a zoom and a pan (what a drag does on every mouse move).
   3. gzip -6 of every JS and CSS file the page loads (static/vendor, static/js, static/css, static/config.js).
-Usage: .venv/bin/python bench/frontend.py [--store var/awrlens.sqlite] [--runs 10]
+Usage: .venv/bin/python perf/frontend.py [--store var/awrlens.sqlite] [--runs 10]
 """
 import argparse
 import gzip
@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.common import VENV_BIN, serving  # noqa: E402
+from perf.common import VENV_BIN, serving  # noqa: E402
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -63,7 +63,7 @@ FRAMES = """() => {
 def chromium():
     path = shutil.which("chromium") or "/usr/bin/chromium"
     if not os.path.exists(path):
-        sys.exit("Debian's chromium is needed: apt-get install -y chromium (make bench installs it)")
+        sys.exit("Debian's chromium is needed: apt-get install -y chromium (make perf installs it)")
     return path
 
 
@@ -119,7 +119,7 @@ def main():
     parser.add_argument("--runs", type=int, default=10)
     args = parser.parse_args()
     if not (ROOT / "static/vendor/chart.umd.min.js").exists():
-        sys.exit("static/vendor/ is not built: npm ci && npm run vendor (make bench does it)")
+        sys.exit("static/vendor/ is not built: npm ci && npm run vendor (make perf does it)")
     from playwright.sync_api import sync_playwright
     env = {**os.environ, "AWRLENS_STORE_PATH": args.store}
     argv = [str(VENV_BIN / "gunicorn"), "--bind", "127.0.0.1:{port}", "--workers", "3", "app.wsgi:app"]
@@ -131,7 +131,7 @@ def main():
         results["first_chart"] = {name: first_chart(browser, base, path, args.runs) for name, path in PAGES.items()}
         results["big_chart"] = big_chart(browser, base)
         browser.close()
-    out = ROOT / "bench/results/frontend.json"
+    out = ROOT / "perf/results/frontend.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(results, indent=2) + "\n")
     for name, r in results["first_chart"].items():

@@ -1,4 +1,4 @@
-"""A run document, checked: what an upload (JSON, a CSV file, the harness) must look like before it is stored.
+"""A run document, checked: what an upload (JSON, a CSV file, a field test) must look like before it is stored.
 
     {"slug": "cpu-c4-4xlarge", "title": "...", "kind": "cpu_consistency", "description": "...",
      "environment": {"host": "...", "instance_type": "c4.4xlarge", "vcpus": 16, "cores": 8, "db_version": "..."},
@@ -13,11 +13,12 @@ document is valid.
 import json
 import math
 import re
+import socket
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from app.errors import BadParameter
-from app.store.bench_schema import KINDS, TEXT_MAX, VISIBILITY
+from app.store.runs_schema import KINDS, TEXT_MAX, VISIBILITY
 
 SLUG = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,78}[a-z0-9])?")
 SLUG_HELP = "1 to 80 characters: lower-case letters, digits and '-', starting and ending with a letter or digit"
@@ -279,3 +280,16 @@ def _show(value) -> str:
 def dump(value) -> str:
     """JSON text as stored (compact, keys in the given order)."""
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+# -- defaults for a run recorded here ---------------------------------------------------------------------------
+
+def default_slug(prefix: str, moment: datetime | None = None) -> str:
+    """A readable, unique-enough slug: prefix, host and UTC time, e.g. cpu-db1-20261120-0615."""
+    moment = moment or datetime.now(timezone.utc)
+    host = re.sub(r"[^a-z0-9]+", "-", socket.gethostname().lower().split(".")[0]).strip("-")[:30] or "host"
+    return f"{prefix}-{host}-{moment:%Y%m%d-%H%M%S}"
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc).replace(microsecond=0)

@@ -1,4 +1,4 @@
-"""The benchmark pages in real headless Chromium (same browser, server and page helpers as test_browser.py): the
+"""The benchmark run pages in real headless Chromium (same browser, server and page helpers as test_browser.py): the
 list, a run's chart by kind with its raw measurements, a shared run link opened in a fresh context that draws the
 same chart data, comparing runs, the button to the AWR window's history, PNG and CSV, and public versus private
 runs on a server that wants a key.
@@ -14,7 +14,7 @@ from test_browser import Page, browser, context, page, server  # noqa: F401  (fi
 
 CPU, GP2, HANG, ASYNC, HTTPD, MODEL = ("cpu-consistency-c4-4xlarge", "ebs-5x-gp2-burst", "client-hang-rds-failover",
                                        "async-io-fix-orcl", "httpd-freebsd-vs-linux", "ebs-io1-gp2-io-size-model")
-KEY = "browser-bench-key-0123456789"
+KEY = "browser-runs-key-0123456789"
 
 
 def run_url(server, slug):
@@ -182,7 +182,7 @@ def test_png_and_csv_of_a_run(server, client, page):
 @pytest.fixture(scope="module")
 def keyed_server(demo_store):
     """As the `server` of test_browser.py (gunicorn on the session's demo store), with an API key configured."""
-    key = {"AWRLENS_API_KEY_SECRET": "env:BROWSER_BENCH_KEY", "BROWSER_BENCH_KEY": KEY}
+    key = {"AWRLENS_API_KEY_SECRET": "env:BROWSER_RUNS_KEY", "BROWSER_RUNS_KEY": KEY}
     with gunicorn(demo_store[0], env=key) as url:
         yield url
 

@@ -1,6 +1,7 @@
-"""The field-test harness: the CPU-consistency test end to end on SQLite with small N (flask bench cpu -> stored
-run -> API), the client-hang test against loopback endpoints with the real python-oracledb driver (bounded vs
-unbounded, measured), the machine's vCPU and core counts, and the AWR window a run on Oracle records.
+"""The field tests run here: field test 002 (CPU consistency) end to end on SQLite with small N (flask runs cpu ->
+stored run -> API), field test 001 (client hangs) in the hang lab against loopback endpoints with the real
+python-oracledb driver (bounded vs unbounded, measured), the machine's vCPU and core counts, and the AWR window a
+run on Oracle records.
 """
 import os
 import sqlite3
@@ -11,28 +12,29 @@ from sqlalchemy import create_engine, event
 from sqlalchemy.dialects import oracle
 
 from app import create_app
-from app.harness import cpu, hang
-from app.harness.awr import SNAPSHOT_NOW, Window, database_id_statement, newest_snapshot_statement
-from app.harness.machine import physical_cores
+from app.runs import cpu_consistency as cpu
+from app.runs.awr_window import SNAPSHOT_NOW, Window, database_id_statement, newest_snapshot_statement
+from app.runs.machine import physical_cores
 from app.settings import Settings
 from app.store.queries import render
 from app.store.schema import views
+from lab import hang
 
-KEY = "harness-key-0123456789abcdef"
+KEY = "field-test-key-0123456789abcdef"
 
 
 @pytest.fixture()
-def lab(tmp_path, monkeypatch):
+def scratch(tmp_path, monkeypatch):
     """An app on an empty SQLite file of this test's own, the API behind a key."""
-    monkeypatch.setenv("AWRLENS_HARNESS_TEST_KEY", KEY)
+    monkeypatch.setenv("AWRLENS_FIELD_TEST_KEY", KEY)
     path = tmp_path / "lab.sqlite"
     sqlite3.connect(path).close()
     return create_app(Settings.from_env({}, targets={"lab": {"sqlite": str(path)}},
-                                        api_key_secret="env:AWRLENS_HARNESS_TEST_KEY"))
+                                        api_key_secret="env:AWRLENS_FIELD_TEST_KEY"))
 
 
-def bench(app, *args):
-    result = app.test_cli_runner().invoke(args=["bench", *args])
+def runs(app, *args):
+    result = app.test_cli_runner().invoke(args=["runs", *args])
     return result
 
 
@@ -44,8 +46,8 @@ def get(app, path):
 
 # -- CPU consistency ---------------------------------------------------------------------------------------------
 
-def test_cpu_harness_end_to_end_on_sqlite(lab, monkeypatch):
-    store = lab.extensions["awrlens"].stores["lab"]
+def test_cpu_consistency_end_to_end_on_sqlite(scratch, monkeypatch):
+    store = scratch.extensions["awrlens"].stores["lab"]
     connects = []
     real = store.session_engine
 
@@ -56,11 +58,11 @@ def test_cpu_harness_end_to_end_on_sqlite(lab, monkeypatch):
             yield engine
     monkeypatch.setattr(store, "session_engine", counting)
 
-    result = bench(lab, "cpu", "--max-sessions", "3", "--repeats", "2", "--level", "20", "--slug", "cpu-small",
-                   "--private", "--instance-type", "lab VM")
+    result = runs(scratch, "cpu", "--max-sessions", "3", "--repeats", "2", "--level", "20", "--slug", "cpu-small",
+                  "--private", "--instance-type", "lab VM")
     assert result.exit_code == 0, result.output
     assert "Stored cpu_consistency run 'cpu-small' (12 measurements, private)" in result.output
-    got = get(lab, "/api/v1/benchmarks/cpu-small")
+    got = get(scratch, "/api/v1/benchmarks/cpu-small")
     run, rows = got["run"], got["rows"]
     assert run["kind"] == "cpu_consistency" and run["visibility"] == "private"
     assert run["vcpus"] == os.cpu_count() and run["cores"] == physical_cores() and run["instance_type"] == "lab VM"
@@ -80,7 +82,7 @@ def test_cpu_harness_end_to_end_on_sqlite(lab, monkeypatch):
     assert len(connects) == 2 * (1 + 2 + 3) + 1 and len(set(connects)) >= 3
 
 
-def test_cpu_statement_is_the_seeds_on_oracle_and_counts_level_to_the_fourth_on_sqlite():
+def test_cpu_statement_is_the_field_tests_on_oracle_and_counts_level_to_the_fourth_on_sqlite():
     sql = render(cpu.statement("oracle"), oracle.dialect())
     assert sql == ("with t as (select rownum from dual connect by level <= :lvl) "
                    "select /*+ ALL_ROWS */ count(*) from t,t,t,t")
@@ -90,14 +92,14 @@ def test_cpu_statement_is_the_seeds_on_oracle_and_counts_level_to_the_fourth_on_
             assert conn.execute(cpu.statement("sqlite"), {"lvl": level}).scalar() == level ** 4
 
 
-def test_a_session_over_its_time_limit_stops_the_test_with_a_message(lab):
-    result = bench(lab, "cpu", "-m", "1", "-r", "1", "--level", "3000", "--timeout", "0.3", "--slug", "too-slow")
+def test_a_session_over_its_time_limit_stops_the_test_with_a_message(scratch):
+    result = runs(scratch, "cpu", "-m", "1", "-r", "1", "--level", "3000", "--timeout", "0.3", "--slug", "too-slow")
     assert result.exit_code == 1 and "the test stopped" in result.output and "interrupt" in result.output
-    assert get(lab, "/api/v1/benchmarks")["count"] == 0
+    assert get(scratch, "/api/v1/benchmarks")["count"] == 0
 
 
 def test_physical_cores_from_cpuinfo():
-    # c4.4xlarge: 16 vCPUs = 8 cores x 2 hyperthreads (seed 002)
+    # c4.4xlarge: 16 vCPUs = 8 cores x 2 hyperthreads (field test 002)
     blocks = [f"processor\t: {i}\nphysical id\t: 0\ncore id\t\t: {i % 8}\n" for i in range(16)]
     assert physical_cores("\n".join(blocks)) == 8
     two_sockets = [f"processor\t: {i}\nphysical id\t: {i // 4}\ncore id\t\t: {i % 4}\n" for i in range(8)]
@@ -145,10 +147,10 @@ def test_with_snapshots_taken_the_window_is_exact():
     assert "dbms_workload_repository.create_snapshot" in SNAPSHOT_NOW.text
 
 
-def test_the_pdb_views_use_the_pdbs_dbid_and_sqlite_records_no_window(lab):
+def test_the_pdb_views_use_the_pdbs_dbid_and_sqlite_records_no_window(scratch):
     assert "CON_DBID" in str(database_id_statement("awr_pdb_").compile(compile_kwargs={"literal_binds": True}))
     assert "awr_pdb_snapshot" in render(newest_snapshot_statement(views("awr_pdb_")), oracle.dialect())
-    with Window(lab.extensions["awrlens"].stores["lab"]) as w:
+    with Window(scratch.extensions["awrlens"].stores["lab"]) as w:
         pass
     assert w.document() is None and w.note() is None
 
@@ -159,13 +161,13 @@ CONNECT = CALL = 0.4
 CAP = 1.5
 
 
-def test_hang_harness_against_loopback_endpoints(lab):
+def test_hang_lab_against_loopback_endpoints(scratch):
     """The real driver: unbounded waits outlast the cap where the endpoint is silent or drops, the app's bounds end
     them within connect_timeout or twice call_timeout, and a reset ends every case at once."""
-    result = bench(lab, "hang", "--cap", str(CAP), "--connect-timeout", str(CONNECT), "--call-timeout", str(CALL),
-                   "--delay", "0.2", "--slug", "hang-small")
+    result = runs(scratch, "hang", "--cap", str(CAP), "--connect-timeout", str(CONNECT), "--call-timeout", str(CALL),
+                  "--delay", "0.2", "--slug", "hang-small")
     assert result.exit_code == 0, result.output
-    got = get(lab, "/api/v1/benchmarks/hang-small")
+    got = get(scratch, "/api/v1/benchmarks/hang-small")
     assert got["run"]["kind"] == "client_hang" and "python-oracledb" in got["run"]["db_version"]
     assert "loopback cannot lose packets" in got["run"]["description"]
     assert got["run"]["parameters"]["cap_s"] == CAP and got["run"]["parameters"]["call_timeout_s"] == CALL
@@ -193,7 +195,7 @@ def test_the_stand_in_logs_on_with_the_real_driver_and_dies_on_command():
 
     import oracledb
 
-    from app.harness.endpoints import OracleStandIn
+    from lab.endpoints import OracleStandIn
     with OracleStandIn(hang.PASSWORD) as server:
         conn = oracledb.connect(user="u", password=hang.PASSWORD, dsn=server.dsn)
         assert conn.version == "19.3.0.0.0"

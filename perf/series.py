@@ -1,13 +1,13 @@
 """The series benchmark of BENCHMARKS.md: a 45-day, full-resolution series of both RACPROD instances.
 
-Measures, on the demo store (`make bench` builds it if missing):
+Measures, on the demo store (`make perf` builds it if missing):
   1. the floor: the raw SQLite queries in-process (the counter fetch the API runs, and the LAG query that computes
      the same rates in SQL), against the API answering in-process (Flask test client), computing every time and
      from its answer cache; the API's answer is checked against the LAG query's;
   2. throughput, latency and worker memory under the production WSGI server (gunicorn) at 8 concurrent clients,
      with the answer cache off (every request computed) and on (the same link opened again and again);
   3. with --build, the time to build the 45-day demo store.
-Usage: .venv/bin/python bench/series.py [--store var/awrlens.sqlite] [--seconds 15] [--clients 8] [--build]
+Usage: .venv/bin/python perf/series.py [--store var/awrlens.sqlite] [--seconds 15] [--clients 8] [--build]
 """
 import argparse
 import json
@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from app import create_app, demo, tune_gc  # noqa: E402
-from bench.common import VENV_BIN, measure  # noqa: E402
 from app.settings import Settings  # noqa: E402
+from perf.common import VENV_BIN, measure  # noqa: E402
 
 DBID = 3120466125  # RACPROD
 STAT = "redo size"
@@ -104,7 +104,7 @@ def main():
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--workers", type=int, default=3)
     parser.add_argument("--build", action="store_true", help="also time a 45-day demo build")
-    parser.add_argument("--out", default=str(ROOT / "bench/results/series.json"))
+    parser.add_argument("--out", default=str(ROOT / "perf/results/series.json"))
     args = parser.parse_args()
     store = Path(args.store)
     results = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}}

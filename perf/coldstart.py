@@ -1,15 +1,15 @@
 """Lambda cold start of BENCHMARKS.md: a fresh process importing Zappa's handler and answering one real event,
 awrlens (the demo package) against a minimal Zappa Flask app packaged the same way on the same machine.
 
-Usage: .venv/bin/python bench/coldstart.py [--runs 15]   (builds dist/awrlens-demo.zip first if missing)
+Usage: .venv/bin/python perf/coldstart.py [--runs 15]   (builds dist/awrlens-demo.zip first if missing)
 
 Each package is unpacked as Lambda unpacks it (files dated 1980-01-01, as Zappa writes them; bytecode cannot be
-written), with the runtime's boto3 beside it (bench/lambda_sim.py). One run = one new CPython 3.11 process that
+written), with the runtime's boto3 beside it (perf/lambda_sim.py). One run = one new CPython 3.11 process that
 imports handler.py and answers one API Gateway REST event: awrlens GET /api/v1/dbs (the app built, the SQLite
 store opened and read), the minimal app GET /hello (a JSON dict). The runs alternate between the packages; wall
 time and CPU time (user + system) of each process are recorded, medians compared. A third package, awrlens as
 `zappa package` writes it (the .pyc files pip wrote, stale against the 1980 dates), shows what finish() in
-infra/lambda_package.py buys. Results: bench/results/coldstart.json.
+infra/lambda_package.py buys. Results: perf/results/coldstart.json.
 """
 import argparse
 import json
@@ -23,8 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench import lambda_sim  # noqa: E402
 from infra import lambda_package  # noqa: E402
+from perf import lambda_sim  # noqa: E402
 from tests.apigw import api_event  # noqa: E402
 
 HELLO = '''from flask import Flask, jsonify
@@ -110,7 +110,7 @@ def main():
               f"{r['first_event_ms']:5.0f} ms")
     print(f"ratio awrlens / minimal: wall {results['ratio']['wall']}x, cpu {results['ratio']['cpu']}x "
           "(target <= 1.3x)")
-    out = ROOT / "bench" / "results" / "coldstart.json"
+    out = ROOT / "perf" / "results" / "coldstart.json"
     out.write_text(json.dumps(results, indent=2) + "\n")
     print(f"wrote {out.relative_to(ROOT)}")
 

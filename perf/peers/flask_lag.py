@@ -1,7 +1,7 @@
-"""A peer for bench/peers.py: the smallest Flask app that answers the same series with the LAG query.
+"""A peer for perf/peers.py: the smallest Flask app that answers the same series with the LAG query.
 
 It computes per-second rates in SQL and returns them as JSON, with no restart or gap handling beyond the
-query's own filter: the floor of what a hand-written endpoint would do. Run: gunicorn bench.peers.flask_lag:app
+query's own filter: the floor of what a hand-written endpoint would do. Run: gunicorn perf.peers.flask_lag:app
 """
 import os
 import sqlite3

@@ -1,6 +1,7 @@
-"""The benchmark API end to end through the Flask test client: the demo runs, public and private with and without
-the key, CSV (and that a run's CSV imports again), compare, uploads (400 naming the row and field with nothing
-stored, 409 and replace, 413 before any write, 401/403, a read-only store) and the OpenAPI document.
+"""The runs API (/api/v1/benchmarks) end to end through the Flask test client: the demo runs, public and private
+with and without the key, CSV (and that a run's CSV imports again), compare, uploads (400 naming the row and field
+with nothing stored, 409 and replace, 413 before any write, 401/403, a read-only store), where runs are stored, and
+the OpenAPI document.
 
 Reads use the session's demo store (never written here); uploads go to a store of each test's own.
 """
@@ -13,11 +14,11 @@ import pytest
 from conftest import assert_error
 
 from app import MAX_BODY, create_app
-from app.bench import demo_runs
-from app.bench.files import read_csv
+from app.runs import demo_runs
+from app.runs.files import read_csv
 from app.settings import Settings
 
-KEY = "bench-key-with-enough-length-0123"
+KEY = "runs-key-with-enough-length-0123"
 PUBLIC, PRIVATE = "httpd-freebsd-vs-linux", "async-io-fix-orcl"
 DEMO_SLUGS = {"cpu-consistency-c4-4xlarge", "ebs-5x-gp2-burst", "ebs-io1-gp2-io-size-model",
               "client-hang-rds-failover", PRIVATE, PUBLIC}
@@ -46,19 +47,19 @@ def open_api(app):
 @pytest.fixture()
 def keyed(demo_store, monkeypatch):
     """The demo store behind a configured key."""
-    monkeypatch.setenv("AWRLENS_BENCH_TEST_KEY", KEY)
+    monkeypatch.setenv("AWRLENS_RUNS_TEST_KEY", KEY)
     return create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(demo_store[0])}},
-                                        api_key_secret="env:AWRLENS_BENCH_TEST_KEY")).test_client()
+                                        api_key_secret="env:AWRLENS_RUNS_TEST_KEY")).test_client()
 
 
 @pytest.fixture()
 def lab(tmp_path, monkeypatch):
     """An empty store of this test's own, behind a key: (client, path of the file)."""
-    monkeypatch.setenv("AWRLENS_BENCH_TEST_KEY", KEY)
+    monkeypatch.setenv("AWRLENS_RUNS_TEST_KEY", KEY)
     path = tmp_path / "lab.sqlite"
     sqlite3.connect(path).close()
     app = create_app(Settings.from_env({}, targets={"lab": {"sqlite": str(path)}},
-                                       api_key_secret="env:AWRLENS_BENCH_TEST_KEY"))
+                                       api_key_secret="env:AWRLENS_RUNS_TEST_KEY"))
     return app.test_client(), path
 
 
@@ -184,7 +185,7 @@ def test_a_private_answer_is_never_served_to_someone_without_the_key(keyed):
 def test_without_a_configured_key_everything_is_open_but_uploads_are_refused(open_api):
     assert PRIVATE in {r["slug"] for r in body(open_api.get("/api/v1/benchmarks"))["rows"]}
     err = assert_error(open_api.post("/api/v1/benchmarks", json=RUN), 403)
-    assert "AWRLENS_API_KEY_SECRET" in err["message"] and "bench import" in err["message"]
+    assert "AWRLENS_API_KEY_SECRET" in err["message"] and "runs import" in err["message"]
 
 
 # -- CSV and compare -------------------------------------------------------------------------------------------
@@ -325,6 +326,31 @@ def test_cors_on_benchmark_answers_and_errors(open_api):
     for path in (f"/api/v1/benchmarks/{PUBLIC}", "/api/v1/benchmarks/nope"):
         resp = open_api.get(path, headers={"Origin": "https://elsewhere.example"})
         assert resp.headers["Access-Control-Allow-Origin"] in ("*", "https://elsewhere.example")
+
+
+# -- where runs are stored -----------------------------------------------------------------------------------------
+
+def test_the_api_the_cli_and_the_demo_store_runs_where_app_runs_where_says(tmp_path, monkeypatch, stories):
+    """One rule (app.runs.where): the first configured target's store holds the runs, for an upload through the
+    API and for `flask runs ...`; with no targets that is the embedded store, the alias the demo build's runs use."""
+    from app.runs import where
+    from app.settings import EMBEDDED
+    monkeypatch.setenv("AWRLENS_RUNS_TEST_KEY", KEY)
+    paths = {alias: tmp_path / f"{alias}.sqlite" for alias in ("first", "second")}
+    for path in paths.values():
+        sqlite3.connect(path).close()
+    app = create_app(Settings.from_env({}, targets={a: {"sqlite": str(p)} for a, p in paths.items()},
+                                       api_key_secret="env:AWRLENS_RUNS_TEST_KEY"))
+    assert where.runs_store(app.extensions["awrlens"].stores).alias == "first"
+    body(app.test_client().post("/api/v1/benchmarks", json=RUN, headers=WITH_KEY), 201)
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({**RUN, "slug": "from-the-cli"}))
+    result = app.test_cli_runner().invoke(args=["runs", "import", str(other)])
+    assert result.exit_code == 0 and "in first:" in result.output, result.output
+    assert stored(paths["first"]) == {"lab-run": 3, "from-the-cli": 3} and stored(paths["second"]) == {}
+    assert list(Settings.from_env({}).all_targets()) == [EMBEDDED]
+    linked = [run["awr"]["target"] for run in demo_runs.runs(stories) if run.get("awr")]
+    assert linked == [EMBEDDED]
 
 
 # -- OpenAPI -------------------------------------------------------------------------------------------------------

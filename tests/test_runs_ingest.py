@@ -1,4 +1,4 @@
-"""Getting benchmark results in: the run document's checks, CSV and JSON files through `flask bench import`, and
+"""Getting benchmark runs in: the run document's checks, CSV and JSON files through `flask runs import`, and
 the store's write path (one transaction, slug conflicts, replace, tables created when missing, a read-only store).
 
 Each test writes to its own SQLite file, never to the session's demo store (whose bytes other tests compare).
@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 
 from app import create_app
-from app.bench import repo
-from app.bench.cli import oracle_ddl
-from app.bench.files import read_csv
-from app.bench.model import MAX_MEASUREMENTS, parse_run
 from app.errors import ApiError, BadParameter, Conflict, ReadOnly
+from app.runs import repo
+from app.runs.cli import oracle_ddl
+from app.runs.files import read_csv
+from app.runs.model import MAX_MEASUREMENTS, parse_run
 from app.settings import Settings
-from app.store.bench_schema import TABLES
+from app.store.runs_schema import TABLES
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -74,8 +74,8 @@ def stored(path):
         con.close()
 
 
-def bench(app, *args):
-    return app.test_cli_runner().invoke(args=["bench", *args])
+def runs(app, *args):
+    return app.test_cli_runner().invoke(args=["runs", *args])
 
 
 # -- the run document --------------------------------------------------------------------------------------------
@@ -199,25 +199,25 @@ def test_a_bad_csv_cell_is_named_by_row_line_and_field():
     assert info.value.message.startswith("row 3 (line 4), field y:")
 
 
-# -- flask bench import ------------------------------------------------------------------------------------------
+# -- flask runs import ------------------------------------------------------------------------------------------
 
 def test_import_json_then_list(lab, tmp_path):
     assert stored(lab.db_path) == {}
     path = tmp_path / "run.json"
     path.write_text(json.dumps(RUN))
-    result = bench(lab, "import", str(path))
+    result = runs(lab, "import", str(path))
     assert result.exit_code == 0, result.output
     assert "Stored run 'httpd-freebsd-vs-linux' (ab, 4 measurements, public)" in result.output
     assert stored(lab.db_path) == {RUN["slug"]: 4}
-    listed = bench(lab, "list")
+    listed = runs(lab, "list")
     assert RUN["slug"] in listed.output and "Apache httpd" in listed.output
 
 
 def test_import_csv_with_the_run_fields_as_options(lab, tmp_path):
     path = tmp_path / "sweep.csv"
     path.write_text("series,x,y,unit,volume\nio1 MB/s,8,8,MB/s,100 GB\nio1 MB/s,64,32,MB/s,100 GB\n")
-    result = bench(lab, "import", str(path), "--slug", "ebs-sweep", "--title", "EBS sweep", "--kind", "io_sweep",
-                   "--vcpus", "16", "--cores", "8", "--visibility", "private", "--started", "2017-03-01T10:00:00")
+    result = runs(lab, "import", str(path), "--slug", "ebs-sweep", "--title", "EBS sweep", "--kind", "io_sweep",
+                  "--vcpus", "16", "--cores", "8", "--visibility", "private", "--started", "2017-03-01T10:00:00")
     assert result.exit_code == 0, result.output
     got = repo.get_run(store_of(lab), "ebs-sweep", private=True)
     assert got["run"]["vcpus"] == 16 and got["run"]["cores"] == 8 and got["run"]["visibility"] == "private"
@@ -230,37 +230,37 @@ def test_import_csv_with_the_run_fields_as_options(lab, tmp_path):
 def test_import_refuses_a_bad_row_and_stores_nothing(lab, tmp_path):
     path = tmp_path / "bad.csv"
     path.write_text("series,x,y\na,1,2\na,2,3\na,3,slow\na,4,5\n")
-    result = bench(lab, "import", str(path), "--slug", "s", "--title", "t", "--kind", "other")
+    result = runs(lab, "import", str(path), "--slug", "s", "--title", "t", "--kind", "other")
     assert result.exit_code == 1
     assert "row 3 (line 4), field y" in result.output and "[measurements[3].y]" in result.output
     assert stored(lab.db_path) == {}
-    missing = bench(lab, "import", str(path), "--title", "t", "--kind", "other")
+    missing = runs(lab, "import", str(path), "--title", "t", "--kind", "other")
     assert missing.exit_code == 1 and "slug is required" in missing.output
 
 
 def test_an_existing_slug_is_refused_unless_replace_is_asked(lab, tmp_path):
     path = tmp_path / "run.json"
     path.write_text(json.dumps(RUN))
-    assert bench(lab, "import", str(path)).exit_code == 0
-    again = bench(lab, "import", str(path))
+    assert runs(lab, "import", str(path)).exit_code == 0
+    again = runs(lab, "import", str(path))
     assert again.exit_code == 1 and "exists" in again.output and "--replace" in again.output
     path.write_text(json.dumps(doc(measurements=RUN["measurements"][:2], title="Fewer rows")))
-    replaced = bench(lab, "import", str(path), "--replace")
+    replaced = runs(lab, "import", str(path), "--replace")
     assert replaced.exit_code == 0 and "Replaced run" in replaced.output
     assert stored(lab.db_path) == {RUN["slug"]: 2}
     assert repo.get_run(store_of(lab), RUN["slug"], True)["run"]["title"] == "Fewer rows"
 
 
 def test_a_run_exported_by_the_api_imports_again(lab, tmp_path, client):
-    """GET /api/v1/benchmarks/{slug} from one store, `flask bench import` into another: the same run."""
+    """GET /api/v1/benchmarks/{slug} from one store, `flask runs import` into another: the same run."""
     answer = client.get("/api/v1/benchmarks/async-io-fix-orcl").get_json()
     path = tmp_path / "exported.json"
     path.write_text(json.dumps(answer))
-    result = bench(lab, "import", str(path))
+    result = runs(lab, "import", str(path))
     assert result.exit_code == 1 and "awr.target 'demo' is not a configured target" in result.output
     answer["run"]["awr_db"] = answer["run"]["awr_db"].replace("demo.", "lab.")
     path.write_text(json.dumps(answer))
-    result = bench(lab, "import", str(path))
+    result = runs(lab, "import", str(path))
     assert result.exit_code == 0, result.output
     again = repo.get_run(store_of(lab), "async-io-fix-orcl", True)
     for key in ("title", "kind", "visibility", "description", "parameters", "started", "finished", "vcpus",
@@ -273,10 +273,10 @@ def test_a_run_exported_by_the_api_imports_again(lab, tmp_path, client):
 def test_delete(lab, tmp_path):
     path = tmp_path / "run.json"
     path.write_text(json.dumps(RUN))
-    bench(lab, "import", str(path))
-    assert bench(lab, "delete", RUN["slug"]).exit_code == 0
+    runs(lab, "import", str(path))
+    assert runs(lab, "delete", RUN["slug"]).exit_code == 0
     assert stored(lab.db_path) == {}
-    assert bench(lab, "delete", RUN["slug"]).exit_code == 1
+    assert runs(lab, "delete", RUN["slug"]).exit_code == 1
 
 
 # -- the write path: one transaction ---------------------------------------------------------------------------
@@ -310,7 +310,7 @@ def test_a_constraint_violation_rolls_back_and_is_a_409(lab):
 
     def sneak(conn):
         from sqlalchemy import insert
-        from app.store.bench_schema import bench_run
+        from app.store.runs_schema import bench_run
         conn.execute(insert(bench_run).values(slug="other", title="t", kind="ab", visibility="public",
                                               created_at=parse_run(RUN).started))
         conn.execute(insert(bench_run).values(slug=RUN["slug"], title="t", kind="ab", visibility="public",
@@ -357,7 +357,7 @@ def test_a_read_only_store_refuses_writes_with_a_clear_503(lab, monkeypatch):
     assert [r["slug"] for r in repo.list_runs(store, private=True)] == [RUN["slug"]]
     path = Path(store.path).with_name("run.json")
     path.write_text(json.dumps(doc(slug="more")))
-    result = bench(lab, "import", str(path))
+    result = runs(lab, "import", str(path))
     assert result.exit_code == 1 and "read-only" in result.output
 
 

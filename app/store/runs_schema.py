@@ -1,4 +1,9 @@
-"""The test-result tables: BENCH_RUN and BENCH_MEASUREMENT, owned by the app and never mixed into the AWR views.
+"""The tables of the benchmark runs (app.runs): BENCH_RUN and BENCH_MEASUREMENT, owned by the app and never mixed
+into the AWR views.
+
+The tables keep their BENCH_ names although the code calls them runs: they are data in users' Oracle schemas (and in
+every SQLite store built so far), so renaming them would break every existing deployment. The Python names of the
+Table objects follow the SQL names.
 
 One definition for both backends. On SQLite the app creates them (the demo build, or the first write to a store
 that lacks them); on Oracle infra/oracle/bench_tables.sql creates the same tables. Names are lower case so Oracle

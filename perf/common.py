@@ -1,4 +1,4 @@
-"""What the benchmarks share: a server on a free port, a load of concurrent keep-alive clients, worker memory."""
+"""What the performance scripts share: a server on a free port, a load of keep-alive clients, worker memory."""
 import http.client
 import socket
 import subprocess

@@ -7,8 +7,8 @@ server runs with the answer cache off, so every request reaches the code that bu
 sqlmap reports an injection point, the server answers any request with a 5xx (from gunicorn's access log), or
 an endpoint could not be tested (no starting URL that answers 200: the store needs the demo's benchmark runs).
 
-Usage: .venv/bin/python bench/sqlmap_scan.py [--store var/awrlens.sqlite] [--level 2] [--risk 1] [--budget 900]
-Needs sqlmap on the PATH (`apt-get install -y sqlmap`). Results: bench/results/sqlmap.json.
+Usage: .venv/bin/python perf/sqlmap_scan.py [--store var/awrlens.sqlite] [--level 2] [--risk 1] [--budget 900]
+Needs sqlmap on the PATH (`apt-get install -y sqlmap`). Results: perf/results/sqlmap.json.
 """
 import argparse
 import json
@@ -26,7 +26,7 @@ from urllib.parse import quote, urlencode
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.common import VENV_BIN, serving  # noqa: E402
+from perf.common import VENV_BIN, serving  # noqa: E402
 
 FOUND = re.compile(r"identified the following injection point|parameter '[^']+' (?:is|appears to be) "
                    r"'?[^']*'? ?(?:injectable|vulnerable)", re.I)
@@ -138,7 +138,7 @@ def main():
     parser.add_argument("--risk", type=int, default=1)
     parser.add_argument("--budget", type=float, default=900, help="seconds for the whole scan")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--out", default=str(ROOT / "bench/results/sqlmap.json"))
+    parser.add_argument("--out", default=str(ROOT / "perf/results/sqlmap.json"))
     args = parser.parse_args()
     version = subprocess.run(["sqlmap", "--version"], capture_output=True, text=True).stdout.split()[0]
     started = time.monotonic()

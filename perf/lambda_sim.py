@@ -115,4 +115,4 @@ def run_timed(argv, **kw):
 
 
 if __name__ == "__main__":
-    sys.exit("a module of bench/package.py and bench/coldstart.py")
+    sys.exit("a module of perf/package.py and perf/coldstart.py")

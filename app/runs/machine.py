@@ -1,8 +1,8 @@
 """The machine a test runs on: host name, vCPUs (logical CPUs) and physical cores, for the run's environment.
 
-Seed 002's finding depends on the difference: 16 vCPUs are 8 cores x 2 hyperthreads, and sessions beyond the core
-count share a core. os.cpu_count() gives the vCPUs; the cores come from /proc/cpuinfo (distinct physical id and
-core id pairs), else from `lscpu -p=core,socket`, else they are unknown.
+The finding of field test 002 (CPU consistency) depends on the difference: 16 vCPUs are 8 cores x 2 hyperthreads,
+and sessions beyond the core count share a core. os.cpu_count() gives the vCPUs; the cores come from /proc/cpuinfo
+(distinct physical id and core id pairs), else from `lscpu -p=core,socket`, else they are unknown.
 """
 import os
 import platform

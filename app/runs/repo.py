@@ -10,11 +10,11 @@ from datetime import datetime, timezone
 
 from sqlalchemy import column, delete, func, insert, literal_column, select, table
 
-from app.bench.model import Run, dump
+from app.runs.model import Run, dump
 from app.errors import Conflict, DatabaseUnavailable, NotFound, Unauthorized
-from app.store.bench_schema import bench_measurement as m
-from app.store.bench_schema import bench_run as r
-from app.store.bench_schema import metadata
+from app.store.runs_schema import bench_measurement as m
+from app.store.runs_schema import bench_run as r
+from app.store.runs_schema import metadata
 
 RUN_COLUMNS = ["slug", "title", "kind", "visibility", "started", "finished", "host", "instance_type", "vcpus",
                "cores", "db_version", "measurements", "awr_db", "awr_begin_snap", "awr_end_snap"]
@@ -138,10 +138,10 @@ def has_tables(store) -> bool:
     master = table("sqlite_master", column("name"), column("type"))
     stmt = select(func.count()).select_from(master).where(master.c.type == literal_column("'table'"),
                                                          master.c.name.in_([r.name, m.name]))
-    if getattr(store, "_bench_tables", False):  # once there, they stay: only the answer "yes" is kept
+    if getattr(store, "_runs_tables", False):  # once there, they stay: only the answer "yes" is kept
         return True
-    store._bench_tables = store.rows(stmt)[0][0] == 2
-    return store._bench_tables
+    store._runs_tables = store.rows(stmt)[0][0] == 2
+    return store._runs_tables
 
 
 # -- helpers ---------------------------------------------------------------------------------------------------

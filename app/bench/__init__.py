@@ -1,2 +1,0 @@
-"""Benchmark results: runs and their measurements in the test-result tables, how they get in (files, the API,
-the harness) and how they come out (list, one run, several compared)."""
