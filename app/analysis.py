@@ -16,6 +16,8 @@ from datetime import datetime, timedelta, timezone
 from math import fsum
 from typing import NamedTuple
 
+from app import iso8601
+
 
 @dataclass(frozen=True, slots=True)
 class Snap:
@@ -39,11 +41,10 @@ def make_snap(snap_id, instance, startup, end, flag=0, tz_seconds=0.0) -> Snap:
 
 def as_datetime(value) -> datetime:
     """Oracle hands back datetimes, SQLite ISO text."""
-    return value if isinstance(value, datetime) else datetime.fromisoformat(value)
+    return value if isinstance(value, datetime) else iso8601.parse(value)
 
 
-def iso(moment: datetime) -> str:
-    return moment.isoformat(timespec="seconds")
+iso = iso8601.text
 
 
 class Point(NamedTuple):

@@ -4,11 +4,11 @@ import io
 from flask import Blueprint, current_app, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
+from app import history
 from app.api.params import (FORMAT, INSTANCE, MAX_POINTS, RANGE, RATE, SHOW_SQL, TABLE_INSTANCE, Param,
                             accepts)
-from app import history
-from app.api.runs import MAX_COMPARE
 from app.api.respond import answer
+from app.api.runs import MAX_COMPARE
 from app.errors import BadParameter
 from app.history.database import BadRange
 from app.store.queries import TOP_SQL_ORDER

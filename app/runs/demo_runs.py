@@ -11,10 +11,11 @@ The runs' texts (descriptions, "source" parameters) still say "seed 00N": they a
 are by /api/v1/benchmarks, and stay the same bytes.
 """
 import random
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 
 from sqlalchemy import create_engine
 
+from app import iso8601
 from app.runs.model import parse_run
 from app.runs.repo import insert_run
 from app.runs.where import EMBEDDED
@@ -206,4 +207,4 @@ def httpd() -> dict:
 
 
 def _utc(text: str) -> datetime:
-    return datetime.fromisoformat(text).astimezone(timezone.utc).replace(tzinfo=None)
+    return iso8601.naive_utc(iso8601.parse(text))

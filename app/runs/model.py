@@ -17,6 +17,7 @@ import socket
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
+from app import iso8601
 from app.errors import BadParameter
 from app.store.runs_schema import KINDS, TEXT_MAX, VISIBILITY
 
@@ -227,17 +228,14 @@ def _moment(doc, key) -> datetime | None:
         return None
     if not isinstance(value, str):
         raise BadParameter(f"{key} must be an ISO 8601 date-time, got {_show(value)}", key)
-    text = value.strip()
     try:
-        moment = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text)
+        moment = iso8601.parse(value)
     except ValueError:
         raise BadParameter(f"{key} must be an ISO 8601 date-time such as 2026-11-20T08:00:00+00:00 (no offset: "
                            f"UTC); got {value!r}", key) from None
-    if not 1980 <= moment.year < 3000:
+    if moment.year not in iso8601.YEARS:
         raise BadParameter(f"{key} must be in 1980..2999, got {value!r}", key)
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
-    return moment.replace(microsecond=0)
+    return iso8601.naive_utc(moment).replace(microsecond=0)
 
 
 def _whole(value) -> int | None:

@@ -10,8 +10,9 @@ from datetime import datetime, timezone
 
 from sqlalchemy import column, delete, func, insert, literal_column, select, table
 
-from app.runs.model import Run, dump
+from app import iso8601
 from app.errors import Conflict, DatabaseUnavailable, NotFound, Unauthorized
+from app.runs.model import Run, dump
 from app.store.runs_schema import bench_measurement as m
 from app.store.runs_schema import bench_run as r
 from app.store.runs_schema import metadata
@@ -161,7 +162,7 @@ def _iso(value) -> str | None:
     if value is None:
         return None
     if isinstance(value, str):
-        value = datetime.fromisoformat(value)
+        value = iso8601.parse(value)
     return value.replace(microsecond=0).isoformat() + "+00:00"
 
 
