@@ -1,14 +1,11 @@
-"""Benchmark runs in the demo store, built from the real figures of the field write-ups
-(../shared/docs/field-results.md, field tests 001-004). `add_runs(path, stories)` is called by the demo build.
+"""Benchmark runs in the demo store, built from the real figures of the field tests 001-004 (docs/field-tests.md).
+`add_runs(path, stories)` is called by the demo build.
 
 Where a write-up gives individual values (iostat per device, the httpd table) they are used as they are. Where it
 gives a summary ("every session about 40 s"), the per-row values are spread around it with a fixed random seed and
 the run's description says so. The I/O-size sweep of field test 003 (EBS I/O) survives only as the limits the talk
 states; that run is computed from those limits and is labelled a model. Deterministic: the same stories give the
 same rows.
-
-The runs' texts (descriptions, "source" parameters) still say "seed 00N": they are stored data, served as they
-are by /api/v1/benchmarks, and stay the same bytes.
 """
 import random
 from datetime import datetime, timedelta
@@ -68,7 +65,7 @@ def cpu_consistency() -> dict:
         "environment": {"host": "EC2 c4.4xlarge", "instance_type": "c4.4xlarge", "vcpus": 16, "cores": 8,
                         "db_version": "Oracle Database 12c EE 12.1.0.2.0"},
         "parameters": {"statement": FIELD_TEST_STATEMENT, "level": 200, "sessions": "1..9", "repeats": repeats,
-                       "os": "RHEL 7.2", "source": "seed 002"},
+                       "os": "RHEL 7.2", "source": "field test 002"},
         "measurements": rows}
 
 
@@ -95,10 +92,10 @@ def ebs_gp2_burst() -> dict:
                        "500 in total), while bursting. Each volume's limit applies separately: 8 KB reads reach "
                        "about 1200 IO/s per volume, 6024 IO/s and 48214 KB/s in total, far above the 500 IOPS "
                        "baseline; 1 MB reads reach 245111 KB/s, the instance's throughput limit, which one volume "
-                       "could not reach. Per-device values are iostat's, from seed 003.",
+                       "could not reach. Per-device values are iostat's, from field test 003.",
         "environment": {"host": "EC2 with ASM", "instance_type": "db.m4.4xlarge class EC2"},
         "parameters": {"volumes": 5, "volume": "gp2 1 GB, 100 IOPS baseline, 3000 IOPS burst", "tool": "iostat 5",
-                       "source": "seed 003"},
+                       "source": "field test 003"},
         "measurements": rows}
 
 
@@ -116,7 +113,7 @@ def ebs_io_size_model() -> dict:
     return {
         "slug": "ebs-io1-gp2-io-size-model", "kind": "io_sweep", "visibility": "public",
         "title": "EBS io1 vs gp2 by I/O size: what the stated limits imply (model)",
-        "description": "A model, not a measurement. Seed 003 compared a 100 GB io1 volume with 1000 PIOPS and a "
+        "description": "A model, not a measurement. Field test 003 compared a 100 GB io1 volume with 1000 PIOPS and a "
                        "100 GB gp2 volume (300 IOPS baseline) on db.m4.4xlarge with full scans at varied "
                        "db_file_multiblock_read_count; its charts are not in the write-up. This run computes what "
                        "the limits it quotes imply: io1 counts an I/O up to 32 KB as one and a larger one as "
@@ -126,7 +123,7 @@ def ebs_io_size_model() -> dict:
         "environment": {"instance_type": "db.m4.4xlarge"},
         "parameters": {"io1": {"size_gb": 100, "piops": 1000, "accounting_kb": 32, "ceiling_mib_s": 500},
                        "gp2": {"size_gb": 100, "baseline_iops": 300, "burst_iops": 3000, "ceiling_mib_s": 160},
-                       "source": "seed 003 (limits); computed"},
+                       "source": "field test 003 (limits); computed"},
         "measurements": rows}
 
 
@@ -151,9 +148,9 @@ def client_hang() -> dict:
                        "connection hung about 1 min 10 s (ORA-12170), 10 s with CONNECT_TIMEOUT=10. A new call on an "
                        "existing connection sat in TCP retransmissions for about 15 min 35 s (tcp_retries2=15) "
                        "before ORA-03113, 13 s with tcp_retries2=5. A call in flight hung for ever; with keepalive "
-                       "(ENABLE=broken and short tcp_keepalive settings) about 45 s. Figures from seed 001.",
+                       "(ENABLE=broken and short tcp_keepalive settings) about 45 s. Figures from field test 001.",
         "environment": {"instance_type": "m4.large", "db_version": "Oracle RDS Multi-AZ; client 11.2.0.3"},
-        "parameters": {"failover_seconds": 169, "client": "sqlplus 11.2.0.3", "source": "seed 001"},
+        "parameters": {"failover_seconds": 169, "client": "sqlplus 11.2.0.3", "source": "field test 001"},
         "measurements": rows}
 
 
@@ -176,13 +173,13 @@ def async_io(stories: dict) -> dict:
         "description": "An I/O-bound database on NVMe: about 101 transactions/s at about 90 ms each, an unstable "
                        "TPS line, CPU iowait spiking above 70 % and idle below 10 %. After ALTER SYSTEM SET "
                        "FILESYSTEMIO_OPTIONS=SETALL SCOPE=SPFILE and a restart: about 136 transactions/s at about "
-                       "70 ms, stable, iowait low. Figures from seed 004; the demo database ORCL replays the story, "
+                       "70 ms, stable, iowait low. Figures from field test 004; the demo database ORCL replays the story, "
                        "and its AWR window runs from three days before the restart to a day and a half after. Private: it links to a "
                        "database's history.",
         "environment": {"host": "ORCL (demo)", "vcpus": 4, "db_version": "Oracle Database 19c"},
         "started": (startup - timedelta(days=3)).isoformat(),
         "finished": (startup + timedelta(days=1.5)).isoformat(),
-        "parameters": {"change": fix["change"], "restart": fix["startup_time"], "source": "seed 004"},
+        "parameters": {"change": fix["change"], "restart": fix["startup_time"], "source": "field test 004"},
         "awr": {"target": EMBEDDED, "dbid": fix["dbid"], "begin_snap": snap - 144, "end_snap": snap + 72},
         "measurements": rows}
 
@@ -200,9 +197,9 @@ def httpd() -> dict:
         "title": "Apache httpd: FreeBSD 13.0 vs Oracle Linux 8.4",
         "description": "The same 4 vCPU / 4 GB VM under 1000 virtual users for 20 minutes. FreeBSD served about 17 % "
                        "more requests per second (10.3k vs 8.8k) and more network traffic, at a higher system CPU "
-                       "(70 % vs 47 %). Figures from seed 004.",
+                       "(70 % vs 47 %). Figures from field test 004.",
         "environment": {"instance_type": "VM 4 vCPU / 4 GB", "vcpus": 4},
-        "parameters": {"virtual_users": 1000, "minutes": 20, "server": "Apache httpd", "source": "seed 004"},
+        "parameters": {"virtual_users": 1000, "minutes": 20, "server": "Apache httpd", "source": "field test 004"},
         "measurements": rows}
 
 
