@@ -1,0 +1,353 @@
+"""The row generator: the rows of one instance, snapshot by snapshot, from the workload model's rates. Counters are
+kept per instance since its startup (they restart from zero at each restart) and written as Oracle's cumulative
+values; the sysmetrics are computed from the same integer deltas the counters hold."""
+from datetime import timedelta
+
+from app.demo.names import (EVENT_ROWS, IO_FILETYPES, IO_FUNCTIONS, METRIC_ROWS, READING_ROWS, SYSSTAT_ROWS,
+                            TIME_MODEL_ROWS, stat_id)
+from app.demo.sql import catalog
+from app.demo.workload import (BATCH_END, BATCH_START, BLOCKS_PER_DIRECT_READ, BLOCKS_PER_TEMP_IO, CS_PER_S, DAY,
+                               EVENT_SCALE, GIB, MIB, STEP, US_PER_CS, US_PER_S, rates)
+
+SYSMETRIC_GROUP = 2  # the long-duration (60 s) system metrics group
+TOP_OLTP = 28  # statements in every snapshot's SQL statistics, then a random few of the others
+SAMPLED_OLTP = 8
+
+
+def fmt(moment) -> str:
+    return moment.isoformat(" ", "seconds")
+
+
+class Generator:
+    """Rows of one database: counters kept per instance, reset at each startup."""
+
+    def __init__(self, db, times, stories, rng, out, detail_days):
+        self.db, self.times, self.stories, self.rng, self.out = db, times, stories, rng, out
+        self.sqls = catalog(db.sql_seed)
+        self.start = times[0][1]
+        self.history_from = times[-1][1] - timedelta(days=detail_days)
+        reg = stories["plan_regression"]
+        self.victim = reg["sql"] if reg["db"] is db else None
+        if self.victim:
+            self.sqls.append(self.victim)
+        oltp = [s for s in self.sqls if not s.batch and s is not self.victim]
+        total_w = sum(s.exec_weight for s in oltp)
+        total_t = sum(s.exec_weight * s.ms for s in oltp)
+        self.oltp = [(s, s.exec_weight / total_w, s.exec_weight * s.ms / total_t) for s in oltp]
+        self.oltp.sort(key=lambda x: -x[2])
+        self.batch_sql = [s for s in self.sqls if s.batch]
+        self.events = [e for e in EVENT_ROWS if db.rac or e[4] not in ("gcwait", "idle_rac")]
+
+    def run(self, inst):
+        """The rows of one instance; the first instance also writes the rows the database shares."""
+        db, out = self.db, self.out
+        shared = inst is db.instances[0]
+        if shared:
+            for s in self.sqls:
+                out.add("sqltext", (db.dbid, s.sql_id, s.text, s.command_type))
+            self._tablespaces_static()
+        out.add("database_instance", self._instance_row(inst, inst.startup))
+        st = State(inst.startup)
+        prev_time = None
+        for k, (snap_id, t, flag) in enumerate(self.times):
+            if t not in inst.missing:
+                begin = prev_time or t - timedelta(seconds=STEP)
+                if t in inst.restarts:
+                    st = State(inst.restarts[t])
+                    out.add("database_instance", self._instance_row(inst, st.startup))
+                    begin = st.startup
+                self._snapshot(snap_id, inst, st, begin, t, (t - begin).total_seconds(), flag)
+                prev_time = t
+                yield 1
+            if shared:
+                self._tablespaces(snap_id, t, k)
+
+    def _instance_row(self, inst, startup):
+        db = self.db
+        return (db.dbid, inst.number, fmt(startup), "YES" if db.rac else "NO", "19.0.0.0.0", db.name, inst.name,
+                inst.host, "Linux x86 64-bit", "NO", "EE", db.name, "PRIMARY")
+
+    def _snapshot(self, snap_id, inst, st, begin, end, seconds, flag):
+        db, out, rng = self.db, self.out, self.rng
+        key = (db.dbid, inst.number)
+        out.add("snapshot", (snap_id, db.dbid, inst.number, fmt(st.startup), fmt(begin), fmt(end),
+                             round(rng.uniform(0.4, 2.5), 3), 1, 0, flag, float(db.tz)))
+        mid = begin + (end - begin) / 2
+        noise = rng.lognormvariate(0, 0.05 if (db.capacity is None or mid >= self.stories["async_io_fix"]["startup"])
+                                   else 0.11)
+        q = rates(db, mid, self.stories, noise, (mid - self.start).total_seconds() / DAY)
+        d = {}  # integer deltas of this interval, by name, for the metrics
+        head = (snap_id, *key)
+        for view, table, scale in (("sysstat", SYSSTAT_ROWS, seconds),
+                                   ("sys_time_model", TIME_MODEL_ROWS, seconds * US_PER_S)):
+            values, deltas = st.accumulate(view, [q[driver] * coef * scale for _, _, driver, coef in table])
+            d.update(zip([r[1] for r in table], deltas))
+            out.extend(view, [(*head, r[0], r[1], v) for r, v in zip(table, values)])
+        out.extend("sysstat", [(*head, sid, name, round(q[driver] * coef * rng.uniform(0.97, 1.03)))
+                               for sid, name, driver, coef in READING_ROWS])
+        self._events(snap_id, key, st, q, seconds, d)
+        self._osstat(snap_id, key, st, q, seconds, d)
+        self._io(snap_id, key, st, q, seconds)
+        self._sql(snap_id, key, st, q, seconds)
+        m = metrics(q, d, seconds)
+        m.update(load=q["load"], sessions=q["sessions"])
+        self._sysmetric(snap_id, key, begin, end, seconds, m, noise)
+        self._memory(snap_id, key, q)
+
+    def _events(self, snap_id, key, st, q, seconds, d):
+        amounts = []
+        for _, name, _, _, driver, share, ms, bg_share in self.events:
+            if driver.startswith("idle"):
+                fg = q["idle_client"] * seconds if driver == "idle_client" else 0.0
+                bg = q["bg"].get(driver, 0.0) * share * seconds
+            else:
+                fg = q["w"].get(driver, 0.0) * share * seconds * (1 - bg_share)
+                bg = (q["bg"].get(driver, 0.0) * share + q["w"].get(driver, 0.0) * share * bg_share) * seconds
+                if driver in ("commit", "sread", "mread"):  # the main event's latency, and its relatives'
+                    ms = q["lat"][driver] * EVENT_SCALE.get(name, 1.0)
+                elif driver in q["bg_lat"]:
+                    ms = q["bg_lat"][driver]
+                elif driver == "config":
+                    ms *= q["lat"]["config"]
+            avg = ms / 1000
+            fg_waits, bg_waits = fg / avg, bg / avg
+            timeouts = (fg_waits + bg_waits) * 0.3 if driver.startswith("idle") else 0.0
+            amounts += (fg_waits + bg_waits, timeouts, (fg + bg) * US_PER_S, fg_waits, fg * US_PER_S)
+        values, deltas = st.accumulate("system_event", amounts)
+        rows = []
+        for k, (event_id, name, wait_class, class_id, *_) in enumerate(self.events):
+            waits, timeouts, time_all, waits_fg, time_fg = values[5 * k:5 * k + 5]
+            if name == "db file sequential read":
+                d[f"{name}:waits"], d[f"{name}:time"] = deltas[5 * k + 3], deltas[5 * k + 4]
+            rows.append((snap_id, *key, event_id, name, class_id, wait_class, waits, timeouts, time_all, waits_fg,
+                         0, time_fg))
+        self.out.extend("system_event", rows)
+
+    def _osstat(self, snap_id, key, st, q, seconds, d):
+        db = self.db
+        cs = seconds * CS_PER_S
+        busy, idle = q["busy"] * cs, q["idle"] * cs
+        user = busy * 0.82
+        counters = {"BUSY_TIME": busy, "IDLE_TIME": idle, "USER_TIME": user, "SYS_TIME": busy - user,
+                    "IOWAIT_TIME": q["iowait"] * cs, "NICE_TIME": 0.0, "RSRC_MGR_CPU_WAIT_TIME": q["rsrc"] * cs,
+                    "VM_IN_BYTES": 0.0, "VM_OUT_BYTES": 0.0}
+        values, deltas = st.accumulate("osstat", list(counters.values()))
+        # BUSY + IDLE is exactly the CPU time available: IDLE takes the rounding
+        idle_delta = round(seconds * db.cpus * CS_PER_S) - deltas[0]
+        st.values["osstat"][1] += idle_delta - deltas[1]
+        values[1], deltas[1] = values[1] - deltas[1] + idle_delta, idle_delta
+        d.update(zip(counters, deltas))
+        rows = [(snap_id, *key, stat_id(name), name, v) for name, v in zip(counters, values)]
+        readings = {"NUM_CPUS": db.cpus, "NUM_CPU_CORES": db.cores, "NUM_CPU_SOCKETS": 1,
+                    "PHYSICAL_MEMORY_BYTES": db.memory_gb * GIB, "LOAD": round(q["load"], 2),
+                    "TCP_SEND_SIZE_MAX": 4 * MIB, "TCP_RECEIVE_SIZE_MAX": 6 * MIB}
+        rows += [(snap_id, *key, stat_id(n), n, v) for n, v in readings.items()]
+        self.out.extend("osstat", rows)
+
+    def _io(self, snap_id, key, st, q, seconds):
+        """I/O by function and by file type, consistent with the physical I/O statistics."""
+        s = seconds
+        small_r = q["pcache"] * s
+        redo_w = q["redo_writes"] * s
+        dbwr_w = q["wreq"] * 0.9 * s
+        rman = q["rman_mb"] * s
+        bs = self.db.block_size / MIB
+        functions = {  # name -> (small read MB, small write MB, large read MB, large write MB, sr, sw, lr, lw)
+            "Buffer Cache Reads": (small_r * bs, 0, 0, 0, small_r, 0, 0, 0),
+            "Direct Reads": (0, 0, q["pdirect"] * s * bs, 0, 0, 0, q["pdirect"] * s / BLOCKS_PER_DIRECT_READ, 0),
+            "Direct Writes": (0, 0, 0, q["ptemp"] * s * bs * 0.9, 0, 0, 0, q["ptemp"] * s / BLOCKS_PER_TEMP_IO),
+            "DBWR": (0, dbwr_w * bs, 0, 0, 0, dbwr_w, 0, 0),
+            "LGWR": (0, redo_w * 0.002, 0, q["redo"] * s / MIB, 0, redo_w * 0.02, 0, redo_w),
+            "ARCH": (0, 0, q["redo"] * s / MIB, q["redo"] * s / MIB, 0, 0, redo_w * 0.01, redo_w * 0.01),
+            "RMAN": (0, 0, rman, rman * 0.2, 0, 0, rman, rman * 0.2),
+            "Others": (3 * s * bs, 2 * s * bs, 0, 0, 3 * s, 2 * s, 0, 0),
+        }
+        for view, names, table in (("iostat_function", IO_FUNCTIONS, functions),
+                                   ("iostat_filetype", IO_FILETYPES, self._filetypes(functions))):
+            amounts = []
+            for name in names:  # the eight I/O columns, then requests and wait time (ms)
+                row = table.get(name, (0,) * 8)
+                reqs = sum(row[4:])
+                amounts += (*row, reqs, reqs * q["sread_ms"])
+            values, _ = st.accumulate(view, amounts)
+            rows = []
+            for item_id, name in enumerate(names):
+                *io, reqs, wait = values[10 * item_id:10 * item_id + 10]
+                if view == "iostat_function":
+                    rows.append((snap_id, *key, item_id, name, *io, reqs, wait))
+                else:
+                    rows.append((snap_id, *key, item_id, name, *io, io[4], wait, wait // 3,
+                                 round(wait / io[4], 3) if io[4] else 0, 0, 0))
+            self.out.extend(view, rows)
+
+    @staticmethod
+    def _filetypes(f):
+        def add(*names):
+            return tuple(sum(f[n][i] for n in names) for i in range(8))
+        return {"Data File": add("Buffer Cache Reads", "Direct Reads", "DBWR"), "Temp File": add("Direct Writes"),
+                "Log File": add("LGWR"), "Archive Log": add("ARCH"), "Data File Backup": add("RMAN"),
+                "Control File": add("Others")}
+
+    def _sql(self, snap_id, key, st, q, seconds):
+        rng = self.rng
+        execs_total = q["exec"] * seconds
+        time_total = q["dbtime"] * seconds * US_PER_S * 0.82
+        cpu_total = q["dbcpu"] * seconds * US_PER_S
+        reg_execs, reg_ms, regressed = q["reg"]
+        picked = []
+        if self.victim is not None:
+            n = reg_execs * seconds
+            time_total -= n * reg_ms * 1000
+            plan = self.victim.bad_plan if regressed else self.victim.plan
+            picked.append((self.victim, plan, n, n * reg_ms * 1000 * rng.uniform(0.95, 1.05), 0.96))
+        batch_share = 0.0
+        if q["batch"]:
+            batch_share = 0.55
+            for s in self.batch_sql:
+                picked.append((s, s.plan, max(1.0, round(rng.uniform(0.5, 2))), time_total * batch_share / 4
+                               * rng.uniform(0.7, 1.3), s.cpu))
+        oltp_time = max(time_total * (1 - batch_share), 0.0)
+        chosen = self.oltp[:TOP_OLTP] + rng.sample(self.oltp[TOP_OLTP:], SAMPLED_OLTP)
+        for s, exec_share, time_share in chosen:
+            picked.append((s, s.plan, execs_total * exec_share * rng.uniform(0.8, 1.2),
+                           oltp_time * time_share * rng.uniform(0.8, 1.2), s.cpu))
+        rows = []
+        cpu_scale = min(1.0, cpu_total / max(sum(e * c for _, _, _, e, c in picked), 1.0))
+        for s, plan, n, ela, cpu in picked:
+            n = max(round(n), 0)
+            if n == 0 and not s.batch:
+                continue
+            per = max(n, 1)
+            deltas = (n, round(ela), round(ela * cpu * cpu_scale), round(s.gets * per), round(s.reads * per),
+                      round(s.rows * per), round(ela * 0.1), round(ela * 0.02), round(ela * 0.01), round(ela * 0.005))
+            totals, _ = st.accumulate((s.sql_id, plan), deltas)
+            rows.append((snap_id, *key, s.sql_id, plan, s.module, None, s.schema,
+                         *[v for pair in zip(totals, deltas) for v in pair]))
+        self.out.extend("sqlstat", rows)
+
+    def _sysmetric(self, snap_id, key, begin, end, seconds, m, noise):
+        rng = self.rng
+        minutes = max(int(round(seconds / 60)), 1)
+        detail = end > self.history_from
+        summary, history = [], []
+        stamps = [fmt(begin + timedelta(seconds=60 * k)) for k in range(minutes + 1)] if detail else []
+        begin_s, end_s = fmt(begin), fmt(end)
+        for metric_id, name, unit, how, per_minute in METRIC_ROWS:
+            value = m.get(how, 0.0)
+            if per_minute and detail:
+                wobble = [rng.gauss(0, 0.06) for _ in range(minutes)]
+                base = value * (1 - sum(wobble) / minutes)  # the minutes average to the summary value
+                values = [max(base + value * x, 0.0) for x in wobble]
+                if "%" in unit:
+                    values = [min(v, 100.0) for v in values]
+                history += [(snap_id, *key, SYSMETRIC_GROUP, metric_id, stamps[k], stamps[k + 1], 60 * CS_PER_S, name,
+                             round(v, 4), unit)
+                            for k, v in enumerate(values)]
+                lo, hi = min(values), max(values)
+                sd = (sum((v - value) ** 2 for v in values) / minutes) ** 0.5
+            else:
+                spread = abs(value) * 0.12 * noise
+                lo, hi, sd = max(value - spread, 0.0), value + spread, spread / 2
+            summary.append((snap_id, *key, SYSMETRIC_GROUP, metric_id, begin_s, end_s, round(seconds * CS_PER_S), name,
+                            unit, minutes, round(lo, 4), round(hi, 4), round(value, 4), round(sd, 4),
+                            round(minutes * (sd * sd + value * value), 4)))
+        self.out.extend("sysmetric_summary", summary)
+        if history:
+            self.out.extend("sysmetric_history", history)
+
+    def _memory(self, snap_id, key, q):
+        sga = [("shared pool", "free memory", 0.4 * GIB), ("shared pool", "SQLA", 1.1 * GIB),
+               ("shared pool", "KGLH0", 0.5 * GIB), ("shared pool", "row cache", 0.1 * GIB),
+               (None, "buffer_cache", (6 if not self.db.rac else 64) * GIB), (None, "log_buffer", 128 * MIB),
+               (None, "fixed_sga", 12 * MIB), ("large pool", "free memory", 200 * MIB),
+               ("java pool", "free memory", 64 * MIB), ("streams pool", "free memory", 32 * MIB)]
+        self.out.extend("sgastat", [(snap_id, *key, pool, name, round(b)) for pool, name, b in sga])
+        target = (4 if not self.db.rac else 32) * GIB
+        allocated = q["sessions"] * 6e6 + q["batch"] * 0.3 * target
+        pga = [("aggregate PGA target parameter", target), ("total PGA allocated", allocated),
+               ("total PGA inuse", allocated * 0.7), ("maximum PGA allocated", max(allocated, target * 0.5)),
+               ("total freeable PGA memory", allocated * 0.1), ("cache hit percentage", 99.2 - 4 * q["batch"]),
+               ("over allocation count", 0), ("process count", q["sessions"] + 60)]
+        self.out.extend("pgastat", [(snap_id, *key, n, round(v)) for n, v in pga])
+
+    # tablespaces: one row per database and snapshot (no instance), sizes in blocks
+    TABLESPACES = [("SYSTEM", "PERMANENT", 1.1, 0.0002), ("SYSAUX", "PERMANENT", 2.4, 0.004),
+                   ("UNDOTBS1", "UNDO", 3.0, 0.0), ("TEMP", "TEMPORARY", 0.5, 0.0), ("USERS", "PERMANENT", 0.1, 0.0),
+                   ("APP_DATA", "PERMANENT", 140.0, 0.35), ("APP_INDEX", "PERMANENT", 60.0, 0.16),
+                   ("AUDIT", "PERMANENT", 12.0, 0.2)]
+
+    def _tablespaces_static(self):
+        names = list(self.TABLESPACES) + ([("UNDOTBS2", "UNDO", 3.0, 0.0)] if self.db.rac else [])
+        self.spaces = [(k, n, c, gb * (4 if self.db.rac else 1), grow * (4 if self.db.rac else 1))
+                       for k, (n, c, gb, grow) in enumerate(names)]
+        for ts, name, contents, _, _ in self.spaces:
+            self.out.add("tablespace", (self.db.dbid, ts, name, contents, self.db.block_size))
+        self.sizes = {}
+
+    def _tablespaces(self, snap_id, t, k):
+        blocks_per_gb = GIB / self.db.block_size
+        elapsed_days = k * STEP / DAY
+        rows = []
+        for ts, name, contents, used_gb, grow in self.spaces:
+            used = used_gb + grow * elapsed_days
+            if name == "AUDIT":  # purged weekly by the batch
+                used = used_gb + grow * (elapsed_days % 7)
+            if name == "TEMP":
+                used = used_gb + (3.0 if BATCH_START <= t.hour < BATCH_END else 0.0)
+            size = self.sizes.get(ts, used * 1.25)
+            while used > size * 0.92:  # autoextend
+                size += max(size * 0.1, 1.0)
+            self.sizes[ts] = size
+            rows.append((self.db.dbid, snap_id, ts, round(size * blocks_per_gb),
+                         round(32 * (size // 32 + 2) * blocks_per_gb), round(used * blocks_per_gb),
+                         t.strftime("%m/%d/%Y %H:%M:%S")))
+        self.out.extend("tbspc_space_usage", rows)
+
+
+class State:
+    """Cumulative counters of one instance since its startup."""
+
+    __slots__ = ("startup", "values")
+
+    def __init__(self, startup):
+        self.startup = startup
+        self.values = {}
+
+    def accumulate(self, key, amounts):
+        """Add a vector of amounts to the counters under `key`; returns (cumulative integers, integer deltas)."""
+        before = self.values.get(key) or [0.0] * len(amounts)
+        after = [b + a for b, a in zip(before, amounts)]
+        self.values[key] = after
+        ints = [int(x) for x in after]
+        return ints, [i - int(b) for i, b in zip(ints, before)]
+
+
+def metrics(q: dict, d: dict, seconds: float) -> dict:
+    """The sysmetric values of an interval, from the same integer deltas the counters hold."""
+    txn = (d["user commits"] + d["user rollbacks"]) or 1
+    per = {k: v / seconds for k, v in d.items()}
+    m = {"txn": per["user commits"] + per["user rollbacks"], "commit": per["user commits"],
+         "rollback": per["user rollbacks"], "exec": per["execute count"], "call": per["user calls"],
+         "rec": per["recursive calls"], "lread": per["session logical reads"], "pread": per["physical reads"],
+         "pwrite": per["physical writes"], "trreq": per["physical read total IO requests"],
+         "twreq": per["physical write total IO requests"], "trbytes": per["physical read total bytes"],
+         "twbytes": per["physical write total bytes"], "redo": per["redo size"], "redo_writes": per["redo writes"],
+         "chg": per["db block changes"], "parse": per["parse count (total)"], "hard": per["parse count (hard)"],
+         "logon": per["logons cumulative"], "gc_cr": per["gc cr blocks received"],
+         "undo_applied": per["rollback changes - undo records applied"],
+         "net": per["bytes sent via SQL*Net to client"] + per["bytes received via SQL*Net from client"],
+         "cpu_cs": per["DB CPU"] / US_PER_CS, "dbtime_cs": per["DB time"] / US_PER_CS,
+         "bgcpu_cs": per["background cpu time"] / US_PER_CS, "busy_cs": per["BUSY_TIME"]}
+    m["aas"] = m["dbtime_cs"] / CS_PER_S
+    m["host_pct"] = 100 * d["BUSY_TIME"] / ((d["BUSY_TIME"] + d["IDLE_TIME"]) or 1)
+    m["cpu_ratio"] = 100 * d["DB CPU"] / (d["DB time"] or 1)
+    m["wait_ratio"] = 100 - m["cpu_ratio"]
+    m["io_mb"] = (m["trbytes"] + m["twbytes"]) / MIB
+    m["io_req"] = m["trreq"] + m["twreq"]
+    m["bchr"] = 100 * (1 - d["physical reads cache"] / (d["session logical reads"] or 1))
+    m["soft_pct"] = 100 * (1 - d["parse count (hard)"] / (d["parse count (total)"] or 1))
+    m["sread_ms"] = d["db file sequential read:time"] / 1000 / (d["db file sequential read:waits"] or 1)
+    for key in list(m):
+        m[f"{key}/txn"] = m[key] * seconds / txn
+    return m
+
