@@ -9,6 +9,8 @@ import pytest
 from conftest import assert_error
 from contract import AAS, RUN
 
+pytestmark = pytest.mark.slow
+
 
 ODD = ["", " ", "0", "-1", "99999999999999999999", "1e3", "NaN", "a" * 201, "é漢字🙂", "\x00", "a\x00b", "\t",
        "2026-11-18T10:00:00\x00", "' OR 1=1 --", "1; DROP TABLE x", "%00", "../../etc/passwd",

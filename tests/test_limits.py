@@ -17,6 +17,8 @@ from conftest import assert_error, gunicorn
 from app import MAX_BODY, create_app
 from app.settings import Settings
 
+pytestmark = pytest.mark.wire
+
 
 @pytest.fixture(scope="module")
 def port(demo_store):
