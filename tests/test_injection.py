@@ -49,17 +49,6 @@ def valid_values(dbs, stories, lo, hi):
             "show_sql": "1", "q": "redo", "source": "sysstat", "order_by": "cpu", "limit": "5", "_": "1700000000000"}
 
 
-@pytest.fixture(scope="module")
-def window(stories):
-    lo = stories["plan_regression"]["begin_snap"]
-    return lo, lo + 8
-
-
-@pytest.fixture(scope="module")
-def doc(app):
-    return app.test_client().get("/api/v1/openapi.json").get_json()
-
-
 class Executed(list):
     """The SQL statements the stores execute, as (statement, parameters): since clear(), and `every` one."""
 
