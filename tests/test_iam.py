@@ -88,6 +88,7 @@ def test_policies_parse_and_allow_only_named_actions(name):
 
 # -- the site deployer ----------------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_site_deployer_names_exactly_what_deploy_site_calls(aws_calls, tmp_path):
     import boto3
     static = tmp_path / "static"
