@@ -7,7 +7,7 @@ PORT ?= 8000
 WORKERS ?= 3
 STORE ?= var/awrlens.sqlite
 
-.PHONY: run test demo sql perf clean chromium
+.PHONY: run test test-fast demo sql perf clean chromium
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,9 @@ run: $(VENV)/.installed $(VENDOR) $(STORE)  ## the app on http://$(HOST):$(PORT)
 
 test: $(VENV)/.installed $(VENDOR) chromium  ## every test, browser tests included
 	$(PY) -m pytest
+
+test-fast: $(VENV)/.installed  ## the edit loop: every test not marked slow; the last line counts those left out
+	$(PY) -m pytest -q -m "not slow"
 
 sql: $(VENV)/.installed  ## print every SQL statement the API runs, compiled for Oracle
 	$(PY) -m flask --app app sql

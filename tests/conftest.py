@@ -1,15 +1,18 @@
-"""Shared fixtures: a demo store built once per run, an app on it, a client, the app under gunicorn, and one
-error-shape check."""
+"""Shared fixtures: a demo store built once per run, an app on it, a client, the app under gunicorn, one
+error-shape check, and the fixtures of the API contract tests (tests/test_api_*.py; their helpers: contract.py)."""
 import os
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
 from contextlib import contextmanager
+from datetime import timedelta, timezone
 from pathlib import Path
 from urllib.request import urlopen
 
 import pytest
+from contract import ok
 
 from app import create_app
 from app.settings import Settings
@@ -49,6 +52,43 @@ def dbs(app):
     for d in body["databases"]:
         out["rac" if d["rac"] else "single"] = d["id"]
     return out
+
+
+# -- the API contract tests' fixtures: one of each per test module ------------------------------------------------
+
+@pytest.fixture(scope="module")
+def api(app):
+    return app.test_client()
+
+
+@pytest.fixture(scope="module")
+def sql3(demo_store):
+    con = sqlite3.connect(f"file:{demo_store[0]}?mode=ro", uri=True)
+    yield con
+    con.close()
+
+
+@pytest.fixture(scope="module")
+def doc(api):
+    return ok(api, "/api/v1/openapi.json")
+
+
+@pytest.fixture(scope="module")
+def summary(api):
+    return {d["id"]: d for d in ok(api, "/api/v1/dbs")["databases"]}
+
+
+@pytest.fixture(scope="module")
+def tz(stories):
+    """dbid -> the database's time zone, from the demo's own description."""
+    return {d["dbid"]: timezone(timedelta(seconds=d["time_zone_seconds"])) for d in stories["databases"]}
+
+
+@pytest.fixture(scope="module")
+def window(stories):
+    """A closed RAC range with no restart, missing or manual snapshot in it: the start of the plan regression."""
+    lo = stories["plan_regression"]["begin_snap"]
+    return lo, lo + 8
 
 
 def assert_error(resp, status, parameter=None):

@@ -16,6 +16,8 @@ from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 import pytest
 from conftest import gunicorn
 
+pytestmark = [pytest.mark.browser, pytest.mark.wire, pytest.mark.slow]
+
 ROOT = Path(__file__).resolve().parent.parent
 SCREENSHOT = ROOT / "docs" / "overview.png"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -12,6 +12,8 @@ import pytest
 from conftest import gunicorn
 from test_browser import Page, browser, context, page, server  # noqa: F401  (fixtures)
 
+pytestmark = [pytest.mark.browser, pytest.mark.wire, pytest.mark.slow]
+
 CPU, GP2, HANG, ASYNC, HTTPD, MODEL = ("cpu-consistency-c4-4xlarge", "ebs-5x-gp2-burst", "client-hang-rds-failover",
                                        "async-io-fix-orcl", "httpd-freebsd-vs-linux", "ebs-io1-gp2-io-size-model")
 KEY = "browser-runs-key-0123456789"

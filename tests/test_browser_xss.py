@@ -32,6 +32,8 @@ from app.runs.model import parse_run
 from app.runs.repo import insert_run
 from app.settings import Settings
 
+pytestmark = [pytest.mark.browser, pytest.mark.wire, pytest.mark.slow]
+
 IMG = '<img src=x onerror="window.__xss=(window.__xss||0)+1">'
 SCRIPT = "<script>window.__xss=1</script>"
 CELL = "</td></tr><b>x</b>"

@@ -148,6 +148,7 @@ def test_osstat_busy_plus_idle_is_all_cpu_time(db, stories):
             assert b >= 0 and idle[snap][0] >= 0
 
 
+@pytest.mark.slow
 def test_sysmetric_rates_agree_with_sysstat_deltas(db, stories):
     for dbid in ids(stories).values():
         commits = deltas(db, "sysstat", "user commits", dbid)
@@ -261,6 +262,7 @@ def digest(path):
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+@pytest.mark.slow
 def test_same_seed_same_file_and_another_seed_another_history(demo_store, tmp_path):
     again = tmp_path / "again.sqlite"
     demo.build(again, days=10)

@@ -12,6 +12,8 @@ from infra import deploy_site
 from infra.deploy_site import IMMUTABLE, NO_CACHE, Aws, DeployError, deploy
 from tests.aws import REGION, aws, aws_calls  # noqa: F401  (fixtures)
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 API = "https://a1b2c3d4e5.execute-api.eu-west-1.amazonaws.com/prod"
 BUCKET = "awrlens-site-test"

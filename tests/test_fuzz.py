@@ -59,6 +59,8 @@ from app.api import auth
 from app.settings import Settings
 from app.store.queries import TOP_SQL_ORDER
 
+pytestmark = pytest.mark.slow
+
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "10"))
 FULL = "FUZZ_EXAMPLES" in os.environ
 CHECKS = [status_code_conformance, content_type_conformance, response_schema_conformance]

@@ -88,6 +88,7 @@ def test_policies_parse_and_allow_only_named_actions(name):
 
 # -- the site deployer ----------------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_site_deployer_names_exactly_what_deploy_site_calls(aws_calls, tmp_path):
     import boto3
     static = tmp_path / "static"
@@ -157,6 +158,7 @@ def test_roles_named_in_the_settings_exist_as_documents():
 
 # -- the Zappa deployer -------------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_zappa_deployer_names_exactly_what_zappa_calls(aws_calls, tmp_path, monkeypatch):
     """`zappa deploy`, `update` and `undeploy` of the prod stage (VPC, keep-warm schedule, concurrency: every
     setting the demo has and more), with a prebuilt zip, against moto."""

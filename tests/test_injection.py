@@ -49,17 +49,6 @@ def valid_values(dbs, stories, lo, hi):
             "show_sql": "1", "q": "redo", "source": "sysstat", "order_by": "cpu", "limit": "5", "_": "1700000000000"}
 
 
-@pytest.fixture(scope="module")
-def window(stories):
-    lo = stories["plan_regression"]["begin_snap"]
-    return lo, lo + 8
-
-
-@pytest.fixture(scope="module")
-def doc(app):
-    return app.test_client().get("/api/v1/openapi.json").get_json()
-
-
 class Executed(list):
     """The SQL statements the stores execute, as (statement, parameters): since clear(), and `every` one."""
 
@@ -134,6 +123,7 @@ def test_every_parameter_is_attacked(doc, dbs, stories, window):
     assert {"name", "sql_id", "db", "order_by", "from", "a_from", "b_end_snap", "instance", "rate", "format"} <= names
 
 
+@pytest.mark.slow
 def test_payloads_in_every_parameter_are_refused_or_answered_normally(app, doc, dbs, stories, window, executed,
                                                                      store_hash):
     client = app.test_client()
@@ -184,6 +174,7 @@ def test_show_sql_never_carries_a_payload_in_the_sql_text(app, dbs, payload, exe
     assert_error(resp, 404, "name")
 
 
+@pytest.mark.slow  # the check of the slow test above: without it, no SQL ran in this module
 def test_the_store_is_unchanged(demo_store, store_hash, executed):
     """Last in this module: after every attempt the SQLite file has the same bytes, and nothing but SELECT ran."""
     assert _sha256(demo_store[0]) == store_hash

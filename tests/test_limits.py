@@ -1,4 +1,4 @@
-"""Request limits through the production WSGI server, where test_api_contract.py's in-process checks (a body with
+"""Request limits through the production WSGI server, where the in-process checks of test_api_errors.py (a body with
 a Content-Length over 1 MiB, over-long values, too many series, thousands of parameters) cannot reach:
 - a body sent in chunks, without a Content-Length: refused with the JSON 413 once past the limit, on GET and on the
   one route that reads a body (POST /api/v1/benchmarks), where Werkzeug alone would cut it at the limit silently;
@@ -16,6 +16,8 @@ from conftest import assert_error, gunicorn
 
 from app import MAX_BODY, create_app
 from app.settings import Settings
+
+pytestmark = pytest.mark.wire
 
 
 @pytest.fixture(scope="module")

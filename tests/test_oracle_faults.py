@@ -22,6 +22,8 @@ from app.settings import Settings
 from app.store import oracle
 from lab import endpoints
 
+pytestmark = [pytest.mark.wire, pytest.mark.slow]
+
 PASSWORD = "Pw-9f3K-never-in-messages"
 CONNECT, CALL = 1.0, 1.0
 BOUND = CONNECT + 2 * CALL + 0.5  # the most a failing request may take (README: connect + twice the call timeout)

@@ -161,6 +161,8 @@ CONNECT = CALL = 0.4
 CAP = 1.5
 
 
+@pytest.mark.wire
+@pytest.mark.slow
 def test_hang_lab_against_loopback_endpoints(scratch):
     """The real driver: unbounded waits outlast the cap where the endpoint is silent or drops, the app's bounds end
     them within connect_timeout or twice call_timeout, and a reset ends every case at once."""
@@ -190,6 +192,7 @@ def test_hang_lab_against_loopback_endpoints(scratch):
     assert in_flight["extra"]["call_s"] == pytest.approx(in_flight["y"] + 0.2, abs=0.01)  # waited after it died
 
 
+@pytest.mark.wire
 def test_the_stand_in_logs_on_with_the_real_driver_and_dies_on_command():
     import time
 

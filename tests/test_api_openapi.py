@@ -1,0 +1,124 @@
+"""The index and the OpenAPI document: valid OpenAPI 3, every route documented, every documented query parameter
+accepted.
+
+Through the Flask test client on the demo store; expectations come from the demo's stories and straight from its
+SQLite file, never from the code under test (tests/contract.py, the fixtures in conftest.py).
+"""
+import re
+
+from conftest import assert_error
+from contract import AAS, RUN, dbid_of, local_iso, ok
+
+
+HTTP_METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
+
+
+def test_index_links_to_the_document_and_the_databases(api):
+    body = ok(api, "/api/v1/")
+    assert body["version"] == "v1"
+    assert ok(api, body["openapi"])["openapi"].startswith("3.")
+    assert ok(api, body["databases"])["databases"]
+
+
+def test_openapi_document_is_valid_openapi_3(api, doc):
+    assert re.fullmatch(r"3\.\d+\.\d+", doc["openapi"])
+    assert doc["info"]["title"] and doc["info"]["version"]
+    schemas = doc["components"]["schemas"]
+
+    def refs(value):
+        if isinstance(value, dict):
+            if "$ref" in value:
+                yield value["$ref"]
+            for v in value.values():
+                yield from refs(v)
+        elif isinstance(value, list):
+            for v in value:
+                yield from refs(v)
+
+    for ref in refs(doc):
+        assert ref.startswith("#/components/schemas/") and ref.rsplit("/", 1)[1] in schemas, ref
+
+    def types(value):
+        if isinstance(value, dict):
+            t = value.get("type")
+            if isinstance(t, str) or isinstance(t, list):
+                yield from ([t] if isinstance(t, str) else t)
+            for k, v in value.items():
+                if k not in ("properties", "example"):
+                    yield from types(v)
+                else:
+                    for sub in (v.values() if isinstance(v, dict) else []):
+                        yield from types(sub)
+        elif isinstance(value, list):
+            for v in value:
+                yield from types(v)
+
+    assert set(types(doc["paths"])) | set(types(schemas)) <= {"object", "array", "string", "integer", "number",
+                                                               "boolean", "null"}
+    operation_ids = []
+    for path, item in doc["paths"].items():
+        assert path.startswith("/api/v1/")
+        assert set(item) <= HTTP_METHODS and item
+        for op in item.values():
+            operation_ids.append(op["operationId"])
+            assert op["summary"]
+            assert {"200", "413", "503", "504"} <= set(op["responses"])
+            assert "404" in op["responses"] or op is item.get("post")  # an upload has no unknown thing to name
+            assert "400" in op["responses"] or not op["parameters"]
+            for code, response in op["responses"].items():
+                assert re.fullmatch(r"[1-5]\d\d", code) and response["description"]
+                if code[0] in "45":
+                    assert response["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/Error"}
+            params = op["parameters"]
+            assert len({(p["name"], p["in"]) for p in params}) == len(params)
+            for p in params:
+                assert p["in"] in ("path", "query") and p["schema"] and p["description"]
+            in_path = {p["name"] for p in params if p["in"] == "path"}
+            assert in_path == set(re.findall(r"{(\w+)}", path))
+            assert all(p["required"] for p in params if p["in"] == "path")
+    assert len(operation_ids) == len(set(operation_ids))
+    # the Error schema describes the errors the API gives
+    err = assert_error(api.get("/api/v1/dbs/nope"), 404, "db")
+    assert set(err) <= set(schemas["Error"]["properties"]["error"]["properties"])
+    assert set(schemas["Error"]["properties"]["error"]["required"]) <= set(err)
+
+
+def test_every_api_route_is_documented(app, doc):
+    methods = {}  # path -> methods of every rule on it (GET and POST may be separate views)
+    for rule in app.url_map.iter_rules():
+        if not rule.rule.startswith("/api/v1"):
+            continue
+        path = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule)
+        assert path in doc["paths"], path
+        methods.setdefault(path, set()).update(m.lower() for m in rule.methods)
+    for path, ms in methods.items():
+        assert ms - {"head", "options"} == set(doc["paths"][path]), path
+
+
+def test_every_documented_query_parameter_is_accepted(api, doc, dbs, stories, window, sql3, tz):
+    """Each documented parameter, with a valid value, on its own: 200, never 'unknown parameter'."""
+    rac = dbs["rac"]
+    lo, hi = window
+    times = dict(sql3.execute("select snap_id, max(end_interval_time) from dba_hist_snapshot where dbid = ? "
+                              "and snap_id in (?, ?) group by snap_id", (dbid_of(rac), lo, hi)))
+    zone = tz[dbid_of(rac)]
+    values = {"name": AAS, "q": "redo", "source": "sysstat", "instance": "1", "begin_snap": lo, "end_snap": hi,
+              "from": local_iso(times[lo], zone), "to": local_iso(times[hi], zone), "max_points": 10, "limit": 5}
+    values["runs"] = RUN
+    fill = {"db": rac, "sql_id": stories["plan_regression"]["sql_id"], "slug": RUN}
+    base = {"/api/v1/dbs/{db}/series": {"name": AAS}, "/api/v1/benchmarks/compare": {"runs": RUN},
+            "/api/v1/dbs/{db}/compare": {"a_begin_snap": lo, "a_end_snap": hi, "b_begin_snap": lo, "b_end_snap": hi}}
+    checked = 0
+    for path, item in doc["paths"].items():
+        for p in item["get"]["parameters"]:
+            if p["in"] != "query":
+                continue
+            schema = p["schema"].get("items", p["schema"])
+            name = re.sub(r"^[ab]_", "", p["name"])
+            value = values.get(name, schema.get("enum", [None])[-1] or ("1" if schema["type"] == "boolean" else None))
+            assert value is not None, f"no example value for {p['name']}"
+            query = {**base.get(path, {}), p["name"]: value}
+            r = api.get(path.format(**fill), query_string=query)
+            assert r.status_code == 200, (path, query, r.get_data(as_text=True)[:300])
+            checked += 1
+    assert checked >= 60

@@ -1,0 +1,235 @@
+"""The report questions: wait classes, Load Profile, top events, top SQL, one SQL, tablespaces, compare; and the
+database's offset on every timestamp of every answer.
+
+Through the Flask test client on the demo store; expectations come from the demo's stories and straight from its
+SQLite file, never from the code under test (tests/contract.py, the fixtures in conftest.py).
+"""
+from datetime import datetime, timedelta
+from math import fsum
+
+import pytest
+from contract import REDO, WITH_OFFSET, dbid_of, ok, timestamps, url
+
+from app.history.load_profile import LOAD_PROFILE
+from app.store.queries import TOP_SQL_ORDER
+
+
+def test_wait_classes_have_db_cpu_every_non_idle_class_and_the_cpu_count(api, dbs, stories, window, sql3):
+    cpus = {d["dbid"]: d["cpus"] * len(d["instances"]) for d in stories["databases"]}
+    for db in dbs.values():
+        dbid = dbid_of(db)
+        classes = {c for (c,) in sql3.execute("select distinct wait_class from dba_hist_system_event "
+                                              "where dbid = ? and wait_class != 'Idle'", (dbid,))}
+        body = ok(api, url(db, "/wait-classes"))
+        names = [s["name"] for s in body["series"]]
+        assert names[0] == "derived:db_cpu"
+        assert set(names[1:]) == {f"wait_class:{c}" for c in classes}
+        assert all(s["unit"] == "sessions" and s["points"] for s in body["series"])
+        (cpu_count,) = body["cpu_count"]
+        assert cpu_count["unit"] == "CPUs" and max(v for _, v in cpu_count["points"]) == cpus[dbid]
+    lo, hi = window
+    each = ok(api, url(dbs["rac"], "/wait-classes"), instance="each", begin_snap=lo, end_snap=hi)
+    assert {s["instance"] for s in each["series"]} == {1, 2}
+    assert [{v for _, v in s["points"]} for s in each["cpu_count"]] == [{16.0}, {16.0}]
+
+
+def test_load_profile_matches_the_awr_report_arithmetic(api, dbs, stories, sql3):
+    db = dbs["single"]
+    lo = stories["async_io_fix"]["first_snap_after"] + 2
+    hi = lo + 24
+    body = ok(api, url(db, "/load-profile"), begin_snap=lo, end_snap=hi)
+    assert body["columns"] == ["metric", "per_second", "per_transaction", "total"]
+    rows = {r["metric"]: r for r in body["rows"]}
+    assert list(rows) == [label for label, *_ in LOAD_PROFILE]
+
+    def delta(*stats):
+        marks = ",".join("?" * len(stats))
+        at = dict(sql3.execute(f"select snap_id, sum(value) from dba_hist_sysstat where dbid = ? and "
+                               f"stat_name in ({marks}) and snap_id in (?, ?) group by snap_id",
+                               (dbid_of(db), *stats, lo, hi)))
+        return at[hi] - at[lo]
+
+    t0, t1 = (datetime.fromisoformat(sql3.execute("select end_interval_time from dba_hist_snapshot where dbid = ? "
+                                                  "and snap_id = ?", (dbid_of(db), s)).fetchone()[0])
+              for s in (lo, hi))
+    elapsed = (t1 - t0).total_seconds()
+    assert body["elapsed_seconds"] == round(elapsed)
+    txns = delta("user commits", "user rollbacks")
+    assert rows["Transactions"]["total"] == pytest.approx(txns, rel=1e-9)
+    assert rows["Redo size (bytes)"]["total"] == pytest.approx(delta("redo size"), rel=1e-9)
+    assert rows["Executes (SQL)"]["per_second"] == pytest.approx(delta("execute count") / elapsed, rel=1e-4)
+    for r in body["rows"]:
+        assert r["per_second"] == pytest.approx(r["total"] / elapsed, rel=1e-3, abs=1e-4), r
+        assert r["per_transaction"] == pytest.approx(r["total"] / txns, rel=1e-3, abs=1e-4), r
+    assert rows["Transactions"]["per_transaction"] == 1.0
+    # RAC: the same identity with instances summed
+    rac = ok(api, url(dbs["rac"], "/load-profile"))
+    txn_total = next(r["total"] for r in rac["rows"] if r["metric"] == "Transactions")
+    for r in rac["rows"]:
+        assert r["per_transaction"] == pytest.approx(r["total"] / txn_total, rel=1e-3, abs=1e-4), r
+
+
+def test_top_events_have_db_cpu_and_shares_of_db_time_up_to_100(api, dbs, window, sql3):
+    lo, hi = window
+    for db, q in ((dbs["rac"], {"begin_snap": lo, "end_snap": hi}), (dbs["rac"], {}), (dbs["single"], {})):
+        body = ok(api, url(db, "/top-events"), limit=100, **q)
+        rows = body["rows"]
+        assert body["columns"] == list(rows[0])
+        cpu = next(r for r in rows if r["event"] == "DB CPU")
+        assert cpu["wait_class"] == "CPU" and cpu["waits"] is None and cpu["avg_ms"] is None
+        assert 50 < fsum(r["pct_db_time"] for r in rows) <= 100.5
+        assert [r["time_s"] for r in rows] == sorted((r["time_s"] for r in rows), reverse=True)
+        assert "Idle" not in {r["wait_class"] for r in rows}
+        for r in rows:
+            if r["waits"]:
+                assert r["avg_ms"] == pytest.approx(r["time_s"] * 1000 / r["waits"], rel=1e-3, abs=1e-3)
+        lp = {r["metric"]: r for r in ok(api, url(db, "/load-profile"), **q)["rows"]}
+        assert cpu["time_s"] == pytest.approx(lp["DB CPU(s)"]["total"], rel=1e-6)
+        assert cpu["pct_db_time"] == pytest.approx(100 * lp["DB CPU(s)"]["total"] / lp["DB Time(s)"]["total"],
+                                                   rel=1e-3)
+        assert len(ok(api, url(db, "/top-events"), limit=3, **q)["rows"]) == 3
+    # one event straight from the file: foreground time waited over (lo, hi], both instances
+    micro = dict(sql3.execute("select snap_id, sum(time_waited_micro_fg) from dba_hist_system_event where dbid = ? "
+                              "and event_name = 'log file sync' and snap_id in (?, ?) group by snap_id",
+                              (dbid_of(dbs["rac"]), lo, hi)))
+    rows = ok(api, url(dbs["rac"], "/top-events"), limit=100, begin_snap=lo, end_snap=hi)["rows"]
+    sync = next(r for r in rows if r["event"] == "log file sync")
+    assert sync["time_s"] == pytest.approx((micro[hi] - micro[lo]) / 1e6, rel=1e-6)
+
+
+@pytest.mark.parametrize("order_by", sorted(TOP_SQL_ORDER))
+def test_top_sql_by_each_order(api, dbs, stories, sql3, order_by):
+    pr = stories["plan_regression"]
+    key = {"elapsed": "elapsed_s", "cpu": "cpu_s", "gets": "buffer_gets", "reads": "disk_reads",
+           "executions": "executions", "rows": "rows_processed"}[order_by]
+    body = ok(api, url(dbs["rac"], "/top-sql"), order_by=order_by, limit=20, begin_snap=pr["begin_snap"],
+              end_snap=pr["end_snap"])
+    rows = body["rows"]
+    assert body["order_by"] == order_by and len(rows) == 20
+    assert [r[key] for r in rows] == sorted((r[key] for r in rows), reverse=True)
+    texts = dict(sql3.execute("select sql_id, sql_text from dba_hist_sqltext where dbid = ?", (pr["dbid"],)))
+    for r in rows:
+        assert set(body["columns"]) <= set(r)
+        assert r["plan_hash_values"] and all(isinstance(p, int) for p in r["plan_hash_values"])
+        assert r["sql_text"] == texts[r["sql_id"]][:400]
+    top = rows[0]
+    ela, execs = sql3.execute("select sum(elapsed_time_delta), sum(executions_delta) from dba_hist_sqlstat "
+                              "where dbid = ? and sql_id = ? and snap_id > ? and snap_id <= ?",
+                              (pr["dbid"], top["sql_id"], pr["begin_snap"], pr["end_snap"])).fetchone()
+    assert top["elapsed_s"] == pytest.approx(ela / 1e6, rel=1e-6) and top["executions"] == execs
+    if order_by == "elapsed":
+        assert top["sql_id"] == pr["sql_id"]
+        assert set(top["plan_hash_values"]) == {pr["good_plan"], pr["bad_plan"]}
+
+
+def test_one_sql_over_time_shows_the_plan_regression(api, dbs, stories, sql3):
+    pr = stories["plan_regression"]
+    body = ok(api, url(dbs["rac"], f"/sql/{pr['sql_id']}"))
+    assert body["sql_id"] == pr["sql_id"]
+    assert body["sql_text"] == sql3.execute("select sql_text from dba_hist_sqltext where dbid = ? and sql_id = ?",
+                                            (pr["dbid"], pr["sql_id"])).fetchone()[0]
+    plans = {p["plan_hash_value"]: p for p in body["plans"]}
+    assert set(plans) == {pr["good_plan"], pr["bad_plan"]}
+    lo, hi = body["range"]["begin_snap"], body["range"]["end_snap"]
+    for plan, ela, execs in sql3.execute(
+            "select plan_hash_value, sum(elapsed_time_delta), sum(executions_delta) from dba_hist_sqlstat "
+            "where dbid = ? and sql_id = ? and snap_id between ? and ? group by 1", (pr["dbid"], pr["sql_id"], lo, hi)):
+        assert plans[plan]["executions"] == execs
+        assert plans[plan]["elapsed_per_exec_ms"] == pytest.approx(ela / execs / 1000, rel=1e-4)
+    bad, good = plans[pr["bad_plan"]], plans[pr["good_plan"]]
+    assert bad["elapsed_per_exec_ms"] > 20 * good["elapsed_per_exec_ms"]
+    assert datetime.fromisoformat(pr["from"]) <= datetime.fromisoformat(bad["first_seen"])
+    assert datetime.fromisoformat(bad["last_seen"]) <= datetime.fromisoformat(pr["to"])
+    lines = {(s["metric"], s["plan_hash_value"]): s for s in body["series"]}
+    assert {m for m, _ in lines} == {"elapsed_per_exec", "cpu_per_exec", "buffer_gets_per_exec", "executions",
+                                     "elapsed"}
+    assert {p for _, p in lines} == set(plans)
+    assert lines[("elapsed_per_exec", pr["bad_plan"])]["unit"] == "ms/exec"
+    assert min(v for _, v in lines[("elapsed_per_exec", pr["bad_plan"])]["points"]) > \
+        max(v for _, v in lines[("elapsed_per_exec", pr["good_plan"])]["points"])
+    small = ok(api, url(dbs["rac"], f"/sql/{pr['sql_id']}"), max_points=5)
+    assert all(len(s["points"]) <= 5 for s in small["series"])
+
+
+def test_tablespaces_grow(api, dbs, sql3):
+    for db in dbs.values():
+        body = ok(api, url(db, "/tablespaces"), max_points=10)
+        rows = {r["tablespace"]: r for r in body["rows"]}
+        names = {n for (n,) in sql3.execute("select t.tsname from dba_hist_tablespace t join dba_hist_tbspc_space_usage"
+                                            " u on u.dbid = t.dbid and u.tablespace_id = t.\"TS#\" where t.dbid = ?",
+                                            (dbid_of(db),))}
+        assert set(rows) == names
+        assert body["columns"] == list(next(iter(rows.values())))
+        assert all(r["used_mb"] <= r["size_mb"] <= r["max_mb"] for r in rows.values())
+        assert any(r["growth_mb"] > 0 for r in rows.values())
+        assert {(s["tablespace"], s["metric"]) for s in body["series"]} == {(n, m) for n in names
+                                                                          for m in ("used", "size", "max")}
+        assert all(s["unit"] == "MB" and 0 < len(s["points"]) <= 10 for s in body["series"])
+        used, block = sql3.execute(
+            "select u.tablespace_usedsize, t.block_size from dba_hist_tbspc_space_usage u join dba_hist_tablespace t "
+            "on u.dbid = t.dbid and u.tablespace_id = t.\"TS#\" where t.dbid = ? and t.tsname = 'SYSTEM' "
+            "order by u.snap_id desc limit 1", (dbid_of(db),)).fetchone()
+        assert rows["SYSTEM"]["used_mb"] == pytest.approx(used * block / 1048576, abs=1e-3)
+
+
+def test_compare_two_ranges_with_percent_change(api, dbs, window):
+    db, (lo, hi) = dbs["rac"], window
+    a, b = {"begin_snap": lo - 20, "end_snap": lo - 12}, {"begin_snap": lo, "end_snap": hi}
+    body = ok(api, url(db, "/compare"), **{f"a_{k}": v for k, v in a.items()}, **{f"b_{k}": v for k, v in b.items()})
+    assert (body["a"]["begin_snap"], body["b"]["end_snap"]) == (lo - 20, hi)
+    lp_a, lp_b = ({r["metric"]: r for r in ok(api, url(db, "/load-profile"), **q)["rows"]} for q in (a, b))
+    rows = body["load_profile"]["rows"]
+    assert [r["metric"] for r in rows] == list(lp_a)
+    for r in rows:
+        assert (r["a_per_second"], r["b_per_second"]) == (lp_a[r["metric"]]["per_second"],
+                                                          lp_b[r["metric"]]["per_second"])
+        assert (r["a_per_transaction"], r["b_per_transaction"]) == (lp_a[r["metric"]]["per_transaction"],
+                                                                    lp_b[r["metric"]]["per_transaction"])
+        assert r["change_pct"] == pytest.approx(100 * (r["b_per_second"] - r["a_per_second"]) / r["a_per_second"],
+                                                rel=1e-3, abs=1e-3)
+    assert any(r["change_pct"] > 0 for r in rows) and any(r["change_pct"] < 0 for r in rows)
+    ev_a = {r["event"]: r for r in ok(api, url(db, "/top-events"), limit=15, **a)["rows"]}
+    events = {r["event"]: r for r in body["top_events"]["rows"]}
+    assert set(ev_a) <= set(events)
+    for name, r in events.items():
+        if name in ev_a:
+            assert r["a_time_s"] == ev_a[name]["time_s"] and r["a_avg_ms"] == ev_a[name]["avg_ms"]
+        if r["a_time_s"] and r["b_time_s"] is not None:
+            assert r["change_pct"] == pytest.approx(100 * (r["b_time_s"] - r["a_time_s"]) / r["a_time_s"],
+                                                    rel=1e-3, abs=1e-3)
+    assert body["load_profile"]["columns"] == list(rows[0])
+
+
+def test_compare_finds_the_async_io_fix(api, dbs, stories):
+    """Around the restart that turned on async I/O: more transactions, shorter commits."""
+    restart = datetime.fromisoformat(stories["async_io_fix"]["startup_time"])
+    day = timedelta(days=1)
+    q = {"a_from": (restart - 2 * day).isoformat(), "a_to": (restart - day).isoformat(),
+         "b_from": (restart + day).isoformat(), "b_to": (restart + 2 * day).isoformat()}
+    body = ok(api, url(dbs["single"], "/compare"), **q)
+    tps = next(r for r in body["load_profile"]["rows"] if r["metric"] == "Transactions")
+    assert tps["change_pct"] > 10
+    sync = next(r for r in body["top_events"]["rows"] if r["event"] == "log file sync")
+    assert sync["b_avg_ms"] < sync["a_avg_ms"]
+
+
+def test_every_timestamp_has_the_database_offset(api, dbs, stories, tz, summary):
+    pr = stories["plan_regression"]
+    for key, db in dbs.items():
+        newest = datetime.fromisoformat(summary[db]["snapshots"]["to"])
+        offset = datetime(2026, 1, 1, tzinfo=tz[dbid_of(db)]).isoformat()[-6:]
+        sql_id = pr["sql_id"] if key == "rac" else ok(api, url(db, "/top-sql"), limit=1)["rows"][0]["sql_id"]
+        answers = [ok(api, url(db)), ok(api, url(db, "/snapshots")),
+                   ok(api, url(db, "/series"), name=[REDO, "sysmetric_history:Host CPU Utilization (%)"],
+                      instance="each", **{"from": pr["from"], "to": pr["to"]}),
+                   ok(api, url(db, "/wait-classes")), ok(api, url(db, "/load-profile")),
+                   ok(api, url(db, "/top-events")), ok(api, url(db, "/top-sql")),
+                   ok(api, url(db, f"/sql/{sql_id}")), ok(api, url(db, "/tablespaces"), max_points=20),
+                   ok(api, url(db, "/compare"), a_from=(newest - timedelta(days=3)).isoformat(),
+                      a_to=(newest - timedelta(days=2)).isoformat(), b_from=pr["from"], b_to=pr["to"])]
+        seen = 0
+        for body in answers:
+            for t in timestamps(body):
+                assert WITH_OFFSET.fullmatch(t) and t.endswith(offset), (key, t)
+                seen += 1
+        assert seen > 1000
