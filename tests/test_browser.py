@@ -6,6 +6,7 @@ Without Chromium or Playwright these tests are skipped locally and fail under CI
 """
 import csv
 import io
+import json
 import os
 import shutil
 import sqlite3
@@ -370,12 +371,20 @@ def test_range_forms(server, dbs, client, page):
     assert page.errors == []
 
 
+def settings(page, **changes):
+    """Change the page's settings (window.AWRLENS_CONFIG, written by the page) as it sets them: a page served from
+    elsewhere, or rendered with other values. (Not by rewriting the page in flight: Chromium then treats it as
+    public and refuses its requests to this loopback address.)"""
+    page.page.add_init_script("""(changes => { let set;
+      Object.defineProperty(window, "AWRLENS_CONFIG", { configurable: true, get: () => set,
+        set: value => { set = Object.assign(value, changes); } }); })(%s)""" % json.dumps(changes))
+
+
 def test_config_points_at_another_origin(server, dbs, page):
-    """As from S3: config.js names the API's origin (here localhost, the page is on 127.0.0.1) and an API key."""
+    """As from S3: the page's settings name the API's origin (here localhost, the page is on 127.0.0.1) and an API
+    key (which the bucket's page never holds, but a page may be given one)."""
     api_origin = server.replace("127.0.0.1", "localhost")
-    config = (ROOT / "static" / "config.js").read_text()
-    config = config.replace('apiBase: ""', f'apiBase: "{api_origin}"').replace('apiKey: ""', 'apiKey: "k-123"')
-    page.page.route("**/static/config.js", lambda route: route.fulfill(body=config, content_type="text/javascript"))
+    settings(page, apiBase=api_origin, apiKey="k-123")
     headers = []
     page.page.on("request", lambda r: headers.append((r.url, r.headers.get("x-api-key"))) if "/api/v1/" in r.url else None)
     page.open(_url(server, db=dbs["single"], view="overview", range="1d"))

@@ -25,7 +25,7 @@ from urllib.parse import urlencode
 import pytest
 from sqlalchemy import create_engine
 from conftest import gunicorn
-from test_browser import ROOT, browser, context, page  # noqa: F401  (fixtures)
+from test_browser import browser, context, page  # noqa: F401  (fixtures)
 
 from app import create_app
 from app.bench.model import parse_run
@@ -63,7 +63,14 @@ RUN = {
 }
 HTTPD = "httpd-freebsd-vs-linux"
 
-SCRIPTS = (ROOT / "static" / "index.html").read_text().count("<script")  # the page's own
+
+def render_page():
+    """The page as Flask serves it (no store is read to serve it)."""
+    app = create_app(Settings.from_env({}, targets={"demo": {"sqlite": "/nonexistent/awrlens.sqlite"}}))
+    return app.test_client().get("/").get_data(as_text=True)
+
+
+SCRIPTS = render_page().count("<script")  # the page's own
 # the page holds no element any of the payloads would make, and no inline event handler anywhere
 INJECTED = """() => ({
   elements: Array.from(document.querySelectorAll('img, svg, iframe, b, i, u')).map(e => e.outerHTML),

@@ -8,12 +8,7 @@
   var DataTable = window.DataTable;
   var live = new Set();
 
-  function element(tag, attrs, text) {
-    var el = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (k) { el.setAttribute(k, attrs[k]); });
-    if (text !== undefined) { el.textContent = text; }
-    return el;
-  }
+  var element = AWRLens.Dom.element;
 
   /** Export: the raw value; text that a spreadsheet would run as a formula gets a leading quote. */
   function exported(value) {
@@ -155,6 +150,9 @@
 
   AWRLens.Tables = {
     create: function (container, spec) { return new Table(container, spec); },
+    /** Column specs: a number shown with its unit, and text. */
+    num: function (key, title, unit) { return { key: key, title: title, type: "num", unit: unit }; },
+    text: function (key, title) { return { key: key, title: title, type: "text" }; },
     settled: function () {
       return Array.from(live).every(function (t) {
         var s = t.card.getAttribute("data-state");
