@@ -10,12 +10,10 @@
 
   var element = AWRLens.Dom.element;
 
-  /** Export: the raw value; text that a spreadsheet would run as a formula gets a leading quote. */
+  /** Export (CSV and Copy): the raw value, a list joined by spaces, text made formula-safe (Format.formulaSafe). */
   function exported(value) {
     if (value === null || value === undefined) { return ""; }
-    if (Array.isArray(value)) { return value.join(" "); }
-    if (typeof value === "string" && /^[=@\t\r]/.test(value)) { return "'" + value; }
-    return value;
+    return F.formulaSafe(Array.isArray(value) ? value.join(" ") : value);
   }
 
   /** The DataTables renderer of one column: display escaped and formatted, sort by value, export raw. */
