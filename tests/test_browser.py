@@ -393,6 +393,29 @@ def test_config_points_at_another_origin(server, dbs, page):
     assert page.errors == []
 
 
+def test_the_limits_come_from_the_page_settings(server, dbs, page):
+    """The API's limits reach the page through its settings (tests/test_page.py: rendered from the server's):
+    the explorer's most series, the size of each series request, the longest range the form accepts."""
+    settings(page, maxSeries=2, maxRangeDays=2)
+    page.open(_url(server, db=dbs["single"], view="explorer", series=["derived:aas", "derived:tps"],
+                   **{"from": "2026-11-17T09:00+00:00", "to": "2026-11-17T12:00+00:00"}))
+    asked = [parse_qs(urlsplit(u).query)["name"] for u in page.requests if "/series?" in u]
+    assert asked and all(len(names) == 2 for names in asked)  # two names and their per-minute twins, 2 by 2
+    assert ["derived:aas", "derived:tps"] in asked and \
+        ["sysmetric_history:Average Active Sessions", "sysmetric_history:User Transaction Per Sec"] in asked
+    assert len(page.charts()[0]["datasets"]) == 2
+    page.page.get_by_label("Add a series").fill("derived:executions")
+    page.page.get_by_label("Add a series").press("Enter")
+    assert page.page.locator(".explorer-form .note").text_content() == "At most 2 series on one chart."
+    assert page.state()["series"] == ["derived:aas", "derived:tps"]
+    page.page.get_by_label("From").fill("2026-11-14T09:00")
+    page.page.get_by_label("to", exact=True).fill("2026-11-17T12:00")
+    page.page.locator("#abs-range button[type=submit]").click()
+    assert "longer than the 2 days the API allows" in page.error_text()
+    assert page.state()["from"] == "2026-11-17T09:00+00:00"
+    assert page.errors == []
+
+
 # -- CSV ----------------------------------------------------------------------------------------------------------
 
 def test_csv_downloads(server, dbs, client, page):
