@@ -1,7 +1,8 @@
 """Deploy the page to an S3 bucket with website hosting: `make deploy-site BUCKET=... STAGE=prod`.
 
   .venv/bin/python infra/deploy_site.py --bucket awrlens-site-123456789012 --stage prod [--region eu-west-1]
-  .venv/bin/python infra/deploy_site.py --bucket ... --stage prod --api-url https://abc123.execute-api.eu-west-1.amazonaws.com/prod
+  .venv/bin/python infra/deploy_site.py --bucket ... --stage prod \
+      --api-url https://abc123.execute-api.eu-west-1.amazonaws.com/prod
 
 What it does, idempotently (a second run uploads and deletes nothing):
 - creates the bucket if it does not exist, turns on website hosting (index and error document: index.html), and

@@ -121,7 +121,8 @@ def test_the_page_has_the_stage_url_the_limits_and_no_key(static, s3):
     assert 'apiKey: ""' in text
     version = re.search(r"static/vendor/([0-9a-f]{12})/", text).group(1)
     defaults = Settings.from_env({})  # no stage: the API's defaults
-    assert text == PAGE.replace('{{ api_base|tojson }}', f'"{API}"').replace("{{ vendor }}", f"static/vendor/{version}") \
+    assert text == PAGE.replace('{{ api_base|tojson }}', f'"{API}"') \
+        .replace("{{ vendor }}", f"static/vendor/{version}") \
         .replace("{{ limits.max_series|tojson }}", str(defaults.max_series)) \
         .replace("{{ limits.max_range_days|tojson }}", str(defaults.max_range_days)) \
         .replace("{{ limits.max_compare_runs|tojson }}", "8").rstrip("\n")  # everything else as the template has it

@@ -219,7 +219,8 @@
                 datasets: lines.map(function (s) {
                   var i = plans.indexOf(s.plan_hash_value);
                   return { key: String(s.plan_hash_value), label: "plan " + s.plan_hash_value, unit: s.unit,
-                    instance: "all", points: s.points.length < cfg.maxPoints ? Loaders.broken(Loaders.points(s), ctx.db.step) : Loaders.points(s), color: Charts.PALETTE[(i < 0 ? 0 : i) % Charts.PALETTE.length] };
+                    instance: "all", points: s.points.length < cfg.maxPoints ? Loaders.broken(Loaders.points(s), ctx.db.step)
+                      : Loaders.points(s), color: Charts.PALETTE[(i < 0 ? 0 : i) % Charts.PALETTE.length] };
                 }) };
             });
           } });
