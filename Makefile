@@ -80,8 +80,8 @@ $(LAMBDA_STORE): $(DEMO_SOURCES) | $(LAMBDA_VENV)/.installed  ## the demo stage'
 package: $(LAMBDA_VENV)/.installed $(if $(filter demo,$(STAGE)),$(LAMBDA_STORE))  ## dist/awrlens-$(STAGE).zip
 	$(LAMBDA_VENV)/bin/python infra/lambda_package.py $(STAGE)
 
-deploy-site: $(VENV)/.installed $(VENDOR)  ## the page to S3: make deploy-site BUCKET=... STAGE=prod [REGION=...]
-	$(PY) infra/deploy_site.py --bucket $(BUCKET) $(if $(API_URL),--api-url $(API_URL),--stage $(STAGE)) \
+deploy-site: $(VENV)/.installed $(VENDOR)  ## the page to S3: make deploy-site BUCKET=... STAGE=prod [API_URL=...] [REGION=...]
+	$(PY) infra/deploy_site.py --bucket $(BUCKET) $(if $(STAGE),--stage $(STAGE)) $(if $(API_URL),--api-url $(API_URL)) \
 		$(if $(REGION),--region $(REGION))
 
 clean-lambda:  ## the packaging venv, the demo stage's store and the packages

@@ -7,7 +7,7 @@ gc.disable()
 from pathlib import Path
 
 import orjson
-from flask import Flask, jsonify, send_from_directory
+from flask import Flask, jsonify
 from flask.json.provider import JSONProvider
 from flask_cors import CORS
 from werkzeug.exceptions import HTTPException
@@ -43,7 +43,8 @@ class OrjsonProvider(JSONProvider):
 
 def create_app(settings: Settings | None = None) -> Flask:
     settings = settings or Settings.from_env()
-    app = Flask(__name__, static_folder=str(ROOT / "static"), static_url_path="/static")
+    app = Flask(__name__, static_folder=str(ROOT / "static"), static_url_path="/static",
+                template_folder=str(ROOT / "templates"))
     app.json = OrjsonProvider(app)
     app.config.update(SETTINGS=settings, MAX_CONTENT_LENGTH=MAX_BODY)
     app.extensions["awrlens"] = History(open_stores(settings))
@@ -77,9 +78,15 @@ def create_app(settings: Settings | None = None) -> Flask:
 
     @app.get("/")
     def page():
-        if (ROOT / "static" / "index.html").exists():
-            return send_from_directory(ROOT / "static", "index.html")
-        return jsonify({"name": "awrlens", "api": "/api/v1/", "openapi": "/api/v1/openapi.json"})
+        """The page (templates/index.html, app/page.py), or where the API is where there is no page (Lambda)."""
+        from flask import make_response, render_template, request
+        from app import page as the_page
+        if not (the_page.TEMPLATES / the_page.PAGE).exists():
+            return jsonify({"name": "awrlens", "api": "/api/v1/", "openapi": "/api/v1/openapi.json"})
+        resp = make_response(render_template(the_page.PAGE, **the_page.context(settings)))
+        resp.cache_control.no_cache = True  # revalidated with the ETag, so a new page shows at once
+        resp.add_etag()
+        return resp.make_conditional(request)
 
     @app.errorhandler(ApiError)
     def _api_error(exc: ApiError):

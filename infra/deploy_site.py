@@ -1,18 +1,23 @@
-"""Deploy the page (static/) to an S3 bucket with website hosting: `make deploy-site BUCKET=... STAGE=prod`.
+"""Deploy the page to an S3 bucket with website hosting: `make deploy-site BUCKET=... STAGE=prod`.
 
   .venv/bin/python infra/deploy_site.py --bucket awrlens-site-123456789012 --stage prod [--region eu-west-1]
-  .venv/bin/python infra/deploy_site.py --bucket ... --api-url https://abc123.execute-api.eu-west-1.amazonaws.com/prod
+  .venv/bin/python infra/deploy_site.py --bucket ... --stage prod \
+      --api-url https://abc123.execute-api.eu-west-1.amazonaws.com/prod
 
 What it does, idempotently (a second run uploads and deletes nothing):
 - creates the bucket if it does not exist, turns on website hosting (index and error document: index.html), and
   makes the objects publicly readable with a bucket policy (the bucket's Block Public Access settings are relaxed
   for policies only; ACLs stay blocked). For production, CloudFront with origin access control in front of a
   private bucket is the better path (HTTPS, a custom domain): see infra/README.md and --no-public.
+- renders the page, templates/index.html (as Flask does for `/`, app/page.py), into the bucket's index.html: apiBase
+  is the stage's API URL (--api-url, or found in API Gateway by Zappa's API name for --stage), and the limits are
+  the API's on that stage (its environment_variables in zappa_settings.json, read by Settings.from_env; the
+  defaults without --stage), so the page asks for nothing the API refuses. A page that would hold an API key is
+  refused: the bucket is public.
 - uploads every file of static/ with its Content-Type and a Cache-Control header: the vendored libraries
   (static/vendor, pinned by package-lock.json) go under a directory named after a hash of their contents and are
-  cached for a year as immutable; index.html, which is rewritten to point there, config.js and the app's own
-  files are `no-cache` (the browser revalidates with the ETag, so a deploy shows at once).
-- writes config.js with the stage's API URL (--api-url, or --stage: found in API Gateway by Zappa's API name).
+  cached for a year as immutable; index.html, which points there, and the app's own files are `no-cache` (the
+  browser revalidates with the ETag, so a deploy shows at once).
 - skips files whose MD5 equals the object's ETag and whose headers are unchanged; deletes objects that no longer
   exist locally (the bucket is the site's alone).
 The AWS calls it makes are exactly the actions of infra/iam/site-deployer.json (tests/test_iam.py checks).
@@ -32,7 +37,15 @@ from pathlib import Path
 import click
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # app/ (the page's context and the settings), when run as a script
+
+from app import page  # noqa: E402
+from app.api import limits  # noqa: E402
+from app.settings import Settings  # noqa: E402
+
 STATIC = ROOT / "static"
+TEMPLATES = page.TEMPLATES
+SETTINGS_FILE = ROOT / "zappa_settings.json"
 PROJECT = "awrlens"  # Zappa names the Lambda function and its API "<project>-<stage>"
 
 NO_CACHE = "no-cache"
@@ -47,7 +60,7 @@ TYPES = {  # fixed here rather than read from the machine's mime.types, so every
 # S3 website endpoints of the older regions use a dash (s3-website-eu-west-1), newer ones a dot (s3-website.eu-south-2)
 DASH_REGIONS = {"us-east-1", "us-west-1", "us-west-2", "eu-west-1", "ap-southeast-1", "ap-southeast-2",
                 "ap-northeast-1", "sa-east-1", "us-gov-west-1"}
-API_BASE = re.compile(r'^(\s*apiBase:\s*)"[^"]*"', re.M)  # the setting, not an example in a comment
+API_BASE = re.compile(r'^\s*apiBase:\s*("[^"]*")', re.M)  # the page's settings, not an example in a comment
 API_KEY = re.compile(r'^\s*apiKey:\s*"([^"]*)"', re.M)
 
 
@@ -72,6 +85,7 @@ class Report:
     bucket: str
     website_url: str
     api_url: str
+    limits: dict = field(default_factory=dict)
     uploaded: list = field(default_factory=list)
     unchanged: list = field(default_factory=list)
     deleted: list = field(default_factory=list)
@@ -101,37 +115,65 @@ class Aws:
 
 # -- what to upload -----------------------------------------------------------------------------------------------
 
-def site_files(static: Path, api_url: str) -> list[SiteFile]:
-    """Every file of the site with its key and headers: index.html at the root, the rest under static/ as the page
-    references them, the vendored libraries under static/vendor/<hash>/, config.js written for `api_url`."""
+def site_files(static: Path, api_url: str, settings: Settings, templates: Path = TEMPLATES) -> list[SiteFile]:
+    """Every file of the site with its key and headers: index.html (the page rendered for `api_url` and
+    `settings`) at the root, the files of static/ under static/ as the page references them, the vendored
+    libraries under static/vendor/<hash>/."""
     static = Path(static)
-    index = static / "index.html"
-    if not index.is_file():
-        raise DeployError(f"{index} is missing")
     local = sorted(p for p in static.rglob("*") if p.is_file()
                    and not any(part.startswith(".") for part in p.relative_to(static).parts))
     vendor = [p for p in local if p.relative_to(static).parts[0] == "vendor"]
-    html = index.read_text(encoding="utf-8")
-    if "static/vendor/" in html and not vendor:
-        raise DeployError("static/vendor is empty: build the page's libraries first (make static/vendor/.installed)")
     version = vendor_version(static, vendor)
-    files = []
+    html = render_page(templates, api_url, settings, f"static/vendor/{version}")
+    if f"static/vendor/{version}/" in html and not vendor:
+        raise DeployError("static/vendor is empty: build the page's libraries first (make static/vendor/.installed)")
+    files = [SiteFile("index.html", html.encode(), TYPES[".html"], NO_CACHE)]
     for path in local:
         rel = path.relative_to(static).as_posix()
-        if rel == "index.html":
-            body = html.replace("static/vendor/", f"static/vendor/{version}/").encode()
-            files.append(SiteFile("index.html", body, TYPES[".html"], NO_CACHE))
-        elif rel == "config.js":
-            files.append(SiteFile("static/config.js", config_js(path.read_text(encoding="utf-8"), api_url).encode(),
-                                  TYPES[".js"], NO_CACHE))
-        elif rel.startswith("vendor/"):
+        if rel.startswith("vendor/"):
             files.append(SiteFile(f"static/vendor/{version}/{rel[len('vendor/'):]}", path.read_bytes(),
                                   content_type(rel), IMMUTABLE))
         else:
             files.append(SiteFile(f"static/{rel}", path.read_bytes(), content_type(rel), NO_CACHE))
-    if not any(f.key == "static/config.js" for f in files):
-        raise DeployError(f"{static / 'config.js'} is missing")
     return files
+
+
+def render_page(templates: Path, api_url: str, settings: Settings, vendor: str) -> str:
+    """The page for the bucket: the template with the stage's API URL and limits. A key never goes into a public
+    file: a page whose apiKey is set is refused."""
+    import jinja2
+    index = Path(templates) / page.PAGE
+    if not index.is_file():
+        raise DeployError(f"{index} is missing")
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(templates), autoescape=jinja2.select_autoescape(),
+                             undefined=jinja2.StrictUndefined)  # as Flask renders it, but a missing value fails
+    try:
+        html = env.get_template(page.PAGE).render(**page.context(settings, api_url, vendor))
+    except jinja2.TemplateError as exc:
+        raise DeployError(f"{index}: {exc}") from None
+    base = API_BASE.search(html)
+    if not base or json.loads(base.group(1)) != api_url.rstrip("/"):
+        raise DeployError(f"{index} has no apiBase: {{{{ api_base|tojson }}}} setting to fill in")
+    key = API_KEY.search(html)
+    if key and key.group(1):
+        raise DeployError(f"{index} holds an apiKey: a file in a public bucket must not; the page asks for it")
+    return html
+
+
+def stage_settings(stage: str | None, path: Path = SETTINGS_FILE) -> Settings:
+    """The API's settings on a Zappa stage: its environment_variables (with `extends`, as Zappa merges them), read
+    as the Lambda function reads them; the defaults without a stage."""
+    if not stage:
+        return Settings.from_env({})
+    from infra.lambda_package import stage_settings as zappa_stage
+    try:
+        environment = zappa_stage(stage, path).get("environment_variables", {})
+    except SystemExit as exc:
+        raise DeployError(str(exc)) from None
+    try:
+        return Settings.from_env(environment)
+    except ValueError as exc:
+        raise DeployError(f"stage {stage} in {Path(path).name}: {exc}") from None
 
 
 def vendor_version(static: Path, vendor: list[Path]) -> str:
@@ -144,16 +186,6 @@ def vendor_version(static: Path, vendor: list[Path]) -> str:
 
 def content_type(name: str) -> str:
     return TYPES.get(Path(name).suffix.lower(), "application/octet-stream")
-
-
-def config_js(text: str, api_url: str) -> str:
-    """The page's config.js with apiBase set to the stage URL. A key never goes into a public file."""
-    if not API_BASE.search(text):
-        raise DeployError("config.js has no apiBase: \"...\" setting to fill in")
-    key = API_KEY.search(text)
-    if key and key.group(1):
-        raise DeployError("config.js holds an apiKey: a file in a public bucket must not; the page asks for it")
-    return API_BASE.sub(lambda m: m.group(1) + json.dumps(api_url.rstrip("/")), text, count=1)
 
 
 # -- AWS ----------------------------------------------------------------------------------------------------------
@@ -223,18 +255,21 @@ def unchanged(aws: Aws, bucket: str, f: SiteFile, etag: str | None) -> bool:
 
 
 def deploy(bucket: str, api_url: str | None = None, stage: str | None = None, region: str | None = None,
-           static: Path = STATIC, public: bool = True, aws: Aws | None = None, progress: bool = True) -> Report:
-    """Create or update the site in `bucket`; returns what was uploaded, left alone and deleted."""
+           static: Path = STATIC, public: bool = True, aws: Aws | None = None, progress: bool = True,
+           templates: Path = TEMPLATES, settings_file: Path = SETTINGS_FILE) -> Report:
+    """Create or update the site in `bucket` for the API at `api_url` (default: the stage's, from API Gateway)
+    with the limits of `stage` (default: the API's defaults); returns what was uploaded, left alone and deleted."""
     aws = aws or Aws(region)
+    if not api_url and not stage:
+        raise DeployError("give --api-url or --stage")
+    settings = stage_settings(stage, settings_file)
     if not api_url:
-        if not stage:
-            raise DeployError("give --api-url or --stage")
         api_url = find_api_url(aws, stage)
     if not re.match(r"https://[^/\s]+(/[^\s]*)?$", api_url):
         raise DeployError(f"--api-url must be an https:// URL, not {api_url!r}")
-    files = site_files(static, api_url)  # every local check before the first AWS call that changes anything
+    files = site_files(static, api_url, settings, templates)  # every local check before the first AWS change
     ensure_bucket(aws, bucket, public)
-    report = Report(bucket, website_url(bucket, aws.region), api_url.rstrip("/"))
+    report = Report(bucket, website_url(bucket, aws.region), api_url.rstrip("/"), limits(settings))
     remote = remote_objects(aws, bucket)
     with click.progressbar(files, label=f"s3://{bucket}", show_pos=True, file=None if progress else io.StringIO(),
                            item_show_func=lambda f: f.key if f else "") as bar:
@@ -259,23 +294,29 @@ def deploy(bucket: str, api_url: str | None = None, stage: str | None = None, re
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bucket", required=True, help="the site's bucket (created if missing)")
-    where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--api-url", help="the stage's invoke URL, e.g. https://abc123.execute-api.eu-west-1."
-                                         "amazonaws.com/prod")
-    where.add_argument("--stage", help="find the URL of Zappa's API for this stage (awrlens-STAGE)")
+    parser.add_argument("--stage", help="the Zappa stage: its settings give the page's limits, and its API "
+                                        "(awrlens-STAGE) the URL when --api-url is not given")
+    parser.add_argument("--api-url", help="the stage's invoke URL, e.g. https://abc123.execute-api.eu-west-1."
+                                          "amazonaws.com/prod (default: found for --stage)")
     parser.add_argument("--region", help="default: AWS_REGION / AWS_DEFAULT_REGION")
     parser.add_argument("--static", type=Path, default=STATIC, help="the page's files (default: static/)")
+    parser.add_argument("--templates", type=Path, default=TEMPLATES,
+                        help="the page's template (default: templates/)")
     parser.add_argument("--no-public", action="store_true",
                         help="no public-read policy (CloudFront with origin access control reads the bucket)")
     args = parser.parse_args(argv)
+    if not args.api_url and not args.stage:
+        parser.error("give --stage, --api-url or both")
     try:
         report = deploy(args.bucket, api_url=args.api_url, stage=args.stage, region=args.region,
-                        static=args.static, public=not args.no_public)
+                        static=args.static, public=not args.no_public, templates=args.templates)
     except DeployError as exc:
         print(f"deploy_site: {exc}", file=sys.stderr)
         return 2
     print(f"{len(report.uploaded)} uploaded, {len(report.unchanged)} unchanged, {len(report.deleted)} deleted")
     print(f"site: {report.website_url}  (API: {report.api_url})")
+    print("the page's limits, as the API's " + (f"on stage {args.stage}" if args.stage else "defaults") + ": "
+          + ", ".join(f"{k} {v}" for k, v in report.limits.items()))
     print(f"the API's AWRLENS_CORS_ORIGINS must allow {report.website_url}")
     return 0
 

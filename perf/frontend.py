@@ -9,17 +9,20 @@ panning, and the gzipped size of everything the page ships.
      second visitor would.
   2. RACPROD's redo per second for each instance over 45 days, every point (4,320), on one chart: the time Chart.js
      takes to redraw it for each step of a zoom and a pan (what a drag does on every mouse move).
-  3. gzip -6 of every JS and CSS file the page loads (static/vendor, static/js, static/css, static/config.js).
+  3. gzip -6 of the page as served (index.html, rendered from templates/index.html with its settings) and of every
+     JS and CSS file it loads (its links and scripts: static/vendor, static/js, static/css).
 Usage: .venv/bin/python perf/frontend.py [--store var/awrlens.sqlite] [--runs 10]
 """
 import argparse
 import gzip
 import json
 import os
+import re
 import shutil
 import statistics
 import sys
 from pathlib import Path
+from urllib.request import urlopen
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -88,9 +91,9 @@ def first_chart(browser, base, path, runs):
 def big_chart(browser, base):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
-    # every point: the page's config with maxPoints 0 (the API's "no downsampling")
-    config = (ROOT / "static" / "config.js").read_text().replace("maxPoints: 1000", "maxPoints: 0")
-    page.route("**/static/config.js", lambda route: route.fulfill(body=config, content_type="text/javascript"))
+    # every point: the page's settings with maxPoints 0 (the API's "no downsampling"), changed as the page sets them
+    page.add_init_script("""let set; Object.defineProperty(window, "AWRLENS_CONFIG", { configurable: true,
+      get: () => set, set: value => { set = Object.assign(value, { maxPoints: 0 }); } });""")
     page.goto(f"{base}/?db={RAC}&inst=each&view=explorer&range=45d&series=sysstat:redo+size")
     page.wait_for_function(SETTLED, timeout=60000)
     result = page.evaluate(FRAMES)
@@ -98,13 +101,12 @@ def big_chart(browser, base):
     return {k: round(v, 2) if isinstance(v, float) else v for k, v in result.items()}
 
 
-def sizes():
-    files = sorted(p for p in [*(ROOT / "static/vendor").glob("*.js"), *(ROOT / "static/vendor").glob("*.css"),
-                                *(ROOT / "static/js").glob("*.js"), *(ROOT / "static/css").glob("*.css"),
-                                ROOT / "static/config.js"])
-    rows = {str(p.relative_to(ROOT)): {"bytes": p.stat().st_size,
-                                       "gzip": len(gzip.compress(p.read_bytes(), compresslevel=6, mtime=0))}
-            for p in files}
+def sizes(html: str):
+    """Bytes and gzip -6 bytes of the page (`html`, as served) and of every file its links and scripts load."""
+    def size(body):
+        return {"bytes": len(body), "gzip": len(gzip.compress(body, compresslevel=6, mtime=0))}
+    refs = sorted(set(re.findall(r'<(?:script|link)\b[^>]*\b(?:src|href)="(static/[^"]+)"', html)))
+    rows = {"index.html": size(html.encode()), **{ref: size((ROOT / ref).read_bytes()) for ref in refs}}
     vendor = [v for k, v in rows.items() if k.startswith("static/vendor/")]
     own = [v for k, v in rows.items() if not k.startswith("static/vendor/")]
     total = lambda vs, key: sum(v[key] for v in vs)  # noqa: E731
@@ -123,8 +125,10 @@ def main():
     from playwright.sync_api import sync_playwright
     env = {**os.environ, "AWRLENS_STORE_PATH": args.store}
     argv = [str(VENV_BIN / "gunicorn"), "--bind", "127.0.0.1:{port}", "--workers", "3", "app.wsgi:app"]
-    results = {"sizes": sizes()}
+    results = {}
     with serving(argv, env, "/api/v1/") as (port, _), sync_playwright() as pw:
+        with urlopen(f"http://127.0.0.1:{port}/") as resp:
+            results["sizes"] = sizes(resp.read().decode())
         browser = pw.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
         results["chromium"] = browser.version
         base = f"http://127.0.0.1:{port}"

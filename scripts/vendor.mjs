@@ -1,5 +1,5 @@
 // Copies exactly the browser files the page loads from node_modules/ into static/vendor/ (`npm run vendor`).
-// Versions come from package-lock.json; nothing is fetched from a CDN. The page (static/index.html) loads these
+// Versions come from package-lock.json; nothing is fetched from a CDN. The page (templates/index.html) loads these
 // names in this order; vendor/manifest.json records the version of each package for the curious.
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";

@@ -6,6 +6,7 @@ Without Chromium or Playwright these tests are skipped locally and fail under CI
 """
 import csv
 import io
+import json
 import os
 import shutil
 import sqlite3
@@ -372,17 +373,48 @@ def test_range_forms(server, dbs, client, page):
     assert page.errors == []
 
 
+def settings(page, **changes):
+    """Change the page's settings (window.AWRLENS_CONFIG, written by the page) as it sets them: a page served from
+    elsewhere, or rendered with other values. (Not by rewriting the page in flight: Chromium then treats it as
+    public and refuses its requests to this loopback address.)"""
+    page.page.add_init_script("""(changes => { let set;
+      Object.defineProperty(window, "AWRLENS_CONFIG", { configurable: true, get: () => set,
+        set: value => { set = Object.assign(value, changes); } }); })(%s)""" % json.dumps(changes))
+
+
 def test_config_points_at_another_origin(server, dbs, page):
-    """As from S3: config.js names the API's origin (here localhost, the page is on 127.0.0.1) and an API key."""
+    """As from S3: the page's settings name the API's origin (here localhost, the page is on 127.0.0.1) and an API
+    key (which the bucket's page never holds, but a page may be given one)."""
     api_origin = server.replace("127.0.0.1", "localhost")
-    config = (ROOT / "static" / "config.js").read_text()
-    config = config.replace('apiBase: ""', f'apiBase: "{api_origin}"').replace('apiKey: ""', 'apiKey: "k-123"')
-    page.page.route("**/static/config.js", lambda route: route.fulfill(body=config, content_type="text/javascript"))
+    settings(page, apiBase=api_origin, apiKey="k-123")
     headers = []
     page.page.on("request", lambda r: headers.append((r.url, r.headers.get("x-api-key"))) if "/api/v1/" in r.url else None)
     page.open(_url(server, db=dbs["single"], view="overview", range="1d"))
     assert headers and all(u.startswith(api_origin + "/api/v1/") and key == "k-123" for u, key in headers)
     assert all(c["state"] == "ready" for c in page.charts())
+    assert page.errors == []
+
+
+def test_the_limits_come_from_the_page_settings(server, dbs, page):
+    """The API's limits reach the page through its settings (tests/test_page.py: rendered from the server's):
+    the explorer's most series, the size of each series request, the longest range the form accepts."""
+    settings(page, maxSeries=2, maxRangeDays=2)
+    page.open(_url(server, db=dbs["single"], view="explorer", series=["derived:aas", "derived:tps"],
+                   **{"from": "2026-11-17T09:00+00:00", "to": "2026-11-17T12:00+00:00"}))
+    asked = [parse_qs(urlsplit(u).query)["name"] for u in page.requests if "/series?" in u]
+    assert asked and all(len(names) == 2 for names in asked)  # two names and their per-minute twins, 2 by 2
+    assert ["derived:aas", "derived:tps"] in asked and \
+        ["sysmetric_history:Average Active Sessions", "sysmetric_history:User Transaction Per Sec"] in asked
+    assert len(page.charts()[0]["datasets"]) == 2
+    page.page.get_by_label("Add a series").fill("derived:executions")
+    page.page.get_by_label("Add a series").press("Enter")
+    assert page.page.locator(".explorer-form .note").text_content() == "At most 2 series on one chart."
+    assert page.state()["series"] == ["derived:aas", "derived:tps"]
+    page.page.get_by_label("From").fill("2026-11-14T09:00")
+    page.page.get_by_label("to", exact=True).fill("2026-11-17T12:00")
+    page.page.locator("#abs-range button[type=submit]").click()
+    assert "longer than the 2 days the API allows" in page.error_text()
+    assert page.state()["from"] == "2026-11-17T09:00+00:00"
     assert page.errors == []
 
 

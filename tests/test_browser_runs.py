@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from conftest import gunicorn
-from test_browser import Page, browser, context, page, server  # noqa: F401  (fixtures)
+from test_browser import Page, browser, context, page, server, settings  # noqa: F401  (fixtures)
 
 pytestmark = [pytest.mark.browser, pytest.mark.wire, pytest.mark.slow]
 
@@ -135,6 +135,25 @@ def test_compare_several_runs_on_one_chart(server, browser, page):
     page.page.get_by_role("button", name="Compare", exact=True).click()
     page.settle()
     assert parse_qs(urlsplit(page.page.url).query)["runs"] == [HTTPD, HANG]
+    assert page.errors == []
+
+
+def test_no_more_runs_than_the_api_compares(server, page):
+    """The most runs compared at once (the page's settings, from the API's): the list stops ticking there, and
+    a comparison that holds that many offers no run to add."""
+    settings(page, maxCompareRuns=2)
+    page.open(f"{server}/?view=benchmarks")
+    boxes = page.page.locator(".pick-runs input[type=checkbox]")
+    assert boxes.count() == 6 and not any(boxes.nth(i).is_disabled() for i in range(6))
+    page.page.get_by_label(GP2).check()
+    page.page.get_by_label(MODEL).check()
+    assert [boxes.nth(i).is_disabled() for i in range(6)].count(True) == 4
+    page.page.get_by_label(MODEL).uncheck()
+    assert not any(boxes.nth(i).is_disabled() for i in range(6))
+    page.open(f"{server}/?view=runs&runs={GP2}&runs={MODEL}")
+    assert page.page.locator("form.compare-runs").count() == 0
+    page.open(run_url(server, GP2))
+    assert page.page.locator("form.compare-runs").count() == 1
     assert page.errors == []
 
 

@@ -13,6 +13,9 @@ rest, on a copy of the session's demo store where ORCL's display-only text holds
 
 Each page must show the strings literally as text and hold no injected element, no inline handler, no
 window.__xss, no dialog and no console error.
+
+The same store holds a run whose text starts as spreadsheet formulas do (= + - @, a tab): its chart CSV and its
+table CSV (and Copy) must come out guarded with a leading apostrophe, as the API's CSV is.
 """
 import csv
 import io
@@ -25,7 +28,7 @@ from urllib.parse import urlencode
 import pytest
 from sqlalchemy import create_engine
 from conftest import gunicorn
-from test_browser import ROOT, browser, context, page  # noqa: F401  (fixtures)
+from test_browser import browser, context, page  # noqa: F401  (fixtures)
 
 from app import create_app
 from app.runs.model import parse_run
@@ -64,8 +67,23 @@ RUN = {
     ],
 }
 HTTPD = "httpd-freebsd-vs-linux"
+FORMULA = '=HYPERLINK("http://x","y")'
+FORMULA_RUN = {
+    "slug": "formula-run", "title": "Formulas in a run", "kind": "ab", "visibility": "public",
+    "measurements": [
+        {"series": FORMULA, "x": "+SUM(1,2)", "y": 1.5, "unit": "s", "extra": {"note": "-2+3"}},
+        {"series": "@cmd", "x": "+SUM(1,2)", "y": -2.0, "unit": "s", "extra": {"note": "\tTAB"}},
+    ],
+}
 
-SCRIPTS = (ROOT / "static" / "index.html").read_text().count("<script")  # the page's own
+
+def render_page():
+    """The page as Flask serves it (no store is read to serve it)."""
+    app = create_app(Settings.from_env({}, targets={"demo": {"sqlite": "/nonexistent/awrlens.sqlite"}}))
+    return app.test_client().get("/").get_data(as_text=True)
+
+
+SCRIPTS = render_page().count("<script")  # the page's own
 # the page holds no element any of the payloads would make, and no inline event handler anywhere
 INJECTED = """() => ({
   elements: Array.from(document.querySelectorAll('img, svg, iframe, b, i, u')).map(e => e.outerHTML),
@@ -117,6 +135,7 @@ def _hostile_copy(src, dst):
     try:
         with engine.begin() as conn:
             insert_run(conn, parse_run(RUN), datetime(2026, 11, 20))
+            insert_run(conn, parse_run(FORMULA_RUN), datetime(2026, 11, 20))
     finally:
         engine.dispose()
 
@@ -296,3 +315,26 @@ def test_compare_runs(server, page):
     rows = [r for r in _cells(page, "measurements") if r[0] == SLUG]
     assert [r[2] for r in rows] == [m["series"] for m in RUN["measurements"]]
     _inert(page)
+
+
+# -- spreadsheet formulas in the CSV exports ---------------------------------------------------------------------
+
+def _download(pg, selector):
+    with pg.page.expect_download() as info:
+        pg.page.locator(selector).click()
+    return list(csv.reader(io.StringIO(Path(info.value.path()).read_text(encoding="utf-8"))))
+
+
+def test_chart_and_table_csv_are_formula_safe(server, page):
+    """Text starting with = + - @ or a tab gets a leading apostrophe (the API's rule); numbers stay numbers."""
+    page.open(_url(server, view="run", run=FORMULA_RUN["slug"]))
+    assert page.page.locator(".bench-head").get_attribute("data-state") == "ready"
+    assert _legend(page, "bench-1") == [FORMULA, "@cmd"]  # shown as they are
+    chart = _download(page, "[data-chart=bench-1] button[data-act=csv]")
+    assert chart == [["series", "unit", "x", "value"],
+                     ["'" + FORMULA, "s", "'+SUM(1,2)", "1.5"], ["'@cmd", "s", "'+SUM(1,2)", "-2"]]
+    table = _download(page, "[data-table=measurements] button.buttons-csv")
+    assert table == [["#", "Series", "x", "y", "Unit", "note"],
+                     ["1", "'" + FORMULA, "'+SUM(1,2)", "1.5", "s", "'-2+3"],
+                     ["2", "'@cmd", "'+SUM(1,2)", "-2", "s", "'\tTAB"]]
+    assert page.dialogs == [] and page.errors == []

@@ -1,5 +1,6 @@
 """infra/deploy_site.py against moto's S3 and API Gateway: the bucket, website and policy, every object's headers,
-config.js, idempotent re-runs, stale-file removal."""
+the page rendered from its template (the stage URL, the stage's limits, no key), idempotent re-runs, stale-file
+removal."""
 import hashlib
 import json
 import re
@@ -8,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from app.settings import Settings
 from infra import deploy_site
 from infra.deploy_site import IMMUTABLE, NO_CACHE, Aws, DeployError, deploy
 from tests.aws import REGION, aws, aws_calls  # noqa: F401  (fixtures)
@@ -17,19 +19,29 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parent.parent
 API = "https://a1b2c3d4e5.execute-api.eu-west-1.amazonaws.com/prod"
 BUCKET = "awrlens-site-test"
+# A small page template: the vendored files through {{ vendor }}, the settings as the real page writes them
+PAGE = """<!doctype html><link rel="stylesheet" href="{{ vendor }}/lib.min.css">
+<script>
+window.AWRLENS_CONFIG = {
+  apiBase: {{ api_base|tojson }},
+  apiKey: "",
+  maxSeries: {{ limits.max_series|tojson }},
+  maxRangeDays: {{ limits.max_range_days|tojson }},
+  maxCompareRuns: {{ limits.max_compare_runs|tojson }}
+};
+</script><script src="{{ vendor }}/lib.min.js"></script><script src="static/js/app.js"></script>
+"""
 
 
 @pytest.fixture()
 def static(tmp_path):
-    """A small copy of the page: index.html that loads vendored files, config.js, one CSS and JS, two libraries."""
+    """A small copy of the page's files: one CSS and JS, two libraries (and the template beside, templates/)."""
     d = tmp_path / "static"
     (d / "vendor").mkdir(parents=True)
     (d / "css").mkdir()
     (d / "js").mkdir()
-    (d / "index.html").write_text('<!doctype html><link rel="stylesheet" href="static/vendor/lib.min.css">'
-                                  '<script src="static/config.js"></script><script src="static/vendor/lib.min.js">'
-                                  '</script><script src="static/js/app.js"></script>')
-    shutil.copy(ROOT / "static" / "config.js", d / "config.js")
+    (tmp_path / "templates").mkdir()
+    (tmp_path / "templates" / "index.html").write_text(PAGE)
     (d / "css" / "app.css").write_text("body { margin: 0 }")
     (d / "js" / "app.js").write_text("window.App = {};")
     (d / "vendor" / "lib.min.js").write_text("/*! lib 1.0 */")
@@ -40,7 +52,8 @@ def static(tmp_path):
 
 
 def run(static, **kw):
-    return deploy(BUCKET, api_url=kw.pop("api_url", API), static=static, aws=Aws(REGION), progress=False, **kw)
+    return deploy(BUCKET, api_url=kw.pop("api_url", API), static=static, aws=Aws(REGION), progress=False,
+                  templates=kw.pop("templates", static.parent / "templates"), **kw)
 
 
 def objects(s3):
@@ -81,7 +94,6 @@ def test_every_object_has_its_type_and_cache_headers(static, s3):
                         .read().decode()).group(1)
     expected = {
         "index.html": ("text/html; charset=utf-8", NO_CACHE),
-        "static/config.js": ("text/javascript; charset=utf-8", NO_CACHE),
         "static/css/app.css": ("text/css; charset=utf-8", NO_CACHE),
         "static/js/app.js": ("text/javascript; charset=utf-8", NO_CACHE),
         f"static/vendor/{version}/lib.min.js": ("text/javascript; charset=utf-8", IMMUTABLE),
@@ -104,19 +116,57 @@ def test_index_points_at_the_versioned_vendor_directory(static, s3):
     assert "static/vendor/lib.min.js" not in html
 
 
-def test_config_js_has_the_stage_url_and_no_key(static, s3):
+def test_the_page_has_the_stage_url_the_limits_and_no_key(static, s3):
     run(static, api_url=API + "/")
-    text = s3.get_object(Bucket=BUCKET, Key="static/config.js")["Body"].read().decode()
+    text = s3.get_object(Bucket=BUCKET, Key="index.html")["Body"].read().decode()
     assert f'apiBase: "{API}"' in text  # no trailing slash: the page appends /api/v1
     assert 'apiKey: ""' in text
-    original = (static / "config.js").read_text()
-    assert text == original.replace('apiBase: ""', f'apiBase: "{API}"')  # every other setting as the page has it
+    version = re.search(r"static/vendor/([0-9a-f]{12})/", text).group(1)
+    defaults = Settings.from_env({})  # no stage: the API's defaults
+    assert text == PAGE.replace('{{ api_base|tojson }}', f'"{API}"') \
+        .replace("{{ vendor }}", f"static/vendor/{version}") \
+        .replace("{{ limits.max_series|tojson }}", str(defaults.max_series)) \
+        .replace("{{ limits.max_range_days|tojson }}", str(defaults.max_range_days)) \
+        .replace("{{ limits.max_compare_runs|tojson }}", "8").rstrip("\n")  # everything else as the template has it
 
 
-def test_a_key_in_config_js_is_refused_before_any_upload(static, s3):
-    cfg = static / "config.js"
-    cfg.write_text(cfg.read_text().replace('apiKey: ""', 'apiKey: "secret"'))
+def test_the_limits_are_the_stages(static, s3, tmp_path):
+    """With a stage, the page's limits are the API's there: its environment_variables, with `extends`."""
+    zappa = tmp_path / "zappa_settings.json"
+    zappa.write_text(json.dumps({"base": {"environment_variables": {"AWRLENS_MAX_SERIES": "12"}},
+                                 "small": {"extends": "base", "environment_variables": {
+                                     "AWRLENS_MAX_SERIES": "4", "AWRLENS_MAX_RANGE_DAYS": "31"}}}))
+    import boto3
+    boto3.client("apigateway", region_name=REGION).create_rest_api(name="awrlens-small")
+    report = deploy(BUCKET, stage="small", static=static, aws=Aws(REGION), progress=False,
+                    templates=static.parent / "templates", settings_file=zappa)
+    text = s3.get_object(Bucket=BUCKET, Key="index.html")["Body"].read().decode()
+    assert "maxSeries: 4," in text and "maxRangeDays: 31.0," in text
+    assert report.limits["max_series"] == 4 and report.limits["max_range_days"] == 31.0
+    zappa.write_text(json.dumps({"small": {"environment_variables": {"AWRLENS_MAX_SERIE": "4"}}}))
+    with pytest.raises(DeployError, match="AWRLENS_MAX_SERIE"):  # a setting the API would refuse at start
+        deploy(BUCKET, stage="small", static=static, aws=Aws(REGION), progress=False,
+               templates=static.parent / "templates", settings_file=zappa)
+    with pytest.raises(DeployError, match="no stage 'nope'"):
+        deploy(BUCKET, stage="nope", static=static, aws=Aws(REGION), progress=False,
+               templates=static.parent / "templates", settings_file=zappa)
+
+
+def test_a_key_in_the_page_is_refused_before_any_upload(static, s3):
+    template = static.parent / "templates" / "index.html"
+    template.write_text(template.read_text().replace('apiKey: ""', 'apiKey: "secret"'))
     with pytest.raises(DeployError, match="apiKey"):
+        run(static)
+    assert BUCKET not in [b["Name"] for b in s3.list_buckets()["Buckets"]]
+
+
+def test_a_page_without_the_api_url_is_refused(static, s3):
+    template = static.parent / "templates" / "index.html"
+    template.write_text(template.read_text().replace("{{ api_base|tojson }}", '""'))
+    with pytest.raises(DeployError, match="apiBase"):
+        run(static)
+    template.unlink()
+    with pytest.raises(DeployError, match="index.html is missing"):
         run(static)
     assert BUCKET not in [b["Name"] for b in s3.list_buckets()["Buckets"]]
 
@@ -164,10 +214,11 @@ def test_changed_headers_are_uploaded_again(static, s3, monkeypatch):
 def test_api_url_from_the_stage(static, s3):
     import boto3
     api_id = boto3.client("apigateway", region_name=REGION).create_rest_api(name="awrlens-prod")["id"]
-    report = deploy(BUCKET, stage="prod", static=static, aws=Aws(REGION), progress=False)
+    templates = static.parent / "templates"
+    report = deploy(BUCKET, stage="prod", static=static, aws=Aws(REGION), progress=False, templates=templates)
     assert report.api_url == f"https://{api_id}.execute-api.{REGION}.amazonaws.com/prod"
     with pytest.raises(DeployError, match="awrlens-demo"):
-        deploy(BUCKET, stage="demo", static=static, aws=Aws(REGION), progress=False)
+        deploy(BUCKET, stage="demo", static=static, aws=Aws(REGION), progress=False, templates=templates)
 
 
 def test_missing_vendor_build_is_a_clear_error(static, s3):
@@ -176,24 +227,40 @@ def test_missing_vendor_build_is_a_clear_error(static, s3):
         run(static)
 
 
-def test_the_real_page(s3):
-    """Every file of the repository's static/ (vendor included when it is built) lands with a known type."""
+def test_the_real_page(s3, tmp_path):
+    """Every file of the repository's static/ (vendor included when it is built) lands with a known type, and the
+    bucket's page is the one Flask serves for `/` (same template, same settings), with only the API's address and
+    the vendored libraries' folder told apart."""
     static = ROOT / "static"
     if not (static / "vendor").is_dir():
         pytest.skip("static/vendor is not built (make static/vendor/.installed)")
-    report = run(static)
+    report = run(static, templates=ROOT / "templates")
     local = [p for p in static.rglob("*") if p.is_file() and not any(
         part.startswith(".") for part in p.relative_to(static).parts)]
-    assert len(report.uploaded) == len(local)
+    assert len(report.uploaded) == len(local) + 1  # and index.html
     for key, obj in objects(s3).items():
         head = s3.head_object(Bucket=BUCKET, Key=key)
         assert head["ContentType"] != "application/octet-stream", key
         assert head["CacheControl"] == (IMMUTABLE if key.startswith("static/vendor/") else NO_CACHE), key
+    html = s3.get_object(Bucket=BUCKET, Key="index.html")["Body"].read().decode()
+    version = re.search(r"static/vendor/([0-9a-f]{12})/", html).group(1)
+    from app import create_app  # nothing is read from the store to serve the page
+    local_app = create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(tmp_path / "none.sqlite")}}))
+    served = local_app.test_client().get("/").get_data(as_text=True)
+    assert html == served.replace('apiBase: ""', f'apiBase: "{API}"').replace(
+        "static/vendor/", f"static/vendor/{version}/")
+    refs = re.findall(r'(?:src|href)="(static/[^"]+)"', html)
+    assert len(refs) > 20 and all(ref in objects(s3) for ref in refs), refs
 
 
 def test_command_line(static, s3, capsys):
-    assert deploy_site.main(["--bucket", BUCKET, "--api-url", API, "--region", REGION, "--static", str(static)]) == 0
+    templates = str(static.parent / "templates")
+    assert deploy_site.main(["--bucket", BUCKET, "--api-url", API, "--region", REGION, "--static", str(static),
+                             "--templates", templates]) == 0
     out = capsys.readouterr().out
-    assert "7 uploaded, 0 unchanged, 0 deleted" in out and "s3-website-eu-west-1" in out
+    assert "6 uploaded, 0 unchanged, 0 deleted" in out and "s3-website-eu-west-1" in out
+    assert "limits, as the API's defaults: max_series 8," in out
     assert deploy_site.main(["--bucket", BUCKET, "--api-url", "http://insecure", "--region", REGION,
-                             "--static", str(static)]) == 2
+                             "--static", str(static), "--templates", templates]) == 2
+    with pytest.raises(SystemExit):  # neither where the API is nor its stage
+        deploy_site.main(["--bucket", BUCKET, "--region", REGION])

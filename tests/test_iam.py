@@ -91,20 +91,23 @@ def test_policies_parse_and_allow_only_named_actions(name):
 @pytest.mark.slow
 def test_site_deployer_names_exactly_what_deploy_site_calls(aws_calls, tmp_path):
     import boto3
-    static = tmp_path / "static"
+    static, templates = tmp_path / "static", tmp_path / "templates"
     (static / "vendor").mkdir(parents=True)
-    (static / "index.html").write_text('<script src="static/vendor/a.js"></script>')
-    (static / "config.js").write_text('window.AWRLENS_CONFIG = {\n  apiBase: "",\n  apiKey: ""\n};\n')
+    templates.mkdir()
+    (templates / "index.html").write_text('<script>window.AWRLENS_CONFIG = {\n  apiBase: {{ api_base|tojson }},\n'
+                                          '  apiKey: ""\n};</script><script src="{{ vendor }}/a.js"></script>')
     (static / "vendor" / "a.js").write_text("a")
+    (static / "app.js").write_text("app")  # unchanged by the second deploy
     (static / "old.js").write_text("old")
     boto3.client("apigateway", region_name=REGION).create_rest_api(name="awrlens-prod")
     aws_calls.log.clear()
     bucket = "awrlens-site-123456789012"
-    deploy(bucket, stage="prod", static=static, aws=Aws(REGION), progress=False)  # creates
+    site = {"static": static, "templates": templates, "aws": Aws(REGION), "progress": False}
+    deploy(bucket, stage="prod", **site)  # creates
     (static / "old.js").unlink()
     (static / "vendor" / "a.js").write_text("b")
-    report = deploy(bucket, stage="prod", static=static, aws=Aws(REGION), progress=False)  # changes, deletes
-    deploy(bucket, stage="prod", static=static, aws=Aws(REGION), progress=False)  # nothing to do
+    report = deploy(bucket, stage="prod", **site)  # changes, deletes
+    deploy(bucket, stage="prod", **site)  # nothing to do
     assert report.deleted and report.uploaded and report.unchanged
     doc = policy("site-deployer.json")
     assert policy_actions(doc) == iam_actions(aws_calls)

@@ -5,10 +5,10 @@ from flask import Blueprint, current_app, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from app import history
+from app.api import limits
 from app.api.params import (FORMAT, INSTANCE, MAX_POINTS, RANGE, RATE, SHOW_SQL, TABLE_INSTANCE, Param,
                             accepts)
 from app.api.respond import answer
-from app.api.runs import MAX_COMPARE
 from app.errors import BadParameter
 from app.history.database import BadRange
 from app.store.queries import TOP_SQL_ORDER
@@ -57,11 +57,8 @@ def _range(db, args, prefix="", default_days=7):
 @api.get("/")
 def index():
     """Where to start, and the limits a client must respect."""
-    settings = _settings()
     return {"name": "awrlens", "version": "v1", "openapi": "/api/v1/openapi.json", "databases": "/api/v1/dbs",
-            "limits": {"max_series": settings.max_series, "max_points": settings.max_points,
-                       "max_points_per_request": MAX_POINTS.maximum, "max_range_days": settings.max_range_days,
-                       "max_compare_runs": MAX_COMPARE}}
+            "limits": limits(_settings())}
 
 
 @api.get("/dbs")

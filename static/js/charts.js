@@ -6,30 +6,14 @@
  * and comes back through setWindow. A window the loaded data covers at full resolution is drawn at once; a
  * narrower one with downsampled data is fetched again at finer resolution (per-minute detail when the window is
  * a few hours), and after each fetch the neighbouring windows are prefetched so panning shows data at once.
- * XY charts (createXY) draw benchmark measurements that are not over time: points, lines and bars against a
- * number (sessions, I/O size) or a category, with the same card, legend, PNG and CSV. */
+ * The card, legend, PNG and CSV are AWRLens.ChartCard's; XY charts (createXY) are in charts-xy.js. */
 (function (AWRLens) {
   "use strict";
-  var F = AWRLens.Format;
+  var F = AWRLens.Format, Card = AWRLens.ChartCard;
   var cfg = window.AWRLENS_CONFIG || {};
-  var live = new Set();
   var firstPainted = false;
-  var PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
-    "#7f7f7f", "#bcbd22"];
+  var PALETTE = Card.PALETTE;
   var MIN_WINDOW = 15 * 60 * 1000;
-
-  // white background, so an exported PNG is not transparent
-  var background = {
-    id: "awrBackground",
-    beforeDraw: function (chart) {
-      var ctx = chart.ctx;
-      ctx.save();
-      ctx.globalCompositeOperation = "destination-over";
-      ctx.fillStyle = "#fff";
-      ctx.fillRect(0, 0, chart.width, chart.height);
-      ctx.restore();
-    }
-  };
 
   // instance restarts (a line) and missing snapshots (a shaded band), from the API's markers
   var markers = {
@@ -93,13 +77,6 @@
     return out;
   }
 
-  function element(tag, attrs, text) {
-    var el = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (k) { el.setAttribute(k, attrs[k]); });
-    if (text !== undefined) { el.textContent = text; }
-    return el;
-  }
-
   /**
    * spec: {id, title, load, onWindow, stacked, bucket, detail (bool: has per-minute twins), yMax, height}
    */
@@ -109,45 +86,13 @@
     this.gen = 0;
     this.chart = null;
     this.win = null;
-    buildCard(this, container, spec, { tools: [["earlier", "◀", "Earlier: move the window back by half"],
+    Card.build(this, container, spec, { tools: [["earlier", "◀", "Earlier: move the window back by half"],
       ["zoomin", "+", "Zoom in"], ["zoomout", "−", "Zoom out"], ["later", "▶", "Later: move the window forward by half"]],
       status: "Loading…", height: 240, label: spec.title + " over time. Drag to zoom, Shift+drag to pan." });
   }
 
-  var SAVE_TOOLS = [["png", "PNG", "Save the chart as PNG"], ["csv", "CSV", "Save the chart's data as CSV"]];
-
-  /** The card of a chart (title, tool buttons calling chart.act, status line, canvas, legend), added to container. */
-  function buildCard(chart, container, spec, opts) {
-    chart.card = element("section", { "class": "card chart-card" + (spec.wide ? " wide" : spec.third ? " third" : ""),
-      "data-chart": spec.id, "data-state": "loading", "aria-labelledby": "h-" + spec.id });
-    var head = element("header", { "class": "card-head" });
-    head.appendChild(element("h3", { id: "h-" + spec.id }, spec.title));
-    var tools = element("div", { "class": "tools", role: "group", "aria-label": "Chart tools: " + spec.title });
-    (opts.tools || []).concat(SAVE_TOOLS).forEach(function (b) {
-      var btn = element("button", { type: "button", "data-act": b[0], title: b[2], "aria-label": b[2] }, b[1]);
-      btn.addEventListener("click", function () { chart.act(b[0]); });
-      tools.appendChild(btn);
-    });
-    head.appendChild(tools);
-    chart.card.appendChild(head);
-    chart.status = element("p", { "class": "status", role: "status", "aria-live": "polite" }, opts.status);
-    chart.card.appendChild(chart.status);
-    var plot = element("div", { "class": "plot" });
-    plot.style.height = (spec.height || opts.height) + "px";
-    chart.canvas = element("canvas", { role: "img", "aria-label": opts.label });
-    plot.appendChild(chart.canvas);
-    chart.card.appendChild(plot);
-    chart.legend = element("div", { "class": "legend", role: "group", "aria-label": "Series of " + spec.title });
-    chart.card.appendChild(chart.legend);
-    container.appendChild(chart.card);
-    live.add(chart);
-  }
-
-  TimeChart.prototype.setState = function (state, message) {
-    this.card.setAttribute("data-state", state);
-    this.status.textContent = message || "";
-    this.status.classList.toggle("is-error", state === "error");
-  };
+  TimeChart.prototype.setState = Card.methods.setState;
+  TimeChart.prototype.renderLegend = Card.methods.renderLegend;
 
   /** Show window {from, to, zone, limits: {min, max}}: draw what is loaded, fetch what is missing. */
   TimeChart.prototype.setWindow = function (win) {
@@ -339,7 +284,7 @@
             }
           }
         },
-        plugins: [background, markers, paint]
+        plugins: [Card.background, markers, paint]
       });
       this.chart.$awr = { markers: merged.markers };
     } else {
@@ -364,28 +309,6 @@
     }
   };
 
-  /** An HTML legend: one toggle button per series, usable with the keyboard. */
-  TimeChart.prototype.renderLegend = function () {
-    var c = this.chart, legend = this.legend;
-    var units = new Set(c.data.datasets.map(function (d) { return d.unit; })), stacked = this.spec.stacked;
-    legend.textContent = "";
-    c.data.datasets.forEach(function (d, i) {
-      var on = c.isDatasetVisible(i);
-      var btn = element("button", { type: "button", "aria-pressed": String(on), "class": "legend-item" });
-      var swatch = element("span", { "class": "swatch", "aria-hidden": "true" });
-      swatch.style.background = d.borderColor;
-      if (d.borderDash && d.borderDash.length) { swatch.classList.add("dashed"); }
-      btn.appendChild(swatch);
-      btn.appendChild(document.createTextNode(d.label + (d.unit && units.size > 1 && !stacked ? " (" + d.unit + ")" : "")));
-      btn.addEventListener("click", function () {
-        c.setDatasetVisibility(i, !c.isDatasetVisible(i));
-        c.update("none");
-        btn.setAttribute("aria-pressed", String(c.isDatasetVisible(i)));
-      });
-      legend.appendChild(btn);
-    });
-  };
-
   /** The user zoomed or panned this chart: hand the new window to the view (which puts it in the URL). */
   TimeChart.prototype.userWindow = function (chart) {
     var x = chart.scales.x;
@@ -395,15 +318,8 @@
   TimeChart.prototype.act = function (what) {
     var win = this.win;
     if (!win) { return; }
+    if (Card.save(this, what)) { return; }
     var w = win.to - win.from, lim = win.limits, from = win.from, to = win.to;
-    if (what === "png") {
-      if (this.chart) { F.download("awrlens-" + this.spec.id + ".png", this.chart.toBase64Image("image/png", 1)); }
-      return;
-    }
-    if (what === "csv") {
-      F.download("awrlens-" + this.spec.id + ".csv", new Blob([this.toCSV()], { type: "text/csv;charset=utf-8" }));
-      return;
-    }
     if (what === "earlier") { from -= w / 2; to -= w / 2; }
     if (what === "later") { from += w / 2; to += w / 2; }
     if (what === "zoomin") { from += w / 4; to -= w / 4; }
@@ -434,129 +350,21 @@
 
   TimeChart.prototype.destroy = function () {
     this.gen += 1;
-    if (this.chart) { this.chart.destroy(); this.chart = null; }
-    this.card.remove();
-    live.delete(this);
-  };
-
-  /**
-   * spec: {id, title, type: "scatter" | "bar", x: {type: linear|logarithmic|category, title, categories, min, max,
-   *        step}, y: {type: linear|logarithmic, title, min}, height, wide,
-   *        datasets: [{label, unit, points: [[x, y]], show: points|line|bar, color, fill, dash, notes: [text]}]}
-   */
-  function XYChart(container, spec) {
-    this.spec = spec;
-    buildCard(this, container, spec, { status: "", height: 300, label: spec.title });
-    this.draw();
-  }
-
-  XYChart.prototype.setState = TimeChart.prototype.setState;
-  XYChart.prototype.renderLegend = TimeChart.prototype.renderLegend;
-
-  XYChart.prototype.draw = function () {
-    var spec = this.spec, bar = spec.type === "bar", cats = spec.x.categories || [];
-    var datasets = spec.datasets.map(function (d, i) {
-      var color = d.color || PALETTE[i % PALETTE.length];
-      var show = d.show || (bar ? "bar" : "points");
-      var data = bar ? cats.map(function (c) {
-        var p = d.points.find(function (q) { return q[0] === c; });
-        return p ? p[1] : null;
-      }) : d.points.map(function (p) { return { x: p[0], y: p[1] }; });
-      return {
-        label: d.label, unit: d.unit, key: d.label, data: data, points: d.points, notes: d.notes || [],
-        type: show === "bar" ? "bar" : "scatter", showLine: show === "line",
-        borderColor: color, backgroundColor: show === "bar" ? color + "cc" : d.fill ? color + "26" : color + "a0",
-        fill: d.fill || false, borderDash: d.dash || [], borderWidth: show === "line" ? (d.dash ? 1 : 2) : 1,
-        pointRadius: show === "points" ? 2.5 : show === "line" && !d.dash && !d.fill ? 3 : 0,
-        pointHitRadius: 5, order: d.order || 0
-      };
-    });
-    var xScale = { type: spec.x.type || (bar ? "category" : "linear"), title: { display: !!spec.x.title, text: spec.x.title || "" } };
-    if (xScale.type === "linear") {
-      Object.assign(xScale, { min: spec.x.min, max: spec.x.max, ticks: { stepSize: spec.x.step, callback: F.fmtCompact } });
-    }
-    if (xScale.type === "logarithmic") {  // ticks at the measured x values (8, 16, ... 1024 KB), not 10, 15, 20...
-      var xs = [];
-      spec.datasets.forEach(function (d) { d.points.forEach(function (p) { if (xs.indexOf(p[0]) < 0) { xs.push(p[0]); } }); });
-      xs.sort(function (a, b) { return a - b; });
-      Object.assign(xScale, { min: xs[0] / 1.25, max: xs[xs.length - 1] * 1.25, ticks: { callback: F.fmtCompact },
-        afterBuildTicks: function (scale) { scale.ticks = xs.map(function (v) { return { value: v }; }); } });
-    }
-    var yLog = spec.y.type === "logarithmic";
-    var yScale = { type: yLog ? "logarithmic" : "linear", beginAtZero: !yLog, min: spec.y.min,
-      title: { display: !!spec.y.title, text: spec.y.title || "" } };
-    if (!yLog) { yScale.ticks = { callback: F.fmtCompact }; }
-    var self = this;
-    this.chart = new window.Chart(this.canvas, {
-      type: bar ? "bar" : "scatter",
-      data: bar ? { labels: cats, datasets: datasets } : { datasets: datasets },
-      options: {
-        animation: false, responsive: true, maintainAspectRatio: false,
-        interaction: bar ? { mode: "index", intersect: false } : { mode: "nearest", intersect: true },
-        scales: { x: xScale, y: yScale },
-        plugins: {
-          legend: { display: false },
-          tooltip: {
-            callbacks: {
-              title: function (items) {
-                if (!items.length) { return ""; }
-                return bar ? items[0].label : (self.spec.x.title || "x") + ": " + F.fmtValue(items[0].parsed.x);
-              },
-              label: function (item) {
-                var note = item.dataset.notes[item.dataIndex];
-                return item.dataset.label + ": " + F.fmtValue(item.parsed.y, item.dataset.unit) + (note ? " · " + note : "");
-              }
-            }
-          }
-        }
-      },
-      plugins: [background]
-    });
-    this.renderLegend();
-    var any = datasets.some(function (d) { return d.points.length; });
-    this.setState(any ? "ready" : "empty", any ? "" : "No measurements.");
-  };
-
-  XYChart.prototype.act = function (what) {
-    if (what === "png") {
-      F.download("awrlens-" + this.spec.id + ".png", this.chart.toBase64Image("image/png", 1));
-    } else if (what === "csv") {
-      F.download("awrlens-" + this.spec.id + ".csv", new Blob([this.toCSV()], { type: "text/csv;charset=utf-8" }));
-    }
-  };
-
-  /** Every series' points as given (x, y), for the CSV and the test snapshot. */
-  XYChart.prototype.points = function () {
-    return this.spec.datasets.map(function (d) {
-      return { label: d.label, unit: d.unit, points: d.points.map(function (p) { return [p[0], p[1]]; }) };
-    });
-  };
-
-  XYChart.prototype.toCSV = function () {
-    var rows = [], x = this.spec.x.title || "x";
-    this.points().forEach(function (d) { d.points.forEach(function (p) { rows.push([d.label, d.unit, p[0], p[1]]); }); });
-    return F.csv(["series", "unit", x, "value"], rows);
-  };
-
-  XYChart.prototype.destroy = function () {
-    if (this.chart) { this.chart.destroy(); this.chart = null; }
-    this.card.remove();
-    live.delete(this);
+    Card.remove(this);
   };
 
   AWRLens.Charts = {
     create: function (container, spec) { return new TimeChart(container, spec); },
-    createXY: function (container, spec) { return new XYChart(container, spec); },
     PALETTE: PALETTE,
     /** Every live chart's window and points, for tests and the share-link check. */
     snapshot: function () {
-      return Array.from(live).map(function (c) {
+      return Card.live().map(function (c) {
         return { id: c.spec.id, title: c.spec.title, state: c.card.getAttribute("data-state"),
           from: c.win && c.win.from, to: c.win && c.win.to, datasets: c.points() };
       });
     },
     settled: function () {
-      return Array.from(live).every(function (c) {
+      return Card.live().every(function (c) {
         var s = c.card.getAttribute("data-state");
         return s !== "loading" && s !== "refreshing" && !c.prefetching;
       });

@@ -94,14 +94,22 @@
       .replace(/"/g, "&quot;").replace(/'/g, "&#39;");
   }
 
-  /** RFC 4180 CSV from a header and rows of values. */
+  /** A value as every CSV and copy the page writes holds it: text that a spreadsheet would run as a formula (its
+   * first character = + - @, a tab or a carriage return) gets a leading apostrophe. The rule of the API's CSV
+   * (app/api/respond.py); numbers and everything not text are left as they are. */
+  function formulaSafe(value) {
+    return typeof value === "string" && /^[=+\-@\t\r]/.test(value) ? "'" + value : value;
+  }
+
+  /** RFC 4180 CSV from a header and rows of values, every row's text made formula-safe. */
   function csv(header, rows) {
     function cell(v) {
       if (v === null || v === undefined) { return ""; }
       var s = String(v);
       return /[",\r\n]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s;
     }
-    return [header].concat(rows).map(function (r) { return r.map(cell).join(","); }).join("\r\n") + "\r\n";
+    return [header.map(cell)].concat(rows.map(function (r) { return r.map(function (v) { return cell(formulaSafe(v)); }); }))
+      .map(function (r) { return r.join(","); }).join("\r\n") + "\r\n";
   }
 
   /** Save a Blob or a data: URL as a file. */
@@ -118,7 +126,7 @@
 
   AWRLens.Format = {
     fmtValue: fmtValue, fmtCompact: fmtCompact, fmtChange: fmtChange, fmtTime: fmtTime, isoTime: isoTime,
-    inputTime: inputTime, parseInputTime: parseInputTime, zone: zone, offsetOf: offsetOf, esc: esc, csv: csv,
-    download: download
+    inputTime: inputTime, parseInputTime: parseInputTime, zone: zone, offsetOf: offsetOf, esc: esc,
+    formulaSafe: formulaSafe, csv: csv, download: download
   };
 }(window.AWRLens = window.AWRLens || {}));

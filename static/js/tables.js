@@ -8,19 +8,12 @@
   var DataTable = window.DataTable;
   var live = new Set();
 
-  function element(tag, attrs, text) {
-    var el = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (k) { el.setAttribute(k, attrs[k]); });
-    if (text !== undefined) { el.textContent = text; }
-    return el;
-  }
+  var element = AWRLens.Dom.element;
 
-  /** Export: the raw value; text that a spreadsheet would run as a formula gets a leading quote. */
+  /** Export (CSV and Copy): the raw value, a list joined by spaces, text made formula-safe (Format.formulaSafe). */
   function exported(value) {
     if (value === null || value === undefined) { return ""; }
-    if (Array.isArray(value)) { return value.join(" "); }
-    if (typeof value === "string" && /^[=@\t\r]/.test(value)) { return "'" + value; }
-    return value;
+    return F.formulaSafe(Array.isArray(value) ? value.join(" ") : value);
   }
 
   /** The DataTables renderer of one column: display escaped and formatted, sort by value, export raw. */
@@ -155,6 +148,9 @@
 
   AWRLens.Tables = {
     create: function (container, spec) { return new Table(container, spec); },
+    /** Column specs: a number shown with its unit, and text. */
+    num: function (key, title, unit) { return { key: key, title: title, type: "num", unit: unit }; },
+    text: function (key, title) { return { key: key, title: title, type: "text" }; },
     settled: function () {
       return Array.from(live).every(function (t) {
         var s = t.card.getAttribute("data-state");

@@ -1,0 +1,104 @@
+/* AWRLens.Charts.createXY: benchmark measurements that are not over time, on Chart.js: points, lines and bars
+ * against a number (sessions, I/O size) or a category, with the card, legend, PNG and CSV of AWRLens.ChartCard. */
+(function (AWRLens) {
+  "use strict";
+  var F = AWRLens.Format, Card = AWRLens.ChartCard;
+  var PALETTE = Card.PALETTE;
+
+  /**
+   * spec: {id, title, type: "scatter" | "bar", x: {type: linear|logarithmic|category, title, categories, min, max,
+   *        step}, y: {type: linear|logarithmic, title, min}, height, wide,
+   *        datasets: [{label, unit, points: [[x, y]], show: points|line|bar, color, fill, dash, notes: [text]}]}
+   */
+  function XYChart(container, spec) {
+    this.spec = spec;
+    Card.build(this, container, spec, { status: "", height: 300, label: spec.title });
+    this.draw();
+  }
+
+  XYChart.prototype.setState = Card.methods.setState;
+  XYChart.prototype.renderLegend = Card.methods.renderLegend;
+
+  XYChart.prototype.draw = function () {
+    var spec = this.spec, bar = spec.type === "bar", cats = spec.x.categories || [];
+    var datasets = spec.datasets.map(function (d, i) {
+      var color = d.color || PALETTE[i % PALETTE.length];
+      var show = d.show || (bar ? "bar" : "points");
+      var data = bar ? cats.map(function (c) {
+        var p = d.points.find(function (q) { return q[0] === c; });
+        return p ? p[1] : null;
+      }) : d.points.map(function (p) { return { x: p[0], y: p[1] }; });
+      return {
+        label: d.label, unit: d.unit, key: d.label, data: data, points: d.points, notes: d.notes || [],
+        type: show === "bar" ? "bar" : "scatter", showLine: show === "line",
+        borderColor: color, backgroundColor: show === "bar" ? color + "cc" : d.fill ? color + "26" : color + "a0",
+        fill: d.fill || false, borderDash: d.dash || [], borderWidth: show === "line" ? (d.dash ? 1 : 2) : 1,
+        pointRadius: show === "points" ? 2.5 : show === "line" && !d.dash && !d.fill ? 3 : 0,
+        pointHitRadius: 5, order: d.order || 0
+      };
+    });
+    var xScale = { type: spec.x.type || (bar ? "category" : "linear"), title: { display: !!spec.x.title, text: spec.x.title || "" } };
+    if (xScale.type === "linear") {
+      Object.assign(xScale, { min: spec.x.min, max: spec.x.max, ticks: { stepSize: spec.x.step, callback: F.fmtCompact } });
+    }
+    if (xScale.type === "logarithmic") {  // ticks at the measured x values (8, 16, ... 1024 KB), not 10, 15, 20...
+      var xs = [];
+      spec.datasets.forEach(function (d) { d.points.forEach(function (p) { if (xs.indexOf(p[0]) < 0) { xs.push(p[0]); } }); });
+      xs.sort(function (a, b) { return a - b; });
+      Object.assign(xScale, { min: xs[0] / 1.25, max: xs[xs.length - 1] * 1.25, ticks: { callback: F.fmtCompact },
+        afterBuildTicks: function (scale) { scale.ticks = xs.map(function (v) { return { value: v }; }); } });
+    }
+    var yLog = spec.y.type === "logarithmic";
+    var yScale = { type: yLog ? "logarithmic" : "linear", beginAtZero: !yLog, min: spec.y.min,
+      title: { display: !!spec.y.title, text: spec.y.title || "" } };
+    if (!yLog) { yScale.ticks = { callback: F.fmtCompact }; }
+    var self = this;
+    this.chart = new window.Chart(this.canvas, {
+      type: bar ? "bar" : "scatter",
+      data: bar ? { labels: cats, datasets: datasets } : { datasets: datasets },
+      options: {
+        animation: false, responsive: true, maintainAspectRatio: false,
+        interaction: bar ? { mode: "index", intersect: false } : { mode: "nearest", intersect: true },
+        scales: { x: xScale, y: yScale },
+        plugins: {
+          legend: { display: false },
+          tooltip: {
+            callbacks: {
+              title: function (items) {
+                if (!items.length) { return ""; }
+                return bar ? items[0].label : (self.spec.x.title || "x") + ": " + F.fmtValue(items[0].parsed.x);
+              },
+              label: function (item) {
+                var note = item.dataset.notes[item.dataIndex];
+                return item.dataset.label + ": " + F.fmtValue(item.parsed.y, item.dataset.unit) + (note ? " · " + note : "");
+              }
+            }
+          }
+        }
+      },
+      plugins: [Card.background]
+    });
+    this.renderLegend();
+    var any = datasets.some(function (d) { return d.points.length; });
+    this.setState(any ? "ready" : "empty", any ? "" : "No measurements.");
+  };
+
+  XYChart.prototype.act = function (what) { Card.save(this, what); };
+
+  /** Every series' points as given (x, y), for the CSV and the test snapshot. */
+  XYChart.prototype.points = function () {
+    return this.spec.datasets.map(function (d) {
+      return { label: d.label, unit: d.unit, points: d.points.map(function (p) { return [p[0], p[1]]; }) };
+    });
+  };
+
+  XYChart.prototype.toCSV = function () {
+    var rows = [], x = this.spec.x.title || "x";
+    this.points().forEach(function (d) { d.points.forEach(function (p) { rows.push([d.label, d.unit, p[0], p[1]]); }); });
+    return F.csv(["series", "unit", x, "value"], rows);
+  };
+
+  XYChart.prototype.destroy = function () { Card.remove(this); };
+
+  AWRLens.Charts.createXY = function (container, spec) { return new XYChart(container, spec); };
+}(window.AWRLens = window.AWRLens || {}));

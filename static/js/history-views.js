@@ -1,0 +1,344 @@
+/* The history views (overview, metric explorer, SQL detail, compare periods, tablespaces), registered with the
+ * router (AWRLens.Views.add). Each builds its charts and tables once per key and updates them for each window;
+ * their data comes from AWRLens.Loaders (charts) and the history API (tables). */
+(function (AWRLens) {
+  "use strict";
+  var F = AWRLens.Format, Api = AWRLens.Api, State = AWRLens.State, Charts = AWRLens.Charts, Tables = AWRLens.Tables;
+  var Dbs = AWRLens.Databases, Loaders = AWRLens.Loaders, Views = AWRLens.Views;
+  var element = AWRLens.Dom.element, NUM = Tables.num, TEXT = Tables.text;
+  var cfg = window.AWRLENS_CONFIG || {};
+  var RATES = { per_second: "per second", per_txn: "per transaction", raw: "raw deltas" };
+  var ORDERS = { elapsed: "elapsed time", cpu: "CPU time", gets: "buffer gets", reads: "disk reads",
+    executions: "executions", rows: "rows processed" };
+
+  function chart(ctx, parts, root, spec) {
+    var c = Charts.create(root, Object.assign({ onWindow: ctx.onWindow, singleInstance: ctx.db.instances.length === 1 }, spec));
+    parts.charts.push(c);
+    return c;
+  }
+
+  function table(ctx, parts, root, spec) {
+    var t = Tables.create(root, Object.assign({ zone: function () { return Dbs.zoneOf(ctx.state, ctx.db); } }, spec));
+    parts.tables.push(t);
+    return t;
+  }
+
+  function setWindows(ctx, parts) { parts.charts.forEach(function (c) { c.setWindow(ctx.win); }); }
+
+  function tableInstance(state) { return state.inst === "each" ? "all" : state.inst; }
+
+  function sqlHref(state, sqlId) { return State.href(State.merge(state, { view: "sql", sql: sqlId })); }
+
+  // -- the tables of several views -------------------------------------------------------------------------------
+
+  function loadProfileTable(ctx, parts, root) {
+    return table(ctx, parts, root, { id: "load-profile", title: "Load Profile", pageLength: 25,
+      columns: [TEXT("metric", "Metric"), NUM("per_second", "Per second"), NUM("per_transaction", "Per transaction"),
+        NUM("total", "Total")] });
+  }
+
+  function topEventsTable(ctx, parts, root) {
+    return table(ctx, parts, root, { id: "top-events", title: "Top events (foreground, with DB CPU)", order: [],
+      columns: [TEXT("event", "Event"), TEXT("wait_class", "Wait class"), NUM("waits", "Waits"),
+        NUM("time_s", "Time", "s"), NUM("avg_ms", "Avg wait", "ms"), NUM("pct_db_time", "% DB time", "%")] });
+  }
+
+  function topSqlTable(ctx, parts, root) {
+    var tools = element("div", { "class": "tools" });
+    var label = element("label", { "for": "top-sql-order" }, "Order by ");
+    var select = element("select", { id: "top-sql-order" });
+    Object.keys(ORDERS).forEach(function (k) { select.appendChild(element("option", { value: k }, ORDERS[k])); });
+    select.value = ctx.state.order || "elapsed";
+    select.addEventListener("change", function () { State.set({ order: select.value === "elapsed" ? null : select.value }); });
+    tools.appendChild(label);
+    tools.appendChild(select);
+    var t = table(ctx, parts, root, { id: "top-sql", title: "Top SQL", wide: true, order: [], tools: tools,
+      columns: [{ key: "sql_id", title: "SQL ID", type: "link", href: function (row) { return sqlHref(ctx.state, row.sql_id); } },
+        NUM("elapsed_s", "Elapsed", "s"), NUM("cpu_s", "CPU", "s"), NUM("executions", "Executions"),
+        NUM("elapsed_per_exec_ms", "Elapsed/exec", "ms"), NUM("buffer_gets", "Buffer gets"), NUM("disk_reads", "Disk reads"),
+        NUM("pct_db_time", "% DB time", "%"), { key: "plan_hash_values", title: "Plans", type: "plans" },
+        TEXT("module", "Module"), { key: "sql_text", title: "SQL text", type: "text", clip: true }],
+      onRow: function (row) { State.set({ view: "sql", sql: row.sql_id }); } });
+    t.orderSelect = select;
+    return t;
+  }
+
+  function loadTopSql(ctx, t) {
+    t.orderSelect.value = ctx.state.order || "elapsed";
+    t.load(Api.get(Dbs.path(ctx.db, "/top-sql"), Object.assign({ order_by: ctx.state.order, limit: cfg.topSqlLimit || 25 },
+      ctx.win.params)).then(function (b) { return b.rows; }));
+  }
+
+  // -- the views ------------------------------------------------------------------------------------------------
+
+  Views.add("overview", {
+    title: "Overview",
+    build: function (ctx, parts, root) {
+      var grid = element("div", { "class": "grid" });
+      root.appendChild(grid);
+      var insts = ctx.state.inst === "each" ? ctx.db.instances.map(function (i) { return String(i.instance_number); }) : [ctx.state.inst];
+      insts.forEach(function (inst) {
+        chart(ctx, parts, grid, { id: "aas" + (insts.length > 1 ? "-" + inst : ""), wide: true, stacked: true, bucket: true,
+          height: 280, title: "Average active sessions by wait class" + (inst === "all" ? "" : " · instance " + inst),
+          load: Loaders.waitClasses(ctx, inst) });
+      });
+      chart(ctx, parts, grid, { id: "host-cpu", third: true, title: "Host CPU", detail: true, yMax: 100,
+        load: Loaders.series(ctx, ["derived:host_cpu_pct", "derived:host_iowait_pct"]) });
+      chart(ctx, parts, grid, { id: "io", third: true, title: "I/O requests and throughput", detail: true,
+        load: Loaders.series(ctx, ["derived:iops", "derived:io_mbps"]) });
+      chart(ctx, parts, grid, { id: "calls", third: true, title: "Transactions and executions", detail: true,
+        load: Loaders.series(ctx, ["derived:tps", "derived:executions"]) });
+      parts.lp = loadProfileTable(ctx, parts, grid);
+      parts.events = topEventsTable(ctx, parts, grid);
+      parts.sql = topSqlTable(ctx, parts, grid);
+    },
+    update: function (ctx, parts) {
+      setWindows(ctx, parts);
+      var p = Object.assign({ instance: tableInstance(ctx.state) }, ctx.win.params);
+      parts.lp.load(Api.get(Dbs.path(ctx.db, "/load-profile"), p).then(function (b) { return b.rows; }));
+      parts.events.load(Api.get(Dbs.path(ctx.db, "/top-events"), p).then(function (b) { return b.rows; }));
+      loadTopSql(ctx, parts.sql);
+    }
+  });
+
+  Views.add("explorer", {
+    title: "Metric explorer",
+    defaults: function (state) {
+      var patch = {};
+      if (!state.series || !state.series.length) { patch.series = ["derived:aas"]; }
+      if (!RATES[state.rate]) { patch.rate = "per_second"; }
+      return patch;
+    },
+    key: function (state) { return [state.series.join("\n"), state.rate]; },
+    build: function (ctx, parts, root) {
+      var max = cfg.maxSeries, series = ctx.state.series;
+      var form = element("form", { "class": "card explorer-form", "aria-label": "Series on the chart" });
+      var row = element("div", { "class": "row" });
+      row.appendChild(element("label", { "for": "series-search" }, "Add a series"));
+      var input = element("input", { id: "series-search", type: "search", list: "catalog-names", autocomplete: "off",
+        placeholder: "type to search the catalog, e.g. redo, log file sync, Host CPU", size: "48" });
+      row.appendChild(input);
+      row.appendChild(element("button", { type: "submit" }, "Add"));
+      row.appendChild(element("label", { "for": "rate" }, "Counters"));
+      var rate = element("select", { id: "rate" });
+      Object.keys(RATES).forEach(function (k) { rate.appendChild(element("option", { value: k }, RATES[k])); });
+      rate.value = ctx.state.rate;
+      rate.addEventListener("change", function () { State.set({ rate: rate.value }); });
+      row.appendChild(rate);
+      form.appendChild(row);
+      var list = element("datalist", { id: "catalog-names" });
+      form.appendChild(list);
+      var note = element("p", { "class": "note", role: "status", "aria-live": "polite" }, "Loading the catalog…");
+      form.appendChild(note);
+      var chips = element("ul", { "class": "chips", "aria-label": "Series shown" });
+      series.forEach(function (name) {
+        var li = element("li", { "class": "chip" });
+        li.appendChild(element("span", {}, name));
+        var rm = element("button", { type: "button", "aria-label": "Remove " + name, title: "Remove" }, "×");
+        rm.addEventListener("click", function () {
+          State.set({ series: series.filter(function (s) { return s !== name; }) });
+        });
+        li.appendChild(rm);
+        chips.appendChild(li);
+      });
+      form.appendChild(chips);
+      root.appendChild(form);
+      var known = null;
+      Loaders.catalog(ctx.db).then(function (cat) {
+        known = {};
+        var frag = document.createDocumentFragment();
+        cat.rows.forEach(function (r) {
+          known[r.name] = r;
+          frag.appendChild(element("option", { value: r.name, label: r.label + " · " + r.unit + " · " + r.kind }));
+        });
+        list.appendChild(frag);
+        note.textContent = cat.count + " series in the catalog. Each instance: one line per instance (Instances above). " +
+          "Per-minute detail replaces sysmetric series when the window is " + (cfg.detailMaxHours || 6) + " hours or less.";
+      }).catch(function (err) { note.textContent = "The catalog could not be loaded: " + err.message; });
+      form.addEventListener("submit", function (e) {
+        e.preventDefault();
+        var name = input.value.trim();
+        if (!name) { return; }
+        if (known && !known[name]) { note.textContent = "No series named \u201c" + name + "\u201d: pick one from the list."; return; }
+        if (series.indexOf(name) >= 0) { note.textContent = name + " is already on the chart."; return; }
+        if (series.length >= max) { note.textContent = "At most " + max + " series on one chart."; return; }
+        State.set({ series: series.concat([name]) });
+      });
+      var grid = element("div", { "class": "grid" });
+      root.appendChild(grid);
+      chart(ctx, parts, grid, { id: "explorer", title: "Metric explorer", wide: true, height: 360, detail: true,
+        load: Loaders.series(ctx, series, { rate: ctx.state.rate }) });
+    },
+    update: setWindows
+  });
+
+  Views.add("sql", {
+    title: "SQL detail",
+    key: function (state) { return [state.sql || ""]; },
+    build: function (ctx, parts, root) {
+      var form = element("form", { "class": "card sql-form", "aria-label": "Open a SQL statement" });
+      form.appendChild(element("label", { "for": "sql-id" }, "SQL ID"));
+      var input = element("input", { id: "sql-id", type: "text", pattern: "[0-9a-z]{13}", maxlength: "13", size: "15",
+        required: "", spellcheck: "false", title: "13 characters: digits and lower-case letters" });
+      input.value = ctx.state.sql || "";
+      form.appendChild(input);
+      form.appendChild(element("button", { type: "submit" }, "Open"));
+      form.addEventListener("submit", function (e) {
+        e.preventDefault();
+        if (input.checkValidity()) { State.set({ sql: input.value.trim() }); }
+      });
+      root.appendChild(form);
+      var grid = element("div", { "class": "grid" });
+      root.appendChild(grid);
+      if (!ctx.state.sql) {
+        grid.appendChild(element("p", { "class": "note wide" }, "Pick a statement from the top SQL of this range, or type its SQL ID."));
+        parts.sql = topSqlTable(ctx, parts, grid);
+        return;
+      }
+      var info = element("section", { "class": "card wide sql-info", "aria-labelledby": "h-sql-text" });
+      info.appendChild(element("h2", { id: "h-sql-text" }, "SQL " + ctx.state.sql));
+      parts.meta = element("p", { "class": "meta" }, "Loading…");
+      info.appendChild(parts.meta);
+      parts.text = element("pre", { "class": "sql-text", tabindex: "0", "aria-label": "SQL text" });
+      info.appendChild(parts.text);
+      grid.appendChild(info);
+      parts.answer = null;
+      var answer = function (range) {
+        var iso = function (ms) { return F.isoTime(ms, Dbs.zone(ctx.db)); };
+        return Api.get(Dbs.path(ctx.db, "/sql/" + encodeURIComponent(ctx.state.sql)),
+          { from: iso(range.from), to: iso(range.to), max_points: cfg.maxPoints });
+      };
+      [["elapsed_per_exec", "Elapsed time per execution"], ["cpu_per_exec", "CPU time per execution"],
+        ["buffer_gets_per_exec", "Buffer gets per execution"], ["executions", "Executions"]].forEach(function (m) {
+        chart(ctx, parts, grid, { id: "sql-" + m[0].replace(/_/g, "-"), title: m[1] + ", one line per plan",
+          load: function (range) {
+            return answer(range).then(function (body) {
+              var plans = body.plans.map(function (p) { return p.plan_hash_value; });
+              var lines = body.series.filter(function (s) { return s.metric === m[0]; });
+              return { markers: {}, downsampled: lines.some(function (s) { return s.points.length >= cfg.maxPoints; }),
+                datasets: lines.map(function (s) {
+                  var i = plans.indexOf(s.plan_hash_value);
+                  return { key: String(s.plan_hash_value), label: "plan " + s.plan_hash_value, unit: s.unit,
+                    instance: "all", points: s.points.length < cfg.maxPoints ? Loaders.broken(Loaders.points(s), ctx.db.step)
+                      : Loaders.points(s), color: Charts.PALETTE[(i < 0 ? 0 : i) % Charts.PALETTE.length] };
+                }) };
+            });
+          } });
+      });
+      parts.plans = table(ctx, parts, grid, { id: "sql-plans", title: "Plans in this range", wide: true,
+        columns: [{ key: "plan_hash_value", title: "Plan hash value", type: "text" }, NUM("executions", "Executions"),
+          NUM("elapsed_s", "Elapsed", "s"), NUM("elapsed_per_exec_ms", "Elapsed/exec", "ms"),
+          { key: "first_seen", title: "First seen", type: "time" }, { key: "last_seen", title: "Last seen", type: "time" },
+          NUM("snapshots", "Snapshots")] });
+    },
+    update: function (ctx, parts) {
+      setWindows(ctx, parts);
+      if (!ctx.state.sql) { loadTopSql(ctx, parts.sql); return; }
+      var body = Api.get(Dbs.path(ctx.db, "/sql/" + encodeURIComponent(ctx.state.sql)),
+        Object.assign({ max_points: cfg.maxPoints }, ctx.win.params));
+      body.then(function (b) {
+        parts.text.textContent = b.sql_text || "(no text captured in AWR)";
+        parts.meta.textContent = "Module: " + (b.module || "—") + " · " + b.plans.length + " plan(s) in this range";
+      }).catch(function (err) { parts.meta.textContent = "Could not load this statement: " + err.message; });
+      parts.plans.load(body.then(function (b) { return b.plans; }));
+    }
+  });
+
+  Views.add("compare", {
+    title: "Compare periods",
+    build: function (ctx, parts, root) {
+      var form = element("form", { "class": "card compare-form", "aria-label": "Periods to compare" });
+      parts.inputs = {};
+      [["a", "Period A"], ["b", "Period B"]].forEach(function (p) {
+        var fs = element("fieldset", {});
+        fs.appendChild(element("legend", {}, p[1]));
+        ["from", "to"].forEach(function (end) {
+          var id = p[0] + "-" + end;
+          fs.appendChild(element("label", { "for": id }, end === "from" ? "From" : "to"));
+          var input = element("input", { id: id, type: "datetime-local", required: "" });
+          parts.inputs[p[0] + "_" + end] = input;
+          fs.appendChild(input);
+        });
+        form.appendChild(fs);
+      });
+      form.appendChild(element("button", { type: "submit" }, "Compare"));
+      form.addEventListener("submit", function (e) {
+        e.preventDefault();
+        var zone = Dbs.zoneOf(ctx.state, ctx.db), patch = {};
+        Object.keys(parts.inputs).forEach(function (k) {
+          patch[k] = F.isoTime(F.parseInputTime(parts.inputs[k].value, zone), Dbs.zone(ctx.db));
+        });
+        State.set(patch);
+      });
+      root.appendChild(form);
+      var grid = element("div", { "class": "grid" });
+      root.appendChild(grid);
+      parts.lp = table(ctx, parts, grid, { id: "compare-load-profile", title: "Load Profile: A and B", pageLength: 25, wide: true,
+        columns: [TEXT("metric", "Metric"), NUM("a_per_second", "A per second"), NUM("b_per_second", "B per second"),
+          { key: "change_pct", title: "Change", type: "change" }, NUM("a_per_transaction", "A per txn"),
+          NUM("b_per_transaction", "B per txn")] });
+      parts.events = table(ctx, parts, grid, { id: "compare-top-events", title: "Top events: A and B", pageLength: 25, wide: true,
+        columns: [TEXT("event", "Event"), TEXT("wait_class", "Wait class"), NUM("a_time_s", "A time", "s"),
+          NUM("b_time_s", "B time", "s"), { key: "change_pct", title: "Change", type: "change" },
+          NUM("a_avg_ms", "A avg wait", "ms"), NUM("b_avg_ms", "B avg wait", "ms"),
+          NUM("a_pct_db_time", "A % DB time", "%"), NUM("b_pct_db_time", "B % DB time", "%")] });
+    },
+    update: function (ctx, parts) {
+      var s = ctx.state, db = ctx.db, win = ctx.win;
+      if (!(s.a_from && s.a_to && s.b_from && s.b_to)) {  // B: the range shown; A: as long, just before it
+        var from = Math.max(win.from, db.first), w = win.to - from;
+        var iso = function (ms) { return F.isoTime(ms, Dbs.zone(db)); };
+        var a = [from - w, from], b = [from, win.to];
+        if (a[0] < db.first) { a = [from, from + w / 2]; b = [a[1], win.to]; }  // no history before it: its halves
+        State.set({ a_from: iso(a[0]), a_to: iso(a[1]), b_from: iso(b[0]), b_to: iso(b[1]) }, "replace");
+        return;
+      }
+      var zone = Dbs.zoneOf(s, db);
+      Object.keys(parts.inputs).forEach(function (k) { parts.inputs[k].value = F.inputTime(Dbs.parseTime(s[k], db), zone); });
+      var body = Api.get(Dbs.path(db, "/compare"), { a_from: s.a_from, a_to: s.a_to, b_from: s.b_from, b_to: s.b_to,
+        instance: tableInstance(s) });
+      parts.lp.load(body.then(function (b) { return b.load_profile.rows; }));
+      parts.events.load(body.then(function (b) { return b.top_events.rows; }));
+    }
+  });
+
+  Views.add("tablespaces", {
+    title: "Tablespaces",
+    key: function (state) { return [state.ts || ""]; },
+    build: function (ctx, parts, root) {
+      var grid = element("div", { "class": "grid" });
+      root.appendChild(grid);
+      var answer = function (params) { return Api.get(Dbs.path(ctx.db, "/tablespaces"), Object.assign({ max_points: cfg.maxPoints }, params)); };
+      var chosen = function (body) {  // the one in the link, or the fullest
+        if (ctx.state.ts) { return ctx.state.ts; }
+        var rows = body.rows.slice().sort(function (a, b) { return (b.used_pct_of_max || 0) - (a.used_pct_of_max || 0); });
+        return rows.length ? rows[0].tablespace : null;
+      };
+      chart(ctx, parts, grid, { id: "tablespace", wide: true, height: 300,
+        title: "Tablespace size over time: used, allocated and maximum" + (ctx.state.ts ? " · " + ctx.state.ts : ""),
+        load: function (range) {
+          var iso = function (ms) { return F.isoTime(ms, Dbs.zone(ctx.db)); };
+          return answer({ from: iso(range.from), to: iso(range.to) }).then(function (body) {
+            var ts = chosen(body), style = { used: ["#1f77b4", true, []], size: ["#2ca02c", false, []], max: ["#d62728", false, [6, 4]] };
+            var lines = body.series.filter(function (s) { return s.tablespace === ts; });
+            return { markers: {}, downsampled: lines.some(function (s) { return s.points.length >= cfg.maxPoints; }),
+              datasets: lines.map(function (s) {
+                return { key: s.metric, label: s.tablespace + " " + (s.metric === "size" ? "allocated" : s.metric), unit: s.unit,
+                  instance: "all", points: Loaders.points(s), color: style[s.metric][0], fill: style[s.metric][1], dash: style[s.metric][2] };
+              }) };
+          });
+        } });
+      parts.ts = table(ctx, parts, grid, { id: "tablespaces", title: "Tablespaces at the end of the range", wide: true,
+        pageLength: 25, columns: [TEXT("tablespace", "Tablespace"), TEXT("contents", "Contents"), NUM("used_mb", "Used", "MB"),
+          NUM("size_mb", "Allocated", "MB"), NUM("max_mb", "Maximum", "MB"), NUM("used_pct_of_max", "Used of max", "%"),
+          NUM("growth_mb", "Growth in range", "MB")],
+        onRow: function (row) { State.set({ ts: row.tablespace }); } });
+      parts.answer = answer;
+    },
+    update: function (ctx, parts) {
+      setWindows(ctx, parts);
+      parts.ts.load(parts.answer(ctx.win.params).then(function (b) { return b.rows; }));
+    }
+  });
+
+}(window.AWRLens = window.AWRLens || {}));

@@ -1,0 +1,113 @@
+/* AWRLens.Loaders: the history API's answers as chart data. A loader is what a time chart asks for its window:
+ *   load({from, to}, detail) -> Promise of {datasets, markers, downsampled} (see charts.js). */
+(function (AWRLens) {
+  "use strict";
+  var F = AWRLens.Format, Api = AWRLens.Api, Charts = AWRLens.Charts, Dbs = AWRLens.Databases;
+  var cfg = window.AWRLENS_CONFIG || {};
+  var CLASS_COLORS = {  // Enterprise Manager's colours for the wait classes
+    "DB CPU": "#2ca02c", "User I/O": "#1f5fd6", "System I/O": "#3fa7e8", "Concurrency": "#8b1a00",
+    "Application": "#c02800", "Commit": "#e46800", "Configuration": "#5c440b", "Administrative": "#717354",
+    "Network": "#9f9371", "Cluster": "#c9bfae", "Queueing": "#c2b79b", "Scheduler": "#9fbfa7", "Other": "#f06eaa"
+  };
+  var TWINS = {  // per-minute sysmetric history of the dashboard's series
+    "derived:aas": "Average Active Sessions", "derived:host_cpu_pct": "Host CPU Utilization (%)",
+    "derived:tps": "User Transaction Per Sec", "derived:executions": "Executions Per Sec",
+    "derived:iops": "I/O Requests per Second", "derived:io_mbps": "I/O Megabytes per Second"
+  };
+  var catalogs = {};
+
+  /** A series' points as [ms, value]. */
+  function points(s) { return s.points.map(function (p) { return [Date.parse(p[0]), p[1]]; }); }
+
+  /** Points with a break (null) where more than two snapshot intervals pass without one: a statement AWR did
+   * not capture, or a plan not in use, is not drawn as a straight line across. */
+  function broken(pts, stepMinutes) {
+    var out = [], gap = 2.5 * stepMinutes * 60000;
+    pts.forEach(function (p, i) {
+      if (i && p[0] - pts[i - 1][0] > gap) { out.push([pts[i - 1][0] + stepMinutes * 60000, null]); }
+      out.push(p);
+    });
+    return out;
+  }
+
+  /** The catalog of a database's series, asked for once. */
+  function catalog(db) {
+    if (!catalogs[db.id]) {
+      catalogs[db.id] = Api.get(Dbs.path(db, "/catalog")).catch(function (err) { delete catalogs[db.id]; throw err; });
+    }
+    return catalogs[db.id];
+  }
+
+  function twinOf(name) {
+    if (TWINS[name]) { return "sysmetric_history:" + TWINS[name]; }
+    return name.indexOf("sysmetric:") === 0 ? "sysmetric_history:" + name.slice(10) : null;
+  }
+
+  /** Series of the catalog over a window; with detail, their per-minute twins where the window has them.
+   * The names are asked for in requests of at most the API's maxSeries each. */
+  function series(ctx, names, opts) {
+    opts = opts || {};
+    var inst = ctx.state.inst, each = inst === "each";
+    return function (range, detail) {
+      var twins = {};
+      var ready = detail ? catalog(ctx.db).then(function (cat) {
+        var known = new Set(cat.rows.map(function (r) { return r.name; }));
+        names.forEach(function (n) { var t = twinOf(n); if (t && known.has(t)) { twins[n] = t; } });
+      }) : Promise.resolve();
+      return ready.then(function () {
+        var all = names.concat(Object.keys(twins).map(function (n) { return twins[n]; })), chunks = [];
+        for (var i = 0; i < all.length; i += cfg.maxSeries) { chunks.push(all.slice(i, i + cfg.maxSeries)); }
+        var iso = function (ms) { return F.isoTime(ms, Dbs.zone(ctx.db)); };
+        return Promise.all(chunks.map(function (chunk) {
+          return Api.get(Dbs.path(ctx.db, "/series"), { name: chunk, from: iso(range.from), to: iso(range.to),
+            instance: inst, rate: opts.rate, max_points: cfg.maxPoints });
+        }));
+      }).then(function (answers) {
+        var all = [].concat.apply([], answers.map(function (a) { return a.series; }));
+        var find = function (name, instance) {
+          return all.find(function (s) { return s.name === name && s.instance === instance; });
+        };
+        var datasets = [], k = 0;
+        names.forEach(function (name) {
+          all.filter(function (s) { return s.name === name; }).forEach(function (base) {
+            var twin = twins[name] && find(twins[name], base.instance);
+            var use = twin && twin.points.length ? twin : base;
+            datasets.push({ key: name + "|" + base.instance, instance: base.instance,
+              label: base.label + (each ? " · inst " + base.instance : "") + (use === twin ? " · per minute" : ""),
+              unit: base.unit, points: points(use), color: Charts.PALETTE[k % Charts.PALETTE.length] });
+            k += 1;
+          });
+        });
+        return { datasets: datasets, markers: answers[0].markers,
+          downsampled: all.some(function (s) { return s.points_total > s.points.length; }) };
+      });
+    };
+  }
+
+  /** AAS by wait class, stacked, with DB CPU at the bottom and a line at the CPU count. */
+  function waitClasses(ctx, instance) {
+    return function (range) {
+      var iso = function (ms) { return F.isoTime(ms, Dbs.zone(ctx.db)); };
+      return Api.get(Dbs.path(ctx.db, "/wait-classes"), { from: iso(range.from), to: iso(range.to), instance: instance,
+        max_points: 0 }).then(function (body) {
+        var datasets = body.series.map(function (s, i) {
+          return { key: s.name + "|" + s.instance, label: s.label, unit: s.unit, instance: s.instance, points: points(s),
+            fill: i ? "-1" : "origin", stack: "aas", color: CLASS_COLORS[s.label] || Charts.PALETTE[i % Charts.PALETTE.length] };
+        });
+        (body.cpu_count || []).forEach(function (s) {
+          datasets.push({ key: "cpus|" + s.instance, label: "CPU count", unit: s.unit, instance: s.instance,
+            points: points(s), stack: "cpus", color: "#111", dash: [6, 4], order: -1 });
+        });
+        return { datasets: datasets, markers: body.markers, downsampled: false };
+      });
+    };
+  }
+
+  AWRLens.Loaders = {
+    points: points,
+    broken: broken,
+    catalog: catalog,
+    series: series,
+    waitClasses: waitClasses
+  };
+}(window.AWRLens = window.AWRLens || {}));
