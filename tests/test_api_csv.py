@@ -91,6 +91,15 @@ def test_csv_neutralises_formulas_but_not_numbers():
                                       "f": "x=1", "g": "", "h": "-0.25", "i": "'=cmd|' /C calc'!A0"}
 
 
+def test_csv_neutralises_tab_and_carriage_return_starts_and_formula_headers():
+    """OWASP's list: a cell starting with a tab or a carriage return is run too; names become headers (a run's
+    extra attributes), so they are guarded like cells."""
+    text = to_csv([{"a": "\t=1+1", "b": "\r=2", "=HYPERLINK(\"http://x\")": "x", "@h": 1, "plain": "\u00a0=1"}])
+    header, row = csv.reader(io.StringIO(text, newline=""))
+    assert header == ["a", "b", "'=HYPERLINK(\"http://x\")", "'@h", "plain"]
+    assert row == ["'\t=1+1", "'\r=2", "x", "1", "\u00a0=1"]
+
+
 def test_no_csv_cell_can_start_a_formula(api, calls):
     for endpoint in CSV_ENDPOINTS:
         path, query = calls[endpoint]

@@ -43,16 +43,16 @@ def test_the_list_links_to_every_run(server, page):
     page.page.get_by_role("link", name="Apache httpd: FreeBSD 13.0 vs Oracle Linux 8.4").click()
     page.settle()
     assert page.state() == {"view": "run", "run": HTTPD}
-    assert page.page.locator(".bench-head h2").text_content() == "Apache httpd: FreeBSD 13.0 vs Oracle Linux 8.4"
+    assert page.page.locator(".run-head h2").text_content() == "Apache httpd: FreeBSD 13.0 vs Oracle Linux 8.4"
     assert page.errors == []
 
 
 @pytest.mark.parametrize("slug, charts", [
-    (CPU, {"bench-cpu": ["every session", "median", "fastest", "slowest"]}),
-    (GP2, {"bench-1": 6, "bench-2": 6}),
-    (HANG, {"bench-1": ["defaults", "with the settings"]}),
-    (ASYNC, {"bench-1": 2, "bench-2": 2}),
-    (HTTPD, {"bench-1": 2, "bench-2": 2, "bench-3": 2}),
+    (CPU, {"run-cpu": ["every session", "median", "fastest", "slowest"]}),
+    (GP2, {"run-1": 6, "run-2": 6}),
+    (HANG, {"run-1": ["defaults", "with the settings"]}),
+    (ASYNC, {"run-1": 2, "run-2": 2}),
+    (HTTPD, {"run-1": 2, "run-2": 2, "run-3": 2}),
 ])
 def test_each_kind_draws_the_chart_that_fits_it(server, client, page, slug, charts):
     page.open(run_url(server, slug))
@@ -67,18 +67,18 @@ def test_each_kind_draws_the_chart_that_fits_it(server, client, page, slug, char
     assert table.get_attribute("data-state") == "ready"
     assert f"of {len(rows)} entries" in table.locator(".dt-info").text_content()
     if slug == CPU:  # every session is a point, and the spread at N=9 is visible: the slowest line jumps
-        chart = got["bench-cpu"]["datasets"]
+        chart = got["run-cpu"]["datasets"]
         assert chart[0]["points"] == [[r["x"], r["y"]] for r in rows]
         slowest = dict((x, y) for x, y in chart[3]["points"])
         fastest = dict((x, y) for x, y in chart[2]["points"])
         assert slowest[9] > 55 and fastest[9] < 42 and slowest[8] < 42
     if slug == GP2:  # one line per volume, throughput and IOPS apart, against I/O size
-        assert {d["unit"] for d in got["bench-1"]["datasets"]} == {"IO/s"}
-        assert {d["unit"] for d in got["bench-2"]["datasets"]} == {"KB/s"}
-        total = next(d for d in got["bench-2"]["datasets"] if d["label"] == "5 x gp2 (ASM total)")
+        assert {d["unit"] for d in got["run-1"]["datasets"]} == {"IO/s"}
+        assert {d["unit"] for d in got["run-2"]["datasets"]} == {"KB/s"}
+        total = next(d for d in got["run-2"]["datasets"] if d["label"] == "5 x gp2 (ASM total)")
         assert total["points"] == [[8, 48214], [1024, 245111]]
     if slug == HANG:  # bars by case
-        defaults = got["bench-1"]["datasets"][0]["points"]
+        defaults = got["run-1"]["datasets"][0]["points"]
         assert [p[0] for p in defaults] == ["new connection", "new call on a dead connection", "call in flight"]
     assert page.errors == []
 
@@ -102,7 +102,7 @@ def test_a_shared_run_link_opens_the_same_chart_in_a_fresh_context(server, clien
             assert a["datasets"] == b["datasets"], a["id"]
         assert sum(len(d["points"]) for d in copy[0]["datasets"]) > 450
         assert copy[0]["datasets"][0]["points"] == [[r["x"], r["y"]] for r in api_rows(client, CPU)]
-        assert other.page.locator(".bench-head h2").text_content().startswith("CPU consistency on 16 vCPUs")
+        assert other.page.locator(".run-head h2").text_content().startswith("CPU consistency on 16 vCPUs")
         assert other.errors == []
     finally:
         other_ctx.close()
@@ -117,7 +117,7 @@ def test_compare_several_runs_on_one_chart(server, browser, page):
     assert page.state() == {"view": "runs", "runs": GP2}  # state() keeps the first of a repeated key
     assert parse_qs(urlsplit(page.page.url).query)["runs"] == [GP2, MODEL]
     charts = {c["id"]: c for c in page.charts()}
-    iops = charts["bench-1"]["datasets"]  # both runs' IO/s on one chart, one line per run and volume
+    iops = charts["run-1"]["datasets"]  # both runs' IO/s on one chart, one line per run and volume
     assert {d["label"].split(" · ")[0] for d in iops} == {GP2, MODEL}
     assert len(iops) == 8
     assert page.page.locator("[data-table=measurements] thead th").first.text_content() == "Run"
@@ -181,13 +181,13 @@ def test_a_run_links_to_the_database_history_of_its_awr_window(server, client, p
 def test_png_and_csv_of_a_run(server, client, page):
     page.open(run_url(server, GP2))
     with page.page.expect_download() as info:
-        page.page.locator("[data-chart=bench-2] button[data-act=csv]").click()
+        page.page.locator("[data-chart=run-2] button[data-act=csv]").click()
     rows = list(csv.DictReader(io.StringIO(Path(info.value.path()).read_text(encoding="utf-8"))))
-    chart = next(c for c in page.charts() if c["id"] == "bench-2")
+    chart = next(c for c in page.charts() if c["id"] == "run-2")
     assert len(rows) == sum(len(d["points"]) for d in chart["datasets"]) == 12
     assert {r["unit"] for r in rows} == {"KB/s"} and list(rows[0]) == ["series", "unit", "I/O size (KB)", "value"]
     with page.page.expect_download() as info:
-        page.page.locator("[data-chart=bench-1] button[data-act=png]").click()
+        page.page.locator("[data-chart=run-1] button[data-act=png]").click()
     assert Path(info.value.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with page.page.expect_download() as info:
         page.page.locator("[data-table=measurements] button.buttons-csv").click()
@@ -223,15 +223,15 @@ def test_public_runs_open_without_the_key_and_private_ones_ask_for_it(keyed_serv
         slugs = listed.page.locator("[data-table=benchmarks] tbody tr td:last-child").all_text_contents()
         assert HTTPD in slugs and ASYNC not in slugs  # no key: the public runs only
         private = Page(ctx).open(run_url(keyed_server, ASYNC))
-        head = private.page.locator(".bench-head")
+        head = private.page.locator(".run-head")
         assert head.get_attribute("data-state") == "error" and "needs the API key" in head.text_content()
         assert private.charts() == []
         private.page.get_by_label("API key", exact=True).fill(KEY)
         private.page.get_by_role("button", name="Use this key").click()
         private.page.wait_for_load_state()
         private.settle()
-        assert private.page.locator(".bench-head").get_attribute("data-state") == "ready"
-        assert {c["id"] for c in private.charts()} == {"bench-1", "bench-2"}
+        assert private.page.locator(".run-head").get_attribute("data-state") == "ready"
+        assert {c["id"] for c in private.charts()} == {"run-1", "run-2"}
         # the key stays for the tab's session: the database history opens too
         private.page.get_by_role("link", name="Database history of this run", exact=False).click()
         private.settle()

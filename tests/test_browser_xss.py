@@ -279,7 +279,7 @@ def test_benchmarks_list_and_run_page(server, page):
     page.page.get_by_role("link", name=RUN["title"], exact=True).click()
     page.settle()
     assert page.state() == {"view": "run", "run": SLUG}
-    head = page.page.locator(".bench-head")
+    head = page.page.locator(".run-head")
     assert head.get_attribute("data-state") == "ready"
     assert head.locator("h2").text_content() == RUN["title"] and page.page.title() == f"awrlens · {RUN['title']}"
     env = RUN["environment"]
@@ -288,8 +288,8 @@ def test_benchmarks_list_and_run_page(server, page):
     assert head.locator(".description").text_content() == RUN["description"]
     assert head.locator(".parameters pre").text_content() == json.dumps(PARAMETERS, indent=2)
     series = [m["series"] for m in RUN["measurements"]]
-    assert _legend(page, "bench-1") == series
-    assert page.page.locator("[data-chart=bench-1] h3").text_content().endswith(" · " + SVG)
+    assert _legend(page, "run-1") == series
+    assert page.page.locator("[data-chart=run-1] h3").text_content().endswith(" · " + SVG)
     extra = list(RUN["measurements"][0]["extra"])
     assert page.page.locator("[data-table=measurements] thead th").all_text_contents() == \
         ["#", "Series", "x", "y", "Unit"] + extra
@@ -309,7 +309,7 @@ def test_compare_runs(server, page):
     page.page.get_by_label("Compare with").select_option(label=f"{RUN['title']} ({SLUG})")
     page.page.get_by_role("button", name="Compare", exact=True).click()
     page.settle()
-    assert page.page.locator(".bench-head .chips a").all_text_contents()[1] == f"{RUN['title']} ({SLUG})"
+    assert page.page.locator(".run-head .chips a").all_text_contents()[1] == f"{RUN['title']} ({SLUG})"
     legends = [t for c in page.charts() for t in _legend(page, c["id"])]
     assert {f"{SLUG} · {m['series']}" for m in RUN["measurements"]} <= set(legends)
     rows = [r for r in _cells(page, "measurements") if r[0] == SLUG]
@@ -328,9 +328,9 @@ def _download(pg, selector):
 def test_chart_and_table_csv_are_formula_safe(server, page):
     """Text starting with = + - @ or a tab gets a leading apostrophe (the API's rule); numbers stay numbers."""
     page.open(_url(server, view="run", run=FORMULA_RUN["slug"]))
-    assert page.page.locator(".bench-head").get_attribute("data-state") == "ready"
-    assert _legend(page, "bench-1") == [FORMULA, "@cmd"]  # shown as they are
-    chart = _download(page, "[data-chart=bench-1] button[data-act=csv]")
+    assert page.page.locator(".run-head").get_attribute("data-state") == "ready"
+    assert _legend(page, "run-1") == [FORMULA, "@cmd"]  # shown as they are
+    chart = _download(page, "[data-chart=run-1] button[data-act=csv]")
     assert chart == [["series", "unit", "x", "value"],
                      ["'" + FORMULA, "s", "'+SUM(1,2)", "1.5"], ["'@cmd", "s", "'+SUM(1,2)", "-2"]]
     table = _download(page, "[data-table=measurements] button.buttons-csv")

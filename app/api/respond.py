@@ -35,8 +35,9 @@ def to_csv(rows: list[dict], columns=None) -> str:
     for r in rows:
         columns.extend(k for k in r if k not in columns)
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(columns)
+    # RFC 4180's CRLF, as the page's CSV: with a bare "\n" the writer would leave a field holding "\r" unquoted
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow([csv_cell(c) for c in columns])  # a run's attribute names become columns too
     for r in rows:
         writer.writerow([csv_cell(r.get(c)) for c in columns])
     return out.getvalue()

@@ -101,14 +101,15 @@
     return typeof value === "string" && /^[=+\-@\t\r]/.test(value) ? "'" + value : value;
   }
 
-  /** RFC 4180 CSV from a header and rows of values, every row's text made formula-safe. */
+  /** RFC 4180 CSV from a header and rows of values, every text made formula-safe (names become headers too). */
   function csv(header, rows) {
     function cell(v) {
       if (v === null || v === undefined) { return ""; }
       var s = String(v);
       return /[",\r\n]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s;
     }
-    return [header.map(cell)].concat(rows.map(function (r) { return r.map(function (v) { return cell(formulaSafe(v)); }); }))
+    function safe(v) { return cell(formulaSafe(v)); }
+    return [header.map(safe)].concat(rows.map(function (r) { return r.map(safe); }))
       .map(function (r) { return r.join(","); }).join("\r\n") + "\r\n";
   }
 

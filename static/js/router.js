@@ -48,7 +48,7 @@
 
   function render(state, prev, how) {
     var standalone = VIEWS[state.view] && VIEWS[state.view].standalone;
-    document.documentElement.toggleAttribute("data-bench", !!standalone);
+    document.documentElement.toggleAttribute("data-standalone", !!standalone);
     if (standalone) { renderStandalone(state, VIEWS[state.view], how); return; }
     if (!Dbs.list().length) { renderNoDatabase(state); return; }
     var patch = normalize(state);

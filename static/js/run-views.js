@@ -1,6 +1,6 @@
 /* The benchmark views, registered with the router (AWRLens.Views.add): the list of runs, one run, and runs
  * compared. They stand alone: no database, range or key needed for a public run, so its link can be sent to
- * anyone. Each run's measurements are drawn with the chart that fits its kind (benchCharts) and listed raw. */
+ * anyone. Each run's measurements are drawn with the chart that fits its kind (runCharts) and listed raw. */
 (function (AWRLens) {
   "use strict";
   var F = AWRLens.Format, Api = AWRLens.Api, State = AWRLens.State, Charts = AWRLens.Charts, Tables = AWRLens.Tables;
@@ -26,7 +26,7 @@
     return n % 2 ? sorted[(n - 1) / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
   }
 
-  /** A row's note for tooltips: what the harness said about it (hang outcomes), or its extra attributes. */
+  /** A row's note for tooltips: what the hang lab recorded about it (hang outcomes), or its extra attributes. */
   function note(row) {
     var e = row.extra || {};
     if (e.outcome) { return e.outcome; }
@@ -39,7 +39,7 @@
    *   fastest-to-slowest range shaded, one colour per run;
    * - numbers on x (I/O sizes...): one chart per unit (throughput, IOPS), one line per series (volume type);
    * - categories on x (before/after, A/B, hang cases): bars, one chart per unit, one bar per series. */
-  function benchCharts(runs, rows) {
+  function runCharts(runs, rows) {
     var multi = runs.length > 1;
     var kind = runs.every(function (r) { return r.kind === runs[0].kind; }) ? runs[0].kind : "other";
     var numeric = rows.every(function (r) { return typeof r.x === "number"; });
@@ -64,7 +64,7 @@
         datasets.push({ label: tag + "slowest", unit: mine[0].unit, show: "line", dash: [4, 3], color: color(k), fill: "-1",
           points: ns.map(function (n, i) { return [n, sorted[i][sorted[i].length - 1]]; }) });
       });
-      return [{ id: "bench-cpu", title: "Elapsed time per session against parallel sessions: every session, the median " +
+      return [{ id: "run-cpu", title: "Elapsed time per session against parallel sessions: every session, the median " +
         "and the fastest-to-slowest range", type: "scatter", wide: true, height: 380, datasets: datasets,
         x: { type: "linear", title: "parallel sessions (N)", min: 0, max: most + 1, step: 1 },
         y: { title: "elapsed per session (" + (rows[0].unit || "s") + ")" } }];
@@ -82,7 +82,7 @@
         Math.min.apply(null, these.map(function (r) { return r.y; })) > 50;
       var log = spread && (kind === "client_hang" || !numeric);
       var least = Math.min.apply(null, these.map(function (r) { return r.y; }));
-      var spec = { id: "bench-" + (u + 1), wide: true, height: 320, datasets: sets,
+      var spec = { id: "run-" + (u + 1), wide: true, height: 320, datasets: sets,
         y: { title: unit || "value", type: log ? "logarithmic" : "linear",
           min: log ? Math.pow(10, Math.floor(Math.log10(least * 0.999))) : undefined } };
       if (numeric) {
@@ -184,10 +184,10 @@
     title: "Benchmarks",
     standalone: true,
     build: function (ctx, parts, root) {
-      var intro = element("section", { "class": "card bench-intro" });
+      var intro = element("section", { "class": "card runs-intro" });
       intro.appendChild(element("h2", {}, "Benchmark runs"));
-      intro.appendChild(element("p", { "class": "note" }, "Results recorded with `flask bench import`, `flask bench cpu`, " +
-        "`flask bench hang` or POST /api/v1/benchmarks. Open a run for its chart and measurements, or tick several " +
+      intro.appendChild(element("p", { "class": "note" }, "Results recorded with `flask runs import`, `flask runs cpu`, " +
+        "`flask runs hang` or POST /api/v1/benchmarks. Open a run for its chart and measurements, or tick several " +
         "and compare them on one chart."));
       var compare = element("button", { type: "button", id: "compare-selected", disabled: "" }, "Compare the selected runs");
       intro.appendChild(compare);
@@ -233,7 +233,7 @@
     key: function (state) { return [state.run || ""]; },
     build: function (ctx, parts, root) {
       var slug = ctx.state.run;
-      var head = element("section", { "class": "card bench-head", "data-run": slug || "", "data-state": "loading",
+      var head = element("section", { "class": "card run-head", "data-run": slug || "", "data-state": "loading",
         "aria-labelledby": "h-run" });
       head.appendChild(element("h2", { id: "h-run" }, slug ? "Run " + slug : "No run in the link"));
       root.appendChild(head);
@@ -273,7 +273,7 @@
         }
         head.appendChild(actions);
         compareForm(head, [run.slug], "Compare with");
-        benchCharts([run], body.rows).forEach(function (spec) { parts.charts.push(Charts.createXY(grid, spec)); });
+        runCharts([run], body.rows).forEach(function (spec) { parts.charts.push(Charts.createXY(grid, spec)); });
         measurementsTable(parts, grid, body, false);
         head.setAttribute("data-state", "ready");
       }).catch(function (err) {
@@ -288,7 +288,7 @@
     key: function (state) { return [(state.runs || []).join("\n")]; },
     build: function (ctx, parts, root) {
       var slugs = ctx.state.runs || [];
-      var head = element("section", { "class": "card bench-head", "data-state": "loading", "aria-labelledby": "h-runs" });
+      var head = element("section", { "class": "card run-head", "data-state": "loading", "aria-labelledby": "h-runs" });
       head.appendChild(element("h2", { id: "h-runs" }, "Runs compared"));
       root.appendChild(head);
       var grid = element("div", { "class": "grid" });
@@ -317,7 +317,7 @@
         permalink(actions, { view: "runs", runs: slugs });
         head.appendChild(actions);
         compareForm(head, slugs, "Add a run");
-        benchCharts(body.runs, body.rows).forEach(function (spec) { parts.charts.push(Charts.createXY(grid, spec)); });
+        runCharts(body.runs, body.rows).forEach(function (spec) { parts.charts.push(Charts.createXY(grid, spec)); });
         measurementsTable(parts, grid, body, true);
         head.setAttribute("data-state", "ready");
       }).catch(function (err) {

@@ -76,7 +76,9 @@
   /** The DataTable itself, built when the first rows arrive: the page asks for its data first. */
   Table.prototype.create = function () {
     var self = this, spec = this.spec;
-    var exportOptions = { orthogonal: "export", format: { body: function (d) { return d === null || d === undefined ? "" : d; } } };
+    var exportOptions = { orthogonal: "export", format: {
+      header: function (_, idx) { return F.formulaSafe(spec.columns[idx].title); },  // the title as text, not HTML
+      body: function (d) { return d === null || d === undefined ? "" : d; } } };
     this.dt = new DataTable(this.table, {
       data: [],
       columns: spec.columns.map(function (c) {
