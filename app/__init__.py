@@ -17,12 +17,13 @@ from app.history import History
 from app.settings import Settings
 from app.store import open_stores
 from app.store.base import sql_log
+from app.units import MIB
 
 gc.freeze()  # what the imports built is never scanned
 gc.enable()
 
 ROOT = Path(__file__).resolve().parent.parent
-MAX_BODY = 1024 * 1024
+MAX_BODY = MIB
 CLOSED_CACHE_TTL = 3600  # seconds an answer about a closed range is served from memory (AWR may purge old data)
 
 
@@ -64,7 +65,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     from app.api.auth import require_api_key
     require_api_key(app)  # before the answer cache: a cached answer needs the key too
     from app.api.cache import AnswerCache
-    AnswerCache(settings.answer_cache_mb * 2**20, CLOSED_CACHE_TTL, settings.snapshot_ttl).init_app(app)
+    AnswerCache(settings.answer_cache_mb * MIB, CLOSED_CACHE_TTL, settings.snapshot_ttl).init_app(app)
     from app.api.openapi import openapi_document
     app.add_url_rule("/api/v1/openapi.json", "openapi", lambda: jsonify(openapi_document(app)))
     from app.cli import register

@@ -7,6 +7,7 @@ import click
 from app.settings import Settings
 from app.store.queries import all_statements, render
 from app.store.schema import PREFIXES, views
+from app.units import MIB
 
 
 def register(app):
@@ -35,7 +36,7 @@ def register(app):
                 state["done"] = pct
             stories = builder.build(target, seed=seed, days=days, detail_days=detail_days, on_progress=progress)
             bar.update(100 - state["done"])
-        size = target.stat().st_size / 1048576
+        size = target.stat().st_size / MIB
         names = ", ".join(f"{d['db_name']} ({d['dbid']})" for d in stories.get("databases", []))
         click.echo(f"Built {target} in {time.monotonic() - started:.1f} s, {size:.0f} MiB: {names}")
 

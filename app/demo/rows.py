@@ -6,8 +6,9 @@ from datetime import timedelta
 from app.demo.names import (EVENT_ROWS, IO_FILETYPES, IO_FUNCTIONS, METRIC_ROWS, READING_ROWS, SYSSTAT_ROWS,
                             TIME_MODEL_ROWS, stat_id)
 from app.demo.sql import catalog
-from app.demo.workload import (BATCH_END, BATCH_START, BLOCKS_PER_DIRECT_READ, BLOCKS_PER_TEMP_IO, CS_PER_S, DAY,
-                               EVENT_SCALE, GIB, MIB, STEP, US_PER_CS, US_PER_S, rates)
+from app.demo.workload import (BATCH_END, BATCH_START, BLOCKS_PER_DIRECT_READ, BLOCKS_PER_TEMP_IO, CS_PER_S,
+                               EVENT_SCALE, GIB, STEP, US_PER_CS, US_PER_S, rates)
+from app.units import DAY, MIB
 
 SYSMETRIC_GROUP = 2  # the long-duration (60 s) system metrics group
 TOP_OLTP = 28  # statements in every snapshot's SQL statistics, then a random few of the others

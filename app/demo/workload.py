@@ -5,11 +5,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
 from app.demo.sql import REGRESSION
+from app.units import DAY, MIB
 
 END = datetime(2026, 11, 20, 6, 0)  # UTC instant of the newest snapshot by default: the file is reproducible
 STEP = 1800  # seconds between automatic snapshots
-DAY = 86400  # seconds
-MIB = 1048576  # bytes
 GIB = 1024 * MIB
 US_PER_S = 1e6  # the time model and wait times are in microseconds
 US_PER_CS = 1e4

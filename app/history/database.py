@@ -8,9 +8,9 @@ from datetime import datetime, timedelta, timezone
 from app import analysis
 from app.errors import BadParameter, NotFound
 from app.store import queries
+from app.units import DAY
 
 ALL_INSTANCES = None
-DAY = 86400
 
 
 @dataclass(frozen=True)

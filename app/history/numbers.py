@@ -1,6 +1,6 @@
 """Numbers as the answers carry them: rounded to four decimals, points as [time, value], changes in %."""
 
-MIB = 1048576  # bytes per MiB: Oracle's "MB" in the AWR report and the views' *_MEGABYTES columns
+from app.units import MIB  # noqa: F401 -- the answers' MB
 
 
 def points(values) -> list[list]:
