@@ -45,6 +45,8 @@ FROM_RUNTIME = {"boto3", "botocore", "s3transfer", "jmespath", "dateutil", "urll
 # The project's directories that hold test and lab equipment (the loopback TNS stand-in, the hang lab, the tests)
 # and the performance scripts: never in a package (zappa_settings.json's exclude_glob leaves them out).
 PROJECT_ONLY = ("lab", "tests", "perf")
+# Parts of app/ that run only where a package is built: the demo generator (the demo stage ships the store it built).
+BUILD_ONLY = ("app/demo",)
 
 
 def stage_settings(stage: str, path: Path = SETTINGS_FILE) -> dict:
@@ -201,6 +203,9 @@ def check(zip_path: Path, stage: str, settings: dict | None = None, root: Path =
     for name in PROJECT_ONLY:
         if any(n.startswith(f"{name}/") for n in names):
             problems.append(f"{name}/: the project's test and lab equipment or performance scripts, must not ship")
+    for name in BUILD_ONLY:
+        if any(n.startswith(f"{name}/") for n in names):
+            problems.append(f"{name}/: runs where the package is built, not on Lambda, must not ship")
     for required in ("handler.py", "zappa_settings.py", "app/wsgi.py"):
         if required not in names:
             problems.append(f"{required} missing")

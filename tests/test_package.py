@@ -149,6 +149,7 @@ def test_test_and_lab_equipment_and_performance_scripts_stay_out(stage):
         assert (ROOT / name).is_dir() and (ROOT / name / "__init__.py").is_file() == (name != "tests")
     assert set(lp.PROJECT_ONLY) <= ignored(stage, project_top_level())
     assert not (ROOT / "app" / "harness").exists(), "the lab equipment moved out of app/ (lab/)"
+    assert set(lp.BUILD_ONLY) <= set(STAGES[stage]["exclude_glob"])  # the demo generator: build time only
 
 
 def test_nothing_in_the_app_imports_the_lab_at_import_time():
@@ -244,6 +245,7 @@ def test_check_passes_a_good_package(tmp_path):
     ({"lab/__init__.py": "", "lab/endpoints.py": ""}, "lab/: the project's test and lab equipment"),
     ({"tests/fake_oracle.py": ""}, "tests/: the project's test and lab equipment"),
     ({"perf/__init__.py": "", "perf/results/load.json": "{}"}, "perf/: the project's test and lab equipment"),
+    ({"app/demo/__init__.py": ""}, "app/demo/: runs where the package is built"),
 ])
 def test_check_finds_what_must_not_ship(tmp_path, extra, problem):
     report = lp.check(make_zip(tmp_path / "p.zip", {**GOOD, **extra}), "demo", STAGES["demo"])
