@@ -283,6 +283,18 @@ def test_empty_state(server, dbs, page):
     assert page.error_text() == "" and page.errors == []
 
 
+@pytest.mark.parametrize("name", ["constructor", "__proto__", "toString", "hasOwnProperty"])
+def test_a_link_naming_an_objects_own_member_opens_the_default(server, dbs, page, name):
+    """Keys from a link are looked up in tables without Object's prototype: `?view=constructor` is an unknown view,
+    not Object's constructor (the page broke on it)."""
+    page.open(_url(server, db=name, view=name, range=name, rate=name, inst=name, tz=name, series=name))
+    assert page.state()["view"] == "overview" and page.state()["db"] in dbs.values()
+    assert page.page.locator("[data-chart=aas]").get_attribute("data-state") == "ready"
+    page.open(_url(server, db=dbs["single"], view="explorer", range="1d", rate=name, series=["derived:aas", name]))
+    assert page.state()["rate"] == "per_second"
+    assert page.errors == [] or all("404" in e for e in page.errors), page.errors
+
+
 # -- the share link ---------------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("view,extra", [

@@ -5,8 +5,8 @@
   "use strict";
   var F = AWRLens.Format, Api = AWRLens.Api;
   var DAY = 86400000;
-  var PRESETS = { "1d": 1, "7d": 7, "45d": 45 };
-  var list = [], byId = {};
+  var PRESETS = AWRLens.Dom.table({ "1d": 1, "7d": 7, "45d": 45 });
+  var list = [], byId = AWRLens.Dom.table();
 
   function describe(d) {
     return {
@@ -57,7 +57,7 @@
     /** Keep the API's list of databases (GET /dbs); returns them as described here. */
     set: function (databases) {
       list = databases.map(describe);
-      byId = {};
+      byId = AWRLens.Dom.table();
       list.forEach(function (d) { byId[d.id] = d; });
       return list;
     },

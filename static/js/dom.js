@@ -21,5 +21,11 @@
     }
   }
 
-  AWRLens.Dom = { element: element, copyText: copyText };
+  /** A lookup table without Object's prototype: a key from a link or from the database ("constructor",
+   * "__proto__", "toString") finds nothing instead of one of Object's own members. */
+  function table(entries) {
+    return Object.assign(Object.create(null), entries || {});
+  }
+
+  AWRLens.Dom = { element: element, copyText: copyText, table: table };
 }(window.AWRLens = window.AWRLens || {}));

@@ -7,7 +7,7 @@
   var Dbs = AWRLens.Databases, Loaders = AWRLens.Loaders, Views = AWRLens.Views;
   var element = AWRLens.Dom.element, NUM = Tables.num, TEXT = Tables.text;
   var cfg = window.AWRLENS_CONFIG || {};
-  var RATES = { per_second: "per second", per_txn: "per transaction", raw: "raw deltas" };
+  var RATES = AWRLens.Dom.table({ per_second: "per second", per_txn: "per transaction", raw: "raw deltas" });
   var ORDERS = { elapsed: "elapsed time", cpu: "CPU time", gets: "buffer gets", reads: "disk reads",
     executions: "executions", rows: "rows processed" };
 

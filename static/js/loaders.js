@@ -4,17 +4,17 @@
   "use strict";
   var F = AWRLens.Format, Api = AWRLens.Api, Charts = AWRLens.Charts, Dbs = AWRLens.Databases;
   var cfg = window.AWRLENS_CONFIG || {};
-  var CLASS_COLORS = {  // Enterprise Manager's colours for the wait classes
+  var CLASS_COLORS = AWRLens.Dom.table({  // Enterprise Manager's colours for the wait classes
     "DB CPU": "#2ca02c", "User I/O": "#1f5fd6", "System I/O": "#3fa7e8", "Concurrency": "#8b1a00",
     "Application": "#c02800", "Commit": "#e46800", "Configuration": "#5c440b", "Administrative": "#717354",
     "Network": "#9f9371", "Cluster": "#c9bfae", "Queueing": "#c2b79b", "Scheduler": "#9fbfa7", "Other": "#f06eaa"
-  };
-  var TWINS = {  // per-minute sysmetric history of the dashboard's series
+  });
+  var TWINS = AWRLens.Dom.table({  // per-minute sysmetric history of the dashboard's series
     "derived:aas": "Average Active Sessions", "derived:host_cpu_pct": "Host CPU Utilization (%)",
     "derived:tps": "User Transaction Per Sec", "derived:executions": "Executions Per Sec",
     "derived:iops": "I/O Requests per Second", "derived:io_mbps": "I/O Megabytes per Second"
-  };
-  var catalogs = {};
+  });
+  var catalogs = AWRLens.Dom.table();
 
   /** A series' points as [ms, value]. */
   function points(s) { return s.points.map(function (p) { return [Date.parse(p[0]), p[1]]; }); }

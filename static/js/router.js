@@ -9,7 +9,7 @@
   var Api = AWRLens.Api, State = AWRLens.State, Dbs = AWRLens.Databases, Controls = AWRLens.Controls;
   var element = AWRLens.Dom.element, SEL = Controls.SEL;
   var cfg = window.AWRLENS_CONFIG || {};
-  var VIEWS = {};
+  var VIEWS = AWRLens.Dom.table();
   var active = null, renderGen = 0;
 
   /** Defaults and repairs for a state from a link: a patch, or null when the state is complete. */
