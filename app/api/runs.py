@@ -76,8 +76,9 @@ SAVED = {"type": "object", "required": ["slug", "url", "measurements", "replaced
     "visibility": {"type": "string"}, "measurements": {"type": "integer"}, "replaced": {"type": "boolean"},
     "created": {"type": "string"}, "url": {"type": "string"}}}
 NOT_MODIFIED = ("Not modified (ETag)", None)
-PRIVATE = {"401": "A private run without the API key, or a wrong key in X-API-Key."}
-NO_RUN = "Unknown benchmark run (`parameter` names the slug)."
+PRIVATE = {"401": "A wrong key in X-API-Key."}
+NO_RUN = ("Unknown benchmark run, or a private one asked without the API key: the same answer, so that no answer "
+          "tells which private runs exist (`parameter` names the slug).")
 
 
 def key_optional(view):

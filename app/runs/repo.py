@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from sqlalchemy import column, delete, func, insert, literal_column, select, table
 
 from app import iso8601
-from app.errors import Conflict, DatabaseUnavailable, NotFound, Unauthorized
+from app.errors import Conflict, DatabaseUnavailable, NotFound
 from app.runs.model import Run, dump
 from app.store.runs_schema import bench_measurement as m
 from app.store.runs_schema import bench_run as r
@@ -108,14 +108,13 @@ def list_runs(store, private: bool, kind: str | None = None) -> list[dict]:
 
 
 def get_run(store, slug: str, private: bool, parameter: str = "slug") -> dict:
-    """One run with its measurements. 404 for an unknown slug; 401 for a private run without a valid key."""
+    """One run with its measurements. 404 for an unknown slug, and the same 404 for a private run without a valid
+    key: an answer must not tell which private slugs exist."""
     found = _guard(store, lambda: store.rows(select(*_DETAIL).where(r.c.slug == slug))) if has_tables(store) \
         else []
-    if not found:
+    if not found or (found[0][4] != "public" and not private):
         raise NotFound(f"no benchmark run {slug!r}; see /api/v1/benchmarks", parameter)
     row = found[0]
-    if row[4] != "public" and not private:
-        raise Unauthorized(f"the run {slug!r} is private: send the API key in the X-API-Key header", parameter)
     stmt = select(m.c.seq, m.c.series, m.c.x, m.c.x_text, m.c.y, m.c.unit, m.c.extra) \
         .where(m.c.run_id == row[0]).order_by(m.c.seq)
     points = _guard(store, lambda: store.rows(stmt))

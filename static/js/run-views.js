@@ -152,11 +152,14 @@
     container.appendChild(box);
   }
 
-  /** Where a run or comparison could not be loaded: the API's message, and a key form when it wants a key. */
+  /** Where a run or comparison could not be loaded: the API's message, and a key form when a key may open it (a
+   * private run answers as an unknown one, 404, to a caller without the key). */
   function loadFailed(card, err) {
+    var keyMayHelp = err.status === 401 || (err.status === 404 && !Api.hasKey());
     card.appendChild(element("p", { "class": "is-error" }, err.status === 401
-      ? "This needs the API key: " + err.message : "Could not load this: " + err.message));
-    if (err.status === 401) { Controls.keyForm(card); }
+      ? "This needs the API key: " + err.message
+      : "Could not load this: " + err.message + (keyMayHelp ? ". A private run opens with the API key." : "")));
+    if (keyMayHelp) { Controls.keyForm(card); }
     card.setAttribute("data-state", "error");
   }
 
