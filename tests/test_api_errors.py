@@ -68,6 +68,16 @@ ERRORS = [  # (path under the RAC database, query, status, parameter named); {lo
     ("/sql/AAAAAAAAAAAAA", {}, 400, "sql_id"),
     ("/sql/abc", {}, 400, "sql_id"),
     ("/series", {"name": AAS, "frm": "2026-11-18"}, 400, "frm"),
+    # a range by time or by snapshots, never both (neither silently wins)
+    ("/series", {"name": AAS, "from": "2026-11-18", "begin_snap": "{lo}"}, 400, "from"),
+    ("/load-profile", {"to": "2026-11-18", "end_snap": "{hi}"}, 400, "to"),
+    ("/compare", {"a_begin_snap": "{lo}", "a_end_snap": "{hi}", "b_from": "2026-11-18", "b_end_snap": "{hi}"}, 400,
+     "b_from"),
+    # numbers are ASCII digits (Python's int() reads any script's; the OpenAPI document's patterns do not)
+    ("/series", {"name": AAS, "begin_snap": "\u0663"}, 400, "begin_snap"),
+    ("/series", {"name": AAS, "max_points": "\uff15\uff10"}, 400, "max_points"),
+    ("/series", {"name": AAS, "instance": "\u0661"}, 400, "instance"),
+    ("/top-sql", {"limit": "\u0967\u0966"}, 400, "limit"),
 ]
 
 

@@ -47,6 +47,11 @@ def _range(db, args, prefix="", default_days=7):
     """The request's time or snapshot range, resolved against the database's snapshots."""
     names = dict(zip(("start", "end", "begin_snap", "end_snap"),
                      (f"{prefix}{n}" for n in ("from", "to", "begin_snap", "end_snap"))))
+    by_time = [names[r] for r in ("start", "end") if args.get(names[r]) is not None]
+    by_snap = [names[r] for r in ("begin_snap", "end_snap") if args.get(names[r]) is not None]
+    if by_time and by_snap:
+        raise BadParameter(f"a range is {names['start']}/{names['end']} or {names['begin_snap']}/{names['end_snap']}, "
+                           f"not both: got {' and '.join(by_time + by_snap)}", by_time[0])
     try:
         return db.resolve(*(args.get(n) for n in names.values()), default_days=default_days,
                           max_days=_settings().max_range_days)

@@ -36,7 +36,7 @@ class Param:
         if not raw.isprintable():
             raise BadParameter(f"{self.name} contains a control character", self.name)
         if self.kind == "integer":
-            if not re.fullmatch(r"[+-]?\d{1,18}", raw.strip()):
+            if not re.fullmatch(r"[+-]?[0-9]{1,18}", raw.strip()):  # ASCII digits: Python's \d takes any script's
                 raise BadParameter(f"{self.name} must be an integer, got {raw!r}", self.name)
             value = int(raw)
             if (self.minimum is not None and value < self.minimum) or (
@@ -131,9 +131,9 @@ RANGE = (
     Param("end_snap", "integer", "Last snapshot id (instead of from/to).", minimum=0, maximum=10**12),
 )
 INSTANCE = Param("instance", "string", "all (RAC instances combined), each (one series per instance), "
-                                       "or an instance number.", default="all", pattern=r"all|each|\d{1,4}")
+                                       "or an instance number.", default="all", pattern=r"all|each|[0-9]{1,4}")
 TABLE_INSTANCE = Param("instance", "string", "all (combined) or an instance number.", default="all",
-                       pattern=r"all|\d{1,4}")
+                       pattern=r"all|[0-9]{1,4}")
 RATE = Param("rate", "enum", "How a cumulative counter is shown: per_second, per_txn (per transaction), "
                              "or raw deltas.", default="per_second", choices=("per_second", "per_txn", "raw"))
 FORMAT = Param("format", "enum", "json, or csv for a table.", default="json", choices=("json", "csv"))
