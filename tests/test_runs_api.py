@@ -257,6 +257,46 @@ def test_upload_then_read_back(lab):
     assert got["rows"][2]["extra"] == {"k": "v"} and stored(path) == {"lab-run": 3}
 
 
+def _nested(levels: int) -> str:
+    """JSON text of an object nesting objects and lists at least `levels` deep (built as text: the standard
+    library's encoder would recurse past Python's limit)."""
+    wraps = levels // 2  # each {"a": [...]} is two levels
+    return '{"deep": ' + '{"a": [' * wraps + "1" + "]}" * wraps + "}"
+
+
+@pytest.mark.parametrize("where, levels, parameter", [
+    ("parameters", 33, "parameters"), ("parameters", 300, "parameters"), ("parameters", 1000, "parameters"),
+    ("extra", 40, "measurements[2].extra"), ("extra", 900, "measurements[2].extra")])  # rows count from 1
+def test_what_could_not_be_read_back_is_refused_at_the_door(lab, where, levels, parameter):
+    """Nesting that orjson cannot write back (254 levels) or the standard library cannot even dump (about 1,000)
+    answered 500 for ever after, or at upload: refused with a 400 naming the field, nothing stored."""
+    client, path = lab
+    doc = json.loads(json.dumps(RUN))
+    if where == "parameters":
+        doc["parameters"] = "DEEP"
+    else:
+        doc["measurements"][1]["extra"] = "DEEP"
+    text = json.dumps(doc).replace('"DEEP"', _nested(levels))
+    err = assert_error(client.post("/api/v1/benchmarks", data=text.encode(), content_type="application/json",
+                                   headers=WITH_KEY), 400, parameter)
+    assert "levels deep" in err["message"] and stored(path) == {}
+
+
+def test_the_deepest_accepted_upload_reads_back(lab):
+    client, path = lab
+    doc = {**RUN, "parameters": json.loads(_nested(31))}  # 31 levels: the object and 15 of {"a": [...]}
+    body(client.post("/api/v1/benchmarks", json=doc, headers=WITH_KEY), 201)
+    assert body(client.get("/api/v1/benchmarks/lab-run"))["run"]["parameters"] == doc["parameters"]
+    assert client.get("/api/v1/benchmarks/lab-run", query_string={"format": "csv"}).status_code == 200
+
+
+def test_an_upload_with_a_byte_order_mark_is_read(lab):
+    client, path = lab
+    resp = client.post("/api/v1/benchmarks", data=b"\xef\xbb\xbf" + json.dumps(RUN).encode(),
+                       content_type="application/json", headers=WITH_KEY)
+    assert body(resp, 201)["slug"] == "lab-run" and stored(path) == {"lab-run": 3}
+
+
 def test_upload_needs_the_key(lab):
     client, path = lab
     assert_error(client.post("/api/v1/benchmarks", json=RUN), 401)

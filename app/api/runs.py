@@ -5,6 +5,8 @@ Public runs open without a key, so a link can be sent to anyone; private runs, a
 (X-API-Key). Answers depend on the key and on uploads, so they are revalidated every time (ETag, no-cache) and
 never kept by the answer cache.
 """
+import codecs
+
 import orjson
 from flask import Blueprint, current_app, request
 
@@ -119,7 +121,7 @@ def create_run(args):
                         "(AWRLENS_API_KEY_SECRET); without one, use `flask --app app runs import`")
     raw = request.get_data(cache=False)  # over the body limit: 413 before this line (and before any write)
     try:
-        doc = orjson.loads(raw)
+        doc = orjson.loads(raw.removeprefix(codecs.BOM_UTF8))  # a byte-order mark some editors write
     except orjson.JSONDecodeError as exc:
         raise BadParameter(f"the body must be a JSON object describing one run ({exc})", "body") from None
     run = parse_run(doc, targets=where.targets())

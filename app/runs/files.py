@@ -6,6 +6,7 @@ CSV: a header row, then one measurement per row. Columns `series`, `x` and `y` a
 of the row (empty cells are left out). An `x` that reads as a number is a number, otherwise a category name; extra
 values that read as numbers are numbers.
 """
+import codecs
 import csv
 import io
 import math
@@ -22,7 +23,7 @@ def read_document(name: str, data: bytes) -> tuple[dict, list | None]:
     if name.lower().endswith(".csv"):
         return read_csv(data.decode("utf-8-sig"))
     try:
-        doc = orjson.loads(data)
+        doc = orjson.loads(data.removeprefix(codecs.BOM_UTF8))  # as the CSV: a byte-order mark is read
     except orjson.JSONDecodeError as exc:
         raise BadParameter(f"{name} is not valid JSON ({exc}); give a .json run or a .csv of measurements",
                            "file") from None

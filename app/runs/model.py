@@ -30,6 +30,7 @@ TOP = ("slug", "title", "kind", "description", "environment", "started", "finish
 ENVIRONMENT = ("host", "instance_type", "vcpus", "cores", "db_version")
 AWR = ("target", "dbid", "begin_snap", "end_snap")
 ROW = ("series", "x", "y", "unit", "extra")
+MAX_DEPTH = 32  # levels of objects and lists in `parameters` and a measurement's `extra`
 LIMITS = {"title": 200, "host": 255, "instance_type": 64, "db_version": 100, "series": 100, "x": 100, "unit": 20,
           "target": 64}
 
@@ -137,6 +138,8 @@ def _measurements(rows, where) -> list[Measurement]:
         clash = [k for k in (extra or {}) if k in ROW or k in ("seq", "run")]
         if clash:
             raise bad("extra", f"an attribute may not be called {clash[0]!r} (a column of every row)")
+        if extra and _depth(extra) > MAX_DEPTH:
+            raise bad("extra", f"nests objects and lists more than {MAX_DEPTH} levels deep")
         if extra and _json_bytes(extra) > TEXT_MAX:
             raise bad("extra", f"more than {TEXT_MAX} bytes as JSON, or not JSON (NaN)")
         out.append(Measurement(series.strip(), x if isinstance(x, str) else _number(x), y, unit or None,
@@ -197,6 +200,8 @@ def _object(value, name) -> dict:
         return {}
     if not isinstance(value, dict):
         raise BadParameter(f"{name} must be an object, got {_show(value)}", name)
+    if _depth(value) > MAX_DEPTH:
+        raise BadParameter(f"{name} nests objects and lists more than {MAX_DEPTH} levels deep", name)
     if _json_bytes(value) > TEXT_MAX:
         raise BadParameter(f"{name} is more than {TEXT_MAX} bytes as JSON, or not JSON (NaN)", name)
     return value
@@ -254,6 +259,19 @@ def _number(value) -> float | None:
         return None
     value = float(value)
     return value if math.isfinite(value) else None
+
+
+def _depth(value) -> int:
+    """How deep objects and lists nest (an object of numbers: 1), counted without recursion: a value this app stores
+    must also be one it can read back and answer (orjson writes at most 254 levels)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, level)
+            if level <= MAX_DEPTH:  # deeper is refused anyway: no need to walk it all
+                stack.extend((v, level + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return deepest
 
 
 def _json_bytes(value) -> int:
