@@ -29,7 +29,8 @@ def test_catalog_lists_hundreds_of_series_with_units_and_kinds(api, dbs, sql3):
                                              "where dbid = ?", (dbid,))}
         assert detail and {f"sysmetric_history:{n}" for n in detail} <= names
         assert all(r["kind"] == "detail" for r in rows if r["source"] == "sysmetric_history")
-        assert {"derived:Response Time Per Sec", "derived:User Rollback Undo Records Applied Per Sec"} <= names
+        # Oracle's own per-second twins are in the store: nothing derived stands in for them (see below)
+        assert not {"derived:Response Time Per Sec", "derived:User Rollback Undo Records Applied Per Sec"} & names
         assert {AAS, "derived:db_cpu", "derived:host_cpu_pct", "derived:tps"} <= names
         events = {n for (n,) in sql3.execute("select distinct event_name from dba_hist_system_event "
                                              "where dbid = ? and wait_class != 'Idle'", (dbid,))}
@@ -44,3 +45,50 @@ def test_catalog_filters_by_text_and_source(api, dbs):
     derived = ok(api, url(db, "/catalog"), source="derived")["rows"]
     assert derived and {r["source"] for r in derived} == {"derived"}
     assert ok(api, url(db, "/catalog"), q="no such series at all")["count"] == 0
+
+
+def test_no_two_series_share_a_label(api, dbs, sql3):
+    """A chart's legend tells series apart: sysstat's "DB time" (centiseconds) and the time model's (microseconds,
+    charted in seconds) are two statistics, each label names its source (issue 12)."""
+    for db in dbs.values():
+        rows = ok(api, url(db, "/catalog"))["rows"]
+        labels = [r["label"].lower() for r in rows]
+        assert len(set(labels)) == len(labels), sorted(x for x in labels if labels.count(x) > 1)[:6]
+        in_both = {n for (n,) in sql3.execute(
+            "select stat_name from dba_hist_sysstat where dbid = ? intersect "
+            "select stat_name from dba_hist_sys_time_model where dbid = ?", (dbid_of(db), dbid_of(db)))}
+        assert "DB time" in in_both
+        by_name = {r["name"]: r["label"] for r in rows}
+        for name in in_both:
+            assert by_name[f"sysstat:{name}"] == f"{name} (sysstat)"
+            assert by_name[f"sys_time_model:{name}"] == f"{name} (time model)"
+
+
+def test_a_per_second_series_is_derived_only_where_oracle_has_none(api, dbs, sql3):
+    """'X Per Txn' x transactions per second is offered only when Oracle's own metrics hold no per-second twin;
+    Oracle names some twins otherwise (V$METRICNAME: 'User Rollback UndoRec Applied Per Sec' for 'User Rollback
+    Undo Records Applied Per Txn', 'Database Time Per Sec' for 'Response Time Per Txn')."""
+    for db in dbs.values():
+        metrics = {n for (n,) in sql3.execute("select distinct metric_name from dba_hist_sysmetric_summary "
+                                              "where dbid = ?", (dbid_of(db),))}
+        assert {"User Rollback UndoRec Applied Per Sec", "Database Time Per Sec"} <= metrics
+        derived = {r["name"] for r in ok(api, url(db, "/catalog"), source="derived")["rows"]}
+        assert "derived:User Rollback Undo Records Applied Per Sec" not in derived
+        assert "derived:Response Time Per Sec" not in derived
+        for name in derived:
+            assert name.removeprefix("derived:") not in metrics
+
+
+def test_without_oracles_twin_the_per_second_series_is_derived():
+    """An older release without 'Executions Per Sec' (say) gets it as 'Executions Per Txn' x 'User Transaction Per
+    Sec'; one that has the twin under Oracle's other name gets nothing derived."""
+    from app.history import catalog
+    empty = {view: [] for view in ("sysstat", "sys_time_model", "osstat", "system_event", "sysmetric_history",
+                                   "iostat_function", "iostat_filetype")}
+    metrics = [(1, "User Transaction Per Sec", "Transactions Per Second"), (2, "Executions Per Txn", "Executes Per Txn"),
+               (3, "User Rollback Undo Records Applied Per Txn", "Records Per Txn"),
+               (4, "User Rollback UndoRec Applied Per Sec", "Records Per Sec")]
+    specs = catalog.build({**empty, "sysmetric_summary": metrics})
+    derived = {n: s for n, s in specs.items() if s.source == "derived"}
+    assert set(derived) == {"derived:Executions Per Sec"}
+    assert derived["derived:Executions Per Sec"].unit == "Executes Per Second"

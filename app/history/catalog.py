@@ -7,7 +7,7 @@ Kinds: cumulative (a counter: deltas, then per_second | per_txn | raw), ratio (d
 percentage or a latency), reading (point in time, never a delta), rate (Oracle's own per-interval metric).
 """
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from app.errors import NotFound
 from app.history.numbers import MIB
@@ -24,6 +24,12 @@ POINT_IN_TIME = {
                "TCP_RECEIVE_SIZE_MIN", "TCP_RECEIVE_SIZE_DEFAULT", "TCP_RECEIVE_SIZE_MAX", "GLOBAL_SEND_SIZE_MAX",
                "GLOBAL_RECEIVE_SIZE_MAX"},
 }
+SOURCE_WORDS = {"sysstat": "sysstat", "sys_time_model": "time model", "osstat": "OS", "sysmetric": "Oracle's metric",
+                "sysmetric_history": "Oracle's metric", "system_event": "event", "wait_class": "wait class",
+                "iostat_function": "I/O function", "iostat_filetype": "I/O file type"}
+# Per-transaction metrics whose per-second twin Oracle names otherwise (V$METRICNAME, the 60-second group)
+PER_SECOND_TWINS = {"User Rollback Undo Records Applied Per Txn": "User Rollback UndoRec Applied Per Sec",
+                    "Response Time Per Txn": "Database Time Per Sec"}
 IO_FIELDS = {  # field -> columns summed, unit
     "megabytes": (("small_read_megabytes", "small_write_megabytes", "large_read_megabytes",
                    "large_write_megabytes"), "MB"),
@@ -158,7 +164,8 @@ def build(names: dict) -> dict[str, Spec]:
     for view, source in (("sysmetric_summary", "sysmetric"), ("sysmetric_history", "sysmetric_history")):
         for metric_id, name, unit in names[view]:
             metric_names.setdefault(source, {})[name] = (metric_id, unit)
-            add(Spec(f"{source}:{name}", name, source, unit, "rate" if source == "sysmetric" else "detail",
+            label = name if source == "sysmetric" else f"{name} (per minute)"
+            add(Spec(f"{source}:{name}", label, source, unit, "rate" if source == "sysmetric" else "detail",
                      (Term(view, metric_id),), how=_metric_how(name, unit),
                      description="Per-minute detail (recent days only)" if source == "sysmetric_history" else
                      "Average over the snapshot interval, as Oracle computed it"))
@@ -167,7 +174,8 @@ def build(names: dict) -> dict[str, Spec]:
         tps_id = summary["User Transaction Per Sec"][0]
         for name, (metric_id, unit) in summary.items():
             per_sec = name.replace("Per Txn", "Per Sec")
-            if name.endswith("Per Txn") and per_sec not in summary and per_sec.replace("Sec", "Second") not in summary:
+            twins = (per_sec, per_sec.replace("Sec", "Second"), PER_SECOND_TWINS.get(name))
+            if name.endswith("Per Txn") and not any(t in summary for t in twins):
                 add(Spec(f"derived:{per_sec}", per_sec, "derived", unit.replace("Per Txn", "Per Second"), "rate",
                          (Term("sysmetric_summary", metric_id), Term("sysmetric_summary", tps_id, "product")),
                          description=f"'{name}' x 'User Transaction Per Sec' (Oracle has no per-second metric)"))
@@ -177,6 +185,21 @@ def build(names: dict) -> dict[str, Spec]:
                 add(Spec(f"{view}:{name}:{fld}", f"{name} {fld.replace('_', ' ')}", view, unit, "cumulative",
                          (Term(view, item_id, fld),)))
     _derived(add, stat)
+    return _distinct_labels(specs)
+
+
+def _distinct_labels(specs: dict[str, Spec]) -> dict[str, Spec]:
+    """Labels that say what they are: where two series would share one (sysstat's "DB time" in centiseconds and the
+    time model's in microseconds; Oracle's "Average Active Sessions" metric and the computed one), every one but
+    the dashboard's own (derived) names its source."""
+    by_label: dict = {}
+    for spec in specs.values():
+        by_label.setdefault(spec.label.lower(), []).append(spec)
+    for same in by_label.values():
+        if len(same) > 1:
+            for spec in same:
+                if spec.source != "derived":
+                    specs[spec.name] = replace(spec, label=f"{spec.label} ({SOURCE_WORDS[spec.source]})")
     return specs
 
 
