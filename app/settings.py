@@ -48,6 +48,13 @@ class Settings:
                                   "\"api_key\" key), or env:NAME for an environment variable. Unset: no key. "
                                   "/api/v1/, the OpenAPI document and CORS preflights stay open; a key in the URL "
                                   "does not count.", parse=str)
+    runs_target: str = setting(None, "The target whose store holds the benchmark runs (the BENCH_RUN and "
+                               "BENCH_MEASUREMENT tables). Unset: the first target.", parse=str)
+
+    def __post_init__(self):
+        if self.runs_target is not None and self.runs_target not in self.all_targets():
+            raise ValueError(f"AWRLENS_RUNS_TARGET={self.runs_target!r} is not a target; targets: "
+                             + ", ".join(self.all_targets()))
 
     @classmethod
     def from_env(cls, environ=os.environ, **overrides):

@@ -118,6 +118,9 @@ def test_every_documented_query_parameter_is_accepted(api, doc, dbs, stories, wi
             value = values.get(name, schema.get("enum", [None])[-1] or ("1" if schema["type"] == "boolean" else None))
             assert value is not None, f"no example value for {p['name']}"
             query = {**base.get(path, {}), p["name"]: value}
+            if name in ("from", "to"):  # a period by time, not by snapshots too (that is a 400 naming both)
+                side = p["name"][:-len(name)]
+                query = {k: v for k, v in query.items() if not (k.startswith(side) and k.endswith("_snap"))}
             r = api.get(path.format(**fill), query_string=query)
             assert r.status_code == 200, (path, query, r.get_data(as_text=True)[:300])
             checked += 1

@@ -68,8 +68,26 @@ def test_series_rates_match_the_sqlite_file(api, dbs, window, sql3, tz):
         assert points_by_time(s) == pytest.approx({t: redo[i][t][0] / txn[i][t][0] for t in redo[i]}, **approx)
 
 
-def test_derived_per_second_metric_is_per_txn_times_transactions_per_second(api, dbs, window, sql3, tz):
-    db, (lo, hi) = dbs["rac"], window
+@pytest.fixture(scope="module")
+def without_twin(demo_store, tmp_path_factory):
+    """A copy of the demo store without Oracle's 'Database Time Per Sec' (an older release, say): the catalog then
+    derives 'Response Time Per Sec' from 'Response Time Per Txn' x 'User Transaction Per Sec'."""
+    import shutil
+    import sqlite3
+
+    from app import create_app
+    from app.settings import Settings
+    path = tmp_path_factory.mktemp("twin") / "demo.sqlite"
+    shutil.copy(demo_store[0], path)
+    con = sqlite3.connect(path)
+    with con:
+        con.execute("delete from dba_hist_sysmetric_summary where metric_name = 'Database Time Per Sec'")
+    con.close()
+    return create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(path)}})).test_client()
+
+
+def test_derived_per_second_metric_is_per_txn_times_transactions_per_second(without_twin, dbs, window, sql3, tz):
+    api, db, (lo, hi) = without_twin, dbs["rac"], window
     dbid = dbid_of(db)
     metric = {}
     for inst, end, name, avg in sql3.execute(

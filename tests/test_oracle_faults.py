@@ -532,3 +532,50 @@ def test_plain_secret_and_missing_secret(refused_port, aws):
     status, err, elapsed = call(app)
     assert status == 503 and "no-such-secret" in err["message"] and "ResourceNotFound" in err["message"], err
     assert elapsed < BOUND
+
+
+# -- one failure stays one failure: a dead target beside a healthy one ------------------------------------------
+
+@pytest.mark.parametrize("dead_first", [True, False])
+def test_a_dead_target_never_breaks_a_healthy_one(demo_store, listeners, refused_port, monkeypatch, dead_first):
+    """The demo store beside an Oracle target whose listener is silent (and one that refuses): /dbs lists the
+    demo's databases and names each unreachable target with its error, the targets asked at once (within the
+    connect bound, not the sum of the bounds); the demo's answers never wait on the dead target, even while it
+    is asked concurrently; runs live where AWRLENS_RUNS_TARGET says, whichever target is first."""
+    monkeypatch.setenv("AWRLENS_TEST_PW", PASSWORD)
+    silent = listeners("silent")
+    dead = {"silent": {"dsn": f"127.0.0.1:{silent.port}/svc", "user": "u", "password_env": "AWRLENS_TEST_PW"},
+            "refused": {"dsn": f"127.0.0.1:{refused_port}/svc", "user": "u", "password_env": "AWRLENS_TEST_PW"}}
+    healthy = {"demo": {"sqlite": str(demo_store[0])}}
+    targets = {**dead, **healthy} if dead_first else {**healthy, **dead}
+    app = create_app(Settings.from_env({}, targets=targets, connect_timeout=CONNECT, call_timeout=CALL,
+                                       answer_cache_mb=0, runs_target="demo"))
+    client = app.test_client()
+    started = time.monotonic()
+    resp = client.get("/api/v1/dbs")
+    elapsed = time.monotonic() - started
+    assert resp.status_code == 200 and elapsed < CONNECT + 1.0, (resp.status_code, elapsed)
+    body = resp.get_json()
+    assert {d["target"] for d in body["databases"]} == {"demo"} and len(body["databases"]) == 2
+    errors = {u["target"]: u for u in body["unreachable"]}
+    assert set(errors) == {"silent", "refused"}
+    assert errors["silent"]["status"] == 504 and errors["silent"]["code"] == "database_timeout"
+    assert errors["refused"]["status"] == 503 and "refused" in errors["refused"]["message"].lower()
+    assert "no-cache" in resp.headers["Cache-Control"] and PASSWORD not in resp.get_data(as_text=True)
+    demo_db = body["databases"][0]["id"]
+
+    # eight requests for the dead target's databases in flight, and the demo answers meanwhile
+    results, workers = [], []
+    for _ in range(8):
+        workers.append(threading.Thread(target=lambda: results.append(
+            app.test_client().get("/api/v1/dbs/silent.1/series?name=derived:aas").status_code), daemon=True))
+        workers[-1].start()
+    time.sleep(0.1)
+    for path in (f"/api/v1/dbs/{demo_db}/series?name=derived:aas", f"/api/v1/dbs/{demo_db}/load-profile",
+                 "/api/v1/benchmarks", "/api/v1/"):
+        started = time.monotonic()
+        assert client.get(path).status_code == 200, path
+        assert time.monotonic() - started < 1.0, path
+    for w in workers:
+        w.join(BOUND + 5)
+    assert results == [504] * 8

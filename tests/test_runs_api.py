@@ -393,6 +393,13 @@ def test_the_api_the_cli_and_the_demo_store_runs_where_app_runs_where_says(tmp_p
     result = app.test_cli_runner().invoke(args=["runs", "import", str(other)])
     assert result.exit_code == 0 and "in first:" in result.output, result.output
     assert stored(paths["first"]) == {"lab-run": 3, "from-the-cli": 3} and stored(paths["second"]) == {}
+    # a setting, not only "the first target": AWRLENS_RUNS_TARGET names another
+    second = create_app(Settings.from_env({"AWRLENS_RUNS_TARGET": "second"}, api_key_secret="env:AWRLENS_RUNS_TEST_KEY",
+                                          targets={a: {"sqlite": str(p)} for a, p in paths.items()}))
+    body(second.test_client().post("/api/v1/benchmarks", json=RUN, headers=WITH_KEY), 201)
+    assert stored(paths["second"]) == {"lab-run": 3}
+    with pytest.raises(ValueError, match="AWRLENS_RUNS_TARGET='third' is not a target; targets: first, second"):
+        Settings.from_env({"AWRLENS_RUNS_TARGET": "third"}, targets={a: {"sqlite": str(p)} for a, p in paths.items()})
     assert list(Settings.from_env({}).all_targets()) == [EMBEDDED]
     linked = [run["awr"]["target"] for run in demo_runs.runs(stories) if run.get("awr")]
     assert linked == [EMBEDDED]

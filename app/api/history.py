@@ -69,9 +69,19 @@ def index():
 @api.get("/dbs")
 @accepts(FORMAT, SHOW_SQL)
 def databases(args):
-    """Every database of every target: instances, version, host, RAC flag and snapshot range."""
-    rows = [db.summary() for db in _databases().databases()]
-    return answer({"databases": rows}, args, table=lambda body: _flat(body["databases"]))
+    """Every database of every target: instances, version, host, RAC flag and snapshot range; a target that cannot
+    be reached is listed under `unreachable` with its error, and the others answer all the same."""
+    found, problems = _databases().survey()
+    if problems and not found:
+        raise next(iter(problems.values()))
+    body = {"databases": [db.summary() for db in found]}
+    if problems:
+        body["unreachable"] = [{"target": alias, **exc.body()["error"]} for alias, exc in problems.items()]
+    resp = answer(body, args, table=lambda body: _flat(body["databases"]))
+    if problems:  # asked again next time, by caches too: the target may be back
+        resp.cache_control.max_age = 0
+        resp.cache_control.no_cache = True
+    return resp
 
 
 @api.get("/dbs/<db>")

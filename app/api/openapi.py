@@ -26,7 +26,9 @@ SERIES = {"type": "object", "required": ["series"], "properties": {
 RESPONSES = {  # endpoint -> schema of its JSON answer
     "api.databases": {"type": "object", "required": ["databases"],
                       "properties": {"databases": {"type": "array", "items": {
-                          "type": "object", "required": ["id", "dbid", "db_name", "rac", "instances", "snapshots"]}}}},
+                          "type": "object", "required": ["id", "dbid", "db_name", "rac", "instances", "snapshots"]}},
+                          "unreachable": {"type": "array", "items": {
+                              "type": "object", "required": ["target", "status", "code", "message"]}}}},
     "api.database": {"type": "object", "required": ["id", "dbid", "db_name", "instances", "snapshots"]},
     "api.series": SERIES, "api.wait_classes": SERIES, "api.sql": SERIES,
     "api.snapshots": TABLE, "api.catalog": TABLE, "api.load_profile": TABLE, "api.top_events": TABLE,

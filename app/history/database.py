@@ -2,11 +2,13 @@
 
 The questions asked of a database are modules of this package, each taking a Database and a resolved Range.
 """
+import contextvars
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 from app import analysis
-from app.errors import BadParameter, NotFound
+from app.errors import ApiError, BadParameter, NotFound
 from app.store import queries
 from app.units import DAY
 
@@ -142,33 +144,51 @@ class Database:
 
 
 class History:
-    """Every database of every configured store."""
+    """Every database of every configured store. One target's failure is that target's: the others answer."""
 
     def __init__(self, stores: dict):
         self.stores = stores
 
-    def databases(self) -> list[Database]:
-        out = []
-        for store in self.stores.values():
-            def load(store=store):
-                rows = store.rows(queries.databases(store.views))
-                grouped: dict = {}
-                for r in rows:
-                    grouped.setdefault(r[0], []).append(r)
-                return [Database(store, dbid, rs) for dbid, rs in grouped.items()]
-            out.extend(store.cached(("databases",), store.settings.snapshot_ttl * 10, load))
-        return out
+    def survey(self) -> tuple[list[Database], dict[str, ApiError]]:
+        """Every database of every target, the targets asked at once (so the slowest bounds the answer, not their
+        sum), and the error of each target that could not be asked."""
+        stores = list(self.stores.values())
+        if len(stores) == 1:
+            results = [self._try(stores[0])]
+        else:
+            with ThreadPoolExecutor(max_workers=len(stores), thread_name_prefix="survey") as pool:
+                # each in a copy of this request's context: show_sql's log sees every target's statements
+                results = list(pool.map(lambda s: contextvars.copy_context().run(self._try, s), stores))
+        found = [db for dbs, _ in results for db in dbs]
+        return found, {store.alias: exc for store, (_, exc) in zip(stores, results) if exc is not None}
+
+    def _try(self, store) -> tuple[list[Database], ApiError | None]:
+        try:
+            return self._databases(store), None
+        except ApiError as exc:
+            return [], exc
 
     def database(self, key: str) -> Database:
+        """One database, asked of its own target only: a request never waits on another target."""
         alias, _, dbid = key.rpartition(".")
         store = self.stores.get(alias)
         if store is None and not alias and len(self.stores) == 1:
             store = next(iter(self.stores.values()))  # a bare DBID is enough with one target
         if store is not None:
-            for db in self.databases():
-                if db.store is store and str(db.dbid) == dbid:
+            for db in self._databases(store):
+                if str(db.dbid) == dbid:
                     return db
         raise NotFound(f"unknown database {key!r}; see /api/v1/dbs", "db")
+
+    @staticmethod
+    def _databases(store) -> list[Database]:
+        def load():
+            rows = store.rows(queries.databases(store.views))
+            grouped: dict = {}
+            for r in rows:
+                grouped.setdefault(r[0], []).append(r)
+            return [Database(store, dbid, rs) for dbid, rs in grouped.items()]
+        return store.cached(("databases",), store.settings.snapshot_ttl * 10, load)
 
 
 def _seconds(value) -> float:
