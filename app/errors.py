@@ -41,10 +41,6 @@ class ReadOnly(ApiError):
     status, code = 503, "read_only"
 
 
-class TargetBusy(ApiError):
-    status, code = 503, "target_busy"
-
-
 class DatabaseUnavailable(ApiError):
     status, code = 503, "database_unavailable"
 
