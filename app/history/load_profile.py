@@ -39,15 +39,17 @@ def compute(db: Database, rng: Range, instance="all") -> dict:
             names = {n for _, v, ns, _ in LOAD_PROFILE if v == view for n in ns}
             per_view[view] = totals(db, view, names, rng, inst)
         sums, seconds = per_view["sysstat"]
+        # the range's seconds: those of the instance that covered the most of it. RAC combined is every instance's
+        # total over that same time, so per second x elapsed = total, as for one instance (docs/awr-rules.md §13)
+        elapsed = max(seconds.values(), default=0)
         txns = fsum(sums.get((i, n), 0) for i in seconds for n in TXN)
         for label, view, names, scale in LOAD_PROFILE:
             t, sec = per_view[view]
             total = fsum(t.get((i, n), 0) for i in sec for n in names) * scale
-            per_second = fsum(fsum(t.get((i, n), 0) for n in names) * scale / sec[i] for i in sec if sec[i])
-            rows.append({"metric": label, "per_second": round4(per_second),
+            rows.append({"metric": label, "per_second": round4(total / elapsed) if elapsed else 0.0,
                          "per_transaction": round4(total / txns) if txns else None, "total": round4(total)})
-        elapsed = max(seconds.values(), default=0)
+        covered = [{"instance": i, "seconds": round(seconds[i])} for i in sorted(seconds)]
     else:
-        elapsed = 0
+        elapsed, covered = 0, []
     return {"db": db.key, "range": rng.public(), "instance": instance, "elapsed_seconds": round(elapsed),
-            "columns": ["metric", "per_second", "per_transaction", "total"], "rows": rows}
+            "instances": covered, "columns": ["metric", "per_second", "per_transaction", "total"], "rows": rows}
