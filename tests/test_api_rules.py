@@ -120,3 +120,22 @@ def test_load_profile_sums_within_each_startup(tiny):
     assert r.get_json()["elapsed_seconds"] == 7200
     assert r.get_json()["instances"] == [{"instance": 1, "seconds": 7200}, {"instance": 2, "seconds": 3600}]
     assert rows["Redo size (bytes)"]["per_transaction"] == pytest.approx(16200 / (50 + 60))
+
+
+@pytest.mark.parametrize("path", ["/load-profile", "/top-events"])
+def test_no_data_is_not_zero_and_a_restart_left_out_is_named(tiny, path):
+    """Instance 2 between snapshots 3 and 6 spans its restart only: no interval can be measured, so no rows and a
+    reason, never rows of 0 that read as an idle database; a range that crosses the restart names the interval it
+    left out and the seconds it does not cover (issue 12)."""
+    only = tiny.get(f"/api/v1/dbs/t.{DBID}{path}", query_string={"begin_snap": 3, "end_snap": 6, "instance": 2})
+    body = only.get_json()
+    assert only.status_code == 200 and body["rows"] == []
+    assert body["reason"] == "no interval of this range can be measured: each one spans a restart"
+    restart = {"instance": 2, "after_snap_id": 3, "before_snap_id": 6, "seconds": 3600, "reason": "restart"}
+    assert body["left_out"] == [restart]
+    across = tiny.get(f"/api/v1/dbs/t.{DBID}{path}", query_string={"begin_snap": 1, "end_snap": 6}).get_json()
+    assert across["rows"] and across["reason"] is None and across["left_out"] == [restart]
+    one = tiny.get(f"/api/v1/dbs/t.{DBID}{path}", query_string={"begin_snap": 2, "end_snap": 2}).get_json()
+    assert one["rows"] == [] and one["reason"] == "the range holds one snapshot: an interval needs two"
+    inside = tiny.get(f"/api/v1/dbs/t.{DBID}{path}", query_string={"begin_snap": 1, "end_snap": 3}).get_json()
+    assert inside["rows"] and inside["left_out"] == [] and inside["reason"] is None

@@ -19,6 +19,28 @@ def boundaries(db, rng, inst) -> dict:
     return out
 
 
+def coverage(db, rng, inst) -> dict:
+    """What a report over the range can and cannot measure: the intervals it leaves out (across a restart, where
+    counters start again: docs/awr-rules.md §4) with the seconds they leave uncovered, and, where no interval at all
+    can be measured, the reason, so that no data never reads as zeros."""
+    if rng.lo is None:
+        return {"left_out": [], "reason": "no snapshot falls in this range"}
+    if rng.lo >= rng.hi:
+        return {"left_out": [], "reason": "the range holds one snapshot: an interval needs two"}
+    left_out, measured = [], False
+    for i, rows in db.timeline().in_range(rng.lo, rng.hi, inst).items():
+        rows = [s for s in rows if s.snap_id >= rng.lo]
+        for a, b in zip(rows, rows[1:]):
+            if a.startup != b.startup:
+                left_out.append({"instance": i, "after_snap_id": a.snap_id, "before_snap_id": b.snap_id,
+                                 "seconds": round(b.epoch - a.epoch), "reason": "restart"})
+            else:
+                measured = True
+    reason = None if measured else "no interval of this range can be measured: " + (
+        "each one spans a restart" if left_out else "no instance has two snapshots in it")
+    return {"left_out": left_out, "reason": reason}
+
+
 def snap_ids(bounds: dict) -> list[int]:
     return sorted({s.snap_id for rows in bounds.values() for s in rows})
 

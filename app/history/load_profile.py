@@ -3,7 +3,7 @@
 from math import fsum
 
 from app.history.database import Database, Range
-from app.history.intervals import totals
+from app.history.intervals import coverage, totals
 from app.history.numbers import MIB, round4
 from app.history.series import TXN
 
@@ -33,7 +33,8 @@ LOAD_PROFILE = [  # (label, view, statistics summed, scale) -- the AWR report's 
 def compute(db: Database, rng: Range, instance="all") -> dict:
     inst = db.instance(instance)
     rows = []
-    if rng.lo is not None and rng.lo < rng.hi:
+    covers = coverage(db, rng, inst)
+    if covers["reason"] is None:
         per_view = {}
         for view in ("sys_time_model", "sysstat"):
             names = {n for _, v, ns, _ in LOAD_PROFILE if v == view for n in ns}
@@ -52,4 +53,5 @@ def compute(db: Database, rng: Range, instance="all") -> dict:
     else:
         elapsed, covered = 0, []
     return {"db": db.key, "range": rng.public(), "instance": instance, "elapsed_seconds": round(elapsed),
-            "instances": covered, "columns": ["metric", "per_second", "per_transaction", "total"], "rows": rows}
+            "instances": covered, **covers, "columns": ["metric", "per_second", "per_transaction", "total"],
+            "rows": rows}

@@ -4,7 +4,7 @@ from math import fsum
 
 from app import analysis
 from app.history.database import Database, Range
-from app.history.intervals import boundaries, snap_ids, totals
+from app.history.intervals import boundaries, coverage, snap_ids, totals
 from app.history.numbers import round4
 from app.store import queries
 
@@ -12,7 +12,8 @@ from app.store import queries
 def compute(db: Database, rng: Range, instance="all", limit=10) -> dict:
     inst = db.instance(instance)
     rows = []
-    if rng.lo is not None and rng.lo < rng.hi:
+    covers = coverage(db, rng, inst)
+    if covers["reason"] is None:
         bounds = boundaries(db, rng, inst)
         raw = db.rows(queries.events_at(db.store.views), snap_ids=snap_ids(bounds))
         waits, micros, classes = {}, {}, {}
@@ -39,5 +40,5 @@ def compute(db: Database, rng: Range, instance="all", limit=10) -> dict:
                          "pct_db_time": round4(100 * micro / total_db) if total_db else None})
         rows.sort(key=lambda r: -r["time_s"])
         rows = rows[:limit]
-    return {"db": db.key, "range": rng.public(), "instance": instance,
+    return {"db": db.key, "range": rng.public(), "instance": instance, **covers,
             "columns": ["event", "wait_class", "waits", "time_s", "avg_ms", "pct_db_time"], "rows": rows}
