@@ -404,6 +404,25 @@ def test_uploads_are_answered_as_documented_and_stored_all_or_nothing(lab, kind)
     check()
 
 
+def test_every_run_the_fuzzing_stored_reads_back(lab):
+    """Nothing stored can fail to read (issue 12): after the generated uploads above, every run in the store answers
+    as JSON and as CSV, and each lists as many measurements as the store holds for it."""
+    _, slugs = stored(lab.path)
+    assert slugs >= set(lab.slugs)
+    con = sqlite3.connect(f"file:{lab.path}?mode=ro", uri=True)
+    try:
+        counts = dict(con.execute("select r.slug, count(m.run_id) from bench_run r left join bench_measurement m "
+                                  "on m.run_id = r.run_id group by r.slug"))
+    finally:
+        con.close()
+    for slug in sorted(slugs):
+        got = lab.client.get(f"{UPLOAD}/{slug}", headers={auth.HEADER: KEY})
+        assert got.status_code == 200, (slug, got.get_data(as_text=True)[:300])
+        assert got.get_json()["run"]["measurements"] == counts[slug] == len(got.get_json()["rows"])
+        as_csv = lab.client.get(f"{UPLOAD}/{slug}", query_string={"format": "csv"}, headers={auth.HEADER: KEY})
+        assert as_csv.status_code == 200, (slug, as_csv.get_data(as_text=True)[:300])
+
+
 def test_known_upload_changes_only_the_body(lab):
     """The known uploads differ from the served document in the body's properties only; the document they are
     checked against lists the 401 of a configured key."""
