@@ -43,6 +43,12 @@ def _databases():
     return current_app.extensions["awrlens"]
 
 
+def _asked(db_key, args, default_days=7):
+    """The database a request names and its range (from/to or begin_snap/end_snap), resolved."""
+    d = _databases().database(db_key)
+    return d, _range(d, args, default_days=default_days)
+
+
 def _range(db, args, prefix="", default_days=7):
     """The request's time or snapshot range, resolved against the database's snapshots."""
     names = dict(zip(("start", "end", "begin_snap", "end_snap"),
@@ -95,8 +101,7 @@ def database(db, args):
 @accepts(*RANGE, TABLE_INSTANCE, FORMAT, SHOW_SQL)
 def snapshots(db, args):
     """Snapshots in the range, per instance, with restarts and missing or merged snapshots marked."""
-    d = _databases().database(db)
-    rng = _range(d, args)
+    d, rng = _asked(db, args)
     return answer(history.snapshots.compute(d, rng, args["instance"]), args, rng)
 
 
@@ -138,8 +143,7 @@ def series(db, args):
         raise BadParameter("name is required: one or more series names from the catalog", "name")
     if len(names) > _settings().max_series:
         raise BadParameter(f"at most {_settings().max_series} series per request, got {len(names)}", "name")
-    d = _databases().database(db)
-    rng = _range(d, args)
+    d, rng = _asked(db, args)
     body = history.series.compute(d, list(dict.fromkeys(names)), rng, args["instance"], args["rate"],
                                   _max_points(args))
     return answer(body, args, rng, table=_series_table)
@@ -149,8 +153,7 @@ def series(db, args):
 @accepts(*RANGE, INSTANCE, MAX_POINTS, FORMAT, SHOW_SQL)
 def wait_classes(db, args):
     """Average active sessions by wait class over time: DB CPU plus every non-idle class, and the CPU count."""
-    d = _databases().database(db)
-    rng = _range(d, args)
+    d, rng = _asked(db, args)
     body = history.series.wait_classes(d, rng, args["instance"], _max_points(args))
     return answer(body, args, rng, table=_series_table)
 
@@ -159,8 +162,7 @@ def wait_classes(db, args):
 @accepts(*RANGE, TABLE_INSTANCE, FORMAT, SHOW_SQL)
 def load_profile(db, args):
     """The AWR report's Load Profile: per second and per transaction."""
-    d = _databases().database(db)
-    rng = _range(d, args)
+    d, rng = _asked(db, args)
     return answer(history.load_profile.compute(d, rng, args["instance"]), args, rng)
 
 
@@ -169,8 +171,7 @@ def load_profile(db, args):
          FORMAT, SHOW_SQL)
 def top_events(db, args):
     """Foreground wait events and DB CPU by time: waits, time, average ms, % of DB time."""
-    d = _databases().database(db)
-    rng = _range(d, args)
+    d, rng = _asked(db, args)
     return answer(history.top_events.compute(d, rng, args["instance"], args["limit"]), args, rng)
 
 
@@ -179,8 +180,7 @@ def top_events(db, args):
          Param("limit", "integer", "Rows to return.", default=25, minimum=1, maximum=100), FORMAT, SHOW_SQL)
 def top_sql(db, args):
     """Top SQL by elapsed time, CPU, gets, reads, executions or rows, with text and plan hash values."""
-    d = _databases().database(db)
-    rng = _range(d, args)
+    d, rng = _asked(db, args)
     return answer(history.top_sql.compute(d, rng, args["order_by"], args["limit"]), args, rng, table=_sql_table)
 
 
@@ -189,8 +189,7 @@ def top_sql(db, args):
 def sql(db, sql_id, args):
     """One statement over time, one line per plan hash value: elapsed and CPU per execution, gets, executions."""
     SQL_ID.parse(sql_id)
-    d = _databases().database(db)
-    rng = _range(d, args, default_days=45)
+    d, rng = _asked(db, args, default_days=45)
     return answer(history.sql.compute(d, sql_id, rng, _max_points(args)), args, rng, table=_series_table)
 
 
@@ -198,8 +197,7 @@ def sql(db, sql_id, args):
 @accepts(*RANGE, MAX_POINTS, FORMAT, SHOW_SQL)
 def tablespaces(db, args):
     """Tablespace used, allocated and maximum size over time (MB)."""
-    d = _databases().database(db)
-    rng = _range(d, args, default_days=45)
+    d, rng = _asked(db, args, default_days=45)
     return answer(history.tablespaces.compute(d, rng, _max_points(args)), args, rng)
 
 

@@ -10,8 +10,8 @@ import re
 from dataclasses import dataclass, replace
 
 from app.errors import NotFound
-from app.history.numbers import MIB
 from app.store import queries
+from app.units import MIB
 
 RATES = ("per_second", "per_txn", "raw")
 

@@ -4,8 +4,9 @@ from math import fsum
 
 from app.history.database import Database, Range
 from app.history.intervals import coverage, totals
-from app.history.numbers import MIB, round4
+from app.history.numbers import round4
 from app.history.series import TXN
+from app.units import MIB
 
 LOAD_PROFILE = [  # (label, view, statistics summed, scale) -- the AWR report's rows
     ("DB Time(s)", "sys_time_model", ("DB time",), 1e-6),

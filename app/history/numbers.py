@@ -1,7 +1,5 @@
 """Numbers as the answers carry them: rounded to four decimals, points as [time, value], changes in %."""
 
-from app.units import MIB  # noqa: F401 -- the answers' MB
-
 
 def points(values) -> list[list]:
     """[[time, value]] from (time, epoch, value) triples, values rounded as round4 does (inlined: a call per value

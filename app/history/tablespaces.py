@@ -1,8 +1,9 @@
 """Tablespaces over a range: used, allocated and maximum size over time, and the latest of each (MB)."""
 from app import analysis
 from app.history.database import Database, Range
-from app.history.numbers import MIB, points, round4
+from app.history.numbers import points, round4
 from app.store import queries
+from app.units import MIB
 
 DEFAULT_BLOCK_SIZE = 8192  # bytes, when the view has no block size for a tablespace
 
