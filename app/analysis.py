@@ -84,6 +84,7 @@ class Timeline:
         steps = sorted(b.epoch - a.epoch for rows in self.kept.values() for a, b in zip(rows, rows[1:]))
         self.step = steps[len(steps) // 2] if steps else 3600.0
         self._kept_ids = {inst: [s.snap_id for s in rows] for inst, rows in self.kept.items()}
+        self._all_ids = {inst: [s.snap_id for s in rows] for inst, rows in self.all.items()}
         self._events = []  # (instance, snap_id of the later snapshot, kind, marker): found once, filtered per request
         for inst, rows in self.kept.items():
             for a, b in zip(rows, rows[1:]):
@@ -104,21 +105,32 @@ class Timeline:
     def oldest(self) -> Snap | None:
         return min((rows[0] for rows in self.all.values() if rows), key=lambda s: s.epoch, default=None)
 
-    def in_range(self, lo: int, hi: int, instance: int | None = None):
-        """Kept snapshots with lo <= snap_id <= hi, plus the one before lo (the base of the first delta)."""
+    def span(self, lo: int, hi: int, instance: int | None = None) -> dict[int, list[Snap]]:
+        """Per instance, the snapshots that bound the intervals (lo, hi] (docs/awr-rules.md §12): its first snapshot
+        at or after lo, the kept ones after it, and its last snapshot at or before hi. The two ends are used even
+        when they would be merged (§6): a range from or to a manual snapshot starts or ends there."""
         out = {}
-        for inst, rows in self.kept.items():
-            if instance is None or inst == instance:
-                ids = self._kept_ids[inst]
-                out[inst] = rows[max(bisect_left(ids, lo) - 1, 0):bisect_right(ids, hi)]
+        for inst, rows in self.all.items():
+            if instance is not None and inst != instance:
+                continue
+            ids = self._all_ids[inst]
+            first, last = bisect_left(ids, lo), bisect_right(ids, hi) - 1
+            if first > last:
+                out[inst] = []
+                continue
+            kept = self._kept_ids[inst]
+            middle = self.kept[inst][bisect_right(kept, ids[first]):bisect_left(kept, ids[last])]
+            out[inst] = [rows[first], *middle, rows[last]] if first < last else [rows[first]]
         return out
 
     def markers(self, lo: int, hi: int, instance: int | None = None) -> dict:
         """Restarts, missing snapshots and merged manual snapshots inside [lo, hi]: restarts and gaps whose
-        later snapshot is in the range (the interval ending there is the one affected)."""
+        later snapshot is in the range (the interval ending there is the one affected), snapshots merged inside it."""
         out = {"restarts": [], "missing": [], "merged_snapshots": []}
         for inst, _, later, kind, marker in self._events:
             if lo <= later <= hi and (instance is None or inst == instance):
+                if kind == "merged_snapshots" and later in (lo, hi):
+                    continue  # the range's own end: not merged in this answer (span)
                 out[kind].append(marker)
         return out
 
@@ -142,9 +154,9 @@ def deltas(values: dict[int, float], snaps: list[Snap]) -> list[Point]:
     return out
 
 
-def counter_points(values, snaps, rate: str, lo: int, txn: dict | None = None) -> list[Point]:
+def counter_points(values, snaps, rate: str, txn: dict | None = None) -> list[Point]:
     """Points of one instance's counter as a rate: per_second (num/sec), raw (num), per_txn (num/txn)."""
-    valid = [p for p in deltas(values, snaps) if p.key >= lo]
+    valid = deltas(values, snaps)
     if rate == "per_second":
         return valid
     if rate == "raw":
@@ -153,10 +165,9 @@ def counter_points(values, snaps, rate: str, lo: int, txn: dict | None = None) -
     return [p._replace(den=txn[p.key]) for p in valid if txn.get(p.key)]
 
 
-def reading_points(values: dict[int, float], snaps: list[Snap], lo: int) -> list[Point]:
+def reading_points(values: dict[int, float], snaps: list[Snap]) -> list[Point]:
     """Points of a point-in-time reading (or an already-computed rate): the value as read."""
-    return [Point(s.snap_id, s.epoch, s.time, values[s.snap_id]) for s in snaps
-            if s.snap_id >= lo and values.get(s.snap_id) is not None]
+    return [Point(s.snap_id, s.epoch, s.time, values[s.snap_id]) for s in snaps if values.get(s.snap_id) is not None]
 
 
 def interval_deltas(values, snaps) -> dict[int, float]:
@@ -172,11 +183,10 @@ def add_counters(*per_snap: dict[int, float]) -> dict[int, float]:
     return {k: fsum(d[k] for d in per_snap) for k in keys}
 
 
-def ratio_points(num: dict[int, float], den: dict[int, float], snaps, lo: int, scale=1.0) -> list[Point]:
+def ratio_points(num: dict[int, float], den: dict[int, float], snaps, scale=1.0) -> list[Point]:
     """Points of delta(num) / delta(den) * scale over the same valid intervals (percentages, latencies)."""
     dd = interval_deltas(den, snaps)
-    return [Point(p.key, p.epoch, p.time, p.num * scale, dd[p.key]) for p in deltas(num, snaps)
-            if p.key >= lo and dd.get(p.key)]
+    return [Point(p.key, p.epoch, p.time, p.num * scale, dd[p.key]) for p in deltas(num, snaps) if dd.get(p.key)]
 
 
 def combine(per_instance: dict[int, list[Point]], how: str) -> list[Point]:
@@ -206,6 +216,16 @@ def combine(per_instance: dict[int, list[Point]], how: str) -> list[Point]:
             value = fsum(p.num / p.den for p in ps)
         out.append(Point(key, first.epoch, first.time, value))
     return out
+
+
+def absent(per_instance: dict[int, list[Point]], expected) -> dict[int, list[int]]:
+    """key -> the expected instances that have no point there, where any are missing: the combined point at that
+    key sums (or averages) fewer instances than the range holds (docs/awr-rules.md §11)."""
+    expected, present = set(expected), {}
+    for inst, points in per_instance.items():
+        for p in points:
+            present.setdefault(p.key, set()).add(inst)
+    return {key: sorted(expected - have) for key, have in present.items() if not expected <= have}
 
 
 def values_of(points: list[Point], scale: float = 1.0) -> list[tuple[str, float, float]]:

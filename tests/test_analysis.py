@@ -23,7 +23,7 @@ def test_restart_interval_is_dropped_even_when_the_new_counter_is_larger():
 
 def test_restart_with_a_reset_counter_never_gives_a_negative_rate():
     snaps = [snap(1, 0), snap(2, 30), snap(3, 60, B), snap(4, 90, B)]
-    pts = counter_points({1: 1000, 2: 1900, 3: 30, 4: 930}, snaps, "per_second", lo=1)
+    pts = counter_points({1: 1000, 2: 1900, 3: 30, 4: 930}, snaps, "per_second")
     assert [(p.key, p.num / p.den) for p in pts] == [(2, 0.5), (4, 0.5)]
 
 
@@ -36,7 +36,7 @@ def test_restart_marker():
 
 def test_gap_uses_consecutive_end_times():
     snaps = [snap(1, 0), snap(2, 30), snap(3, 150)]  # snapshots at 60, 90, 120 missing
-    pts = counter_points({1: 0, 2: 1800, 3: 9000}, snaps, "per_second", lo=1)
+    pts = counter_points({1: 0, 2: 1800, 3: 9000}, snaps, "per_second")
     assert [(p.key, p.num, p.den) for p in pts] == [(2, 1800, 1800), (3, 7200, 7200)]
     tl = Timeline(snaps + [snap(4, 180)])
     missing = tl.markers(1, 4)["missing"]
@@ -48,7 +48,7 @@ def test_manual_snapshot_a_few_minutes_after_is_merged_into_the_next_interval():
     tl = Timeline(snaps, min_interval=300)
     kept = tl.kept[1]
     assert [s.snap_id for s in kept] == [1, 3]
-    pts = counter_points({1: 0, 2: 2400, 3: 3600}, kept, "per_second", lo=1)
+    pts = counter_points({1: 0, 2: 2400, 3: 3600}, kept, "per_second")
     assert [(p.key, p.num / p.den) for p in pts] == [(3, 2.0)]  # not 10/s then 0.77/s
     assert [m["snap_id"] for m in tl.markers(1, 3)["merged_snapshots"]] == [2]
 
@@ -56,8 +56,8 @@ def test_manual_snapshot_a_few_minutes_after_is_merged_into_the_next_interval():
 def test_rac_counters_and_rates_are_summed():
     s1 = [snap(1, 0, instance=1), snap(2, 30, instance=1)]
     s2 = [snap(1, 0, instance=2), snap(2, 30, instance=2)]
-    per = {1: counter_points({1: 0, 2: 3600}, s1, "per_second", 1),
-           2: counter_points({1: 0, 2: 5400}, s2, "per_second", 1)}
+    per = {1: counter_points({1: 0, 2: 3600}, s1, "per_second"),
+           2: counter_points({1: 0, 2: 5400}, s2, "per_second")}
     assert [p.num for p in combine(per, "sum_of_ratios")] == [5.0]  # 2/s + 3/s
 
 
@@ -65,8 +65,8 @@ def test_rac_percentages_are_ratio_of_sums():
     s1 = [snap(1, 0, instance=1), snap(2, 30, instance=1)]
     s2 = [snap(1, 0, instance=2), snap(2, 30, instance=2)]
     # node 1: busy 30 of 100 cs (30 %); node 2: busy 90 of 200 cs (45 %)
-    per = {1: ratio_points({1: 0, 2: 30}, {1: 0, 2: 100}, s1, 1, 100),
-           2: ratio_points({1: 0, 2: 90}, {1: 0, 2: 200}, s2, 1, 100)}
+    per = {1: ratio_points({1: 0, 2: 30}, {1: 0, 2: 100}, s1, 100),
+           2: ratio_points({1: 0, 2: 90}, {1: 0, 2: 200}, s2, 100)}
     assert combine(per, "ratio_of_sums")[0].num == pytest.approx(40.0)  # 120/300, not the mean 37.5
 
 
@@ -75,8 +75,8 @@ def test_per_transaction_single_and_rac():
     s2 = [snap(1, 0, instance=2), snap(2, 30, instance=2)]
     txn1 = analysis.interval_deltas({1: 5, 2: 15}, s1)  # 10 transactions
     txn2 = analysis.interval_deltas({1: 0, 2: 50}, s2)  # 50 transactions
-    p1 = counter_points({1: 0, 2: 1000}, s1, "per_txn", 1, txn1)
-    p2 = counter_points({1: 0, 2: 3000}, s2, "per_txn", 1, txn2)
+    p1 = counter_points({1: 0, 2: 1000}, s1, "per_txn", txn1)
+    p2 = counter_points({1: 0, 2: 3000}, s2, "per_txn", txn2)
     assert p1[0].num / p1[0].den == 100
     assert combine({1: p1, 2: p2}, "ratio_of_sums")[0].num == pytest.approx(4000 / 60)  # not the mean 80
 
@@ -84,13 +84,13 @@ def test_per_transaction_single_and_rac():
 def test_per_transaction_skips_intervals_without_transactions():
     s = [snap(1, 0), snap(2, 30), snap(3, 60)]
     txn = analysis.interval_deltas({1: 0, 2: 0, 3: 4}, s)
-    pts = counter_points({1: 0, 2: 100, 3: 200}, s, "per_txn", 1, txn)
+    pts = counter_points({1: 0, 2: 100, 3: 200}, s, "per_txn", txn)
     assert [(p.key, p.num / p.den) for p in pts] == [(3, 25)]
 
 
 def test_point_in_time_readings_are_not_deltas():
     s = [snap(1, 0), snap(2, 30), snap(3, 60)]
-    pts = analysis.reading_points({1: 120, 2: 80, 3: 95}, s, lo=1)
+    pts = analysis.reading_points({1: 120, 2: 80, 3: 95}, s)
     assert [p.num for p in pts] == [120, 80, 95]
 
 
@@ -100,13 +100,42 @@ def test_readings_of_a_down_instance_add_nothing():
     assert [(p.key, p.num) for p in combine(per, "mean")] == [(1, 5), (2, 6)]
 
 
-def test_first_point_uses_the_snapshot_before_the_range():
-    s = [snap(10, 0), snap(11, 30), snap(12, 60)]
-    tl = Timeline(s)
-    rows = tl.in_range(11, 12)[1]
-    assert [x.snap_id for x in rows] == [10, 11, 12]
-    pts = counter_points({10: 0, 11: 1800, 12: 5400}, rows, "per_second", lo=11)
-    assert [(p.key, p.num / p.den) for p in pts] == [(11, 1.0), (12, 2.0)]
+def test_a_snapshot_range_is_its_intervals_after_begin_snap():
+    tl = Timeline([snap(10, 0), snap(11, 30), snap(12, 60)])
+    rows = tl.span(11, 12)[1]
+    assert [x.snap_id for x in rows] == [11, 12]  # the interval ending at 11 is before the range
+    pts = counter_points({10: 0, 11: 1800, 12: 5400}, rows, "per_second")
+    assert [(p.key, p.num / p.den) for p in pts] == [(12, 2.0)]
+    assert [x.snap_id for x in tl.span(10, 12)[1]] == [10, 11, 12]
+    assert tl.span(13, 14)[1] == [] and [x.snap_id for x in tl.span(12, 12)[1]] == [12]
+
+
+def test_a_range_begins_at_an_instances_first_snapshot_in_it():
+    tl = Timeline([snap(10, 0), snap(12, 60), snap(10, 0, instance=2), snap(11, 30, instance=2)])
+    span = tl.span(11, 12)
+    assert [x.snap_id for x in span[1]] == [12] and [x.snap_id for x in span[2]] == [11]
+
+
+def test_a_range_may_begin_and_end_at_a_merged_snapshot():
+    # 11 and 13 are manual snapshots 4 minutes after an automatic one: merged for the whole history (§6), yet a
+    # range from or to them starts or ends there, as an AWR report between them does
+    tl = Timeline([snap(10, 0), snap(11, 4, flag=1), snap(12, 30), snap(13, 34, flag=1), snap(14, 60)])
+    assert [x.snap_id for x in tl.span(10, 14)[1]] == [10, 12, 14]
+    assert [x.snap_id for x in tl.span(11, 13)[1]] == [11, 12, 13]
+    assert [x.snap_id for x in tl.span(10, 11)[1]] == [10, 11]
+    values = {10: 0, 11: 480, 12: 1000, 13: 1720, 14: 3000}
+    pts = counter_points(values, tl.span(10, 11)[1], "raw")
+    assert [(p.key, p.num) for p in pts] == [(11, 480)]  # the manual interval, not 0
+    assert [(p.key, p.num) for p in counter_points(values, tl.span(11, 14)[1], "raw")] == [(12, 520), (14, 2000)]
+    assert [m["snap_id"] for m in tl.markers(10, 14)["merged_snapshots"]] == [11, 13]
+    assert [m["snap_id"] for m in tl.markers(11, 13)["merged_snapshots"]] == []
+
+
+def test_absent_names_the_instances_a_combined_point_leaves_out():
+    per = {1: [Point(1, 0, "t", 4), Point(2, 1800, "t2", 5)], 2: [Point(1, 0, "t", 6)]}
+    assert analysis.absent(per, [1, 2]) == {2: [2]}
+    assert analysis.absent(per, [1, 2, 3]) == {1: [3], 2: [2, 3]}
+    assert analysis.absent(per, [1]) == {}
 
 
 def test_time_zone_offset_in_iso_times():

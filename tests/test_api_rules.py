@@ -1,5 +1,6 @@
 """The rules end to end: a hand-made two-instance store, the real API, hand-computed answers."""
 import sqlite3
+from datetime import datetime
 
 import pytest
 from sqlalchemy import create_engine
@@ -139,3 +140,70 @@ def test_no_data_is_not_zero_and_a_restart_left_out_is_named(tiny, path):
     assert one["rows"] == [] and one["reason"] == "the range holds one snapshot: an interval needs two"
     inside = tiny.get(f"/api/v1/dbs/t.{DBID}{path}", query_string={"begin_snap": 1, "end_snap": 3}).get_json()
     assert inside["rows"] and inside["left_out"] == [] and inside["reason"] is None
+
+
+def _get(client, path, **query):
+    r = client.get(f"/api/v1/dbs/t.{DBID}{path}", query_string=query)
+    assert r.status_code == 200, r.get_json()
+    return r.get_json()
+
+
+def test_a_range_from_or_to_a_manual_snapshot_uses_it(tiny):
+    """Snapshot 5 of instance 1 is merged for charts (3 minutes after 4), yet a report from or to it starts or ends
+    there, as an AWR report between them does: docs/awr-rules.md §6, §12 (issue 12)."""
+    to_manual = _get(tiny, "/load-profile", begin_snap=4, end_snap=5, instance=1)
+    rows = {r["metric"]: r for r in to_manual["rows"]}
+    assert to_manual["elapsed_seconds"] == 180 and rows["Redo size (bytes)"]["total"] == 9000 - 5400
+    assert rows["Redo size (bytes)"]["per_second"] == pytest.approx(3600 / 180)
+    from_manual = _get(tiny, "/load-profile", begin_snap=5, end_snap=6, instance=1)
+    rows = {r["metric"]: r for r in from_manual["rows"]}
+    assert from_manual["elapsed_seconds"] == 1620 and rows["Transactions"]["total"] == 50 - 30
+    assert rows["Redo size (bytes)"]["total"] == 0 and from_manual["reason"] is None  # a measured 0
+    assert _series(tiny, "sysstat:redo size", rate="raw", instance="1", begin_snap=4, end_snap=5)["series"][0][
+        "points"][0][1] == 3600
+    assert [v for _, v in _series(tiny, "sysstat:user commits", rate="raw", instance="1", begin_snap=5)["series"][0][
+        "points"]] == [20]
+    # the range's own ends are not merged in its answer; a manual snapshot inside it still is
+    assert _series(tiny, "sysstat:redo size", begin_snap=4, end_snap=5)["markers"]["merged_snapshots"] == []
+    inside = _series(tiny, "sysstat:redo size", instance="1", begin_snap=4, end_snap=6)
+    assert [v for _, v in inside["series"][0]["points"]] == [2.0]
+    assert [m["snap_id"] for m in inside["markers"]["merged_snapshots"]] == [5]
+
+
+@pytest.mark.parametrize("lo,hi", [(1, 6), (2, 6), (3, 6), (2, 3), (4, 5), (5, 6), (4, 6), (1, 2)])
+@pytest.mark.parametrize("instance", ["all", "1", "2"])
+def test_every_answer_covers_the_intervals_begin_to_end(tiny, lo, hi, instance):
+    """A snapshot range is the intervals (begin_snap, end_snap] for every answer: the series' raw deltas add up to
+    the Load Profile's totals of the same range, and per second x elapsed = total (docs/awr-rules.md §12, §13)."""
+    lp = _get(tiny, "/load-profile", begin_snap=lo, end_snap=hi, instance=instance)
+    rows = {r["metric"]: r for r in lp["rows"]}
+    for name, metric in (("sysstat:redo size", "Redo size (bytes)"), ("sysstat:user commits", "Transactions")):
+        (s,) = _series(tiny, name, rate="raw", instance=instance, begin_snap=lo, end_snap=hi)["series"]
+        if lp["reason"]:
+            assert s["points"] == [] and rows == {}
+            continue
+        assert sum(v for _, v in s["points"]) == rows[metric]["total"]
+        # per second is rounded to 4 decimals: half of 0.0001 per second, over the elapsed seconds
+        assert rows[metric]["per_second"] * lp["elapsed_seconds"] == pytest.approx(
+            rows[metric]["total"], abs=0.00005 * lp["elapsed_seconds"])
+    # by hand: the intervals (lo, hi] of each instance, without those across instance 2's restart
+    def delta(inst):
+        ids = [s for s, _ in SNAPS[inst] if lo <= s <= hi]
+        return sum(REDO[inst][b] - REDO[inst][a] for a, b in zip(ids, ids[1:]) if STARTUP[inst][a] == STARTUP[inst][b])
+    expected = sum(delta(i) for i in ((1, 2) if instance == "all" else (int(instance),)))
+    assert rows.get("Redo size (bytes)", {}).get("total", 0) == expected
+
+
+def test_a_combined_point_says_which_instances_it_sums(tiny):
+    """Instance 2 has no interval at snapshots 4 (no snapshot) and 6 (across its restart): the combined points there
+    sum instance 1 alone, and say so (docs/awr-rules.md §11, issue 12)."""
+    (s,) = _series(tiny, "sysstat:redo size")["series"]
+    times = dict((round(datetime.fromisoformat(t).timestamp()), t) for t, _ in s["points"])
+    at = {snap: times[round(datetime.fromisoformat(_time(m) + "+00:00").timestamp())] for snap, m in SNAPS[1]
+          if snap in (4, 6)}
+    assert s["partial"] == [{"time": at[4], "instances": 1, "missing": [2]},
+                            {"time": at[6], "instances": 1, "missing": [2]}]
+    assert _series(tiny, "sysstat:redo size", end_snap=3)["series"][0]["partial"] == []
+    assert all(x["partial"] == [] for x in _series(tiny, "sysstat:redo size", instance="each")["series"])
+    (cpu,) = _series(tiny, "derived:host_cpu_pct")["series"]  # a ratio of sums is marked the same way
+    assert [p["missing"] for p in cpu["partial"]] == [[2], [2]]

@@ -16,18 +16,18 @@ def points_by_time(series):
 
 
 def _counter_from_sqlite(sql3, dbid, stats, lo, hi, zone):
-    """{instance: {time: (delta, seconds)}} of the summed statistics over the intervals ending in lo..hi,
-    straight from the file (consecutive snapshots of one startup)."""
+    """{instance: {time: (delta, seconds)}} of the summed statistics over the intervals (lo, hi], as the AWR report
+    counts a snapshot range, straight from the file (consecutive snapshots of one startup)."""
     marks = ",".join("?" * len(stats))
     rows = sql3.execute(
         f"select s.instance_number, s.snap_id, s.end_interval_time, s.startup_time, sum(t.value) "
         f"from dba_hist_snapshot s join dba_hist_sysstat t on t.dbid = s.dbid and "
         f"t.instance_number = s.instance_number and t.snap_id = s.snap_id "
         f"where s.dbid = ? and t.stat_name in ({marks}) and s.snap_id between ? and ? "
-        f"group by 1, 2, 3, 4 order by 1, 2", (dbid, *stats, lo - 1, hi)).fetchall()
+        f"group by 1, 2, 3, 4 order by 1, 2", (dbid, *stats, lo, hi)).fetchall()
     out: dict = {}
     for a, b in zip(rows, rows[1:]):
-        if a[0] == b[0] and a[3] == b[3] and b[1] >= lo:
+        if a[0] == b[0] and a[3] == b[3] and b[1] > lo:
             seconds = (datetime.fromisoformat(b[2]) - datetime.fromisoformat(a[2])).total_seconds()
             out.setdefault(b[0], {})[local_iso(b[2], zone)] = (b[4] - a[4], seconds)
     return out
@@ -38,7 +38,7 @@ def test_series_rates_match_the_sqlite_file(api, dbs, window, sql3, tz):
     dbid = dbid_of(db)
     redo = _counter_from_sqlite(sql3, dbid, ("redo size",), lo, hi, tz[dbid])
     txn = _counter_from_sqlite(sql3, dbid, ("user commits", "user rollbacks"), lo, hi, tz[dbid])
-    assert set(redo) == {1, 2} and all(len(p) == hi - lo + 1 for p in redo.values())
+    assert set(redo) == {1, 2} and all(len(p) == hi - lo for p in redo.values())
 
     def fetch(**q):
         return ok(api, url(db, "/series"), name=REDO, begin_snap=lo, end_snap=hi, max_points=0, **q)["series"]
@@ -49,7 +49,7 @@ def test_series_rates_match_the_sqlite_file(api, dbs, window, sql3, tz):
     for s in each:
         assert points_by_time(s) == pytest.approx({t: d / sec for t, (d, sec) in redo[s["instance"]].items()},
                                                   **approx)
-        assert s["points_total"] == len(s["points"]) == hi - lo + 1
+        assert s["points_total"] == len(s["points"]) == hi - lo
     (combined,) = fetch(instance="all")
     assert combined["instance"] == "all"
     assert points_by_time(combined) == pytest.approx(
@@ -95,7 +95,7 @@ def test_derived_per_second_metric_is_per_txn_times_transactions_per_second(with
             "from dba_hist_sysmetric_summary m join dba_hist_snapshot s on s.dbid = m.dbid and "
             "s.instance_number = m.instance_number and s.snap_id = m.snap_id where m.dbid = ? and m.group_id = 2 "
             "and m.metric_name in ('Response Time Per Txn', 'User Transaction Per Sec') "
-            "and m.snap_id between ? and ?", (dbid, lo, hi)):
+            "and m.snap_id > ? and m.snap_id <= ?", (dbid, lo, hi)):
         metric.setdefault(inst, {}).setdefault(local_iso(end, tz[dbid]), {})[name] = avg
     body = ok(api, url(db, "/series"), name="derived:Response Time Per Sec", instance="each", begin_snap=lo,
               end_snap=hi, max_points=0)
@@ -162,7 +162,7 @@ def test_per_minute_sysmetric_history_gives_sixty_points_an_hour(api, dbs, stori
     (summary,) = ok(api, url(db, "/series"), name=f"sysmetric:{name}", **q)["series"]
     lo, hi = body["range"]["begin_snap"], body["range"]["end_snap"]
     rows = sql3.execute("select instance_number, end_time, value from dba_hist_sysmetric_history where dbid = ? "
-                        "and metric_name = ? and snap_id between ? and ?", (dbid_of(db), name, lo, hi)).fetchall()
+                        "and metric_name = ? and snap_id > ? and snap_id <= ?", (dbid_of(db), name, lo, hi)).fetchall()
     per_minute: dict = {}
     for inst, end, value in rows:
         per_minute.setdefault(end, {})[inst] = value
@@ -171,12 +171,12 @@ def test_per_minute_sysmetric_history_gives_sixty_points_an_hour(api, dbs, stori
         times = [datetime.fromisoformat(t) for t, _ in s["points"]]
         assert all((b - a).total_seconds() == 60 for a, b in zip(times, times[1:]))
         hours = (times[-1] - times[0]).total_seconds() / 3600
-        assert 6 * 60 <= s["points_total"] == len(times) <= 7 * 60
+        assert 5 * 60 <= s["points_total"] == len(times) <= 6 * 60  # the half-hour intervals of 6 h after begin_snap
         assert abs(len(times) - 60 * hours) <= 1
     assert combined["points_total"] == len(per_minute)
     first = min(per_minute)
     assert combined["points"][0][1] == pytest.approx(fsum(per_minute[first].values()) / 2, abs=1e-3)
-    assert len(summary["points"]) == hi - lo + 1  # two per hour, against sixty
+    assert len(summary["points"]) == hi - lo  # two per hour, against sixty
 
 
 def test_instance_each_and_numbers_on_the_single_instance_database(api, dbs):

@@ -234,7 +234,9 @@ def test_zoom_refetches_at_finer_resolution_and_pan_prefetches(server, dbs, page
     assert after["host-cpu"]["to"] - after["host-cpu"]["from"] < width / 5
     # the zoom asked again for the new window, now with the per-minute sysmetric history
     asked = page.api("/series")
-    assert any("sysmetric_history:Host CPU Utilization (%)" in u and f"from={state['from']}" in u for u in asked), asked
+    # (from one snapshot interval before the window: the point at its first snapshot is in the window)
+    earlier = f"{datetime.fromisoformat(state['from']) - timedelta(minutes=30):%Y-%m-%dT%H:%M}{state['from'][16:]}"
+    assert any("sysmetric_history:Host CPU Utilization (%)" in u and f"from={earlier}" in u for u in asked), asked
     cpu = after["host-cpu"]["datasets"][0]
     assert cpu["label"] == "Host CPU % · per minute"
     assert len(cpu["points"]) > 100  # one a minute, against 5 half-hourly snapshots
@@ -250,6 +252,66 @@ def test_zoom_refetches_at_finer_resolution_and_pan_prefetches(server, dbs, page
     assert moved["from"] < state["from"]
     panned = {c["id"]: c for c in page.charts()}["host-cpu"]
     assert len(panned["datasets"][0]["points"]) > 100
+    assert page.errors == []
+
+
+def _snapshot_times(demo_store, dbid, instance, lo_ms, hi_ms):
+    """Epoch ms of an instance's snapshots whose end falls in [lo_ms, hi_ms], straight from the store."""
+    con = sqlite3.connect(f"file:{demo_store[0]}?mode=ro", uri=True)
+    try:
+        rows = con.execute("select end_interval_time, snap_timezone from dba_hist_snapshot where dbid = ? and "
+                           "instance_number = ?", (dbid, instance)).fetchall()
+    finally:
+        con.close()
+    times = [round((datetime.fromisoformat(end).replace(tzinfo=timezone.utc).timestamp() - tz) * 1000)
+             for end, tz in rows]
+    return sorted(t for t in times if lo_ms <= t <= hi_ms)
+
+
+def test_a_window_shows_the_point_at_its_first_snapshot(server, dbs, stories, demo_store, page):
+    """A range is its intervals after its first snapshot (docs/awr-rules.md §12), so the page asks from one interval
+    earlier: every snapshot of the window has its point, the first one too, and a pan leaves none out between the
+    windows it joins."""
+    db = dbs["single"]
+    dbid = int(db.split(".")[1])
+    start = datetime.fromisoformat(stories["plan_regression"]["from"]).astimezone(timezone.utc)
+    lo, hi = start + timedelta(minutes=1), start + timedelta(hours=12, minutes=1)
+    page.open(_url(server, db=db, view="explorer", series="sysstat:redo size",
+                   **{"from": lo.isoformat(), "to": hi.isoformat()}))
+    (chart,) = page.charts()
+    drawn = [p[0] for p in chart["datasets"][0]["points"]]
+    assert drawn == _snapshot_times(demo_store, dbid, 1, chart["from"], chart["to"])
+    page.page.locator("[data-chart=explorer] button[data-act=earlier]").click()
+    page.settle()
+    (moved,) = page.charts()
+    drawn = [p[0] for p in moved["datasets"][0]["points"]]
+    assert drawn == _snapshot_times(demo_store, dbid, 1, moved["from"], moved["to"]) and len(drawn) >= 24
+    assert page.errors == []
+
+
+def test_points_that_sum_fewer_instances_are_marked(server, dbs, stories, client, page):
+    """Around RACPROD instance 2's crash the combined series sums instance 1 alone at some points: the page marks
+    exactly the points the API lists as partial, says so under the chart, and the chart's CSV names the instance
+    left out (issue 12: the combined AAS quietly halved)."""
+    db = dbs["rac"]
+    first = stories["restart"]["first_snap_after"]
+    body = client.get(f"/api/v1/dbs/{db}/series", query_string={"name": "derived:aas", "begin_snap": first - 12,
+                                                                "end_snap": first + 12, "max_points": 0}).get_json()
+    (api_series,) = body["series"]
+    short = {round(datetime.fromisoformat(p["time"]).timestamp() * 1000) for p in api_series["partial"]}
+    assert len(short) >= 4
+    page.open(_url(server, db=db, view="explorer", series="derived:aas", inst="all",
+                   **{"from": body["range"]["from"], "to": body["range"]["to"]}))
+    (chart,) = page.charts()
+    (aas,) = chart["datasets"]
+    marked = {int(ms) for ms in aas["partial"]} & {p[0] for p in aas["points"]}
+    assert marked == short
+    status = page.page.locator("[data-chart=explorer] .status").text_content()
+    assert f"{len(short)} points sum fewer instances" in status and "instance 2" in status
+    with page.page.expect_download() as dl:
+        page.page.locator("[data-chart=explorer] button[data-act=csv]").click()
+    rows = list(csv.DictReader(io.StringIO(Path(dl.value.path()).read_text(encoding="utf-8"))))
+    assert sum(r["missing_instances"] == "2" for r in rows) == len(short)
     assert page.errors == []
 
 

@@ -137,7 +137,9 @@ def _max_points(args):
 @api.get("/dbs/<db>/series")
 @accepts(NAMES, *RANGE, INSTANCE, RATE, MAX_POINTS, FORMAT, SHOW_SQL)
 def series(db, args):
-    """One or more series over a range: per instance or combined, per second, per transaction or raw."""
+    """One or more series over a range: per instance or combined, per second, per transaction or raw. A snapshot
+    range is its intervals (begin_snap, end_snap], as in the AWR report. A combined point that sums fewer instances
+    than the range holds is listed under the series' `partial`, with the instances it leaves out."""
     names = args["name"]
     if not names:
         raise BadParameter("name is required: one or more series names from the catalog", "name")
@@ -226,11 +228,13 @@ def _flat(rows):
 
 
 def _series_table(body):
-    """Series in long form: one row per point."""
+    """Series in long form: one row per point; a combined point that sums fewer instances than the range holds names
+    the ones it leaves out (docs/awr-rules.md §11)."""
     out = []
     for s in body.get("series", []) + body.get("cpu_count", []):
         labels = {k: s[k] for k in ("name", "metric", "plan_hash_value", "instance", "unit") if k in s}
-        out.extend({**labels, "time": t, "value": v} for t, v in s["points"])
+        missing = {p["time"]: " ".join(map(str, p["missing"])) for p in s.get("partial", ())}
+        out.extend({**labels, "time": t, "value": v, "missing_instances": missing.get(t, "")} for t, v in s["points"])
     return out
 
 

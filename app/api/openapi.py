@@ -22,7 +22,11 @@ SERIES = {"type": "object", "required": ["series"], "properties": {
     "range": RANGE, "markers": {"type": "object"},
     "series": {"type": "array", "items": {"type": "object", "required": ["unit", "points"], "properties": {
         "name": {"type": "string"}, "unit": {"type": "string"}, "kind": {"type": "string"},
-        "instance": {"type": ["string", "integer"]}, "points": POINTS}}}}}
+        "instance": {"type": ["string", "integer"]}, "points": POINTS, "points_total": {"type": "integer"},
+        "partial": {"type": "array", "description": "Combined points that sum fewer instances than the range holds.",
+                    "items": {"type": "object", "required": ["time", "instances", "missing"], "properties": {
+                        "time": {"type": "string"}, "instances": {"type": "integer"},
+                        "missing": {"type": "array", "items": {"type": "integer"}}}}}}}}}}
 RESPONSES = {  # endpoint -> schema of its JSON answer
     "api.databases": {"type": "object", "required": ["databases"],
                       "properties": {"databases": {"type": "array", "items": {

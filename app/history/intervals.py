@@ -7,10 +7,10 @@ from app.store import queries
 
 
 def boundaries(db, rng, inst) -> dict:
-    """Per instance, the first and last kept snapshot of each startup inside the range: the counters
-    there give the same sums as every interval in between, in a handful of rows."""
+    """Per instance, the first and last snapshot of each startup inside the range: the counters there give the
+    same sums as every interval in between, in a handful of rows."""
     out = {}
-    for i, rows in _kept(db, rng, inst).items():
+    for i, rows in db.timeline().span(rng.lo, rng.hi, inst).items():
         keep = [s for k, s in enumerate(rows)
                 if k == 0 or k == len(rows) - 1 or s.startup != rows[k - 1].startup
                 or s.startup != rows[k + 1].startup]
@@ -27,7 +27,7 @@ def coverage(db, rng, inst) -> dict:
     if rng.lo >= rng.hi:
         return {"left_out": [], "reason": "the range holds one snapshot: an interval needs two"}
     left_out, measured = [], False
-    for i, rows in _kept(db, rng, inst).items():
+    for i, rows in db.timeline().span(rng.lo, rng.hi, inst).items():
         for a, b in zip(rows, rows[1:]):
             if a.startup != b.startup:
                 left_out.append({"instance": i, "after_snap_id": a.snap_id, "before_snap_id": b.snap_id,
@@ -37,12 +37,6 @@ def coverage(db, rng, inst) -> dict:
     reason = None if measured else "no interval of this range can be measured: " + (
         "each one spans a restart" if left_out else "no instance has two snapshots in it")
     return {"left_out": left_out, "reason": reason}
-
-
-def _kept(db, rng, inst) -> dict:
-    """Per instance, its kept snapshots from begin_snap to end_snap: the report's intervals are between them."""
-    return {i: [s for s in rows if s.snap_id >= rng.lo]
-            for i, rows in db.timeline().in_range(rng.lo, rng.hi, inst).items()}
 
 
 def snap_ids(bounds: dict) -> list[int]:

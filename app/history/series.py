@@ -17,15 +17,14 @@ TXN = ("user commits", "user rollbacks")  # a transaction, as the AWR report cou
 
 
 def compute(db: Database, names, rng: Range, instance="all", rate="per_second", max_points=2000) -> dict:
+    """The series over the intervals (begin_snap, end_snap] (docs/awr-rules.md §12)."""
     specs = [catalog.spec(db, n) for n in names]
     each = instance == "each"
     inst = None if each else db.instance(instance)
+    span = db.timeline().span(rng.lo, rng.hi, inst) if rng.lo is not None else {}
+    expected = [i for i, rows in span.items() if rows]  # the instances the range holds: a combined point sums these
+    fetcher = Fetcher(db.store, db.dbid, rng.lo, rng.hi) if rng.lo is not None else None
     out = []
-    tl = db.timeline()
-    if rng.lo is not None:
-        fetch_lo = min((rows[0].snap_id for rows in tl.in_range(rng.lo, rng.hi, inst).values() if rows),
-                       default=rng.lo)
-        fetcher = Fetcher(db.store, db.dbid, fetch_lo, rng.hi)
     for spec in specs:
         if spec.kind == "detail":
             per, how = _detail(db, spec, rng, inst)
@@ -33,19 +32,33 @@ def compute(db: Database, names, rng: Range, instance="all", rate="per_second", 
             per, how = {}, "sum_of_ratios"
         else:
             txn = _terms(db, "sysstat", TXN) if rate == "per_txn" and spec.kind == "cumulative" else ()
-            per, how = evaluate(spec, fetcher, tl, rng.lo, rng.hi, inst, rate, txn)
-        groups = sorted(per.items()) if each else [(inst if inst is not None else "all",
-                                                     analysis.combine(per, how) if inst is None
-                                                     else per.get(inst, []))]
-        for label, group in groups:
+            per, how = evaluate(spec, fetcher, span, rate, txn)
+        if each:
+            groups = [(i, per[i], {}) for i in sorted(per)]
+        elif inst is not None:
+            groups = [(inst, per.get(inst, []), {})]
+        else:
+            groups = [("all", analysis.combine(per, how), analysis.absent(per, expected))]
+        for label, group, absent in groups:
             values = analysis.values_of(group, spec.scale)
             total = len(values)
             values = analysis.lttb(values, max_points)
             out.append({**spec.public(), "unit": spec.unit_for(rate), "instance": label,
                         "rate": rate if spec.kind == "cumulative" else None,
-                        "points_total": total, "points": points(values)})
-    markers = tl.markers(rng.lo, rng.hi, inst) if rng.lo is not None else {}
+                        "points_total": total, "points": points(values),
+                        "partial": _partial(group, absent, len(expected), values)})
+    markers = db.timeline().markers(rng.lo, rng.hi, inst) if rng.lo is not None else {}
     return {"db": db.key, "range": rng.public(), "instance": instance, "series": out, "markers": markers}
+
+
+def _partial(group, absent: dict, expected: int, drawn) -> list[dict]:
+    """The drawn combined points that sum fewer instances than the range holds: their time, how many instances
+    they sum, and the ones without a point there (down, no snapshot, or an interval across a restart: §11)."""
+    if not absent:
+        return []
+    times = {t for t, _, _ in drawn}
+    return [{"time": p.time, "instances": expected - len(absent[p.key]), "missing": absent[p.key]}
+            for p in group if p.key in absent and p.time in times]
 
 
 def wait_classes(db: Database, rng: Range, instance="all", max_points=2000) -> dict:
@@ -131,36 +144,36 @@ class Fetcher:
         return out
 
 
-def evaluate(spec: Spec, fetcher: Fetcher, timeline: analysis.Timeline, lo: int, hi: int,
-             instance: int | None, rate: str, txn_terms=()) -> tuple[dict[int, list], str]:
-    """Per-instance points of one series over snap_ids lo..hi, and how to combine them across RAC."""
-    snaps = timeline.in_range(lo, hi, instance)
+def evaluate(spec: Spec, fetcher: Fetcher, span: dict[int, list], rate: str, txn_terms=()) -> tuple[dict[int, list], str]:
+    """Per-instance points of one series over each instance's span (Timeline.span), and how to combine them."""
 
     def summed(terms, inst):
         return analysis.add_counters(*(fetcher.values(t).get(inst, {}) for t in terms))
 
     per: dict[int, list] = {}
     if spec.kind == "cumulative":
-        for inst, rows in snaps.items():
+        for inst, rows in span.items():
             txn = None
             if rate == "per_txn":
                 txn = analysis.interval_deltas(summed(txn_terms, inst), rows)
-            per[inst] = analysis.counter_points(summed(spec.terms, inst), rows, rate, lo, txn)
+            per[inst] = analysis.counter_points(summed(spec.terms, inst), rows, rate, txn)
         return per, "ratio_of_sums" if rate == "per_txn" else "sum_of_ratios"
     if spec.kind == "ratio":
-        for inst, rows in snaps.items():
+        for inst, rows in span.items():
             num = summed(spec.terms, inst)
             if spec.den == ("seconds",):
-                per[inst] = analysis.counter_points(num, rows, "per_second", lo)
+                per[inst] = analysis.counter_points(num, rows, "per_second")
             else:
-                per[inst] = analysis.ratio_points(num, summed(spec.den, inst), rows, lo)
+                per[inst] = analysis.ratio_points(num, summed(spec.den, inst), rows)
         return per, "sum_of_ratios" if spec.den == ("seconds",) else "ratio_of_sums"
     if spec.kind in ("reading", "rate"):
-        for inst, rows in snaps.items():
+        for inst, rows in span.items():
             values = fetcher.values(spec.terms[0]).get(inst, {})
             if len(spec.terms) == 2:  # derived per second: per-txn metric x transactions per second
                 tps = fetcher.values(spec.terms[1]).get(inst, {})
                 values = {k: x * tps[k] for k, x in values.items() if tps.get(k) is not None and x is not None}
-            per[inst] = analysis.reading_points(values, rows, lo)
+            # a reading is taken at each snapshot of [begin, end]; Oracle's rate at a snapshot is the average over
+            # the interval ending there, so the range's first snapshot has none of its intervals (§8, §9, §12)
+            per[inst] = analysis.reading_points(values, rows if spec.kind == "reading" else rows[1:])
         return per, spec.how
     raise ValueError(spec.kind)

@@ -19,7 +19,14 @@ TOP_SQL_ORDER = {"elapsed": "elapsed_time", "cpu": "cpu_time", "gets": "buffer_g
 
 
 def _snap_range(t):
+    """The snapshots [lo, hi] of the database: a delta at lo needs the counters there."""
     return and_(t.c.dbid == bindparam("dbid"), t.c.snap_id.between(bindparam("lo"), bindparam("hi")))
+
+
+def _intervals(t):
+    """The rows of the intervals (lo, hi], as the AWR report counts a range (docs/awr-rules.md §12): a row at snapshot
+    s holds what happened in the interval ending at s."""
+    return and_(t.c.dbid == bindparam("dbid"), t.c.snap_id > bindparam("lo"), t.c.snap_id <= bindparam("hi"))
 
 
 def databases(v: Views):
@@ -95,7 +102,7 @@ def metric_detail_series(v: Views):
     """Per-minute values of one metric (DBA_HIST_SYSMETRIC_HISTORY)."""
     t = v.sysmetric_history
     return (select(t.c.instance_number, t.c.end_time, t.c.value)
-            .where(_snap_range(t), t.c.group_id == METRIC_GROUP, t.c.metric_id == bindparam("item_id"))
+            .where(_intervals(t), t.c.group_id == METRIC_GROUP, t.c.metric_id == bindparam("item_id"))
             .order_by(t.c.instance_number, t.c.end_time))
 
 
@@ -130,7 +137,7 @@ def top_sql(v: Views, order: str):
     ranked = func.sum(t.c[f"{TOP_SQL_ORDER[order]}_delta"])
     return (select(t.c.sql_id, t.c.plan_hash_value, *sums, func.max(t.c.module).label("module"),
                    func.max(t.c.parsing_schema_name).label("parsing_schema_name"))
-            .where(t.c.dbid == bindparam("dbid"), t.c.snap_id > bindparam("lo"), t.c.snap_id <= bindparam("hi"))
+            .where(_intervals(t))
             .group_by(t.c.sql_id, t.c.plan_hash_value)
             .order_by(ranked.desc(), t.c.sql_id).limit(TOP_SQL_ROWS))
 
@@ -146,8 +153,7 @@ def sql_history(v: Views):
     t = v.sqlstat
     return (select(t.c.instance_number, t.c.snap_id, t.c.plan_hash_value, t.c.module,
                    *[t.c[f"{m}_delta"] for m in SQL_METRICS[:6]])
-            .where(t.c.dbid == bindparam("dbid"), t.c.sql_id == bindparam("sql_id"),
-                   t.c.snap_id.between(bindparam("lo"), bindparam("hi")))
+            .where(_intervals(t), t.c.sql_id == bindparam("sql_id"))
             .order_by(t.c.snap_id, t.c.instance_number))
 
 

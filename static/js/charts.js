@@ -1,6 +1,7 @@
 /* AWRLens.Charts: time charts on Chart.js.
  * A chart shows one time window (shared by every chart of a view) and asks its loader for data:
- *   load({from, to}, detail) -> Promise of {datasets: [{key, label, unit, instance, points: [[ms, y]], ...}],
+ *   load({from, to}, detail) -> Promise of {datasets: [{key, label, unit, instance, points: [[ms, y]],
+ *                                           partial: {ms: {instances, missing}}, ...}],
  *                                           markers: {restarts, missing}, downsampled}
  * Drag to zoom, Shift+drag to pan, or the buttons: the new window goes to onWindow (the view puts it in the URL)
  * and comes back through setWindow. A window the loaded data covers at full resolution is drawn at once; a
@@ -63,6 +64,13 @@
   };
 
   /** Mean of the points in fixed time buckets (aligned on multiples of the bucket), so stacked series stay aligned. */
+  /** The tooltip line of a combined point that sums fewer instances than the range holds (docs/awr-rules.md §11). */
+  function partialText(short) {
+    if (!short) { return ""; }
+    return "△ sums " + short.instances + " instance" + (short.instances === 1 ? "" : "s") + "; no interval of instance " +
+      short.missing.join(", ") + " here";
+  }
+
   function bucketed(points, bucket) {
     var out = [], key = null, sum = 0, n = 0;
     function flush() {
@@ -164,8 +172,9 @@
     var detail = this.detail, order = [], byKey = {}, marks = { restarts: [], missing: [] }, seen = {};
     this.segments.filter(function (s) { return s.detail === detail; }).forEach(function (seg) {
       seg.res.datasets.forEach(function (d) {
-        if (!byKey[d.key]) { byKey[d.key] = Object.assign({}, d, { points: [] }); order.push(d.key); }
+        if (!byKey[d.key]) { byKey[d.key] = Object.assign({}, d, { points: [], partial: AWRLens.Dom.table() }); order.push(d.key); }
         byKey[d.key].points = byKey[d.key].points.concat(d.points);
+        Object.assign(byKey[d.key].partial, d.partial);
       });
       ["restarts", "missing"].forEach(function (kind) {
         ((seg.res.markers || {})[kind] || []).forEach(function (m) {
@@ -216,8 +225,11 @@
         // a stacked series fills down to the one below it ("-1"; Chart.js's "stack" mode is 10x slower)
         fill: d.fill === true ? "origin" : d.fill || false,
         stack: d.stack || "s" + i, borderDash: d.dash || [], borderWidth: d.fill ? 0.5 : 1.5,
-        pointRadius: 0, pointHitRadius: 4, tension: 0, yAxisID: spec.stacked ? "y" : "y" + units.indexOf(d.unit),
-        hidden: false, order: d.order || 0
+        pointHitRadius: 4, tension: 0, yAxisID: spec.stacked ? "y" : "y" + units.indexOf(d.unit),
+        hidden: false, order: d.order || 0, partial: d.partial || AWRLens.Dom.table(),
+        // a combined point that sums fewer instances than the range holds is drawn as an open triangle
+        pointRadius: function (c) { return c.raw && c.dataset.partial[c.raw.x] ? 4 : 0; },
+        pointStyle: "triangle", pointBackgroundColor: "#fff", pointBorderColor: color
       };
     });
   };
@@ -271,7 +283,8 @@
             tooltip: {
               callbacks: {
                 title: function (items) { return items.length ? F.fmtTime(items[0].parsed.x, self.win.zone, true) : ""; },
-                label: function (item) { return item.dataset.label + ": " + F.fmtValue(item.parsed.y, item.dataset.unit); }
+                label: function (item) { return item.dataset.label + ": " + F.fmtValue(item.parsed.y, item.dataset.unit); },
+                afterLabel: function (item) { return partialText(item.dataset.partial[item.parsed.x]); }
               }
             },
             zoom: {
@@ -304,8 +317,15 @@
     if (!inWindow) {
       this.setState("empty", "No data in this range.");
     } else {
-      this.setState("ready", this.detail && datasets.some(function (d) { return /per minute/.test(d.label); })
-        ? "Per-minute detail (sysmetric history)." : "");
+      var notes = [], short = this.partialPoints();
+      if (this.detail && datasets.some(function (d) { return /per minute/.test(d.label); })) {
+        notes.push("Per-minute detail (sysmetric history).");
+      }
+      if (short.count) {
+        notes.push("△ " + short.count + (short.count === 1 ? " point sums" : " points sum") + " fewer instances: " +
+          "no interval of instance " + short.missing.join(", ") + " there (down, a missing snapshot or a restart).");
+      }
+      this.setState("ready", notes.join(" "));
     }
   };
 
@@ -335,17 +355,34 @@
     var win = this.win;
     if (!this.chart) { return []; }
     return this.chart.data.datasets.map(function (d) {
-      return { label: d.label, unit: d.unit, instance: d.instance, key: d.key,
+      return { label: d.label, unit: d.unit, instance: d.instance, key: d.key, partial: d.partial,
         points: d.points.filter(function (p) { return p[0] >= win.from && p[0] <= win.to && p[1] !== null; }) };
     });
+  };
+
+  /** The combined points in the window that sum fewer instances than the range holds, and the instances left out. */
+  TimeChart.prototype.partialPoints = function () {
+    var count = 0, missing = [];
+    this.points().forEach(function (d) {
+      d.points.forEach(function (p) {
+        var short = d.partial[p[0]];
+        if (!short) { return; }
+        count += 1;
+        short.missing.forEach(function (i) { if (missing.indexOf(i) < 0) { missing.push(i); } });
+      });
+    });
+    return { count: count, missing: missing.sort() };
   };
 
   TimeChart.prototype.toCSV = function () {
     var zone = this.win.zone, rows = [];
     this.points().forEach(function (d) {
-      d.points.forEach(function (p) { rows.push([d.label, d.instance, d.unit, F.isoTime(p[0], zone), p[1]]); });
+      d.points.forEach(function (p) {
+        var short = d.partial[p[0]];
+        rows.push([d.label, d.instance, d.unit, F.isoTime(p[0], zone), p[1], short ? short.missing.join(" ") : ""]);
+      });
     });
-    return F.csv(["series", "instance", "unit", "time", "value"], rows);
+    return F.csv(["series", "instance", "unit", "time", "value", "missing_instances"], rows);
   };
 
   TimeChart.prototype.destroy = function () {

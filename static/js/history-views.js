@@ -204,9 +204,8 @@
       grid.appendChild(info);
       parts.answer = null;
       var answer = function (range) {
-        var iso = function (ms) { return F.isoTime(ms, Dbs.zone(ctx.db)); };
         return Api.get(Dbs.path(ctx.db, "/sql/" + encodeURIComponent(ctx.state.sql)),
-          { from: iso(range.from), to: iso(range.to), max_points: cfg.maxPoints });
+          Object.assign({ max_points: cfg.maxPoints }, Loaders.bounds(ctx.db, range)));
       };
       [["elapsed_per_exec", "Elapsed time per execution"], ["cpu_per_exec", "CPU time per execution"],
         ["buffer_gets_per_exec", "Buffer gets per execution"], ["executions", "Executions"]].forEach(function (m) {

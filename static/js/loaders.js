@@ -19,6 +19,21 @@
   /** A series' points as [ms, value]. */
   function points(s) { return s.points.map(function (p) { return [Date.parse(p[0]), p[1]]; }); }
 
+  /** ms -> {instances, missing} of the combined points that sum fewer instances than the range holds. */
+  function partial(s) {
+    var out = AWRLens.Dom.table();
+    (s.partial || []).forEach(function (p) { out[Date.parse(p.time)] = { instances: p.instances, missing: p.missing }; });
+    return out;
+  }
+
+  /** The window as the API's from and to. A range is its intervals after the first snapshot in it (docs/awr-rules.md
+   * §12): asking from one snapshot interval earlier gives the point at the window's first snapshot too, so windows
+   * side by side leave no point out between them. */
+  function bounds(db, range) {
+    var iso = function (ms) { return F.isoTime(ms, Dbs.zone(db)); };
+    return { from: iso(range.from - (db.step || 0) * 60000), to: iso(range.to) };
+  }
+
   /** Points with a break (null) where more than two snapshot intervals pass without one: a statement AWR did
    * not capture, or a plan not in use, is not drawn as a straight line across. */
   function broken(pts, stepMinutes) {
@@ -57,9 +72,9 @@
       return ready.then(function () {
         var all = names.concat(Object.keys(twins).map(function (n) { return twins[n]; })), chunks = [];
         for (var i = 0; i < all.length; i += cfg.maxSeries) { chunks.push(all.slice(i, i + cfg.maxSeries)); }
-        var iso = function (ms) { return F.isoTime(ms, Dbs.zone(ctx.db)); };
+        var win = bounds(ctx.db, range);
         return Promise.all(chunks.map(function (chunk) {
-          return Api.get(Dbs.path(ctx.db, "/series"), { name: chunk, from: iso(range.from), to: iso(range.to),
+          return Api.get(Dbs.path(ctx.db, "/series"), { name: chunk, from: win.from, to: win.to,
             instance: inst, rate: opts.rate, max_points: cfg.maxPoints });
         }));
       }).then(function (answers) {
@@ -74,7 +89,8 @@
             var use = twin && twin.points.length ? twin : base;
             datasets.push({ key: name + "|" + base.instance, instance: base.instance,
               label: base.label + (each ? " · inst " + base.instance : "") + (use === twin ? " · per minute" : ""),
-              unit: base.unit, points: points(use), color: Charts.PALETTE[k % Charts.PALETTE.length] });
+              unit: base.unit, points: points(use), partial: partial(use),
+              color: Charts.PALETTE[k % Charts.PALETTE.length] });
             k += 1;
           });
         });
@@ -87,11 +103,12 @@
   /** AAS by wait class, stacked, with DB CPU at the bottom and a line at the CPU count. */
   function waitClasses(ctx, instance) {
     return function (range) {
-      var iso = function (ms) { return F.isoTime(ms, Dbs.zone(ctx.db)); };
-      return Api.get(Dbs.path(ctx.db, "/wait-classes"), { from: iso(range.from), to: iso(range.to), instance: instance,
+      var win = bounds(ctx.db, range);
+      return Api.get(Dbs.path(ctx.db, "/wait-classes"), { from: win.from, to: win.to, instance: instance,
         max_points: 0 }).then(function (body) {
         var datasets = body.series.map(function (s, i) {
           return { key: s.name + "|" + s.instance, label: s.label, unit: s.unit, instance: s.instance, points: points(s),
+            partial: partial(s),
             fill: i ? "-1" : "origin", stack: "aas", color: CLASS_COLORS[s.label] || Charts.PALETTE[i % Charts.PALETTE.length] };
         });
         (body.cpu_count || []).forEach(function (s) {
@@ -105,6 +122,8 @@
 
   AWRLens.Loaders = {
     points: points,
+    partial: partial,
+    bounds: bounds,
     broken: broken,
     catalog: catalog,
     series: series,
