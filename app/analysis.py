@@ -85,6 +85,11 @@ class Timeline:
         self.step = steps[len(steps) // 2] if steps else 3600.0
         self._kept_ids = {inst: [s.snap_id for s in rows] for inst, rows in self.kept.items()}
         self._all_ids = {inst: [s.snap_id for s in rows] for inst, rows in self.all.items()}
+        # every snapshot of every instance, in snap_id order and in time order, for ranges found by bisection
+        by_id = sorted(self.by_id.values(), key=lambda s: (s.snap_id, s.epoch))
+        self._id_order = ([s.snap_id for s in by_id], [s.epoch for s in by_id])
+        by_time = sorted(by_id, key=lambda s: (s.epoch, s.snap_id))
+        self._time_order = ([s.epoch for s in by_time], [s.snap_id for s in by_time])
         self._events = []  # (instance, snap_id of the later snapshot, kind, marker): found once, filtered per request
         for inst, rows in self.kept.items():
             for a, b in zip(rows, rows[1:]):
@@ -104,6 +109,18 @@ class Timeline:
 
     def oldest(self) -> Snap | None:
         return min((rows[0] for rows in self.all.values() if rows), key=lambda s: s.epoch, default=None)
+
+    def with_ids(self, lo: int, hi: int) -> tuple[int, int, float, float] | None:
+        """The snapshots with lo <= snap_id <= hi: their first and last snap_id and end time (epoch), or None."""
+        ids, epochs = self._id_order
+        i, j = bisect_left(ids, lo), bisect_right(ids, hi)
+        return (ids[i], ids[j - 1], min(epochs[i:j]), max(epochs[i:j])) if i < j else None
+
+    def ending_in(self, t0: float, t1: float) -> tuple[int, int] | None:
+        """The smallest and largest snap_id of the snapshots that end in [t0, t1], or None if none does."""
+        epochs, ids = self._time_order
+        found = ids[bisect_left(epochs, t0):bisect_right(epochs, t1)]
+        return (min(found), max(found)) if found else None
 
     def span(self, lo: int, hi: int, instance: int | None = None) -> dict[int, list[Snap]]:
         """Per instance, the snapshots that bound the intervals (lo, hi] (docs/awr-rules.md §12): its first snapshot

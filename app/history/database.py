@@ -117,27 +117,26 @@ class Database:
             hi = end_snap if end_snap is not None else max(tl.snap_ids)
             if lo > hi:
                 raise BadRange(f"{{begin_snap}} {lo} is after {{end_snap}} {hi}", "begin_snap")
-            chosen = [s for s in tl.by_id.values() if lo <= s.snap_id <= hi]
-            if not chosen:
+            found = tl.with_ids(lo, hi)
+            if found is None:
                 raise BadRange(f"no snapshot between {{begin_snap}} {lo} and {{end_snap}} {hi}; this database has "
                                f"snap_id {min(tl.snap_ids)}..{max(tl.snap_ids)}", "begin_snap")
-            t0, t1 = min(s.epoch for s in chosen), max(s.epoch for s in chosen)
+            *ids, t0, t1 = found
         else:
             t1 = self._local(end).timestamp() if end else newest.epoch
             t0 = self._local(start).timestamp() if start else t1 - default_days * DAY
             if t0 > t1:
                 raise BadRange("{start} must be before {end}", "start")
-            chosen = [s for s in tl.by_id.values() if t0 <= s.epoch <= t1]
+            ids = tl.ending_in(t0, t1)
         if t1 - t0 > max_days * DAY:
             raise BadRange(f"the range is wider than {max_days:g} days; narrow it",
                            "start" if begin_snap is None and end_snap is None else "begin_snap")
         tz = timezone(timedelta(seconds=offset(newest)))
         start_s = analysis.iso(datetime.fromtimestamp(t0, tz))
         end_s = analysis.iso(datetime.fromtimestamp(t1, tz))
-        if not chosen:
+        if ids is None:
             return Range(None, None, start_s, end_s, t1 < newest.epoch)
-        return Range(min(s.snap_id for s in chosen), max(s.snap_id for s in chosen), start_s, end_s,
-                     t1 < newest.epoch)
+        return Range(*ids, start_s, end_s, t1 < newest.epoch)
 
     def _local(self, moment: datetime) -> datetime:
         return moment if moment.tzinfo is not None else moment.replace(tzinfo=self.tz())
