@@ -12,6 +12,16 @@ def points(values) -> list[list]:
     return out
 
 
+def rates(group, scale: float = 1.0) -> list[list]:
+    """[[time, num / den x scale]] of analysis.Points, rounded as points() does: one pass where nothing is
+    downsampled (a full-resolution answer's every point)."""
+    out = []
+    for _, _, t, num, den in group:
+        v = num / den * scale
+        out.append([t, round(v * 10000) / 10000 if -1e6 < v < 1e6 else round(v)])
+    return out
+
+
 def round4(x):
     """Four decimals (as round(x, 4), ten times faster: answers hold thousands of values), whole above a million."""
     if x is None:

@@ -9,7 +9,7 @@ from app.errors import NotFound
 from app.history import catalog
 from app.history.catalog import IO_FIELDS, Spec, Term
 from app.history.database import Database, Range, offset
-from app.history.numbers import points
+from app.history.numbers import points, rates
 from app.store import queries
 from app.store.schema import IO_COLUMNS
 
@@ -40,13 +40,14 @@ def compute(db: Database, names, rng: Range, instance="all", rate="per_second", 
         else:
             groups = [("all", analysis.combine(per, how), analysis.absent(per, expected))]
         for label, group, absent in groups:
-            values = analysis.values_of(group, spec.scale)
-            total = len(values)
-            values = analysis.lttb(values, max_points)
+            if 3 <= max_points < len(group):
+                drawn = points(analysis.lttb(analysis.values_of(group, spec.scale), max_points))
+            else:
+                drawn = rates(group, spec.scale)
             out.append({**spec.public(), "unit": spec.unit_for(rate), "instance": label,
                         "rate": rate if spec.kind == "cumulative" else None,
-                        "points_total": total, "points": points(values),
-                        "partial": _partial(group, absent, len(expected), values)})
+                        "points_total": len(group), "points": drawn,
+                        "partial": _partial(group, absent, len(expected), drawn)})
     markers = db.timeline().markers(rng.lo, rng.hi, inst) if rng.lo is not None else {}
     return {"db": db.key, "range": rng.public(), "instance": instance, "series": out, "markers": markers}
 
@@ -56,7 +57,7 @@ def _partial(group, absent: dict, expected: int, drawn) -> list[dict]:
     they sum, and the ones without a point there (down, no snapshot, or an interval across a restart: §11)."""
     if not absent:
         return []
-    times = {t for t, _, _ in drawn}
+    times = {t for t, _ in drawn}
     return [{"time": p.time, "instances": expected - len(absent[p.key]), "missing": absent[p.key]}
             for p in group if p.key in absent and p.time in times]
 
