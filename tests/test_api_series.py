@@ -186,3 +186,41 @@ def test_instance_each_and_numbers_on_the_single_instance_database(api, dbs):
     combined = ok(api, url(db, "/series"), name=AAS)["series"]
     assert [s["instance"] for s in each] == [1] and each[0]["points"] == one[0]["points"] == combined[0]["points"]
     assert_error(api.get(url(db, "/series"), query_string={"name": AAS, "instance": "2"}), 400, "instance")
+
+
+@pytest.mark.parametrize("path,query", [
+    ("/series", {"name": [REDO, AAS, "sysstat:logons current"], "instance": "each"}),
+    ("/series", {"name": [REDO, AAS], "max_points": 50}),
+    ("/wait-classes", {"max_points": 0}),
+    ("/tablespaces", {}),
+])
+def test_the_axes_shape_holds_the_same_points_with_each_time_list_once(api, dbs, path, query):
+    """shape=axes is the pairs' answer with each distinct list of times sent once: zipping every series' values
+    with its axis gives back its pairs, and no two axes are the same list (issue 16)."""
+    db = dbs["rac"]
+    pairs = ok(api, url(db, path), **query)
+    axes = ok(api, url(db, path), shape="axes", **query)
+    assert len(axes["axes"]) == len({tuple(a) for a in axes["axes"]}) >= 1
+    listed = pairs["series"] + pairs.get("cpu_count", [])
+    shaped = axes["series"] + axes.get("cpu_count", [])
+    assert len(listed) == len(shaped) > 0
+    for p, a in zip(listed, shaped):
+        assert [list(x) for x in zip(axes["axes"][a.pop("axis")], a.pop("values"))] == p.pop("points")
+        assert a == p
+    assert {k: v for k, v in axes.items() if k not in ("series", "cpu_count", "axes")} == \
+        {k: v for k, v in pairs.items() if k not in ("series", "cpu_count")}
+    # the time lists are shared: fewer axes than series where series share their snapshots (not downsampled: LTTB
+    # keeps other points of each series)
+    if path != "/tablespaces" and query.get("max_points", 0) == 0:
+        assert len(axes["axes"]) < len(shaped)
+
+
+def test_the_sql_history_in_axes_shape(api, dbs, stories):
+    pr = stories["plan_regression"]
+    pairs = ok(api, url(dbs["rac"], f"/sql/{pr['sql_id']}"))
+    axes = ok(api, url(dbs["rac"], f"/sql/{pr['sql_id']}"), shape="axes")
+    for p, a in zip(pairs["series"], axes["series"]):
+        assert [list(x) for x in zip(axes["axes"][a["axis"]], a["values"])] == p["points"]
+    csv_text = api.get(url(dbs["rac"], f"/sql/{pr['sql_id']}"), query_string={"shape": "axes", "format": "csv"})
+    assert csv_text.get_data() == api.get(url(dbs["rac"], f"/sql/{pr['sql_id']}"),
+                                          query_string={"format": "csv"}).get_data()

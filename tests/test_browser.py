@@ -286,6 +286,8 @@ def test_a_window_shows_the_point_at_its_first_snapshot(server, dbs, stories, de
     (moved,) = page.charts()
     drawn = [p[0] for p in moved["datasets"][0]["points"]]
     assert drawn == _snapshot_times(demo_store, dbid, 1, moved["from"], moved["to"]) and len(drawn) >= 24
+    # the page asks for each list of times once (shape=axes: issue 16)
+    assert page.api("/series") and all("shape=axes" in u for u in page.api("/series"))
     assert page.errors == []
 
 

@@ -6,11 +6,12 @@ from werkzeug.exceptions import RequestEntityTooLarge
 
 from app import history
 from app.api import limits
-from app.api.params import (FORMAT, INSTANCE, MAX_POINTS, RANGE, RATE, SHOW_SQL, TABLE_INSTANCE, Param,
+from app.api.params import (FORMAT, INSTANCE, MAX_POINTS, RANGE, RATE, SHAPE, SHOW_SQL, TABLE_INSTANCE, Param,
                             accepts)
 from app.api.respond import answer
 from app.errors import BadParameter
 from app.history.database import BadRange
+from app.history.numbers import shaped
 from app.store.queries import TOP_SQL_ORDER
 
 api = Blueprint("api", __name__, url_prefix="/api/v1")
@@ -135,7 +136,7 @@ def _max_points(args):
 
 
 @api.get("/dbs/<db>/series")
-@accepts(NAMES, *RANGE, INSTANCE, RATE, MAX_POINTS, FORMAT, SHOW_SQL)
+@accepts(NAMES, *RANGE, INSTANCE, RATE, MAX_POINTS, SHAPE, FORMAT, SHOW_SQL)
 def series(db, args):
     """One or more series over a range: per instance or combined, per second, per transaction or raw. A snapshot
     range is its intervals (begin_snap, end_snap], as in the AWR report. A combined point that sums fewer instances
@@ -148,16 +149,16 @@ def series(db, args):
     d, rng = _asked(db, args)
     body = history.series.compute(d, list(dict.fromkeys(names)), rng, args["instance"], args["rate"],
                                   _max_points(args))
-    return answer(body, args, rng, table=_series_table)
+    return _series_answer(body, args, rng)
 
 
 @api.get("/dbs/<db>/wait-classes")
-@accepts(*RANGE, INSTANCE, MAX_POINTS, FORMAT, SHOW_SQL)
+@accepts(*RANGE, INSTANCE, MAX_POINTS, SHAPE, FORMAT, SHOW_SQL)
 def wait_classes(db, args):
     """Average active sessions by wait class over time: DB CPU plus every non-idle class, and the CPU count."""
     d, rng = _asked(db, args)
     body = history.series.wait_classes(d, rng, args["instance"], _max_points(args))
-    return answer(body, args, rng, table=_series_table)
+    return _series_answer(body, args, rng)
 
 
 @api.get("/dbs/<db>/load-profile")
@@ -187,20 +188,20 @@ def top_sql(db, args):
 
 
 @api.get("/dbs/<db>/sql/<sql_id>")
-@accepts(SQL_ID, *RANGE, MAX_POINTS, FORMAT, SHOW_SQL)
+@accepts(SQL_ID, *RANGE, MAX_POINTS, SHAPE, FORMAT, SHOW_SQL)
 def sql(db, sql_id, args):
     """One statement over time, one line per plan hash value: elapsed and CPU per execution, gets, executions."""
     SQL_ID.parse(sql_id)
     d, rng = _asked(db, args, default_days=45)
-    return answer(history.sql.compute(d, sql_id, rng, _max_points(args)), args, rng, table=_series_table)
+    return _series_answer(history.sql.compute(d, sql_id, rng, _max_points(args)), args, rng)
 
 
 @api.get("/dbs/<db>/tablespaces")
-@accepts(*RANGE, MAX_POINTS, FORMAT, SHOW_SQL)
+@accepts(*RANGE, MAX_POINTS, SHAPE, FORMAT, SHOW_SQL)
 def tablespaces(db, args):
     """Tablespace used, allocated and maximum size over time (MB)."""
     d, rng = _asked(db, args, default_days=45)
-    return answer(history.tablespaces.compute(d, rng, _max_points(args)), args, rng)
+    return _series_answer(history.tablespaces.compute(d, rng, _max_points(args)), args, rng, table=None)
 
 
 def _ab(prefix, label):
@@ -225,6 +226,13 @@ def compare(db, args):
 def _flat(rows):
     """Nested values as text, for CSV."""
     return [{k: v for k, v in r.items() if not isinstance(v, (dict, list))} for r in rows]
+
+
+def _series_answer(body, args, rng, table="long"):
+    """An answer holding series: their points in the shape asked for (CSV: pairs, in long form, unless the answer's
+    table is its rows)."""
+    body.update(shaped(body["series"] + body.get("cpu_count", []), "pairs" if args["format"] == "csv" else args["shape"]))
+    return answer(body, args, rng, table=_series_table if table == "long" else table)
 
 
 def _series_table(body):

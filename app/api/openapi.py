@@ -20,9 +20,13 @@ TABLE = {"type": "object", "required": ["columns", "rows"],
                         "rows": {"type": "array", "items": {"type": "object"}}, "range": RANGE}}
 SERIES = {"type": "object", "required": ["series"], "properties": {
     "range": RANGE, "markers": {"type": "object"},
-    "series": {"type": "array", "items": {"type": "object", "required": ["unit", "points"], "properties": {
+    "axes": {"type": "array", "description": "shape=axes: each distinct list of times, once.",
+             "items": {"type": "array", "items": {"type": "string"}}},
+    "series": {"type": "array", "items": {"type": "object", "required": ["unit"], "properties": {
         "name": {"type": "string"}, "unit": {"type": "string"}, "kind": {"type": "string"},
         "instance": {"type": ["string", "integer"]}, "points": POINTS, "points_total": {"type": "integer"},
+        "axis": {"type": "integer", "description": "shape=axes: the index of this series' times in `axes`."},
+        "values": {"type": "array", "items": NUM, "description": "shape=axes: one value per time of its axis."},
         "partial": {"type": "array", "description": "Combined points that sum fewer instances than the range holds.",
                     "items": {"type": "object", "required": ["time", "instances", "missing"], "properties": {
                         "time": {"type": "string"}, "instances": {"type": "integer"},

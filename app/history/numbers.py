@@ -1,25 +1,36 @@
-"""Numbers as the answers carry them: rounded to four decimals, points as [time, value], changes in %."""
+"""Numbers as the answers carry them: rounded to four decimals, points as [time, value] pairs or on shared time
+axes, changes in %."""
 
 
-def points(values) -> list[list]:
-    """[[time, value]] from (time, epoch, value) triples, values rounded as round4 does (inlined: a call per value
-    is a tenth of a full-resolution series' time)."""
-    out = []
-    for t, _, v in values:
-        if v is not None:
-            v = round(v * 10000) / 10000 if -1e6 < v < 1e6 else round(v)
-        out.append([t, v])
-    return out
+def drawn(values) -> tuple[list, list]:
+    """A series' points as columns, (times, values), from (time, epoch, value) triples; values rounded as round4
+    does (inlined: a call per value is a tenth of a full-resolution series' time)."""
+    return [t for t, _, _ in values], [None if v is None else round(v * 10000) / 10000 if -1e6 < v < 1e6 else round(v)
+                                       for _, _, v in values]
 
 
-def rates(group, scale: float = 1.0) -> list[list]:
-    """[[time, num / den x scale]] of analysis.Points, rounded as points() does: one pass where nothing is
-    downsampled (a full-resolution answer's every point)."""
-    out = []
-    for _, _, t, num, den in group:
-        v = num / den * scale
-        out.append([t, round(v * 10000) / 10000 if -1e6 < v < 1e6 else round(v)])
-    return out
+def rates(group, scale: float = 1.0) -> tuple[list, list]:
+    """A series' points as columns, (times, values), from analysis.Points (num / den x scale), rounded as drawn()
+    does: one pass where nothing is downsampled (a full-resolution answer's every point)."""
+    values = [num / den * scale for _, _, _, num, den in group]
+    return [p[2] for p in group], [round(v * 10000) / 10000 if -1e6 < v < 1e6 else round(v) for v in values]
+
+
+def shaped(series: list[dict], shape: str) -> dict:
+    """The answer's points in the shape asked for, from each series' columns (its "points" as (times, values)):
+    `pairs`, [[time, value], ...] per series; or `axes`, each distinct time list once in the answer's "axes" and each
+    series' "axis" (its index there) and "values". Returns what the answer adds at its top ({"axes": ...})."""
+    if shape == "pairs":
+        for s in series:
+            s["points"] = [[t, v] for t, v in zip(*s["points"])]
+        return {}
+    axes, index = [], {}
+    for s in series:
+        times, s["values"] = s.pop("points")
+        s["axis"] = index.setdefault(tuple(times), len(axes))
+        if s["axis"] == len(axes):
+            axes.append(times)
+    return {"axes": axes}
 
 
 def round4(x):

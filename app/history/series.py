@@ -9,7 +9,7 @@ from app.errors import NotFound
 from app.history import catalog
 from app.history.catalog import IO_FIELDS, Spec, Term
 from app.history.database import Database, Range, offset
-from app.history.numbers import points, rates
+from app.history.numbers import drawn, rates
 from app.store import queries
 from app.store.schema import IO_COLUMNS
 
@@ -17,7 +17,8 @@ TXN = ("user commits", "user rollbacks")  # a transaction, as the AWR report cou
 
 
 def compute(db: Database, names, rng: Range, instance="all", rate="per_second", max_points=2000) -> dict:
-    """The series over the intervals (begin_snap, end_snap] (docs/awr-rules.md §12)."""
+    """The series over the intervals (begin_snap, end_snap] (docs/awr-rules.md §12); each series' points as columns,
+    (times, values), for numbers.shaped."""
     specs = [catalog.spec(db, n) for n in names]
     each = instance == "each"
     inst = None if each else db.instance(instance)
@@ -41,23 +42,23 @@ def compute(db: Database, names, rng: Range, instance="all", rate="per_second", 
             groups = [("all", analysis.combine(per, how), analysis.absent(per, expected))]
         for label, group, absent in groups:
             if 3 <= max_points < len(group):
-                drawn = points(analysis.lttb(analysis.values_of(group, spec.scale), max_points))
+                columns = drawn(analysis.lttb(analysis.values_of(group, spec.scale), max_points))
             else:
-                drawn = rates(group, spec.scale)
+                columns = rates(group, spec.scale)
             out.append({**spec.public(), "unit": spec.unit_for(rate), "instance": label,
                         "rate": rate if spec.kind == "cumulative" else None,
-                        "points_total": len(group), "points": drawn,
-                        "partial": _partial(group, absent, len(expected), drawn)})
+                        "points_total": len(group), "points": columns,
+                        "partial": _partial(group, absent, len(expected), columns[0])})
     markers = db.timeline().markers(rng.lo, rng.hi, inst) if rng.lo is not None else {}
     return {"db": db.key, "range": rng.public(), "instance": instance, "series": out, "markers": markers}
 
 
-def _partial(group, absent: dict, expected: int, drawn) -> list[dict]:
+def _partial(group, absent: dict, expected: int, times: list) -> list[dict]:
     """The drawn combined points that sum fewer instances than the range holds: their time, how many instances
     they sum, and the ones without a point there (down, no snapshot, or an interval across a restart: §11)."""
     if not absent:
         return []
-    times = {t for t, _ in drawn}
+    times = set(times)
     return [{"time": p.time, "instances": expected - len(absent[p.key]), "missing": absent[p.key]}
             for p in group if p.key in absent and p.time in times]
 

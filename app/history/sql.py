@@ -3,7 +3,7 @@ per execution, executions and elapsed time at each snapshot."""
 from app import analysis
 from app.errors import NotFound
 from app.history.database import Database, Range
-from app.history.numbers import points, round4
+from app.history.numbers import drawn, round4
 from app.history.sql_text import texts
 from app.store import queries
 
@@ -42,6 +42,6 @@ def compute(db: Database, sql_id: str, rng: Range, max_points=2000) -> dict:
             values = [(p[0].time, p[0].epoch, (p[idx] / p[1] if per_exec else p[idx]) * scale)
                       for p in pts if p[1] or not per_exec]
             values = analysis.lttb(values, max_points)
-            lines.append({"metric": metric, "plan_hash_value": plan, "unit": unit, "points": points(values)})
+            lines.append({"metric": metric, "plan_hash_value": plan, "unit": unit, "points": drawn(values)})
     return {"db": db.key, "sql_id": sql_id, "range": rng.public(), "sql_text": text.get(sql_id),
             "module": module, "plans": plans, "series": lines}

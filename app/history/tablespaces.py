@@ -1,7 +1,7 @@
 """Tablespaces over a range: used, allocated and maximum size over time, and the latest of each (MB)."""
 from app import analysis
 from app.history.database import Database, Range
-from app.history.numbers import points, round4
+from app.history.numbers import drawn, round4
 from app.store import queries
 from app.units import MIB
 
@@ -28,7 +28,7 @@ def compute(db: Database, rng: Range, max_points=2000) -> dict:
                      "growth_mb": round4((last[3] - pts[0][3]) * block / MIB)})
         for metric, idx in (("used", 3), ("size", 1), ("max", 2)):
             values = analysis.lttb([(p[0].time, p[0].epoch, p[idx] * block / MIB) for p in pts], max_points)
-            series.append({"tablespace": name, "metric": metric, "unit": "MB", "points": points(values)})
+            series.append({"tablespace": name, "metric": metric, "unit": "MB", "points": drawn(values)})
     return {"db": db.key, "range": rng.public(),
             "columns": ["tablespace", "contents", "used_mb", "size_mb", "max_mb", "used_pct_of_max",
                         "growth_mb"], "rows": rows, "series": series}

@@ -205,7 +205,7 @@
       parts.answer = null;
       var answer = function (range) {
         return Api.get(Dbs.path(ctx.db, "/sql/" + encodeURIComponent(ctx.state.sql)),
-          Object.assign({ max_points: cfg.maxPoints }, Loaders.bounds(ctx.db, range)));
+          Object.assign({ max_points: cfg.maxPoints, shape: "axes" }, Loaders.bounds(ctx.db, range))).then(Loaders.unpack);
       };
       [["elapsed_per_exec", "Elapsed time per execution"], ["cpu_per_exec", "CPU time per execution"],
         ["buffer_gets_per_exec", "Buffer gets per execution"], ["executions", "Executions"]].forEach(function (m) {
@@ -218,8 +218,8 @@
                 datasets: lines.map(function (s) {
                   var i = plans.indexOf(s.plan_hash_value);
                   return { key: String(s.plan_hash_value), label: "plan " + s.plan_hash_value, unit: s.unit,
-                    instance: "all", points: s.points.length < cfg.maxPoints ? Loaders.broken(Loaders.points(s), ctx.db.step)
-                      : Loaders.points(s), color: Charts.PALETTE[(i < 0 ? 0 : i) % Charts.PALETTE.length] };
+                    instance: "all", points: s.points.length < cfg.maxPoints ? Loaders.broken(s.points, ctx.db.step)
+                      : s.points, color: Charts.PALETTE[(i < 0 ? 0 : i) % Charts.PALETTE.length] };
                 }) };
             });
           } });
@@ -307,7 +307,10 @@
     build: function (ctx, parts, root) {
       var grid = element("div", { "class": "grid" });
       root.appendChild(grid);
-      var answer = function (params) { return Api.get(Dbs.path(ctx.db, "/tablespaces"), Object.assign({ max_points: cfg.maxPoints }, params)); };
+      var answer = function (params) {
+        return Api.get(Dbs.path(ctx.db, "/tablespaces"), Object.assign({ max_points: cfg.maxPoints, shape: "axes" }, params))
+          .then(Loaders.unpack);
+      };
       var chosen = function (body) {  // the one in the link, or the fullest
         if (ctx.state.ts) { return ctx.state.ts; }
         var rows = body.rows.slice().sort(function (a, b) { return (b.used_pct_of_max || 0) - (a.used_pct_of_max || 0); });
@@ -323,7 +326,7 @@
             return { markers: {}, downsampled: lines.some(function (s) { return s.points.length >= cfg.maxPoints; }),
               datasets: lines.map(function (s) {
                 return { key: s.metric, label: s.tablespace + " " + (s.metric === "size" ? "allocated" : s.metric), unit: s.unit,
-                  instance: "all", points: Loaders.points(s), color: style[s.metric][0], fill: style[s.metric][1], dash: style[s.metric][2] };
+                  instance: "all", points: s.points, color: style[s.metric][0], fill: style[s.metric][1], dash: style[s.metric][2] };
               }) };
           });
         } });

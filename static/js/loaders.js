@@ -16,8 +16,18 @@
   });
   var catalogs = AWRLens.Dom.table();
 
-  /** A series' points as [ms, value]. */
-  function points(s) { return s.points.map(function (p) { return [Date.parse(p[0]), p[1]]; }); }
+  /** The answer with every series' points as [ms, value], from either shape the API gives (the page asks for
+   * shape=axes: each list of times comes once, and is parsed once). */
+  function unpack(body) {
+    if (body.$unpacked) { return body; }  // the API module hands a cached answer to every caller
+    body.$unpacked = true;
+    var parsed = (body.axes || []).map(function (times) { return times.map(Date.parse); });
+    (body.series || []).concat(body.cpu_count || []).forEach(function (s) {
+      s.points = s.values ? s.values.map(function (v, i) { return [parsed[s.axis][i], v]; })
+        : s.points.map(function (p) { return [Date.parse(p[0]), p[1]]; });
+    });
+    return body;
+  }
 
   /** ms -> {instances, missing} of the combined points that sum fewer instances than the range holds. */
   function partial(s) {
@@ -75,7 +85,7 @@
         var win = bounds(ctx.db, range);
         return Promise.all(chunks.map(function (chunk) {
           return Api.get(Dbs.path(ctx.db, "/series"), { name: chunk, from: win.from, to: win.to,
-            instance: inst, rate: opts.rate, max_points: cfg.maxPoints });
+            instance: inst, rate: opts.rate, max_points: cfg.maxPoints, shape: "axes" }).then(unpack);
         }));
       }).then(function (answers) {
         var all = [].concat.apply([], answers.map(function (a) { return a.series; }));
@@ -89,7 +99,7 @@
             var use = twin && twin.points.length ? twin : base;
             datasets.push({ key: name + "|" + base.instance, instance: base.instance,
               label: base.label + (each ? " · inst " + base.instance : "") + (use === twin ? " · per minute" : ""),
-              unit: base.unit, points: points(use), partial: partial(use),
+              unit: base.unit, points: use.points, partial: partial(use),
               color: Charts.PALETTE[k % Charts.PALETTE.length] });
             k += 1;
           });
@@ -105,15 +115,15 @@
     return function (range) {
       var win = bounds(ctx.db, range);
       return Api.get(Dbs.path(ctx.db, "/wait-classes"), { from: win.from, to: win.to, instance: instance,
-        max_points: 0 }).then(function (body) {
+        max_points: 0, shape: "axes" }).then(unpack).then(function (body) {
         var datasets = body.series.map(function (s, i) {
-          return { key: s.name + "|" + s.instance, label: s.label, unit: s.unit, instance: s.instance, points: points(s),
+          return { key: s.name + "|" + s.instance, label: s.label, unit: s.unit, instance: s.instance, points: s.points,
             partial: partial(s),
             fill: i ? "-1" : "origin", stack: "aas", color: CLASS_COLORS[s.label] || Charts.PALETTE[i % Charts.PALETTE.length] };
         });
         (body.cpu_count || []).forEach(function (s) {
           datasets.push({ key: "cpus|" + s.instance, label: "CPU count", unit: s.unit, instance: s.instance,
-            points: points(s), stack: "cpus", color: "#111", dash: [6, 4], order: -1 });
+            points: s.points, stack: "cpus", color: "#111", dash: [6, 4], order: -1 });
         });
         return { datasets: datasets, markers: body.markers, downsampled: false };
       });
@@ -121,7 +131,7 @@
   }
 
   AWRLens.Loaders = {
-    points: points,
+    unpack: unpack,
     partial: partial,
     bounds: bounds,
     broken: broken,
