@@ -352,3 +352,29 @@ def test_every_timestamp_has_the_database_offset(api, dbs, stories, tz, summary)
                 assert WITH_OFFSET.fullmatch(t) and t.endswith(offset), (key, t)
                 seen += 1
         assert seen > 1000
+
+
+def test_wait_classes_from_the_stores_class_totals_equal_the_view_summed(api, dbs, demo_store, tmp_path):
+    """The embedded store keeps each snapshot's time waited per wait class (schema.CLASS_TOTALS, filled when it is
+    built); a store without that table sums DBA_HIST_SYSTEM_EVENT per class, as on Oracle. Both give the same
+    answers, and the demo store reads its totals (issue 16: the widest wait-class question read every event row)."""
+    import shutil
+    import sqlite3
+
+    from app import create_app
+    from app.settings import Settings
+    from app.store.schema import CLASS_TOTALS
+    bare = tmp_path / "bare.sqlite"
+    shutil.copy(demo_store[0], bare)
+    with sqlite3.connect(bare) as con:
+        con.execute(f"drop table {CLASS_TOTALS.name}")
+    summed = create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(bare)}})).test_client()
+    for db in dbs.values():
+        for q in ({}, {"instance": "each", "max_points": 0}, {"instance": "1", "begin_snap": 1}):
+            kept = ok(api, url(db, "/wait-classes"), show_sql=1, **q)
+            plain = ok(summed, url(db, "/wait-classes"), show_sql=1, **q)
+            classes = [s["sql"] for s in kept.pop("sql") if "time_waited_micro_fg" in s["sql"]]
+            assert len(classes) == 1 and CLASS_TOTALS.name in classes[0]
+            classes = [s["sql"] for s in plain.pop("sql") if "time_waited_micro_fg" in s["sql"]]
+            assert len(classes) == 1 and "GROUP BY" in classes[0] and CLASS_TOTALS.name not in classes[0]
+            assert kept == plain and kept["series"]

@@ -13,7 +13,7 @@ from sqlalchemy import create_engine
 from app.runs import demo_runs
 from app.demo.rows import Generator
 from app.demo.workload import END, STEP, databases, place_stories, public_stories, schedule
-from app.store.schema import views
+from app.store.schema import CLASS_TOTALS, CLASS_TOTALS_FILL, views
 
 DETAIL_DAYS = 8  # per-minute sysmetric history kept for the most recent days only
 MIN_DAYS = 10  # the stories are placed up to 7 days before the newest snapshot
@@ -98,6 +98,7 @@ def _create(path: Path) -> sqlite3.Connection:
     path.unlink(missing_ok=True)
     engine = create_engine(f"sqlite:///{path}")
     views().metadata.create_all(engine)
+    CLASS_TOTALS.create(engine)
     engine.dispose()
     con = sqlite3.connect(path)
     con.execute("PRAGMA journal_mode = OFF")
@@ -118,6 +119,7 @@ def _merge(path: Path, parts: list[Path]):
     con.commit()
     for k in range(len(parts)):
         con.execute("DETACH DATABASE ?", (f"part{k}",))
+    con.execute(CLASS_TOTALS_FILL)
     con.execute("ANALYZE")
     con.commit()
     con.close()

@@ -128,12 +128,15 @@ class Fetcher:
             for row in self._rows(queries.event_series(v), item_id=term.item):
                 out.setdefault(row[0], {})[row[1]] = row[col]
         elif term.view == "wait_class":
-            classes: dict = {}
-            for inst, snap, wait_class, micro in self._rows(queries.wait_class_series(v)):
-                classes.setdefault(wait_class, {}).setdefault(inst, {})[snap] = micro
-            for wait_class, per in classes.items():
-                self.memo[("wait_class", wait_class, "value")] = per
-            return classes.get(term.item, {})
+            pairs: dict = {}  # (class, instance) -> {snap_id: value}: one lookup per row, no empty dict per row
+            for inst, snap, wait_class, micro in self._rows(queries.wait_class_series(v, self.store.class_totals)):
+                per = pairs.get((wait_class, inst))
+                if per is None:
+                    per = pairs[(wait_class, inst)] = {}
+                per[snap] = micro
+            for (wait_class, inst), per in pairs.items():
+                self.memo.setdefault(("wait_class", wait_class, "value"), {})[inst] = per
+            return self.memo.get(("wait_class", term.item, "value"), {})
         elif term.view in queries.IO_VIEWS:
             idx = [2 + IO_COLUMNS.index(c) for c in IO_FIELDS[term.field][0]]
             for row in self._rows(queries.io_series(v, term.view), item_id=term.item):

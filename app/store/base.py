@@ -37,6 +37,8 @@ class Store:
         self.views = views(view_prefix)
         self._cache: dict = {}
 
+    class_totals = False  # whether the store keeps per-snapshot wait class totals (schema.CLASS_TOTALS)
+
     def rows(self, stmt, params: dict | None = None) -> list[tuple]:
         """All rows of `stmt` as tuples; raises an ApiError subclass on any database failure."""
         started = time.monotonic()

@@ -8,7 +8,7 @@ import re
 
 from sqlalchemy import and_, bindparam, func, select
 
-from app.store.schema import IO_COLUMNS, SQL_METRICS, Views
+from app.store.schema import CLASS_TOTALS, IO_COLUMNS, SQL_METRICS, Views
 
 COUNTER_VIEWS = ("sysstat", "sys_time_model", "osstat")
 IO_VIEWS = {"iostat_function": "function", "iostat_filetype": "filetype"}
@@ -84,8 +84,12 @@ def event_series(v: Views):
             .where(_snap_range(t), t.c.event_id == bindparam("item_id")))
 
 
-def wait_class_series(v: Views):
-    """Foreground time waited per non-idle wait class, summed over its events."""
+def wait_class_series(v: Views, class_totals: bool = False):
+    """Foreground time waited per non-idle wait class, summed over its events; read from the embedded store's
+    per-snapshot class totals where it keeps them (schema.CLASS_TOTALS)."""
+    if class_totals:
+        t = CLASS_TOTALS
+        return select(t.c.instance_number, t.c.snap_id, t.c.wait_class, t.c.time_waited_micro_fg).where(_snap_range(t))
     t = v.system_event
     return (select(t.c.instance_number, t.c.snap_id, t.c.wait_class, func.sum(t.c.time_waited_micro_fg))
             .where(_snap_range(t), t.c.wait_class != "Idle")

@@ -96,6 +96,18 @@ def _views(md: MetaData, p: str) -> None:
     Index(f"{p}pgastat_by_snap", *[pga.c[c] for c in by_snap])
 
 
+# The one table the embedded store keeps besides the views: each snapshot's foreground time waited per non-idle wait
+# class, DBA_HIST_SYSTEM_EVENT summed once when the store is built, so AAS by wait class (docs/awr-rules.md §10) reads
+# a row per class instead of one per event (BENCHMARKS.md). On Oracle the statement sums the view itself.
+CLASS_TOTALS = _table(MetaData(), "awrlens_wait_class_totals", *_ints("snap_id", "dbid", "instance_number"),
+                      Column("wait_class", String(64), nullable=False), Column("time_waited_micro_fg", N),
+                      key=("dbid", "snap_id", "instance_number", "wait_class"))
+CLASS_TOTALS_FILL = (  # the store's own rows only: nothing from a request
+    f"INSERT INTO {CLASS_TOTALS.name} SELECT snap_id, dbid, instance_number, wait_class, sum(time_waited_micro_fg) "
+    "FROM dba_hist_system_event WHERE wait_class != 'Idle' GROUP BY dbid, snap_id, instance_number, wait_class "
+    "ORDER BY dbid, snap_id, instance_number, wait_class")
+
+
 class Views:
     """The AWR views under one prefix: `Views('dba_hist_').sysstat` is the Table dba_hist_sysstat."""
 

@@ -8,13 +8,15 @@ import sqlite3
 import threading
 import time
 from contextlib import contextmanager
+from functools import cached_property
 from pathlib import Path
 
-from sqlalchemy import create_engine, event
+from sqlalchemy import bindparam, column, create_engine, event, select, table
 from sqlalchemy.pool import NullPool
 
 from app.errors import ApiError, DatabaseTimeout, DatabaseUnavailable, ReadOnly
 from app.store.base import Store
+from app.store.schema import CLASS_TOTALS
 
 READ_ONLY_ERRORS = ("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH")
 
@@ -29,6 +31,14 @@ class SqliteStore(Store):
         self._writer = None
         self._writer_lock = threading.Lock()
         super().__init__(alias, engine, settings)
+
+    @cached_property
+    def class_totals(self) -> bool:
+        """Whether the file keeps schema.CLASS_TOTALS: the demo builder writes it, a store made otherwise may not."""
+        master = table("sqlite_master", column("type"), column("name"))
+        return bool(self.rows(select(master.c.name).where(master.c.type == "table",
+                                                            master.c.name == bindparam("name")),
+                              {"name": CLASS_TOTALS.name}))
 
     def write_engine(self):
         with self._writer_lock:
