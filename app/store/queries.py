@@ -2,9 +2,11 @@
 
 Nothing from a request is pasted into SQL text: values travel as binds, and choices (which view, which
 column to sort by) are picked from fixed lists in this module. `flask --app app sql` prints them all
-compiled for Oracle, so a DBA can review them before granting access.
+compiled for Oracle, so a DBA can review them before granting access. Each statement is built once per view
+prefix and argument (`cache`): a request reuses it with its own bind values.
 """
 import re
+from functools import cache
 
 from sqlalchemy import and_, bindparam, func, select
 
@@ -29,6 +31,7 @@ def _intervals(t):
     return and_(t.c.dbid == bindparam("dbid"), t.c.snap_id > bindparam("lo"), t.c.snap_id <= bindparam("hi"))
 
 
+@cache
 def databases(v: Views):
     t = v.database_instance
     return select(t.c.dbid, t.c.instance_number, t.c.startup_time, t.c.db_name, t.c.instance_name,
@@ -36,6 +39,7 @@ def databases(v: Views):
         t.c.dbid, t.c.instance_number, t.c.startup_time)
 
 
+@cache
 def snapshots(v: Views):
     t = v.snapshot
     return (select(t.c.instance_number, t.c.snap_id, t.c.startup_time, t.c.begin_interval_time,
@@ -43,6 +47,7 @@ def snapshots(v: Views):
             .where(t.c.dbid == bindparam("dbid")).order_by(t.c.instance_number, t.c.snap_id))
 
 
+@cache
 def counter_names(v: Views, view: str):
     """The statistics of one counter view at one snapshot, for the catalog."""
     t = getattr(v, view)
@@ -50,12 +55,14 @@ def counter_names(v: Views, view: str):
             .where(t.c.dbid == bindparam("dbid"), t.c.snap_id == bindparam("snap_id")))
 
 
+@cache
 def event_names(v: Views):
     t = v.system_event
     return (select(t.c.event_id, t.c.event_name, t.c.wait_class).distinct()
             .where(t.c.dbid == bindparam("dbid"), t.c.snap_id == bindparam("snap_id")))
 
 
+@cache
 def metric_names(v: Views, view: str = "sysmetric_summary"):
     t = getattr(v, view)
     return (select(t.c.metric_id, t.c.metric_name, t.c.metric_unit).distinct()
@@ -63,6 +70,7 @@ def metric_names(v: Views, view: str = "sysmetric_summary"):
                    t.c.group_id == METRIC_GROUP))
 
 
+@cache
 def io_names(v: Views, view: str):
     t = getattr(v, view)
     kind = IO_VIEWS[view]
@@ -70,6 +78,7 @@ def io_names(v: Views, view: str):
             .where(t.c.dbid == bindparam("dbid"), t.c.snap_id == bindparam("snap_id")))
 
 
+@cache
 def counter_series(v: Views, view: str):
     """One statistic's cumulative values per instance and snapshot."""
     t = getattr(v, view)
@@ -77,6 +86,7 @@ def counter_series(v: Views, view: str):
             .where(_snap_range(t), t.c.stat_id == bindparam("item_id")))
 
 
+@cache
 def event_series(v: Views):
     t = v.system_event
     return (select(t.c.instance_number, t.c.snap_id, t.c.total_waits_fg, t.c.time_waited_micro_fg,
@@ -84,6 +94,7 @@ def event_series(v: Views):
             .where(_snap_range(t), t.c.event_id == bindparam("item_id")))
 
 
+@cache
 def wait_class_series(v: Views, class_totals: bool = False):
     """Foreground time waited per non-idle wait class, summed over its events; read from the embedded store's
     per-snapshot class totals where it keeps them (schema.CLASS_TOTALS)."""
@@ -96,12 +107,14 @@ def wait_class_series(v: Views, class_totals: bool = False):
             .group_by(t.c.instance_number, t.c.snap_id, t.c.wait_class))
 
 
+@cache
 def metric_series(v: Views):
     t = v.sysmetric_summary
     return (select(t.c.instance_number, t.c.snap_id, t.c.average, t.c.maxval)
             .where(_snap_range(t), t.c.group_id == METRIC_GROUP, t.c.metric_id == bindparam("item_id")))
 
 
+@cache
 def metric_detail_series(v: Views):
     """Per-minute values of one metric (DBA_HIST_SYSMETRIC_HISTORY)."""
     t = v.sysmetric_history
@@ -110,6 +123,7 @@ def metric_detail_series(v: Views):
             .order_by(t.c.instance_number, t.c.end_time))
 
 
+@cache
 def io_series(v: Views, view: str):
     t = getattr(v, view)
     kind = IO_VIEWS[view]
@@ -118,6 +132,7 @@ def io_series(v: Views, view: str):
             .where(_snap_range(t), t.c[f"{kind}_id"] == bindparam("item_id")))
 
 
+@cache
 def counters_at(v: Views, view: str):
     """Named statistics at chosen snapshots (the boundaries of a range), for the Load Profile."""
     t = getattr(v, view)
@@ -126,6 +141,7 @@ def counters_at(v: Views, view: str):
                    t.c.stat_name.in_(bindparam("names", expanding=True))))
 
 
+@cache
 def events_at(v: Views):
     t = v.system_event
     return (select(t.c.instance_number, t.c.snap_id, t.c.event_name, t.c.wait_class, t.c.total_waits_fg,
@@ -134,6 +150,7 @@ def events_at(v: Views):
                    t.c.wait_class != "Idle"))
 
 
+@cache
 def top_sql(v: Views, order: str):
     """SQL statements by the summed delta of one metric (`order` is a key of TOP_SQL_ORDER)."""
     t = v.sqlstat
@@ -146,12 +163,14 @@ def top_sql(v: Views, order: str):
             .order_by(ranked.desc(), t.c.sql_id).limit(TOP_SQL_ROWS))
 
 
+@cache
 def sql_texts(v: Views):
     t = v.sqltext
     return (select(t.c.sql_id, t.c.sql_text, t.c.command_type)
             .where(t.c.dbid == bindparam("dbid"), t.c.sql_id.in_(bindparam("sql_ids", expanding=True))))
 
 
+@cache
 def sql_history(v: Views):
     """One statement per snapshot and plan."""
     t = v.sqlstat
@@ -161,6 +180,7 @@ def sql_history(v: Views):
             .order_by(t.c.snap_id, t.c.instance_number))
 
 
+@cache
 def tablespaces(v: Views):
     u, t = v.tbspc_space_usage, v.tablespace
     return (select(u.c.snap_id, t.c.tsname, t.c.contents, t.c.block_size, u.c.tablespace_size,
