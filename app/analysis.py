@@ -255,22 +255,31 @@ def lttb(points: list[tuple], threshold: int) -> list[tuple]:
     n = len(points)
     if threshold <= 0 or n <= threshold or threshold < 3:
         return points
+    xs, ys = [p[1] for p in points], [p[2] for p in points]
     out = [points[0]]
     every = (n - 2) / (threshold - 2)
     a = 0
     for i in range(threshold - 2):
         start = int(i * every) + 1
         end = int((i + 1) * every) + 1
+        stop = min(end, n - 1)
+        if stop - start <= 1:  # one candidate (or none): it is the bucket's point, whatever the triangle
+            out.append(points[start])
+            a = start
+            continue
         nxt_start, nxt_end = end, min(int((i + 2) * every) + 1, n)
         if nxt_end <= nxt_start:
             nxt_end = min(nxt_start + 1, n)
-        span = points[nxt_start:nxt_end] or [points[-1]]
-        avg_x = fsum(p[1] for p in span) / len(span)
-        avg_y = fsum(p[2] for p in span) / len(span)
-        ax, ay = points[a][1], points[a][2]
+        if nxt_end > nxt_start:  # the next bucket's average point
+            avg_x = fsum(xs[nxt_start:nxt_end]) / (nxt_end - nxt_start)
+            avg_y = fsum(ys[nxt_start:nxt_end]) / (nxt_end - nxt_start)
+        else:
+            avg_x, avg_y = xs[-1], ys[-1]
+        ax, ay = xs[a], ys[a]
+        dx, dy = ax - avg_x, avg_y - ay
         best, best_area = start, -1.0
-        for j in range(start, min(end, n - 1)):
-            area = abs((ax - avg_x) * (points[j][2] - ay) - (ax - points[j][1]) * (avg_y - ay))
+        for j in range(start, stop):  # the point of this bucket making the largest triangle
+            area = abs(dx * (ys[j] - ay) - (ax - xs[j]) * dy)
             if area > best_area:
                 best, best_area = j, area
         out.append(points[best])
