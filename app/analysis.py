@@ -81,6 +81,9 @@ class Timeline:
         ids = sorted({s.snap_id for rows in self.all.values() for s in rows})
         self.snap_ids = ids
         self.by_id = {(s.instance, s.snap_id): s for rows in self.all.values() for s in rows}
+        self.lowest = {}  # snap_id -> the lowest-numbered instance's snapshot: when a database-wide row is timed
+        for (_, snap_id), s in sorted(self.by_id.items()):
+            self.lowest.setdefault(snap_id, s)
         steps = sorted(b.epoch - a.epoch for rows in self.kept.values() for a, b in zip(rows, rows[1:]))
         self.step = steps[len(steps) // 2] if steps else 3600.0
         self._kept_ids = {inst: [s.snap_id for s in rows] for inst, rows in self.kept.items()}
@@ -262,14 +265,16 @@ def lttb(points: list[tuple], threshold: int) -> list[tuple]:
     for i in range(threshold - 2):
         start = int(i * every) + 1
         end = int((i + 1) * every) + 1
-        stop = min(end, n - 1)
+        stop = end if end < n - 1 else n - 1
         if stop - start <= 1:  # one candidate (or none): it is the bucket's point, whatever the triangle
             out.append(points[start])
             a = start
             continue
-        nxt_start, nxt_end = end, min(int((i + 2) * every) + 1, n)
+        nxt_start, nxt_end = end, int((i + 2) * every) + 1
+        if nxt_end > n:
+            nxt_end = n
         if nxt_end <= nxt_start:
-            nxt_end = min(nxt_start + 1, n)
+            nxt_end = nxt_start + 1 if nxt_start + 1 < n else n
         if nxt_end > nxt_start:  # the next bucket's average point
             avg_x = fsum(xs[nxt_start:nxt_end]) / (nxt_end - nxt_start)
             avg_y = fsum(ys[nxt_start:nxt_end]) / (nxt_end - nxt_start)

@@ -9,10 +9,7 @@ DEFAULT_BLOCK_SIZE = 8192  # bytes, when the view has no block size for a tables
 
 
 def compute(db: Database, rng: Range, max_points=2000) -> dict:
-    tl = db.timeline()
-    when = {}
-    for (instance_no, snap), s in sorted(tl.by_id.items()):
-        when.setdefault(snap, s)
+    when = db.timeline().lowest
     raw = db.rows(queries.tablespaces(db.store.views), lo=rng.lo, hi=rng.hi) if rng.lo is not None else []
     per: dict = {}
     for snap, name, contents, block, size, maxsize, used in raw:
