@@ -163,3 +163,24 @@ def test_oversized_requests(api, dbs):
     assert_error(api.get(series, query_string={"name": [AAS] * 10_000}), 400, "name")
     many = {f"p{i}": "1" for i in range(5000)}
     assert_error(api.get(series, query_string={"name": AAS, **many}), 400, "p0")
+
+
+@pytest.mark.parametrize("side", ["before", "after"])
+def test_a_range_outside_the_history_names_the_historys_bounds(api, dbs, sql3, tz, side):
+    """A time range that misses the whole history is an error that gives the history's first and last snapshot
+    times (from the store), not an empty answer that reads as no activity (issue 15)."""
+    for db in dbs.values():
+        first, last = sql3.execute("select min(end_interval_time), max(end_interval_time) from dba_hist_snapshot "
+                                   "where dbid = ?", (dbid_of(db),)).fetchone()
+        zone = tz[dbid_of(db)]
+        first, last = (datetime.fromisoformat(t).replace(tzinfo=zone) for t in (first, last))
+        if side == "before":
+            q, named = {"from": (first - timedelta(days=3)).isoformat(), "to": (first - timedelta(days=1)).isoformat()}, "to"
+        else:
+            q, named = {"from": (last + timedelta(hours=1)).isoformat(), "to": (last + timedelta(days=1)).isoformat()}, "from"
+        for path, extra in (("/series", {"name": AAS}), ("/load-profile", {}), ("/top-sql", {}), ("/wait-classes", {})):
+            err = assert_error(api.get(url(db, path), query_string={**q, **extra}), 400, named)
+            assert first.isoformat() in err["message"] and last.isoformat() in err["message"], err["message"]
+        # a range that overlaps the history by two hours is answered
+        edge = {"from": (last - timedelta(hours=2)).isoformat(), "to": (last + timedelta(days=1)).isoformat()}
+        assert ok(api, url(db, "/series"), name=AAS, **edge)["series"][0]["points"]

@@ -127,6 +127,10 @@ class Database:
             t0 = self._local(start).timestamp() if start else t1 - default_days * DAY
             if t0 > t1:
                 raise BadRange("{start} must be before {end}", "start")
+            oldest = tl.oldest()
+            if t1 < oldest.epoch or t0 > newest.epoch:
+                raise BadRange(f"the range is outside this database's history, which runs from {oldest.time} to "
+                               f"{newest.time}", "end" if t1 < oldest.epoch else "start")
             ids = tl.ending_in(t0, t1)
         if t1 - t0 > max_days * DAY:
             raise BadRange(f"the range is wider than {max_days:g} days; narrow it",
