@@ -6,7 +6,8 @@ SQLite file, never from the code under test (tests/contract.py, the fixtures in 
 """
 from datetime import datetime
 
-from contract import WITH_OFFSET, local_iso, ok, timestamps, url
+from conftest import assert_error
+from contract import AAS, WITH_OFFSET, local_iso, ok, timestamps, url
 
 
 def test_dbs_lists_both_databases_with_instances_version_host_and_snapshot_range(api, summary, stories, sql3, tz):
@@ -68,3 +69,21 @@ def test_snapshots_mark_the_manual_snapshot(api, dbs, stories):
     assert [s["snap_id"] for s in body["markers"]["merged_snapshots"]] == [m["snap_id"]]
     row = next(r for r in body["rows"] if r["snap_id"] == m["snap_id"])
     assert row["end_interval_time"] == m["time"] and row["snap_flag"] == 1
+
+
+def test_a_database_can_be_named_by_its_name_where_that_is_unique(api, dbs, stories, demo_store):
+    """`/dbs/ORCL/...` is the database whose DB_NAME is ORCL (any case) when one database has that name, with the same
+    answers as its id; where two targets hold it, the name and the bare DBID are refused with both ids (issue 15)."""
+    from app import create_app
+    from app.settings import Settings
+    for d in stories["databases"]:
+        by_id = ok(api, url(f"demo.{d['dbid']}", "/series"), name=AAS, max_points=0)
+        for key in (d["db_name"], d["db_name"].lower(), str(d["dbid"])):
+            assert ok(api, url(key, "/series"), name=AAS, max_points=0) == by_id
+    two = create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(demo_store[0])},
+                                                     "copy": {"sqlite": str(demo_store[0])}})).test_client()
+    orcl = next(d for d in stories["databases"] if not d["rac"])
+    for key in (orcl["db_name"], str(orcl["dbid"])):
+        err = assert_error(two.get(url(key, "/series"), query_string={"name": AAS}), 404, "db")
+        assert f"demo.{orcl['dbid']}" in err["message"] and f"copy.{orcl['dbid']}" in err["message"]
+    assert ok(two, url(f"copy.{orcl['dbid']}", "/series"), name=AAS)["db"] == f"copy.{orcl['dbid']}"

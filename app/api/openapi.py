@@ -64,7 +64,8 @@ def openapi_document(app) -> dict:
         for name in rule.arguments:
             if name not in [p["name"] for p in path_params]:
                 path_params.append({"name": name, "in": "path", "required": True,
-                                    "description": "Database id from /dbs (`target.dbid`).",
+                                    "description": "Database id from /dbs (`target.dbid`), or its DB_NAME or bare DBID "
+                                                   "where that names one database.",
                                     "schema": {"type": "string", "minLength": 1, "maxLength": 90}})
         doc = (view.__doc__ or "").strip()
         answers = described.get("ok") or {"200": ("OK", RESPONSES.get(rule.endpoint, {"type": "object"})),

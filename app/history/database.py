@@ -172,7 +172,8 @@ class History:
             return [], exc
 
     def database(self, key: str) -> Database:
-        """One database, asked of its own target only: a request never waits on another target."""
+        """One database by its id (`target.dbid`, asked of its own target only: a request never waits on another
+        target), or by its bare DBID or DB_NAME where that names one database of every target's (asked of all)."""
         alias, _, dbid = key.rpartition(".")
         store = self.stores.get(alias)
         if store is None and not alias and len(self.stores) == 1:
@@ -181,6 +182,14 @@ class History:
             for db in self._databases(store):
                 if str(db.dbid) == dbid:
                     return db
+        if not alias:
+            found, _ = self.survey()
+            named = [db for db in found if key.upper() in (str(db.dbid), db.name.upper())]
+            if len(named) == 1:
+                return named[0]
+            if named:
+                raise NotFound(f"{key!r} names {len(named)} databases ({', '.join(db.key for db in named)}); "
+                               "use one of their ids", "db")
         raise NotFound(f"unknown database {key!r}; see /api/v1/dbs", "db")
 
     @staticmethod
