@@ -3,6 +3,7 @@
 Through the Flask test client on the demo store; expectations come from the demo's stories and straight from its
 SQLite file, never from the code under test (tests/contract.py, the fixtures in conftest.py).
 """
+from conftest import assert_error
 from contract import AAS, dbid_of, ok, url
 
 
@@ -39,12 +40,25 @@ def test_catalog_lists_hundreds_of_series_with_units_and_kinds(api, dbs, sql3):
 
 
 def test_catalog_filters_by_text_and_source(api, dbs):
+    """`q` keeps the series with every one of its words, in any order and any case, somewhere in the name, label or
+    description (issue 15: "log file sync" finds system_event:log file sync:avg_ms); a typo gets the closest names."""
     db = dbs["rac"]
-    per_sec = ok(api, url(db, "/catalog"), q="PER SEC")["rows"]
-    assert per_sec and all("per sec" in r["name"].lower() for r in per_sec)
+    every = ok(api, url(db, "/catalog"))["rows"]
+    for q in ("PER SEC", "sync log FILE", "commit class", "redo"):
+        words = q.lower().split()
+        expected = sorted(r["name"] for r in every
+                          if all(w in f"{r['name']} {r['label']} {r['description']}".lower() for w in words))
+        body = ok(api, url(db, "/catalog"), q=q)
+        assert expected and [r["name"] for r in body["rows"]] == expected and body["did_you_mean"] == [], q
+    assert "system_event:log file sync:avg_ms" in [r["name"] for r in ok(api, url(db, "/catalog"), q="log file sync")["rows"]]
     derived = ok(api, url(db, "/catalog"), source="derived")["rows"]
     assert derived and {r["source"] for r in derived} == {"derived"}
-    assert ok(api, url(db, "/catalog"), q="no such series at all")["count"] == 0
+    none = ok(api, url(db, "/catalog"), q="no such series at all")
+    assert none["count"] == 0 and none["did_you_mean"] == []
+    typo = ok(api, url(db, "/catalog"), q="redo sise")
+    assert typo["count"] == 0 and typo["did_you_mean"][0] == "sysstat:redo size"
+    err = assert_error(api.get(url(db, "/series"), query_string={"name": "sysstat:redo sise"}), 404, "name")
+    assert "did you mean 'sysstat:redo size'" in err["message"]
 
 
 def test_no_two_series_share_a_label(api, dbs, sql3):

@@ -187,7 +187,35 @@ def test_every_view_renders_with_data(server, dbs, stories, demo_store, page, vi
         assert min(p[1] for p in slow["points"]) > 100  # the regression: hundreds of ms per execution
         assert page.page.locator(".sql-text").text_content() == _sql_text(demo_store, params["sql"])
     if view == "explorer":
-        assert page.page.locator("#catalog-names option").count() > 500
+        _explorer_search(page)
+
+
+def _explorer_search(page):
+    """The explorer's search: every word, any order, in a name or description; a typo offers the closest names; the
+    arrow keys and Enter add the match (issue 15)."""
+    box = page.page.get_by_label("Add a series")
+
+    def options(text):
+        box.fill(text)
+        page.page.wait_for_function("(q) => [...document.querySelectorAll('#catalog-matches li')].some("
+                                    "li => li.textContent.toLowerCase().includes(q))", arg=text.split()[-1].lower())
+        return page.page.locator("#catalog-matches [role=option] .name").all_text_contents()
+    wanted = "system_event:log file sync:avg_ms"
+    assert wanted in options("log file sync") and wanted in options("sync log")
+    assert "wait_class:Commit" in options("commit class")  # a word of the description: "Wait class Commit"
+    box.fill("log fle sync")
+    page.page.wait_for_selector("#catalog-matches .none")
+    assert "Did you mean" in page.page.locator("#catalog-matches .none").text_content()
+    page.page.locator("#catalog-matches .suggest", has_text="log file sync").first.dispatch_event("mousedown")
+    page.page.wait_for_function("document.querySelectorAll('#catalog-matches [role=option]').length > 0")
+    assert all("log file sync" in n for n in page.page.locator("#catalog-matches [role=option] .name").all_text_contents())
+    options("redo size")
+    first = page.page.locator("#catalog-matches [role=option] .name").first.text_content()
+    box.press("ArrowDown")
+    assert page.page.locator("#match-0").get_attribute("aria-selected") == "true"
+    box.press("Enter")
+    page.settle()
+    assert first in page.state()["series"]
 
 
 def test_overview_screenshot(server, dbs, page):

@@ -229,13 +229,20 @@ def test_overview_pickers_tables_and_legend(server, page):
 
 def test_explorer_type_ahead_chip_and_legend(server, page):
     page.open(_url(server, db=DB, view="explorer", range="7d"))
-    page.page.wait_for_function("document.querySelectorAll('#catalog-names option').length > 500")
-    options = page.page.locator("#catalog-names option").evaluate_all(
-        "os => Object.fromEntries(os.map(o => [o.value, o.label]))")
     name = f"sysstat:{H['stat']}"
-    assert options[name].startswith(H["stat"] + " · ")
-    assert any(v.startswith(f"system_event:{H['event']}") for v in options)
-    assert options[f"wait_class:{H['wait_class']}"].startswith(H["wait_class"] + " · ")
+
+    def matches(text):
+        """The search list's options for `text`, as {name: its label line}: the names shown as text."""
+        page.page.get_by_label("Add a series").fill(text)
+        page.page.wait_for_function("(q) => { const o = document.querySelectorAll('#catalog-matches [role=option]');"
+                                    " return o.length && [...o].some(li => li.textContent.includes(q)); }",
+                                    arg=text.split()[0])
+        return dict(page.page.locator("#catalog-matches [role=option]").evaluate_all(
+            "os => os.map(o => [o.querySelector('.name').textContent, o.querySelector('.meta').textContent])"))
+    assert matches(H["stat"])[name].startswith(H["stat"] + " · ")
+    assert any(v.startswith(f"system_event:{H['event']}") for v in matches(H["event"]))
+    assert matches(H["wait_class"])[f"wait_class:{H['wait_class']}"].startswith(H["wait_class"] + " · ")
+    _inert(page)
     page.page.get_by_label("Add a series").fill(name)
     page.page.get_by_label("Add a series").press("Enter")
     page.settle()

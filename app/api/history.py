@@ -107,7 +107,8 @@ def snapshots(db, args):
 
 
 @api.get("/dbs/<db>/catalog")
-@accepts(Param("q", "string", "Only series whose name contains this text (case-insensitive)."),
+@accepts(Param("q", "string", "Only series with every word of this text, in any order, in their name, label or "
+                              "description (any case); where none has, `did_you_mean` lists the closest names."),
          Param("source", "string", "Only series from this source (sysstat, sys_time_model, osstat, system_event, "
                                    "wait_class, sysmetric, sysmetric_history, iostat_function, iostat_filetype, "
                                    "derived).", pattern=r"[a-z_]{1,40}"),
@@ -115,12 +116,13 @@ def snapshots(db, args):
 def catalog(db, args):
     """Every chartable series: name, source, label, unit and kind."""
     d = _databases().database(db)
-    q = (args["q"] or "").lower()
-    rows = [s.public() for s in history.catalog.of(d).values()
-            if (not q or q in s.name.lower()) and (not args["source"] or s.source == args["source"])]
-    rows.sort(key=lambda r: r["name"])
-    return answer({"db": d.key, "count": len(rows), "columns": ["name", "label", "source", "unit", "kind"],
-                   "rows": rows}, args)
+    found, close = history.catalog.search(d, args["q"] or "")
+    rows = sorted((s.public() for s in found if not args["source"] or s.source == args["source"]),
+                  key=lambda r: r["name"])
+    body = {"db": d.key, "count": len(rows), "columns": ["name", "label", "source", "unit", "kind"], "rows": rows}
+    if args["q"]:
+        body["did_you_mean"] = close
+    return answer(body, args)
 
 
 NAMES = Param("name", "string", "Series name from the catalog; repeat the parameter for several series.",

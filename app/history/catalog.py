@@ -8,6 +8,7 @@ percentage or a latency), reading (point in time, never a delta), rate (Oracle's
 """
 import re
 from dataclasses import dataclass, replace
+from difflib import get_close_matches
 
 from app.errors import NotFound
 from app.store import queries
@@ -117,11 +118,28 @@ def of(db) -> dict[str, Spec]:
 
 
 def spec(db, name: str) -> Spec:
-    """One series of a database's catalog (404 when it has none of that name)."""
+    """One series of a database's catalog (404 when it has none of that name, with the closest names)."""
     found = of(db).get(name)
     if found is None:
-        raise NotFound(f"unknown series {name!r}; see /api/v1/dbs/{db.key}/catalog", "name")
+        close = get_close_matches(name, list(of(db)), n=3, cutoff=0.6)
+        hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+        raise NotFound(f"unknown series {name!r}{hint} (the catalog: /api/v1/dbs/{db.key}/catalog)", "name")
     return found
+
+
+def search(db, q: str) -> tuple[list[Spec], list[str]]:
+    """The series matching every word of `q`, in any order, anywhere in the name, label or description (any case);
+    where none does, the names closest to `q` (a typo) instead."""
+    specs, words = list(of(db).values()), q.lower().split()
+    found = [s for s in specs if all(w in f"{s.name} {s.label} {s.description}".lower() for w in words)]
+    if found or not words:
+        return found, []
+    by_text = {}
+    for s in specs:  # a name or a label may be what was meant
+        by_text.setdefault(s.name.lower(), s.name)
+        by_text.setdefault(s.label.lower(), s.name)
+    close = get_close_matches(" ".join(words), list(by_text), n=8, cutoff=0.6)
+    return [], list(dict.fromkeys(by_text[c] for c in close))[:5]
 
 
 def build(names: dict) -> dict[str, Spec]:

@@ -115,8 +115,9 @@
       var form = element("form", { "class": "card explorer-form", "aria-label": "Series on the chart" });
       var row = element("div", { "class": "row" });
       row.appendChild(element("label", { "for": "series-search" }, "Add a series"));
-      var input = element("input", { id: "series-search", type: "search", list: "catalog-names", autocomplete: "off",
-        placeholder: "type to search the catalog, e.g. redo, log file sync, Host CPU", size: "48" });
+      var input = element("input", { id: "series-search", type: "search", autocomplete: "off", role: "combobox",
+        "aria-autocomplete": "list", "aria-controls": "catalog-matches", "aria-expanded": "false",
+        placeholder: "words of a name or description, any order: log file sync, redo, Host CPU", size: "48" });
       row.appendChild(input);
       row.appendChild(element("button", { type: "submit" }, "Add"));
       row.appendChild(element("label", { "for": "rate" }, "Counters"));
@@ -126,7 +127,9 @@
       rate.addEventListener("change", function () { State.set({ rate: rate.value }); });
       row.appendChild(rate);
       form.appendChild(row);
-      var list = element("datalist", { id: "catalog-names" });
+      // the catalog's matches, as the API finds them (every word, any order; the closest names for a typo)
+      var list = element("ul", { id: "catalog-matches", role: "listbox", "class": "matches", "aria-label": "Matching series" });
+      list.hidden = true;
       form.appendChild(list);
       var note = element("p", { "class": "note", role: "status", "aria-live": "polite" }, "Loading the catalog…");
       form.appendChild(note);
@@ -143,26 +146,81 @@
       });
       form.appendChild(chips);
       root.appendChild(form);
-      var known = null;
+      var known = null, matches = [], active = -1, asked = 0, timer = null;
       Loaders.catalog(ctx.db).then(function (cat) {
-        known = {};
-        var frag = document.createDocumentFragment();
-        cat.rows.forEach(function (r) {
-          known[r.name] = r;
-          frag.appendChild(element("option", { value: r.name, label: r.label + " · " + r.unit + " · " + r.kind }));
-        });
-        list.appendChild(frag);
+        known = AWRLens.Dom.table();
+        cat.rows.forEach(function (r) { known[r.name] = r; });
         note.textContent = cat.count + " series in the catalog. Each instance: one line per instance (Instances above). " +
           "Per-minute detail replaces sysmetric series when the window is " + (cfg.detailMaxHours || 6) + " hours or less.";
       }).catch(function (err) { note.textContent = "The catalog could not be loaded: " + err.message; });
-      form.addEventListener("submit", function (e) {
-        e.preventDefault();
-        var name = input.value.trim();
-        if (!name) { return; }
+      var add = function (name) {
         if (known && !known[name]) { note.textContent = "No series named \u201c" + name + "\u201d: pick one from the list."; return; }
         if (series.indexOf(name) >= 0) { note.textContent = name + " is already on the chart."; return; }
         if (series.length >= max) { note.textContent = "At most " + max + " series on one chart."; return; }
         State.set({ series: series.concat([name]) });
+      };
+      var choose = function (k) {
+        active = k;
+        Array.prototype.forEach.call(list.querySelectorAll("[role=option]"), function (li, i) {
+          li.setAttribute("aria-selected", String(i === k));
+        });
+        if (k >= 0) { input.setAttribute("aria-activedescendant", "match-" + k); } else { input.removeAttribute("aria-activedescendant"); }
+      };
+      var show = function (q, rows, close) {
+        list.textContent = "";
+        matches = rows.slice(0, 12).map(function (r) { return r.name; });
+        rows.slice(0, 12).forEach(function (r, i) {
+          var li = element("li", { role: "option", id: "match-" + i, "aria-selected": "false" });
+          li.appendChild(element("span", { "class": "name" }, r.name));
+          li.appendChild(element("span", { "class": "meta" }, r.label + " · " + r.unit + " · " + r.kind));
+          li.addEventListener("mousedown", function (e) { e.preventDefault(); add(r.name); });
+          list.appendChild(li);
+        });
+        if (rows.length > matches.length) {
+          list.appendChild(element("li", { "class": "more" }, (rows.length - matches.length) + " more: add words to narrow"));
+        }
+        if (!rows.length) {
+          var none = element("li", { "class": "none" }, "No series has every word of \u201c" + q + "\u201d." +
+            (close.length ? " Did you mean: " : ""));
+          close.forEach(function (name) {
+            var b = element("button", { type: "button", "class": "suggest" }, name);
+            b.addEventListener("mousedown", function (e) { e.preventDefault(); input.value = name; search(); });
+            none.appendChild(b);
+          });
+          list.appendChild(none);
+        }
+        list.hidden = false;
+        input.setAttribute("aria-expanded", "true");
+        choose(-1);
+      };
+      var hide = function () { list.hidden = true; input.setAttribute("aria-expanded", "false"); choose(-1); };
+      var search = function () {
+        var q = input.value.trim(), mine = ++asked;
+        if (!q) { hide(); return; }
+        Api.get(Dbs.path(ctx.db, "/catalog"), { q: q }).then(function (body) {
+          if (mine === asked) { show(q, body.rows, body.did_you_mean || []); }
+        }).catch(function (err) { note.textContent = "The catalog could not be searched: " + err.message; });
+      };
+      input.addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(search, 120); });
+      input.addEventListener("blur", hide);
+      input.addEventListener("keydown", function (e) {
+        if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+          e.preventDefault();
+          if (list.hidden) { search(); return; }
+          var k = active + (e.key === "ArrowDown" ? 1 : -1);
+          choose(Math.max(-1, Math.min(matches.length - 1, k)));
+        } else if (e.key === "Escape") {
+          hide();
+        } else if (e.key === "Enter" && active >= 0) {
+          e.preventDefault();
+          add(matches[active]);
+        }
+      });
+      form.addEventListener("submit", function (e) {
+        e.preventDefault();
+        var name = input.value.trim();
+        if (!name) { return; }
+        add(known && !known[name] && matches.length === 1 ? matches[0] : name);
       });
       var grid = element("div", { "class": "grid" });
       root.appendChild(grid);
