@@ -7,7 +7,11 @@ PORT ?= 8000
 WORKERS ?= 3
 STORE ?= var/awrlens.sqlite
 
-.PHONY: run test test-fast demo sql perf clean chromium
+.PHONY: run test test-fast demo sql perf clean chromium preflight-run preflight-test
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+
+preflight-run preflight-test:  ## what a fresh machine needs first (README): one line naming what is missing
+	@PYTHON=$(PYTHON) sh scripts/preflight.sh $(@:preflight-%=%)
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -23,7 +27,7 @@ $(VENDOR): package.json package-lock.json scripts/vendor.mjs  ## the page's brow
 	touch $@
 
 chromium:  ## Debian's headless browser for the browser tests (Playwright drives it; nothing is downloaded by Playwright)
-	@command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
+	@command -v chromium >/dev/null || ($(SUDO) apt-get update && $(SUDO) apt-get install -y chromium)
 
 DEMO_SOURCES := $(wildcard app/demo/*.py) app/runs/demo_runs.py app/store/schema.py app/store/runs_schema.py
 
@@ -33,11 +37,11 @@ $(STORE): $(DEMO_SOURCES) | $(VENV)/.installed  ## rebuilt when the demo's code 
 demo: $(VENV)/.installed  ## rebuild the demo store
 	$(PY) -m flask --app app demo --path $(STORE)
 
-run: $(VENV)/.installed $(VENDOR) $(STORE)  ## the app on http://$(HOST):$(PORT), production WSGI server
+run: preflight-run $(VENV)/.installed $(VENDOR) $(STORE)  ## the app on http://$(HOST):$(PORT), production WSGI server
 	AWRLENS_STORE_PATH=$(STORE) $(VENV)/bin/gunicorn --bind $(HOST):$(PORT) --workers $(WORKERS) \
 		--access-logfile - app.wsgi:app
 
-test: $(VENV)/.installed $(VENDOR) chromium  ## every test, browser tests included
+test: preflight-test $(VENV)/.installed $(VENDOR) chromium  ## every test, browser tests included
 	$(PY) -m pytest
 
 test-fast: $(VENV)/.installed  ## the edit loop: every test not marked slow; the last line counts those left out
