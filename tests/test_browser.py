@@ -10,6 +10,8 @@ import json
 import os
 import shutil
 import sqlite3
+import struct
+import zlib
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlencode, urlsplit
@@ -549,9 +551,46 @@ def test_csv_downloads(server, dbs, client, page):
     assert float(rows[0]["value"]) == first[1] and rows[0]["unit"] == "%"
     assert rows[0]["time"].endswith("+00:00") or rows[0]["time"].endswith("Z")
 
+    assert page.errors == []
+
+
+def _png(data: bytes) -> tuple[tuple[int, int], dict]:
+    """A PNG's (width, height) and its tEXt chunks, each chunk's CRC checked (the PNG specification's layout)."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, size, texts = 8, None, {}
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        assert struct.unpack(">I", data[pos + 8 + length:pos + 12 + length])[0] == zlib.crc32(kind + body), kind
+        if kind == b"IHDR":
+            size = struct.unpack(">II", body[:8])
+        elif kind == b"tEXt":
+            key, _, text = body.partition(b"\0")
+            texts[key.decode("latin-1")] = text.decode("latin-1")
+        pos += 12 + length
+    return size, texts
+
+
+def test_a_charts_png_stands_alone(server, dbs, stories, page):
+    """The PNG carries the chart's title, the database and instances, the window with its zone, the legend and the
+    link that reproduces it: drawn around the plot and kept as the PNG's text (issue 15)."""
+    db = dbs["rac"]
+    page.open(_url(server, db=db, view="overview", inst="each", range="7d"))
+    chart = next(c for c in page.charts() if c["id"] == "host-cpu")
     with page.page.expect_download() as info:
         page.page.locator("[data-chart=host-cpu] button[data-act=png]").click()
-    assert Path(info.value.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    (width, height), texts = _png(Path(info.value.path()).read_bytes())
+    canvas = page.page.evaluate("(() => { const c = document.querySelector('[data-chart=host-cpu] canvas');"
+                                " return [c.width, c.height]; })()")
+    assert width == canvas[0] and height > canvas[1] + 60  # the title, what it shows, legend and link around it
+    assert texts["Title"] == chart["title"] and texts["Source"] == page.page.url
+    name = next(d["db_name"] for d in stories["databases"] if d["rac"])
+    lines = texts["Description"].split("\n")
+    assert lines[0] == f"{name} ({db}) · instances 1, 2, one line each"
+    zone = page.page.evaluate("AWRLens.Databases.zone(AWRLens.Databases.get(AWRLens.State.get().db))")
+    frm = datetime.fromtimestamp(chart["from"] / 1000, timezone.utc).astimezone(
+        datetime.fromisoformat(stories["restart"]["startup_time"]).tzinfo)
+    assert lines[1].startswith(frm.strftime("%Y-%m-%d %H:%M")) and lines[1].endswith(f"({zone})"), lines
     assert page.errors == []
 
 

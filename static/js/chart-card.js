@@ -80,10 +80,108 @@
     }
   };
 
+  // -- PNG that stands alone: the chart with its title, what it shows (database, instances, range and zone: the
+  // spec's about()), its legend, and the link that reproduces it, drawn as text and kept as PNG text chunks --------
+
+  var CRC = (function () {
+    var t = [];
+    for (var n = 0; n < 256; n++) {
+      var c = n;
+      for (var k = 0; k < 8; k++) { c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1; }
+      t.push(c >>> 0);
+    }
+    return t;
+  }());
+
+  function crc32(bytes) {
+    var c = 0xffffffff;
+    for (var i = 0; i < bytes.length; i++) { c = CRC[(c ^ bytes[i]) & 0xff] ^ (c >>> 8); }
+    return (c ^ 0xffffffff) >>> 0;
+  }
+
+  /** PNG bytes with tEXt chunks (keyword -> Latin-1 text) put in before the image data. */
+  function withText(png, texts) {
+    var chunks = Object.keys(texts).map(function (key) {
+      var body = Array.from(key + "\0" + texts[key], function (ch) { var c = ch.charCodeAt(0); return c < 256 ? c : 63; });
+      var data = new Uint8Array(12 + body.length), view = new DataView(data.buffer);
+      view.setUint32(0, body.length);
+      data.set([116, 69, 88, 116], 4);  // "tEXt"
+      data.set(body, 8);
+      view.setUint32(8 + body.length, crc32(data.subarray(4, 8 + body.length)));
+      return data;
+    });
+    var at = 33;  // after the signature (8) and IHDR (25)
+    var size = chunks.reduce(function (n, c) { return n + c.length; }, png.length), out = new Uint8Array(size), pos = at;
+    out.set(png.subarray(0, at));
+    chunks.forEach(function (c) { out.set(c, pos); pos += c.length; });
+    out.set(png.subarray(at), pos);
+    return out;
+  }
+
+  /** Lines of `text` no wider than `width` in the context's font (a long link is cut anywhere). */
+  function wrap(g, text, width) {
+    var lines = [], line = "";
+    Array.from(text).forEach(function (ch) {
+      if (g.measureText(line + ch).width > width && line) { lines.push(line); line = ""; }
+      line += ch;
+    });
+    return line ? lines.concat([line]) : lines;
+  }
+
+  function png(chart) {
+    var c = chart.chart, src = c.canvas, ratio = src.width / (src.clientWidth || src.width), pad = 12 * ratio;
+    var about = chart.spec.about ? chart.spec.about() : [], link = window.location.href;
+    var legend = c.data.datasets.filter(function (d, i) { return c.isDatasetVisible(i); });
+    var units = new Set(legend.map(function (d) { return d.unit; }));
+    var out = document.createElement("canvas"), g = out.getContext("2d"), width = src.width - 2 * pad;
+    var font = function (px, bold) { g.font = (bold ? "bold " : "") + px * ratio + "px sans-serif"; };
+    font(11);
+    var linkLines = wrap(g, link, width);
+    font(12);
+    var rows = [[]], x = 0;  // the legend, laid out in rows
+    legend.forEach(function (d) {
+      var text = d.label + (units.size > 1 && d.unit ? " (" + d.unit + ")" : ""), w = 18 * ratio + g.measureText(text).width;
+      if (x + w > width && rows[rows.length - 1].length) { rows.push([]); x = 0; }
+      rows[rows.length - 1].push({ d: d, text: text, x: x });
+      x += w + 14 * ratio;
+    });
+    var line = 18 * ratio;
+    out.width = src.width;
+    out.height = Math.ceil(pad + line * (1 + about.length) + src.height + line * rows.length + linkLines.length * 15 * ratio + 2 * pad);
+    g.fillStyle = "#fff";
+    g.fillRect(0, 0, out.width, out.height);
+    g.fillStyle = "#111";
+    g.textBaseline = "top";
+    var y = pad;
+    font(15, true);
+    g.fillText(chart.spec.title, pad, y);
+    y += line;
+    font(12);
+    about.forEach(function (t) { g.fillText(t, pad, y); y += line; });
+    g.drawImage(src, 0, y);
+    y += src.height;
+    rows.forEach(function (row) {
+      row.forEach(function (item) {
+        g.fillStyle = item.d.borderColor;
+        g.fillRect(pad + item.x, y + 3 * ratio, 12 * ratio, 8 * ratio);
+        g.fillStyle = "#111";
+        g.fillText(item.text, pad + item.x + 18 * ratio, y);
+      });
+      y += line;
+    });
+    font(11);
+    g.fillStyle = "#555";
+    linkLines.forEach(function (t) { g.fillText(t, pad, y + pad / 2); y += 15 * ratio; });
+    var raw = atob(out.toDataURL("image/png").split(",")[1]), bytes = new Uint8Array(raw.length);
+    for (var i = 0; i < raw.length; i++) { bytes[i] = raw.charCodeAt(i); }
+    return new Blob([withText(bytes, { Title: chart.spec.title, Description: about.join("\n"), Source: link })],
+      { type: "image/png" });
+  }
+
   /** The PNG or CSV tool of a chart (its toCSV() gives the CSV); false for any other tool. */
   function save(chart, what) {
     if (what === "png") {
-      if (chart.chart) { F.download("awrlens-" + chart.spec.id + ".png", chart.chart.toBase64Image("image/png", 1)); }
+      if (chart.chart) { F.download("awrlens-" + chart.spec.id + ".png", png(chart)); }
       return true;
     }
     if (what === "csv") {

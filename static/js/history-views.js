@@ -11,8 +11,19 @@
   var ORDERS = { elapsed: "elapsed time", cpu: "CPU time", gets: "buffer gets", reads: "disk reads",
     executions: "executions", rows: "rows processed" };
 
+  /** What a history chart shows, for its PNG: the database, the instances and the window with its zone. */
+  function about(ctx, c) {
+    var db = ctx.db, all = db.instances.map(function (i) { return i.instance_number; }).join(", "), inst = ctx.state.inst;
+    var who = db.instances.length === 1 ? "instance " + all : inst === "each" ? "instances " + all + ", one line each"
+      : inst && inst !== "all" ? "instance " + inst : "instances " + all + " combined";
+    var win = c.win || ctx.win;
+    return [db.name + " (" + db.id + ") · " + who,
+      F.fmtTime(win.from, win.zone, true) + " to " + F.fmtTime(win.to, win.zone, true) + " (" + win.zone + ")"];
+  }
+
   function chart(ctx, parts, root, spec) {
-    var c = Charts.create(root, Object.assign({ onWindow: ctx.onWindow, singleInstance: ctx.db.instances.length === 1 }, spec));
+    var c = Charts.create(root, Object.assign({ onWindow: ctx.onWindow, singleInstance: ctx.db.instances.length === 1,
+      about: function () { return about(ctx, c); } }, spec));
     parts.charts.push(c);
     return c;
   }

@@ -39,6 +39,13 @@
    *   fastest-to-slowest range shaded, one colour per run;
    * - numbers on x (I/O sizes...): one chart per unit (throughput, IOPS), one line per series (volume type);
    * - categories on x (before/after, A/B, hang cases): bars, one chart per unit, one bar per series. */
+  /** What a run chart shows, for its PNG: each run's title, slug and when it ran. */
+  function aboutRuns(runs) {
+    return function () {
+      return runs.map(function (r) { return r.title + " (" + r.slug + ")" + (r.started ? " · started " + r.started : ""); });
+    };
+  }
+
   function runCharts(runs, rows) {
     var multi = runs.length > 1;
     var kind = runs.every(function (r) { return r.kind === runs[0].kind; }) ? runs[0].kind : "other";
@@ -276,7 +283,9 @@
         }
         head.appendChild(actions);
         compareForm(head, [run.slug], "Compare with");
-        runCharts([run], body.rows).forEach(function (spec) { parts.charts.push(Charts.createXY(grid, spec)); });
+        runCharts([run], body.rows).forEach(function (spec) {
+          parts.charts.push(Charts.createXY(grid, Object.assign(spec, { about: aboutRuns([run]) })));
+        });
         measurementsTable(parts, grid, body, false);
         head.setAttribute("data-state", "ready");
       }).catch(function (err) {
@@ -320,7 +329,9 @@
         permalink(actions, { view: "runs", runs: slugs });
         head.appendChild(actions);
         compareForm(head, slugs, "Add a run");
-        runCharts(body.runs, body.rows).forEach(function (spec) { parts.charts.push(Charts.createXY(grid, spec)); });
+        runCharts(body.runs, body.rows).forEach(function (spec) {
+          parts.charts.push(Charts.createXY(grid, Object.assign(spec, { about: aboutRuns(body.runs) })));
+        });
         measurementsTable(parts, grid, body, true);
         head.setAttribute("data-state", "ready");
       }).catch(function (err) {
