@@ -8,7 +8,8 @@
   /**
    * spec: {id, title, type: "scatter" | "bar", x: {type: linear|logarithmic|category, title, categories, min, max,
    *        step}, y: {type: linear|logarithmic, title, min}, height, wide,
-   *        datasets: [{label, unit, points: [[x, y]], show: points|line|bar, color, fill, dash, notes: [text]}]}
+   *        datasets: [{label, unit, points: [[x, y]], show: points|line|bar, color, fill, dash, notes: [text],
+   *                    fields: [{field: value} of each point's measurement, for the CSV]}]}
    */
   function XYChart(container, spec) {
     this.spec = spec;
@@ -88,14 +89,27 @@
   /** Every series' points as given (x, y), for the CSV and the test snapshot. */
   XYChart.prototype.points = function () {
     return this.spec.datasets.map(function (d) {
-      return { label: d.label, unit: d.unit, points: d.points.map(function (p) { return [p[0], p[1]]; }) };
+      return { label: d.label, unit: d.unit, points: d.points.map(function (p) { return [p[0], p[1]]; }),
+        fields: d.fields || [] };
     });
   };
 
+  /** Every point with every field of its measurement (a hang's still_hanging, the setting tried...), so a value
+   * drawn at a cap never reads as a measured one. */
   XYChart.prototype.toCSV = function () {
-    var rows = [], x = this.spec.x.title || "x";
-    this.points().forEach(function (d) { d.points.forEach(function (p) { rows.push([d.label, d.unit, p[0], p[1]]); }); });
-    return F.csv(["series", "unit", x, "value"], rows);
+    var rows = [], x = this.spec.x.title || "x", sets = this.points(), keys = [];
+    sets.forEach(function (d) {
+      d.fields.forEach(function (f) { Object.keys(f || {}).forEach(function (k) { if (keys.indexOf(k) < 0) { keys.push(k); } }); });
+    });
+    sets.forEach(function (d) {
+      d.points.forEach(function (p, i) {
+        var f = d.fields[i] || {};
+        rows.push([d.label, d.unit, p[0], p[1]].concat(keys.map(function (k) {
+          return f[k] !== null && typeof f[k] === "object" ? JSON.stringify(f[k]) : f[k];
+        })));
+      });
+    });
+    return F.csv(["series", "unit", x, "value"].concat(keys), rows);
   };
 
   XYChart.prototype.destroy = function () { Card.remove(this); };

@@ -62,7 +62,7 @@
         var sorted = ns.map(function (n) { return byN[n].slice().sort(function (a, b) { return a - b; }); });
         var tag = multi ? slug + " · " : "";
         datasets.push({ label: tag + "every session", unit: mine[0].unit, show: "points", color: color(k),
-          points: mine.map(function (r) { return [r.x, r.y]; }),
+          points: mine.map(function (r) { return [r.x, r.y]; }), fields: mine.map(function (r) { return r.extra || {}; }),
           notes: mine.map(function (r) { return r.extra && r.extra.session ? "session " + r.extra.session : ""; }) });
         datasets.push({ label: tag + "median", unit: mine[0].unit, show: "line", color: color(k),
           points: ns.map(function (n, i) { return [n, median(sorted[i])]; }) });
@@ -82,7 +82,8 @@
       var sets = names.map(function (name, i) {
         var mine = these.filter(function (r) { return label(r, r.series) === name; });
         return { label: name, unit: unit, color: color(i), show: numeric ? "line" : "bar",
-          points: mine.map(function (r) { return [r.x, r.y]; }), notes: mine.map(note) };
+          points: mine.map(function (r) { return [r.x, r.y]; }), notes: mine.map(note),
+          fields: mine.map(function (r) { return r.extra || {}; }) };
       });
       var positive = these.every(function (r) { return r.y > 0; });
       var spread = positive && Math.max.apply(null, these.map(function (r) { return r.y; })) /
