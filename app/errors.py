@@ -41,6 +41,10 @@ class ReadOnly(ApiError):
     status, code = 503, "read_only"
 
 
+class TargetBusy(ApiError):
+    status, code = 503, "target_busy"
+
+
 class DatabaseUnavailable(ApiError):
     status, code = 503, "database_unavailable"
 

@@ -338,8 +338,8 @@ def test_chart_and_table_csv_are_formula_safe(server, page):
     assert page.page.locator(".run-head").get_attribute("data-state") == "ready"
     assert _legend(page, "run-1") == [FORMULA, "@cmd"]  # shown as they are
     chart = _download(page, "[data-chart=run-1] button[data-act=csv]")
-    assert chart == [["series", "unit", "x", "value"],
-                     ["'" + FORMULA, "s", "'+SUM(1,2)", "1.5"], ["'@cmd", "s", "'+SUM(1,2)", "-2"]]
+    assert chart == [["series", "unit", "x", "value", "note"],  # every field of a measurement (issue 15)
+                     ["'" + FORMULA, "s", "'+SUM(1,2)", "1.5", "'-2+3"], ["'@cmd", "s", "'+SUM(1,2)", "-2", "'\tTAB"]]
     table = _download(page, "[data-table=measurements] button.buttons-csv")
     assert table == [["#", "Series", "x", "y", "Unit", "note"],
                      ["1", "'" + FORMULA, "'+SUM(1,2)", "1.5", "s", "'-2+3"],

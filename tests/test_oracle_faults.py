@@ -579,3 +579,56 @@ def test_a_dead_target_never_breaks_a_healthy_one(demo_store, listeners, refused
     for w in workers:
         w.join(BOUND + 5)
     assert results == [504] * 8
+
+
+def test_a_silent_target_and_slow_clients_cannot_starve_the_server(demo_store, listeners):
+    """Under gunicorn as `make run` serves it (gunicorn.conf.py): 16 requests held by a silent Oracle target and 4
+    clients trickling their headers, and the page, the OpenAPI document and the demo's answers still come within
+    1 s; the silent target's requests end in 504 within their bound, or at once in 503 target_busy past
+    AWRLENS_MAX_IN_FLIGHT."""
+    from urllib.error import HTTPError
+    from urllib.request import urlopen
+
+    from conftest import gunicorn
+    silent = listeners("silent")
+    targets = {"demo": {"sqlite": str(demo_store[0])},
+               "silent": {"dsn": f"127.0.0.1:{silent.port}/svc", "user": "u", "password_env": "ORACLE_TEST_PW"}}
+    env = {"AWRLENS_TARGETS": json.dumps(targets), "ORACLE_TEST_PW": PASSWORD, "AWRLENS_CONNECT_TIMEOUT": "3",
+           "AWRLENS_CALL_TIMEOUT": "3", "AWRLENS_ANSWER_CACHE_MB": "0"}
+    with gunicorn(demo_store[0], workers=2, env=env, clean=True) as url:
+        dbs = json.loads(urlopen(f"{url}/api/v1/dbs", timeout=30).read())
+        demo_db = dbs["databases"][0]["id"]
+        statuses, done = [], threading.Event()
+
+        def held():
+            try:
+                urlopen(f"{url}/api/v1/dbs/silent.1/series?name=derived:aas", timeout=30)
+                statuses.append(200)
+            except HTTPError as exc:
+                statuses.append((exc.code, json.loads(exc.read())["error"]["code"]))
+
+        def trickle():
+            host, port = url.removeprefix("http://").split(":")
+            with socket.create_connection((host, int(port))) as sock:
+                sock.sendall(b"GET /api/v1/ HTTP/1.1\r\nHost: x\r\n")
+                while not done.wait(0.3):
+                    try:
+                        sock.sendall(b"X")
+                    except OSError:
+                        return
+        workers = [threading.Thread(target=held, daemon=True) for _ in range(16)]
+        workers += [threading.Thread(target=trickle, daemon=True) for _ in range(4)]
+        for w in workers:
+            w.start()
+        time.sleep(0.5)  # all of them in flight
+        try:
+            for path in ("/", "/api/v1/openapi.json", f"/api/v1/dbs/{demo_db}/series?name=derived:aas",
+                         f"/api/v1/dbs/{demo_db}/top-sql", "/api/v1/benchmarks"):
+                started = time.monotonic()
+                assert urlopen(f"{url}{path}", timeout=10).status == 200, path
+                assert time.monotonic() - started < 1.0, (path, time.monotonic() - started)
+        finally:
+            done.set()
+        for w in workers[:16]:
+            w.join(3 + 2 * 3 + 5)
+    assert len(statuses) == 16 and set(statuses) <= {(504, "database_timeout"), (503, "target_busy")}, statuses

@@ -7,6 +7,7 @@ Reads go through `rows()`. The only writes are to the app's own test-result tabl
 transaction on a writable connection that the backend opens for it (the AWR side of the embedded store is
 opened read-only), all of it stored or none.
 """
+import threading
 import time
 from collections.abc import Callable
 from contextvars import ContextVar
@@ -15,7 +16,7 @@ from typing import TypeVar
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
-from app.errors import ApiError, Conflict, DatabaseTimeout
+from app.errors import ApiError, Conflict, DatabaseTimeout, TargetBusy
 from app.store.queries import render
 from app.store.schema import views
 
@@ -36,11 +37,22 @@ class Store:
         self.settings = settings
         self.views = views(view_prefix)
         self._cache: dict = {}
+        self._in_flight = threading.BoundedSemaphore(settings.max_in_flight)
 
     class_totals = False  # whether the store keeps per-snapshot wait class totals (schema.CLASS_TOTALS)
 
     def rows(self, stmt, params: dict | None = None) -> list[tuple]:
-        """All rows of `stmt` as tuples; raises an ApiError subclass on any database failure."""
+        """All rows of `stmt` as tuples; raises an ApiError subclass on any database failure, and TargetBusy at once
+        when AWRLENS_MAX_IN_FLIGHT statements of this process are already waiting on this target."""
+        if not self._in_flight.acquire(blocking=False):
+            raise TargetBusy(f"{self.alias} is busy: {self.settings.max_in_flight} requests of this server are "
+                             "waiting on it already; try again shortly")
+        try:
+            return self._rows(stmt, params)
+        finally:
+            self._in_flight.release()
+
+    def _rows(self, stmt, params):
         started = time.monotonic()
         try:
             with self.engine.connect() as conn:
