@@ -41,9 +41,9 @@ class Settings:
     max_series: int = setting(8, "Most series names in one request.")
     max_range_days: float = setting(400.0, "Widest time range one request may ask for.")
     row_cap: int = setting(500_000, "Most rows one statement may return.")
-    max_in_flight: int = setting(8, "Statements in flight per target and process; past it a request is answered "
-                                 "503 target_busy at once, so a slow or silent database holds a few of the server's "
-                                 "threads, never all of them.")
+    max_in_flight: int = setting(8, "Statements in flight per Oracle target and process; past it a request is "
+                                 "answered 503 target_busy at once, so a slow or silent database holds a few of "
+                                 "the server's threads, never all of them.")
     answer_cache_mb: int = setting(64, "Memory per process for answers kept to serve again (0 = off).")
     cors_origins: str = setting("*", "Allowed CORS origins, comma separated.")
     api_key_secret: str = setting(None, "Where the API key lives, when /api/v1 requires one in the X-API-Key "

@@ -37,13 +37,17 @@ class Store:
         self.settings = settings
         self.views = views(view_prefix)
         self._cache: dict = {}
-        self._in_flight = threading.BoundedSemaphore(settings.max_in_flight)
+        # a target that can go silent (a remote database) holds at most AWRLENS_MAX_IN_FLIGHT of a process's threads
+        self._in_flight = threading.BoundedSemaphore(settings.max_in_flight) if self.remote else None
 
     class_totals = False  # whether the store keeps per-snapshot wait class totals (schema.CLASS_TOTALS)
+    remote = False  # reached over the network, so it can be slow or silent: requests in flight are limited
 
     def rows(self, stmt, params: dict | None = None) -> list[tuple]:
         """All rows of `stmt` as tuples; raises an ApiError subclass on any database failure, and TargetBusy at once
-        when AWRLENS_MAX_IN_FLIGHT statements of this process are already waiting on this target."""
+        when AWRLENS_MAX_IN_FLIGHT statements of this process are already waiting on this (remote) target."""
+        if self._in_flight is None:
+            return self._rows(stmt, params)
         if not self._in_flight.acquire(blocking=False):
             raise TargetBusy(f"{self.alias} is busy: {self.settings.max_in_flight} requests of this server are "
                              "waiting on it already; try again shortly")

@@ -42,6 +42,7 @@ TIMEOUT_CODES = {"DPY-4024", "ORA-01013", "ORA-03136", "ORA-12170"}  # call time
 
 class OracleStore(Store):
     dialect = "oracle"
+    remote = True
 
     def __init__(self, alias: str, target: dict, settings):
         t = check_target(alias, target)

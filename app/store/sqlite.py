@@ -99,6 +99,8 @@ def _tune_writer(dbapi_conn, _record):
 
 def _tune(dbapi_conn, _record):
     dbapi_conn.execute("PRAGMA query_only = ON")
-    dbapi_conn.execute("PRAGMA cache_size = -65536")  # 64 MiB page cache per connection
+    # 8 MiB of page cache per connection: a server thread each (gunicorn.conf.py), and the OS page cache holds the
+    # file once for all of them; a 45-day answer reads a few hundred pages
+    dbapi_conn.execute("PRAGMA cache_size = -8192")
     # No mmap: the OS page cache holds the file once for every worker, where mapped pages would count in each
     # worker's RSS (418 MB under perf/load.py with a 256 MiB map, 249 MB without; no slower).
