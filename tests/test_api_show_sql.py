@@ -13,7 +13,7 @@ from contract import REDO, dbid_of, ok, url
 def _statements(body):
     assert isinstance(body["sql"], list)
     for s in body["sql"]:
-        assert set(s) == {"sql", "params", "rows", "ms"} and s["sql"].lstrip().upper().startswith("SELECT")
+        assert set(s) == {"sql", "sql_oracle", "params", "rows", "ms"} and s["sql"].lstrip().upper().startswith("SELECT")
     return body["sql"]
 
 
@@ -32,6 +32,20 @@ def test_show_sql_returns_the_statements_with_bind_placeholders(api, dbs, storie
     with_names = [s for s in lp if "redo size" in s["params"].get("names", [])]
     assert with_names and not [s for s in lp if "redo size" in s["sql"]]
     assert "sql" not in ok(api, url(db, f"/sql/{pr['sql_id']}"), begin_snap=lo, end_snap=hi)
+
+
+def test_show_sql_on_the_embedded_store_also_gives_each_statement_as_oracle_runs_it(api, dbs, window):
+    """A DBA pastes the statements into SQL*Plus: beside what ran on SQLite, each comes as compiled for Oracle, with
+    named binds (:dbid, :lo...) for the same params, and Oracle's own row limit (FETCH FIRST, 12c and later) where
+    SQLite has LIMIT (issue 15)."""
+    lo, hi = window
+    for path in ("/top-sql", "/load-profile", "/wait-classes"):
+        for s in _statements(ok(api, url(dbs["rac"], path), show_sql=1, begin_snap=lo, end_snap=hi)):
+            assert "?" not in s["sql_oracle"] and "?" in s["sql"]
+            for name, value in s["params"].items():
+                assert f":{name}" in s["sql_oracle"] or isinstance(value, (list, int)) and name not in s["sql"], name
+            if " LIMIT " in s["sql"]:
+                assert "FETCH FIRST" in s["sql_oracle"] and " LIMIT " not in s["sql_oracle"]
 
 
 @pytest.mark.parametrize("value", ["x' OR '1'='1", "1; DROP TABLE x", "'; --", "redo' size"])

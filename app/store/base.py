@@ -73,9 +73,13 @@ class Store:
         log = sql_log.get()
         if log is not None:
             fixed = stmt.compile(dialect=self.engine.dialect).params  # literals bound by the query itself
-            log.append({"sql": render(stmt, self.engine.dialect),
-                        "params": {**{k: v for k, v in fixed.items() if v is not None}, **(params or {})},
-                        "rows": len(rows), "ms": round((time.monotonic() - started) * 1000, 1)})
+            entry = {"sql": render(stmt, self.engine.dialect),
+                     "params": {**{k: v for k, v in fixed.items() if v is not None}, **(params or {})},
+                     "rows": len(rows), "ms": round((time.monotonic() - started) * 1000, 1)}
+            if self.engine.dialect.name != "oracle":  # as it would run on Oracle, to paste into SQL*Plus
+                from sqlalchemy.dialects import oracle  # only when asked: the embedded store's path never needs it
+                entry["sql_oracle"] = render(stmt, oracle.dialect())
+            log.append(entry)
         return rows
 
     def write(self, work: Callable[[Connection], T]) -> T:
