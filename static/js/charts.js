@@ -314,10 +314,11 @@
       c.update("none");
     }
     this.renderLegend();
+    var notice = this.segments.length && this.segments[0].res.notice;  // the current window's, from its loader
     if (!inWindow) {
-      this.setState("empty", "No data in this range.");
+      this.setState("empty", notice || "No data in this range.");
     } else {
-      var notes = [], short = this.partialPoints();
+      var notes = notice ? [notice] : [], short = this.partialPoints();
       if (this.detail && datasets.some(function (d) { return /per minute/.test(d.label); })) {
         notes.push("Per-minute detail (sysmetric history).");
       }

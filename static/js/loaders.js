@@ -104,7 +104,12 @@
             k += 1;
           });
         });
-        return { datasets: datasets, markers: answers[0].markers,
+        // per-minute history asked for but not kept this far back: say why there is no detail
+        var minute = all.filter(function (s) { return s.name.indexOf("sysmetric_history:") === 0; });
+        var notice = minute.length && minute.every(function (s) { return !s.points.length; })
+          ? "No per-minute detail in this window: AWR keeps the per-minute history (sysmetric history) for recent " +
+            "days only" + (Object.keys(twins).length ? "; the snapshot values are shown." : ".") : "";
+        return { datasets: datasets, markers: answers[0].markers, notice: notice,
           downsampled: all.some(function (s) { return s.points_total > s.points.length; }) };
       });
     };
