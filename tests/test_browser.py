@@ -718,3 +718,15 @@ def test_back_and_forward(server, dbs, page):
     page.settle()
     assert page.state()["view"] == "explorer" and page.page.locator("[data-chart=explorer]").count() == 1
     assert page.errors == []
+
+
+def test_a_chart_and_its_table_read_in_the_same_unit(server, dbs, page):
+    """The tablespaces chart's axis reads in the unit its table shows (GB for hundreds of GB), on round ticks
+    (issue 15: the chart was in MB, the table in GB)."""
+    page.open(_url(server, db=dbs["rac"], view="tablespaces", range="7d"))
+    ticks = page.page.evaluate("Chart.getChart(document.querySelector('[data-chart=tablespace] canvas'))"
+                               ".scales.y0.ticks.map(t => t.label)")
+    used = page.page.locator("[data-table=tablespaces] tbody tr td:nth-child(3)").first.text_content()
+    assert used.split()[-1] == ticks[-1].split()[-1] == "GB", (used, ticks)
+    assert all(float(t.split()[0].replace(",", "")).is_integer() for t in ticks if t.split()[-1] == "GB"), ticks
+    assert page.errors == []

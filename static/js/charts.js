@@ -71,6 +71,20 @@
       short.missing.join(", ") + " here";
   }
 
+  /** A tick step for a byte unit's axis: a round number (1, 2 or 5 x 10^k) of the binary unit (KB, MB, GB...) the
+   * largest value reads in, about six steps up to it. */
+  function byteStep(datasets, unit) {
+    var most = 0;
+    datasets.forEach(function (d) {
+      if (d.unit === unit) { d.data.forEach(function (p) { if (p.y > most) { most = p.y; } }); }
+    });
+    var scale = 1;
+    while (most / scale >= 1024) { scale *= 1024; }
+    var raw = most / scale / 6, pow = Math.pow(10, Math.floor(Math.log10(raw || 1)));
+    var nice = [1, 2, 5, 10].find(function (m) { return m * pow >= raw; });
+    return most ? nice * pow * scale : undefined;
+  }
+
   function bucketed(points, bucket) {
     var out = [], key = null, sum = 0, n = 0;
     function flush() {
@@ -250,9 +264,14 @@
         ticks: { callback: F.fmtCompact } };
     } else {
       units.forEach(function (u, i) {
+        // byte units are scaled on the axis as in the tables and tooltips (F.fmtValue: 1.5 GB, not 1,536 MB), with
+        // ticks on round numbers of the unit the largest value is shown in
+        var bytes = /^(bytes|MB)(\/s|\/txn)?$/.test(u || "");
         scales["y" + i] = { type: "linear", position: i % 2 ? "right" : "left", beginAtZero: true,
           suggestedMax: spec.yMax, grid: { drawOnChartArea: i === 0 },
-          title: { display: true, text: u || "" }, ticks: { callback: F.fmtCompact } };
+          title: { display: true, text: bytes ? u.replace(/^MB/, "bytes") : u || "" },
+          ticks: bytes ? { callback: function (v) { return F.fmtValue(v, u); }, stepSize: byteStep(datasets, u) }
+            : { callback: F.fmtCompact } };
       });
       if (!units.length) { scales.y0 = { type: "linear", beginAtZero: true }; }
     }
