@@ -730,3 +730,26 @@ def test_a_chart_and_its_table_read_in_the_same_unit(server, dbs, page):
     assert used.split()[-1] == ticks[-1].split()[-1] == "GB", (used, ticks)
     assert all(float(t.split()[0].replace(",", "")).is_integer() for t in ticks if t.split()[-1] == "GB"), ticks
     assert page.errors == []
+
+
+def test_time_axes_tick_on_round_times_name_the_zone_and_mark_manual_snapshots(server, dbs, stories, page):
+    """Ticks fall on round times of the zone shown (whole hours for a window of hours, midnights for days), the axis
+    names that zone, and a manual snapshot in the window is drawn (issue 15)."""
+    manual = stories["manual_snapshot"]
+    at = datetime.fromisoformat(manual["time"])
+    for hours in (8, 24 * 6):
+        frm, to = at - timedelta(hours=hours / 2), at + timedelta(hours=hours / 2)
+        page.open(_url(server, db=dbs["single"], view="overview",
+                       **{"from": frm.isoformat(), "to": to.isoformat()}))
+        axis = page.page.evaluate("""(() => {
+            const c = Chart.getChart(document.querySelector('[data-chart=host-cpu] canvas'));
+            return {ticks: c.scales.x.ticks.map(t => t.value), title: c.options.scales.x.title.text,
+                    manual: c.$awr.markers.merged_snapshots.map(m => m.snap_id)}; })()""")
+        zone = at.strftime("%z")
+        assert axis["title"] == f"time (UTC{zone[:3]}:{zone[3:]})"
+        moments = [datetime.fromtimestamp(v / 1000, at.tzinfo) for v in axis["ticks"]]
+        assert len(moments) >= 3 and all(m.minute == 0 and m.second == 0 for m in moments), moments
+        if hours > 48:
+            assert all(m.hour == 0 for m in moments), moments
+        assert axis["manual"] == [manual["snap_id"]]
+    assert page.errors == []

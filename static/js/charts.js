@@ -10,13 +10,14 @@
  * The card, legend, PNG and CSV are AWRLens.ChartCard's; XY charts (createXY) are in charts-xy.js. */
 (function (AWRLens) {
   "use strict";
-  var F = AWRLens.Format, Card = AWRLens.ChartCard;
+  var F = AWRLens.Format, Card = AWRLens.ChartCard, DateTime = window.luxon.DateTime;
   var cfg = window.AWRLENS_CONFIG || {};
   var firstPainted = false;
   var PALETTE = Card.PALETTE;
   var MIN_WINDOW = 15 * 60 * 1000;
 
-  // instance restarts (a line) and missing snapshots (a shaded band), from the API's markers
+  // instance restarts (a line), missing snapshots (a shaded band) and manual snapshots (a dotted line), from the API's
+  // markers
   var markers = {
     id: "awrMarkers",
     beforeDatasetsDraw: function (chart) {
@@ -33,6 +34,20 @@
         ctx.fillStyle = "#555";
         ctx.font = "11px system-ui, sans-serif";
         ctx.fillText("missing · inst " + g.instance, a + 2, area.bottom - 4);
+      });
+      (m.merged_snapshots || []).forEach(function (s) {  // manual snapshots, merged into the next interval
+        var px = x.getPixelForValue(Date.parse(s.time));
+        if (px < area.left || px > area.right) { return; }
+        ctx.strokeStyle = "#6b6b6b";
+        ctx.setLineDash([1, 3]);
+        ctx.beginPath();
+        ctx.moveTo(px, area.top + 14);
+        ctx.lineTo(px, area.bottom);
+        ctx.stroke();
+        ctx.setLineDash([]);
+        ctx.fillStyle = "#555";
+        ctx.font = "11px system-ui, sans-serif";
+        ctx.fillText("manual snapshot · inst " + s.instance, px + 3, area.top + 24);
       });
       (m.restarts || []).forEach(function (r) {
         var px = x.getPixelForValue(Date.parse(r.startup_time || r.time));
@@ -69,6 +84,31 @@
     if (!short) { return ""; }
     return "△ sums " + short.instances + " instance" + (short.instances === 1 ? "" : "s") + "; no interval of instance " +
       short.missing.join(", ") + " here";
+  }
+
+  var STEPS = [[1, "minute"], [2, "minute"], [5, "minute"], [10, "minute"], [15, "minute"], [30, "minute"],
+    [1, "hour"], [2, "hour"], [3, "hour"], [6, "hour"], [12, "hour"], [1, "day"], [2, "day"], [7, "day"], [14, "day"]];
+  var UNIT_MS = { minute: 60000, hour: 3600000, day: 86400000 };
+
+  /** Ticks at round times of `zone` between `from` and `to`: the smallest step of STEPS that gives at most `most`. */
+  function roundTicks(from, to, zone, most) {
+    var step = STEPS.find(function (s) { return (to - from) / (s[0] * UNIT_MS[s[1]]) <= most; }) || STEPS[STEPS.length - 1];
+    var t = DateTime.fromMillis(from, { zone: zone }).startOf(step[1] === "minute" ? "hour" : "day"), ticks = [];
+    for (var guard = 0; t.toMillis() <= to && guard < 2000; guard++) {
+      var aligned = step[1] === "day" ? (step[0] === 7 || step[0] === 14 ? t.weekday === 1 : true)
+        : (step[1] === "hour" ? t.hour : t.minute) % step[0] === 0;
+      if (t.toMillis() >= from && aligned) { ticks.push({ value: t.toMillis() }); }
+      var by = {};
+      by[step[1] + "s"] = step[1] === "minute" ? step[0] : 1;
+      t = t.plus(by);
+    }
+    return ticks;
+  }
+
+  /** A tick's text: the time of day, or the date at midnight and on axes of whole days. */
+  function tickLabel(value, win) {
+    var d = DateTime.fromMillis(value, { zone: win.zone }), days = win.to - win.from > 2 * UNIT_MS.day;
+    return days || (d.hour === 0 && d.minute === 0) ? d.toFormat("dd LLL") : d.toFormat("HH:mm");
   }
 
   /** A tick step for a byte unit's axis: a round number (1, 2 or 5 x 10^k) of the binary unit (KB, MB, GB...) the
@@ -183,14 +223,14 @@
 
   /** The merged points of every loaded segment, per series, in time order. */
   TimeChart.prototype.merged = function () {
-    var detail = this.detail, order = [], byKey = {}, marks = { restarts: [], missing: [] }, seen = {};
+    var detail = this.detail, order = [], byKey = {}, marks = { restarts: [], missing: [], merged_snapshots: [] }, seen = {};
     this.segments.filter(function (s) { return s.detail === detail; }).forEach(function (seg) {
       seg.res.datasets.forEach(function (d) {
         if (!byKey[d.key]) { byKey[d.key] = Object.assign({}, d, { points: [], partial: AWRLens.Dom.table() }); order.push(d.key); }
         byKey[d.key].points = byKey[d.key].points.concat(d.points);
         Object.assign(byKey[d.key].partial, d.partial);
       });
-      ["restarts", "missing"].forEach(function (kind) {
+      ["restarts", "missing", "merged_snapshots"].forEach(function (kind) {
         ((seg.res.markers || {})[kind] || []).forEach(function (m) {
           var id = kind + JSON.stringify(m);
           if (!seen[id]) { seen[id] = true; marks[kind].push(m); }
@@ -253,8 +293,13 @@
       x: {
         type: "time", min: win.from, max: win.to,
         adapters: { date: { zone: win.zone } },
-        time: { displayFormats: { minute: "HH:mm", hour: "dd LLL HH:mm", day: "dd LLL", week: "dd LLL", month: "LLL yyyy" } },
-        ticks: { maxRotation: 0, autoSkipPadding: 12 }
+        // ticks on round times of the zone shown (every 15 minutes, 6 hours, a day...), which the axis names
+        afterBuildTicks: function (scale) {
+          scale.ticks = roundTicks(win.from, win.to, win.zone, Math.max(3, Math.floor(scale.chart.width / 90)));
+        },
+        ticks: { maxRotation: 0, autoSkipPadding: 12, callback: function (value) { return tickLabel(value, win); } },
+        title: { display: true, text: "time (" + DateTime.fromMillis(win.to, { zone: win.zone }).toFormat("'UTC'ZZ") + ")",
+          font: { size: 11 } }
       }
     };
     var units = [];
