@@ -269,3 +269,49 @@ def test_the_history_asks_for_the_key_instead_of_failing(keyed_server, browser):
         assert pg.page.locator("[data-table=benchmarks] tbody tr").count() == 5
     finally:
         ctx.close()
+
+
+def _chart(page, chart_id):
+    return page.page.evaluate(f"""(() => {{
+        const c = Chart.getChart(document.querySelector('[data-chart={chart_id}] canvas'));
+        return {{title: document.querySelector('[data-chart={chart_id}] h3').textContent,
+                 status: document.querySelector('[data-chart={chart_id}] .status').textContent,
+                 y: c.options.scales.y.title.text,
+                 sets: c.data.datasets.map(d => ({{label: d.label, color: d.borderColor, dash: d.borderDash,
+                                                  open: d.open}}))}}; }})()""")
+
+
+def _pct(a, b):
+    return f"{100 * (b - a) / a:+.1f} %"
+
+
+def test_run_charts_never_mislead(server, client, page):
+    """A case that never ended is an open bar marked as such; two-series runs state their conclusion with the numbers
+    (from the API's rows); units read naturally; series are told apart by colour or line style (issue 15)."""
+    page.open(run_url(server, HANG))
+    hang = _chart(page, "run-1")
+    api = api_rows(client, HANG)
+    first, second = [s["label"] for s in hang["sets"]]
+    for s in hang["sets"]:  # open exactly where the API says the measurement was still hanging
+        mine = {r["x"]: bool(r["extra"].get("still_hanging")) for r in api if r["series"] == s["label"]}
+        assert [b for b in s["open"] if b] == [True] * sum(mine.values()) and any(mine.values()) == any(s["open"])
+    for case in dict.fromkeys(r["x"] for r in api):
+        a, b = (next(r for r in api if r["series"] == name and r["x"] == case) for name in (first, second))
+        if not a["extra"].get("still_hanging") and not b["extra"].get("still_hanging"):
+            assert f"{case}: " in hang["status"] and _pct(a["y"], b["y"]) in hang["status"], (case, hang["status"])
+        else:
+            assert f"{case}: more than " in hang["status"]
+    page.open(run_url(server, ASYNC))
+    fix = _chart(page, "run-1")
+    rows = {r["series"]: r for r in api_rows(client, ASYNC) if r["unit"] == "1/s"}
+    before, after = (rows[s["label"]]["y"] for s in fix["sets"])
+    assert _pct(before, after) in fix["status"] and "/s" in fix["status"]
+    assert "1/s" not in fix["title"] + fix["status"] and fix["y"] == "per second"
+    page.open(run_url(server, CPU))
+    cpu = _chart(page, "run-cpu")
+    assert len({s["color"] for s in cpu["sets"]}) == len(cpu["sets"]) == 4, cpu["sets"]
+    page.open(run_url(server, GP2))
+    for chart_id in ("run-1", "run-2"):
+        sets = _chart(page, chart_id)["sets"]
+        assert len({(s["color"], tuple(s["dash"])) for s in sets}) == len(sets) > 1
+    assert page.errors == []

@@ -8,9 +8,40 @@
   /**
    * spec: {id, title, type: "scatter" | "bar", x: {type: linear|logarithmic|category, title, categories, min, max,
    *        step}, y: {type: linear|logarithmic, title, min}, height, wide,
-   *        datasets: [{label, unit, points: [[x, y]], show: points|line|bar, color, fill, dash, notes: [text],
+   *        conclusion: text under the title,
+   *        datasets: [{label, unit, points: [[x, y]], show: points|line|bar, color, fill, dash, pointStyle,
+   *                    notes: [text], open: [true where the measurement never ended],
    *                    fields: [{field: value} of each point's measurement, for the CSV]}]}
    */
+  // an arrow and "never ended" on the open bars: the case went on past the height drawn
+  var openBars = {
+    id: "awrOpenBars",
+    afterDatasetsDraw: function (chart) {
+      var ctx = chart.ctx;
+      chart.data.datasets.forEach(function (d, i) {
+        if (!d.open || !chart.isDatasetVisible(i)) { return; }
+        chart.getDatasetMeta(i).data.forEach(function (bar, k) {
+          if (!d.open[k]) { return; }
+          var x = bar.x, top = bar.y;
+          ctx.save();
+          ctx.strokeStyle = ctx.fillStyle = d.borderColor;
+          ctx.lineWidth = 2;
+          ctx.beginPath();  // inside the open bar: an arrow up to its top, and the words under it
+          ctx.moveTo(x, top + 30);
+          ctx.lineTo(x, top + 4);
+          ctx.moveTo(x - 5, top + 10);
+          ctx.lineTo(x, top + 4);
+          ctx.lineTo(x + 5, top + 10);
+          ctx.stroke();
+          ctx.font = "11px system-ui, sans-serif";
+          ctx.textAlign = "center";
+          ctx.fillText("never ended", x, top + 44);
+          ctx.restore();
+        });
+      });
+    }
+  };
+
   function XYChart(container, spec) {
     this.spec = spec;
     Card.build(this, container, spec, { status: "", height: 300, label: spec.title });
@@ -25,16 +56,21 @@
     var datasets = spec.datasets.map(function (d, i) {
       var color = d.color || PALETTE[i % PALETTE.length];
       var show = d.show || (bar ? "bar" : "points");
-      var data = bar ? cats.map(function (c) {
-        var p = d.points.find(function (q) { return q[0] === c; });
-        return p ? p[1] : null;
-      }) : d.points.map(function (p) { return { x: p[0], y: p[1] }; });
+      var at = bar ? cats.map(function (c) { return d.points.findIndex(function (q) { return q[0] === c; }); }) : null;
+      var data = bar ? at.map(function (k) { return k < 0 ? null : d.points[k][1]; })
+        : d.points.map(function (p) { return { x: p[0], y: p[1] }; });
+      var open = bar ? at.map(function (k) { return k >= 0 && !!(d.open || [])[k]; }) : [];
+      var notes = bar ? at.map(function (k) { return k < 0 ? "" : (d.notes || [])[k]; }) : d.notes || [];
       return {
-        label: d.label, unit: d.unit, key: d.label, data: data, points: d.points, notes: d.notes || [],
+        label: d.label, unit: d.unit, key: d.label, data: data, points: d.points, notes: notes, open: open,
         type: show === "bar" ? "bar" : "scatter", showLine: show === "line",
-        borderColor: color, backgroundColor: show === "bar" ? color + "cc" : d.fill ? color + "26" : color + "a0",
-        fill: d.fill || false, borderDash: d.dash || [], borderWidth: show === "line" ? (d.dash ? 1 : 2) : 1,
-        pointRadius: show === "points" ? 2.5 : show === "line" && !d.dash && !d.fill ? 3 : 0,
+        borderColor: color, borderDash: d.dash || [], fill: d.fill || false,
+        // a measurement that never ended (a hang) is an open bar: its height is where the test stopped waiting
+        backgroundColor: show === "bar" ? function (c) { return open[c.dataIndex] ? "#ffffff00" : color + "cc"; }
+          : d.fill ? color + "26" : color + "a0",
+        borderWidth: show === "bar" ? function (c) { return open[c.dataIndex] ? 2 : 1; } : show === "line" ? (d.dash ? 1.5 : 2) : 1,
+        pointStyle: d.pointStyle || "circle",
+        pointRadius: show === "points" ? 2.5 : show === "line" && !d.fill ? 3 : 0,
         pointHitRadius: 5, order: d.order || 0
       };
     });
@@ -77,11 +113,11 @@
           }
         }
       },
-      plugins: [Card.background]
+      plugins: [Card.background, openBars]
     });
     this.renderLegend();
     var any = datasets.some(function (d) { return d.points.length; });
-    this.setState(any ? "ready" : "empty", any ? "" : "No measurements.");
+    this.setState(any ? "ready" : "empty", any ? spec.conclusion || "" : "No measurements.");
   };
 
   XYChart.prototype.act = function (what) { Card.save(this, what); };

@@ -31,7 +31,14 @@
       return number(x) + " " + BYTE_UNITS[i] + (bytes[2] || "");
     }
     if (unit === "%") { return number(value, 1) + " %"; }
+    if (/^1\//.test(unit)) { return number(value) + " /" + unit.slice(2); }  // "101 /s", not "101 1/s"
     return number(value) + (unit ? " " + unit : "");
+  }
+
+  /** A unit as an axis or a title names it: "1/s" is "per second". */
+  function unitTitle(unit) {
+    var per = { "1/s": "per second", "1/min": "per minute", "1/h": "per hour" };
+    return per[unit] || unit;
   }
 
   /** Axis ticks: short (1.2k, 3.4M). */
@@ -126,7 +133,7 @@
   }
 
   AWRLens.Format = {
-    fmtValue: fmtValue, fmtCompact: fmtCompact, fmtChange: fmtChange, fmtTime: fmtTime, isoTime: isoTime,
+    fmtValue: fmtValue, unitTitle: unitTitle, fmtCompact: fmtCompact, fmtChange: fmtChange, fmtTime: fmtTime, isoTime: isoTime,
     inputTime: inputTime, parseInputTime: parseInputTime, zone: zone, offsetOf: offsetOf, esc: esc,
     formulaSafe: formulaSafe, csv: csv, download: download
   };

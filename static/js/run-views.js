@@ -46,6 +46,26 @@
     };
   }
 
+  var DASHES = [[], [6, 3], [2, 2], [8, 3, 2, 3], [12, 4]];
+  var MARKERS = ["circle", "rect", "triangle", "rectRot", "crossRot", "star"];
+
+  /** What two series (before and after, A and B, defaults and settings) show, with the numbers: for each case, the
+   * second against the first ("transactions/s: 101 /s → 136 /s (+34.7 %)"); a case that never ended says so. */
+  function conclusion(sets, cases) {
+    if (sets.length !== 2) { return ""; }
+    var parts = cases.map(function (c) {
+      var v = sets.map(function (d) {
+        var k = d.points.findIndex(function (p) { return p[0] === c; });
+        return k < 0 ? null : { y: d.points[k][1], open: d.open[k] };
+      });
+      if (!v[0] || !v[1]) { return null; }
+      var show = function (x) { return (x.open ? "more than " : "") + F.fmtValue(x.y, sets[0].unit); };
+      var change = v[0].open || v[1].open ? "" : " (" + F.fmtChange(100 * (v[1].y - v[0].y) / v[0].y) + ")";
+      return c + ": " + show(v[0]) + " → " + show(v[1]) + change;
+    }).filter(Boolean);
+    return parts.length ? sets[0].label + " → " + sets[1].label + ": " + parts.join(" · ") : "";
+  }
+
   function runCharts(runs, rows) {
     var multi = runs.length > 1;
     var kind = runs.every(function (r) { return r.kind === runs[0].kind; }) ? runs[0].kind : "other";
@@ -61,14 +81,16 @@
         var ns = Object.keys(byN).map(Number).sort(function (a, b) { return a - b; });
         var sorted = ns.map(function (n) { return byN[n].slice().sort(function (a, b) { return a - b; }); });
         var tag = multi ? slug + " · " : "";
-        datasets.push({ label: tag + "every session", unit: mine[0].unit, show: "points", color: color(k),
+        // one run: a colour per role; several: a colour per run, the role told by the line's style
+        var role = function (r) { return multi ? color(k) : color(r); };
+        datasets.push({ label: tag + "every session", unit: mine[0].unit, show: "points", color: role(0),
           points: mine.map(function (r) { return [r.x, r.y]; }), fields: mine.map(function (r) { return r.extra || {}; }),
           notes: mine.map(function (r) { return r.extra && r.extra.session ? "session " + r.extra.session : ""; }) });
-        datasets.push({ label: tag + "median", unit: mine[0].unit, show: "line", color: color(k),
+        datasets.push({ label: tag + "median", unit: mine[0].unit, show: "line", color: multi ? color(k) : "#111",
           points: ns.map(function (n, i) { return [n, median(sorted[i])]; }) });
-        datasets.push({ label: tag + "fastest", unit: mine[0].unit, show: "line", dash: [4, 3], color: color(k),
+        datasets.push({ label: tag + "fastest", unit: mine[0].unit, show: "line", dash: [2, 2], color: role(2),
           points: ns.map(function (n, i) { return [n, sorted[i][0]]; }) });
-        datasets.push({ label: tag + "slowest", unit: mine[0].unit, show: "line", dash: [4, 3], color: color(k), fill: "-1",
+        datasets.push({ label: tag + "slowest", unit: mine[0].unit, show: "line", dash: [6, 3], color: role(1), fill: "-1",
           points: ns.map(function (n, i) { return [n, sorted[i][sorted[i].length - 1]]; }) });
       });
       return [{ id: "run-cpu", title: "Elapsed time per session against parallel sessions: every session, the median " +
@@ -81,8 +103,11 @@
       var names = unique(these.map(function (r) { return label(r, r.series); }));
       var sets = names.map(function (name, i) {
         var mine = these.filter(function (r) { return label(r, r.series) === name; });
+        // lines told apart by colour, dash and marker, so that series drawn on top of each other still show
         return { label: name, unit: unit, color: color(i), show: numeric ? "line" : "bar",
+          dash: numeric ? DASHES[i % DASHES.length] : undefined, pointStyle: MARKERS[i % MARKERS.length],
           points: mine.map(function (r) { return [r.x, r.y]; }), notes: mine.map(note),
+          open: mine.map(function (r) { return !!(r.extra && r.extra.still_hanging); }),
           fields: mine.map(function (r) { return r.extra || {}; }) };
       });
       var positive = these.every(function (r) { return r.y > 0; });
@@ -91,15 +116,16 @@
       var log = spread && (kind === "client_hang" || !numeric);
       var least = Math.min.apply(null, these.map(function (r) { return r.y; }));
       var spec = { id: "run-" + (u + 1), wide: true, height: 320, datasets: sets,
-        y: { title: unit || "value", type: log ? "logarithmic" : "linear",
+        conclusion: numeric ? "" : conclusion(sets, unique(these.map(function (r) { return r.x; }))),
+        y: { title: F.unitTitle(unit) || "value", type: log ? "logarithmic" : "linear",
           min: log ? Math.pow(10, Math.floor(Math.log10(least * 0.999))) : undefined } };
       if (numeric) {
         var sizes = kind === "io_sweep" && these.every(function (r) { return r.x > 0; });
-        return Object.assign(spec, { type: "scatter", title: (unit || "Value") + " against " +
+        return Object.assign(spec, { type: "scatter", title: (F.unitTitle(unit) || "Value") + " against " +
           (sizes ? "I/O size" : "x") + ", one line per series",
           x: { type: sizes ? "logarithmic" : "linear", title: sizes ? "I/O size (KB)" : "x" } });
       }
-      return Object.assign(spec, { type: "bar", title: (BARS[kind] || "Values") + (unit ? " · " + unit : "") +
+      return Object.assign(spec, { type: "bar", title: (BARS[kind] || "Values") + (unit ? " · " + F.unitTitle(unit) : "") +
         (log ? " (log scale)" : ""),
         x: { type: "category", categories: unique(these.map(function (r) { return r.x; })) } });
     });
