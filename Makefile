@@ -61,11 +61,13 @@ clean:
 	rm -rf $(VENV) var node_modules static/vendor
 
 # -- Lambda (Zappa): infra/README.md ------------------------------------------------------------------------------
-# The packaging virtualenv holds requirements.txt + Zappa only, as manylinux2014 wheels for CPython 3.11 x86_64:
-# the python3.11 Lambda runtime is Amazon Linux 2 (glibc 2.26), where wheels pip picks on a newer Linux may not load.
-LAMBDA_PYTHON ?= python3.11
+# The packaging virtualenv holds requirements.txt + Zappa only, as manylinux wheels for CPython 3.12 x86_64, whatever
+# this machine is: the python3.12 Lambda runtime is Amazon Linux 2023 (glibc 2.34), so wheels up to manylinux_2_34
+# load there; pip prefers the most portable (manylinux2014, glibc 2.17) and falls back to 2_28, then 2_34. Building
+# needs a CPython 3.12 (the venv's interpreter, which compiles the package's .pyc): LAMBDA_PYTHON=/path/to/python3.12.
+LAMBDA_PYTHON ?= python3.12
 LAMBDA_VENV := .venv-lambda
-LAMBDA_SITE := $(LAMBDA_VENV)/lib/python3.11/site-packages
+LAMBDA_SITE := $(LAMBDA_VENV)/lib/python3.12/site-packages
 LAMBDA_STORE := build/demo.sqlite
 STAGE ?= demo
 
@@ -73,7 +75,8 @@ $(LAMBDA_VENV)/.installed: requirements.txt infra/requirements-zappa.txt
 	rm -rf $(LAMBDA_VENV)
 	$(LAMBDA_PYTHON) -m venv --without-pip $(LAMBDA_VENV)
 	$(LAMBDA_PYTHON) -m pip install --quiet --no-deps --only-binary=:all: --no-binary=placebo,cfn-flip \
-		--platform manylinux2014_x86_64 --implementation cp --python-version 3.11 \
+		--platform manylinux2014_x86_64 --platform manylinux_2_28_x86_64 --platform manylinux_2_34_x86_64 \
+		--implementation cp --python-version 3.12 \
 		--target $(LAMBDA_SITE) -r infra/requirements-zappa.txt
 	rm -rf $(LAMBDA_SITE)/bin
 	touch $@
@@ -84,11 +87,15 @@ $(LAMBDA_STORE): $(DEMO_SOURCES) | $(LAMBDA_VENV)/.installed  ## the demo stage'
 package: $(LAMBDA_VENV)/.installed $(if $(filter demo,$(STAGE)),$(LAMBDA_STORE))  ## dist/awrlens-$(STAGE).zip
 	$(LAMBDA_VENV)/bin/python infra/lambda_package.py $(STAGE)
 
-deploy-site: $(VENV)/.installed $(VENDOR)  ## the page to S3: make deploy-site BUCKET=... STAGE=prod [API_URL=...] [REGION=...]
+deploy-site: $(VENV)/.installed $(VENDOR)  ## the page: make deploy-site BUCKET=... STAGE=prod [DOMAIN=... CERTIFICATE_ARN=...] [HOSTING=website] [API_URL=...] [REGION=...]
 	$(PY) infra/deploy_site.py --bucket $(BUCKET) $(if $(STAGE),--stage $(STAGE)) $(if $(API_URL),--api-url $(API_URL)) \
-		$(if $(REGION),--region $(REGION))
+		$(if $(REGION),--region $(REGION)) $(if $(HOSTING),--hosting $(HOSTING)) $(if $(DOMAIN),--domain $(DOMAIN)) \
+		$(if $(CERTIFICATE_ARN),--certificate-arn $(CERTIFICATE_ARN))
+
+guard-rails: $(VENV)/.installed  ## after zappa deploy/update: make guard-rails STAGE=prod [ALARM_TOPIC=arn:aws:sns:...] [REGION=...]
+	$(PY) infra/guard_rails.py $(STAGE) $(if $(REGION),--region $(REGION)) $(if $(ALARM_TOPIC),--alarm-topic $(ALARM_TOPIC))
 
 clean-lambda:  ## the packaging venv, the demo stage's store and the packages
 	rm -rf $(LAMBDA_VENV) build dist
 
-.PHONY: package deploy-site clean-lambda
+.PHONY: package deploy-site guard-rails clean-lambda

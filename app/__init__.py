@@ -1,5 +1,6 @@
 """awrlens: browse Oracle AWR history (DBA_HIST_*) and share benchmark runs, as a JSON API and one page."""
 import gc
+import os
 
 # The imports build a few hundred thousand objects that live for ever: collecting them while they are young is wasted
 # work on every cold start (Lambda's included). Enabled again once they are imported, and frozen.
@@ -70,6 +71,9 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.add_url_rule("/api/v1/openapi.json", "openapi", lambda: jsonify(openapi_document(app)))
     from app.cli import register
     register(app)
+    if os.environ.get("AWS_LAMBDA_FUNCTION_NAME"):  # behind Zappa's handler: answers are limited to 6 MB
+        from app.api.respond import fit_lambda
+        app.after_request(fit_lambda)  # registered last, so it runs before the answer cache and CORS see the answer
 
     @app.before_request
     def _start_sql_log():

@@ -6,7 +6,7 @@ import click
 
 from app.settings import Settings
 from app.store.queries import all_statements, render
-from app.store.schema import PREFIXES, views
+from app.store.schema import NEWEST, PREFIXES, RELEASES, views
 from app.units import MIB
 
 
@@ -43,11 +43,15 @@ def register(app):
     @app.cli.command("sql")
     @click.option("--prefix", default="dba_hist_", type=click.Choice(PREFIXES), show_default=True,
                   help="View prefix of the target.")
-    def sql(prefix):
+    @click.option("--release", default=NEWEST, type=click.Choice(RELEASES), show_default=True,
+                  help="Oracle release of the target: the statements use the columns its views have.")
+    def sql(prefix, release):
         """Print every SQL statement the API can run, compiled for Oracle, for review before granting access."""
         from sqlalchemy.dialects import oracle  # here, not at import: every cold start on Lambda imports this module
+        if release == RELEASES[0] and prefix != "dba_hist_":
+            raise click.BadParameter(f"Oracle {release} has no {prefix.upper()} views", param_hint="--prefix")
         dialect = oracle.dialect()
-        for name, stmt in all_statements(views(prefix)):
+        for name, stmt in all_statements(views(prefix, release), app.config["SETTINGS"].row_cap):
             click.echo(f"-- {name}\n{render(stmt, dialect)};\n")
 
     @app.cli.command("settings")

@@ -37,6 +37,14 @@ class Conflict(ApiError):
     status, code = 409, "conflict"
 
 
+class AnswerTooLarge(ApiError):
+    status, code = 422, "answer_too_large"
+
+
+class TooManyRows(ApiError):
+    status, code = 422, "too_many_rows"
+
+
 class ReadOnly(ApiError):
     status, code = 503, "read_only"
 

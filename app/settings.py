@@ -40,7 +40,8 @@ class Settings:
     max_points: int = setting(2000, "Default points per series after downsampling (LTTB).")
     max_series: int = setting(8, "Most series names in one request.")
     max_range_days: float = setting(400.0, "Widest time range one request may ask for.")
-    row_cap: int = setting(500_000, "Most rows one statement may return.")
+    row_cap: int = setting(500_000, "Most rows one statement may return, enforced in the statement: a question "
+                           "that reads more is answered 422 too_many_rows. The snapshot list reads the newest ones.")
     max_in_flight: int = setting(8, "Statements in flight per Oracle target and process; past it a request is "
                                  "answered 503 target_busy at once, so a slow or silent database holds a few of "
                                  "the server's threads, never all of them.")

@@ -1,6 +1,6 @@
 """Build, finish and check the Lambda package of one Zappa stage: `make package STAGE=demo|prod`.
 
-Run with the packaging virtualenv's Python (.venv-lambda: requirements.txt + Zappa, manylinux2014 wheels):
+Run with the packaging virtualenv's Python (.venv-lambda: requirements.txt + Zappa, manylinux wheels for the runtime):
   .venv-lambda/bin/python infra/lambda_package.py demo    ->  dist/awrlens-demo.zip
 
 1. `zappa package STAGE` builds the zip from the project and .venv-lambda, with the stage's excludes. It needs no
@@ -9,8 +9,8 @@ Run with the packaging virtualenv's Python (.venv-lambda: requirements.txt + Zap
    date 1980-01-01, so the timestamp .pyc files pip wrote never match their sources on Lambda; /var/task is
    read-only, so each cold start would compile every module again in memory (twice the CPU time, see
    BENCHMARKS.md). Hash-based .pyc files are valid whatever the dates say. Tracebacks name /var/task paths.
-3. check(): the zip against Lambda's limits and the runtime: size, native code built for CPython 3.11 x86_64 and
-   at most glibc 2.26 (Amazon Linux 2, the python3.11 runtime), no test-only or build-only package, and none of
+3. check(): the zip against Lambda's limits and the runtime: size, native code built for CPython 3.12 x86_64 and
+   at most glibc 2.34 (Amazon Linux 2023, the python3.12 runtime), no test-only or build-only package, and none of
    the project's own test and lab equipment or performance scripts (PROJECT_ONLY).
 The checks import nothing from Zappa, so the tests use them on small zips too.
 """
@@ -33,7 +33,10 @@ SETTINGS_FILE = ROOT / "zappa_settings.json"
 ZIPPED_LIMIT = 50 * 2**20  # direct upload to Lambda
 UNZIPPED_LIMIT = 250 * 2**20  # function and layers, unzipped
 ZIPPED_TARGET = 25 * 10**6  # this project's target (issue 5)
-RUNTIME_GLIBC = (2, 26)  # Amazon Linux 2, which runs the python3.11 runtime
+RUNTIME = "python3.12"  # zappa_settings.json's runtime; the Makefile builds the packaging venv for it
+RUNTIME_PYTHON = (3, 12)
+RUNTIME_OS, RUNTIME_GLIBC = "Amazon Linux 2023", (2, 34)  # what runs the python3.12 runtime
+CP = f"cp{RUNTIME_PYTHON[0]}{RUNTIME_PYTHON[1]}"  # its wheel and extension tag
 TASK_ROOT = "/var/task"
 # Import names of packages that must never ship, besides every test-only requirement (requirements-dev.txt):
 # the test runner's own dependencies, and what only Zappa's command line needs.
@@ -67,6 +70,23 @@ def stage_settings(stage: str, path: Path = SETTINGS_FILE) -> dict:
     return merged
 
 
+def runtime_python() -> str | None:
+    """A CPython of the runtime's version on this machine (to build and compile the package, and to run it as
+    Lambda would): $LAMBDA_PYTHON, python3.X on the PATH, or pyenv's; None when there is none."""
+    version = ".".join(map(str, RUNTIME_PYTHON))
+    candidates = [os.environ.get("LAMBDA_PYTHON"), f"python{version}",
+                  *sorted(map(str, Path.home().glob(f".pyenv/versions/{version}*/bin/python{version}")), reverse=True)]
+    for candidate in filter(None, candidates):
+        try:
+            done = subprocess.run([candidate, "-c", "import sys; print(sys.version_info[:2] == %r)" % (RUNTIME_PYTHON,)],
+                                  capture_output=True, text=True, timeout=30)
+        except OSError:
+            continue
+        if done.returncode == 0 and done.stdout.strip() == "True":
+            return candidate
+    return None
+
+
 def requirement_names(path: Path) -> set[str]:
     """Normalized project names in a requirements file, following -r includes."""
     names = set()
@@ -96,8 +116,9 @@ def forbidden_names(root: Path = ROOT) -> set[str]:
 def finish(zip_path: Path) -> dict:
     """Rewrite the zip with an unchecked-hash .pyc beside every module (stale .pyc files dropped), sorted, dated
     1980-01-01 like Zappa's entries, mode 0755. Returns counts."""
-    if sys.version_info[:2] != (3, 11):
-        raise SystemExit(f"compile with Python 3.11 (the python3.11 runtime), not {sys.version.split()[0]}")
+    if sys.version_info[:2] != RUNTIME_PYTHON:
+        raise SystemExit(f"compile with Python {'.'.join(map(str, RUNTIME_PYTHON))} (the {RUNTIME} runtime), "
+                         f"not {sys.version.split()[0]}")
     zip_path = Path(zip_path)
     compiled = failed = 0
     with tempfile.TemporaryDirectory(prefix="awrlens-pkg-") as tmp:
@@ -134,24 +155,24 @@ SO_TAG = re.compile(r"\.(cpython-(\d+)-([a-z0-9_]+)-linux-gnu|abi3)\.so$")
 
 
 def native_problems(name: str, data: bytes) -> list[str]:
-    """What is wrong with one shared library for the python3.11 x86_64 runtime (empty when nothing)."""
+    """What is wrong with one shared library for the runtime, x86_64 (empty when nothing)."""
     problems = []
     if data[:4] != b"\x7fELF":
         return [f"{name}: not an ELF shared library"]
     if data[4] != 2 or int.from_bytes(data[18:20], "little") != 0x3E:
         problems.append(f"{name}: not built for x86_64")
     m = SO_TAG.search(name)
-    if m and m.group(2) and (m.group(2) != "311" or m.group(3) != "x86_64"):
-        problems.append(f"{name}: built for cpython-{m.group(2)} {m.group(3)}, not cpython-311 x86_64")
+    if m and m.group(2) and (f"cp{m.group(2)}" != CP or m.group(3) != "x86_64"):
+        problems.append(f"{name}: built for cpython-{m.group(2)} {m.group(3)}, not cpython-{CP[2:]} x86_64")
     needed = max((tuple(map(int, v)) for v in GLIBC.findall(data)), default=(0, 0))
     if needed > RUNTIME_GLIBC:
-        problems.append(f"{name}: needs GLIBC_{needed[0]}.{needed[1]}; Amazon Linux 2 has "
+        problems.append(f"{name}: needs GLIBC_{needed[0]}.{needed[1]}; {RUNTIME_OS} has "
                         f"{RUNTIME_GLIBC[0]}.{RUNTIME_GLIBC[1]}")
     return problems
 
 
 def wheel_tag_problems(name: str, text: str) -> list[str]:
-    """A dist-info WHEEL file whose tags do not run on python3.11 / Amazon Linux 2 x86_64."""
+    """A dist-info WHEEL file whose tags do not run on the runtime (its Python, its OS's glibc, x86_64)."""
     tags = [line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("Tag:")]
     ok = []
     for tag in tags:
@@ -164,10 +185,21 @@ def wheel_tag_problems(name: str, text: str) -> list[str]:
             continue
         glibc = (int(m.group(1)), int(m.group(2))) if m.group(1) else \
             {"2014": (2, 17), "2010": (2, 12), "1": (2, 5)}[m.group(3)]
-        if glibc <= RUNTIME_GLIBC and py in ("cp311", "py3", "cp37", "cp38", "cp39", "cp310") and \
-                abi in ("cp311", "abi3", "none"):
+        if glibc <= RUNTIME_GLIBC and python_runs(py, abi):
             ok.append(tag)
-    return [] if ok else [f"{name}: wheel tags {', '.join(tags)} do not run on python3.11 x86_64 glibc 2.26"]
+    return [] if ok else [f"{name}: wheel tags {', '.join(tags)} do not run on {RUNTIME} x86_64 glibc "
+                          f"{RUNTIME_GLIBC[0]}.{RUNTIME_GLIBC[1]}"]
+
+
+def python_runs(py: str, abi: str) -> bool:
+    """Whether the runtime's CPython loads a wheel tagged `py`-`abi`: its own version; the stable ABI (abi3) of that
+    version or an older 3.x; pure Python."""
+    m = re.fullmatch(r"cp3(\d+)", py)
+    if abi == CP:
+        return py == CP
+    if abi == "abi3":
+        return bool(m) and int(m.group(1)) <= RUNTIME_PYTHON[1]
+    return abi == "none" and (py in ("py3", "py2.py3") or (bool(m) and int(m.group(1)) <= RUNTIME_PYTHON[1]))
 
 
 def check(zip_path: Path, stage: str, settings: dict | None = None, root: Path = ROOT) -> dict:

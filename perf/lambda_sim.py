@@ -1,6 +1,7 @@
 """A Lambda-like place to run a Zappa package on this machine: the zip unpacked as /var/task would be, the SDK
-the python3.11 runtime brings (boto3 and its dependencies, from .venv-lambda) as /var/runtime, and a fresh
-CPython 3.11 process per invocation, with no site-packages and no bytecode writes (/var/task is read-only).
+the runtime brings (boto3 and its dependencies, from .venv-lambda) as /var/runtime, and a fresh CPython process of
+the runtime's version (infra/lambda_package.py: RUNTIME, python3.12) per invocation, with no site-packages and no
+bytecode writes (/var/task is read-only).
 """
 import json
 import os
@@ -14,13 +15,19 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-LAMBDA_SITE = ROOT / ".venv-lambda/lib/python3.11/site-packages"
+sys.path.insert(0, str(ROOT))
+from infra.lambda_package import RUNTIME, runtime_python  # noqa: E402
+
+LAMBDA_SITE = ROOT / f".venv-lambda/lib/{RUNTIME}/site-packages"
 RUNTIME_SDK = ("boto3", "botocore", "s3transfer", "jmespath", "dateutil", "urllib3", "six.py", "certifi")
 
 
 def base_python() -> str:
-    """The CPython 3.11 binary itself (not a pyenv shim, not a venv): what the runtime starts."""
-    out = subprocess.run(["python3.11", "-c", "import sys; print(sys._base_executable)"], capture_output=True,
+    """The runtime's CPython binary itself (not a pyenv shim, not a venv): what the runtime starts."""
+    python = runtime_python()
+    if python is None:
+        raise SystemExit(f"no {RUNTIME} interpreter on this machine: set LAMBDA_PYTHON")
+    out = subprocess.run([python, "-c", "import sys; print(sys._base_executable)"], capture_output=True,
                          text=True, check=True)
     return out.stdout.strip()
 

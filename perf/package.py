@@ -4,8 +4,8 @@ Usage: .venv/bin/python perf/package.py [--no-build]
 
 For each stage: `make package STAGE=...` (the packaging venv and the demo store are built first when missing;
 the time recorded is the packaging alone), the checks of infra/lambda_package.py (Lambda's limits, native code
-for CPython 3.11 x86_64 and glibc <= 2.26, no test-only or build-only package), the zipped size by part, then
-the package unpacked as Lambda unpacks it and real API Gateway events answered by a fresh Python 3.11 process
+for CPython 3.12 x86_64 and glibc <= 2.34, no test-only or build-only package), the zipped size by part, then
+the package unpacked as Lambda unpacks it and real API Gateway events answered by a fresh Python 3.12 process
 (perf/lambda_sim.py), on a read-only mount like /var/task where the machine allows it. Results:
 perf/results/package.json.
 """
@@ -73,8 +73,8 @@ def native_modules(zip_path: Path) -> list[str]:
 
 
 def native_imports(task: Path, runtime: Path, modules: list[str]) -> dict:
-    """Import every compiled extension in a fresh Python 3.11: they load on this glibc; the package check has
-    already made sure they need no more than Amazon Linux 2's."""
+    """Import every compiled extension in a fresh Python of the runtime's version: they load on this glibc; the
+    package check has already made sure they need no more than Amazon Linux 2023's."""
     proc, _ = lambda_sim.run_timed([lambda_sim.base_python(), "-S", "-c", IMPORT_ALL, json.dumps(modules)],
                                    cwd=task, env={"PYTHONPATH": f"{task}:{runtime}", "PYTHONDONTWRITEBYTECODE": "1"},
                                    capture_output=True, text=True)

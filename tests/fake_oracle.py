@@ -18,8 +18,9 @@ changed at any time (`behave`) and applies to the next request on every connecti
 connection stays stalled, like a zombie server after a failover, until `close()`.
 
 What it answers to SQL: the handful of statements SQLAlchemy's Oracle dialect runs on a first connection (current
-schema, decimal character, isolation level) get plausible answers; every other query gets no rows; commits,
-rollbacks and pings succeed. It checks nothing: any password is accepted.
+schema, decimal character, isolation level) get plausible answers; a query containing a fragment of `answers` gets
+those rows (as text); every other query gets no rows; PL/SQL blocks fail as if the package were not granted
+(PLS-00201); commits, rollbacks and pings succeed. It checks nothing: any password is accepted.
 """
 import re
 import threading
@@ -85,7 +86,7 @@ class Session(TnsSession):
         elif "1.1" in statement:
             rows = [("1.1",)]
         else:
-            rows = []
+            rows = next((r for fragment, r in self.server.answers.items() if fragment in statement), [])
         return query(rows, self.cursor)
 
 
@@ -128,8 +129,9 @@ class FakeOracle(LoopbackServer):
     """A listener on a free 127.0.0.1 port. The behaviour applies to every round trip from the moment it is set, on
     new and established connections alike (a stalled connection stays stalled until close())."""
 
-    def __init__(self, password: str, fault: str | None = None, at: str = "sql", match: str | None = None):
-        self.password = password
+    def __init__(self, password: str, fault: str | None = None, at: str = "sql", match: str | None = None,
+                 answers: dict | None = None):
+        self.password, self.answers = password, answers or {}  # statement fragment (lower case) -> rows
         self.behave(fault, at, match)
         self.reached: list[str] = []  # stages reached, in order, over all connections
         self.struck: list[tuple] = []  # (stage, fault) applied

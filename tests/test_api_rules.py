@@ -51,7 +51,8 @@ def tiny(tmp_path_factory):
                                                ("sysstat", 4, "logons current", LOGONS),
                                                ("osstat", 1, "BUSY_TIME", BUSY), ("osstat", 0, "IDLE_TIME", IDLE)):
                 value = table[inst][snap_id] if table else 0
-                con.execute(f"insert into dba_hist_{view} values (?,?,?,?,?,?)",
+                con.execute(f"insert into dba_hist_{view} (snap_id, dbid, instance_number, stat_id, stat_name, "
+                            "value) values (?,?,?,?,?,?)",
                             (snap_id, DBID, inst, stat_id, name, value))
     con.commit()
     con.close()

@@ -1,8 +1,11 @@
-"""infra/deploy_site.py against moto's S3 and API Gateway: the bucket, website and policy, every object's headers,
-the page rendered from its template (the stage URL, the stage's limits, no key), idempotent re-runs, stale-file
-removal."""
+"""infra/deploy_site.py against moto's S3, CloudFront, CloudFormation and API Gateway: the private bucket behind
+CloudFront (origin access control, HTTPS, the cache policy against every object's headers) or the public website,
+every object's headers, the page rendered from its template (the stage URL found through Zappa's stack, the
+stage's limits, no key), the API's CORS origin, idempotent re-runs, stale-file removal. Where moto's CloudFront
+falls short, tests/aws.py's CloudFrontGaps answers as CloudFront does."""
 import hashlib
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -11,8 +14,8 @@ import pytest
 
 from app.settings import Settings
 from infra import deploy_site
-from infra.deploy_site import IMMUTABLE, NO_CACHE, Aws, DeployError, deploy
-from tests.aws import REGION, aws, aws_calls  # noqa: F401  (fixtures)
+from infra.deploy_site import CACHE_POLICY, IMMUTABLE, NO_CACHE, SECURITY_HEADERS_POLICY, YEAR, Aws, DeployError, deploy
+from tests.aws import REGION, CloudFrontGaps, aws, aws_calls  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.slow
 
@@ -52,8 +55,10 @@ def static(tmp_path):
 
 
 def run(static, **kw):
+    """The website hosting unless told: what these tests check of the files is the same for both."""
     return deploy(BUCKET, api_url=kw.pop("api_url", API), static=static, aws=Aws(REGION), progress=False,
-                  templates=kw.pop("templates", static.parent / "templates"), **kw)
+                  templates=kw.pop("templates", static.parent / "templates"), hosting=kw.pop("hosting", "website"),
+                  **kw)
 
 
 def objects(s3):
@@ -78,14 +83,8 @@ def test_bucket_website_and_public_read_policy(static, s3):
     assert statement["Action"] == "s3:GetObject" and statement["Resource"] == f"arn:aws:s3:::{BUCKET}/*"
     block = s3.get_public_access_block(Bucket=BUCKET)["PublicAccessBlockConfiguration"]
     assert block["BlockPublicAcls"] and block["IgnorePublicAcls"]  # ACLs stay off; only the policy is public
-    assert report.website_url == f"http://{BUCKET}.s3-website-{REGION}.amazonaws.com"
-
-
-def test_no_public_leaves_the_bucket_private(static, s3):
-    run(static, public=False)
-    from botocore.exceptions import ClientError
-    with pytest.raises(ClientError):
-        s3.get_bucket_policy(Bucket=BUCKET)
+    assert report.site_url == f"http://{BUCKET}.s3-website-{REGION}.amazonaws.com"
+    assert report.distribution == {}
 
 
 def test_every_object_has_its_type_and_cache_headers(static, s3):
@@ -136,19 +135,18 @@ def test_the_limits_are_the_stages(static, s3, tmp_path):
     zappa.write_text(json.dumps({"base": {"environment_variables": {"AWRLENS_MAX_SERIES": "12"}},
                                  "small": {"extends": "base", "environment_variables": {
                                      "AWRLENS_MAX_SERIES": "4", "AWRLENS_MAX_RANGE_DAYS": "31"}}}))
-    import boto3
-    boto3.client("apigateway", region_name=REGION).create_rest_api(name="awrlens-small")
-    report = deploy(BUCKET, stage="small", static=static, aws=Aws(REGION), progress=False,
+    zappa_stack("small")
+    report = deploy(BUCKET, stage="small", static=static, aws=Aws(REGION), progress=False, hosting="website",
                     templates=static.parent / "templates", settings_file=zappa)
     text = s3.get_object(Bucket=BUCKET, Key="index.html")["Body"].read().decode()
     assert "maxSeries: 4," in text and "maxRangeDays: 31.0," in text
     assert report.limits["max_series"] == 4 and report.limits["max_range_days"] == 31.0
     zappa.write_text(json.dumps({"small": {"environment_variables": {"AWRLENS_MAX_SERIE": "4"}}}))
     with pytest.raises(DeployError, match="AWRLENS_MAX_SERIE"):  # a setting the API would refuse at start
-        deploy(BUCKET, stage="small", static=static, aws=Aws(REGION), progress=False,
+        deploy(BUCKET, stage="small", static=static, aws=Aws(REGION), progress=False, hosting="website",
                templates=static.parent / "templates", settings_file=zappa)
     with pytest.raises(DeployError, match="no stage 'nope'"):
-        deploy(BUCKET, stage="nope", static=static, aws=Aws(REGION), progress=False,
+        deploy(BUCKET, stage="nope", static=static, aws=Aws(REGION), progress=False, hosting="website",
                templates=static.parent / "templates", settings_file=zappa)
 
 
@@ -211,14 +209,64 @@ def test_changed_headers_are_uploaded_again(static, s3, monkeypatch):
     assert s3.head_object(Bucket=BUCKET, Key="static/js/app.js")["CacheControl"] == "no-cache, no-store"
 
 
-def test_api_url_from_the_stage(static, s3):
+def zappa_stack(stage: str, project: str = "awrlens") -> str:
+    """What `zappa deploy STAGE` leaves: the CloudFormation stack <project>-<stage> whose resource "Api" is the REST
+    API (named the same, with one method, as Zappa's template has), deployed to the stage. Returns the API's id."""
     import boto3
-    api_id = boto3.client("apigateway", region_name=REGION).create_rest_api(name="awrlens-prod")["id"]
-    templates = static.parent / "templates"
-    report = deploy(BUCKET, stage="prod", static=static, aws=Aws(REGION), progress=False, templates=templates)
+    name = f"{project}-{stage}"
+    uri = f"arn:aws:apigateway:{REGION}:lambda:path/2015-03-31/functions/arn:aws:lambda:{REGION}:123456789012:" \
+          f"function:{name}/invocations"
+    template = {"Resources": {
+        "Api": {"Type": "AWS::ApiGateway::RestApi", "Properties": {"Name": name}},
+        "ANY0": {"Type": "AWS::ApiGateway::Method", "Properties": {
+            "RestApiId": {"Ref": "Api"}, "ResourceId": {"Fn::GetAtt": ["Api", "RootResourceId"]}, "HttpMethod": "ANY",
+            "AuthorizationType": "NONE", "Integration": {"Type": "AWS_PROXY", "IntegrationHttpMethod": "POST",
+                                                         "Uri": uri}}}}}
+    cfn = boto3.client("cloudformation", region_name=REGION)
+    cfn.create_stack(StackName=name, TemplateBody=json.dumps(template))
+    api_id = cfn.describe_stack_resource(StackName=name, LogicalResourceId="Api")["StackResourceDetail"][
+        "PhysicalResourceId"]
+    boto3.client("apigateway", region_name=REGION).create_deployment(restApiId=api_id, stageName=stage)
+    return api_id
+
+
+def test_api_url_from_zappas_stack_not_the_first_api_of_that_name(static, s3):
+    """The API is the stack's, as Zappa finds it (get_api_id): an older REST API of the same name, left behind by a
+    deploy, is not taken even when it comes first."""
+    import boto3
+    apigateway = boto3.client("apigateway", region_name=REGION)
+    stale = apigateway.create_rest_api(name="awrlens-prod")["id"]
+    api_id = zappa_stack("prod")
+    assert [a["id"] for a in apigateway.get_rest_apis()["items"]][0] == stale  # the name alone would pick it
+    report = deploy(BUCKET, stage="prod", static=static, aws=Aws(REGION), progress=False, hosting="website",
+                    templates=static.parent / "templates")
     assert report.api_url == f"https://{api_id}.execute-api.{REGION}.amazonaws.com/prod"
+
+
+def test_api_url_without_a_stack(static, s3):
+    """Without Zappa's stack (a deployment older than Zappa's stacks), the one REST API of the name, as Zappa falls
+    back to; several are an error naming them, none is an error naming the stage, and so is an API without the
+    stage."""
+    import boto3
+    apigateway = boto3.client("apigateway", region_name=REGION)
+    site = {"static": static, "aws": Aws(REGION), "progress": False, "hosting": "website",
+            "templates": static.parent / "templates"}
+    with pytest.raises(DeployError, match="no CloudFormation stack awrlens-prod and no REST API named 'awrlens-prod'"):
+        deploy(BUCKET, stage="prod", **site)
+    only = apigateway.create_rest_api(name="awrlens-prod")["id"]
+    with pytest.raises(DeployError, match=f"REST API {only} of awrlens-prod has no stage 'prod'"):
+        deploy(BUCKET, stage="prod", **site)
+    root = apigateway.get_resources(restApiId=only)["items"][0]["id"]
+    apigateway.put_method(restApiId=only, resourceId=root, httpMethod="GET", authorizationType="NONE")
+    apigateway.put_integration(restApiId=only, resourceId=root, httpMethod="GET", type="MOCK")
+    apigateway.create_deployment(restApiId=only, stageName="prod")
+    assert deploy(BUCKET, stage="prod", **site).api_url == f"https://{only}.execute-api.{REGION}.amazonaws.com/prod"
+    other = apigateway.create_rest_api(name="awrlens-prod")["id"]
+    with pytest.raises(DeployError, match="2 REST APIs named 'awrlens-prod'") as err:
+        deploy(BUCKET, stage="prod", **site)
+    assert only in str(err.value) and other in str(err.value)
     with pytest.raises(DeployError, match="awrlens-demo"):
-        deploy(BUCKET, stage="demo", static=static, aws=Aws(REGION), progress=False, templates=templates)
+        deploy(BUCKET, stage="demo", **site)
 
 
 def test_missing_vendor_build_is_a_clear_error(static, s3):
@@ -235,8 +283,8 @@ def test_the_real_page(s3, tmp_path):
     if not (static / "vendor").is_dir():
         pytest.skip("static/vendor is not built (make static/vendor/.installed)")
     report = run(static, templates=ROOT / "templates")
-    local = [p for p in static.rglob("*") if p.is_file() and not any(
-        part.startswith(".") for part in p.relative_to(static).parts)]
+    local = [Path(d, n) for d, _, names in os.walk(static, followlinks=True) for n in names  # vendor: maybe a link
+             if not any(part.startswith(".") for part in Path(d, n).relative_to(static).parts)]
     assert len(report.uploaded) == len(local) + 1  # and index.html
     for key, obj in objects(s3).items():
         head = s3.head_object(Bucket=BUCKET, Key=key)
@@ -256,11 +304,169 @@ def test_the_real_page(s3, tmp_path):
 def test_command_line(static, s3, capsys):
     templates = str(static.parent / "templates")
     assert deploy_site.main(["--bucket", BUCKET, "--api-url", API, "--region", REGION, "--static", str(static),
-                             "--templates", templates]) == 0
+                             "--templates", templates, "--hosting", "website"]) == 0
     out = capsys.readouterr().out
     assert "6 uploaded, 0 unchanged, 0 deleted" in out and "s3-website-eu-west-1" in out
+    assert "HTTP only, for the public demo" in out
     assert "limits, as the API's defaults: max_series 8," in out
     assert deploy_site.main(["--bucket", BUCKET, "--api-url", "http://insecure", "--region", REGION,
                              "--static", str(static), "--templates", templates]) == 2
     with pytest.raises(SystemExit):  # neither where the API is nor its stage
         deploy_site.main(["--bucket", BUCKET, "--region", REGION])
+
+
+# -- CloudFront: HTTPS in front of a private bucket ---------------------------------------------------------------
+
+@pytest.fixture()
+def cloudfront(aws_calls, s3):
+    """moto's CloudFront, with what it lacks answered as CloudFront does (tests/aws.py)."""
+    import boto3
+    gaps = CloudFrontGaps(aws_calls)
+    gaps.client = boto3.client("cloudfront", region_name=REGION)
+    gaps.calls = aws_calls
+    return gaps
+
+
+def sent(calls, operation):
+    return [params for service, op, params in calls.log if service == "cloudfront" and op == operation]
+
+
+def edge_ttl(cache_control: str, policy: dict) -> int:
+    """Seconds CloudFront keeps an object at the edge before asking the origin again, by the rule infra/README.md
+    states (step 8): `no-cache`, `no-store` or `private` from the origin are honoured (not kept) only when the
+    minimum TTL is 0, else kept the minimum TTL; `max-age` (or `s-maxage`) is kept between the minimum and maximum
+    TTL; no header at all: the default TTL."""
+    directives = {d.strip().split("=")[0]: (d.split("=")[1] if "=" in d else None)
+                  for d in cache_control.split(",") if d.strip()}
+    if directives.keys() & {"no-cache", "no-store", "private"}:
+        return policy["MinTTL"]
+    age = directives.get("s-maxage") or directives.get("max-age")
+    if age is None:
+        return policy["DefaultTTL"]
+    return min(max(int(age), policy["MinTTL"]), policy["MaxTTL"])
+
+
+def test_cloudfront_serves_a_private_bucket_over_https(static, cloudfront, s3):
+    report = run(static, hosting="cloudfront")
+    [dist] = cloudfront.client.list_distributions()["DistributionList"]["Items"]
+    [created] = sent(cloudfront.calls, "CreateDistribution")
+    config = created["DistributionConfig"]
+    assert config["DefaultRootObject"] == "index.html" and config["Enabled"] is True
+    [origin] = config["Origins"]["Items"]
+    assert origin["DomainName"] == f"{BUCKET}.s3.{REGION}.amazonaws.com"  # the REST endpoint, not the website one
+    assert origin["S3OriginConfig"] == {"OriginAccessIdentity": ""}  # OAC, not the legacy identity
+    [oac] = cloudfront.client.list_origin_access_controls()["OriginAccessControlList"]["Items"]
+    assert origin["OriginAccessControlId"] == oac["Id"]
+    assert (oac["SigningProtocol"], oac["SigningBehavior"], oac["OriginAccessControlOriginType"]) == \
+        ("sigv4", "always", "s3")
+    behaviour = config["DefaultCacheBehavior"]
+    assert behaviour["ViewerProtocolPolicy"] == "redirect-to-https" and behaviour["TargetOriginId"] == origin["Id"]
+    assert behaviour["ResponseHeadersPolicyId"] == SECURITY_HEADERS_POLICY
+    assert config["ViewerCertificate"] == {"CloudFrontDefaultCertificate": True}
+    assert report.site_url == f"https://{dist['DomainName']}" and report.distribution["id"] == dist["Id"]
+    # the bucket: private, no website, readable by this distribution only
+    block = s3.get_public_access_block(Bucket=BUCKET)["PublicAccessBlockConfiguration"]
+    assert all(block.values()) and len(block) == 4
+    from botocore.exceptions import ClientError
+    with pytest.raises(ClientError):
+        s3.get_bucket_website(Bucket=BUCKET)
+    [statement] = json.loads(s3.get_bucket_policy(Bucket=BUCKET)["Policy"])["Statement"]
+    assert statement["Principal"] == {"Service": "cloudfront.amazonaws.com"}
+    assert statement["Action"] == "s3:GetObject" and statement["Resource"] == f"arn:aws:s3:::{BUCKET}/*"
+    assert statement["Condition"] == {"StringEquals": {"AWS:SourceArn": dist["ARN"]}}
+
+
+def test_the_cache_keeps_the_page_fresh_and_the_vendored_files_a_year(static, cloudfront, s3):
+    """Every object's Cache-Control, through the distribution's cache policy by CloudFront's rule: index.html and
+    the app's own files (config.js would be one) are asked of the bucket again on every request; the vendored
+    files, named by their contents' hash, are kept a year at the edge and in the browser."""
+    run(static, hosting="cloudfront")
+    [policy] = cloudfront.configs
+    [created] = sent(cloudfront.calls, "CreateDistribution")
+    [listed] = cloudfront.client.list_cache_policies(Type="custom")["CachePolicyList"]["Items"]
+    assert created["DistributionConfig"]["DefaultCacheBehavior"]["CachePolicyId"] == listed["CachePolicy"]["Id"]
+    assert "CacheBehaviors" not in created["DistributionConfig"]  # one behaviour, the default, for every path
+    keys = policy["ParametersInCacheKeyAndForwardedToOrigin"]
+    assert keys["QueryStringsConfig"]["QueryStringBehavior"] == "none"  # ?db=...&view=... is one index.html
+    assert keys["EnableAcceptEncodingGzip"] and keys["EnableAcceptEncodingBrotli"]
+    ttl = {key: edge_ttl(s3.head_object(Bucket=BUCKET, Key=key)["CacheControl"], policy) for key in objects(s3)}
+    vendor = {k for k in ttl if k.startswith("static/vendor/")}
+    assert vendor and {ttl[k] for k in vendor} == {365 * 86400}
+    fresh = set(ttl) - vendor
+    assert {"index.html", "static/js/app.js", "static/css/app.css"} <= fresh and {ttl[k] for k in fresh} == {0}
+
+
+def test_a_second_cloudfront_run_changes_nothing_and_a_domain_updates_the_distribution(static, cloudfront, s3):
+    first = run(static, hosting="cloudfront")
+    again = run(static, hosting="cloudfront")
+    assert again.uploaded == [] and again.distribution["id"] == first.distribution["id"]
+    assert not again.distribution["created"] and first.distribution["created"]
+    for op, count in [("CreateDistribution", 1), ("UpdateDistribution", 0), ("CreateOriginAccessControl", 1),
+                      ("CreateCachePolicy", 1), ("UpdateCachePolicy", 0)]:
+        assert len(sent(cloudfront.calls, op)) == count, op
+    cert = "arn:aws:acm:us-east-1:123456789012:certificate/0a1b2c3d-aaaa-bbbb-cccc-0123456789ab"
+    report = run(static, hosting="cloudfront", domain="awrlens.example.com", certificate_arn=cert)
+    [update] = sent(cloudfront.calls, "UpdateDistribution")
+    assert update["DistributionConfig"]["Aliases"] == {"Quantity": 1, "Items": ["awrlens.example.com"]}
+    assert update["DistributionConfig"]["ViewerCertificate"] == {
+        "ACMCertificateArn": cert, "SSLSupportMethod": "sni-only", "MinimumProtocolVersion": "TLSv1.2_2021"}
+    assert update["DistributionConfig"]["CallerReference"] == \
+        sent(cloudfront.calls, "CreateDistribution")[0]["DistributionConfig"]["CallerReference"]
+    assert report.site_url == "https://awrlens.example.com"
+    run(static, hosting="cloudfront", domain="awrlens.example.com", certificate_arn=cert)
+    assert len(sent(cloudfront.calls, "UpdateDistribution")) == 1  # nothing changed the second time
+    assert len(cloudfront.client.list_distributions()["DistributionList"]["Items"]) == 1
+
+
+def test_a_changed_cache_policy_is_brought_up_to_date(static, cloudfront, monkeypatch):
+    run(static, hosting="cloudfront")
+    monkeypatch.setitem(deploy_site.CACHE_POLICY, "MaxTTL", 2 * YEAR)
+    run(static, hosting="cloudfront")
+    [update] = sent(cloudfront.calls, "UpdateCachePolicy")
+    assert update["CachePolicyConfig"]["MaxTTL"] == 2 * YEAR and update["IfMatch"] == "E1"
+    assert len(sent(cloudfront.calls, "CreateCachePolicy")) == 1
+
+
+def test_a_domain_needs_its_certificate_from_us_east_1(static, cloudfront, s3):
+    for kw, message in [({"domain": "awrlens.example.com"}, "go together"),
+                        ({"domain": "a.example.com", "certificate_arn": "arn:aws:acm:eu-west-1:1:certificate/x"},
+                         "us-east-1 only")]:
+        with pytest.raises(DeployError, match=message):
+            run(static, hosting="cloudfront", **kw)
+    with pytest.raises(DeployError, match="need CloudFront"):
+        run(static, hosting="website", domain="a.example.com",
+            certificate_arn="arn:aws:acm:us-east-1:1:certificate/x")
+
+
+def test_the_demo_website_moves_behind_cloudfront(static, cloudfront, s3):
+    """A bucket that was the public website becomes private: its public-read policy gives way to the
+    distribution's, and Block Public Access is on again."""
+    run(static, hosting="website")
+    run(static, hosting="cloudfront")
+    [statement] = json.loads(s3.get_bucket_policy(Bucket=BUCKET)["Policy"])["Statement"]
+    assert statement["Principal"] == {"Service": "cloudfront.amazonaws.com"}
+    assert all(s3.get_public_access_block(Bucket=BUCKET)["PublicAccessBlockConfiguration"].values())
+
+
+def test_the_apis_cors_origin_is_the_sites(static, cloudfront, s3, tmp_path, capsys):
+    """The stage's AWRLENS_CORS_ORIGINS must allow the site's HTTPS origin: the deploy says so, with what to set."""
+    zappa = tmp_path / "zappa_settings.json"
+    zappa.write_text(json.dumps({"prod": {"environment_variables": {
+        "AWRLENS_CORS_ORIGINS": "https://awrlens.example.com"}}}))
+    zappa_stack("prod")
+    site = {"static": static, "aws": Aws(REGION), "progress": False, "templates": static.parent / "templates",
+            "settings_file": zappa}
+    report = deploy(BUCKET, stage="prod", **site)
+    assert report.site_url.startswith("https://") and report.site_url.endswith(".cloudfront.net")
+    assert report.cors_allows_site is False
+    cert = "arn:aws:acm:us-east-1:123456789012:certificate/x"
+    report = deploy(BUCKET, stage="prod", domain="awrlens.example.com", certificate_arn=cert, **site)
+    assert report.cors_allows_site is True
+    args = ["--bucket", BUCKET, "--stage", "prod", "--region", REGION, "--static", str(static),
+            "--templates", str(static.parent / "templates")]
+    assert deploy_site.main(args) == 0  # zappa_settings.json's prod allows https://awrlens.example.com only
+    out = capsys.readouterr().out
+    assert "CloudFront distribution" in out
+    assert "the API refuses this site: set AWRLENS_CORS_ORIGINS to https://" in out and "zappa update prod" in out
+    assert deploy_site.main(args + ["--domain", "awrlens.example.com", "--certificate-arn", cert]) == 0
+    assert "refuses" not in capsys.readouterr().out

@@ -1,10 +1,13 @@
 """The IAM policies of infra/iam: they parse, and each names exactly the actions that its code calls.
 
-The actions are not listed by hand here: the code runs against moto with every AWS call recorded (deploy_site.py
-through a create, a re-run and a change; Zappa's deploy, update and undeploy of the prod stage; the app reading
-its secret), and the recorded operations are turned into IAM actions. What AWS checks beyond the operation
-itself (iam:PassRole on CreateFunction, the template CloudFormation reads, what CloudFormation creates for Zappa)
-and what the Lambda service does with the function's role (logs, VPC network interfaces) are the tables below.
+The actions are not listed by hand here. Zappa's: every boto3 call of its source (cli.py, core.py) on the paths
+the stages' settings allow (infra/zappa_actions.py), and the CloudFormation template Zappa's own code generates for
+the stage; then Zappa's deploy, update, status, rollback and undeploy run against moto with every call recorded,
+and each call must be allowed by a statement whose Resource matches what it touches (moto enforces no IAM: this is
+the check). deploy_site.py's and the app's: their code runs against moto with every call recorded. What AWS checks
+beyond the operation itself (iam:PassRole where a role is handed over, the template CloudFormation reads, what
+CloudFormation creates for Zappa) and what the Lambda service does with the function's role (logs, VPC network
+interfaces) are the tables below (infra/README.md, IAM).
 """
 import fnmatch
 import json
@@ -13,30 +16,32 @@ from pathlib import Path
 
 import pytest
 
+from infra import zappa_actions
 from infra.deploy_site import Aws, deploy
-from tests.aws import REGION, aws, aws_calls  # noqa: F401  (fixtures)
+from infra.lambda_package import stage_settings
+from tests.aws import REGION, aws, aws_calls, dummy_credentials, record_calls  # noqa: F401  (fixtures)
 
 ROOT = Path(__file__).resolve().parent.parent
 IAM = ROOT / "infra" / "iam"
 SETTINGS = json.loads((ROOT / "zappa_settings.json").read_text())
 
-# Operations whose IAM action has another name (S3's model); None: no permission needed.
-ACTION_OF = {("s3", "HeadBucket"): "s3:ListBucket", ("s3", "ListObjectsV2"): "s3:ListBucket",
-             ("s3", "HeadObject"): "s3:GetObject", ("s3", "DeleteObjects"): "s3:DeleteObject",
-             ("s3", "PutPublicAccessBlock"): "s3:PutBucketPublicAccessBlock", ("sts", "GetCallerIdentity"): None}
-# API Gateway's actions are HTTP verbs on resource paths.
-APIGATEWAY_VERBS = {"Get": "GET", "Create": "POST", "Put": "PUT", "Update": "PATCH", "Delete": "DELETE"}
-# Checked on the caller besides the operation itself.
-IMPLIED = {("lambda", "CreateFunction"): {"iam:PassRole"}, ("lambda", "UpdateFunctionConfiguration"): {"iam:PassRole"},
-           ("cloudformation", "CreateStack"): {"s3:GetObject"},  # CloudFormation reads TemplateURL as the caller
+ACCOUNT = "123456789012"  # moto's account, and the placeholder of the documents
+# Checked on the caller besides the operation itself (a role handed over is iam:PassRole: ROLE_PARAMETERS).
+IMPLIED = {("cloudformation", "CreateStack"): {"s3:GetObject"},  # CloudFormation reads TemplateURL as the caller
            ("cloudformation", "UpdateStack"): {"s3:GetObject"}}
 VPC_CHECKS = {"ec2:DescribeSecurityGroups", "ec2:DescribeSubnets", "ec2:DescribeVpcs"}  # a VpcConfig in the call
 # CloudFormation creates a template's resources with the caller's rights.
 STACK_RESOURCES = {"AWS::ApiGateway::": {"apigateway:GET", "apigateway:POST", "apigateway:PUT", "apigateway:PATCH",
                                          "apigateway:DELETE"},
                    "AWS::Lambda::Permission": {"lambda:AddPermission", "lambda:RemovePermission"}}
+# The service that assumes a role named in a template property of a resource of this type.
+CREDENTIAL_USERS = {"AWS::ApiGateway::": "apigateway.amazonaws.com", "AWS::ApiGatewayV2::": "apigateway.amazonaws.com",
+                    "AWS::Events::": "events.amazonaws.com"}
+CREDENTIAL_PROPERTIES = {"Credentials", "AuthorizerCredentials", "CredentialsArn", "RoleArn"}
 # What the Lambda service does with the function's role: its logs, and network interfaces in the VPC.
 LAMBDA_LOGS = {"logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"}
+UNSCOPED = {"events:ListRuleNamesByTarget", "cloudwatch:GetMetricStatistics", "cloudfront:ListDistributions",
+            "cloudfront:ListOriginAccessControls", "cloudfront:ListCachePolicies"}  # take no resource but "*"
 LAMBDA_VPC = {"ec2:CreateNetworkInterface", "ec2:DescribeNetworkInterfaces", "ec2:DescribeSubnets",
               "ec2:DeleteNetworkInterface", "ec2:AssignPrivateIpAddresses", "ec2:UnassignPrivateIpAddresses"}
 
@@ -45,14 +50,10 @@ def iam_actions(calls) -> set[str]:
     """The IAM actions that the recorded calls need."""
     actions = set()
     for service, op, params in calls.log:
-        if service == "apigateway":
-            verb = next(v for prefix, v in APIGATEWAY_VERBS.items() if op.startswith(prefix))
-            actions.add(f"apigateway:{verb}")
-        else:
-            action = ACTION_OF.get((service, op), f"{service}:{op}")
-            if action:
-                actions.add(action)
+        actions |= set(zappa_actions.actions_of(service, op))
         actions |= IMPLIED.get((service, op), set())
+        if set(params) & zappa_actions.ROLE_PARAMETERS:
+            actions.add("iam:PassRole")
         if (params.get("VpcConfig") or {}).get("SubnetIds"):
             actions |= VPC_CHECKS
     return actions
@@ -83,14 +84,19 @@ def test_policies_parse_and_allow_only_named_actions(name):
             resources = [st["Resource"]] if isinstance(st["Resource"], str) else st["Resource"]
             assert resources and all(r == "*" or r.startswith("arn:aws:") for r in resources)
             if "*" in resources:  # only actions that cannot be scoped to a resource
-                assert set(st["Action"]) <= VPC_CHECKS | LAMBDA_VPC | {"events:ListRuleNamesByTarget"}, st
+                assert set(st["Action"]) <= VPC_CHECKS | LAMBDA_VPC | UNSCOPED, st
 
 
 # -- the site deployer ----------------------------------------------------------------------------------------------
 
 @pytest.mark.slow
-def test_site_deployer_names_exactly_what_deploy_site_calls(aws_calls, tmp_path):
-    import boto3
+def test_site_deployer_names_exactly_what_deploy_site_calls(aws_calls, tmp_path, monkeypatch):
+    """deploy_site.py against moto: the demo's website, then the same bucket behind CloudFront with a change and a
+    deleted file, a run with nothing to do, and a domain with a changed cache policy; the stage's API found through
+    Zappa's stack. Every call is allowed, on what it touches, and nothing more is."""
+    from infra import deploy_site
+    from tests.aws import CloudFrontGaps
+    from tests.test_deploy import zappa_stack
     static, templates = tmp_path / "static", tmp_path / "templates"
     (static / "vendor").mkdir(parents=True)
     templates.mkdir()
@@ -99,20 +105,65 @@ def test_site_deployer_names_exactly_what_deploy_site_calls(aws_calls, tmp_path)
     (static / "vendor" / "a.js").write_text("a")
     (static / "app.js").write_text("app")  # unchanged by the second deploy
     (static / "old.js").write_text("old")
-    boto3.client("apigateway", region_name=REGION).create_rest_api(name="awrlens-prod")
+    zappa_stack("prod")
+    CloudFrontGaps(aws_calls)
     aws_calls.log.clear()
     bucket = "awrlens-site-123456789012"
     site = {"static": static, "templates": templates, "aws": Aws(REGION), "progress": False}
-    deploy(bucket, stage="prod", **site)  # creates
+    deploy(bucket, stage="prod", hosting="website", **site)  # creates: the public demo
     (static / "old.js").unlink()
     (static / "vendor" / "a.js").write_text("b")
-    report = deploy(bucket, stage="prod", **site)  # changes, deletes
+    report = deploy(bucket, stage="prod", **site)  # behind CloudFront; changes, deletes
     deploy(bucket, stage="prod", **site)  # nothing to do
-    assert report.deleted and report.uploaded and report.unchanged
+    assert report.deleted and report.uploaded and report.distribution["created"]
+    monkeypatch.setitem(deploy_site.CACHE_POLICY, "Comment", "changed")
+    deploy(bucket, stage="prod", domain="awrlens.example.com",
+           certificate_arn=f"arn:aws:acm:us-east-1:{ACCOUNT}:certificate/x", **site)
+    assert {"UpdateDistribution", "UpdateCachePolicy", "GetStage", "DescribeStackResource"} <= {op for _, op in aws_calls}
     doc = policy("site-deployer.json")
     assert policy_actions(doc) == iam_actions(aws_calls)
-    assert {r for st in doc["Statement"] for r in [st["Resource"]] if r.startswith("arn:aws:s3")} == \
+    denied = [f"{a} on {arn}" for service, op, params in aws_calls.log for a in zappa_actions.actions_of(service, op)
+              for arn in touched(service, op, params) if not allowed(doc, a, arn)]
+    assert not denied, sorted(set(denied))
+    assert {r for st in doc["Statement"] for r in ([st["Resource"]] if isinstance(st["Resource"], str) else
+                                                   st["Resource"]) if r.startswith("arn:aws:s3")} == \
         {f"arn:aws:s3:::{bucket}", f"arn:aws:s3:::{bucket}/*"}
+
+
+# -- the API's guard rails ---------------------------------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_guard_rails_policy_names_exactly_what_guard_rails_calls(aws_calls, tmp_path):
+    """guard_rails.py against moto on a fresh stage (with an alarm topic), again on a stage that has them, and on
+    a stage where API Gateway requires the key (the usage plan made, then corrected). Every call is allowed, on what
+    it touches, and nothing more is."""
+    import boto3
+    from infra import guard_rails
+    from tests.test_deploy import zappa_stack
+    ag = boto3.client("apigateway", region_name=REGION)
+    zappa_stack("prod")
+    api_id = zappa_stack("demo")
+    ag.create_api_key(name=f"demo_{api_id}", enabled=True)
+    keyed = json.loads((ROOT / "zappa_settings.json").read_text())
+    keyed["demo"]["api_key_required"] = True
+    settings = tmp_path / "zappa_settings.json"
+    settings.write_text(json.dumps(keyed))
+    aws_calls.log.clear()
+    guard_rails.apply("prod", Aws(REGION), alarm_topic=f"arn:aws:sns:{REGION}:{ACCOUNT}:awrlens-alarms")
+    guard_rails.apply("prod", Aws(REGION))
+    guard_rails.apply("demo", Aws(REGION), settings_file=settings)
+    [plan] = ag.get_usage_plans()["items"]
+    ag.update_usage_plan(usagePlanId=plan["id"], patchOperations=[
+        {"op": "replace", "path": "/quota/limit", "value": "1"}])
+    aws_calls.log[:] = [c for c in aws_calls.log if c[1] != "UpdateUsagePlan"]  # the line above, not the code
+    guard_rails.apply("demo", Aws(REGION), settings_file=settings)
+    assert {"UpdateUsagePlan", "CreateUsagePlanKey", "PutGatewayResponse", "PutRetentionPolicy",
+            "PutMetricAlarm"} <= {op for _, op, _ in aws_calls.log}
+    doc = policy("api-guard-rails.json")
+    assert policy_actions(doc) == iam_actions(aws_calls)
+    denied = [f"{a} on {arn}" for service, op, params in aws_calls.log for a in zappa_actions.actions_of(service, op)
+              for arn in touched(service, op, params) if not allowed(doc, a, arn)]
+    assert not denied, sorted(set(denied))
 
 
 # -- the Lambda roles ---------------------------------------------------------------------------------------------
@@ -130,8 +181,9 @@ def test_lambda_roles_name_what_the_app_calls_and_what_lambda_does(aws_calls, mo
     assert read_key(arn, 2.0) == "k"
     app_actions = iam_actions(aws_calls)
     assert app_actions == {"secretsmanager:GetSecretValue"}
-    assert policy_actions(policy("lambda-prod.json")) == app_actions | LAMBDA_LOGS | LAMBDA_VPC
-    assert policy_actions(policy("lambda-demo.json")) == LAMBDA_LOGS  # the demo reads its own SQLite file
+    invoked = {"lambda:InvokeFunction"}  # by API Gateway with the role's credentials (test below)
+    assert policy_actions(policy("lambda-prod.json")) == app_actions | LAMBDA_LOGS | LAMBDA_VPC | invoked
+    assert policy_actions(policy("lambda-demo.json")) == LAMBDA_LOGS | invoked  # the demo reads its SQLite file
 
 
 def test_lambda_roles_are_scoped_to_their_function_and_the_one_secret():
@@ -154,50 +206,321 @@ def test_roles_named_in_the_settings_exist_as_documents():
     for stage in ("demo", "prod"):
         assert SETTINGS[stage]["role_name"] == f"awrlens-{stage}-lambda"
         assert (IAM / f"lambda-{stage}.json").is_file()
-    resources = next(st for st in policy("zappa-deployer.json")["Statement"] if "iam:PassRole" in st["Action"])
+    [resources] = statements(policy("zappa-deployer.json"), "iam:PassRole")
     assert sorted(r.rsplit("/", 1)[1] for r in resources["Resource"]) == ["awrlens-demo-lambda",
                                                                           "awrlens-prod-lambda"]
 
 
-# -- the Zappa deployer -------------------------------------------------------------------------------------------
+# -- the Zappa deployer and what the roles must allow for Zappa's API ------------------------------------------------
+
+STAGES = ("demo", "prod")
+STAGE_SETTINGS = {stage: stage_settings(stage) for stage in STAGES}
+
+
+@pytest.fixture(scope="module")
+def templates():
+    """stage -> the CloudFormation template Zappa's own code generates for it, against moto (Zappa reads the role's
+    ARN from IAM)."""
+    import boto3
+    from moto import mock_aws
+    with pytest.MonkeyPatch.context() as mp, mock_aws():
+        dummy_credentials(mp)
+        trust = (IAM / "lambda-trust.json").read_text()
+        for stage in STAGES:
+            boto3.client("iam").create_role(RoleName=f"awrlens-{stage}-lambda", AssumeRolePolicyDocument=trust)
+        return {stage: zappa_template(stage) for stage in STAGES}
+
+
+def zappa_template(stage: str) -> dict:
+    """The template `zappa deploy` uploads for `stage`: Zappa's create_stack_template with the arguments
+    cli.deploy gives it (the slow test below checks it is the one Zappa deploys)."""
+    cli = zappa_actions.load_stage(stage)
+    cli.zappa.create_stack_template(
+        lambda_arn=function_arn(stage), lambda_name=cli.lambda_name, api_key_required=cli.api_key_required,
+        iam_authorization=cli.iam_authorization, authorizer=cli.authorizer, cors_options=cli.cors,
+        description=cli.apigateway_description, endpoint_configuration=cli.endpoint_configuration,
+        apigateway_version=cli.apigateway_version, stage_name=cli.api_stage,
+        lambda_qualifier=cli.apigateway_lambda_qualifier, websocket=cli.use_websocket)
+    return json.loads(cli.zappa.cf_template.to_json())
+
+
+def function_arn(stage):
+    return f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:awrlens-{stage}"
+
+
+def role_arn(stage):
+    return f"arn:aws:iam::{ACCOUNT}:role/awrlens-{stage}-lambda"
+
+
+def credential_uses(template: dict) -> list[tuple[str, str, str]]:
+    """(resource type, property, role ARN) wherever the template names a role for a service to assume."""
+    out = []
+
+    def visit(rtype, node):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in CREDENTIAL_PROPERTIES and isinstance(value, str) and ":role/" in value:
+                    out.append((rtype, key, value))
+                visit(rtype, value)
+        elif isinstance(node, list):
+            for item in node:
+                visit(rtype, item)
+
+    for resource in template["Resources"].values():
+        visit(resource["Type"], resource.get("Properties", {}))
+    return out
+
+
+def service_of(resource_type: str) -> str:
+    return next(s for prefix, s in CREDENTIAL_USERS.items() if resource_type.startswith(prefix))
+
+
+def statements(doc, action):
+    return [st for st in doc["Statement"] if action in ([st["Action"]] if isinstance(st["Action"], str) else
+                                                         st["Action"])]
+
+
+def allowed(doc, action, arn, context=None) -> bool:
+    """Whether a statement of `doc` allows `action` on `arn`, its StringEquals / StringEqualsIfExists conditions
+    checked against `context` (a request's condition keys)."""
+    context = context or {}
+    for st in statements(doc, action):
+        resources = [st["Resource"]] if isinstance(st["Resource"], str) else st["Resource"]
+        if not any(fnmatch.fnmatchcase(arn, r) for r in resources):
+            continue
+        ok = True
+        for operator, keys in st.get("Condition", {}).items():
+            assert operator in ("StringEquals", "StringEqualsIfExists"), operator
+            for key, values in keys.items():
+                values = [values] if isinstance(values, str) else values
+                if key not in context:
+                    ok &= operator.endswith("IfExists")
+                else:
+                    ok &= context[key] in values
+        if ok:
+            return True
+    return False
+
+
+@pytest.fixture(scope="module")
+def zappa_source():
+    return {stage: zappa_actions.zappa_calls(stage) for stage in STAGES}
+
+
+def test_zappa_deployer_allows_every_call_of_zappas_source_and_nothing_more(zappa_source, templates):
+    """The deployer's actions are those of every boto3 call Zappa 0.63's cli.py and core.py make for deploy,
+    update, status, undeploy and rollback on the paths the stages' settings allow, plus what AWS checks besides
+    (IMPLIED, VPC_CHECKS, iam:PassRole) and what CloudFormation creates from Zappa's template (STACK_RESOURCES)."""
+    need: dict[str, set[str]] = {}
+    for stage, found in zappa_source.items():
+        assert not found.problems, found.problems
+        for action, where in zappa_actions.needed_actions(found).items():
+            need.setdefault(action, set()).update(where)
+        for call in found.calls:
+            for action in IMPLIED.get((call.service, call.operation), ()):
+                need.setdefault(action, set()).add(f"{call.where} (implied)")
+            if call.operation in ("CreateFunction", "UpdateFunctionConfiguration") and \
+                    STAGE_SETTINGS[stage].get("vpc_config"):
+                for action in VPC_CHECKS:
+                    need.setdefault(action, set()).add(f"{call.where} (VpcConfig of {stage})")
+        for service, where in zappa_actions.role_passed_to(found).items():
+            need.setdefault("iam:PassRole", set()).update(where)
+        types = {r["Type"] for r in templates[stage]["Resources"].values()}
+        assert types and all(any(t.startswith(p) for p in STACK_RESOURCES) for t in types), types
+        for prefix, actions in STACK_RESOURCES.items():
+            for action in actions if any(t.startswith(prefix) for t in types) else ():
+                need.setdefault(action, set()).add(f"the template's {prefix}")
+    have = policy_actions(policy("zappa-deployer.json"))
+    missing = {a: sorted(w)[:3] for a, w in need.items() if a not in have}
+    assert not missing, f"zappa-deployer.json lacks what Zappa calls: {missing}"
+    assert have <= set(need), f"zappa-deployer.json allows what Zappa never calls: {sorted(have - set(need))}"
+    assert "cloudformation:ListStackResources" in need  # Zappa's wait for its stack (issue 11)
+
+
+def test_zappas_version_is_the_one_packaged():
+    """The source read above is the Zappa that deploys: the packaging venv's pin (infra/requirements-zappa.txt)."""
+    from importlib.metadata import version
+    pins = (ROOT / "infra" / "requirements-zappa.txt").read_text()
+    assert f"zappa=={version('zappa')}\n" in pins
+
+
+def test_the_roles_trust_every_service_they_are_handed_to(zappa_source, templates):
+    """Zappa's API Gateway integration calls the function with the stage's role as its credentials (in the template
+    Zappa generates), and Zappa hands the role to Lambda (CreateFunction, UpdateFunctionConfiguration) and to
+    EventBridge (the keep-warm rule's RoleArn): the trust policy names each of those services, the deployer may pass
+    the roles to exactly them, and to nothing else."""
+    passed_to: dict[str, set[str]] = {}
+    for stage, found in zappa_source.items():
+        for service, where in zappa_actions.role_passed_to(found).items():
+            passed_to.setdefault(service, set()).update(where)
+        uses = credential_uses(templates[stage])
+        assert uses, "Zappa's template names the role as the integration's credentials"
+        for rtype, prop, arn in uses:
+            assert arn == role_arn(stage), (rtype, prop, arn)
+            passed_to.setdefault(service_of(rtype), set()).add(f"template {rtype}.{prop}")
+    assert {"lambda.amazonaws.com", "apigateway.amazonaws.com"} <= set(passed_to)
+    [trust] = policy("lambda-trust.json")["Statement"]
+    principals = trust["Principal"]["Service"]
+    assert trust["Action"] == "sts:AssumeRole"
+    assert set([principals] if isinstance(principals, str) else principals) == set(passed_to), passed_to
+    deployer = policy("zappa-deployer.json")
+    for service in passed_to:
+        for stage in STAGES:
+            assert allowed(deployer, "iam:PassRole", role_arn(stage), {"iam:PassedToService": service}), service
+    assert not allowed(deployer, "iam:PassRole", role_arn("prod"), {"iam:PassedToService": "ec2.amazonaws.com"})
+    assert not allowed(deployer, "iam:PassRole", f"arn:aws:iam::{ACCOUNT}:role/admin",
+                       {"iam:PassedToService": "lambda.amazonaws.com"})
+
+
+def test_the_roles_let_api_gateway_invoke_their_function(templates):
+    """API Gateway calls Lambda with the role's credentials (Integration.Credentials), so the role itself must allow
+    lambda:InvokeFunction on the function the integration's URI names (Zappa's default role allows it on "*")."""
+    for stage in STAGES:
+        invoked = set()
+        for resource in templates[stage]["Resources"].values():
+            integration = resource.get("Properties", {}).get("Integration", {})
+            if integration.get("Credentials"):
+                uri = integration["Uri"]
+                invoked.add(uri.split("/functions/", 1)[1].rsplit("/invocations", 1)[0])
+        assert invoked == {function_arn(stage)}
+        doc = policy(f"lambda-{stage}.json")
+        for arn in invoked:
+            assert allowed(doc, "lambda:InvokeFunction", arn)
+            assert allowed(doc, "lambda:InvokeFunction", f"{arn}:snapstart")  # Zappa's alias with snap_start on
+        other = "prod" if stage == "demo" else "demo"
+        assert not allowed(doc, "lambda:InvokeFunction", function_arn(other))
+
+
+# -- Zappa against moto: every call it makes, allowed on what it touches ----------------------------------------------
+
+def touched(service, op, params) -> list[str]:
+    """The ARNs a recorded call acts on, for the policy's Resource check ("*" where the action takes no resource)."""
+    region = f"{REGION}:{ACCOUNT}"
+    if service == "lambda":
+        name = params.get("FunctionName") or params.get("Resource", "")
+        if name.startswith("function:"):  # Zappa's rollback: "function:NAME:VERSION"
+            name = f"arn:aws:lambda:{region}:{name}"
+        arn = name if name.startswith("arn:") else f"arn:aws:lambda:{region}:function:{name}"
+        return [arn + (f":{params['Qualifier']}" if params.get("Qualifier") else "")]
+    if service == "cloudformation":
+        return [f"arn:aws:cloudformation:{region}:stack/{params['StackName']}/0a1b2c3d"]
+    if service == "cloudfront":
+        kind = {"Distribution": "distribution", "OriginAccessControl": "origin-access-control",
+                "CachePolicy": "cache-policy"}
+        if op.startswith("List"):
+            return ["*"]
+        name = next(v for k, v in kind.items() if op.endswith(k) or op.endswith(k + "Config"))
+        return [f"arn:aws:cloudfront::{ACCOUNT}:{name}/{params.get('Id', 'NEW')}"]
+    if service == "events":
+        rule = params.get("Name") or params.get("Rule")
+        return [f"arn:aws:events:{region}:rule/{rule}"] if rule else ["*"]
+    if service == "s3":
+        bucket = f"arn:aws:s3:::{params['Bucket']}"
+        if op == "DeleteObjects":  # checked as s3:DeleteObject on each object
+            return [f"{bucket}/{o['Key']}" for o in params["Delete"]["Objects"]]
+        return [f"{bucket}/{params['Key']}" if params.get("Key") else bucket]
+    if service == "iam":
+        return [f"arn:aws:iam::{ACCOUNT}:role/{params['RoleName']}"]
+    if service == "apigateway":
+        return [f"arn:aws:apigateway:{REGION}::{apigateway_path(op, params)}"]
+    if service == "logs":
+        group = params.get("logGroupName") or f"{params.get('logGroupNamePrefix', '')}*"
+        return [f"arn:aws:logs:{region}:log-group:{group}"]
+    if service == "monitoring" and "AlarmName" in params:
+        return [f"arn:aws:cloudwatch:{region}:alarm:{params['AlarmName']}"]
+    return ["*"]
+
+
+def apigateway_path(op: str, params: dict) -> str:
+    """The resource path an API Gateway call acts on (its IAM resource is arn:aws:apigateway:REGION::PATH)."""
+    api = params.get("restApiId")
+    plan = params.get("usagePlanId")
+    if op in ("GetStage", "UpdateStage"):
+        return f"/restapis/{api}/stages/{params['stageName']}"
+    if op in ("GetGatewayResponse", "PutGatewayResponse"):
+        return f"/restapis/{api}/gatewayresponses/{params['responseType']}"
+    if op == "CreateDeployment":
+        return f"/restapis/{api}/deployments"
+    if op in ("GetUsagePlanKeys", "CreateUsagePlanKey"):
+        return f"/usageplans/{plan}/keys"
+    if plan:
+        return f"/usageplans/{plan}"
+    if op in ("GetUsagePlans", "CreateUsagePlan"):
+        return "/usageplans"
+    if op == "GetApiKeys":
+        return "/apikeys"
+    return f"/restapis/{api}" if api else "/restapis"
+
+
+@pytest.fixture(scope="module")
+def zappa_against_moto(tmp_path_factory):
+    """`zappa deploy`, `update`, `status`, `rollback` and `undeploy` of the prod stage (VPC, keep-warm schedule,
+    concurrency: every setting the demo has and more), with a prebuilt zip, against moto; every call recorded, and
+    the templates Zappa uploaded."""
+    import boto3
+    import zappa.core
+    from botocore.client import BaseClient
+    from moto import mock_aws
+    from zappa.cli import ZappaCLI
+    with pytest.MonkeyPatch.context() as mp, mock_aws():
+        dummy_credentials(mp)
+        trust = (IAM / "lambda-trust.json").read_text()
+        boto3.client("iam").create_role(RoleName="awrlens-prod-lambda", AssumeRolePolicyDocument=trust)
+        templates = []
+        plain = BaseClient._make_api_call
+
+        def keeping_templates(self, op, params):  # Zappa deletes the template once the stack exists
+            if op in ("CreateStack", "UpdateStack"):
+                bucket, key = params["TemplateURL"].split(".amazonaws.com/", 1)[1].split("/", 1)
+                from moto.s3.models import s3_backends  # read in moto, not through the recorded client
+                templates.append(json.loads(s3_backends[ACCOUNT]["aws"].get_object(bucket, key).value))
+            name = params.get("FunctionName", "")
+            if name.startswith("function:"):  # rollback's partial ARN "function:NAME:VERSION", which moto cannot read
+                _, name, qualifier = name.split(":")
+                params = {**params, "FunctionName": name, "Qualifier": qualifier}
+            return plain(self, op, params)
+
+        mp.setattr(BaseClient, "_make_api_call", keeping_templates)
+        calls = record_calls(mp)  # records the calls as Zappa makes them, before the line above adapts them
+        calls.stubs[("lambda", "ListFunctionUrlConfigs")] = {"FunctionUrlConfigs": []}  # moto lacks it
+        mp.setattr(ZappaCLI, "touch_endpoint", lambda self, url: None)  # an HTTP request to the live API
+        mp.setattr(ZappaCLI, "check_for_update", lambda self: None)  # a request to PyPI
+        mp.setattr(zappa.core.time, "sleep", lambda s: None)  # Zappa's 3 s polls of its stack
+        mp.chdir(ROOT)
+        package = tmp_path_factory.mktemp("zappa") / "awrlens-prod.zip"
+        with zipfile.ZipFile(package, "w") as z:
+            z.writestr("handler.py", "def lambda_handler(event, context):\n    return {}\n")
+        calls.log.clear()
+        for argv in (["deploy", "prod", "-z", str(package)], ["update", "prod", "-z", str(package)],
+                     ["status", "prod"], ["rollback", "prod", "-n", "1"], ["undeploy", "prod", "--yes"]):
+            ZappaCLI().handle(argv)
+        yield calls, templates
+
 
 @pytest.mark.slow
-def test_zappa_deployer_names_exactly_what_zappa_calls(aws_calls, tmp_path, monkeypatch):
-    """`zappa deploy`, `update` and `undeploy` of the prod stage (VPC, keep-warm schedule, concurrency: every
-    setting the demo has and more), with a prebuilt zip, against moto."""
-    import boto3
-    from zappa.cli import ZappaCLI
-    trust = (IAM / "lambda-trust.json").read_text()
-    boto3.client("iam").create_role(RoleName="awrlens-prod-lambda", AssumeRolePolicyDocument=trust)
-    aws_calls.stubs[("lambda", "ListFunctionUrlConfigs")] = {"FunctionUrlConfigs": []}  # moto lacks it
-    templates = []
-    from botocore.client import BaseClient
-    recorded = BaseClient._make_api_call
-
-    def keeping_templates(self, op, params):  # Zappa deletes the template once the stack exists
-        if op in ("CreateStack", "UpdateStack"):
-            bucket, key = params["TemplateURL"].split(".amazonaws.com/", 1)[1].split("/", 1)
-            body = boto3.client("s3").get_object(Bucket=bucket, Key=key)["Body"].read()  # s3:GetObject: implied
-            templates.append(json.loads(body))
-        return recorded(self, op, params)
-
-    monkeypatch.setattr(BaseClient, "_make_api_call", keeping_templates)
-    monkeypatch.setattr(ZappaCLI, "touch_endpoint", lambda self, url: None)  # an HTTP request to the live API
-    monkeypatch.setattr(ZappaCLI, "check_for_update", lambda self: None)  # a request to PyPI
-    monkeypatch.chdir(ROOT)
-    package = tmp_path / "awrlens-prod.zip"
-    with zipfile.ZipFile(package, "w") as z:
-        z.writestr("handler.py", "def lambda_handler(event, context):\n    return {}\n")
-    aws_calls.log.clear()
-    for argv in (["deploy", "prod", "-z", str(package)], ["update", "prod", "-z", str(package)],
-                 ["undeploy", "prod", "--yes"]):
-        ZappaCLI().handle(argv)
-    ops = {op for _, op, _ in aws_calls.log}
-    assert {"CreateFunction", "UpdateFunctionCode", "DeleteFunction", "PutRule"} <= ops
-    needed = iam_actions(aws_calls)
-    types = {r["Type"] for t in templates for r in t["Resources"].values()}
-    assert types and all(any(t.startswith(p) for p in STACK_RESOURCES) for t in types), types
-    for prefix, actions in STACK_RESOURCES.items():
-        if any(t.startswith(prefix) for t in types):
-            needed |= actions
-    assert policy_actions(policy("zappa-deployer.json")) == needed
+def test_zappa_against_moto_makes_only_calls_the_deployer_allows_on_what_they_touch(zappa_against_moto, zappa_source,
+                                                                                     templates):
+    calls, deployed = zappa_against_moto
+    ops = {op for _, op, _ in calls.log}
+    # (moto's stacks are complete at once: Zappa's wait, ListStackResources, runs in a real account only)
+    assert {"CreateFunction", "UpdateFunctionCode", "DeleteFunction", "PutRule", "GetMetricStatistics"} <= ops, ops
+    # rollback asked for the older version's code (moto serves no code to download: its UpdateFunctionCode is the
+    # same action as update's, checked above)
+    assert any(op == "GetFunction" and p["FunctionName"].startswith("function:awrlens-prod:") for _, op, p in calls.log)
+    doc = policy("zappa-deployer.json")
+    denied = []
+    for service, op, params in calls.log:
+        for action in zappa_actions.actions_of(service, op):
+            for arn in touched(service, op, params):
+                if not allowed(doc, action, arn):
+                    denied.append(f"{action} on {arn}")
+        for key in zappa_actions.ROLE_PARAMETERS & set(params):
+            principal = f"{'events' if service == 'events' else service}.amazonaws.com"
+            if not allowed(doc, "iam:PassRole", params[key], {"iam:PassedToService": principal}):
+                denied.append(f"iam:PassRole of {params[key]} to {principal}")
+    assert not denied, sorted(set(denied))
+    statically = set().union(*(zappa_actions.needed_actions(f) for f in zappa_source.values()))
+    recorded = {a for s, op, _ in calls.log for a in zappa_actions.actions_of(s, op)}
+    assert recorded <= statically, f"Zappa called what its source analysis missed: {recorded - statically}"
+    # the template the fast tests generate is the one Zappa deployed and updated
+    assert len(deployed) == 2 and all(t["Resources"] == templates["prod"]["Resources"] for t in deployed)

@@ -194,3 +194,102 @@ def test_prod_errors_past_the_key_keep_cors(stage, aws):
     assert assert_error(result, 503)["code"] == "database_unavailable"
     assert result["headers"]["Access-Control-Allow-Origin"] == SITE
     assert "pw" not in result["body"] and KEY not in result["body"]
+
+
+# -- answers that fit Lambda --------------------------------------------------------------------------------------
+
+def payload_bytes(result) -> int:
+    """What the python3.12 runtime sends back for the handler's result: its JSON, non-ASCII as UTF-8."""
+    return len(json.dumps(result, ensure_ascii=False).encode())
+
+
+BIG = "name=derived:aas&name=derived:tps&name=derived:host_cpu_pct&name=sysstat:redo size&instance=each&max_points=0"
+
+
+def test_an_answer_lambda_cannot_return_is_a_json_422_naming_max_points_and_the_range(demo, monkeypatch):
+    """Lambda returns at most 6 MB; over it the runtime fails and API Gateway answers a bare 502 without CORS
+    headers. The limit is lowered here to just under what Zappa's handler really returns for a long answer (the
+    demo store holds no 6 MB answer): the answer is refused as JSON, with CORS, saying how to ask for less; with the
+    limit just over it, the same answer goes through."""
+    from app.api import respond
+    assert respond.LAMBDA_RESPONSE_LIMIT == 6_291_556  # Lambda's quota, as the runtime states it when it refuses
+    origin = {"Origin": "https://anyone.example.org"}
+    rac = next(d for d in body(demo(api_event("/api/v1/dbs")))["databases"] if d["rac"])
+    path = f"/api/v1/dbs/{rac['id']}/series"
+    whole = demo(api_event(path, BIG, headers=origin))
+    assert whole["statusCode"] == 200
+    size, rng = payload_bytes(whole), body(whole)["range"]
+    monkeypatch.setattr(respond, "LAMBDA_RESPONSE_LIMIT", size - 1)
+    refused = demo(api_event(path, BIG, headers=origin))
+    err = assert_error(refused, 422)
+    assert err["code"] == "answer_too_large" and err["parameter"] == "max_points"
+    assert "max_points=0 asked for every point" in err["message"]
+    assert f"{rng['from']} to {rng['to']} (snapshots {rng['begin_snap']} to {rng['end_snap']})" in err["message"]
+    assert f"the answer is {size / 1e6:.1f} MB" in err["message"]
+    assert refused["headers"]["Access-Control-Allow-Origin"] in ("*", origin["Origin"])
+    monkeypatch.setattr(respond, "LAMBDA_RESPONSE_LIMIT", size + respond.LATER_HEADERS)  # what it adds after
+    assert demo(api_event(path, BIG, headers=origin))["statusCode"] == 200
+
+
+def test_other_long_answers_say_to_ask_for_less(demo, monkeypatch):
+    from app.api import respond
+    monkeypatch.setattr(respond, "LAMBDA_RESPONSE_LIMIT", 20_000)
+    err = assert_error(demo(api_event("/api/v1/openapi.json")), 422)
+    assert "AWS Lambda function can return" in err["message"] and "range" not in err["message"]
+
+
+def test_off_lambda_nothing_is_refused(client, monkeypatch):
+    """Under gunicorn there is no 6 MB limit: the check runs only behind Zappa's handler."""
+    from app.api import respond
+    monkeypatch.setattr(respond, "LAMBDA_RESPONSE_LIMIT", 1000)
+    assert client.get("/api/v1/openapi.json").status_code == 200
+
+
+# -- SnapStart readiness ------------------------------------------------------------------------------------------
+
+INIT = r"""
+import json, os, socket, sys, threading
+reached = []  # every network address looked up or connected to during init
+lookup, connect = socket.getaddrinfo, socket.socket.connect
+socket.getaddrinfo = lambda host, *a, **k: reached.append(host) or lookup(host, *a, **k)
+socket.socket.connect = lambda self, address: reached.append(address) or connect(self, address)
+def fds():
+    return {fd: os.readlink(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd")
+            if os.path.exists(f"/proc/self/fd/{fd}")}
+before, threads = fds(), threading.active_count()
+import zappa.handler as handler  # Lambda's init phase: what SnapStart snapshots
+opened = {fd: path for fd, path in fds().items() if fd not in before}
+state = {"app_built": handler.global_handler is not None and "app.wsgi" in sys.modules,
+         "opened": sorted(opened.values()), "threads": threading.active_count() - threads, "reached": reached[:]}
+result = handler.lambda_handler(json.loads(sys.argv[1]), None)  # the first request after a restore
+state["status"] = result["statusCode"]
+print(json.dumps(state))
+"""
+
+
+@pytest.mark.parametrize("name", ["demo", "prod"])
+def test_the_app_is_built_at_init_with_nothing_unique_to_a_process(name, tmp_path, demo_store):
+    """SnapStart (infra/README.md) snapshots a function after its init phase and starts every later container
+    from that copy. With Zappa's INSTANTIATE_LAMBDA_HANDLER_ON_IMPORT the app is built at init, and that holds
+    nothing that must be one per process or fresh: no file or socket open (no SQLite connection, no Oracle session:
+    prod's database and secret are unreachable from here, and init does not notice), no thread, no AWS call; the
+    first request after it is answered."""
+    env = {"AWRLENS_STORE_PATH": str(demo_store[0])} if name == "demo" else {
+        "AWRLENS_TARGETS": json.dumps({"prod": {"dsn": "127.0.0.1:9/ORCL", "user": "AWRLENS",
+                                                "password_secret": "arn:aws:secretsmanager:eu-west-1:123456789012:"
+                                                                   "secret:awrlens/prod-AbCdEf"}}),
+        "AWRLENS_API_KEY_SECRET": "arn:aws:secretsmanager:eu-west-1:123456789012:secret:awrlens/prod-AbCdEf"}
+    (tmp_path / "zappa_settings.py").write_text(zappa_settings_module(name) + f"ENVIRONMENT_VARIABLES.update({env!r})\n")
+    event = api_event("/api/v1/dbs" if name == "demo" else "/api/v1/", stage=name)
+    run_env = {"PATH": os.environ["PATH"], "PYTHONPATH": f"{tmp_path}:{ROOT}", "AWS_LAMBDA_FUNCTION_NAME":
+               f"awrlens-{name}", "INSTANTIATE_LAMBDA_HANDLER_ON_IMPORT": "true", "AWS_DEFAULT_REGION": "eu-west-1",
+               "AWS_ACCESS_KEY_ID": "none", "AWS_SECRET_ACCESS_KEY": "none", "AWS_EC2_METADATA_DISABLED": "true"}
+    import subprocess
+    done = subprocess.run([sys.executable, "-c", INIT, json.dumps(event)], cwd=ROOT, env=run_env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    state = json.loads(done.stdout.strip().splitlines()[-1])
+    assert state["app_built"]
+    assert state["opened"] == [] and state["threads"] == 0, state
+    assert state["reached"] == []  # no database, no Secrets Manager: both on first use
+    assert state["status"] == 200

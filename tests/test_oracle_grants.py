@@ -30,20 +30,40 @@ def test_scripts_are_current():
         assert (ORACLE / name).read_text() == text, f"infra/oracle/{name} is stale: run infra/oracle/generate.py"
 
 
-@pytest.mark.parametrize("script, prefix", [("create_user.sql", "dba_hist_"), ("create_user_pdb.sql", "awr_pdb_")])
-def test_plain_oracle_grants_exactly_the_views_read(script, prefix):
+SCRIPTS = [("create_user.sql", "dba_hist_", "AWRLENS"), ("create_user_pdb.sql", "awr_pdb_", "AWRLENS"),
+           ("create_user_cdb.sql", "awr_root_", "C##AWRLENS")]
+
+
+def statements(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.strip() and not line.startswith("--")]
+
+
+@pytest.mark.parametrize("script, prefix, user", SCRIPTS)
+def test_plain_oracle_grants_exactly_the_views_read(script, prefix, user):
     text = (ORACLE / script).read_text()
     grants = [line for line in text.splitlines() if line.upper().startswith("GRANT")]
-    assert grants[0] == "GRANT CREATE SESSION TO AWRLENS;"
+    assert grants[0] == f"GRANT CREATE SESSION TO {user};"
     granted = set()
     for line in grants[1:]:
-        m = re.fullmatch(r"GRANT SELECT ON SYS\.(\w+) TO AWRLENS;", line)
+        m = re.fullmatch(rf"GRANT SELECT ON SYS\.(\w+) TO {re.escape(user)};", line)
         assert m, f"only SELECT on SYS views: {line}"
         granted.add(m.group(1))
     assert granted == views_in_the_sql(prefix)
     assert all(name.startswith(prefix.upper()) for name in granted)
-    statements = "\n".join(line for line in text.splitlines() if not line.startswith("--")).upper()
-    assert " ANY " not in statements and "ROLE" not in statements
+    body = "\n".join(statements(text)).upper()
+    assert " ANY " not in body and "ROLE" not in body and "EXECUTE" not in body
+    # the feature grants are there, commented out: the user stays read-only unless a DBA chooses them
+    assert f"-- GRANT EXECUTE ON SYS.DBMS_WORKLOAD_REPOSITORY TO {user};" in text.splitlines()
+
+
+def test_the_cdb_root_script_makes_a_common_user_that_sees_the_pdbs_rows():
+    """A common user (C##), created in every container, logging in to the root only, reading the AWR_ROOT_ views,
+    with CONTAINER_DATA = ALL so that the PDBs' rows of these views are not hidden from it."""
+    lines = statements((ORACLE / "create_user_cdb.sql").read_text())
+    assert lines[0] == "ALTER SESSION SET CONTAINER = CDB$ROOT;"
+    assert lines[1] == 'CREATE USER C##AWRLENS IDENTIFIED BY "&&awrlens_password" CONTAINER = ALL;'
+    assert "ALTER USER C##AWRLENS SET CONTAINER_DATA = ALL CONTAINER = CURRENT;" in lines
+    assert not [line for line in lines if "CONTAINER = ALL" in line and line.startswith("GRANT")]  # root only
 
 
 def test_rds_grants_the_same_through_rdsadmin():
@@ -52,3 +72,29 @@ def test_rds_grants_the_same_through_rdsadmin():
     assert set(calls) == views_in_the_sql("dba_hist_") and len(calls) == len(set(calls))
     assert [line for line in text.splitlines() if line.startswith("GRANT")] == ["GRANT CREATE SESSION TO AWRLENS;"]
     assert "SYS." not in text  # RDS has no SYS access
+    assert "EXECUTE" not in "\n".join(statements(text))
+    assert ("-- EXEC rdsadmin.rdsadmin_util.grant_sys_object('DBMS_WORKLOAD_REPOSITORY', 'AWRLENS', 'EXECUTE');"
+            in text.splitlines())
+
+
+def test_the_benchmark_tables_script_says_who_runs_it_with_the_privileges_its_ddl_needs():
+    """bench_tables.sql is run by the app's user (the tables must be in its schema: the app names them without an
+    owner) after a DBA grants what each kind of statement in it needs: CREATE TABLE for the tables, CREATE SEQUENCE
+    for the identity column (Oracle makes a sequence for it), a quota for the rows; the DDL privileges are taken
+    back after. The user is the one create_user.sql creates, whose own grants give none of this."""
+    text = (ORACLE / "bench_tables.sql").read_text()
+    ddl = "\n".join(statements(text)).upper()
+    steps = [line.strip("- ").split("--")[0].strip() for line in text.splitlines() if line.startswith("--     ")]
+    user = re.search(r"CREATE USER (\w+)", (ORACLE / "create_user.sql").read_text()).group(1)
+    needed = {"CREATE TABLE"} | ({"CREATE SEQUENCE"} if "AS IDENTITY" in ddl else set())
+    assert "CREATE TABLE" in ddl
+    def privileges(step, verb, word):
+        m = re.fullmatch(rf"{verb} (.+) {word} {user};", step)
+        return m and set(m.group(1).split(", "))
+    assert privileges(steps[0], "GRANT", "TO") == needed
+    assert any(re.fullmatch(rf"ALTER USER {user} QUOTA \d+M ON \w+;", step) for step in steps)
+    assert any(step.startswith(f"sqlplus {user}@") and step.endswith("@infra/oracle/bench_tables.sql") for step in steps)
+    assert privileges(steps[-1], "REVOKE", "FROM") == needed
+    granted = " ".join(line for line in (ORACLE / "create_user.sql").read_text().splitlines()
+                       if line.startswith("GRANT"))
+    assert not any(priv in granted for priv in needed)  # so the script's own step is what makes it work

@@ -1,10 +1,12 @@
 """The SQL awrlens sends to Oracle, checked against Oracle's own column lists of the AWR views.
 
 tests/data/oracle_views.json holds the columns the Oracle Database 19c Reference documents for every view the
-app reads (its "_source" and "_evidence" name the pages). The SQLite stand-in must not have a column Oracle
-lacks, every statement must name only real views and columns once compiled for Oracle (parsed back with
-sqlglot's Oracle dialect, so what is checked is the text Oracle would receive), values must travel as named
-binds, and the same statements must run on a real, empty SQLite database built from the same tables.
+app reads (its "_source" and "_evidence" name the pages), and under "_releases" how each supported release differs
+(12.1 to 23ai, from each release's Reference). The SQLite stand-in must not have a column Oracle lacks, every
+statement, as built for each release, must name only views and columns that release has once compiled for Oracle
+(parsed back with sqlglot's Oracle dialect, so what is checked is the text Oracle would receive), values must
+travel as named binds, and the same statements must run on a real, empty SQLite database built from the same
+tables.
 """
 import json
 import re
@@ -22,14 +24,33 @@ from app import create_app
 from app.settings import Settings
 from app.store import queries
 from app.store.queries import all_statements, render
-from app.store.schema import PREFIXES, views
+from app.store.schema import ABSENT, PREFIXES, RELEASES, views
 
 REFERENCE = json.loads((Path(__file__).parent / "data" / "oracle_views.json").read_text())
 ORACLE_VIEWS = {name: cols for name, cols in REFERENCE.items() if not name.startswith("_")}
 # Representative values for every bind the API fills at request time.
 BINDS = dict(dbid=1, lo=1, hi=2, item_id=1, snap_id=1, snap_ids=[1, 2], names=["x"], sql_id="abc", sql_ids=["abc"])
+ROW_CAP = Settings.row_cap  # AWRLENS_ROW_CAP's default: the snapshot list's bound, and one more for the rest
 # Values the code itself puts into statements (bound, never pasted): the only ones allowed at compile time.
-CODE_CONSTANTS = {queries.METRIC_GROUP, queries.TOP_SQL_ROWS, "Idle"}
+CODE_CONSTANTS = {queries.METRIC_GROUP, queries.TOP_SQL_ROWS, "Idle", ROW_CAP, ROW_CAP + 1}
+
+
+def release_columns(release: str) -> dict[str, set[str]]:
+    """{VIEW: columns} of one release: the 19c lists with that release's differences (tests/data/oracle_views.json
+    "_releases")."""
+    diff = REFERENCE["_releases"][release]
+    out = {}
+    for view, cols in ORACLE_VIEWS.items():
+        if view in diff.get("columns", {}):
+            out[view] = set(diff["columns"][view])
+        else:
+            out[view] = (set(cols) - set(diff.get("absent", {}).get(view, ()))) | set(diff.get("added", {}).get(view, ()))
+    return out
+
+
+def prefixes_of(release: str):
+    """AWR_PDB_ and AWR_ROOT_ views exist from 12.2 on."""
+    return ["dba_hist_"] if release == "12.1" else list(PREFIXES)
 
 
 def reference_view(table_name: str) -> str:
@@ -101,6 +122,18 @@ def test_reference_covers_exactly_the_views_of_the_schema():
         assert cols and all(c == c.upper() and t for c, t in cols.items()), view
 
 
+def test_the_reference_names_every_supported_release_with_its_evidence():
+    releases = REFERENCE["_releases"]
+    assert releases["_supported"] == list(RELEASES)
+    for release in RELEASES:
+        diff = releases[release]
+        for kind in ("absent", "added", "columns"):
+            for view in diff.get(kind, {}):
+                assert view in ORACLE_VIEWS and diff["_evidence"].get(view), (release, kind, view)
+        for view, cols in diff.get("absent", {}).items():
+            assert set(cols) <= set(ORACLE_VIEWS[view]), (release, view)  # absent from the 19c list's columns
+
+
 # --- the SQLite stand-in has no column Oracle lacks -------------------------------------------------------
 
 @pytest.mark.parametrize("table", sorted(views("dba_hist_").metadata.tables))
@@ -109,6 +142,20 @@ def test_every_schema_column_exists_in_oracle(table):
     t = views("dba_hist_").metadata.tables[table]
     missing = [c.name for c in t.columns if c.name.upper() not in reference]
     assert not missing, f"{table.upper()} has no column(s) {missing} in the Oracle 19c Reference"
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_each_release_views_have_the_schema_columns_that_release_documents(release):
+    """views(prefix, release) leaves out exactly the schema's columns the release's views lack (schema.ABSENT): none
+    that the release lacks stays, none that it has is left out."""
+    documented = release_columns(release)
+    for table, t in views("dba_hist_", release).metadata.tables.items():
+        view = table.upper()
+        full = {c.name.upper() for c in views("dba_hist_").metadata.tables[table].columns}
+        kept = {c.name.upper() for c in t.columns}
+        assert kept <= documented[view], f"{release}: {view} has no {sorted(kept - documented[view])}"
+        assert full - kept == full - documented[view], f"{release}: {view} leaves out {sorted(full - kept)}"
+    assert set(ABSENT) <= set(RELEASES)
 
 
 @pytest.mark.parametrize("prefix", [p for p in PREFIXES if p != "dba_hist_"])
@@ -137,6 +184,33 @@ def test_oracle_statement_uses_only_documented_views_and_columns(prefix, name, s
     assert columns == expected, f"{name}: parsed {sorted(columns)} but the statement uses {sorted(expected)}"
 
 
+@pytest.mark.parametrize("release", RELEASES)
+def test_every_statement_for_each_release_names_only_that_releases_columns(release):
+    """Every statement as the app builds it for a database of `release`, compiled for Oracle and parsed back, names
+    only columns that release's views document (tests/data/oracle_views.json "_releases")."""
+    documented = release_columns(release)
+    wrong = []
+    for prefix in prefixes_of(release):
+        for name, stmt in all_statements(views(prefix, release)):
+            _, columns = referenced_columns(oracle_text(stmt))
+            wrong += [f"{name}: {t}.{c}" for t, c in columns if c not in documented[reference_view(t)]]
+    assert not wrong, f"not columns of the Oracle {release} views: {wrong}"
+
+
+def test_columns_that_differ_by_release_are_chosen_from_the_release():
+    """On 12.1 DBA_HIST_TABLESPACE has no CON_DBID and no BLOCK_SIZE (schema.ABSENT): the tablespaces statement joins
+    on DBID and TS# and reads no block size there; from 12.2 on it joins on CON_DBID too (a CDB root repeats TS# in
+    every container) and reads the block size."""
+    old = oracle_text(queries.tablespaces(views("dba_hist_", "12.1")))
+    _, old_cols = referenced_columns(old)
+    assert ("DBA_HIST_TABLESPACE", "BLOCK_SIZE") not in old_cols and ("DBA_HIST_TABLESPACE", "CON_DBID") not in old_cols
+    for release in RELEASES[1:]:
+        new = oracle_text(queries.tablespaces(views("dba_hist_", release)))
+        join = re.search(r"JOIN dba_hist_tablespace ON (.*?)\sWHERE", new, re.S).group(1)
+        assert "dba_hist_tablespace.con_dbid = dba_hist_tbspc_space_usage.con_dbid" in join, (release, join)
+        assert ("DBA_HIST_TABLESPACE", "BLOCK_SIZE") in referenced_columns(new)[1]
+
+
 # --- no value from outside the code is pasted into SQL -----------------------------------------------------
 
 @pytest.mark.parametrize("prefix,name,stmt", STATEMENTS, ids=IDS)
@@ -152,11 +226,12 @@ def test_values_travel_as_named_binds(prefix, name, stmt):
     # Everything else is a bind filled at request time, and the tests know a value for it.
     assert {k for k, v in compiled.params.items() if v is None} <= set(BINDS), name
 
-    # Rendered as sent, the only literal left is the code's row limit; no string literal at all.
+    # Rendered as sent, the only literals left are the row limits; no string literal at all.
     tree = sqlglot.parse_one(oracle_text(stmt), read="oracle")
     literals = list(tree.find_all(sqlglot.exp.Literal))
     assert not [lit.sql() for lit in literals if lit.is_string], name
-    assert {int(lit.name) for lit in literals} <= {queries.TOP_SQL_ROWS}, f"{name}: {[l.sql() for l in literals]}"
+    assert {int(lit.name) for lit in literals} <= {queries.TOP_SQL_ROWS, ROW_CAP, ROW_CAP + 1}, \
+        f"{name}: {[l.sql() for l in literals]}"
     placeholders = [p.name for p in tree.find_all(sqlglot.exp.Placeholder)]
     assert all(re.fullmatch(r"[a-z_][a-z0-9_]*", p) for p in placeholders), f"{name}: {placeholders}"
 
@@ -203,7 +278,12 @@ def test_sql_command_prints_every_statement_for_oracle(cli_runner, prefix):
     assert headers == [name for name, _ in pairs]
     for name, stmt in pairs:
         assert f"-- {name}\n{render(stmt, oracle.dialect())};\n" in out, name
-    assert out.count("FETCH FIRST") == len(queries.TOP_SQL_ORDER)
+    # every statement is bounded in the database: top SQL by its 200 rows, the snapshot list by the row cap, every
+    # other one by one row more than the cap, so a question too wide stops there (a 422, test_limits.py)
+    assert out.count("FETCH FIRST") == len(pairs)
+    assert out.count(f"FETCH FIRST {queries.TOP_SQL_ROWS} ROWS ONLY") == len(queries.TOP_SQL_ORDER)
+    assert out.count(f"FETCH FIRST {ROW_CAP} ROWS ONLY") == 1
+    assert out.count(f"FETCH FIRST {ROW_CAP + 1} ROWS ONLY") == len(pairs) - len(queries.TOP_SQL_ORDER) - 1
     assert not re.search(r"\bLIMIT\b|\bOFFSET\b|\?", out)
     assert "'" not in out
     other = [p.upper() for p in PREFIXES if p != prefix]
@@ -214,3 +294,11 @@ def test_sql_command_shows_the_row_limit_as_sent(cli_runner):
     out = cli_runner.invoke(args=["sql"]).output
     assert "__[POSTCOMPILE" not in out
     assert f"FETCH FIRST {queries.TOP_SQL_ROWS} ROWS ONLY" in out
+
+
+def test_sql_command_prints_the_statements_of_a_release(cli_runner):
+    old = cli_runner.invoke(args=["sql", "--release", "12.1"])
+    assert old.exit_code == 0 and "block_size" not in old.output.lower()
+    assert "block_size" in cli_runner.invoke(args=["sql"]).output.lower()  # the newest release by default
+    refused = cli_runner.invoke(args=["sql", "--release", "12.1", "--prefix", "awr_pdb_"])
+    assert refused.exit_code != 0 and "no AWR_PDB_ views" in refused.output

@@ -31,12 +31,26 @@ def test_two_stages():
 
 @pytest.mark.parametrize("stage", sorted(STAGES))
 def test_runtime_matches_the_package_build(stage):
+    """The stage's runtime is the one the package is built and checked for: a current one (python3.11 runs on
+    Amazon Linux 2, whose support has ended), its Python in the Makefile's wheel download and venv, and wheels for
+    no newer glibc than its OS has."""
     s = STAGES[stage]
-    assert s["runtime"] == "python3.11" and s["architecture"] == "x86_64"
+    assert s["runtime"] == lp.RUNTIME == f"python{lp.RUNTIME_PYTHON[0]}.{lp.RUNTIME_PYTHON[1]}"
+    assert lp.RUNTIME_PYTHON >= (3, 12) and s["architecture"] == "x86_64"
+    version = ".".join(map(str, lp.RUNTIME_PYTHON))
     makefile = (ROOT / "Makefile").read_text()
-    assert "--python-version 3.11" in makefile and "--platform manylinux2014_x86_64" in makefile
-    assert "LAMBDA_PYTHON ?= python3.11" in makefile
+    assert f"--python-version {version}" in makefile and f"LAMBDA_PYTHON ?= python{version}" in makefile
+    assert f"LAMBDA_SITE := $(LAMBDA_VENV)/lib/python{version}/site-packages" in makefile
+    platforms = re.findall(r"--platform (manylinux\S+)", makefile)
+    glibc = {"manylinux2014_x86_64": (2, 17)}
+    assert platforms[0] == "manylinux2014_x86_64"  # the most portable first: pip prefers the first it can
+    for platform in platforms:
+        needed = glibc.get(platform) or tuple(map(int, re.fullmatch(r"manylinux_(\d+)_(\d+)_x86_64", platform).groups()))
+        assert needed <= lp.RUNTIME_GLIBC, platform
     assert s["use_precompiled_packages"] is False  # no PyPI lookups: the wheels are installed for the runtime
+    from zappa.utilities import get_runtime_from_python_version  # noqa: F401  (Zappa knows the runtime)
+    from zappa.core import build_manylinux_wheel_file_match_pattern
+    assert build_manylinux_wheel_file_match_pattern(lp.RUNTIME, "x86_64")
 
 
 @pytest.mark.parametrize("stage", sorted(STAGES))
@@ -223,13 +237,16 @@ def make_zip(path, files):
 GOOD = {"handler.py": "def lambda_handler(e, c): pass\n",
         "zappa_settings.py": "APP_MODULE='app.wsgi'\nAPP_FUNCTION='app'\n",
         "app/__init__.py": "", "app/wsgi.py": "app = None\n", "build/demo.sqlite": b"SQLite format 3\0",
-        "orjson/orjson.cpython-311-x86_64-linux-gnu.so": elf(),
-        "orjson-3.13.0.dist-info/WHEEL": "Tag: cp311-cp311-manylinux_2_17_x86_64\nTag: cp311-cp311-manylinux2014_x86_64\n"}
+        "orjson/orjson.cpython-312-x86_64-linux-gnu.so": elf(),
+        "orjson-3.13.0.dist-info/WHEEL": "Tag: cp312-cp312-manylinux_2_17_x86_64\nTag: cp312-cp312-manylinux2014_x86_64\n",
+        "cryptography-50.0.2.dist-info/WHEEL": "Tag: cp311-abi3-manylinux_2_34_x86_64\n",  # abi3 of 3.11, glibc 2.34
+        "markupsafe/_speedups.cpython-312-x86_64-linux-gnu.so": elf("2.34"),
+        "flask-3.1.3.dist-info/WHEEL": "Tag: py3-none-any\n"}
 
 
 def test_check_passes_a_good_package(tmp_path):
     report = lp.check(make_zip(tmp_path / "p.zip", GOOD), "demo", STAGES["demo"])
-    assert report["problems"] == [] and report["native_libraries"] == 1
+    assert report["problems"] == [] and report["native_libraries"] == 2
 
 
 @pytest.mark.parametrize("extra, problem", [
@@ -238,10 +255,14 @@ def test_check_passes_a_good_package(tmp_path):
     ({"playwright/__init__.py": ""}, "playwright"),
     ({"boto3/__init__.py": ""}, "boto3: comes with the Lambda runtime"),
     ({"troposphere/__init__.py": ""}, "troposphere: test-only or build-only"),
-    ({"x/_rust.abi3.so": elf("2.34")}, "needs GLIBC_2.34"),
-    ({"x/y.cpython-312-x86_64-linux-gnu.so": elf()}, "cpython-312"),
-    ({"x/z.cpython-311-aarch64-linux-gnu.so": elf(machine=0xB7)}, "not built for x86_64"),
-    ({"cryptography-50.0.2.dist-info/WHEEL": "Tag: cp311-abi3-manylinux_2_34_x86_64\n"}, "do not run on"),
+    ({"x/_rust.abi3.so": elf("2.35")}, "needs GLIBC_2.35; Amazon Linux 2023 has 2.34"),
+    ({"x/y.cpython-311-x86_64-linux-gnu.so": elf()}, "built for cpython-311"),
+    ({"x/y.cpython-313-x86_64-linux-gnu.so": elf()}, "built for cpython-313"),
+    ({"x/z.cpython-312-aarch64-linux-gnu.so": elf(machine=0xB7)}, "not built for x86_64"),
+    ({"cryptography-50.0.2.dist-info/WHEEL": "Tag: cp311-abi3-manylinux_2_39_x86_64\n"}, "do not run on"),
+    ({"orjson-3.13.0.dist-info/WHEEL": "Tag: cp311-cp311-manylinux_2_17_x86_64\n"}, "do not run on python3.12"),
+    ({"x-1.dist-info/WHEEL": "Tag: cp313-abi3-manylinux_2_17_x86_64\n"}, "do not run on"),
+    ({"x-1.dist-info/WHEEL": "Tag: cp312-cp312-musllinux_1_2_x86_64\n"}, "do not run on"),
     ({"lab/__init__.py": "", "lab/endpoints.py": ""}, "lab/: the project's test and lab equipment"),
     ({"tests/fake_oracle.py": ""}, "tests/: the project's test and lab equipment"),
     ({"perf/__init__.py": "", "perf/results/load.json": "{}"}, "perf/: the project's test and lab equipment"),
@@ -261,14 +282,32 @@ def test_check_knows_each_stage_needs(tmp_path):
 
 
 def test_finish_compiles_hash_based_pyc(tmp_path):
+    """finish() with the runtime's Python (as `make package` runs it, from .venv-lambda): the .pyc files are the
+    runtime's (cpython-312), hash-based."""
+    python = lp.runtime_python()
+    if python is None:
+        pytest.skip(f"no CPython {lp.RUNTIME_PYTHON} on this machine (set LAMBDA_PYTHON): the package's .pyc are "
+                    "compiled by the runtime's Python")
     path = make_zip(tmp_path / "p.zip", {"app/__init__.py": "X = 1\n", "app/broken_template.py": "{{ not python",
-                                         "app/__pycache__/__init__.cpython-311.pyc": b"stale"})
-    counts = lp.finish(path)
-    assert counts == {"compiled": 1, "not_compiled": 1}
+                                         "app/__pycache__/__init__.cpython-312.pyc": b"stale"})
+    done = subprocess.run([python, "-c", "import json, sys; from infra.lambda_package import finish; "
+                           f"print(json.dumps(finish({str(path)!r})))"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"compiled": 1, "not_compiled": 1}
     with zipfile.ZipFile(path) as z:
         infos = {i.filename: i for i in z.infolist()}
-        pyc = z.read("app/__pycache__/__init__.cpython-311.pyc")
+        pyc = z.read(f"app/__pycache__/__init__.cpython-{lp.CP[2:]}.pyc")
     assert infos["app/__init__.py"].date_time == (1980, 1, 1, 0, 0, 0)
     assert infos["app/__init__.py"].external_attr >> 16 == 0o100755
     assert struct.unpack("<I", pyc[4:8])[0] == 0b01, "hash-based, source not checked"
     assert re.search(rb"/var/task/app/__init__\.py", pyc)
+    import importlib.util
+    assert pyc[:4] != importlib.util.MAGIC_NUMBER or sys.version_info[:2] == lp.RUNTIME_PYTHON  # 3.12's magic
+
+
+def test_finish_refuses_another_python(tmp_path):
+    if sys.version_info[:2] == lp.RUNTIME_PYTHON:
+        pytest.skip("this Python is the runtime's")
+    with pytest.raises(SystemExit, match=f"compile with Python {lp.RUNTIME_PYTHON[0]}.{lp.RUNTIME_PYTHON[1]}"):
+        lp.finish(make_zip(tmp_path / "p.zip", {"app/__init__.py": ""}))

@@ -13,6 +13,7 @@ from sqlalchemy.dialects import oracle
 
 from app import create_app
 from app.runs import cpu_consistency as cpu
+from app.errors import Forbidden
 from app.runs.awr_window import SNAPSHOT_NOW, Window, database_id_statement, newest_snapshot_statement
 from app.runs.machine import physical_cores
 from app.settings import Settings
@@ -110,15 +111,18 @@ def test_physical_cores_from_cpuinfo():
 # -- AWR window --------------------------------------------------------------------------------------------------
 
 class FakeOracleStore:
-    """Answers the window's two questions (the database id, the newest snapshot) as an Oracle store would."""
-    dialect, alias = "oracle", "prod"
+    """Answers the window's questions (may the user take snapshots, the database id, the newest snapshot) as an
+    Oracle store would; `packages` is how many packages ALL_OBJECTS lists for the privilege check."""
+    dialect, alias, user = "oracle", "prod", "awrlens"
 
-    def __init__(self, snaps):
+    def __init__(self, snaps, packages=1):
         self.views = views("dba_hist_")
-        self.snaps, self.writes, self.asked = list(snaps), [], []
+        self.snaps, self.writes, self.asked, self.packages = list(snaps), [], [], packages
 
     def rows(self, stmt, params=None):
         self.asked.append((render(stmt, oracle.dialect()), params))
+        if "all_objects" in self.asked[-1][0]:
+            return [(self.packages,)]
         if "sys_context" in self.asked[-1][0]:
             return [("1645932817",)]
         return [(self.snaps.pop(0),)]
@@ -145,6 +149,28 @@ def test_with_snapshots_taken_the_window_is_exact():
         pass
     assert (w.document()["begin_snap"], w.document()["end_snap"]) == (20260, 20261) and len(store.writes) == 2
     assert "dbms_workload_repository.create_snapshot" in SNAPSHOT_NOW.text
+    assert "all_objects" in store.asked[0][0]  # the privilege is checked first
+
+
+def test_snapshots_without_execute_on_the_package_stop_before_anything_runs():
+    """ALL_OBJECTS lists no DBMS_WORKLOAD_REPOSITORY to the user: the window refuses at once, naming the grant, before
+    any snapshot is taken or the test runs; the check asks with binds only."""
+    store = FakeOracleStore([20260, 20261], packages=0)
+    with pytest.raises(Forbidden) as caught:
+        with Window(store, take_snapshots=True):
+            pytest.fail("the test ran without the privilege")
+    message = caught.value.message
+    assert "GRANT EXECUTE ON SYS.DBMS_WORKLOAD_REPOSITORY TO AWRLENS" in message and "--snapshots" in message
+    assert "grant_sys_object('DBMS_WORKLOAD_REPOSITORY', 'AWRLENS', 'EXECUTE')" in message  # RDS
+    assert store.writes == [] and len(store.asked) == 1
+    sql, params = store.asked[0]
+    assert "'" not in sql and ":owner" in sql and ":name" in sql and ":kind" in sql
+    assert params == {"owner": "SYS", "name": "DBMS_WORKLOAD_REPOSITORY", "kind": "PACKAGE"}
+    # without --snapshots nothing is checked: the window needs no privilege beyond reading AWR
+    store = FakeOracleStore([20250, 20251], packages=0)
+    with Window(store):
+        pass
+    assert not any("all_objects" in sql for sql, _ in store.asked)
 
 
 def test_the_pdb_views_use_the_pdbs_dbid_and_sqlite_records_no_window(scratch):

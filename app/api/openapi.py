@@ -47,6 +47,7 @@ RESPONSES = {  # endpoint -> schema of its JSON answer
 ERRORS = {"400": "A parameter is missing or malformed; `parameter` names it.",
           "404": "Unknown database, series or sql_id.",
           "413": "The request has a body over 1 MiB (only POST /benchmarks reads one).",
+          "422": "The question reads more rows than AWRLENS_ROW_CAP; the message says how to narrow it.",
           "503": "The database is unreachable.", "504": "The database did not answer in time."}
 
 

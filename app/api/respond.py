@@ -1,12 +1,19 @@
-"""Shaping answers: JSON or CSV, the SQL that ran, and cache validators for history that cannot change."""
+"""Shaping answers: JSON or CSV, the SQL that ran, cache validators for history that cannot change, and on Lambda
+the answers too large to return."""
 import csv
 import io
+import json
 
-from flask import Response, current_app, jsonify, request
+from flask import Response, current_app, g, jsonify, request
 
+from app.errors import AnswerTooLarge
 from app.store.base import sql_log
 
 CLOSED_MAX_AGE = 86400  # a range that ends before the newest snapshot never changes
+# The most a Lambda function returns from a synchronous invocation: above it the runtime fails the invocation and
+# API Gateway answers a bare 502, without CORS headers (infra/README.md, Answers that fit Lambda).
+LAMBDA_RESPONSE_LIMIT = 6_291_556
+LATER_HEADERS = 2048  # bytes of headers added after the check (CORS, Vary), counted twice as Zappa sends them
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet may run a cell that starts so
 
 
@@ -14,6 +21,7 @@ def answer(body: dict, args: dict, rng=None, table=None) -> Response:
     """The view's answer as JSON, or as CSV when format=csv (`table(body)` gives the rows)."""
     if args.get("show_sql"):
         body["sql"] = sql_log.get() or []
+    g.answer_range = rng  # named by fit_lambda() if the answer is too large to return
     if args.get("format") == "csv":
         rows = table(body) if table else body.get("rows", [])
         resp = Response(to_csv(rows, body.get("columns")), mimetype="text/csv")
@@ -51,3 +59,56 @@ def csv_cell(value):
     if isinstance(value, str) and value.startswith(FORMULA_STARTS):
         return "'" + value
     return value
+
+
+# -- answers that fit Lambda --------------------------------------------------------------------------------------
+
+def lambda_payload_size(resp: Response) -> int:
+    """Bytes of the invocation result Zappa's handler makes of `resp` for a REST API event (status, the headers as
+    `headers` and again as `multiValueHeaders`, the body as text), as the python3.12 runtime serializes it (JSON,
+    non-ASCII left as UTF-8)."""
+    headers = {k: v for k, v in resp.headers.items()}
+    result = {"body": resp.get_data(as_text=True), "statusCode": resp.status_code, "headers": headers,
+              "multiValueHeaders": {k: resp.headers.getlist(k) for k in headers}}
+    return len(json.dumps(result, ensure_ascii=False).encode())
+
+
+def range_of(resp: Response) -> dict | None:
+    """The range an answer covers: the view's (answer()), or for an answer served again from the answer cache, the
+    one its JSON states."""
+    rng = g.get("answer_range")
+    if rng is not None:
+        return rng.public()
+    if resp.mimetype == "application/json":
+        try:
+            found = json.loads(resp.get_data())
+        except ValueError:
+            return None
+        return found.get("range") if isinstance(found, dict) else None
+    return None
+
+
+def fit_lambda(resp: Response) -> Response:
+    """An answer Lambda could not return becomes a JSON 422 that says how to ask for less (an after_request on
+    Lambda, run before the CORS headers are added, so the refusal carries them)."""
+    if resp.direct_passthrough or resp.is_streamed:
+        return resp
+    limit = LAMBDA_RESPONSE_LIMIT - LATER_HEADERS
+    # JSON escapes a byte into at most 6 (\u00XX); the headers are small: most answers need no measuring
+    if len(resp.get_data()) * 6 + 2 * len(str(resp.headers)) + 256 <= limit:
+        return resp
+    size = lambda_payload_size(resp)
+    if size <= limit:
+        return resp
+    rng = range_of(resp)
+    asked = request.args.get("max_points")
+    points = (f"fewer points per series (max_points={asked} asked for "
+              + ("every point" if asked == "0" else f"{asked}") + ")") if asked is not None else \
+        f"fewer points per series (max_points, {current_app.config['SETTINGS'].max_points} when not given)"
+    where = "" if not rng else (f" or a shorter range than {rng['from']} to {rng['to']} (snapshots "
+                                f"{rng['begin_snap']} to {rng['end_snap']})")
+    error = AnswerTooLarge(f"the answer is {size / 1e6:.1f} MB ({size:,} bytes), over the {LAMBDA_RESPONSE_LIMIT:,} "
+                           f"bytes an AWS Lambda function can return: ask for {points}{where}", "max_points")
+    refused = jsonify(error.body())
+    refused.status_code = error.status
+    return refused

@@ -36,9 +36,19 @@ class Writer:
     def flush(self):
         for table, rows in self.rows.items():
             if rows:
-                marks = ",".join("?" * len(rows[0]))
-                self.con.executemany(f"insert into {self.prefix}{table} values ({marks})", rows)
+                self.con.executemany(self._insert(table, len(rows[0])), rows)
         self.rows = {}
+
+    def _insert(self, table, width):
+        """INSERT of rows holding the table's first `width` columns; a CON_DBID they leave out is the row's DBID,
+        as in a non-CDB (docs/awr-rules.md §1)."""
+        names = [c.name for c in views(self.prefix).metadata.tables[self.prefix + table].columns]
+        given, marks = names[:width], [f"?{i}" for i in range(1, width + 1)]
+        if "con_dbid" in names[width:]:
+            given.append("con_dbid")
+            marks.append(f"?{names.index('dbid') + 1}")
+        cols = ", ".join(f'"{n}"' for n in given)
+        return f"insert into {self.prefix}{table} ({cols}) values ({', '.join(marks)})"
 
 
 def build(path, *, seed: int = 42, days: int = 45, detail_days: float = DETAIL_DAYS, end: datetime | None = None,

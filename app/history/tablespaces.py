@@ -5,27 +5,30 @@ from app.history.numbers import drawn, round4
 from app.store import queries
 from app.units import MIB
 
-DEFAULT_BLOCK_SIZE = 8192  # bytes, when the view has no block size for a tablespace
+DEFAULT_BLOCK_SIZE = 8192  # bytes, when the view has no block size for a tablespace (12.1: docs/awr-rules.md §16)
 
 
 def compute(db: Database, rng: Range, max_points=2000) -> dict:
     when = db.timeline().lowest
     raw = db.rows(queries.tablespaces(db.store.views), lo=rng.lo, hi=rng.hi) if rng.lo is not None else []
-    per: dict = {}
-    for snap, name, contents, block, size, maxsize, used in raw:
+    per: dict = {}  # per container and tablespace: in a CDB root every PDB has its SYSTEM, SYSAUX...
+    for snap, con_dbid, name, contents, block, size, maxsize, used in raw:
         if snap in when:
-            per.setdefault((name, contents, block or DEFAULT_BLOCK_SIZE), []).append((when[snap], size, maxsize, used))
+            key = (con_dbid, name, contents, block or DEFAULT_BLOCK_SIZE)
+            per.setdefault(key, []).append((when[snap], size, maxsize, used))
     rows, series = [], []
-    for (name, contents, block), pts in sorted(per.items()):
+    for (con_dbid, name, contents, block), pts in sorted(per.items(), key=lambda kv: (kv[0][0] or 0, kv[0][1:])):
         last = pts[-1]
-        rows.append({"tablespace": name, "contents": contents, "used_mb": round4(last[3] * block / MIB),
+        rows.append({"tablespace": name, "con_dbid": con_dbid, "contents": contents,
+                     "used_mb": round4(last[3] * block / MIB),
                      "size_mb": round4(last[1] * block / MIB),
                      "max_mb": round4(last[2] * block / MIB),
                      "used_pct_of_max": round4(100 * last[3] / last[2]) if last[2] else None,
                      "growth_mb": round4((last[3] - pts[0][3]) * block / MIB)})
         for metric, idx in (("used", 3), ("size", 1), ("max", 2)):
             values = analysis.lttb([(p[0].time, p[0].epoch, p[idx] * block / MIB) for p in pts], max_points)
-            series.append({"tablespace": name, "metric": metric, "unit": "MB", "points": drawn(values)})
+            series.append({"tablespace": name, "con_dbid": con_dbid, "metric": metric, "unit": "MB",
+                           "points": drawn(values)})
     return {"db": db.key, "range": rng.public(),
-            "columns": ["tablespace", "contents", "used_mb", "size_mb", "max_mb", "used_pct_of_max",
+            "columns": ["tablespace", "con_dbid", "contents", "used_mb", "size_mb", "max_mb", "used_pct_of_max",
                         "growth_mb"], "rows": rows, "series": series}

@@ -1,5 +1,5 @@
-"""Top SQL over a range by elapsed time, CPU, gets, reads, executions or rows, with text and plan hash values
-(docs/awr-rules.md §15)."""
+"""Top SQL over a range by elapsed time, CPU, gets, reads, executions or rows, with text and plan hash values, one
+row per container and SQL_ID (docs/awr-rules.md §15)."""
 from math import fsum
 
 from app.history.database import Database, Range
@@ -16,11 +16,12 @@ def compute(db: Database, rng: Range, order="elapsed", limit=25) -> dict:
     rows = []
     if rng.lo is not None and rng.lo < rng.hi:
         raw = db.rows(queries.top_sql(db.store.views, order), lo=rng.lo, hi=rng.hi)
-        by_sql: dict = {}
-        for sql_id, plan, execs, ela, cpu, gets, reads, nrows, module, schema in raw:
-            r = by_sql.setdefault(sql_id, {"sql_id": sql_id, "plan_hash_values": [], "executions": 0,
-                                           "elapsed_s": 0.0, "cpu_s": 0.0, "buffer_gets": 0, "disk_reads": 0,
-                                           "rows_processed": 0, "module": module, "parsing_schema": schema})
+        by_sql: dict = {}  # per container and SQL_ID: in a CDB root one SQL_ID can run in several PDBs
+        for con_dbid, sql_id, plan, execs, ela, cpu, gets, reads, nrows, module, schema in raw:
+            r = by_sql.setdefault((con_dbid, sql_id), {
+                "sql_id": sql_id, "con_dbid": con_dbid, "plan_hash_values": [], "executions": 0, "elapsed_s": 0.0,
+                "cpu_s": 0.0, "buffer_gets": 0, "disk_reads": 0, "rows_processed": 0, "module": module,
+                "parsing_schema": schema})
             r["plan_hash_values"].append(plan)
             r["executions"] += execs or 0
             r["elapsed_s"] += (ela or 0) / 1e6
@@ -29,7 +30,7 @@ def compute(db: Database, rng: Range, order="elapsed", limit=25) -> dict:
             r["disk_reads"] += reads or 0
             r["rows_processed"] += nrows or 0
         key = SORT_KEYS[order]
-        rows = sorted(by_sql.values(), key=lambda r: (-r[key], r["sql_id"]))[:limit]
+        rows = sorted(by_sql.values(), key=lambda r: (-r[key], r["sql_id"], r["con_dbid"] or 0))[:limit]
         text = texts(db, [r["sql_id"] for r in rows])
         db_time, _ = totals(db, "sys_time_model", ("DB time",), rng, None)
         total_db = fsum(db_time.values()) / 1e6
@@ -41,4 +42,4 @@ def compute(db: Database, rng: Range, order="elapsed", limit=25) -> dict:
     return {"db": db.key, "range": rng.public(), "order_by": order,
             "columns": ["sql_id", "elapsed_s", "cpu_s", "executions", "elapsed_per_exec_ms", "buffer_gets",
                         "disk_reads", "rows_processed", "pct_db_time", "plan_hash_values", "module",
-                        "parsing_schema", "sql_text"], "rows": rows}
+                        "parsing_schema", "con_dbid", "sql_text"], "rows": rows}

@@ -4,11 +4,37 @@ Before the test the newest snapshot id is read; after it, again. The run covers 
 first and ends at the snapshot after the second: the next automatic snapshot, taken up to one AWR interval after
 the run (the history API answers for it once it exists). With `take_snapshots`, a snapshot is taken just before
 and just after the test (DBMS_WORKLOAD_REPOSITORY.CREATE_SNAPSHOT: needs EXECUTE on the package), and the window is
-exactly the test. On SQLite there is no window: the embedded store's AWR history is not the database that ran it.
+exactly the test; whether the user may is checked before anything runs (may_take_snapshots). On SQLite there is no
+window: the embedded store's AWR history is not the database that ran it.
 """
-from sqlalchemy import bindparam, func, select, text
+from sqlalchemy import bindparam, column, func, select, table, text
+
+from app.errors import Forbidden
 
 SNAPSHOT_NOW = text("begin dbms_workload_repository.create_snapshot; end;")
+PACKAGE = {"owner": "SYS", "name": "DBMS_WORKLOAD_REPOSITORY", "kind": "PACKAGE"}
+
+
+def package_statement():
+    """How many packages of that owner and name the session may execute: ALL_OBJECTS lists a package to a user who
+    holds EXECUTE on it, directly, through an enabled role or PUBLIC, or by EXECUTE ANY PROCEDURE, as an anonymous
+    PL/SQL block needs it."""
+    o = table("all_objects", column("owner"), column("object_name"), column("object_type"))
+    return (select(func.count()).select_from(o)
+            .where(o.c.owner == bindparam("owner"), o.c.object_name == bindparam("name"),
+                   o.c.object_type == bindparam("kind")))
+
+
+def may_take_snapshots(rows, user: str):
+    """The decision on the answer of package_statement(): nothing if the user may run DBMS_WORKLOAD_REPOSITORY,
+    otherwise Forbidden saying which grant is missing and how to give it."""
+    if rows and int(rows[0][0] or 0) > 0:
+        return
+    raise Forbidden(f"--snapshots needs EXECUTE on SYS.DBMS_WORKLOAD_REPOSITORY, which user {user} does not have. "
+                    f"As a DBA: GRANT EXECUTE ON SYS.DBMS_WORKLOAD_REPOSITORY TO {user}; (on Amazon RDS: EXEC "
+                    f"rdsadmin.rdsadmin_util.grant_sys_object('DBMS_WORKLOAD_REPOSITORY', '{user}', 'EXECUTE');), "
+                    "as the commented lines of infra/oracle/create_user*.sql show; or run without --snapshots "
+                    "(the window then ends at the next automatic snapshot)", "snapshots")
 
 
 def database_id_statement(view_prefix: str):
@@ -29,6 +55,9 @@ class Window:
         self.dbid = self.begin = self.end = None
 
     def __enter__(self):
+        if self.enabled and self.take:  # before anything runs: a missing grant is said at once, not after the test
+            may_take_snapshots(self.store.rows(package_statement(), PACKAGE),
+                               getattr(self.store, "user", "the app's user").upper())
         if self.enabled:
             self.dbid = int(self.store.rows(database_id_statement(self.store.views.prefix))[0][0])
             self.begin = self._mark()

@@ -16,9 +16,9 @@ from typing import TypeVar
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
-from app.errors import ApiError, Conflict, DatabaseTimeout, TargetBusy
-from app.store.queries import render
-from app.store.schema import views
+from app.errors import ApiError, Conflict, TargetBusy, TooManyRows
+from app.store.queries import capped, render
+from app.store.schema import NEWEST, Views, views
 
 T = TypeVar("T")
 
@@ -35,13 +35,19 @@ class Store:
         self.alias = alias
         self.engine = engine
         self.settings = settings
-        self.views = views(view_prefix)
+        self.view_prefix = view_prefix
         self._cache: dict = {}
         # a target that can go silent (a remote database) holds at most AWRLENS_MAX_IN_FLIGHT of a process's threads
         self._in_flight = threading.BoundedSemaphore(settings.max_in_flight) if self.remote else None
 
     class_totals = False  # whether the store keeps per-snapshot wait class totals (schema.CLASS_TOTALS)
     remote = False  # reached over the network, so it can be slow or silent: requests in flight are limited
+    release = NEWEST  # the Oracle release whose view columns the store has (schema.RELEASES)
+
+    @property
+    def views(self) -> Views:
+        """The AWR views as this store has them: under its prefix, with the columns of its release."""
+        return views(self.view_prefix, self.release)
 
     def rows(self, stmt, params: dict | None = None) -> list[tuple]:
         """All rows of `stmt` as tuples; raises an ApiError subclass on any database failure, and TargetBusy at once
@@ -58,6 +64,7 @@ class Store:
 
     def _rows(self, stmt, params):
         started = time.monotonic()
+        stmt = capped(stmt, self.settings.row_cap)
         try:
             with self.engine.connect() as conn:
                 self.prepare(conn)
@@ -69,7 +76,13 @@ class Store:
         except Exception as exc:
             raise self.translate(exc, time.monotonic() - started) from exc
         if len(rows) > self.settings.row_cap:
-            raise DatabaseTimeout(f"the query returned more than {self.settings.row_cap} rows; narrow the range")
+            first = (stmt.get_final_froms() or [None])[0] if hasattr(stmt, "get_final_froms") else None
+            while hasattr(first, "left"):  # a join: its first table
+                first = first.left
+            read = f" from {first.name.upper()}" if hasattr(first, "name") else ""
+            raise TooManyRows(f"this question reads more than {self.settings.row_cap} rows{read} (AWRLENS_ROW_CAP); "
+                              "narrow it: a shorter range (from/to or begin_snap/end_snap), one instance, or fewer "
+                              "series")
         log = sql_log.get()
         if log is not None:
             fixed = stmt.compile(dialect=self.engine.dialect).params  # literals bound by the query itself

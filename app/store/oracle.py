@@ -13,6 +13,10 @@ call in flight):
 - Idle connections: TCP keepalive every expire_time minutes, and a ping when one idle for a minute is handed out.
 Broken connections leave the pool: the driver drops those whose socket is gone, and the ones SQLAlchemy
 invalidates (ORA-03113, ORA-00028, DPY-4011...) are dropped explicitly. Nothing connects before the first query.
+
+Releases: each connection tells the server's version; the store's views are those of that release (schema.RELEASES,
+schema.ABSENT), and until the first connection those of the oldest, which every later release has. Large results
+come FETCH_ROWS rows a round trip, the first ones with the execute itself (prefetch).
 """
 import logging
 import os
@@ -23,13 +27,13 @@ import weakref
 from contextlib import contextmanager
 
 import oracledb
-from sqlalchemy import create_engine
+from sqlalchemy import create_engine, event
 from sqlalchemy.pool import NullPool
 
 from app.errors import ApiError, DatabaseTimeout, DatabaseUnavailable
 from app.secrets import SecretUnavailable, secret_value
 from app.store.base import Store
-from app.store.schema import PREFIXES
+from app.store.schema import PREFIXES, RELEASES, release_of
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +42,7 @@ PASSWORD_KEYS = ("password_env", "password_secret", "password")
 PING_INTERVAL = 60  # seconds a connection may sit idle in the pool before it is pinged on the way out
 MAX_ABANDONED = 4  # stuck pools still closing in the background before we stop replacing them
 TIMEOUT_CODES = {"DPY-4024", "ORA-01013", "ORA-03136", "ORA-12170"}  # call timeout, cancelled, connect timed out
+FETCH_ROWS = 1000  # rows a round trip (cursor.arraysize; the driver's default is 100), and prefetched with the execute
 
 
 class OracleStore(Store):
@@ -59,9 +64,16 @@ class OracleStore(Store):
         # auto_convert_lobs (the default, set per connection by SQLAlchemy's output type handler) fetches CLOBs
         # as str, the connection-level equivalent of oracledb.defaults.fetch_lobs = False.
         engine = create_engine("oracle+oracledb://", creator=self._acquire, poolclass=NullPool,
-                               auto_convert_lobs=True)
+                               auto_convert_lobs=True, arraysize=FETCH_ROWS)
+        event.listen(engine, "before_cursor_execute", _prefetch)
         engine.dialect.do_terminate = self._discard  # SQLAlchemy terminates what it invalidates: drop it
+        self.server_version: str | None = None  # the connected database's, e.g. "19.3.0.0.0"
         super().__init__(alias, engine, settings, t.get("view_prefix", "dba_hist_"))
+
+    @property
+    def release(self) -> str:
+        """The release whose view columns the statements use: the connected server's, the oldest before that."""
+        return release_of(self.server_version) if self.server_version else RELEASES[0]
 
     # -- connections -------------------------------------------------------------------------------------------
 
@@ -84,8 +96,25 @@ class OracleStore(Store):
                 self._abandon(pool, "the database refused the password")
             raise
         conn.call_timeout = self._call_ms()  # bounds SQLAlchemy's first-connect queries too
+        try:
+            self._learn_version(conn.version)
+        except DatabaseUnavailable:
+            pool.release(conn)
+            raise
         self._owners[conn] = pool
         return conn
+
+    def _learn_version(self, version: str):
+        """Note the server's version; a release the view prefix cannot work with is refused with what to do."""
+        try:
+            release = release_of(version)
+        except ValueError as exc:
+            raise DatabaseUnavailable(f"{self.alias} ({self.host}): {exc}") from None
+        if release == "12.1" and self.view_prefix != "dba_hist_":
+            raise DatabaseUnavailable(f"{self.alias} ({self.host}): Oracle {version} has no "
+                                      f"{self.view_prefix.upper()} views (12.2 and later); set \"view_prefix\": "
+                                      "\"dba_hist_\"")
+        self.server_version = version
 
     def _discard(self, dbapi_conn):
         """Drop an invalidated connection from its oracledb pool instead of handing it to the next request."""
@@ -316,6 +345,11 @@ def _timed_out(exc: BaseException) -> bool:
             return True
         exc = exc.__cause__ or exc.__context__
     return False
+
+
+def _prefetch(conn, cursor, statement, parameters, context, executemany):
+    """Rows prefetched with the execute: a result of up to FETCH_ROWS rows comes in one round trip."""
+    cursor.prefetchrows = FETCH_ROWS + 1  # one more, so the driver sees the end without another round trip
 
 
 def _close_when_idle(pool, grace: float):

@@ -8,8 +8,9 @@ prefix and argument (`cache`): a request reuses it with its own bind values.
 import re
 from functools import cache
 
-from sqlalchemy import and_, bindparam, func, select
+from sqlalchemy import Select, and_, bindparam, func, null, select
 
+from app.settings import Settings
 from app.store.schema import CLASS_TOTALS, IO_COLUMNS, SQL_METRICS, Views
 
 COUNTER_VIEWS = ("sysstat", "sys_time_model", "osstat")
@@ -40,11 +41,13 @@ def databases(v: Views):
 
 
 @cache
-def snapshots(v: Views):
+def snapshots(v: Views, bound: int):
+    """The snapshots of a database, newest first, at most `bound` rows (a setting, never a request value): a
+    repository of many years answers with its newest snapshots (docs/awr-rules.md §2)."""
     t = v.snapshot
     return (select(t.c.instance_number, t.c.snap_id, t.c.startup_time, t.c.begin_interval_time,
                    t.c.end_interval_time, t.c.snap_flag, t.c.snap_timezone)
-            .where(t.c.dbid == bindparam("dbid")).order_by(t.c.instance_number, t.c.snap_id))
+            .where(t.c.dbid == bindparam("dbid")).order_by(t.c.snap_id.desc(), t.c.instance_number).limit(bound))
 
 
 @cache
@@ -152,15 +155,16 @@ def events_at(v: Views):
 
 @cache
 def top_sql(v: Views, order: str):
-    """SQL statements by the summed delta of one metric (`order` is a key of TOP_SQL_ORDER)."""
+    """SQL statements by the summed delta of one metric (`order` is a key of TOP_SQL_ORDER), per container: in a CDB
+    root the same SQL_ID runs in several PDBs, each its own row (docs/awr-rules.md §15)."""
     t = v.sqlstat
     sums = [func.sum(t.c[f"{m}_delta"]).label(m) for m in SQL_METRICS[:6]]
     ranked = func.sum(t.c[f"{TOP_SQL_ORDER[order]}_delta"])
-    return (select(t.c.sql_id, t.c.plan_hash_value, *sums, func.max(t.c.module).label("module"),
+    return (select(t.c.con_dbid, t.c.sql_id, t.c.plan_hash_value, *sums, func.max(t.c.module).label("module"),
                    func.max(t.c.parsing_schema_name).label("parsing_schema_name"))
             .where(_intervals(t))
-            .group_by(t.c.sql_id, t.c.plan_hash_value)
-            .order_by(ranked.desc(), t.c.sql_id).limit(TOP_SQL_ROWS))
+            .group_by(t.c.con_dbid, t.c.sql_id, t.c.plan_hash_value)
+            .order_by(ranked.desc(), t.c.sql_id, t.c.con_dbid).limit(TOP_SQL_ROWS))
 
 
 @cache
@@ -182,17 +186,37 @@ def sql_history(v: Views):
 
 @cache
 def tablespaces(v: Views):
+    """Tablespace sizes with their names, per container: in a CDB root TS# repeats in every container, so the join
+    includes CON_DBID where the release's DBA_HIST_TABLESPACE has it, and so does the block size (schema.ABSENT)."""
     u, t = v.tbspc_space_usage, v.tablespace
-    return (select(u.c.snap_id, t.c.tsname, t.c.contents, t.c.block_size, u.c.tablespace_size,
+    on = [t.c.dbid == u.c.dbid, t.c.ts_num == u.c.tablespace_id]
+    if "con_dbid" in t.c:
+        on.append(t.c.con_dbid == u.c.con_dbid)
+    block = t.c.block_size if "block_size" in t.c else null()
+    return (select(u.c.snap_id, u.c.con_dbid, t.c.tsname, t.c.contents, block, u.c.tablespace_size,
                    u.c.tablespace_maxsize, u.c.tablespace_usedsize)
-            .join_from(u, t, and_(t.c.dbid == u.c.dbid, t.c.ts_num == u.c.tablespace_id))
-            .where(_snap_range(u)).order_by(t.c.tsname, u.c.snap_id))
+            .join_from(u, t, and_(*on))
+            .where(_snap_range(u)).order_by(u.c.con_dbid, t.c.tsname, u.c.snap_id))
 
 
-def all_statements(v: Views):
-    """(name, statement) for every statement the API can run, for review and for tests."""
+def capped(stmt, row_cap: int):
+    """The statement as sent: a query without a row limit of its own returns one row more than AWRLENS_ROW_CAP at
+    most, so a question too wide stops in the database and is answered 422 (Store.rows)."""
+    if isinstance(stmt, Select) and stmt._limit_clause is None:
+        return stmt.limit(row_cap + 1)
+    return stmt
+
+
+def all_statements(v: Views, row_cap: int = Settings.row_cap):
+    """(name, statement) for every statement the API can run, as sent with AWRLENS_ROW_CAP = `row_cap`, for review
+    and for tests."""
+    for name, stmt in _statements(v, row_cap):
+        yield name, capped(stmt, row_cap)
+
+
+def _statements(v: Views, row_cap: int):
     yield "databases", databases(v)
-    yield "snapshots", snapshots(v)
+    yield "snapshots", snapshots(v, row_cap)
     for view in COUNTER_VIEWS:
         yield f"catalog: {view}", counter_names(v, view)
         yield f"series: {view}", counter_series(v, view)

@@ -5,12 +5,26 @@ SQLite is the logic that runs on Oracle. Names are lower case so Oracle sees the
 Table names carry a view prefix: dba_hist_ by default, awr_pdb_ or awr_root_ on a multitenant Oracle.
 The primary keys exist only for SQLite, which clusters rows by them (WITHOUT ROWID) in the order the app
 scans: one statistic of one database, per instance, by snapshot.
+
+The views as each supported release has them (docs/awr-rules.md §1): `views(prefix, release)` leaves out the
+columns that release lacks (ABSENT), and a statement that can do without a column checks for it; the embedded
+store has every column.
 """
 from functools import lru_cache
 
 from sqlalchemy import Column, Float, Index, Integer, MetaData, PrimaryKeyConstraint, String, Table, Text
 
 PREFIXES = ("dba_hist_", "awr_pdb_", "awr_root_")
+# The Oracle releases awrlens supports: python-oracledb's thin mode connects to 12.1 and later (README, Oracle).
+RELEASES = ("12.1", "12.2", "18c", "19c", "21c", "23ai")
+NEWEST = RELEASES[-1]
+# Columns of these tables that a release's views lack: from the Oracle Database Reference of each release, the pages
+# tests/data/oracle_views.json names under "_releases" (a later release lacks none of them). 12.1: DBA_HIST_DATABASE_
+# INSTANCE gained CDB, EDITION, DB_UNIQUE_NAME and DATABASE_ROLE in 12.2.0.1; the 12.1 Reference has no page for
+# DBA_HIST_TABLESPACE, whose definition there is taken from Oracle's catalog script (no BLOCK_SIZE, no CON_DBID).
+# AWR_PDB_ and AWR_ROOT_ views exist from 12.2 on.
+ABSENT = {"12.1": {"database_instance": ("cdb", "edition", "db_unique_name", "database_role"),
+                   "tablespace": ("block_size", "con_dbid")}}
 
 N = Integer  # NUMBER holding whole values (SQLite INTEGER is 64-bit)
 R = Float  # NUMBER holding fractions
@@ -25,74 +39,84 @@ def _ints(*names):
     return [Column(n, N, nullable=False) for n in names]
 
 
-def _table(md, name, *columns, key, rowid=False):
-    return Table(name, md, *columns, PrimaryKeyConstraint(*key), sqlite_with_rowid=rowid)
+def _table(md, name, *columns, key, rowid=False, drop=()):
+    """A table of `columns` but those named in `drop`, keyed by `key` (SQLite clusters by it)."""
+    return Table(name, md, *[c for c in columns if c.name not in drop],
+                 PrimaryKeyConstraint(*[k for k in key if k not in drop]), sqlite_with_rowid=rowid)
 
 
-def _views(md: MetaData, p: str) -> None:
+def _con():
+    """CON_DBID, last as in Oracle (12.1 and later): the container a row belongs to; in a non-CDB, the DBID."""
+    return Column("con_dbid", N)
+
+
+def _views(md: MetaData, p: str, absent: dict) -> None:
     by_snap = ("dbid", "instance_number", "snap_id")
-    _table(md, f"{p}database_instance", *_ints("dbid", "instance_number"),
+
+    def table(name, *columns, key):
+        return _table(md, name, *columns, key=key, drop=absent.get(name[len(p):], ()))
+    table(f"{p}database_instance", *_ints("dbid", "instance_number"),
            Column("startup_time", TS, nullable=False), Column("parallel", String(3)),
            Column("version", String(17)), Column("db_name", String(9)), Column("instance_name", String(16)),
            Column("host_name", String(64)), Column("platform_name", String(101)), Column("cdb", String(3)),
            Column("edition", String(7)), Column("db_unique_name", String(30)), Column("database_role", String(16)),
            key=("dbid", "instance_number", "startup_time"))
-    _table(md, f"{p}snapshot", *_ints("snap_id", "dbid", "instance_number"),
+    table(f"{p}snapshot", *_ints("snap_id", "dbid", "instance_number"),
            Column("startup_time", TS, nullable=False), Column("begin_interval_time", TS, nullable=False),
            Column("end_interval_time", TS, nullable=False), Column("flush_elapsed", R),
            Column("snap_level", N), Column("error_count", N), Column("snap_flag", N),
            Column("snap_timezone", R),  # INTERVAL DAY TO SECOND on Oracle, seconds here
            key=by_snap)
     for view in ("sysstat", "sys_time_model", "osstat"):
-        _table(md, f"{p}{view}", *_ints("snap_id", "dbid", "instance_number", "stat_id"),
-               Column("stat_name", String(64), nullable=False), Column("value", R),
+        table(f"{p}{view}", *_ints("snap_id", "dbid", "instance_number", "stat_id"),
+               Column("stat_name", String(64), nullable=False), Column("value", R), _con(),
                key=("dbid", "stat_id", "instance_number", "snap_id"))
-    _table(md, f"{p}system_event", *_ints("snap_id", "dbid", "instance_number", "event_id"),
+    table(f"{p}system_event", *_ints("snap_id", "dbid", "instance_number", "event_id"),
            Column("event_name", String(64), nullable=False), Column("wait_class_id", N),
            Column("wait_class", String(64)), Column("total_waits", N), Column("total_timeouts", N),
            Column("time_waited_micro", N), Column("total_waits_fg", N), Column("total_timeouts_fg", N),
-           Column("time_waited_micro_fg", N),
+           Column("time_waited_micro_fg", N), _con(),
            key=("dbid", "event_id", "instance_number", "snap_id"))
-    _table(md, f"{p}sysmetric_summary", *_ints("snap_id", "dbid", "instance_number", "group_id", "metric_id"),
+    table(f"{p}sysmetric_summary", *_ints("snap_id", "dbid", "instance_number", "group_id", "metric_id"),
            Column("begin_time", TS), Column("end_time", TS), Column("intsize", N),
            Column("metric_name", String(64)), Column("metric_unit", String(64)),
            Column("num_interval", N), Column("minval", R), Column("maxval", R), Column("average", R),
-           Column("standard_deviation", R), Column("sum_squares", R),
+           Column("standard_deviation", R), Column("sum_squares", R), _con(),
            key=("dbid", "group_id", "metric_id", "instance_number", "snap_id"))
-    _table(md, f"{p}sysmetric_history", *_ints("snap_id", "dbid", "instance_number", "group_id", "metric_id"),
+    table(f"{p}sysmetric_history", *_ints("snap_id", "dbid", "instance_number", "group_id", "metric_id"),
            Column("begin_time", TS, nullable=False), Column("end_time", TS), Column("intsize", N),
-           Column("metric_name", String(64)), Column("value", R), Column("metric_unit", String(64)),
+           Column("metric_name", String(64)), Column("value", R), Column("metric_unit", String(64)), _con(),
            key=("dbid", "group_id", "metric_id", "instance_number", "begin_time"))
-    _table(md, f"{p}iostat_function", *_ints("snap_id", "dbid", "instance_number", "function_id"),
+    table(f"{p}iostat_function", *_ints("snap_id", "dbid", "instance_number", "function_id"),
            Column("function_name", String(30)), *[Column(c, N) for c in IO_COLUMNS],
-           Column("number_of_waits", N), Column("wait_time", N),
+           Column("number_of_waits", N), Column("wait_time", N), _con(),
            key=("dbid", "function_id", "instance_number", "snap_id"))
-    _table(md, f"{p}iostat_filetype", *_ints("snap_id", "dbid", "instance_number", "filetype_id"),
+    table(f"{p}iostat_filetype", *_ints("snap_id", "dbid", "instance_number", "filetype_id"),
            Column("filetype_name", String(30)), *[Column(c, N) for c in IO_COLUMNS],
            Column("small_sync_read_reqs", N), Column("small_read_servicetime", N),
            Column("small_write_servicetime", N), Column("small_sync_read_latency", N),
-           Column("large_read_servicetime", N), Column("large_write_servicetime", N),
+           Column("large_read_servicetime", N), Column("large_write_servicetime", N), _con(),
            key=("dbid", "filetype_id", "instance_number", "snap_id"))
-    sqlstat = _table(md, f"{p}sqlstat", *_ints("snap_id", "dbid", "instance_number"),
+    sqlstat = table(f"{p}sqlstat", *_ints("snap_id", "dbid", "instance_number"),
                      Column("sql_id", String(13), nullable=False), Column("plan_hash_value", N, nullable=False),
                      Column("module", String(64)), Column("action", String(64)),
                      Column("parsing_schema_name", String(128)),
-                     *[Column(f"{m}_{s}", N) for m in SQL_METRICS for s in ("total", "delta")],
-                     key=("dbid", "snap_id", "instance_number", "sql_id", "plan_hash_value"))
+                     *[Column(f"{m}_{s}", N) for m in SQL_METRICS for s in ("total", "delta")], _con(),
+                     key=("dbid", "snap_id", "instance_number", "sql_id", "plan_hash_value", "con_dbid"))
     Index(f"{p}sqlstat_by_sql", sqlstat.c.dbid, sqlstat.c.sql_id, sqlstat.c.snap_id)
-    _table(md, f"{p}sqltext", *_ints("dbid"), Column("sql_id", String(13), nullable=False),
-           Column("sql_text", Text), Column("command_type", N), key=("dbid", "sql_id"))
-    _table(md, f"{p}tablespace", *_ints("dbid"), Column("TS#", N, key="ts_num", nullable=False),
+    table(f"{p}sqltext", *_ints("dbid"), Column("sql_id", String(13), nullable=False),
+           Column("sql_text", Text), Column("command_type", N), _con(), key=("dbid", "sql_id", "con_dbid"))
+    table(f"{p}tablespace", *_ints("dbid"), Column("TS#", N, key="ts_num", nullable=False),
            Column("tsname", String(30), nullable=False), Column("contents", String(30)), Column("block_size", N),
-           key=("dbid", "ts_num"))
-    _table(md, f"{p}tbspc_space_usage", *_ints("dbid", "snap_id", "tablespace_id"),
+           _con(), key=("dbid", "con_dbid", "ts_num"))
+    table(f"{p}tbspc_space_usage", *_ints("dbid", "snap_id", "tablespace_id"),
            Column("tablespace_size", N), Column("tablespace_maxsize", N), Column("tablespace_usedsize", N),
-           Column("rtime", String(25)), key=("dbid", "tablespace_id", "snap_id"))
+           Column("rtime", String(25)), _con(), key=("dbid", "con_dbid", "tablespace_id", "snap_id"))
     sga = Table(f"{p}sgastat", md, *_ints("snap_id", "dbid", "instance_number"),
-                Column("pool", String(30)), Column("name", String(64)), Column("bytes", N))
+                Column("pool", String(30)), Column("name", String(64)), Column("bytes", N), _con())
     Index(f"{p}sgastat_by_snap", *[sga.c[c] for c in by_snap])
     pga = Table(f"{p}pgastat", md, *_ints("snap_id", "dbid", "instance_number"),
-                Column("name", String(64)), Column("value", N))
+                Column("name", String(64)), Column("value", N), _con())
     Index(f"{p}pgastat_by_snap", *[pga.c[c] for c in by_snap])
 
 
@@ -109,14 +133,17 @@ CLASS_TOTALS_FILL = (  # the store's own rows only: nothing from a request
 
 
 class Views:
-    """The AWR views under one prefix: `Views('dba_hist_').sysstat` is the Table dba_hist_sysstat."""
+    """The AWR views under one prefix as one release has them: `Views('dba_hist_').sysstat` is the Table
+    dba_hist_sysstat."""
 
-    def __init__(self, prefix: str = "dba_hist_"):
+    def __init__(self, prefix: str = "dba_hist_", release: str = NEWEST):
         if prefix not in PREFIXES:
             raise ValueError(f"view prefix must be one of {', '.join(PREFIXES)}, not {prefix!r}")
-        self.prefix = prefix
+        if release not in RELEASES:
+            raise ValueError(f"release must be one of {', '.join(RELEASES)}, not {release!r}")
+        self.prefix, self.release = prefix, release
         self.metadata = MetaData()
-        _views(self.metadata, prefix)
+        _views(self.metadata, prefix, ABSENT.get(release, {}))
 
     def __getattr__(self, name: str) -> Table:
         try:
@@ -126,5 +153,20 @@ class Views:
 
 
 @lru_cache(maxsize=None)
-def views(prefix: str = "dba_hist_") -> Views:
-    return Views(prefix)
+def views(prefix: str = "dba_hist_", release: str = NEWEST) -> Views:
+    return Views(prefix, release)
+
+
+def release_of(version: str) -> str:
+    """The supported release a server version string ("19.3.0.0.0", "23.26.0.0.0") belongs to; ValueError before
+    12.1. A release newer than the newest known is taken as the newest (views gain columns, they do not lose them)."""
+    try:
+        major, minor = (int(x) for x in version.split(".")[:2])
+    except (AttributeError, ValueError):
+        raise ValueError(f"not an Oracle version: {version!r}") from None
+    if (major, minor) < (12, 1):
+        raise ValueError(f"Oracle {version} is older than 12.1, the oldest release awrlens supports")
+    if major == 12:
+        return "12.1" if minor == 1 else "12.2"
+    known = {18: "18c", 19: "19c", 20: "19c", 21: "21c"}  # 20c was never released for production
+    return known.get(major, NEWEST if major > 21 else "19c")

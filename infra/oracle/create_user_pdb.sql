@@ -31,3 +31,9 @@ GRANT SELECT ON SYS.AWR_PDB_SYSTEM_EVENT TO AWRLENS;
 GRANT SELECT ON SYS.AWR_PDB_SYS_TIME_MODEL TO AWRLENS;
 GRANT SELECT ON SYS.AWR_PDB_TABLESPACE TO AWRLENS;
 GRANT SELECT ON SYS.AWR_PDB_TBSPC_SPACE_USAGE TO AWRLENS;
+
+-- Optional, only for the feature named; uncomment to grant:
+-- `flask runs cpu --snapshots` takes an AWR snapshot before and after the test (checked as it starts):
+-- GRANT EXECUTE ON SYS.DBMS_WORKLOAD_REPOSITORY TO AWRLENS;
+-- Benchmark runs kept on this database: infra/oracle/bench_tables.sql says who creates the tables and
+-- with which privileges (CREATE TABLE and CREATE SEQUENCE while it runs, and a quota for AWRLENS).

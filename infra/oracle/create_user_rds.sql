@@ -35,3 +35,9 @@ BEGIN
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_TBSPC_SPACE_USAGE', 'AWRLENS', 'SELECT');
 END;
 /
+
+-- Optional, only for the feature named; uncomment to grant:
+-- `flask runs cpu --snapshots` takes an AWR snapshot before and after the test (checked as it starts):
+-- EXEC rdsadmin.rdsadmin_util.grant_sys_object('DBMS_WORKLOAD_REPOSITORY', 'AWRLENS', 'EXECUTE');
+-- Benchmark runs kept on this database: infra/oracle/bench_tables.sql says who creates the tables and
+-- with which privileges (CREATE TABLE and CREATE SEQUENCE while it runs, and a quota for AWRLENS).

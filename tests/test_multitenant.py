@@ -1,0 +1,132 @@
+"""A CDB root on the embedded store: rows of two PDBs (and the root) in the same views, the real API, answers
+computed by hand from the rows written here. In a CDB root TS# repeats in every container and one SQL_ID can run in
+several PDBs: the tablespace join includes CON_DBID and top SQL keeps one row per container (docs/awr-rules.md §15,
+§16). The same store shows the statement-level row cap (a 422 naming how to narrow) and the bounded snapshot list.
+"""
+import sqlite3
+
+import pytest
+from conftest import assert_error
+from sqlalchemy import create_engine
+
+from app import create_app
+from app.settings import Settings
+from app.store.schema import views
+
+DBID = 900  # the CDB
+ROOT, PDB1, PDB2 = DBID, 901, 902  # CON_DBID of the root and of two PDBs
+MIB = 1024 * 1024
+SNAPS = {1: "2026-03-01 00:00:00", 2: "2026-03-01 00:30:00", 3: "2026-03-01 01:00:00"}
+# (container, TS#, name, block size) -> used blocks per snap_id: TS# 1 is in every container, under other names
+TABLESPACES = {(ROOT, 1, "SYSAUX", 8192): {1: 100, 2: 110, 3: 120},
+               (PDB1, 1, "SYSAUX", 8192): {1: 200, 2: 260, 3: 320},
+               (PDB2, 1, "APPDATA", 16384): {1: 1000, 2: 1500, 3: 1800}}
+# (container, sql_id, plan) -> (executions, elapsed µs) per interval ending at snap 2 and 3, on instance 1
+SQL = {(PDB1, "0s4ruwf8v2hxq", 11): {2: (10, 4_000_000), 3: (30, 6_000_000)},
+       (PDB2, "0s4ruwf8v2hxq", 11): {2: (5, 9_000_000), 3: (5, 1_000_000)},
+       (PDB2, "7h35uxf5uhmm1", 22): {2: (1, 500_000), 3: (0, 0)}}
+
+
+def build(path):
+    views().metadata.create_all(create_engine(f"sqlite:///{path}"))
+    con = sqlite3.connect(path)
+    for inst in (1, 2):
+        con.execute("insert into dba_hist_database_instance (dbid, instance_number, startup_time, parallel, db_name,"
+                    " instance_name, host_name, version, cdb) values (?,?,?,?,?,?,?,?,?)",
+                    (DBID, inst, SNAPS[1], "YES", "CDB1", f"CDB1{inst}", f"node{inst}", "19.0.0.0.0", "YES"))
+        for snap_id, time in SNAPS.items():
+            con.execute("insert into dba_hist_snapshot (snap_id, dbid, instance_number, startup_time, "
+                        "begin_interval_time, end_interval_time, snap_flag, snap_timezone) values (?,?,?,?,?,?,0,0)",
+                        (snap_id, DBID, inst, SNAPS[1], SNAPS.get(snap_id - 1, time), time))
+    for (con_dbid, ts, name, block), used in TABLESPACES.items():
+        con.execute('insert into dba_hist_tablespace (dbid, "TS#", tsname, contents, block_size, con_dbid) '
+                    "values (?,?,?,?,?,?)", (DBID, ts, name, "PERMANENT", block, con_dbid))
+        for snap_id, blocks in used.items():
+            con.execute("insert into dba_hist_tbspc_space_usage (dbid, snap_id, tablespace_id, tablespace_size, "
+                        "tablespace_maxsize, tablespace_usedsize, con_dbid) values (?,?,?,?,?,?,?)",
+                        (DBID, snap_id, ts, 4000, 8000, blocks, con_dbid))
+    for (con_dbid, sql_id, plan), deltas in SQL.items():
+        con.execute("insert into dba_hist_sqltext (dbid, sql_id, sql_text, command_type, con_dbid) values (?,?,?,3,?)",
+                    (DBID, sql_id, f"select /* {sql_id} */ 1 from dual", con_dbid))
+        for snap_id, (execs, elapsed) in deltas.items():
+            con.execute("insert into dba_hist_sqlstat (snap_id, dbid, instance_number, sql_id, plan_hash_value, "
+                        "executions_delta, elapsed_time_delta, con_dbid) values (?,?,1,?,?,?,?,?)",
+                        (snap_id, DBID, sql_id, plan, execs, elapsed, con_dbid))
+    con.commit()
+    con.close()
+
+
+@pytest.fixture(scope="module")
+def cdb(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cdb") / "cdb.sqlite"
+    build(path)
+    return path
+
+
+def client(path, **settings):
+    return create_app(Settings.from_env({}, targets={"c": {"sqlite": str(path)}}, answer_cache_mb=0,
+                                        **settings)).test_client()
+
+
+def test_tablespaces_of_each_container_keep_their_own_name_and_block_size(cdb):
+    """TS# 1 in three containers: each usage row is joined to its own container's name and block size. Joined on
+    DBID and TS# only, every row would also take the other containers' names (six rows, sizes mixed up)."""
+    r = client(cdb).get(f"/api/v1/dbs/c.{DBID}/tablespaces", query_string={"begin_snap": 1, "end_snap": 3})
+    assert r.status_code == 200, r.get_json()
+    body = r.get_json()
+    assert "con_dbid" in body["columns"]
+    got = {(row["con_dbid"], row["tablespace"]): row for row in body["rows"]}
+    assert set(got) == {(con, name) for con, _, name, _ in TABLESPACES}
+    for (con, _, name, block), used in TABLESPACES.items():
+        row = got[(con, name)]
+        assert row["used_mb"] == pytest.approx(used[3] * block / MIB, abs=1e-4)
+        assert row["growth_mb"] == pytest.approx((used[3] - used[1]) * block / MIB, abs=1e-4)
+        assert row["size_mb"] == pytest.approx(4000 * block / MIB, abs=1e-4)
+    series = {(s["con_dbid"], s["tablespace"], s["metric"]) for s in body["series"]}
+    assert series == {(con, name, m) for con, _, name, _ in TABLESPACES for m in ("used", "size", "max")}
+
+
+def test_top_sql_keeps_one_row_per_container_and_sql_id(cdb):
+    """The same SQL_ID in two PDBs is two rows, each with its own container's sums over the intervals (1, 3]."""
+    r = client(cdb).get(f"/api/v1/dbs/c.{DBID}/top-sql", query_string={"begin_snap": 1, "end_snap": 3})
+    assert r.status_code == 200, r.get_json()
+    body = r.get_json()
+    assert "con_dbid" in body["columns"]
+    got = {(row["con_dbid"], row["sql_id"]): row for row in body["rows"]}
+    assert set(got) == {(con, sql_id) for con, sql_id, _ in SQL}
+    for (con, sql_id, plan), deltas in SQL.items():
+        row = got[(con, sql_id)]
+        assert row["executions"] == sum(e for e, _ in deltas.values())
+        assert row["elapsed_s"] == pytest.approx(sum(t for _, t in deltas.values()) / 1e6, abs=1e-4)
+        assert row["plan_hash_values"] == [plan]
+    elapsed = [row["elapsed_s"] for row in body["rows"]]
+    assert elapsed == sorted(elapsed, reverse=True)
+
+
+def test_a_question_wider_than_the_row_cap_is_a_422_that_says_how_to_narrow_it(cdb):
+    """AWRLENS_ROW_CAP = 7: the tablespace statement of (1, 3] returns 9 rows, so the statement, limited to 8, stops
+    in the database and the answer is 422 naming the cap and what to narrow; a narrower range answers."""
+    api = client(cdb, row_cap=7)
+    err = assert_error(api.get(f"/api/v1/dbs/c.{DBID}/tablespaces", query_string={"begin_snap": 1, "end_snap": 3}),
+                       422)
+    assert err["code"] == "too_many_rows"
+    assert "more than 7 rows" in err["message"] and "AWRLENS_ROW_CAP" in err["message"], err
+    assert "from DBA_HIST_TBSPC_SPACE_USAGE" in err["message"] and "narrow" in err["message"], err
+    narrow = api.get(f"/api/v1/dbs/c.{DBID}/tablespaces", query_string={"begin_snap": 2, "end_snap": 3,
+                                                                         "show_sql": 1})
+    assert narrow.status_code == 200, narrow.get_json()
+    sent = [s for s in narrow.get_json()["sql"] if "dba_hist_tbspc_space_usage" in s["sql"]]
+    assert sent and "LIMIT" in sent[0]["sql"] and "FETCH FIRST 8 ROWS ONLY" in sent[0]["sql_oracle"]
+
+
+def test_the_snapshot_list_is_bounded_and_keeps_the_newest_whole_snapshots(cdb):
+    """AWRLENS_ROW_CAP = 5 bounds the snapshot list to the newest 5 (instance, snapshot) rows of the 6: snap 3 and 2
+    of both instances and snap 1 of instance 1 only. A snapshot read for some instances only is left out, so the
+    database's history starts at snap 2 on both instances."""
+    r = client(cdb, row_cap=5).get(f"/api/v1/dbs/c.{DBID}/snapshots")
+    assert r.status_code == 200, r.get_json()
+    body = r.get_json()
+    ids = sorted((s["instance"], s["snap_id"]) for s in body["rows"])
+    assert ids == [(1, 2), (1, 3), (2, 2), (2, 3)], ids
+    whole = client(cdb).get(f"/api/v1/dbs/c.{DBID}/snapshots").get_json()
+    assert len(whole["rows"]) == 6
