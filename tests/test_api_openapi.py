@@ -103,7 +103,8 @@ def test_every_documented_query_parameter_is_accepted(api, doc, dbs, stories, wi
                               "and snap_id in (?, ?) group by snap_id", (dbid_of(rac), lo, hi)))
     zone = tz[dbid_of(rac)]
     values = {"name": AAS, "q": "redo", "source": "sysstat", "instance": "1", "begin_snap": lo, "end_snap": hi,
-              "from": local_iso(times[lo], zone), "to": local_iso(times[hi], zone), "max_points": 10, "limit": 5}
+              "from": local_iso(times[lo], zone), "to": local_iso(times[hi], zone), "max_points": 10, "limit": 5,
+              "con_dbid": dbid_of(rac)}  # a non-CDB's one container is the database itself
     values["runs"] = RUN
     fill = {"db": rac, "sql_id": stories["plan_regression"]["sql_id"], "slug": RUN}
     base = {"/api/v1/dbs/{db}/series": {"name": AAS}, "/api/v1/benchmarks/compare": {"runs": RUN},

@@ -531,6 +531,46 @@ def test_the_limits_come_from_the_page_settings(server, dbs, page):
     assert page.errors == []
 
 
+# -- a CDB root -----------------------------------------------------------------------------------------------------
+
+def test_a_cdb_root_names_the_container_of_each_row(tmp_path, server, dbs, page):
+    """In a CDB root (tests/test_multitenant.py's store) top SQL and tablespaces show each row's container, by its
+    PDB's name; a statement picked in one container opens its detail there (con=CON_DBID in the link), and the
+    tablespace picked is charted in its own container. A non-CDB shows no container column."""
+    import test_multitenant as cdb
+    path = tmp_path / "cdb.sqlite"
+    cdb.build(path)
+    with gunicorn(path, workers=1) as url:
+        page.open(_url(url, db=f"demo.{cdb.DBID}", view="sql", begin_snap=1, end_snap=3))
+        headers = page.page.locator("[data-table=top-sql] thead th").all_text_contents()
+        assert headers[:2] == ["SQL ID", "Container"], headers
+        cells = page.page.locator("[data-table=top-sql] tbody tr").evaluate_all(
+            "rows => rows.map(r => [r.cells[0].textContent, r.cells[1].textContent])")
+        assert sorted(cells) == sorted([sql_id, cdb.NAMES[con]] for con, sql_id, _ in cdb.SQL), cells
+        page.page.locator("[data-table=top-sql] tbody tr", has_text="HR").filter(has_text="0s4ruwf8v2hxq").click()
+        page.settle()
+        assert page.state()["sql"] == "0s4ruwf8v2hxq" and page.state()["con"] == str(cdb.PDB2)
+        assert "container HR" in page.page.locator(".sql-info .meta").text_content()
+        assert all("con_dbid=902" in u for u in page.api("/sql/0s4ruwf8v2hxq"))
+        executions = page.page.locator("[data-table=sql-plans] tbody td").nth(1).text_content()
+        assert executions == str(sum(e for e, _ in cdb.SQL[(cdb.PDB2, "0s4ruwf8v2hxq", 11)].values()))
+
+        page.open(_url(url, db=f"demo.{cdb.DBID}", view="tablespaces", begin_snap=1, end_snap=3))
+        headers = page.page.locator("[data-table=tablespaces] thead th").all_text_contents()
+        assert headers[:2] == ["Tablespace", "Container"], headers
+        page.page.locator("[data-table=tablespaces] tbody tr", has_text="SALES").click()
+        page.settle()
+        assert page.state()["ts"] == "SYSAUX" and page.state()["con"] == str(cdb.PDB1)
+        chart = next(c for c in page.charts() if c["id"] == "tablespace")
+        used = next(d for d in chart["datasets"] if d["key"] == "used")
+        assert used["label"] == "SALES SYSAUX used"
+        assert [p[1] for p in used["points"]] == pytest.approx(
+            [b * 8192 / 1048576 for b in cdb.TABLESPACES[(cdb.PDB1, 1, "SYSAUX", 8192)].values()], abs=1e-4)
+        assert page.errors == []
+    page.open(_url(server, db=dbs["single"], view="tablespaces", range="7d"))
+    assert "Container" not in page.page.locator("[data-table=tablespaces] thead th").all_text_contents()
+
+
 # -- CSV ----------------------------------------------------------------------------------------------------------
 
 def test_csv_downloads(server, dbs, client, page):

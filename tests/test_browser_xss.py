@@ -112,13 +112,14 @@ def _hostile_copy(src, dst):
         con.execute("""insert into dba_hist_system_event select snap_id, dbid, instance_number, 4000000002, ?,
                        4000000003, ?, cast(total_waits * 1.5 as integer), total_timeouts,
                        cast(time_waited_micro * 1.5 as integer), cast(total_waits_fg * 1.5 as integer),
-                       total_timeouts_fg, cast(time_waited_micro_fg * 1.5 as integer) from dba_hist_system_event
-                       where dbid = ? and event_name = 'log file sync'""", (H["event"], H["wait_class"], DBID))
+                       total_timeouts_fg, cast(time_waited_micro_fg * 1.5 as integer), con_dbid
+                       from dba_hist_system_event where dbid = ? and event_name = 'log file sync'""",
+                    (H["event"], H["wait_class"], DBID))
         # a tablespace: APP_DATA's usage, at its allocated size (the fullest: the one charted by default)
-        con.execute("insert into dba_hist_tablespace values (?, 8, ?, ?, 8192)",
-                    (DBID, H["tablespace"], H["contents"]))
+        con.execute("insert into dba_hist_tablespace values (?, 8, ?, ?, 8192, ?)",
+                    (DBID, H["tablespace"], H["contents"], DBID))
         con.execute("""insert into dba_hist_tbspc_space_usage select dbid, snap_id, 8, tablespace_size,
-                       tablespace_size, tablespace_usedsize, rtime from dba_hist_tbspc_space_usage
+                       tablespace_size, tablespace_usedsize, rtime, con_dbid from dba_hist_tbspc_space_usage
                        where dbid = ? and tablespace_id = 5""", (DBID,))
         # a statement: the top one's history, doubled (the new top SQL), with its own module and text
         top = con.execute("""select sql_id from dba_hist_sqlstat where dbid = ? group by sql_id
@@ -128,8 +129,8 @@ def _hostile_copy(src, dst):
         con.execute(f"insert into dba_hist_sqlstat ({', '.join(cols)}) select {', '.join(picked)} "
                     "from dba_hist_sqlstat where dbid = :dbid and sql_id = :top",
                     {"sql_id": SQL_ID, "module": H["module"], "dbid": DBID, "top": top})
-        con.execute("insert into dba_hist_sqltext (dbid, sql_id, sql_text, command_type) values (?, ?, ?, 3)",
-                    (DBID, SQL_ID, H["sql_text"]))
+        con.execute("insert into dba_hist_sqltext (dbid, sql_id, sql_text, command_type, con_dbid) "
+                    "values (?, ?, ?, 3, ?)", (DBID, SQL_ID, H["sql_text"], DBID))
     con.close()
     engine = create_engine(f"sqlite:///{dst}")  # the run, as the app stores an upload
     try:

@@ -15,6 +15,10 @@ from app.store.schema import views
 
 DBID = 900  # the CDB
 ROOT, PDB1, PDB2 = DBID, 901, 902  # CON_DBID of the root and of two PDBs
+# DBA_HIST_PDB_INSTANCE: each PDB as opened on each instance; PDB2 was renamed, its newest name counts
+PDBS = [(PDB1, "SALES", "2026-03-01 00:00:05"), (PDB2, "OLDHR", "2026-02-01 00:00:05"),
+        (PDB2, "HR", "2026-03-01 00:00:05")]
+NAMES = {ROOT: "CDB$ROOT", PDB1: "SALES", PDB2: "HR"}
 MIB = 1024 * 1024
 SNAPS = {1: "2026-03-01 00:00:00", 2: "2026-03-01 00:30:00", 3: "2026-03-01 01:00:00"}
 # (container, TS#, name, block size) -> used blocks per snap_id: TS# 1 is in every container, under other names
@@ -38,6 +42,10 @@ def build(path):
             con.execute("insert into dba_hist_snapshot (snap_id, dbid, instance_number, startup_time, "
                         "begin_interval_time, end_interval_time, snap_flag, snap_timezone) values (?,?,?,?,?,?,0,0)",
                         (snap_id, DBID, inst, SNAPS[1], SNAPS.get(snap_id - 1, time), time))
+        for con_dbid, name, opened in PDBS:
+            con.execute("insert into dba_hist_pdb_instance (dbid, instance_number, startup_time, con_dbid, open_time, "
+                        "open_mode, pdb_name) values (?,?,?,?,?,?,?)",
+                        (DBID, inst, opened[:10] + " 00:00:00", con_dbid, opened, "READ WRITE", name))
     for (con_dbid, ts, name, block), used in TABLESPACES.items():
         con.execute('insert into dba_hist_tablespace (dbid, "TS#", tsname, contents, block_size, con_dbid) '
                     "values (?,?,?,?,?,?)", (DBID, ts, name, "PERMANENT", block, con_dbid))
@@ -84,6 +92,8 @@ def test_tablespaces_of_each_container_keep_their_own_name_and_block_size(cdb):
         assert row["size_mb"] == pytest.approx(4000 * block / MIB, abs=1e-4)
     series = {(s["con_dbid"], s["tablespace"], s["metric"]) for s in body["series"]}
     assert series == {(con, name, m) for con, _, name, _ in TABLESPACES for m in ("used", "size", "max")}
+    assert {(row["con_dbid"], row["container"]) for row in body["rows"]} == set(NAMES.items())
+    assert all(s["container"] == NAMES[s["con_dbid"]] for s in body["series"])
 
 
 def test_top_sql_keeps_one_row_per_container_and_sql_id(cdb):
@@ -99,8 +109,31 @@ def test_top_sql_keeps_one_row_per_container_and_sql_id(cdb):
         assert row["executions"] == sum(e for e, _ in deltas.values())
         assert row["elapsed_s"] == pytest.approx(sum(t for _, t in deltas.values()) / 1e6, abs=1e-4)
         assert row["plan_hash_values"] == [plan]
+        assert row["container"] == NAMES[con]  # the PDB's name as last opened (DBA_HIST_PDB_INSTANCE)
     elapsed = [row["elapsed_s"] for row in body["rows"]]
     assert elapsed == sorted(elapsed, reverse=True)
+
+
+def test_sql_detail_sums_every_container_or_reads_the_one_asked(cdb):
+    """Without con_dbid the detail sums the statement's rows of every container and names them; with one, only
+    that container's rows; a CON_DBID that is not one of the database's is a 404 naming its containers."""
+    api = client(cdb)
+    url = f"/api/v1/dbs/c.{DBID}/sql/0s4ruwf8v2hxq"
+    rows = {con: deltas for (con, sql_id, _), deltas in SQL.items() if sql_id == "0s4ruwf8v2hxq"}
+
+    def executions(body):
+        return next(p["executions"] for p in body["plans"])
+
+    both = api.get(url, query_string={"begin_snap": 1, "end_snap": 3}).get_json()
+    assert both["con_dbid"] is None
+    assert both["containers"] == [{"con_dbid": c, "container": NAMES[c]} for c in sorted(rows)]
+    assert executions(both) == sum(e for deltas in rows.values() for e, _ in deltas.values())
+    for con, deltas in rows.items():
+        one = api.get(url, query_string={"begin_snap": 1, "end_snap": 3, "con_dbid": con}).get_json()
+        assert one["con_dbid"] == con and one["containers"] == [{"con_dbid": con, "container": NAMES[con]}]
+        assert executions(one) == sum(e for e, _ in deltas.values())
+    err = assert_error(api.get(url, query_string={"con_dbid": 12345}), 404, "con_dbid")
+    assert "12345" in err["message"] and "901 (SALES)" in err["message"], err
 
 
 def test_a_question_wider_than_the_row_cap_is_a_422_that_says_how_to_narrow_it(cdb):

@@ -190,12 +190,15 @@ def top_sql(db, args):
 
 
 @api.get("/dbs/<db>/sql/<sql_id>")
-@accepts(SQL_ID, *RANGE, MAX_POINTS, SHAPE, FORMAT, SHOW_SQL)
+@accepts(SQL_ID, *RANGE, Param("con_dbid", "integer", "In a CDB root, the container (its CON_DBID, as top SQL gives "
+                                  "it) whose rows to read; default: every container's, summed.",
+                                  minimum=0, maximum=2**32 - 1),
+         MAX_POINTS, SHAPE, FORMAT, SHOW_SQL)
 def sql(db, sql_id, args):
     """One statement over time, one line per plan hash value: elapsed and CPU per execution, gets, executions."""
     SQL_ID.parse(sql_id)
     d, rng = _asked(db, args, default_days=45)
-    return _series_answer(history.sql.compute(d, sql_id, rng, _max_points(args)), args, rng)
+    return _series_answer(history.sql.compute(d, sql_id, rng, _max_points(args), args["con_dbid"]), args, rng)
 
 
 @api.get("/dbs/<db>/tablespaces")

@@ -77,6 +77,16 @@ class Database:
                                       for r in rows], settings.min_interval)
         return self.store.cached(("timeline", self.dbid), settings.snapshot_ttl, load)
 
+    def containers(self) -> dict[int, str]:
+        """Container names by CON_DBID in a CDB: each PDB's, and CDB$ROOT for the root's rows, whose CON_DBID is the
+        DBID (docs/awr-rules.md §15). Empty in a non-CDB, where no row needs one."""
+        def load():
+            names = {con: name for con, name in self.rows(queries.containers(self.store.views))}
+            if names:
+                names.setdefault(self.dbid, "CDB$ROOT")
+            return names
+        return self.store.cached(("containers", self.dbid), self.store.settings.snapshot_ttl, load)
+
     def tz(self) -> timezone:
         """The database's time zone (of its newest snapshot)."""
         return timezone(timedelta(seconds=offset(self.timeline().newest())))

@@ -13,16 +13,24 @@ LINES = (  # (metric, index in a snapshot's sums, scale, unit, per execution)
     ("elapsed", 2, 1e-6, "s", False))
 
 
-def compute(db: Database, sql_id: str, rng: Range, max_points=2000) -> dict:
+def compute(db: Database, sql_id: str, rng: Range, max_points=2000, con_dbid: int | None = None) -> dict:
+    """In a CDB root, the statement's rows of every container summed, or of the one `con_dbid` names (§15)."""
+    names = db.containers()
+    binds = {"sql_id": sql_id, "lo": rng.lo or 0, "hi": rng.hi or 0}
+    if con_dbid is not None:
+        if con_dbid not in (names or {db.dbid: None}):
+            known = ", ".join(f"{con} ({name})" for con, name in names.items()) if names else str(db.dbid)
+            raise NotFound(f"con_dbid {con_dbid} is not a container of {db.key}; its containers: {known}", "con_dbid")
+        binds["con_dbid"] = con_dbid
     text = texts(db, [sql_id])
-    raw = db.rows(queries.sql_history(db.store.views), sql_id=sql_id, lo=rng.lo or 0, hi=rng.hi or 0) \
-        if rng.lo is not None else []
+    raw = db.rows(queries.sql_history(db.store.views, con_dbid is not None), **binds) if rng.lo is not None else []
     if sql_id not in text and not raw:
         raise NotFound(f"sql_id {sql_id!r} is not in the history of {db.key}", "sql_id")
     tl = db.timeline()
     per_plan: dict = {}
     module = None
-    for instance_no, snap, plan, mod, execs, ela, cpu, gets, reads, nrows in raw:
+    containers = sorted({con for *_, con in raw}, key=lambda con: (con is None, con or 0))
+    for instance_no, snap, plan, mod, execs, ela, cpu, gets, reads, nrows, _ in raw:
         module = module or mod
         snap_obj = tl.by_id.get((instance_no, snap))
         if snap_obj is None:
@@ -44,4 +52,6 @@ def compute(db: Database, sql_id: str, rng: Range, max_points=2000) -> dict:
             values = analysis.lttb(values, max_points)
             lines.append({"metric": metric, "plan_hash_value": plan, "unit": unit, "points": drawn(values)})
     return {"db": db.key, "sql_id": sql_id, "range": rng.public(), "sql_text": text.get(sql_id),
-            "module": module, "plans": plans, "series": lines}
+            "module": module, "con_dbid": con_dbid,
+            "containers": [{"con_dbid": con, "container": names.get(con)} for con in containers] if names else [],
+            "plans": plans, "series": lines}

@@ -32,6 +32,7 @@ def compute(db: Database, rng: Range, order="elapsed", limit=25) -> dict:
         key = SORT_KEYS[order]
         rows = sorted(by_sql.values(), key=lambda r: (-r[key], r["sql_id"], r["con_dbid"] or 0))[:limit]
         text = texts(db, [r["sql_id"] for r in rows])
+        names = db.containers()
         db_time, _ = totals(db, "sys_time_model", ("DB time",), rng, None)
         total_db = fsum(db_time.values()) / 1e6
         for r in rows:
@@ -39,7 +40,8 @@ def compute(db: Database, rng: Range, order="elapsed", limit=25) -> dict:
             r["pct_db_time"] = round4(100 * r["elapsed_s"] / total_db) if total_db else None
             r["elapsed_s"], r["cpu_s"] = round4(r["elapsed_s"]), round4(r["cpu_s"])
             r["sql_text"] = (text.get(r["sql_id"]) or "")[:TOP_SQL_TEXT_CHARS]
+            r["container"] = names.get(r["con_dbid"])
     return {"db": db.key, "range": rng.public(), "order_by": order,
             "columns": ["sql_id", "elapsed_s", "cpu_s", "executions", "elapsed_per_exec_ms", "buffer_gets",
                         "disk_reads", "rows_processed", "pct_db_time", "plan_hash_values", "module",
-                        "parsing_schema", "con_dbid", "sql_text"], "rows": rows}
+                        "parsing_schema", "con_dbid", "container", "sql_text"], "rows": rows}

@@ -41,6 +41,16 @@ def databases(v: Views):
 
 
 @cache
+def containers(v: Views):
+    """The names of the PDBs of a CDB by CON_DBID, a row per name a PDB had, the newest last (DBA_HIST_PDB_INSTANCE,
+    a row per instance startup and PDB; no rows in a non-CDB)."""
+    t = v.pdb_instance
+    opened = func.max(t.c.open_time)
+    return (select(t.c.con_dbid, t.c.pdb_name).where(t.c.dbid == bindparam("dbid"))
+            .group_by(t.c.con_dbid, t.c.pdb_name).order_by(opened, t.c.con_dbid))
+
+
+@cache
 def snapshots(v: Views, bound: int):
     """The snapshots of a database, newest first, at most `bound` rows (a setting, never a request value): a
     repository of many years answers with its newest snapshots (docs/awr-rules.md §2)."""
@@ -175,13 +185,15 @@ def sql_texts(v: Views):
 
 
 @cache
-def sql_history(v: Views):
-    """One statement per snapshot and plan."""
+def sql_history(v: Views, in_container: bool = False):
+    """One statement per snapshot, plan and container; in one container (`con_dbid` bound) when asked."""
     t = v.sqlstat
+    where = [_intervals(t), t.c.sql_id == bindparam("sql_id")]
+    if in_container:
+        where.append(t.c.con_dbid == bindparam("con_dbid"))
     return (select(t.c.instance_number, t.c.snap_id, t.c.plan_hash_value, t.c.module,
-                   *[t.c[f"{m}_delta"] for m in SQL_METRICS[:6]])
-            .where(_intervals(t), t.c.sql_id == bindparam("sql_id"))
-            .order_by(t.c.snap_id, t.c.instance_number))
+                   *[t.c[f"{m}_delta"] for m in SQL_METRICS[:6]], t.c.con_dbid)
+            .where(*where).order_by(t.c.snap_id, t.c.instance_number))
 
 
 @cache
@@ -217,6 +229,7 @@ def all_statements(v: Views, row_cap: int = Settings.row_cap):
 def _statements(v: Views, row_cap: int):
     yield "databases", databases(v)
     yield "snapshots", snapshots(v, row_cap)
+    yield "containers", containers(v)
     for view in COUNTER_VIEWS:
         yield f"catalog: {view}", counter_names(v, view)
         yield f"series: {view}", counter_series(v, view)
@@ -236,6 +249,7 @@ def _statements(v: Views, row_cap: int):
         yield f"top sql by {order}", top_sql(v, order)
     yield "sql text", sql_texts(v)
     yield "sql detail", sql_history(v)
+    yield "sql detail in one container", sql_history(v, True)
     yield "tablespaces", tablespaces(v)
 
 

@@ -112,6 +112,9 @@ def _views(md: MetaData, p: str, absent: dict) -> None:
     table(f"{p}tbspc_space_usage", *_ints("dbid", "snap_id", "tablespace_id"),
            Column("tablespace_size", N), Column("tablespace_maxsize", N), Column("tablespace_usedsize", N),
            Column("rtime", String(25)), _con(), key=("dbid", "con_dbid", "tablespace_id", "snap_id"))
+    table(f"{p}pdb_instance", *_ints("dbid", "instance_number"), Column("startup_time", TS, nullable=False),
+          Column("con_dbid", N, nullable=False), Column("open_time", TS), Column("open_mode", String(16)),
+          Column("pdb_name", String(128)), key=("dbid", "instance_number", "startup_time", "con_dbid"))
     sga = Table(f"{p}sgastat", md, *_ints("snap_id", "dbid", "instance_number"),
                 Column("pool", String(30)), Column("name", String(64)), Column("bytes", N), _con())
     Index(f"{p}sgastat_by_snap", *[sga.c[c] for c in by_snap])

@@ -38,7 +38,9 @@
 
   function tableInstance(state) { return state.inst === "each" ? "all" : state.inst; }
 
-  function sqlHref(state, sqlId) { return State.href(State.merge(state, { view: "sql", sql: sqlId })); }
+  /** A statement's detail; in a CDB root, in the container of the row it was picked from. */
+  function sqlState(row) { return { view: "sql", sql: row.sql_id, con: row.container ? String(row.con_dbid) : null }; }
+  function sqlHref(state, row) { return State.href(State.merge(state, sqlState(row))); }
 
   // -- the tables of several views -------------------------------------------------------------------------------
 
@@ -64,12 +66,13 @@
     tools.appendChild(label);
     tools.appendChild(select);
     var t = table(ctx, parts, root, { id: "top-sql", title: "Top SQL", wide: true, order: [], tools: tools,
-      columns: [{ key: "sql_id", title: "SQL ID", type: "link", href: function (row) { return sqlHref(ctx.state, row.sql_id); } },
+      columns: [{ key: "sql_id", title: "SQL ID", type: "link", href: function (row) { return sqlHref(ctx.state, row); } },
+        Tables.container,
         NUM("elapsed_s", "Elapsed", "s"), NUM("cpu_s", "CPU", "s"), NUM("executions", "Executions"),
         NUM("elapsed_per_exec_ms", "Elapsed/exec", "ms"), NUM("buffer_gets", "Buffer gets"), NUM("disk_reads", "Disk reads"),
         NUM("pct_db_time", "% DB time", "%"), { key: "plan_hash_values", title: "Plans", type: "plans" },
         TEXT("module", "Module"), { key: "sql_text", title: "SQL text", type: "text", clip: true }],
-      onRow: function (row) { State.set({ view: "sql", sql: row.sql_id }); } });
+      onRow: function (row) { State.set(sqlState(row)); } });
     t.orderSelect = select;
     return t;
   }
@@ -241,9 +244,19 @@
     update: setWindows
   });
 
+  /** In a CDB root, whose rows the detail holds: one container's, or every container's summed. */
+  function containersNote(b) {
+    var names = b.containers.map(function (c) { return c.container || String(c.con_dbid); });
+    if (b.con_dbid !== null && b.con_dbid !== undefined) {
+      var one = b.containers.filter(function (c) { return c.con_dbid === b.con_dbid; })[0];
+      return " · container " + (one ? one.container : b.con_dbid);
+    }
+    return names.length ? " · summed over containers " + names.join(", ") : "";
+  }
+
   Views.add("sql", {
     title: "SQL detail",
-    key: function (state) { return [state.sql || ""]; },
+    key: function (state) { return [state.sql || "", state.con || ""]; },
     build: function (ctx, parts, root) {
       var form = element("form", { "class": "card sql-form", "aria-label": "Open a SQL statement" });
       form.appendChild(element("label", { "for": "sql-id" }, "SQL ID"));
@@ -274,7 +287,8 @@
       parts.answer = null;
       var answer = function (range) {
         return Api.get(Dbs.path(ctx.db, "/sql/" + encodeURIComponent(ctx.state.sql)),
-          Object.assign({ max_points: cfg.maxPoints, shape: "axes" }, Loaders.bounds(ctx.db, range))).then(Loaders.unpack);
+          Object.assign({ max_points: cfg.maxPoints, shape: "axes", con_dbid: ctx.state.con }, Loaders.bounds(ctx.db, range)))
+          .then(Loaders.unpack);
       };
       [["elapsed_per_exec", "Elapsed time per execution"], ["cpu_per_exec", "CPU time per execution"],
         ["buffer_gets_per_exec", "Buffer gets per execution"], ["executions", "Executions"]].forEach(function (m) {
@@ -303,10 +317,11 @@
       setWindows(ctx, parts);
       if (!ctx.state.sql) { loadTopSql(ctx, parts.sql); return; }
       var body = Api.get(Dbs.path(ctx.db, "/sql/" + encodeURIComponent(ctx.state.sql)),
-        Object.assign({ max_points: cfg.maxPoints }, ctx.win.params));
+        Object.assign({ max_points: cfg.maxPoints, con_dbid: ctx.state.con }, ctx.win.params));
       body.then(function (b) {
         parts.text.textContent = b.sql_text || "(no text captured in AWR)";
-        parts.meta.textContent = "Module: " + (b.module || "—") + " · " + b.plans.length + " plan(s) in this range";
+        parts.meta.textContent = "Module: " + (b.module || "—") + " · " + b.plans.length + " plan(s) in this range" +
+          containersNote(b);
       }).catch(function (err) { parts.meta.textContent = "Could not load this statement: " + err.message; });
       parts.plans.load(body.then(function (b) { return b.plans; }));
     }
@@ -372,7 +387,7 @@
 
   Views.add("tablespaces", {
     title: "Tablespaces",
-    key: function (state) { return [state.ts || ""]; },
+    key: function (state) { return [state.ts || "", state.con || ""]; },
     build: function (ctx, parts, root) {
       var grid = element("div", { "class": "grid" });
       root.appendChild(grid);
@@ -380,10 +395,11 @@
         return Api.get(Dbs.path(ctx.db, "/tablespaces"), Object.assign({ max_points: cfg.maxPoints, shape: "axes" }, params))
           .then(Loaders.unpack);
       };
-      var chosen = function (body) {  // the one in the link, or the fullest
-        if (ctx.state.ts) { return ctx.state.ts; }
+      var same = function (a, b) { return a.tablespace === b.tablespace && (!a.container || a.con_dbid === b.con_dbid); };
+      var chosen = function (body) {  // the one in the link (in its container, in a CDB root), or the fullest
+        if (ctx.state.ts) { return { tablespace: ctx.state.ts, container: ctx.state.con, con_dbid: Number(ctx.state.con) }; }
         var rows = body.rows.slice().sort(function (a, b) { return (b.used_pct_of_max || 0) - (a.used_pct_of_max || 0); });
-        return rows.length ? rows[0].tablespace : null;
+        return rows.length ? rows[0] : null;
       };
       chart(ctx, parts, grid, { id: "tablespace", wide: true, height: 300,
         title: "Tablespace size over time: used, allocated and maximum" + (ctx.state.ts ? " · " + ctx.state.ts : ""),
@@ -391,19 +407,20 @@
           var iso = function (ms) { return F.isoTime(ms, Dbs.zone(ctx.db)); };
           return answer({ from: iso(range.from), to: iso(range.to) }).then(function (body) {
             var ts = chosen(body), style = { used: ["#1f77b4", true, []], size: ["#2ca02c", false, []], max: ["#d62728", false, [6, 4]] };
-            var lines = body.series.filter(function (s) { return s.tablespace === ts; });
+            var lines = ts ? body.series.filter(function (s) { return same(ts, s); }) : [];
             return { markers: {}, downsampled: lines.some(function (s) { return s.points.length >= cfg.maxPoints; }),
               datasets: lines.map(function (s) {
-                return { key: s.metric, label: s.tablespace + " " + (s.metric === "size" ? "allocated" : s.metric), unit: s.unit,
+                return { key: s.metric, label: (s.container ? s.container + " " : "") + s.tablespace + " " +
+                  (s.metric === "size" ? "allocated" : s.metric), unit: s.unit,
                   instance: "all", points: s.points, color: style[s.metric][0], fill: style[s.metric][1], dash: style[s.metric][2] };
               }) };
           });
         } });
       parts.ts = table(ctx, parts, grid, { id: "tablespaces", title: "Tablespaces at the end of the range", wide: true,
-        pageLength: 25, columns: [TEXT("tablespace", "Tablespace"), TEXT("contents", "Contents"), NUM("used_mb", "Used", "MB"),
+        pageLength: 25, columns: [TEXT("tablespace", "Tablespace"), Tables.container, TEXT("contents", "Contents"), NUM("used_mb", "Used", "MB"),
           NUM("size_mb", "Allocated", "MB"), NUM("max_mb", "Maximum", "MB"), NUM("used_pct_of_max", "Used of max", "%"),
           NUM("growth_mb", "Growth in range", "MB")],
-        onRow: function (row) { State.set({ ts: row.tablespace }); } });
+        onRow: function (row) { State.set({ ts: row.tablespace, con: row.container ? String(row.con_dbid) : null }); } });
       parts.answer = answer;
     },
     update: function (ctx, parts) {

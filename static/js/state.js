@@ -9,7 +9,7 @@
 (function (AWRLens) {
   "use strict";
   var KEYS = ["db", "inst", "view", "run", "runs", "range", "from", "to", "begin_snap", "end_snap", "tz", "series",
-    "rate", "sql", "order", "ts", "a_from", "a_to", "b_from", "b_to"];
+    "rate", "sql", "con", "order", "ts", "a_from", "a_to", "b_from", "b_to"];
   var MULTI = { series: true, runs: true };
   var RANGE_KEYS = ["range", "from", "to", "begin_snap", "end_snap"];
   var current = {};

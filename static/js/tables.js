@@ -52,8 +52,9 @@
   }
 
   /**
-   * spec: {id, title, columns: [{key, title, type: text|num|change|time|plans|link, unit, href}], order,
+   * spec: {id, title, columns: [{key, title, type: text|num|change|time|plans|link, unit, href, optional}], order,
    *        onRow(row) (a click or Enter on a row), zone() (the time zone of time columns), pageLength, wide}
+   * An optional column is shown, and exported, only when a row has a value in it (a CDB's containers).
    */
   function Table(container, spec) {
     this.spec = spec;
@@ -76,8 +77,9 @@
   /** The DataTable itself, built when the first rows arrive: the page asks for its data first. */
   Table.prototype.create = function () {
     var self = this, spec = this.spec;
-    var exportOptions = { orthogonal: "export", format: {
-      header: function (_, idx) { return F.formulaSafe(spec.columns[idx].title); },  // the title as text, not HTML
+    var exportOptions = { orthogonal: "export", columns: ":visible", format: {
+      // the title as text, not HTML; by the header cell's own column (idx may count the exported columns only)
+      header: function (_, idx, th) { return F.formulaSafe(spec.columns[th ? self.dt.column(th).index() : idx].title); },
       body: function (d) { return d === null || d === undefined ? "" : d; } } };
     this.dt = new DataTable(this.table, {
       data: [],
@@ -121,6 +123,12 @@
     if (!this.dt) { this.create(); }
     this.dt.clear();
     this.dt.rows.add(rows || []);
+    var dt = this.dt;
+    this.spec.columns.forEach(function (c, idx) {
+      if (c.optional) {
+        dt.column(idx).visible((rows || []).some(function (r) { return r[c.key] !== null && r[c.key] !== undefined; }), false);
+      }
+    });
     this.dt.draw(false);
     this.setState(rows && rows.length ? "ready" : "empty", rows && rows.length ? "" : "No data in this range.");
   };
@@ -153,6 +161,8 @@
     /** Column specs: a number shown with its unit, and text. */
     num: function (key, title, unit) { return { key: key, title: title, type: "num", unit: unit }; },
     text: function (key, title) { return { key: key, title: title, type: "text" }; },
+    /** The container of a row in a CDB root (shown only there). */
+    container: { key: "container", title: "Container", type: "text", optional: true },
     settled: function () {
       return Array.from(live).every(function (t) {
         var s = t.card.getAttribute("data-state");
