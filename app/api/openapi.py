@@ -47,7 +47,9 @@ RESPONSES = {  # endpoint -> schema of its JSON answer
 ERRORS = {"400": "A parameter is missing or malformed; `parameter` names it.",
           "404": "Unknown database, series or sql_id.",
           "413": "The request has a body over 1 MiB (only POST /benchmarks reads one).",
-          "422": "The question reads more rows than AWRLENS_ROW_CAP; the message says how to narrow it.",
+          "422": "The question is too wide: it reads more rows than AWRLENS_ROW_CAP (code too_many_rows), or its "
+                 "answer is over what the deployment can send, 6 MB on Lambda (code answer_too_large); the message "
+                 "says how to narrow it (the range, max_points).",
           "503": "The database is unreachable.", "504": "The database did not answer in time."}
 
 

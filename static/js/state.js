@@ -86,6 +86,8 @@
     parse: parse,
     serialize: serialize,
     onChange: function (fn) { listeners.push(fn); },
-    RANGE_KEYS: RANGE_KEYS
+    RANGE_KEYS: RANGE_KEYS,
+    KEYS: KEYS,
+    MULTI: MULTI
   };
 }(window.AWRLens = window.AWRLens || {}));
