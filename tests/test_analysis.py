@@ -53,6 +53,29 @@ def test_manual_snapshot_a_few_minutes_after_is_merged_into_the_next_interval():
     assert [m["snap_id"] for m in tl.markers(1, 3)["merged_snapshots"]] == [2]
 
 
+@pytest.mark.parametrize("minutes, flag, merged", [(2, 0, True), (2, 1, True), (40, 1, False), (40, 0, False)])
+def test_merging_is_decided_by_the_interval_to_the_previous_kept_snapshot_not_by_the_flag(minutes, flag, merged):
+    """docs/awr-rules.md §6: an unflagged snapshot two minutes after another merges; a flagged (manual) one forty
+    minutes later is an ordinary interval."""
+    tl = Timeline([snap(1, 0), snap(2, minutes, flag=flag), snap(3, minutes + 60)], min_interval=300)
+    assert [s.snap_id for s in tl.kept[1]] == ([1, 3] if merged else [1, 2, 3])
+    assert [m["snap_id"] for m in tl.markers(1, 3)["merged_snapshots"]] == ([2] if merged else [])
+
+
+def test_the_interval_is_measured_from_the_last_kept_snapshot():
+    """Snapshots at 0, 3, 6 and 9 minutes with a 5-minute threshold: 3 merges (3 min after 0), 6 is kept (6 min after
+    0, the last kept one, though only 3 after the merged 3), 9 merges again."""
+    tl = Timeline([snap(1, 0), snap(2, 3), snap(3, 6), snap(4, 9), snap(5, 30)], min_interval=300)
+    assert [s.snap_id for s in tl.kept[1]] == [1, 3, 5]
+
+
+@pytest.mark.parametrize("min_interval, kept", [(120, [1, 2, 3]), (600, [1, 3]), (1800, [1, 3])])
+def test_the_threshold_is_the_setting(min_interval, kept):
+    """A snapshot 7 minutes after the previous one: an interval under a 2-minute threshold, merged under 10 or 30."""
+    tl = Timeline([snap(1, 0), snap(2, 7), snap(3, 37)], min_interval=min_interval)
+    assert [s.snap_id for s in tl.kept[1]] == kept
+
+
 def test_rac_counters_and_rates_are_summed():
     s1 = [snap(1, 0, instance=1), snap(2, 30, instance=1)]
     s2 = [snap(1, 0, instance=2), snap(2, 30, instance=2)]
