@@ -107,3 +107,124 @@ def test_laptop_widths(server, dbs, stories, browser, width):
         assert page.errors == []
     finally:
         ctx.close()
+
+
+# -- the dark theme ------------------------------------------------------------------------------------------------
+
+CONTRAST = """() => {
+  const cv = document.createElement('canvas'), g = cv.getContext('2d', {willReadFrequently: true});
+  cv.width = cv.height = 1;
+  const rgb = (color, under) => {  // a colour as drawn over another (an rgba tooltip over the chart)
+    g.clearRect(0, 0, 1, 1);
+    for (const c of [under, color]) { if (c) { g.fillStyle = c; g.fillRect(0, 0, 1, 1); } }
+    const d = g.getImageData(0, 0, 1, 1).data; return `rgb(${d[0]}, ${d[1]}, ${d[2]})`;
+  };
+  const lum = c => { const [r, gr, b] = c.match(/\\d+/g).map(Number).map(v => { v /= 255;
+    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; }); return 0.2126 * r + 0.7152 * gr + 0.0722 * b; };
+  const ratio = (fg, bg, base) => { const b = rgb(bg, base || 'white'), f = rgb(fg, b), [x, y] = [lum(f), lum(b)];
+    return Math.round(100 * (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05)) / 100; };
+  const css = (sel, prop) => getComputedStyle(document.querySelector(sel))[prop];
+  const bgOf = sel => { for (let e = document.querySelector(sel); e; e = e.parentElement) {
+    const b = getComputedStyle(e).backgroundColor; if (b !== 'rgba(0, 0, 0, 0)') { return b; } } return 'white'; };
+  const text = sel => ratio(css(sel, 'color'), bgOf(sel));
+  const chart = Chart.getChart(document.querySelector('[data-chart=host-cpu] canvas'));
+  const panel = AWRLens.Theme.color('--panel'), tip = chart.options.plugins.tooltip;
+  const corner = chart.ctx.getImageData(2, 2, 1, 1).data;
+  return {theme: document.documentElement.dataset.theme, panel: rgb(panel), corner: `rgb(${corner[0]}, ${corner[1]}, ${corner[2]})`,
+    ticks: chart.scales.x.options.ticks.color,
+    text: {page: text('.range-label'), card: text('[data-chart=host-cpu] h3'), status: text('[data-chart=host-cpu] .status'),
+      button: text('[data-chart=host-cpu] .tools button'), pressed: text('button[data-range][aria-pressed=true]'),
+      legend: text('[data-chart=host-cpu] .legend-item'), cell: text('[data-table=top-events] tbody td'),
+      link: text('[data-table=top-sql] .row-link'), input: text('#series-search, #from'),
+      ticks: ratio(chart.scales.x.options.ticks.color, panel), yTicks: ratio(chart.scales.y0.options.ticks.color, panel),
+      axisTitle: ratio(chart.scales.x.options.title.color, panel),
+      tooltip: ratio(tip.bodyColor, tip.backgroundColor, panel), tooltipTitle: ratio(tip.titleColor, tip.backgroundColor, panel),
+      restart: ratio(AWRLens.Theme.color('--restart'), panel), marker: ratio(AWRLens.Theme.color('--muted'), panel)},
+    grid: ratio(chart.scales.x.options.grid.color, panel)};
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_theme_follows_the_system_with_readable_text_and_charts(server, dbs, browser, scheme):
+    """Light or dark as the system says (prefers-color-scheme): every text of the page and the charts (ticks, axis
+    titles, legend, tooltip, marker labels) at least 4.5:1 against its background (WCAG AA), charts drawn on the
+    theme's background, on a laptop and a phone."""
+    for width in (1366, 390):
+        ctx, page = _open(browser, width, scheme)
+        try:
+            page.open(_url(server, db=dbs["rac"], view="overview", inst="each", range="7d"))
+            got = page.page.evaluate(CONTRAST)
+            assert got["theme"] == scheme and got["corner"] == got["panel"], got
+            low = {k: v for k, v in got["text"].items() if v < 4.5}
+            assert low == {}, (scheme, width, got)
+            assert got["grid"] >= 1.2, got  # grid lines stay faint, and visible (Chart.js's own in light)
+            assert page.errors == []
+        finally:
+            ctx.close()
+
+
+def test_the_theme_switch_is_kept_in_this_browser_not_in_the_link(server, dbs, browser):
+    """The header's switch overrides the system's dark: the page and every chart redrawn light at once, the choice
+    kept (localStorage) for the next visit, and the link unchanged."""
+    ctx, page = _open(browser, 1366, "dark")
+    try:
+        page.open(_url(server, db=dbs["rac"], view="overview", range="7d"))
+        dark = page.page.evaluate(CONTRAST)
+        url = page.page.url
+        page.page.get_by_label("Theme").select_option("light")
+        light = page.page.evaluate(CONTRAST)
+        assert (dark["theme"], light["theme"]) == ("dark", "light")
+        assert light["corner"] == light["panel"] != dark["panel"] and light["ticks"] != dark["ticks"]
+        assert min(light["text"].values()) >= 4.5, light
+        assert page.page.url == url and "theme" not in url
+        assert page.page.evaluate("localStorage.getItem('awrlens.theme')") == "light"
+        page.open(url)  # the next visit: still light on a dark system
+        assert page.page.evaluate(CONTRAST)["theme"] == "light"
+        assert page.page.get_by_label("Theme").input_value() == "light"
+        page.page.get_by_label("Theme").select_option("system")
+        assert page.page.evaluate(CONTRAST)["theme"] == "dark"
+        assert page.page.evaluate("localStorage.getItem('awrlens.theme')") is None
+        assert page.errors == []
+    finally:
+        ctx.close()
+
+
+PNG_PIXELS = """async (b64) => {
+  const img = new Image(); img.src = 'data:image/png;base64,' + b64; await img.decode();
+  const cv = document.createElement('canvas'); cv.width = img.width; cv.height = img.height;
+  const g = cv.getContext('2d'); g.drawImage(img, 0, 0);
+  const px = (x, y) => Array.from(g.getImageData(x, y, 1, 1).data.slice(0, 3));
+  const band = g.getImageData(0, 0, img.width, 40).data, seen = [];
+  for (let i = 0; i < band.length; i += 4) { seen.push([band[i], band[i + 1], band[i + 2]]); }
+  return {corner: px(1, 1), band: seen};
+}"""
+
+
+def _lum(rgb):
+    def lin(v):
+        v /= 255
+        return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
+    r, g, b = (lin(v) for v in rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def test_a_dark_charts_png_is_readable(server, dbs, browser):
+    """A chart's PNG in the dark theme: filled with the theme's background (not transparent, not white), its title
+    readable on it (4.5:1 at least)."""
+    import base64
+    ctx, page = _open(browser, 1366, "dark")
+    try:
+        page.open(_url(server, db=dbs["rac"], view="overview", range="7d"))
+        with page.page.expect_download() as info:
+            page.page.locator("[data-chart=host-cpu] button[data-act=png]").click()
+        data = base64.b64encode(Path(info.value.path()).read_bytes()).decode()
+        got = page.page.evaluate(PNG_PIXELS, data)
+        panel = page.page.evaluate("(() => { const g = document.createElement('canvas').getContext('2d');"
+                                   " g.fillStyle = AWRLens.Theme.color('--panel'); return g.fillStyle; })()")
+        assert got["corner"] == [int(panel[i:i + 2], 16) for i in (1, 3, 5)], (got["corner"], panel)
+        bg = _lum(got["corner"])
+        best = max((max(_lum(p), bg) + 0.05) / (min(_lum(p), bg) + 0.05) for p in got["band"])
+        assert bg < 0.05 and best >= 4.5, best
+        assert page.errors == []
+    finally:
+        ctx.close()

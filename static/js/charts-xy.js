@@ -2,7 +2,7 @@
  * against a number (sessions, I/O size) or a category, with the card, legend, PNG and CSV of AWRLens.ChartCard. */
 (function (AWRLens) {
   "use strict";
-  var F = AWRLens.Format, Card = AWRLens.ChartCard;
+  var F = AWRLens.Format, Card = AWRLens.ChartCard, Theme = AWRLens.Theme;
   var PALETTE = Card.PALETTE;
 
   /**
@@ -54,7 +54,7 @@
   XYChart.prototype.draw = function () {
     var spec = this.spec, bar = spec.type === "bar", cats = spec.x.categories || [];
     var datasets = spec.datasets.map(function (d, i) {
-      var color = d.color || PALETTE[i % PALETTE.length];
+      var color = Theme.color(d.color) || PALETTE[i % PALETTE.length];
       var show = d.show || (bar ? "bar" : "points");
       var at = bar ? cats.map(function (c) { return d.points.findIndex(function (q) { return q[0] === c; }); }) : null;
       var data = bar ? at.map(function (k) { return k < 0 ? null : d.points[k][1]; })
@@ -118,6 +118,12 @@
     this.renderLegend();
     var any = datasets.some(function (d) { return d.points.length; });
     this.setState(any ? "ready" : "empty", any ? spec.conclusion || "" : "No measurements.");
+  };
+
+  /** Drawn again (in another theme). */
+  XYChart.prototype.redraw = function () {
+    this.chart.destroy();
+    this.draw();
   };
 
   XYChart.prototype.act = function (what) { Card.save(this, what); };

@@ -10,7 +10,7 @@
  * The card, legend, PNG and CSV are AWRLens.ChartCard's; XY charts (createXY) are in charts-xy.js. */
 (function (AWRLens) {
   "use strict";
-  var F = AWRLens.Format, Card = AWRLens.ChartCard, DateTime = window.luxon.DateTime;
+  var F = AWRLens.Format, Card = AWRLens.ChartCard, Theme = AWRLens.Theme, DateTime = window.luxon.DateTime;
   var cfg = window.AWRLENS_CONFIG || {};
   var firstPainted = false;
   var PALETTE = Card.PALETTE;
@@ -31,35 +31,34 @@
         if (b <= a) { return; }
         ctx.fillStyle = "rgba(160, 160, 160, 0.25)";
         ctx.fillRect(a, area.top, b - a, area.bottom - area.top);
-        ctx.fillStyle = "#555";
+        ctx.fillStyle = Theme.color("--muted");
         ctx.font = "11px system-ui, sans-serif";
         ctx.fillText("missing · inst " + g.instance, a + 2, area.bottom - 4);
       });
       (m.merged_snapshots || []).forEach(function (s) {  // manual snapshots, merged into the next interval
         var px = x.getPixelForValue(Date.parse(s.time));
         if (px < area.left || px > area.right) { return; }
-        ctx.strokeStyle = "#6b6b6b";
+        ctx.strokeStyle = Theme.color("--muted");
         ctx.setLineDash([1, 3]);
         ctx.beginPath();
         ctx.moveTo(px, area.top + 14);
         ctx.lineTo(px, area.bottom);
         ctx.stroke();
         ctx.setLineDash([]);
-        ctx.fillStyle = "#555";
+        ctx.fillStyle = Theme.color("--muted");
         ctx.font = "11px system-ui, sans-serif";
         ctx.fillText("manual snapshot · inst " + s.instance, px + 3, area.top + 24);
       });
       (m.restarts || []).forEach(function (r) {
         var px = x.getPixelForValue(Date.parse(r.startup_time || r.time));
         if (px < area.left || px > area.right) { return; }
-        ctx.strokeStyle = "#b00020";
+        ctx.strokeStyle = ctx.fillStyle = Theme.color("--restart");
         ctx.setLineDash([4, 3]);
         ctx.beginPath();
         ctx.moveTo(px, area.top);
         ctx.lineTo(px, area.bottom);
         ctx.stroke();
         ctx.setLineDash([]);
-        ctx.fillStyle = "#b00020";
         ctx.font = "11px system-ui, sans-serif";
         ctx.fillText("restart · inst " + r.instance, px + 3, area.top + 10);
       });
@@ -269,7 +268,7 @@
     var units = [];
     return merged.datasets.map(function (d, i) {
       if (units.indexOf(d.unit) < 0) { units.push(d.unit); }
-      var color = d.color || PALETTE[i % PALETTE.length];
+      var color = Theme.color(d.color) || PALETTE[i % PALETTE.length];
       var pts = bucket ? bucketed(d.points, bucket) : d.points;
       return {
         label: d.label, unit: d.unit, key: d.key, instance: d.instance,
@@ -283,7 +282,7 @@
         hidden: false, order: d.order || 0, partial: d.partial || AWRLens.Dom.table(),
         // a combined point that sums fewer instances than the range holds is drawn as an open triangle
         pointRadius: function (c) { return c.raw && c.dataset.partial[c.raw.x] ? 4 : 0; },
-        pointStyle: "triangle", pointBackgroundColor: "#fff", pointBorderColor: color
+        pointStyle: "triangle", pointBackgroundColor: Theme.color("--panel"), pointBorderColor: color
       };
     });
   };
@@ -393,6 +392,8 @@
       this.setState("ready", notes.join(" "));
     }
   };
+
+  TimeChart.prototype.redraw = TimeChart.prototype.render;
 
   /** The user zoomed or panned this chart: hand the new window to the view (which puts it in the URL). */
   TimeChart.prototype.userWindow = function (chart) {

@@ -7,7 +7,7 @@
   var element = AWRLens.Dom.element;
   var cfg = window.AWRLENS_CONFIG || {};
   var SEL = {  // every fixed element of the page
-    db: "#db", inst: "#instance", tabs: "#tabs button[data-view]", viewMenu: "#view-menu", presets: "button[data-range]",
+    db: "#db", inst: "#instance", tabs: "#tabs button[data-view]", viewMenu: "#view-menu", theme: "#theme", presets: "button[data-range]",
     absForm: "#abs-range", from: "#from", to: "#to", snapForm: "#snap-range", beginSnap: "#begin-snap",
     endSnap: "#end-snap", tz: "#tz", copy: "#copy-link", link: "#link", rangeLabel: "#range-label",
     error: "#error", errorText: "#error-text", errorClose: "#error-close", main: "#view"
@@ -95,6 +95,7 @@
     $(SEL.inst).on("change", function () { State.set({ inst: this.value }); });
     $(SEL.tabs).on("click", function () { State.set({ view: this.getAttribute("data-view") }); });
     $(SEL.viewMenu).on("change", function () { State.set({ view: this.value }); });
+    $(SEL.theme).val(AWRLens.Theme.chosen()).on("change", function () { AWRLens.Theme.choose(this.value); });
     $(SEL.presets).on("click", function () { State.set({ range: this.getAttribute("data-range") }); });
     $(SEL.tz).on("change", function () { State.set({ tz: this.value }); });
     $(SEL.absForm).on("submit", function (e) {

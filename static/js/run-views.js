@@ -86,7 +86,7 @@
         datasets.push({ label: tag + "every session", unit: mine[0].unit, show: "points", color: role(0),
           points: mine.map(function (r) { return [r.x, r.y]; }), fields: mine.map(function (r) { return r.extra || {}; }),
           notes: mine.map(function (r) { return r.extra && r.extra.session ? "session " + r.extra.session : ""; }) });
-        datasets.push({ label: tag + "median", unit: mine[0].unit, show: "line", color: multi ? color(k) : "#111",
+        datasets.push({ label: tag + "median", unit: mine[0].unit, show: "line", color: multi ? color(k) : "--ink",
           points: ns.map(function (n, i) { return [n, median(sorted[i])]; }) });
         datasets.push({ label: tag + "fastest", unit: mine[0].unit, show: "line", dash: [2, 2], color: role(2),
           points: ns.map(function (n, i) { return [n, sorted[i][0]]; }) });
