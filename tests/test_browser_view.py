@@ -228,3 +228,64 @@ def test_a_dark_charts_png_is_readable(server, dbs, browser):
         assert page.errors == []
     finally:
         ctx.close()
+
+
+# -- the mouse wheel and Back --------------------------------------------------------------------------------------
+
+AT_POINTER = """(px) => { const c = Chart.getChart(document.querySelector('[data-chart=explorer] canvas')), x = c.scales.x;
+  return {at: x.getValueForPixel(px), min: x.min, max: x.max, history: history.length}; }"""
+
+
+def test_ctrl_wheel_zooms_around_the_pointer_and_a_gesture_is_one_back_entry(server, dbs, browser):
+    """Ctrl+wheel zooms the time axis around the pointer (the chart's help says so); a wheel gesture, with a pause
+    in it, and a Shift+drag pan each leave one history entry, so Back returns to the window before each."""
+    ctx, page = _open(browser, 1366)
+    try:
+        start = _url(server, db=dbs["rac"], view="explorer", range="7d", series="derived:aas")
+        page.open(start)
+        card = page.page.locator("[data-chart=explorer]")
+        assert "Ctrl+wheel" in card.locator("button[data-act=help]").get_attribute("title")
+        card.locator("button[data-act=help]").click()
+        assert "Ctrl+wheel to zoom" in card.locator(".status").text_content()
+        box = card.locator("canvas").bounding_box()
+        px, y = box["width"] * 0.7, box["y"] + box["height"] * 0.4
+        before = page.page.evaluate(AT_POINTER, px)
+        page.page.mouse.move(box["x"] + px, y)
+        page.page.mouse.wheel(0, -120)  # no modifier: the page scrolls, the chart stays
+        page.page.wait_for_timeout(400)
+        assert page.page.evaluate(AT_POINTER, px)["min"] == before["min"] and page.state()["range"] == "7d"
+        page.page.keyboard.down("Control")
+        for pause in (40, 40, 40, 600, 40, 40):  # one gesture, with a pause longer than the plugin's 250 ms
+            page.page.mouse.wheel(0, -120)
+            page.page.wait_for_timeout(pause)
+        page.page.keyboard.up("Control")
+        page.page.wait_for_timeout(400)
+        page.settle()
+        after = page.page.evaluate(AT_POINTER, px)
+        assert "range" not in page.state()
+        assert after["max"] - after["min"] < 0.6 * (before["max"] - before["min"])
+        # around the pointer: the moment under it stays under it (to a minute's rounding)
+        assert abs(after["at"] - before["at"]) < 0.01 * (before["max"] - before["min"])
+        assert after["history"] == before["history"] + 1
+        zoomed = page.state()
+        # a pan: one entry more
+        box = card.locator("canvas").bounding_box()
+        page.page.keyboard.down("Shift")
+        page.page.mouse.move(box["x"] + box["width"] * 0.3, y)
+        page.page.mouse.down()
+        for k in range(1, 9):
+            page.page.mouse.move(box["x"] + box["width"] * (0.3 + 0.05 * k), y)
+        page.page.mouse.up()
+        page.page.keyboard.up("Shift")
+        page.settle()
+        assert page.state()["from"] < zoomed["from"]
+        assert page.page.evaluate("history.length") == before["history"] + 2
+        page.page.go_back()
+        page.settle()
+        assert page.state() == zoomed
+        page.page.go_back()
+        page.settle()
+        assert page.state()["range"] == "7d" and "from" not in page.state()
+        assert page.errors == []
+    finally:
+        ctx.close()

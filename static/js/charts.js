@@ -3,8 +3,9 @@
  *   load({from, to}, detail) -> Promise of {datasets: [{key, label, unit, instance, points: [[ms, y]],
  *                                           partial: {ms: {instances, missing}}, ...}],
  *                                           markers: {restarts, missing}, downsampled}
- * Drag to zoom, Shift+drag to pan, or the buttons: the new window goes to onWindow (the view puts it in the URL)
- * and comes back through setWindow. A window the loaded data covers at full resolution is drawn at once; a
+ * Drag to zoom, Shift+drag to pan, Ctrl+wheel to zoom around the pointer, or the buttons: the new window goes to
+ * onWindow(from, to, how) (the view puts it in the URL) and comes back through setWindow. A wheel gesture is one
+ * history entry: its first step pushes, the steps that follow within GESTURE_MS replace. A window the loaded data covers at full resolution is drawn at once; a
  * narrower one with downsampled data is fetched again at finer resolution (per-minute detail when the window is
  * a few hours), and after each fetch the neighbouring windows are prefetched so panning shows data at once.
  * The card, legend, PNG and CSV are AWRLens.ChartCard's; XY charts (createXY) are in charts-xy.js. */
@@ -15,6 +16,8 @@
   var firstPainted = false;
   var PALETTE = Card.PALETTE;
   var MIN_WINDOW = 15 * 60 * 1000;
+  var GESTURE_MS = 1000;
+  var HELP = "Drag across the chart to zoom in, Shift+drag to pan, Ctrl+wheel to zoom the time around the pointer";
 
   // instance restarts (a line), missing snapshots (a shaded band) and manual snapshots (a dotted line), from the API's
   // markers
@@ -148,8 +151,10 @@
     this.chart = null;
     this.win = null;
     Card.build(this, container, spec, { tools: [["earlier", "◀", "Earlier: move the window back by half"],
-      ["zoomin", "+", "Zoom in"], ["zoomout", "−", "Zoom out"], ["later", "▶", "Later: move the window forward by half"]],
-      status: "Loading…", height: 240, label: spec.title + " over time. Drag to zoom, Shift+drag to pan." });
+      ["zoomin", "+", "Zoom in"], ["zoomout", "−", "Zoom out"], ["later", "▶", "Later: move the window forward by half"],
+      ["help", "?", HELP]], status: "Loading…", height: 240, label: spec.title + " over time. " + HELP + "." });
+    var self = this;
+    this.canvas.addEventListener("wheel", function (e) { if (e.ctrlKey) { self.wheelAt = Date.now(); } }, { passive: true });
   }
 
   TimeChart.prototype.setState = Card.methods.setState;
@@ -395,16 +400,20 @@
 
   TimeChart.prototype.redraw = TimeChart.prototype.render;
 
-  /** The user zoomed or panned this chart: hand the new window to the view (which puts it in the URL). */
+  /** The user zoomed or panned this chart: hand the new window to the view (which puts it in the URL). The steps
+   * of one wheel gesture (the zoom plugin calls back 250 ms after a wheel step) make one history entry. */
   TimeChart.prototype.userWindow = function (chart) {
-    var x = chart.scales.x;
-    this.spec.onWindow(Math.round(x.min), Math.round(x.max));
+    var x = chart.scales.x, now = Date.now(), wheel = now - (this.wheelAt || 0) < 400;
+    var how = wheel && now - (this.gestureAt || 0) < GESTURE_MS ? "replace" : "push";
+    this.gestureAt = wheel ? now : 0;
+    this.spec.onWindow(Math.round(x.min), Math.round(x.max), how);
   };
 
   TimeChart.prototype.act = function (what) {
     var win = this.win;
     if (!win) { return; }
     if (Card.save(this, what)) { return; }
+    if (what === "help") { this.status.textContent = HELP + "."; return; }
     var w = win.to - win.from, lim = win.limits, from = win.from, to = win.to;
     if (what === "earlier") { from -= w / 2; to -= w / 2; }
     if (what === "later") { from += w / 2; to += w / 2; }

@@ -119,13 +119,14 @@
     $(SEL.errorClose).on("click", clearError);
   }
 
-  /** A new absolute window (from a zoom, a pan, the buttons or the form), to the minute, in the database's zone. */
-  function setWindow(from, to) {
+  /** A new absolute window (from a zoom, a pan, the buttons or the form), to the minute, in the database's zone:
+   * a new history entry, or (how: "replace") a step of the gesture that made the last one. */
+  function setWindow(from, to, how) {
     var db = Dbs.get(State.get().db), minute = 60000;
     from = Math.round(from / minute) * minute;
     to = Math.round(to / minute) * minute;
     if (to <= from) { to = from + minute; }
-    State.set({ from: F.isoTime(from, Dbs.zone(db)), to: F.isoTime(to, Dbs.zone(db)) });
+    State.set({ from: F.isoTime(from, Dbs.zone(db)), to: F.isoTime(to, Dbs.zone(db)) }, how);
   }
 
   /** The link to this view with a relative range made absolute, so the recipient sees the same data. */
