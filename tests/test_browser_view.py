@@ -289,3 +289,107 @@ def test_ctrl_wheel_zooms_around_the_pointer_and_a_gesture_is_one_back_entry(ser
         assert page.errors == []
     finally:
         ctx.close()
+
+
+# -- several series on one chart -----------------------------------------------------------------------------------
+
+AXES = """(id) => { const c = Chart.getChart(document.querySelector(`[data-chart=${id}] canvas`));
+  return Object.values(c.scales).filter(s => s.axis === 'y').map(s => ({id: s.id, type: s.type, min: s.min,
+    title: s.options.title.text, units: c.data.datasets.filter(d => d.yAxisID === s.id).map(d => d.unit),
+    least: Math.min(...c.data.datasets.filter(d => d.yAxisID === s.id)
+      .flatMap(d => d.points.filter(p => p[0] >= c.scales.x.min && p[0] <= c.scales.x.max && p[1] > 0).map(p => p[1])))})); }"""
+
+
+def test_each_axis_names_its_unit_and_series_and_more_units_make_small_multiples(server, dbs, browser):
+    """Two units: one chart, an axis each, titled with the unit and the series on it. Three: a small chart per unit,
+    never more than two y axes on a chart and never two units on one axis."""
+    ctx, page = _open(browser, 1366)
+    try:
+        two = ["system_event:log file sync:avg_ms", "system_event:db file sequential read:avg_ms", "derived:aas"]
+        page.open(_url(server, db=dbs["single"], view="explorer", range="1d", series=two))
+        (chart,) = page.charts()
+        axes = page.page.evaluate(AXES, "explorer")
+        assert [a["title"] for a in axes] == ["ms — log file sync (average wait), db file sequential read (average wait)",
+                                              "sessions — Average active sessions"], axes
+        assert all(len(set(a["units"])) == 1 for a in axes)
+        page.open(_url(server, db=dbs["single"], view="explorer", range="1d", series=two + ["sysstat:redo size"]))
+        charts = page.charts()
+        assert [c["id"] for c in charts] == ["explorer-1", "explorer-2", "explorer-3"]
+        assert [len({d["unit"] for d in c["datasets"]}) for c in charts] == [1, 1, 1]
+        assert sorted(len(c["datasets"]) for c in charts) == [1, 1, 2]
+        assert {c["title"] for c in charts} == {"Metric explorer · ms", "Metric explorer · sessions",
+                                                "Metric explorer · bytes/s"}, [c["title"] for c in charts]
+        for c in charts:
+            (axis,) = page.page.evaluate(AXES, c["id"])
+            assert c["state"] == "ready" and " — " in axis["title"]
+        assert page.errors == []
+    finally:
+        ctx.close()
+
+
+def test_log_scale_on_demand(server, dbs, stories, browser):
+    """The SQL detail's elapsed time per execution, good plan (a few ms) beside bad (hundreds): the chart's log
+    tool draws both readable, its axis starting below the smallest value; off again, linear from zero. Kept in the
+    chart, not the link. A run's bars on a log axis all rise from the axis, and the tool turns it off."""
+    ctx, page = _open(browser, 1366)
+    try:
+        page.open(_url(server, db=dbs["rac"], view="sql", range="7d", sql=stories["plan_regression"]["sql_id"]))
+        url, tool = page.page.url, page.page.locator("[data-chart=sql-elapsed-per-exec] button[data-act=log]")
+        assert tool.get_attribute("aria-pressed") == "false"
+        (linear,) = page.page.evaluate(AXES, "sql-elapsed-per-exec")
+        assert linear["type"] == "linear" and linear["min"] == 0
+        tool.click()
+        (log,) = page.page.evaluate(AXES, "sql-elapsed-per-exec")
+        assert tool.get_attribute("aria-pressed") == "true" and log["type"] == "logarithmic"
+        assert 0 < log["min"] < log["least"] < 10 and log["min"] > log["least"] / 10.001, log  # the good plan's ms
+        assert page.page.url == url
+        tool.click()
+        assert page.page.evaluate(AXES, "sql-elapsed-per-exec")[0]["type"] == "linear"
+        # values of zero cannot be on a log axis: said under the chart
+        page.open(_url(server, db=dbs["single"], view="explorer", range="7d",
+                       series=["wait_class:Configuration", "wait_class:Application"]))
+        page.page.locator("[data-chart=explorer] button[data-act=log]").click()
+        zeros = sum(p[1] <= 0 for d in page.charts()[0]["datasets"] for p in d["points"])
+        status = page.page.locator("[data-chart=explorer] .status").text_content()
+        assert zeros and f"{zeros} value" in status and "not drawn on the log scale" in status, (zeros, status)
+
+        page.open(f"{server}/?view=run&run={HANG}")
+        (bars,) = page.page.evaluate(AXES, "run-1")
+        tool = page.page.locator("[data-chart=run-1] button[data-act=log]")
+        assert bars["type"] == "logarithmic" and tool.get_attribute("aria-pressed") == "true"
+        least = min(y for d in page.charts()[0]["datasets"] for _, y in d["points"])
+        assert 0 < bars["min"] < least, (bars, least)  # the shortest bar rises from the axis
+        tool.click()
+        (off,) = page.page.evaluate(AXES, "run-1")
+        assert off["type"] == "linear" and off["min"] == 0 and tool.get_attribute("aria-pressed") == "false"
+        assert page.errors == []
+    finally:
+        ctx.close()
+
+
+# -- runs of different kinds ---------------------------------------------------------------------------------------
+
+def test_runs_of_different_kinds_are_compared_one_unit_per_axis(server, client, browser):
+    """A client-hang run (seconds, by case) beside an I/O sweep (IO/s and KB/s against I/O size): a chart per unit,
+    each axis titled with its one unit, the sweep still drawn against its sizes, and the page says why."""
+    ctx, page = _open(browser, 1366)
+    try:
+        page.open(f"{server}/?view=runs&runs={HANG}&runs={GP2}")
+        units = {r["unit"] for slug in (HANG, GP2) for r in client.get(f"/api/v1/benchmarks/{slug}").get_json()["rows"]}
+        charts = page.charts()
+        assert len(charts) == len(units) == 3
+        seen = set()
+        for c in charts:
+            (unit,) = {d["unit"] for d in c["datasets"]}
+            seen.add(unit)
+            (axis,) = page.page.evaluate(AXES, c["id"])
+            assert axis["title"] == page.page.evaluate("(u) => AWRLens.Format.unitTitle(u)", unit)
+        assert seen == units
+        kinds = {c["id"]: page.page.evaluate(f"Chart.getChart(document.querySelector('[data-chart={c['id']}] canvas'))"
+                                             ".config.type") for c in charts}
+        assert sorted(kinds.values()) == ["bar", "scatter", "scatter"], kinds
+        note = page.page.locator(".run-head .kinds").text_content()
+        assert "client hangs" in note and "I/O by size" in note and all(u in note for u in ("s", "IO/s", "KB/s"))
+        assert page.errors == []
+    finally:
+        ctx.close()

@@ -23,6 +23,17 @@
     }
   };
 
+  var LOG_TOOL = ["log", "log", "Logarithmic y axis: on or off"];
+
+  /** A log axis for these values: its minimum the power of ten below the smallest positive one (so a bar always
+   * rises from the axis), and a note on the values of zero or less, which a log axis cannot draw. */
+  function logAxis(values) {
+    var positive = values.filter(function (v) { return v > 0; });
+    var low = values.filter(function (v) { return v !== null && v !== undefined && v <= 0; }).length;
+    return { min: positive.length ? Math.pow(10, Math.floor(Math.log10(Math.min.apply(null, positive) * 0.999))) : 1,
+      note: low ? low + (low === 1 ? " value" : " values") + " of zero or less not drawn on the log scale." : "" };
+  }
+
   /** The card of a chart (title, tool buttons calling chart.act, status line, canvas, legend), added to container. */
   function build(chart, container, spec, opts) {
     chart.card = element("section", { "class": "card chart-card" + (spec.wide ? " wide" : spec.third ? " third" : ""),
@@ -32,6 +43,7 @@
     var tools = element("div", { "class": "tools", role: "group", "aria-label": "Chart tools: " + spec.title });
     (opts.tools || []).concat(SAVE_TOOLS).forEach(function (b) {
       var btn = element("button", { type: "button", "data-act": b[0], title: b[2], "aria-label": b[2] }, b[1]);
+      if (b === LOG_TOOL) { btn.setAttribute("aria-pressed", "false"); }
       btn.addEventListener("click", function () { chart.act(b[0]); });
       tools.appendChild(btn);
     });
@@ -179,8 +191,15 @@
       { type: "image/png" });
   }
 
-  /** The PNG or CSV tool of a chart (its toCSV() gives the CSV); false for any other tool. */
+  /** The PNG or CSV tool of a chart (its toCSV() gives the CSV), or its log toggle (chart.log, drawn again); false for
+   * any other tool. */
   function save(chart, what) {
+    if (what === "log") {
+      chart.log = !chart.log;
+      chart.card.querySelector("[data-act=log]").setAttribute("aria-pressed", String(chart.log));
+      if (chart.chart) { chart.redraw(); }
+      return true;
+    }
     if (what === "png") {
       if (chart.chart) { F.download("awrlens-" + chart.spec.id + ".png", png(chart)); }
       return true;
@@ -213,6 +232,8 @@
 
   AWRLens.ChartCard = {
     PALETTE: PALETTE,
+    LOG_TOOL: LOG_TOOL,
+    logAxis: logAxis,
     background: background,
     build: build,
     methods: methods,

@@ -80,6 +80,9 @@
     }
   };
 
+  /** Whether a window is short enough for per-minute detail. */
+  function detailed(win) { return win.to - win.from <= (cfg.detailMaxHours || 6) * 3600e3; }
+
   /** Mean of the points in fixed time buckets (aligned on multiples of the bucket), so stacked series stay aligned. */
   /** The tooltip line of a combined point that sums fewer instances than the range holds (docs/awr-rules.md §11). */
   function partialText(short) {
@@ -152,7 +155,7 @@
     this.win = null;
     Card.build(this, container, spec, { tools: [["earlier", "◀", "Earlier: move the window back by half"],
       ["zoomin", "+", "Zoom in"], ["zoomout", "−", "Zoom out"], ["later", "▶", "Later: move the window forward by half"],
-      ["help", "?", HELP]], status: "Loading…", height: 240, label: spec.title + " over time. " + HELP + "." });
+      ["help", "?", HELP]].concat(spec.stacked ? [] : [Card.LOG_TOOL]), status: "Loading…", height: 240, label: spec.title + " over time. " + HELP + "." });
     var self = this;
     this.canvas.addEventListener("wheel", function (e) { if (e.ctrlKey) { self.wheelAt = Date.now(); } }, { passive: true });
   }
@@ -163,7 +166,7 @@
   /** Show window {from, to, zone, limits: {min, max}}: draw what is loaded, fetch what is missing. */
   TimeChart.prototype.setWindow = function (win) {
     this.win = win;
-    var detail = !!this.spec.detail && win.to - win.from <= (cfg.detailMaxHours || 6) * 3600e3;
+    var detail = !!this.spec.detail && detailed(win);
     this.detail = detail;
     if (this.covers(win.from, win.to, detail)) {
       this.render();
@@ -312,16 +315,27 @@
       scales.y = { stacked: true, beginAtZero: true, title: { display: true, text: units[0] || "" },
         ticks: { callback: F.fmtCompact } };
     } else {
+      var log = this.log, notes = [];
       units.forEach(function (u, i) {
         // byte units are scaled on the axis as in the tables and tooltips (F.fmtValue: 1.5 GB, not 1,536 MB), with
-        // ticks on round numbers of the unit the largest value is shown in
-        var bytes = /^(bytes|MB)(\/s|\/txn)?$/.test(u || "");
+        // ticks on round numbers of the unit the largest value is shown in; the axis names its unit and its series
+        var bytes = /^(bytes|MB)(\/s|\/txn)?$/.test(u || ""), mine = datasets.filter(function (d) { return d.unit === u; });
+        var names = mine.map(function (d) { return d.label.split(" · ")[0]; }).filter(function (n, k, all) { return all.indexOf(n) === k; });
         scales["y" + i] = { type: "linear", position: i % 2 ? "right" : "left", beginAtZero: true,
           suggestedMax: spec.yMax, grid: { drawOnChartArea: i === 0 },
-          title: { display: true, text: bytes ? u.replace(/^MB/, "bytes") : u || "" },
+          title: { display: true, text: (bytes ? u.replace(/^MB/, "bytes") : F.unitTitle(u) || "") + " — " + names.join(", ") },
           ticks: bytes ? { callback: function (v) { return F.fmtValue(v, u); }, stepSize: byteStep(datasets, u) }
             : { callback: F.fmtCompact } };
+        if (log) {
+          var axis = Card.logAxis([].concat.apply([], mine.map(function (d) {
+            return d.points.filter(function (p) { return p[0] >= win.from && p[0] <= win.to; }).map(function (p) { return p[1]; });
+          })));
+          Object.assign(scales["y" + i], { type: "logarithmic", beginAtZero: false, min: axis.min, suggestedMax: undefined,
+            ticks: { callback: function (v) { return F.fmtValue(v, u); } } });
+          if (axis.note) { notes.push(axis.note); }
+        }
       });
+      this.logNote = notes.join(" ");
       if (!units.length) { scales.y0 = { type: "linear", beginAtZero: true }; }
     }
     return scales;
@@ -387,6 +401,7 @@
       this.setState("empty", notice || "No data in this range.");
     } else {
       var notes = notice ? [notice] : [], short = this.partialPoints();
+      if (this.log && this.logNote) { notes.push(this.logNote); }
       if (this.detail && datasets.some(function (d) { return /per minute/.test(d.label); })) {
         notes.push("Per-minute detail (sysmetric history).");
       }
@@ -468,6 +483,7 @@
   AWRLens.Charts = {
     create: function (container, spec) { return new TimeChart(container, spec); },
     PALETTE: PALETTE,
+    detailed: detailed,
     /** Every live chart's window and points, for tests and the share-link check. */
     snapshot: function () {
       return Card.live().map(function (c) {
