@@ -128,7 +128,7 @@
         });
         (body.cpu_count || []).forEach(function (s) {
           datasets.push({ key: "cpus|" + s.instance, label: "CPU count", unit: s.unit, instance: s.instance,
-            points: s.points, stack: "cpus", color: "#111", dash: [6, 4], order: -1 });
+            points: s.points, stack: "cpus", color: "--ink", dash: [6, 4], order: -1 });
         });
         return { datasets: datasets, markers: body.markers, downsampled: false };
       });
