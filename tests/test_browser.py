@@ -632,7 +632,8 @@ def test_csv_downloads(server, dbs, client, page):
     rows = list(csv.reader(io.StringIO(Path(download.path()).read_text(encoding="utf-8"))))
     # "Last week" ends at the newest snapshot, as the API's default range does
     api = client.get(f"/api/v1/dbs/{dbs['single']}/top-sql", query_string={"limit": 25}).get_json()["rows"]
-    assert rows[0][:3] == ["SQL ID", "Elapsed", "CPU"] and rows[0][-1] == "SQL text"
+    assert rows[0][:3] == ["SQL ID", "Elapsed (s)", "CPU (s)"] and rows[0][-1] == "SQL text"  # raw values: the unit
+    assert rows[0][4:6] == ["Elapsed/exec (ms)", "Buffer gets"]
     assert len(rows) == 1 + len(api) == 26
     assert [r[0] for r in rows[1:]] == [r["sql_id"] for r in api]
     assert [float(r[1]) for r in rows[1:]] == [r["elapsed_s"] for r in api]  # raw values, not the display
