@@ -51,7 +51,8 @@ def register(app):
         if release == RELEASES[0] and prefix != "dba_hist_":
             raise click.BadParameter(f"Oracle {release} has no {prefix.upper()} views", param_hint="--prefix")
         dialect = oracle.dialect()
-        for name, stmt in all_statements(views(prefix, release), app.config["SETTINGS"].row_cap):
+        settings = app.config["SETTINGS"]
+        for name, stmt in all_statements(views(prefix, release), settings.row_cap, settings.max_points):
             click.echo(f"-- {name}\n{render(stmt, dialect)};\n")
 
     @app.cli.command("settings")

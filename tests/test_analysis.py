@@ -175,3 +175,35 @@ def test_lttb_keeps_the_peak_and_the_ends():
     assert out[0] == points[0] and out[-1] == points[-1]
     assert max(p[2] for p in out) == 50.0
     assert analysis.lttb(points, 0) is points and analysis.lttb(points[:10], 20) == points[:10]
+
+
+def test_a_long_range_is_bucketed_at_its_ends_restarts_gaps_and_equal_steps_of_time():
+    """§21: the ends, both sides of the restart (5 | 6) and of the gap (10 | 11), then the last snapshot at or before
+    each quarter of the range's time (120, 240, 360 minutes: 5, 9, 10); the telescoped deltas add up to the same."""
+    minutes = {1: 0, 2: 30, 3: 60, 4: 90, 5: 120, 6: 150, 7: 180, 8: 210, 9: 240, 10: 270, 11: 420, 12: 450, 13: 480}
+    tl = Timeline([snap(i, m, A if i < 6 else B) for i, m in minutes.items()])
+    span = tl.span(1, 13)
+    assert tl.sampled(span, 12) is None and tl.sampled(span, 0) is None  # 12 intervals: every one is a point
+    bounds = tl.sampled(span, 9)
+    assert [s.snap_id for s in bounds[1]] == [1, 5, 6, 9, 10, 11, 13]
+    values = {i: 100 * i * i if i < 6 else 7 * (i - 5) ** 3 for i in minutes}
+    full, bucketed = (counter_points(values, rows, "raw") for rows in (span[1], bounds[1]))
+    assert [(p.key, p.num) for p in bucketed] == [(5, 2400), (9, 441), (10, 427), (11, 637), (13, 2072)]
+    assert sum(p.num for p in bucketed) == sum(p.num for p in full)
+    per_second = counter_points(values, bounds[1], "per_second")
+    assert [p.den for p in per_second] == [7200, 5400, 1800, 9000, 3600]  # the bucket's seconds, restart left out
+
+
+def test_a_bucket_of_readings_or_rates_is_the_mean_of_its_rows():
+    """§21: running sums (value x weight, weight) at the boundaries 1, 3, 5 of readings 10, 20, 30, 40, 50: the first
+    boundary's own reading, then the mean of the rows after the previous boundary; an Oracle rate has no point at the
+    range's first snapshot (first=1). A boundary without a row is skipped, its rows counted in the next bucket."""
+    rows = [snap(i, 30 * i) for i in (1, 3, 5)]
+    sums = {1: (10, 1), 3: (60, 3), 5: (150, 5)}
+    assert [(p.key, p.num / p.den) for p in analysis.bucket_means(sums, rows)] == [(1, 10), (3, 25), (5, 45)]
+    assert [(p.key, p.num / p.den) for p in analysis.bucket_means(sums, rows, first=1)] == [(3, 25), (5, 45)]
+    weighted = {1: (10 * 60, 60), 3: (10 * 60 + 20 * 1800 + 40 * 240, 60 + 1800 + 240)}
+    (point,) = analysis.bucket_means(weighted, rows[:2], first=1)
+    assert point.num / point.den == pytest.approx((20 * 1800 + 40 * 240) / 2040)  # time-weighted
+    assert [(p.key, p.num / p.den) for p in analysis.bucket_means({1: (10, 1), 5: (150, 5)}, rows)] == [(1, 10),
+                                                                                                       (5, 35)]

@@ -8,7 +8,7 @@ prefix and argument (`cache`): a request reuses it with its own bind values.
 import re
 from functools import cache
 
-from sqlalchemy import Select, and_, bindparam, func, null, select
+from sqlalchemy import Select, and_, bindparam, func, null, or_, select
 
 from app.settings import Settings
 from app.store.schema import CLASS_TOTALS, IO_COLUMNS, SQL_METRICS, Views
@@ -17,6 +17,8 @@ COUNTER_VIEWS = ("sysstat", "sys_time_model", "osstat")
 IO_VIEWS = {"iostat_function": "function", "iostat_filetype": "filetype"}
 METRIC_GROUP = 2  # the 60-second system metrics
 TOP_SQL_ROWS = 200  # a constant of the code, never a request value
+IN_LIST = 1000  # Oracle's most expressions in one IN list (ORA-01795)
+MOST_CHOSEN = 30 * IN_LIST  # snapshots bound in IN lists at most: binds under SQLite's 32,766 (and Oracle's 65,535)
 TOP_SQL_ORDER = {"elapsed": "elapsed_time", "cpu": "cpu_time", "gets": "buffer_gets", "reads": "disk_reads",
                  "executions": "executions", "rows": "rows_processed"}
 
@@ -24,6 +26,30 @@ TOP_SQL_ORDER = {"elapsed": "elapsed_time", "cpu": "cpu_time", "gets": "buffer_g
 def _snap_range(t):
     """The snapshots [lo, hi] of the database: a delta at lo needs the counters there."""
     return and_(t.c.dbid == bindparam("dbid"), t.c.snap_id.between(bindparam("lo"), bindparam("hi")))
+
+
+def _chosen(t, chunks: int):
+    """The rows of the snapshots [lo, hi], or with `chunks`, of the chosen snapshots among them (a long range's bucket
+    boundaries, docs/awr-rules.md §21), their snap_ids bound as `chunks` IN lists (in_lists)."""
+    if not chunks:
+        return _snap_range(t)
+    return and_(_snap_range(t), _in_lists(t.c.snap_id, chunks))
+
+
+def _in_lists(column, chunks: int):
+    return or_(*[column.in_(bindparam(f"snap_ids_{k}", expanding=True)) for k in range(chunks)])
+
+
+def in_lists(snap_ids: list[int]) -> dict[str, list[int]]:
+    """The binds of `chunks` = len(result) IN lists holding `snap_ids`: at most IN_LIST each, each padded (with its
+    last id again) to a power of two or IN_LIST, so that Oracle sees a few distinct statement texts, not one per
+    length."""
+    out = {}
+    for k in range(0, len(snap_ids), IN_LIST):
+        part = list(snap_ids[k:k + IN_LIST])
+        size = min(IN_LIST, 1 << (len(part) - 1).bit_length())
+        out[f"snap_ids_{k // IN_LIST}"] = part + part[-1:] * (size - len(part))
+    return out
 
 
 def _intervals(t):
@@ -92,31 +118,32 @@ def io_names(v: Views, view: str):
 
 
 @cache
-def counter_series(v: Views, view: str):
-    """One statistic's cumulative values per instance and snapshot."""
+def counter_series(v: Views, view: str, chunks: int = 0):
+    """One statistic's cumulative values per instance and snapshot (of the range, or the chosen ones: _chosen)."""
     t = getattr(v, view)
     return (select(t.c.instance_number, t.c.snap_id, t.c.value)
-            .where(_snap_range(t), t.c.stat_id == bindparam("item_id")))
+            .where(_chosen(t, chunks), t.c.stat_id == bindparam("item_id")))
 
 
 @cache
-def event_series(v: Views):
+def event_series(v: Views, chunks: int = 0):
     t = v.system_event
     return (select(t.c.instance_number, t.c.snap_id, t.c.total_waits_fg, t.c.time_waited_micro_fg,
                    t.c.total_waits, t.c.time_waited_micro)
-            .where(_snap_range(t), t.c.event_id == bindparam("item_id")))
+            .where(_chosen(t, chunks), t.c.event_id == bindparam("item_id")))
 
 
 @cache
-def wait_class_series(v: Views, class_totals: bool = False):
+def wait_class_series(v: Views, class_totals: bool = False, chunks: int = 0):
     """Foreground time waited per non-idle wait class, summed over its events; read from the embedded store's
     per-snapshot class totals where it keeps them (schema.CLASS_TOTALS)."""
     if class_totals:
         t = CLASS_TOTALS
-        return select(t.c.instance_number, t.c.snap_id, t.c.wait_class, t.c.time_waited_micro_fg).where(_snap_range(t))
+        return (select(t.c.instance_number, t.c.snap_id, t.c.wait_class, t.c.time_waited_micro_fg)
+                .where(_chosen(t, chunks)))
     t = v.system_event
     return (select(t.c.instance_number, t.c.snap_id, t.c.wait_class, func.sum(t.c.time_waited_micro_fg))
-            .where(_snap_range(t), t.c.wait_class != "Idle")
+            .where(_chosen(t, chunks), t.c.wait_class != "Idle")
             .group_by(t.c.instance_number, t.c.snap_id, t.c.wait_class))
 
 
@@ -125,6 +152,35 @@ def metric_series(v: Views):
     t = v.sysmetric_summary
     return (select(t.c.instance_number, t.c.snap_id, t.c.average, t.c.maxval)
             .where(_snap_range(t), t.c.group_id == METRIC_GROUP, t.c.metric_id == bindparam("item_id")))
+
+
+@cache
+def running_sums(v: Views, view: str, chunks: int, product: bool = False):
+    """Per instance, at the chosen snapshots of [lo, hi] (_chosen; every one without `chunks`), the running sums
+    since lo of one reading of a counter view (`view`: the values, and their count) or of one metric's averages
+    weighted by their interval (sysmetric_summary: AVERAGE x INTSIZE, and INTSIZE); with `product`, of the metric's
+    AVERAGE x that of metric item_id2 at the same snapshot (a derived per-second metric, docs/awr-rules.md §9). The
+    difference between two chosen snapshots gives the mean of the rows between them (docs/awr-rules.md §21)."""
+    t = getattr(v, view)
+    where, source = [_snap_range(t)], t
+    if view == "sysmetric_summary":
+        where += [t.c.group_id == METRIC_GROUP, t.c.metric_id == bindparam("item_id"), t.c.average.is_not(None)]
+        value = t.c.average * t.c.intsize
+        if product:
+            u = t.alias("per_second")
+            source = t.join(u, and_(u.c.dbid == t.c.dbid, u.c.instance_number == t.c.instance_number,
+                                    u.c.snap_id == t.c.snap_id, u.c.group_id == t.c.group_id))
+            where += [u.c.metric_id == bindparam("item_id2"), u.c.average.is_not(None)]
+            value = value * u.c.average
+        num, den = func.sum(value), func.sum(t.c.intsize)
+    else:
+        where += [t.c.stat_id == bindparam("item_id"), t.c.value.is_not(None)]
+        num, den = func.sum(t.c.value), func.count(t.c.value)
+    window = {"partition_by": t.c.instance_number, "order_by": t.c.snap_id}
+    sums = (select(t.c.instance_number, t.c.snap_id, num.over(**window).label("num"), den.over(**window).label("den"))
+            .select_from(source).where(*where).subquery("sums"))
+    stmt = select(sums.c.instance_number, sums.c.snap_id, sums.c.num, sums.c.den)
+    return stmt.where(_in_lists(sums.c.snap_id, chunks)) if chunks else stmt
 
 
 @cache
@@ -137,12 +193,12 @@ def metric_detail_series(v: Views):
 
 
 @cache
-def io_series(v: Views, view: str):
+def io_series(v: Views, view: str, chunks: int = 0):
     t = getattr(v, view)
     kind = IO_VIEWS[view]
     columns = [t.c[c] for c in IO_COLUMNS]
     return (select(t.c.instance_number, t.c.snap_id, *columns)
-            .where(_snap_range(t), t.c[f"{kind}_id"] == bindparam("item_id")))
+            .where(_chosen(t, chunks), t.c[f"{kind}_id"] == bindparam("item_id")))
 
 
 @cache
@@ -219,14 +275,15 @@ def capped(stmt, row_cap: int):
     return stmt
 
 
-def all_statements(v: Views, row_cap: int = Settings.row_cap):
-    """(name, statement) for every statement the API can run, as sent with AWRLENS_ROW_CAP = `row_cap`, for review
-    and for tests."""
-    for name, stmt in _statements(v, row_cap):
+def all_statements(v: Views, row_cap: int = Settings.row_cap, max_points: int = Settings.max_points):
+    """(name, statement) for every statement the API can run, as sent with AWRLENS_ROW_CAP = `row_cap` and, for a
+    range longer than AWRLENS_MAX_POINTS = `max_points` intervals, its bucket boundaries in as many IN lists as
+    that many snapshots need, for review and for tests."""
+    for name, stmt in _statements(v, row_cap, -(-max(max_points, 1) // IN_LIST)):
         yield name, capped(stmt, row_cap)
 
 
-def _statements(v: Views, row_cap: int):
+def _statements(v: Views, row_cap: int, chunks: int):
     yield "databases", databases(v)
     yield "snapshots", snapshots(v, row_cap)
     yield "containers", containers(v)
@@ -242,6 +299,17 @@ def _statements(v: Views, row_cap: int):
         yield f"series: {view}", io_series(v, view)
     yield "series: system_event", event_series(v)
     yield "series: wait classes", wait_class_series(v)
+    long = "series, a range longer than max_points intervals"  # docs/awr-rules.md §21
+    for view in COUNTER_VIEWS:
+        yield f"{long}: {view}", counter_series(v, view, chunks)
+    for view in ("sysstat", "osstat"):  # the views with readings (docs/awr-rules.md §8)
+        yield f"{long}: {view} readings", running_sums(v, view, chunks)
+    yield f"{long}: system_event", event_series(v, chunks)
+    yield f"{long}: wait classes", wait_class_series(v, False, chunks)
+    yield f"{long}: sysmetric_summary", running_sums(v, "sysmetric_summary", chunks)
+    yield f"{long}: derived per-second metrics", running_sums(v, "sysmetric_summary", chunks, True)
+    for view in IO_VIEWS:
+        yield f"{long}: {view}", io_series(v, view, chunks)
     yield "series: sysmetric_summary", metric_series(v)
     yield "series: sysmetric_history", metric_detail_series(v)
     yield "top events", events_at(v)
