@@ -120,7 +120,7 @@
     return function (range) {
       var win = bounds(ctx.db, range);
       return Api.get(Dbs.path(ctx.db, "/wait-classes"), { from: win.from, to: win.to, instance: instance,
-        max_points: 0, shape: "axes" }).then(unpack).then(function (body) {
+        max_points: cfg.maxPoints, shape: "axes" }).then(unpack).then(function (body) {  // buckets shared by every class
         var datasets = body.series.map(function (s, i) {
           return { key: s.name + "|" + s.instance, label: s.label, unit: s.unit, instance: s.instance, points: s.points,
             partial: partial(s),
@@ -130,7 +130,8 @@
           datasets.push({ key: "cpus|" + s.instance, label: "CPU count", unit: s.unit, instance: s.instance,
             points: s.points, stack: "cpus", color: "--ink", dash: [6, 4], order: -1 });
         });
-        return { datasets: datasets, markers: body.markers, downsampled: false };
+        return { datasets: datasets, markers: body.markers,
+          downsampled: body.series.some(function (s) { return s.points_total > s.points.length; }) };
       });
     };
   }
