@@ -15,11 +15,11 @@ sqlmap against a live server is perf/sqlmap_scan.py (BENCHMARKS.md, "Hostile inp
 """
 import hashlib
 import re
+import sqlite3
 from urllib.parse import quote
 
 import pytest
 from conftest import assert_error
-from sqlalchemy import event
 
 PAYLOADS = [  # the first ones are also tried alone; all of them after a valid value
     "' OR '1'='1",
@@ -56,21 +56,30 @@ class Executed(list):
         super().__init__()
         self.every = []
 
-    def __call__(self, conn, cursor, statement, parameters, context, executemany):
+    def __call__(self, statement, parameters):
         self.append((statement, parameters))
         self.every.append(statement)
 
 
 @pytest.fixture(scope="module")
 def executed(app):
-    """Every SQL statement the stores execute while this module runs, captured at the driver."""
+    """Every SQL statement the stores execute while this module runs, captured at the driver: the embedded
+    store's connections are opened again, as connections that record what they execute."""
     seen = Executed()
-    engines = [store.engine for store in app.extensions["awrlens"].stores.values()]
-    for engine in engines:
-        event.listen(engine, "before_cursor_execute", seen)
-    yield seen
-    for engine in engines:
-        event.remove(engine, "before_cursor_execute", seen)
+
+    class Recording(sqlite3.Connection):
+        def execute(self, sql, parameters=(), /):
+            seen(sql, parameters)
+            return super().execute(sql, parameters)
+    connect = sqlite3.connect
+    stores = app.extensions["awrlens"].stores.values()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sqlite3, "connect", lambda *args, **kw: connect(*args, factory=Recording, **kw))
+        for store in stores:
+            store.dispose()
+        yield seen
+    for store in stores:
+        store.dispose()
 
 
 @pytest.fixture(scope="module")

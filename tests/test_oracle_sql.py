@@ -214,11 +214,11 @@ def test_columns_that_differ_by_release_are_chosen_from_the_release():
     """On 12.1 DBA_HIST_TABLESPACE has no CON_DBID and no BLOCK_SIZE (schema.ABSENT): the tablespaces statement joins
     on DBID and TS# and reads no block size there; from 12.2 on it joins on CON_DBID too (a CDB root repeats TS# in
     every container) and reads the block size."""
-    old = oracle_text(queries.tablespaces(views("dba_hist_", "12.1")))
+    old = oracle_text(queries.tablespaces(views("dba_hist_", "12.1")).core())
     _, old_cols = referenced_columns(old)
     assert ("DBA_HIST_TABLESPACE", "BLOCK_SIZE") not in old_cols and ("DBA_HIST_TABLESPACE", "CON_DBID") not in old_cols
     for release in RELEASES[1:]:
-        new = oracle_text(queries.tablespaces(views("dba_hist_", release)))
+        new = oracle_text(queries.tablespaces(views("dba_hist_", release)).core())
         join = re.search(r"JOIN dba_hist_tablespace ON (.*?)\sWHERE", new, re.S).group(1)
         assert "dba_hist_tablespace.con_dbid = dba_hist_tbspc_space_usage.con_dbid" in join, (release, join)
         assert ("DBA_HIST_TABLESPACE", "BLOCK_SIZE") in referenced_columns(new)[1]

@@ -2,16 +2,21 @@
 
 Nothing from a request is pasted into SQL text: values travel as binds, and choices (which view, which
 column to sort by) are picked from fixed lists in this module. `flask --app app sql` prints them all
-compiled for Oracle, so a DBA can review them before granting access. Each statement is built once per view
-prefix and argument (`cache`): a request reuses it with its own bind values.
-"""
-import re
-from functools import cache
+compiled for Oracle, so a DBA can review them before granting access.
 
-from sqlalchemy import Select, and_, bindparam, func, null, or_, select
+Calling a statement's function gives its Statement (the function and its arguments), not the Core statement: a
+store builds that with `core()` when it needs it, once per view prefix, release and argument (`cache`), and a
+request reuses it with its own bind values. The embedded store runs the statements' SQLite text instead
+(app/store/sqlite_statements.json, compiled from the same Core statements), so its reads never import SQLAlchemy,
+which is most of a cold start (BENCHMARKS.md); that is why this module imports SQLAlchemy only where it builds.
+"""
+import inspect
+import re
+from functools import cache, wraps
+from typing import Callable, NamedTuple
 
 from app.settings import Settings
-from app.store.schema import CLASS_TOTALS, IO_COLUMNS, SQL_METRICS, Views
+from app.store.schema import IO_COLUMNS, SQL_METRICS, Views
 
 COUNTER_VIEWS = ("sysstat", "sys_time_model", "osstat")
 IO_VIEWS = {"iostat_function": "function", "iostat_filetype": "filetype"}
@@ -23,20 +28,57 @@ TOP_SQL_ORDER = {"elapsed": "elapsed_time", "cpu": "cpu_time", "gets": "buffer_g
                  "executions": "executions", "rows": "rows_processed"}
 
 
+class Statement(NamedTuple):
+    """One of this module's statements for some views: `build(views, *args)` makes it (Core)."""
+    build: Callable
+    views: Views
+    args: tuple
+
+    @property
+    def key(self) -> str:
+        """The statement's name and arguments, e.g. "counter_series('sysstat')"."""
+        return f"{self.build.__name__}({', '.join(map(repr, self.args))})"
+
+    def core(self):
+        return self.build(self.views, *self.args)
+
+
+def statement(build):
+    """`build(v: Views, *args)` -> a Core statement, as a function that returns the Statement instead; its arguments
+    with their defaults filled in, so that one statement has one key however it is called."""
+    signature = inspect.signature(build)
+    build = cache(build)
+
+    @wraps(build)
+    def named(v: Views, *args, **kwargs) -> Statement:
+        bound = signature.bind(v, *args, **kwargs)
+        bound.apply_defaults()
+        return Statement(build, v, tuple(bound.arguments.values())[1:])
+    return named
+
+
+def core(stmt):
+    """The SQLAlchemy Core statement: a Statement built, anything else as it is."""
+    return stmt.core() if isinstance(stmt, Statement) else stmt
+
+
 def _snap_range(t):
     """The snapshots [lo, hi] of the database: a delta at lo needs the counters there."""
+    from sqlalchemy import and_, bindparam
     return and_(t.c.dbid == bindparam("dbid"), t.c.snap_id.between(bindparam("lo"), bindparam("hi")))
 
 
 def _chosen(t, chunks: int):
     """The rows of the snapshots [lo, hi], or with `chunks`, of the chosen snapshots among them (a long range's bucket
     boundaries, docs/awr-rules.md §21), their snap_ids bound as `chunks` IN lists (in_lists)."""
+    from sqlalchemy import and_
     if not chunks:
         return _snap_range(t)
     return and_(_snap_range(t), _in_lists(t.c.snap_id, chunks))
 
 
 def _in_lists(column, chunks: int):
+    from sqlalchemy import bindparam, or_
     return or_(*[column.in_(bindparam(f"snap_ids_{k}", expanding=True)) for k in range(chunks)])
 
 
@@ -55,89 +97,101 @@ def in_lists(snap_ids: list[int]) -> dict[str, list[int]]:
 def _intervals(t):
     """The rows of the intervals (lo, hi], as the AWR report counts a range (docs/awr-rules.md §12): a row at snapshot
     s holds what happened in the interval ending at s."""
+    from sqlalchemy import and_, bindparam
     return and_(t.c.dbid == bindparam("dbid"), t.c.snap_id > bindparam("lo"), t.c.snap_id <= bindparam("hi"))
 
 
-@cache
+@statement
 def databases(v: Views):
+    from sqlalchemy import select
     t = v.database_instance
     return select(t.c.dbid, t.c.instance_number, t.c.startup_time, t.c.db_name, t.c.instance_name,
                   t.c.host_name, t.c.version, t.c.parallel, t.c.platform_name).order_by(
         t.c.dbid, t.c.instance_number, t.c.startup_time)
 
 
-@cache
+@statement
 def containers(v: Views):
     """The names of the PDBs of a CDB by CON_DBID, a row per name a PDB had, the newest last (DBA_HIST_PDB_INSTANCE,
     a row per instance startup and PDB; no rows in a non-CDB)."""
+    from sqlalchemy import bindparam, func, select
     t = v.pdb_instance
     opened = func.max(t.c.open_time)
     return (select(t.c.con_dbid, t.c.pdb_name).where(t.c.dbid == bindparam("dbid"))
             .group_by(t.c.con_dbid, t.c.pdb_name).order_by(opened, t.c.con_dbid))
 
 
-@cache
+@statement
 def snapshots(v: Views, bound: int):
     """The snapshots of a database, newest first, at most `bound` rows (a setting, never a request value): a
     repository of many years answers with its newest snapshots (docs/awr-rules.md §2)."""
+    from sqlalchemy import bindparam, select
     t = v.snapshot
     return (select(t.c.instance_number, t.c.snap_id, t.c.startup_time, t.c.begin_interval_time,
                    t.c.end_interval_time, t.c.snap_flag, t.c.snap_timezone)
             .where(t.c.dbid == bindparam("dbid")).order_by(t.c.snap_id.desc(), t.c.instance_number).limit(bound))
 
 
-@cache
+@statement
 def counter_names(v: Views, view: str):
     """The statistics of one counter view at one snapshot, for the catalog."""
+    from sqlalchemy import bindparam, select
     t = getattr(v, view)
     return (select(t.c.stat_id, t.c.stat_name).distinct()
             .where(t.c.dbid == bindparam("dbid"), t.c.snap_id == bindparam("snap_id")))
 
 
-@cache
+@statement
 def event_names(v: Views):
+    from sqlalchemy import bindparam, select
     t = v.system_event
     return (select(t.c.event_id, t.c.event_name, t.c.wait_class).distinct()
             .where(t.c.dbid == bindparam("dbid"), t.c.snap_id == bindparam("snap_id")))
 
 
-@cache
+@statement
 def metric_names(v: Views, view: str = "sysmetric_summary"):
+    from sqlalchemy import bindparam, select
     t = getattr(v, view)
     return (select(t.c.metric_id, t.c.metric_name, t.c.metric_unit).distinct()
             .where(t.c.dbid == bindparam("dbid"), t.c.snap_id == bindparam("snap_id"),
                    t.c.group_id == METRIC_GROUP))
 
 
-@cache
+@statement
 def io_names(v: Views, view: str):
+    from sqlalchemy import bindparam, select
     t = getattr(v, view)
     kind = IO_VIEWS[view]
     return (select(t.c[f"{kind}_id"], t.c[f"{kind}_name"]).distinct()
             .where(t.c.dbid == bindparam("dbid"), t.c.snap_id == bindparam("snap_id")))
 
 
-@cache
+@statement
 def counter_series(v: Views, view: str, chunks: int = 0):
     """One statistic's cumulative values per instance and snapshot (of the range, or the chosen ones: _chosen)."""
+    from sqlalchemy import bindparam, select
     t = getattr(v, view)
     return (select(t.c.instance_number, t.c.snap_id, t.c.value)
             .where(_chosen(t, chunks), t.c.stat_id == bindparam("item_id")))
 
 
-@cache
+@statement
 def event_series(v: Views, chunks: int = 0):
+    from sqlalchemy import bindparam, select
     t = v.system_event
     return (select(t.c.instance_number, t.c.snap_id, t.c.total_waits_fg, t.c.time_waited_micro_fg,
                    t.c.total_waits, t.c.time_waited_micro)
             .where(_chosen(t, chunks), t.c.event_id == bindparam("item_id")))
 
 
-@cache
+@statement
 def wait_class_series(v: Views, class_totals: bool = False, chunks: int = 0):
     """Foreground time waited per non-idle wait class, summed over its events; read from the embedded store's
     per-snapshot class totals where it keeps them (schema.CLASS_TOTALS)."""
+    from sqlalchemy import func, select
     if class_totals:
+        from app.store.schema import CLASS_TOTALS
         t = CLASS_TOTALS
         return (select(t.c.instance_number, t.c.snap_id, t.c.wait_class, t.c.time_waited_micro_fg)
                 .where(_chosen(t, chunks)))
@@ -147,20 +201,22 @@ def wait_class_series(v: Views, class_totals: bool = False, chunks: int = 0):
             .group_by(t.c.instance_number, t.c.snap_id, t.c.wait_class))
 
 
-@cache
+@statement
 def metric_series(v: Views):
+    from sqlalchemy import bindparam, select
     t = v.sysmetric_summary
     return (select(t.c.instance_number, t.c.snap_id, t.c.average, t.c.maxval)
             .where(_snap_range(t), t.c.group_id == METRIC_GROUP, t.c.metric_id == bindparam("item_id")))
 
 
-@cache
+@statement
 def running_sums(v: Views, view: str, chunks: int, product: bool = False):
     """Per instance, at the chosen snapshots of [lo, hi] (_chosen; every one without `chunks`), the running sums
     since lo of one reading of a counter view (`view`: the values, and their count) or of one metric's averages
     weighted by their interval (sysmetric_summary: AVERAGE x INTSIZE, and INTSIZE); with `product`, of the metric's
     AVERAGE x that of metric item_id2 at the same snapshot (a derived per-second metric, docs/awr-rules.md §9). The
     difference between two chosen snapshots gives the mean of the rows between them (docs/awr-rules.md §21)."""
+    from sqlalchemy import and_, bindparam, func, select
     t = getattr(v, view)
     where, source = [_snap_range(t)], t
     if view == "sysmetric_summary":
@@ -183,17 +239,19 @@ def running_sums(v: Views, view: str, chunks: int, product: bool = False):
     return stmt.where(_in_lists(sums.c.snap_id, chunks)) if chunks else stmt
 
 
-@cache
+@statement
 def metric_detail_series(v: Views):
     """Per-minute values of one metric (DBA_HIST_SYSMETRIC_HISTORY)."""
+    from sqlalchemy import bindparam, select
     t = v.sysmetric_history
     return (select(t.c.instance_number, t.c.end_time, t.c.value)
             .where(_intervals(t), t.c.group_id == METRIC_GROUP, t.c.metric_id == bindparam("item_id"))
             .order_by(t.c.instance_number, t.c.end_time))
 
 
-@cache
+@statement
 def io_series(v: Views, view: str, chunks: int = 0):
+    from sqlalchemy import bindparam, select
     t = getattr(v, view)
     kind = IO_VIEWS[view]
     columns = [t.c[c] for c in IO_COLUMNS]
@@ -201,17 +259,19 @@ def io_series(v: Views, view: str, chunks: int = 0):
             .where(_chosen(t, chunks), t.c[f"{kind}_id"] == bindparam("item_id")))
 
 
-@cache
+@statement
 def counters_at(v: Views, view: str):
     """Named statistics at chosen snapshots (the boundaries of a range), for the Load Profile."""
+    from sqlalchemy import bindparam, select
     t = getattr(v, view)
     return (select(t.c.instance_number, t.c.snap_id, t.c.stat_name, t.c.value)
             .where(t.c.dbid == bindparam("dbid"), t.c.snap_id.in_(bindparam("snap_ids", expanding=True)),
                    t.c.stat_name.in_(bindparam("names", expanding=True))))
 
 
-@cache
+@statement
 def events_at(v: Views):
+    from sqlalchemy import bindparam, select
     t = v.system_event
     return (select(t.c.instance_number, t.c.snap_id, t.c.event_name, t.c.wait_class, t.c.total_waits_fg,
                    t.c.time_waited_micro_fg)
@@ -219,10 +279,11 @@ def events_at(v: Views):
                    t.c.wait_class != "Idle"))
 
 
-@cache
+@statement
 def top_sql(v: Views, order: str):
     """SQL statements by the summed delta of one metric (`order` is a key of TOP_SQL_ORDER), per container: in a CDB
     root the same SQL_ID runs in several PDBs, each its own row (docs/awr-rules.md §15)."""
+    from sqlalchemy import func, select
     t = v.sqlstat
     sums = [func.sum(t.c[f"{m}_delta"]).label(m) for m in SQL_METRICS[:6]]
     ranked = func.sum(t.c[f"{TOP_SQL_ORDER[order]}_delta"])
@@ -233,16 +294,18 @@ def top_sql(v: Views, order: str):
             .order_by(ranked.desc(), t.c.sql_id, t.c.con_dbid).limit(TOP_SQL_ROWS))
 
 
-@cache
+@statement
 def sql_texts(v: Views):
+    from sqlalchemy import bindparam, select
     t = v.sqltext
     return (select(t.c.sql_id, t.c.sql_text, t.c.command_type)
             .where(t.c.dbid == bindparam("dbid"), t.c.sql_id.in_(bindparam("sql_ids", expanding=True))))
 
 
-@cache
+@statement
 def sql_history(v: Views, in_container: bool = False):
     """One statement per snapshot, plan and container; in one container (`con_dbid` bound) when asked."""
+    from sqlalchemy import bindparam, select
     t = v.sqlstat
     where = [_intervals(t), t.c.sql_id == bindparam("sql_id")]
     if in_container:
@@ -252,10 +315,11 @@ def sql_history(v: Views, in_container: bool = False):
             .where(*where).order_by(t.c.snap_id, t.c.instance_number))
 
 
-@cache
+@statement
 def tablespaces(v: Views):
     """Tablespace sizes with their names, per container: in a CDB root TS# repeats in every container, so the join
     includes CON_DBID where the release's DBA_HIST_TABLESPACE has it, and so does the block size (schema.ABSENT)."""
+    from sqlalchemy import and_, null, select
     u, t = v.tbspc_space_usage, v.tablespace
     on = [t.c.dbid == u.c.dbid, t.c.ts_num == u.c.tablespace_id]
     if "con_dbid" in t.c:
@@ -270,6 +334,7 @@ def tablespaces(v: Views):
 def capped(stmt, row_cap: int):
     """The statement as sent: a query without a row limit of its own returns one row more than AWRLENS_ROW_CAP at
     most, so a question too wide stops in the database and is answered 422 (Store.rows)."""
+    from sqlalchemy import Select
     if isinstance(stmt, Select) and stmt._limit_clause is None:
         return stmt.limit(row_cap + 1)
     return stmt
@@ -279,11 +344,13 @@ def all_statements(v: Views, row_cap: int = Settings.row_cap, max_points: int = 
     """(name, statement) for every statement the API can run, as sent with AWRLENS_ROW_CAP = `row_cap` and, for a
     range longer than AWRLENS_MAX_POINTS = `max_points` intervals, its bucket boundaries in as many IN lists as
     that many snapshots need, for review and for tests."""
-    for name, stmt in _statements(v, row_cap, -(-max(max_points, 1) // IN_LIST)):
-        yield name, capped(stmt, row_cap)
+    for name, stmt in statements(v, row_cap, max_points):
+        yield name, capped(stmt.core(), row_cap)
 
 
-def _statements(v: Views, row_cap: int, chunks: int):
+def statements(v: Views, row_cap: int, max_points: int = Settings.max_points):
+    """(name, Statement) for every statement the API can run."""
+    chunks = -(-max(max_points, 1) // IN_LIST)
     yield "databases", databases(v)
     yield "snapshots", snapshots(v, row_cap)
     yield "containers", containers(v)

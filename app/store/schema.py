@@ -10,9 +10,7 @@ The views as each supported release has them (docs/awr-rules.md §1): `views(pre
 columns that release lacks (ABSENT), and a statement that can do without a column checks for it; the embedded
 store has every column.
 """
-from functools import lru_cache
-
-from sqlalchemy import Column, Float, Index, Integer, MetaData, PrimaryKeyConstraint, String, Table, Text
+from functools import cached_property, lru_cache
 
 PREFIXES = ("dba_hist_", "awr_pdb_", "awr_root_")
 # The Oracle releases awrlens supports: python-oracledb's thin mode connects to 12.1 and later (README, Oracle).
@@ -26,31 +24,39 @@ NEWEST = RELEASES[-1]
 ABSENT = {"12.1": {"database_instance": ("cdb", "edition", "db_unique_name", "database_role"),
                    "tablespace": ("block_size", "con_dbid")}}
 
-N = Integer  # NUMBER holding whole values (SQLite INTEGER is 64-bit)
-R = Float  # NUMBER holding fractions
-TS = String(26)  # TIMESTAMP(3)/DATE: ISO text on SQLite, datetime on Oracle
 SQL_METRICS = ("executions", "elapsed_time", "cpu_time", "buffer_gets", "disk_reads", "rows_processed",
                "iowait", "clwait", "apwait", "ccwait")
 IO_COLUMNS = ("small_read_megabytes", "small_write_megabytes", "large_read_megabytes", "large_write_megabytes",
               "small_read_reqs", "small_write_reqs", "large_read_reqs", "large_write_reqs")
+CLASS_TOTALS_NAME = "awrlens_wait_class_totals"  # schema.CLASS_TOTALS
+
+# The tables are built on first use, and SQLAlchemy imported then: the embedded store's reads never need them
+# (app/store/queries.py).
 
 
 def _ints(*names):
-    return [Column(n, N, nullable=False) for n in names]
+    from sqlalchemy import Column, Integer
+    return [Column(n, Integer, nullable=False) for n in names]
 
 
 def _table(md, name, *columns, key, rowid=False, drop=()):
     """A table of `columns` but those named in `drop`, keyed by `key` (SQLite clusters by it)."""
+    from sqlalchemy import PrimaryKeyConstraint, Table
     return Table(name, md, *[c for c in columns if c.name not in drop],
                  PrimaryKeyConstraint(*[k for k in key if k not in drop]), sqlite_with_rowid=rowid)
 
 
 def _con():
     """CON_DBID, last as in Oracle (12.1 and later): the container a row belongs to; in a non-CDB, the DBID."""
-    return Column("con_dbid", N)
+    from sqlalchemy import Column, Integer
+    return Column("con_dbid", Integer)
 
 
-def _views(md: MetaData, p: str, absent: dict) -> None:
+def _views(md, p: str, absent: dict) -> None:
+    from sqlalchemy import Column, Float, Index, Integer, String, Table, Text
+    N = Integer  # NUMBER holding whole values (SQLite INTEGER is 64-bit)
+    R = Float  # NUMBER holding fractions
+    TS = String(26)  # TIMESTAMP(3)/DATE: ISO text on SQLite, datetime on Oracle
     by_snap = ("dbid", "instance_number", "snap_id")
 
     def table(name, *columns, key):
@@ -125,19 +131,32 @@ def _views(md: MetaData, p: str, absent: dict) -> None:
 
 # The one table the embedded store keeps besides the views: each snapshot's foreground time waited per non-idle wait
 # class, DBA_HIST_SYSTEM_EVENT summed once when the store is built, so AAS by wait class (docs/awr-rules.md §10) reads
-# a row per class instead of one per event (BENCHMARKS.md). On Oracle the statement sums the view itself.
-CLASS_TOTALS = _table(MetaData(), "awrlens_wait_class_totals", *_ints("snap_id", "dbid", "instance_number"),
-                      Column("wait_class", String(64), nullable=False), Column("time_waited_micro_fg", N),
-                      key=("dbid", "snap_id", "instance_number", "wait_class"))
+# a row per class instead of one per event (BENCHMARKS.md). On Oracle the statement sums the view itself. The Table is
+# CLASS_TOTALS, built on first use (__getattr__ below).
 CLASS_TOTALS_FILL = (  # the store's own rows only: nothing from a request
-    f"INSERT INTO {CLASS_TOTALS.name} SELECT snap_id, dbid, instance_number, wait_class, sum(time_waited_micro_fg) "
+    f"INSERT INTO {CLASS_TOTALS_NAME} SELECT snap_id, dbid, instance_number, wait_class, sum(time_waited_micro_fg) "
     "FROM dba_hist_system_event WHERE wait_class != 'Idle' GROUP BY dbid, snap_id, instance_number, wait_class "
     "ORDER BY dbid, snap_id, instance_number, wait_class")
 
 
+@lru_cache(maxsize=None)
+def _class_totals():
+    from sqlalchemy import Column, Integer, MetaData, String
+    return _table(MetaData(), CLASS_TOTALS_NAME, *_ints("snap_id", "dbid", "instance_number"),
+                  Column("wait_class", String(64), nullable=False), Column("time_waited_micro_fg", Integer),
+                  key=("dbid", "snap_id", "instance_number", "wait_class"))
+
+
+def __getattr__(name: str):
+    """schema.CLASS_TOTALS, a Table built on first use (PEP 562)."""
+    if name == "CLASS_TOTALS":
+        return _class_totals()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 class Views:
     """The AWR views under one prefix as one release has them: `Views('dba_hist_').sysstat` is the Table
-    dba_hist_sysstat."""
+    dba_hist_sysstat. The tables are built on first use."""
 
     def __init__(self, prefix: str = "dba_hist_", release: str = NEWEST):
         if prefix not in PREFIXES:
@@ -145,10 +164,15 @@ class Views:
         if release not in RELEASES:
             raise ValueError(f"release must be one of {', '.join(RELEASES)}, not {release!r}")
         self.prefix, self.release = prefix, release
-        self.metadata = MetaData()
-        _views(self.metadata, prefix, ABSENT.get(release, {}))
 
-    def __getattr__(self, name: str) -> Table:
+    @cached_property
+    def metadata(self):
+        from sqlalchemy import MetaData
+        metadata = MetaData()
+        _views(metadata, self.prefix, ABSENT.get(self.release, {}))
+        return metadata
+
+    def __getattr__(self, name: str):
         try:
             return self.metadata.tables[self.prefix + name]
         except KeyError:
