@@ -7,7 +7,7 @@ PORT ?= 8000
 WORKERS ?= 3
 STORE ?= var/awrlens.sqlite
 
-.PHONY: run test test-fast demo sql perf clean chromium preflight-run preflight-test
+.PHONY: run test lint test-fast demo sql perf clean chromium preflight-run preflight-test
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 preflight-run preflight-test:  ## what a fresh machine needs first (README): one line naming what is missing
@@ -41,9 +41,12 @@ run: preflight-run $(VENV)/.installed $(VENDOR) $(STORE)  ## the app on http://$
 	AWRLENS_STORE_PATH=$(STORE) $(VENV)/bin/gunicorn --bind $(HOST):$(PORT) --workers $(WORKERS) \
 		--access-logfile - app.wsgi:app
 
-test: preflight-test $(VENV)/.installed $(VENDOR) chromium  ## every test: the page's JS units (Vitest), then pytest
+test: preflight-test $(VENV)/.installed $(VENDOR) chromium lint  ## every test: the linters, the page's JS units (Vitest), then pytest
 	npm test
 	$(PY) -m pytest
+
+lint: $(VENDOR)  ## ESLint on the page's JS, the build script and the JS tests (eslint.config.mjs)
+	npm run lint
 
 test-fast: $(VENV)/.installed  ## the edit loop: every test not marked slow; the last line counts those left out
 	$(PY) -m pytest -q -m "not slow"

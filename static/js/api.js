@@ -52,7 +52,7 @@
   function setBusy() { document.documentElement.setAttribute("data-pending", String(pending)); }
 
   // a key typed into the page (private benchmark runs) lasts for the browser tab's session
-  try { cfg.apiKey = cfg.apiKey || sessionStorage.getItem("awrlens.apiKey") || ""; } catch (e) { /* storage off */ }
+  try { cfg.apiKey = cfg.apiKey || sessionStorage.getItem("awrlens.apiKey") || ""; } catch { /* storage off */ }
 
   /** GET path with params: a Promise of the JSON answer. Failures also go to the error display, unless
    * opts.silent (the caller shows them in its own place). */
@@ -93,7 +93,7 @@
     setKey: function (key) {
       cfg.apiKey = key || "";
       cache.clear();
-      try { sessionStorage.setItem("awrlens.apiKey", cfg.apiKey); } catch (e) { /* storage off */ }
+      try { sessionStorage.setItem("awrlens.apiKey", cfg.apiKey); } catch { /* storage off */ }
     },
     hasKey: function () { return !!cfg.apiKey; },
     pending: function () { return pending; },

@@ -10,7 +10,7 @@
 
   /** "system", "light" or "dark": what this browser chose. */
   function chosen() {
-    try { return localStorage.getItem(KEY) || "system"; } catch (e) { return "system"; }
+    try { return localStorage.getItem(KEY) || "system"; } catch { return "system"; }
   }
 
   /** "light" or "dark": the theme shown. */
@@ -29,7 +29,7 @@
   function choose(value) {
     try {
       if (value === "light" || value === "dark") { localStorage.setItem(KEY, value); } else { localStorage.removeItem(KEY); }
-    } catch (e) { /* no storage: the choice lasts as long as the page */ }
+    } catch { /* no storage: the choice lasts as long as the page */ }
     apply();
   }
 
