@@ -48,7 +48,7 @@ test: preflight-test $(VENV)/.installed $(VENDOR) chromium  ## every test: the p
 test-fast: $(VENV)/.installed  ## the edit loop: every test not marked slow; the last line counts those left out
 	$(PY) -m pytest -q -m "not slow"
 
-MUTATE_CHILDREN ?= 1
+MUTATE_CHILDREN ?= 2
 
 mutate: $(VENV)/.installed  ## mutation testing, not part of make test (docs/mutation.md): mutmut, then the floors
 	rm -rf mutants var/mutate-store
