@@ -7,7 +7,7 @@ PORT ?= 8000
 WORKERS ?= 3
 STORE ?= var/awrlens.sqlite
 
-.PHONY: run test lint test-fast demo sql perf clean chromium preflight-run preflight-test
+.PHONY: run test lint test-fast demo sql perf clean chromium preflight-run preflight-test mutate
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 preflight-run preflight-test:  ## what a fresh machine needs first (README): one line naming what is missing
@@ -50,6 +50,13 @@ lint: $(VENDOR)  ## ESLint on the page's JS, the build script and the JS tests (
 
 test-fast: $(VENV)/.installed  ## the edit loop: every test not marked slow; the last line counts those left out
 	$(PY) -m pytest -q -m "not slow"
+
+MUTATE_CHILDREN ?= 2
+
+mutate: $(VENV)/.installed  ## mutation testing, not part of make test (docs/mutation.md): mutmut, then the floors
+	rm -rf mutants var/mutate-store
+	TESTS_DEMO_DIR=$(CURDIR)/var/mutate-store $(VENV)/bin/mutmut run --max-children $(MUTATE_CHILDREN)
+	$(PY) scripts/mutation_floor.py
 
 sql: $(VENV)/.installed  ## print every SQL statement the API runs, compiled for Oracle
 	$(PY) -m flask --app app sql

@@ -1,6 +1,7 @@
 """Shared fixtures: a demo store built once per run, an app on it, a client, the app under gunicorn, one
 error-shape check, and the fixtures of the API contract tests (tests/test_api_*.py; their helpers: contract.py)."""
 import os
+import pickle
 import socket
 import sqlite3
 import subprocess
@@ -22,11 +23,19 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture(scope="session")
 def demo_store(tmp_path_factory):
-    """A 10-day demo history (same generator and stories as `make run`, fewer days)."""
+    """A 10-day demo history (same generator and stories as `make run`, fewer days). TESTS_DEMO_DIR (set by
+    `make mutate`, docs/mutation.md) keeps one built store there for every pytest session of the run."""
     from app import demo
-    path = tmp_path_factory.mktemp("store") / "demo.sqlite"
-    stories = demo.build(path, days=10)
-    return path, stories
+    keep = os.environ.get("TESTS_DEMO_DIR")
+    if not keep:
+        path = tmp_path_factory.mktemp("store") / "demo.sqlite"
+        return path, demo.build(path, days=10)
+    path, saved = Path(keep) / "demo.sqlite", Path(keep) / "stories.pickle"
+    if not saved.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.unlink(missing_ok=True)
+        saved.write_bytes(pickle.dumps(demo.build(path, days=10)))
+    return path, pickle.loads(saved.read_bytes())
 
 
 @pytest.fixture(scope="session")

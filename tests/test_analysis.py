@@ -207,3 +207,54 @@ def test_a_bucket_of_readings_or_rates_is_the_mean_of_its_rows():
     assert point.num / point.den == pytest.approx((20 * 1800 + 40 * 240) / 2040)  # time-weighted
     assert [(p.key, p.num / p.den) for p in analysis.bucket_means({1: (10, 1), 5: (150, 5)}, rows)] == [(1, 10),
                                                                                                        (5, 35)]
+
+
+# -- the timeline's edges (docs/awr-rules.md §2, §4-§6), from the mutation run (docs/mutation.md) -----------------
+
+def at(snap_id, seconds, startup=A, instance=1):
+    """A snapshot `seconds` after 2026-01-03 00:00:00."""
+    m, s = divmod(seconds, 60)
+    h, m = divmod(m, 60)
+    return make_snap(snap_id, instance, startup, f"2026-01-03 {h:02d}:{m:02d}:{s:02d}")
+
+
+@pytest.mark.parametrize("after, merged", [(299, True), (300, False), (301, False)])
+def test_by_default_a_snapshot_less_than_300_s_after_the_last_kept_one_is_merged(after, merged):
+    """§6: less than AWRLENS_MIN_INTERVAL (300 s by default) merges; exactly 300 s is an interval of its own."""
+    tl = Timeline([at(1, 0), at(2, after), at(3, after + 1800)])
+    assert [s.snap_id for s in tl.kept[1]] == ([1, 3] if merged else [1, 2, 3])
+
+
+def test_the_step_is_the_median_interval():
+    """§2: intervals of 10, 20, 30, 40 and 50 minutes: the step is 30 minutes."""
+    tl = Timeline([at(i + 1, t * 60) for i, t in enumerate([0, 10, 30, 60, 100, 150])])
+    assert tl.step == 1800
+
+
+def test_a_single_snapshot_has_no_interval_and_an_hour_for_step():
+    """No interval to measure: Oracle's default AWR interval, 60 minutes, and no marker."""
+    tl = Timeline([at(1, 0)])
+    assert tl.step == 3600
+    assert tl.markers(1, 1) == {"restarts": [], "missing": [], "merged_snapshots": []}
+
+
+@pytest.mark.parametrize("last, gap", [(2700, False), (2760, True)])
+def test_a_gap_is_an_interval_longer_than_one_and_a_half_steps(last, gap):
+    """§5: a 30-minute step; 45 minutes is not a gap, 46 is."""
+    tl = Timeline([at(1, 0), at(2, 1800), at(3, 3600), at(4, 5400), at(5, 5400 + last)])
+    assert tl.step == 1800
+    assert [(m["after_snap_id"], m["before_snap_id"]) for m in tl.markers(1, 5)["missing"]] == ([(4, 5)] if gap else [])
+
+
+def test_markers_carry_every_field_the_api_documents():
+    """§4: a restart marker has instance, snap_id, time and startup_time; §5: a missing marker has instance,
+    after_snap_id, before_snap_id, from, to and seconds; §6: a merged one has instance, snap_id and time."""
+    tl = Timeline([at(1, 0), at(2, 1800), at(3, 1860), at(4, 3600), at(5, 5400), at(6, 9000),
+                   at(7, 10800, startup=B)])
+    marks = tl.markers(1, 7)
+    assert marks["missing"] == [{"instance": 1, "after_snap_id": 5, "before_snap_id": 6,
+                                 "from": "2026-01-03T01:30:00+00:00", "to": "2026-01-03T02:30:00+00:00",
+                                 "seconds": 3600}]
+    assert marks["restarts"] == [{"instance": 1, "snap_id": 7, "time": "2026-01-03T03:00:00+00:00",
+                                  "startup_time": "2026-01-03T07:00:00+00:00"}]
+    assert marks["merged_snapshots"] == [{"instance": 1, "snap_id": 3, "time": "2026-01-03T00:31:00+00:00"}]

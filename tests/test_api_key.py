@@ -207,3 +207,83 @@ def test_without_the_key_only_public_runs_open_in_every_form(client):
             assert_error(client.get("/api/v1/benchmarks/compare",
                                     query_string={"runs": [public[0], slug], **variant}), 404, "runs")
             assert client.get(f"/api/v1/benchmarks/{slug}", query_string=variant, headers=keyed).status_code == 200
+
+
+# -- the key's own rules (app/api/auth.py's docstring) --------------------------------------------------------------
+
+def test_the_secret_is_read_within_the_connect_timeout(demo_store, aws, monkeypatch):
+    """AWRLENS_CONNECT_TIMEOUT bounds every Secrets Manager read of the key, the first and a re-read after a wrong
+    key: a stalled endpoint must not hold a request for botocore's default minute."""
+    import boto3
+    boto3.client("secretsmanager").create_secret(Name="awrlens/key", SecretString=KEY)
+    real, seen = boto3.client, []
+
+    def client(*args, **kwargs):
+        if args[:1] == ("secretsmanager",):
+            seen.append((kwargs["config"].connect_timeout, kwargs["config"].read_timeout))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(boto3, "client", client)
+    c = make_app(demo_store, "awrlens/key", connect_timeout=2.5).test_client()
+    assert c.get("/api/v1/dbs", headers={"X-API-Key": KEY}).status_code == 200
+    monkeypatch.setattr(auth, "REREAD_AFTER", 0.0)
+    assert_error(c.get("/api/v1/dbs", headers={"X-API-Key": "wrong"}), 401)
+    assert seen == [(2.5, 2.5), (2.5, 2.5)]
+
+
+def test_an_unreadable_secret_is_named_in_the_503(demo_store, aws):
+    resp = make_app(demo_store, "awrlens/none").test_client().get("/api/v1/dbs", headers={"X-API-Key": "x"})
+    err = assert_error(resp, 503)
+    assert "cannot read the API key secret 'awrlens/none'" in err["message"]
+    assert "ResourceNotFoundException" in err["message"]
+
+
+def test_a_secret_that_cannot_be_read_again_keeps_the_key_and_says_why(demo_store, aws, monkeypatch, caplog):
+    import boto3
+    sm = boto3.client("secretsmanager")
+    sm.create_secret(Name="awrlens/key", SecretString=KEY)
+    c = make_app(demo_store, "awrlens/key").test_client()
+    assert c.get("/api/v1/dbs", headers={"X-API-Key": KEY}).status_code == 200
+    sm.delete_secret(SecretId="awrlens/key", ForceDeleteWithoutRecovery=True)
+    monkeypatch.setattr(auth, "REREAD_AFTER", 0.0)
+    with caplog.at_level("WARNING", logger=auth.__name__):
+        assert_error(c.get("/api/v1/dbs", headers={"X-API-Key": "wrong"}), 401)
+    assert c.get("/api/v1/dbs", headers={"X-API-Key": KEY}).status_code == 200
+    said = [r.getMessage() for r in caplog.records if r.name == auth.__name__]
+    assert len(said) == 1 and said[0].startswith("could not read the API key again: ")
+    assert "cannot read the API key secret 'awrlens/key'" in said[0]
+
+
+class Clock:
+    def __init__(self):
+        self.now = 1000.0
+
+    def monotonic(self):
+        return self.now
+
+
+def counting_key(monkeypatch, value=KEY):
+    clock, reads = Clock(), []
+    monkeypatch.setattr(auth, "time", clock)
+    monkeypatch.setattr(auth, "read_key", lambda source, timeout: reads.append(clock.now) or value)
+    return auth.ApiKey("env:UNUSED", 1.0), clock, reads
+
+
+def test_a_wrong_key_reads_the_secret_again_once_a_minute_has_passed(monkeypatch):
+    """"at most once a minute": not 59.9 s after the last read, but at 60 s (and after)."""
+    key, clock, reads = counting_key(monkeypatch)
+    assert key.matches(KEY) and reads == [1000.0]
+    clock.now = 1059.9
+    assert not key.matches("wrong") and reads == [1000.0]
+    clock.now = 1060.0
+    assert not key.matches("wrong") and reads == [1000.0, 1060.0]
+    clock.now = 1119.0
+    assert not key.matches("wrong") and reads == [1000.0, 1060.0]
+
+
+@pytest.mark.parametrize("given", ["\udcff", KEY + "\udc80"])
+def test_a_header_utf8_cannot_encode_is_a_wrong_key_not_an_error(monkeypatch, given):
+    """A lone surrogate (what a decoded header of undecodable bytes holds) compares as its bytes: not the key."""
+    key, _, _ = counting_key(monkeypatch)
+    assert key.matches(given) is False
+    assert key.matches(KEY) is True

@@ -1,0 +1,35 @@
+"""Numbers as the answers carry them (docs/awr-rules.md §19: four decimals, whole numbers beyond ±1,000,000; §13's
+compare: 100 × (B − A) / A, empty when A is 0 or missing), on values chosen either side of each bound."""
+import pytest
+
+from app.analysis import Point
+from app.history.numbers import change_pct, drawn, rates, round4
+
+# value -> what the answer carries: four decimals inside ±1,000,000, whole beyond it
+CASES = [(0.123456, 0.1235), (-0.123456, -0.1235), (999999.12344, 999999.1234), (-999999.12344, -999999.1234),
+         (1000000.4, 1000000), (-1000000.4, -1000000), (1000000.6, 1000001), (-1000000.6, -1000001),
+         (123456789.5678, 123456790)]
+
+
+@pytest.mark.parametrize("value, carried", CASES)
+def test_four_decimals_inside_a_million_whole_beyond(value, carried):
+    assert round4(value) == carried
+    assert drawn([("t", 0.0, value)]) == (["t"], [carried])
+    assert rates([Point(1, 0.0, "t", value, 1.0)]) == (["t"], [carried])
+
+
+def test_an_unknown_value_stays_unknown():
+    assert round4(None) is None
+    assert drawn([("t1", 1.0, None), ("t2", 2.0, 2.5)]) == (["t1", "t2"], [None, 2.5])
+
+
+def test_a_rate_is_num_over_den_times_the_scale_which_is_one_unless_given():
+    group = [Point(1, 0.0, "t1", 90.0, 60.0), Point(2, 60.0, "t2", 30.0, 120.0)]
+    assert rates(group) == (["t1", "t2"], [1.5, 0.25])
+    assert rates(group, 100.0) == (["t1", "t2"], [150.0, 25.0])
+
+
+@pytest.mark.parametrize("a, b, pct", [(1, 2, 100.0), (2, 1, -50.0), (1, 1, 0.0), (3, 4, 33.3333), (0, 5, None),
+                                       (None, 5, None), (5, None, None), (-4, -2, -50.0)])
+def test_change_from_a_to_b_in_percent(a, b, pct):
+    assert change_pct(a, b) == pct
