@@ -281,9 +281,10 @@ def test_a_wrong_key_reads_the_secret_again_once_a_minute_has_passed(monkeypatch
     assert not key.matches("wrong") and reads == [1000.0, 1060.0]
 
 
-@pytest.mark.parametrize("given", ["\udcff", KEY + "\udc80"])
+@pytest.mark.parametrize("given", ["\udcff", KEY + "\udc80", "\ud800", KEY[:4] + "\udbff\udfff"])
 def test_a_header_utf8_cannot_encode_is_a_wrong_key_not_an_error(monkeypatch, given):
-    """A lone surrogate (what a decoded header of undecodable bytes holds) compares as its bytes: not the key."""
+    """A lone surrogate (what a decoded header of undecodable bytes holds, or any in a Lambda event's JSON) compares as
+    its bytes: not the key, and never a 500."""
     key, _, _ = counting_key(monkeypatch)
     assert key.matches(given) is False
     assert key.matches(KEY) is True

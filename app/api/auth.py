@@ -85,7 +85,8 @@ class ApiKey:
 
 
 def _same(given: str, expected: str) -> bool:
-    return hmac.compare_digest(given.encode("utf-8", "surrogateescape"), expected.encode("utf-8"))
+    # any surrogate encodes (as bytes no key's UTF-8 holds): a header of undecodable bytes, or "\ud800" in an event
+    return hmac.compare_digest(given.encode("utf-8", "surrogatepass"), expected.encode("utf-8"))
 
 
 def read_key(source: str, timeout: float) -> str:
