@@ -38,9 +38,9 @@ RESPONSES = {  # endpoint -> schema of its JSON answer
                           "unreachable": {"type": "array", "items": {
                               "type": "object", "required": ["target", "status", "code", "message"]}}}},
     "api.database": {"type": "object", "required": ["id", "dbid", "db_name", "instances", "snapshots"]},
-    "api.series": SERIES, "api.wait_classes": SERIES, "api.sql": SERIES,
+    "api.series": SERIES, "api.wait_classes": SERIES, "api.sql": SERIES, "api.activity": SERIES,
     "api.snapshots": TABLE, "api.catalog": TABLE, "api.load_profile": TABLE, "api.top_events": TABLE,
-    "api.top_sql": TABLE, "api.tablespaces": TABLE,
+    "api.top_sql": TABLE, "api.tablespaces": TABLE, "api.activity_top": TABLE,
     "api.compare": {"type": "object", "required": ["load_profile", "top_events"],
                     "properties": {"load_profile": TABLE, "top_events": TABLE}},
 }

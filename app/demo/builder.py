@@ -140,7 +140,8 @@ def _build_part(part: Path, db, times, inst, stories, seed, detail_days, done):
     con = _create(part)
     out = Writer(con)
     rng = random.Random(f"{seed}:{db.name}" + ("" if inst is db.instances[0] else f":{inst.number}"))
-    for step in Generator(db, times, stories, rng, out, detail_days).run(inst):
+    ash_rng = random.Random(f"{seed}:{db.name}:{inst.number}:ash")
+    for step in Generator(db, times, stories, rng, out, detail_days, ash_rng).run(inst):
         with done.get_lock():
             done.value += step
         if len(out.rows.get("sysstat", ())) > FLUSH_ROWS:

@@ -115,6 +115,18 @@ def _views(md: MetaData, p: str, absent: dict) -> None:
     table(f"{p}pdb_instance", *_ints("dbid", "instance_number"), Column("startup_time", TS, nullable=False),
           Column("con_dbid", N, nullable=False), Column("open_time", TS), Column("open_mode", String(16)),
           Column("pdb_name", String(128)), key=("dbid", "instance_number", "startup_time", "con_dbid"))
+    # one row per sampled active session (docs/awr-rules.md §21); the columns awrlens reads, all in 11.2 and later
+    table(f"{p}active_sess_history", *_ints("snap_id", "dbid", "instance_number", "sample_id"),
+          Column("sample_time", TS, nullable=False), Column("session_id", N, nullable=False),
+          Column("SESSION_SERIAL#", N, key="session_serial"), Column("session_type", String(10)),
+          Column("user_id", N), Column("sql_id", String(13)), Column("top_level_sql_id", String(13)),
+          Column("sql_plan_hash_value", N), Column("sql_plan_line_id", N), Column("sql_plan_operation", String(64)),
+          Column("sql_plan_options", String(64)), Column("event", String(64)), Column("wait_class", String(64)),
+          Column("session_state", String(7)), Column("blocking_session", N),
+          Column("BLOCKING_SESSION_SERIAL#", N, key="blocking_session_serial"), Column("blocking_inst_id", N),
+          Column("CURRENT_OBJ#", N, key="current_obj"), Column("module", String(64)), Column("action", String(64)),
+          Column("program", String(64)), Column("service_hash", N), Column("machine", String(64)), _con(),
+          key=("dbid", "snap_id", "instance_number", "sample_id", "session_id"))
     sga = Table(f"{p}sgastat", md, *_ints("snap_id", "dbid", "instance_number"),
                 Column("pool", String(30)), Column("name", String(64)), Column("bytes", N), _con())
     Index(f"{p}sgastat_by_snap", *[sga.c[c] for c in by_snap])
