@@ -3,11 +3,14 @@ from Active Session History stacked by a dimension, the top lists and blocking s
 as a filter (a chip, the link), zoom, the link round trip and Back, no ASH in old windows, and the overview's AAS
 chart switched to ASH. Every expectation comes from the API's answer to the request the page made (asked again
 through the app's test client on the same store), or from the store."""
+import csv
+import io
 from datetime import datetime, timedelta
+from pathlib import Path
 from urllib.parse import parse_qs, parse_qsl, urlencode, urlsplit
 
 import pytest
-from test_browser import Page, _drag, _url, browser, context, page, server  # noqa: F401  (fixtures)
+from test_browser import Page, _drag, _png, _url, browser, context, page, server  # noqa: F401  (fixtures)
 
 pytestmark = [pytest.mark.browser, pytest.mark.wire, pytest.mark.slow]
 
@@ -187,6 +190,31 @@ def test_the_blocking_chain(server, client, dbs, stories, page):
     assert page.state()["filter"] == f"blocking_session:{blocker}"
     assert ("blocking_session", str(blocker)) in _asked(page, "")[1]
     assert _legend(page) == _names(_answer(client, page)) == [lock["event"]]
+    assert page.errors == []
+
+
+def test_png_and_csv_of_a_filtered_chart(server, client, dbs, stories, page):
+    """A filter whose value holds ':' and spaces (an event) survives the link; the chart's CSV holds the API's
+    points, and its PNG says which samples it shows."""
+    lock = stories["row_lock"]
+    page.open(_url(server, db=dbs["rac"], view="activity", by="session", filter=f"event:{lock['event']}",
+                   **{"from": lock["from"], "to": lock["to"]}))
+    assert page.state()["filter"] == f"event:{lock['event']}" and ("event", lock["event"]) in _asked(page, "")[1]
+    body = _answer(client, page)
+    chart = _chart(page)
+    _same_points(chart, body)
+    with page.page.expect_download() as info:
+        page.page.locator("[data-chart=activity] button[data-act=csv]").click()
+    rows = list(csv.DictReader(io.StringIO(Path(info.value.path()).read_text(encoding="utf-8"))))
+    assert len(rows) == sum(len(d["points"]) for d in chart["datasets"])
+    assert [r["series"] for r in rows][::len(rows) // len(body["series"])] == _names(body)
+    assert {r["unit"] for r in rows} == {"sessions"}
+    with page.page.expect_download() as info:
+        page.page.locator("[data-chart=activity] button[data-act=png]").click()
+    _, texts = _png(Path(info.value.path()).read_bytes())
+    assert texts["Title"] == f"Average active sessions by session · event = {lock['event']}"
+    assert texts["Description"].split("\n")[-1] == f"Only the samples with event = {lock['event']}"
+    assert texts["Source"] == page.page.url
     assert page.errors == []
 
 
