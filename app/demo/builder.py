@@ -13,12 +13,15 @@ from sqlalchemy import create_engine
 from app.runs import demo_runs
 from app.demo.rows import Generator
 from app.demo.workload import END, STEP, databases, place_stories, public_stories, schedule
-from app.store.schema import CLASS_TOTALS, CLASS_TOTALS_FILL, views
+from app.store.schema import (ASH_BASE, ASH_NAMES, ASH_TOTALS, CLASS_TOTALS, CLASS_TOTALS_FILL, ash_view_ddl,
+                              views)
 
 DETAIL_DAYS = 8  # per-minute sysmetric history kept for the most recent days only
 MIN_DAYS = 10  # the stories are placed up to 7 days before the newest snapshot
 FLUSH_ROWS = 50_000  # sysstat rows buffered before a write
 PROGRESS_SECONDS = 0.2
+OWN_TABLES = {t.name: t for t in (ASH_BASE, ASH_NAMES, ASH_TOTALS)}  # the store's own tables the workers write
+ASH_VIEW = "dba_hist_active_sess_history"  # a view over ASH_BASE in the store (schema.ash_view_ddl)
 
 
 class Writer:
@@ -42,13 +45,14 @@ class Writer:
     def _insert(self, table, width):
         """INSERT of rows holding the table's first `width` columns; a CON_DBID they leave out is the row's DBID,
         as in a non-CDB (docs/awr-rules.md §1)."""
-        names = [c.name for c in views(self.prefix).metadata.tables[self.prefix + table].columns]
+        t = OWN_TABLES[table] if table in OWN_TABLES else views(self.prefix).metadata.tables[self.prefix + table]
+        names = [c.name for c in t.columns]
         given, marks = names[:width], [f"?{i}" for i in range(1, width + 1)]
         if "con_dbid" in names[width:]:
             given.append("con_dbid")
             marks.append(f"?{names.index('dbid') + 1}")
         cols = ", ".join(f'"{n}"' for n in given)
-        return f"insert into {self.prefix}{table} ({cols}) values ({', '.join(marks)})"
+        return f"insert into {t.name} ({cols}) values ({', '.join(marks)})"
 
 
 def build(path, *, seed: int = 42, days: int = 45, detail_days: float = DETAIL_DAYS, end: datetime | None = None,
@@ -69,6 +73,7 @@ def build(path, *, seed: int = 42, days: int = 45, detail_days: float = DETAIL_D
     public = public_stories(stories, plan)
     total = sum(len(times) * len(db.instances) for db, times in plan)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    packed = path.with_name(f".{path.name}.{os.getpid()}.packed.tmp")
     jobs = [(db, times, inst) for db, times in plan for inst in db.instances]
     parts = [path.with_name(f".{path.name}.{os.getpid()}.{db.name}.{inst.number}.tmp") for db, _, inst in jobs]
     workers = []
@@ -89,13 +94,14 @@ def build(path, *, seed: int = 42, days: int = 45, detail_days: float = DETAIL_D
                 raise RuntimeError(f"building a demo database failed (worker exit code {w.exitcode})")
         _merge(tmp, parts)
         demo_runs.add_runs(tmp, public)  # benchmark runs from the field figures
-        os.replace(tmp, path)
+        _pack(tmp, packed)
+        os.replace(packed, path)
     finally:
         for w in workers:
             if w.is_alive():
                 w.terminate()
             w.join()  # before the clean-up: a worker still running could write a file after it
-        for f in (tmp, *parts):
+        for f in (tmp, packed, *parts):
             for leftover in (f, f.with_name(f.name + "-journal")):
                 leftover.unlink(missing_ok=True)
     if on_progress:
@@ -103,14 +109,25 @@ def build(path, *, seed: int = 42, days: int = 45, detail_days: float = DETAIL_D
     return public
 
 
-def _create(path: Path) -> sqlite3.Connection:
-    """A new, empty store file with every view, tuned for one bulk load."""
+def _tables():
+    """The tables of a store: every view's but ASH's, which is a view over ASH_BASE; and the store's own."""
+    return [t for t in views().metadata.sorted_tables if t.name != ASH_VIEW] + [ASH_BASE, ASH_NAMES, ASH_TOTALS]
+
+
+def _create(path: Path, part: bool = False) -> sqlite3.Connection:
+    """A new, empty store file with every view, tuned for one bulk load; a part file has the tables' columns only,
+    without keys or indexes, so its rows are appended as they come (the merge orders them)."""
     path.unlink(missing_ok=True)
-    engine = create_engine(f"sqlite:///{path}")
-    views().metadata.create_all(engine)
-    CLASS_TOTALS.create(engine)
-    engine.dispose()
-    con = sqlite3.connect(path)
+    if part:
+        con = sqlite3.connect(path)
+        for t in _tables():
+            con.execute(f"CREATE TABLE {t.name} ({', '.join(f'{chr(34)}{c.name}{chr(34)}' for c in t.columns)})")
+    else:
+        engine = create_engine(f"sqlite:///{path}")
+        views().metadata.create_all(engine, tables=_tables())
+        CLASS_TOTALS.create(engine)
+        engine.dispose()
+        con = sqlite3.connect(path)
     con.execute("PRAGMA journal_mode = OFF")
     con.execute("PRAGMA synchronous = OFF")
     con.execute("PRAGMA cache_size = -1000000")
@@ -122,10 +139,17 @@ def _merge(path: Path, parts: list[Path]):
     con = _create(path)
     for k, part in enumerate(parts):
         con.execute("ATTACH DATABASE ? AS ?", (str(part), f"part{k}"))
-    for table in views().metadata.sorted_tables:
+    for table in _tables():
         arms = " UNION ALL ".join(f"SELECT * FROM part{k}.{table.name}" for k in range(len(parts)))
         key = ", ".join(f'"{c.name}"' for c in table.primary_key.columns)
+        if table is ASH_NAMES:  # each part names the texts it used; one text has one code
+            try:
+                con.execute(f"INSERT INTO main.{table.name} SELECT DISTINCT * FROM ({arms}) ORDER BY {key}")
+            except sqlite3.IntegrityError:
+                raise RuntimeError("two texts of the samples have the same code (schema.ash_code)") from None
+            continue
         con.execute(f"INSERT INTO main.{table.name} {arms}" + (f" ORDER BY {key}" if key else ""))
+    con.execute(ash_view_ddl())
     con.commit()
     for k in range(len(parts)):
         con.execute("DETACH DATABASE ?", (f"part{k}",))
@@ -135,9 +159,18 @@ def _merge(path: Path, parts: list[Path]):
     con.close()
 
 
+def _pack(path: Path, packed: Path):
+    """The store rewritten page by page into `packed`: the merge's appends leave a tenth of every page empty, which
+    VACUUM fills (59 MB of the 45-day store)."""
+    packed.unlink(missing_ok=True)
+    con = sqlite3.connect(path)
+    con.execute("VACUUM INTO ?", (str(packed),))
+    con.close()
+
+
 def _build_part(part: Path, db, times, inst, stories, seed, detail_days, done):
     """One instance's history into its own file (runs in a worker process), seeded per instance."""
-    con = _create(part)
+    con = _create(part, part=True)
     out = Writer(con)
     rng = random.Random(f"{seed}:{db.name}" + ("" if inst is db.instances[0] else f":{inst.number}"))
     ash_rng = random.Random(f"{seed}:{db.name}:{inst.number}:ash")

@@ -9,6 +9,7 @@ from app.demo.names import (EVENT_ROWS, IO_FILETYPES, IO_FUNCTIONS, METRIC_ROWS,
 from app.demo.sql import catalog
 from app.demo.workload import (BATCH_END, BATCH_START, BLOCKS_PER_DIRECT_READ, BLOCKS_PER_TEMP_IO, CS_PER_S,
                                EVENT_SCALE, GIB, STEP, US_PER_CS, US_PER_S, fmt, rates)
+from app.store.schema import ASH_BASE, ASH_NAMES, ASH_TOTALS
 from app.units import DAY, MIB
 
 SYSMETRIC_GROUP = 2  # the long-duration (60 s) system metrics group
@@ -95,7 +96,10 @@ class Generator:
         self._sysmetric(snap_id, key, begin, end, seconds, m, noise)
         self._memory(snap_id, key, q)
         if self.ash and end > self.history_from:  # ASH for the most recent days, as the per-minute metrics
-            out.extend("active_sess_history", self.ash.interval(snap_id, st.startup, begin, end, seconds, q))
+            rows, totals = self.ash.interval(snap_id, st.startup, begin, end, seconds, q)
+            out.extend(ASH_BASE.name, rows)  # the samples as the store keeps them (schema.ASH_BASE)
+            out.extend(ASH_TOTALS.name, totals)
+            out.extend(ASH_NAMES.name, self.ash.names())
 
     def _events(self, snap_id, key, st, q, seconds, d):
         amounts = []

@@ -1,6 +1,10 @@
 """Top activity from Active Session History (DBA_HIST_ACTIVE_SESS_HISTORY): average active sessions over time by a
 dimension, the top lists of the range and the blocking sessions (docs/awr-rules.md §21). The database groups the
-samples by bucket and dimension: a wide range never fetches raw samples."""
+samples by bucket and dimension: a wide range never fetches raw samples. The embedded demo store also keeps totals
+per minute and half hour by wait class, event and SQL_ID (schema.ASH_TOTALS), which answer the same question without
+reading the samples, where the buckets are whole minutes or half hours from the range's start and nothing is
+filtered."""
+import calendar
 from datetime import timedelta, timezone
 from statistics import median
 
@@ -10,6 +14,7 @@ from app.history.database import Database, Range, offset
 from app.history.numbers import round4
 from app.store import queries
 from app.store.queries import CPU, DIMENSIONS, TOP_LISTS
+from app.store.schema import ASH_TOTAL_DIMENSIONS, ASH_TOTAL_PERIODS
 
 WIDTHS = (10, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 28800, 86400)  # bucket seconds
 MAX_BUCKETS = 720
@@ -82,8 +87,33 @@ def compute(db: Database, rng: Range, group_by="wait_class", filters: dict | Non
     first, seconds = _window(db, rng)
     width = width_for(seconds)
     step = spacing(db, rng)
+    found = (_from_totals(db, rng, group_by, first.end, width, top) if not filters else None) \
+        or _from_samples(db, rng, group_by, filters, binds, first.end, width, top)
+    per, totals, shown, total = found
+    count = max(int(-(-seconds // width)), 1)
+    tz = timezone(timedelta(seconds=offset(db.timeline().newest())))
+    times = [analysis.iso((first.end + timedelta(seconds=b * width)).replace(tzinfo=tz)) for b in range(count)]
+    spans = [min(width, seconds - b * width) for b in range(count)]  # the last bucket ends with the range
+    for g in shown:
+        values = per.get(g, {})
+        body["series"].append({"name": g, "unit": "sessions", "samples": totals[g],
+                               "points": (times, [round4(values.get(b, 0) * step / spans[b]) for b in range(count)])})
+    body.update(bucket_seconds=width, sample_seconds=step, total_samples=total,
+                aas=round4(total * step / seconds) if seconds else None)
+    return body
+
+
+def _ranked(totals: dict, top: int):
+    """The groups shown (the `top` largest, ties by name) and the rest."""
+    ranked = sorted(totals, key=lambda g: (-totals[g], str(g)))
+    return ranked[:top], ranked[top:]
+
+
+def _from_samples(db: Database, rng: Range, group_by, filters, binds, t0, width, top):
+    """(samples per group and bucket, per group, the groups shown, all samples) from the view's samples grouped by
+    bucket and group in the database."""
     raw = db.rows(queries.activity(db.store.views, group_by, tuple(sorted(filters))), lo=rng.lo, hi=rng.hi,
-                  t0=first.end, width=width, **binds)
+                  t0=t0, width=width, **binds)
     per: dict = {}
     totals: dict = {}
     for bucket, *key, samples in raw:
@@ -93,8 +123,7 @@ def compute(db: Database, rng: Range, group_by="wait_class", filters: dict | Non
         per[g][b] = per[g].get(b, 0) + samples
         totals[g] = totals.get(g, 0) + samples
     total = sum(totals.values())
-    ranked = sorted(totals, key=lambda g: (-totals[g], str(g)))
-    shown, rest = ranked[:top], ranked[top:]
+    shown, rest = _ranked(totals, top)
     if rest:
         other: dict = {}
         for g in rest:
@@ -102,17 +131,39 @@ def compute(db: Database, rng: Range, group_by="wait_class", filters: dict | Non
                 other[b] = other.get(b, 0) + n
         per[OTHER], totals[OTHER] = other, sum(totals[g] for g in rest)
         shown.append(OTHER)
-    count = max(int(-(-seconds // width)), 1)
-    tz = timezone(timedelta(seconds=offset(db.timeline().newest())))
-    times = [analysis.iso((first.end + timedelta(seconds=b * width)).replace(tzinfo=tz)) for b in range(count)]
-    spans = [min(width, seconds - b * width) for b in range(count)]  # the last bucket ends with the range
-    for g in shown:
-        values = per[g]
-        body["series"].append({"name": g, "unit": "sessions", "samples": totals[g],
-                               "points": (times, [round4(values.get(b, 0) * step / spans[b]) for b in range(count)])})
-    body.update(bucket_seconds=width, sample_seconds=step, total_samples=total,
-                aas=round4(total * step / seconds) if seconds else None)
-    return body
+    return per, totals, shown, total
+
+
+def _from_totals(db: Database, rng: Range, group_by, t0, width, top):
+    """The same as _from_samples from the store's ASH totals (schema.ASH_TOTALS), or None where it keeps none for
+    the question: the groups' samples over the range first, then per bucket the shown groups' and the others'
+    together. A period of the totals serves when it divides the bucket width and the range starts on one of its
+    boundaries: each minute (half hour) then lies in one bucket, as each of its samples would."""
+    if group_by not in ASH_TOTAL_DIMENSIONS or not db.store.ash_totals or t0.microsecond:
+        return None
+    start = calendar.timegm(t0.timetuple())  # local time, as the totals count it
+    period = next((p for p in ASH_TOTAL_PERIODS if width % p == 0 and start % p == 0), None)
+    if period is None:
+        return None
+    where = {"dimension": ASH_TOTAL_DIMENSIONS.index(group_by) + 1, "lo": rng.lo, "hi": rng.hi}
+    groups = db.rows(queries.ash_total_groups(), period=ASH_TOTAL_PERIODS[0], **where)  # any period holds them all
+    totals = {value: samples for _, value, samples in groups}
+    codes = {value: code for code, value, _ in groups}
+    total = sum(totals.values())
+    shown, rest = _ranked(totals, top)
+    per: dict = {}
+    if shown:
+        names = {codes[g]: g for g in shown}
+        for bucket, code, samples in db.rows(queries.ash_total_buckets(), period=period, t0=start, width=width,
+                                             top=list(names), **where):
+            g = names.get(code, OTHER)
+            b = max(int(bucket), 0)
+            per.setdefault(g, {})
+            per[g][b] = per[g].get(b, 0) + samples
+    if rest:
+        totals[OTHER] = sum(totals[g] for g in rest)
+        shown.append(OTHER)
+    return per, totals, shown, total
 
 
 def top(db: Database, rng: Range, filters: dict | None = None) -> dict:

@@ -13,7 +13,7 @@ from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import FunctionElement
 
 from app.settings import Settings
-from app.store.schema import CLASS_TOTALS, IO_COLUMNS, SQL_METRICS, Views
+from app.store.schema import ASH_NAMES, ASH_TOTALS, CLASS_TOTALS, IO_COLUMNS, SQL_METRICS, Views
 
 COUNTER_VIEWS = ("sysstat", "sys_time_model", "osstat")
 IO_VIEWS = {"iostat_function": "function", "iostat_filetype": "filetype"}
@@ -305,6 +305,32 @@ def blocking(v: Views, filters: tuple = ()):
     samples = func.count()
     return (select(*keys, samples.label("samples"), func.count(waiter.distinct()).label("waiters"))
             .group_by(*keys).order_by(samples.desc(), *keys).limit(TOP_ACTIVITY_ROWS))
+
+
+def _totals_where(t):
+    """The totals of one dimension and period (bound) over the intervals (lo, hi]."""
+    return (t.c.dbid == bindparam("dbid"), t.c.dimension == bindparam("dimension"),
+            t.c.period == bindparam("period"), t.c.snap_id > bindparam("lo"), t.c.snap_id <= bindparam("hi"))
+
+
+@cache
+def ash_total_groups():
+    """The embedded store's ASH totals (schema.ASH_TOTALS): samples per group over the range, with the group's text
+    (none for code 0). SQLite only: on Oracle `activity` groups the view itself."""
+    t, n = ASH_TOTALS, ASH_NAMES
+    g = select(t.c.code, func.sum(t.c.samples).label("samples")).where(*_totals_where(t)).group_by(t.c.code).subquery()
+    return select(g.c.code, n.c.value, g.c.samples).join_from(g, n, n.c.id == g.c.code, isouter=True)
+
+
+@cache
+def ash_total_buckets():
+    """Samples per time bucket of the groups whose codes are bound (`top`), the others together as code -1, from the
+    totals of a period that divides the bucket width (`start`, `t0` and `width` in whole seconds)."""
+    t = ASH_TOTALS
+    s = select(((t.c.start - bindparam("t0", type_=Integer())) // bindparam("width", type_=Integer())).label("g0"),
+               case((t.c.code.in_(bindparam("top", expanding=True)), t.c.code), else_=-1).label("g1"),
+               t.c.samples).where(*_totals_where(t)).subquery()
+    return select(s.c.g0, s.c.g1, func.sum(s.c.samples)).group_by(s.c.g0, s.c.g1)
 
 
 @cache

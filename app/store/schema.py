@@ -10,6 +10,7 @@ The views as each supported release has them (docs/awr-rules.md §1): `views(pre
 columns that release lacks (ABSENT), and a statement that can do without a column checks for it; the embedded
 store has every column.
 """
+import zlib
 from functools import lru_cache
 
 from sqlalchemy import Column, Float, Index, Integer, MetaData, PrimaryKeyConstraint, String, Table, Text
@@ -185,3 +186,54 @@ def release_of(version: str) -> str:
         return "12.1" if minor == 1 else "12.2"
     known = {18: "18c", 19: "19c", 20: "19c", 21: "21c"}  # 20c was never released for production
     return known.get(major, NEWEST if major > 21 else "19c")
+
+
+# Active Session History on disk (docs/awr-rules.md §21). The embedded store keeps DBA_HIST_ACTIVE_SESS_HISTORY as Oracle
+# does, as a view over a table (Oracle's WRH$_ACTIVE_SESSION_HISTORY): the view has Oracle's name and columns, and the
+# table keeps each text column as a code of ASH_NAMES, as most samples repeat a few hundred texts (SQL_IDs, events,
+# modules...): 113 bytes a sample instead of 216. Statements read the view; a store made otherwise may keep a plain
+# table of the same name.
+ASH_CODED = ("session_type", "sql_id", "top_level_sql_id", "sql_plan_operation", "sql_plan_options", "event",
+             "wait_class", "session_state", "module", "action", "program", "machine")
+ASH_CODE_SPACE = (1 << 23) - 1  # codes of at most 3 bytes in a record
+
+
+def ash_code(text: str) -> int:
+    """The code of a text in ASH_NAMES: a function of the text alone, so every build process agrees without talking
+    to the others (the merge fails on a collision: ASH_NAMES.id is its key); 0 is none."""
+    return zlib.crc32(text.encode()) % ASH_CODE_SPACE + 1
+
+
+def _ash_tables():
+    md = MetaData()
+    ash = views().active_sess_history
+    base = Table("awrlens_active_sess_history", md,
+                 *[Column(c.name, N if c.key in ASH_CODED else c.type, key=c.key, nullable=c.nullable) for c in ash.c],
+                 PrimaryKeyConstraint(*[c.name for c in ash.primary_key.columns]), sqlite_with_rowid=False)
+    names = Table("awrlens_ash_names", md, Column("id", N, primary_key=True), Column("value", Text, nullable=False))
+    return base, names
+
+
+ASH_BASE, ASH_NAMES = _ash_tables()
+
+
+def ash_view_ddl(prefix: str = "dba_hist_") -> str:
+    """CREATE VIEW of the store's DBA_HIST_ACTIVE_SESS_HISTORY over ASH_BASE: every column under Oracle's name, a
+    coded one as its text."""
+    cols = []
+    for c in ASH_BASE.c:
+        cols.append(f'(SELECT n.value FROM {ASH_NAMES.name} n WHERE n.id = a."{c.name}") AS "{c.name}"'
+                    if c.key in ASH_CODED else f'a."{c.name}"')
+    return f"CREATE VIEW {prefix}active_sess_history AS SELECT {', '.join(cols)} FROM {ASH_BASE.name} a"
+
+
+# Samples per minute and per half hour of each snapshot and instance, by wait class, event and SQL_ID (ASH_TOTAL_
+# DIMENSIONS, in that order from 1), counted when the demo store is built, so a day's or a week's top activity reads
+# tens of thousands of totals instead of a million samples (BENCHMARKS.md). `start`: the first second of the minute
+# or half hour, in seconds since 1970-01-01 of the database's local time; `code`: the group's ASH_NAMES code (0 for
+# none; CPU for a sample ON CPU, as the statements name it). On Oracle the statements group the view itself.
+ASH_TOTAL_DIMENSIONS = ("wait_class", "event", "sql_id")
+ASH_TOTAL_PERIODS = (1800, 60)  # seconds, the widest first
+ASH_TOTALS = _table(MetaData(), "awrlens_ash_totals", *_ints("dbid", "dimension", "period", "snap_id",
+                                                             "instance_number", "start", "code", "samples"),
+                    key=("dbid", "dimension", "period", "snap_id", "instance_number", "start", "code"))

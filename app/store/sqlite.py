@@ -16,7 +16,7 @@ from sqlalchemy.pool import NullPool
 
 from app.errors import ApiError, DatabaseTimeout, DatabaseUnavailable, ReadOnly
 from app.store.base import Store
-from app.store.schema import CLASS_TOTALS
+from app.store.schema import ASH_TOTALS, CLASS_TOTALS
 
 READ_ONLY_ERRORS = ("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH")
 
@@ -35,10 +35,17 @@ class SqliteStore(Store):
     @cached_property
     def class_totals(self) -> bool:
         """Whether the file keeps schema.CLASS_TOTALS: the demo builder writes it, a store made otherwise may not."""
+        return self._has_table(CLASS_TOTALS.name)
+
+    @cached_property
+    def ash_totals(self) -> bool:
+        """Whether the file keeps schema.ASH_TOTALS (and ASH_NAMES): the demo builder writes them."""
+        return self._has_table(ASH_TOTALS.name)
+
+    def _has_table(self, name: str) -> bool:
         master = table("sqlite_master", column("type"), column("name"))
         return bool(self.rows(select(master.c.name).where(master.c.type == "table",
-                                                            master.c.name == bindparam("name")),
-                              {"name": CLASS_TOTALS.name}))
+                                                            master.c.name == bindparam("name")), {"name": name}))
 
     def write_engine(self):
         with self._writer_lock:
