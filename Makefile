@@ -41,7 +41,8 @@ run: preflight-run $(VENV)/.installed $(VENDOR) $(STORE)  ## the app on http://$
 	AWRLENS_STORE_PATH=$(STORE) $(VENV)/bin/gunicorn --bind $(HOST):$(PORT) --workers $(WORKERS) \
 		--access-logfile - app.wsgi:app
 
-test: preflight-test $(VENV)/.installed $(VENDOR) chromium  ## every test, browser tests included
+test: preflight-test $(VENV)/.installed $(VENDOR) chromium  ## every test: the page's JS units (Vitest), then pytest
+	npm test
 	$(PY) -m pytest
 
 test-fast: $(VENV)/.installed  ## the edit loop: every test not marked slow; the last line counts those left out

@@ -8,12 +8,14 @@
 - Rates per second, per transaction or raw; RAC: per instance first, then combine by snap_id: sum counters and
   rates, ratio of sums for percentages and latencies.
 - Point-in-time readings are never turned into deltas.
+- A range longer than the points drawn is read in buckets: boundaries chosen from the timeline, sums of deltas and
+  means of readings between them (docs/awr-rules.md §21).
 Everything here is pure: plain values in, plain values out.
 """
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from math import fsum
+from math import fsum, inf
 from typing import NamedTuple
 
 from app import iso8601
@@ -57,6 +59,7 @@ class Point(NamedTuple):
 
 
 _point = tuple.__new__  # _point(Point, (key, epoch, time, num, den)): a quarter of the cost of Point(...) in hot loops
+GAP_STEPS = 1.5  # an interval longer than this many steps is a gap (docs/awr-rules.md §5)
 
 
 class Timeline:
@@ -99,7 +102,7 @@ class Timeline:
                 if b.startup != a.startup:
                     self._events.append((inst, a.snap_id, b.snap_id, "restarts", {
                         "instance": inst, "snap_id": b.snap_id, "time": b.time, "startup_time": b.startup_time}))
-                if b.epoch - a.epoch > 1.5 * self.step:
+                if b.epoch - a.epoch > GAP_STEPS * self.step:
                     self._events.append((inst, a.snap_id, b.snap_id, "missing", {
                         "instance": inst, "after_snap_id": a.snap_id, "before_snap_id": b.snap_id,
                         "from": a.time, "to": b.time, "seconds": round(b.epoch - a.epoch)}))
@@ -143,6 +146,26 @@ class Timeline:
             out[inst] = [rows[first], *middle, rows[last]] if first < last else [rows[first]]
         return out
 
+    def sampled(self, span: dict[int, list[Snap]], n: int) -> dict[int, list[Snap]] | None:
+        """A long range's bucket boundaries (docs/awr-rules.md §21): None when no instance of `span` (Timeline.span)
+        has more than `n` intervals; otherwise, per instance, its snapshots of `span` among at most `n` snap_ids
+        shared by every instance: each one's first and last, those on either side of each of its restarts and gaps,
+        and, for the rest, the last snapshot at or before each of equal steps of the range's time."""
+        if n < 3 or all(len(rows) <= n + 1 for rows in span.values()):
+            return None
+        keep = set().union(*(sides(rows, GAP_STEPS * self.step) for rows in span.values()))
+        ends: dict[int, float] = {}  # snap_id -> its earliest end among the instances
+        for rows in span.values():
+            for s in rows:
+                if s.epoch < ends.get(s.snap_id, inf):
+                    ends[s.snap_id] = s.epoch
+        order = sorted((epoch, snap_id) for snap_id, epoch in ends.items())
+        epochs = [epoch for epoch, _ in order]
+        steps = n + 1 - len(keep)
+        for k in range(1, steps):
+            keep.add(order[bisect_right(epochs, epochs[0] + (epochs[-1] - epochs[0]) * k / steps) - 1][1])
+        return {inst: [s for s in rows if s.snap_id in keep] for inst, rows in span.items()}
+
     def markers(self, lo: int, hi: int, instance: int | None = None) -> dict:
         """Restarts, missing snapshots and merged manual snapshots inside [lo, hi]: restarts and gaps whose
         later snapshot is in the range (the interval ending there is the one affected), snapshots merged inside it."""
@@ -153,6 +176,18 @@ class Timeline:
                     continue  # the range's own end: not merged in this answer (span)
                 out[kind].append(marker)
         return out
+
+
+def sides(rows: list[Snap], gap: float = inf) -> set[int]:
+    """The snap_ids of one instance's first and last snapshot of `rows` and of those on either side of each restart
+    and of each interval longer than `gap` seconds: sums of deltas between them telescope (§3-§5)."""
+    if not rows:
+        return set()
+    out = {rows[0].snap_id, rows[-1].snap_id}
+    for a, b in zip(rows, rows[1:]):
+        if a.startup != b.startup or b.epoch - a.epoch > gap:
+            out.update((a.snap_id, b.snap_id))
+    return out
 
 
 def deltas(values: dict[int, float], snaps: list[Snap]) -> list[Point]:
@@ -188,6 +223,24 @@ def counter_points(values, snaps, rate: str, txn: dict | None = None) -> list[Po
 def reading_points(values: dict[int, float], snaps: list[Snap]) -> list[Point]:
     """Points of a point-in-time reading (or an already-computed rate): the value as read."""
     return [Point(s.snap_id, s.epoch, s.time, values[s.snap_id]) for s in snaps if values.get(s.snap_id) is not None]
+
+
+def bucket_means(sums: dict[int, tuple[float, float]], snaps: list[Snap], first: int = 0) -> list[Point]:
+    """Points of a reading or an Oracle rate over buckets (docs/awr-rules.md §21). `sums` maps snap_id -> the running
+    sums (value x weight, weight) of the instance's rows since the range's first snapshot; `snaps` are its bucket
+    boundaries. The point at a boundary is the weighted mean of the rows after the previous boundary up to it (num,
+    den: the sums' differences); the first boundary's is its own row, or none with first=1 (an Oracle rate there
+    covers the interval before the range, §12). No restart check: neither depends on the previous snapshot (§4)."""
+    out, prev_num, prev_den = [], 0.0, 0.0
+    for k, s in enumerate(snaps):
+        got = sums.get(s.snap_id)
+        if got is None:
+            continue
+        num, den = got
+        if k >= first and den > prev_den:
+            out.append(_point(Point, (s.snap_id, s.epoch, s.time, num - prev_num, den - prev_den)))
+        prev_num, prev_den = num, den
+    return out
 
 
 def interval_deltas(values, snaps) -> dict[int, float]:

@@ -1,4 +1,5 @@
 """Command-line tools, as Flask commands: `flask --app app demo | sql | settings | runs`."""
+import json
 import time
 from pathlib import Path
 
@@ -45,13 +46,20 @@ def register(app):
                   help="View prefix of the target.")
     @click.option("--release", default=NEWEST, type=click.Choice(RELEASES), show_default=True,
                   help="Oracle release of the target: the statements use the columns its views have.")
-    def sql(prefix, release):
+    @click.option("--sqlite", is_flag=True, help="Instead, the embedded store's statements as "
+                  "app/store/sqlite_statements.json holds them (redirect the output there after changing one).")
+    def sql(prefix, release, sqlite):
         """Print every SQL statement the API can run, compiled for Oracle, for review before granting access."""
+        if sqlite:
+            from app.store.sqlite import statement_texts
+            click.echo(json.dumps(statement_texts(), indent=1))
+            return
         from sqlalchemy.dialects import oracle  # here, not at import: every cold start on Lambda imports this module
         if release == RELEASES[0] and prefix != "dba_hist_":
             raise click.BadParameter(f"Oracle {release} has no {prefix.upper()} views", param_hint="--prefix")
         dialect = oracle.dialect()
-        for name, stmt in all_statements(views(prefix, release), app.config["SETTINGS"].row_cap):
+        settings = app.config["SETTINGS"]
+        for name, stmt in all_statements(views(prefix, release), settings.row_cap, settings.max_points):
             click.echo(f"-- {name}\n{render(stmt, dialect)};\n")
 
     @app.cli.command("settings")

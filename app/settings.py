@@ -37,7 +37,8 @@ class Settings:
     snapshot_ttl: float = setting(60.0, "Seconds the snapshot list of a database is cached.")
     min_interval: float = setting(300.0, "Snapshots closer than this many seconds to the previous one are merged "
                                   "(manual snapshots).")
-    max_points: int = setting(2000, "Default points per series after downsampling (LTTB).")
+    max_points: int = setting(2000, "Default points per series: a longer series is read in buckets "
+                              "(docs/awr-rules.md §21) or downsampled (LTTB).")
     max_series: int = setting(8, "Most series names in one request.")
     max_range_days: float = setting(400.0, "Widest time range one request may ask for.")
     row_cap: int = setting(500_000, "Most rows one statement may return, enforced in the statement: a question "

@@ -16,6 +16,10 @@ node -e 'process.exit(Number(process.versions.node.split(".")[0]) < 18 ? 1 : 0)'
   fail "Node.js 18 or newer is needed; node is $(node --version)"
 command -v npm >/dev/null 2>&1 || fail "npm not found: npm 9 or newer is needed (it comes with Node.js)"
 [ "$(npm --version | cut -d. -f1)" -ge 9 ] || fail "npm 9 or newer is needed; npm is $(npm --version)"
+if [ "${1:-}" = test ]; then  # the JS unit tests' runner (Vitest 4, jsdom 27) needs Node.js 20.19 or newer
+  node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)' ||
+    fail "the tests need Node.js 20.19 or newer (Vitest and jsdom); node is $(node --version)"
+fi
 if [ "${1:-}" = test ] && ! command -v chromium >/dev/null 2>&1; then
   command -v apt-get >/dev/null 2>&1 ||
     fail "the browser tests need Chromium at /usr/bin/chromium, and this machine has no apt-get to install Debian's"

@@ -1,4 +1,4 @@
-"""Top activity from Active Session History (docs/awr-rules.md §21), against the store's own rows read with sqlite3
+"""Top activity from Active Session History (docs/awr-rules.md §22), against the store's own rows read with sqlite3
 (not through the app's statements): AAS per bucket = samples x sample spacing / bucket seconds; and the demo's ASH
 agrees with its time model, wait events and top SQL."""
 from collections import Counter
@@ -100,7 +100,7 @@ def test_bad_filters_are_refused(api, rac, query):
 
 def test_samples_agree_with_db_time_waits_and_top_sql(sql3, rac):
     """Each interval's samples x 10 s ~ its DB time (time model); ON CPU ~ DB CPU; the top SQL_ID by samples is the
-    top statement by elapsed time over the same intervals (docs/awr-rules.md §21)."""
+    top statement by elapsed time over the same intervals (docs/awr-rules.md §22)."""
     dbid = rac["dbid"]
     hi = rac["snapshots"]["last_snap"]
     lo = hi - 48

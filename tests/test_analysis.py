@@ -53,6 +53,29 @@ def test_manual_snapshot_a_few_minutes_after_is_merged_into_the_next_interval():
     assert [m["snap_id"] for m in tl.markers(1, 3)["merged_snapshots"]] == [2]
 
 
+@pytest.mark.parametrize("minutes, flag, merged", [(2, 0, True), (2, 1, True), (40, 1, False), (40, 0, False)])
+def test_merging_is_decided_by_the_interval_to_the_previous_kept_snapshot_not_by_the_flag(minutes, flag, merged):
+    """docs/awr-rules.md §6: an unflagged snapshot two minutes after another merges; a flagged (manual) one forty
+    minutes later is an ordinary interval."""
+    tl = Timeline([snap(1, 0), snap(2, minutes, flag=flag), snap(3, minutes + 60)], min_interval=300)
+    assert [s.snap_id for s in tl.kept[1]] == ([1, 3] if merged else [1, 2, 3])
+    assert [m["snap_id"] for m in tl.markers(1, 3)["merged_snapshots"]] == ([2] if merged else [])
+
+
+def test_the_interval_is_measured_from_the_last_kept_snapshot():
+    """Snapshots at 0, 3, 6 and 9 minutes with a 5-minute threshold: 3 merges (3 min after 0), 6 is kept (6 min after
+    0, the last kept one, though only 3 after the merged 3), 9 merges again."""
+    tl = Timeline([snap(1, 0), snap(2, 3), snap(3, 6), snap(4, 9), snap(5, 30)], min_interval=300)
+    assert [s.snap_id for s in tl.kept[1]] == [1, 3, 5]
+
+
+@pytest.mark.parametrize("min_interval, kept", [(120, [1, 2, 3]), (600, [1, 3]), (1800, [1, 3])])
+def test_the_threshold_is_the_setting(min_interval, kept):
+    """A snapshot 7 minutes after the previous one: an interval under a 2-minute threshold, merged under 10 or 30."""
+    tl = Timeline([snap(1, 0), snap(2, 7), snap(3, 37)], min_interval=min_interval)
+    assert [s.snap_id for s in tl.kept[1]] == kept
+
+
 def test_rac_counters_and_rates_are_summed():
     s1 = [snap(1, 0, instance=1), snap(2, 30, instance=1)]
     s2 = [snap(1, 0, instance=2), snap(2, 30, instance=2)]
@@ -152,3 +175,35 @@ def test_lttb_keeps_the_peak_and_the_ends():
     assert out[0] == points[0] and out[-1] == points[-1]
     assert max(p[2] for p in out) == 50.0
     assert analysis.lttb(points, 0) is points and analysis.lttb(points[:10], 20) == points[:10]
+
+
+def test_a_long_range_is_bucketed_at_its_ends_restarts_gaps_and_equal_steps_of_time():
+    """§21: the ends, both sides of the restart (5 | 6) and of the gap (10 | 11), then the last snapshot at or before
+    each quarter of the range's time (120, 240, 360 minutes: 5, 9, 10); the telescoped deltas add up to the same."""
+    minutes = {1: 0, 2: 30, 3: 60, 4: 90, 5: 120, 6: 150, 7: 180, 8: 210, 9: 240, 10: 270, 11: 420, 12: 450, 13: 480}
+    tl = Timeline([snap(i, m, A if i < 6 else B) for i, m in minutes.items()])
+    span = tl.span(1, 13)
+    assert tl.sampled(span, 12) is None and tl.sampled(span, 0) is None  # 12 intervals: every one is a point
+    bounds = tl.sampled(span, 9)
+    assert [s.snap_id for s in bounds[1]] == [1, 5, 6, 9, 10, 11, 13]
+    values = {i: 100 * i * i if i < 6 else 7 * (i - 5) ** 3 for i in minutes}
+    full, bucketed = (counter_points(values, rows, "raw") for rows in (span[1], bounds[1]))
+    assert [(p.key, p.num) for p in bucketed] == [(5, 2400), (9, 441), (10, 427), (11, 637), (13, 2072)]
+    assert sum(p.num for p in bucketed) == sum(p.num for p in full)
+    per_second = counter_points(values, bounds[1], "per_second")
+    assert [p.den for p in per_second] == [7200, 5400, 1800, 9000, 3600]  # the bucket's seconds, restart left out
+
+
+def test_a_bucket_of_readings_or_rates_is_the_mean_of_its_rows():
+    """§21: running sums (value x weight, weight) at the boundaries 1, 3, 5 of readings 10, 20, 30, 40, 50: the first
+    boundary's own reading, then the mean of the rows after the previous boundary; an Oracle rate has no point at the
+    range's first snapshot (first=1). A boundary without a row is skipped, its rows counted in the next bucket."""
+    rows = [snap(i, 30 * i) for i in (1, 3, 5)]
+    sums = {1: (10, 1), 3: (60, 3), 5: (150, 5)}
+    assert [(p.key, p.num / p.den) for p in analysis.bucket_means(sums, rows)] == [(1, 10), (3, 25), (5, 45)]
+    assert [(p.key, p.num / p.den) for p in analysis.bucket_means(sums, rows, first=1)] == [(3, 25), (5, 45)]
+    weighted = {1: (10 * 60, 60), 3: (10 * 60 + 20 * 1800 + 40 * 240, 60 + 1800 + 240)}
+    (point,) = analysis.bucket_means(weighted, rows[:2], first=1)
+    assert point.num / point.den == pytest.approx((20 * 1800 + 40 * 240) / 2040)  # time-weighted
+    assert [(p.key, p.num / p.den) for p in analysis.bucket_means({1: (10, 1), 5: (150, 5)}, rows)] == [(1, 10),
+                                                                                                       (5, 35)]

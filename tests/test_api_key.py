@@ -150,3 +150,60 @@ def test_missing_or_empty_secret_is_503(demo_store, aws, secret):
     err = assert_error(resp, 503)
     assert err["code"] == "api_key_unavailable"
     assert "only" not in err["message"]
+
+
+def _gets(client):
+    """(path, operation) of every GET the OpenAPI document lists."""
+    doc = client.get("/api/v1/openapi.json").get_json()
+    return [(path, item["get"]) for path, item in doc["paths"].items() if "get" in item]
+
+
+def _variants(op):
+    """The ways a GET answers: JSON, and CSV and with its SQL where the operation takes those parameters."""
+    names = {p["name"] for p in op["parameters"]}
+    return [{}] + [v for name, v in (("format", {"format": "csv"}), ("show_sql", {"show_sql": "1"})) if name in names]
+
+
+def test_every_keyed_get_refuses_without_the_key_as_json_csv_and_with_its_sql(client, dbs, stories):
+    """Each GET the document marks as needing the key, in every form it answers in, is a 401 without the key (or with a
+    wrong one) and answers with it; the document's list of operations drives the test, so a new route is covered."""
+    lo = stories["plan_regression"]["begin_snap"]
+    fill = {"db": dbs["rac"], "sql_id": stories["plan_regression"]["sql_id"]}
+    needs = {"/api/v1/dbs/{db}/series": {"name": "derived:aas"},
+             "/api/v1/dbs/{db}/compare": {"a_begin_snap": lo, "a_end_snap": lo + 4, "b_begin_snap": lo + 4,
+                                          "b_end_snap": lo + 8}}
+    checked = 0
+    for path, op in _gets(client):
+        if {} in op["security"]:
+            continue  # open, or checking the key itself: below
+        for variant in _variants(op):
+            url, query = path.format(**fill), {**needs.get(path, {}), **variant}
+            for headers in ({}, {"X-API-Key": KEY[::-1]}):
+                err = assert_error(client.get(url, query_string=query, headers=headers), 401)
+                assert err["code"] == "unauthorized", (path, variant)
+            ok = client.get(url, query_string=query, headers={"X-API-Key": KEY})
+            assert ok.status_code == 200, (path, variant, ok.get_data(as_text=True)[:300])
+            checked += 1
+    assert checked >= 30
+
+
+def test_without_the_key_only_public_runs_open_in_every_form(client):
+    """The benchmark routes check the key themselves: public runs open without it, as JSON and CSV; a private run is
+    the same 404 as an unknown one without the key, listed and open with it."""
+    keyed = {"X-API-Key": KEY}
+    runs = client.get("/api/v1/benchmarks", headers=keyed).get_json()["rows"]
+    private = [r["slug"] for r in runs if r["visibility"] == "private"]
+    public = [r["slug"] for r in runs if r["visibility"] == "public"]
+    assert private and public
+    for variant in ({}, {"format": "csv"}):
+        listed = client.get("/api/v1/benchmarks", query_string=variant)
+        assert listed.status_code == 200
+        text = listed.get_data(as_text=True)
+        assert all(slug in text for slug in public) and not any(slug in text for slug in private)
+        for slug in public:
+            assert client.get(f"/api/v1/benchmarks/{slug}", query_string=variant).status_code == 200
+        for slug in private:
+            assert_error(client.get(f"/api/v1/benchmarks/{slug}", query_string=variant), 404, "slug")
+            assert_error(client.get("/api/v1/benchmarks/compare",
+                                    query_string={"runs": [public[0], slug], **variant}), 404, "runs")
+            assert client.get(f"/api/v1/benchmarks/{slug}", query_string=variant, headers=keyed).status_code == 200

@@ -1,4 +1,5 @@
 """The rules end to end: a hand-made two-instance store, the real API, hand-computed answers."""
+import json
 import sqlite3
 from datetime import datetime
 
@@ -79,6 +80,20 @@ def test_per_instance_redo_rate_with_restart_gap_and_manual_snapshot(tiny):
     assert [(m["instance"], m["snap_id"]) for m in markers["restarts"]] == [(2, 6)]
     assert [(m["instance"], m["snap_id"]) for m in markers["merged_snapshots"]] == [(1, 5)]
     assert [(m["instance"], m["after_snap_id"], m["before_snap_id"]) for m in markers["missing"]] == [(2, 3, 6)]
+
+
+def test_awrlens_min_interval_reaches_the_rules(tiny, tmp_path):
+    """AWRLENS_MIN_INTERVAL=120, set as a deployment sets it: the manual snapshot 3 minutes after snap 4 is now an
+    interval of its own ((9000 - 5400) B over its 180 s, then none over the next 1,620 s), and nothing is merged."""
+    path = tiny.application.config["SETTINGS"].targets["t"]["sqlite"]
+    env = {"AWRLENS_MIN_INTERVAL": "120", "AWRLENS_TARGETS": json.dumps({"t": {"sqlite": path}})}
+    short = create_app(Settings.from_env(env)).test_client()
+    body = _series(short, "sysstat:redo size", instance="each")
+    by_inst = {s["instance"]: [v for _, v in s["points"]] for s in body["series"]}
+    assert by_inst[1] == [1.0, 1.0, 1.0, pytest.approx((REDO[1][5] - REDO[1][4]) / 180),
+                          pytest.approx((REDO[1][6] - REDO[1][5]) / 1620)]
+    assert body["markers"]["merged_snapshots"] == []
+    assert _series(tiny, "sysstat:redo size", instance="each")["markers"]["merged_snapshots"] != []
 
 
 def test_rac_combined_rate_is_the_sum_where_both_instances_count(tiny):

@@ -120,19 +120,27 @@ def test_series_with_several_names_keeps_their_order_and_drops_repeats(api, dbs,
     assert body["range"]["begin_snap"] == lo and body["range"]["end_snap"] == hi
 
 
-def test_max_points_downsamples_and_keeps_points_total_and_peaks(api, dbs):
+def test_a_range_longer_than_max_points_is_read_in_buckets(api, dbs):
+    """More intervals than max_points: each point is a bucket's (docs/awr-rules.md §21), at a real snapshot time: raw,
+    the sum of the full-resolution deltas since the previous point; the same total over the range, across ORCL's
+    restart; points_total still counts the full resolution. Fewer intervals: every point, as before."""
     db = dbs["single"]
-    (full,) = ok(api, url(db, "/series"), name=AAS, max_points=0)["series"]
+    (full,) = ok(api, url(db, "/series"), name=REDO, rate="raw", max_points=0)["series"]
     assert full["points_total"] == len(full["points"]) > 200
     for n in (3, 50, 200):
-        (small,) = ok(api, url(db, "/series"), name=AAS, max_points=n)["series"]
-        assert len(small["points"]) == n and small["points_total"] == full["points_total"]
-        assert small["points"][0] == full["points"][0] and small["points"][-1] == full["points"][-1]
-        assert set(map(tuple, small["points"])) <= set(map(tuple, full["points"]))
+        (small,) = ok(api, url(db, "/series"), name=REDO, rate="raw", max_points=n)["series"]
+        assert 2 <= len(small["points"]) <= n and small["points_total"] == full["points_total"]
+        assert {t for t, _ in small["points"]} <= {t for t, _ in full["points"]}
+        assert small["points"][-1][0] == full["points"][-1][0]
+        prev = ""
+        for t, v in small["points"]:
+            assert v == pytest.approx(fsum(x for u, x in full["points"] if prev < u <= t), rel=1e-6)
+            prev = t
+    (full_aas,) = ok(api, url(db, "/series"), name=AAS, max_points=0)["series"]
     (fifty,) = ok(api, url(db, "/series"), name=AAS, max_points=50)["series"]
-    assert max(v for _, v in fifty["points"]) == max(v for _, v in full["points"])
+    assert max(v for _, v in fifty["points"]) <= max(v for _, v in full_aas["points"])
     (default,) = ok(api, url(db, "/series"), name=AAS)["series"]
-    assert default["points"] == full["points"]  # fewer points than the default max_points
+    assert default["points"] == full_aas["points"]  # fewer points than the default max_points
 
 
 def test_range_by_time_equals_range_by_snapshots(api, dbs, window, sql3, tz):

@@ -427,6 +427,58 @@ def test_share_link_round_trip(server, dbs, browser, page, view, extra):
         fresh.close()
 
 
+def _state_examples(dbs, stories):
+    """For each key of the page's state, a link where it matters: {key: (the link's other keys, its value)}."""
+    from test_browser_activity import state_examples as activity_state_examples  # it imports this module
+    rac, single = dbs["rac"], dbs["single"]
+    lo, sql = stories["plan_regression"]["begin_snap"], stories["plan_regression"]["sql_id"]
+    day = {"from": "2026-11-16T08:00+01:00", "to": "2026-11-17T08:00+01:00"}
+    return {
+        "db": ({"view": "overview", "range": "1d"}, single), "inst": ({"db": rac, "range": "1d"}, "2"),
+        "view": ({"db": single, "range": "1d"}, "tablespaces"), "run": ({"view": "run"}, "ebs-5x-gp2-burst"),
+        "runs": ({"view": "runs"}, ["ebs-5x-gp2-burst", "ebs-io1-gp2-io-size-model"]),
+        "range": ({"db": single}, "1d"), "from": ({"db": single, "to": day["to"]}, day["from"]),
+        "to": ({"db": single, "from": day["from"]}, day["to"]),
+        "begin_snap": ({"db": rac, "end_snap": str(lo + 8)}, str(lo)),
+        "end_snap": ({"db": rac, "begin_snap": str(lo)}, str(lo + 8)),
+        "tz": ({"db": rac, "range": "1d"}, "browser"),
+        "series": ({"db": rac, "view": "explorer", "range": "1d"}, ["derived:aas", "sysstat:redo size"]),
+        "rate": ({"db": rac, "view": "explorer", "range": "1d", "series": "sysstat:redo size"}, "per_txn"),
+        "sql": ({"db": rac, "view": "sql", "range": "7d"}, sql),
+        "con": ({"db": rac, "view": "sql", "range": "7d", "sql": sql}, rac.split(".")[1]),
+        "order": ({"db": rac, "view": "sql", "range": "7d"}, "cpu"),
+        "ts": ({"db": single, "view": "tablespaces", "range": "7d"}, "SYSAUX"),
+        **{f"{side}_{end}": ({"db": single, "view": "compare", **{f"{s}_{e}": day[e] for s in "ab" for e in day
+                                                                  if (s, e) != (side, end)}}, day[end])
+           for side in "ab" for end in ("from", "to")},
+        **activity_state_examples(dbs, stories),  # by, filter, aas: the Top activity view's (issue 13)
+    }
+
+
+def test_every_key_of_the_state_survives_the_link_and_back(server, dbs, stories, page):
+    """Each key the page keeps in its link (AWRLens.State.KEYS: a key added there must get an example here), opened
+    from a link: the page keeps it, Copy link carries it, and after another view Back restores it."""
+    examples = _state_examples(dbs, stories)
+    page.open(_url(server))
+    assert set(page.page.evaluate("AWRLens.State.KEYS")) == set(examples)
+    for key, (others, value) in examples.items():
+        page.open(_url(server, **others, **{key: value}))
+        expected = value if isinstance(value, list) else [value]
+        assert parse_qs(urlsplit(page.page.url).query).get(key) == expected, (key, page.page.url)
+        if key not in ("range", "from", "to"):  # Copy link makes a relative range absolute (test_share_link_...)
+            page.page.get_by_role("button", name="Copy link").click()
+            box = page.page.locator("#link:visible, .permalink:visible")  # the header's, or a run page's own
+            link = box.first.input_value()
+            assert parse_qs(urlsplit(link).query).get(key) == expected, (key, link)
+        page.page.evaluate("AWRLens.State.set({view: 'benchmarks', run: null, runs: null})")
+        page.settle()
+        page.page.go_back()
+        page.settle()
+        assert parse_qs(urlsplit(page.page.url).query).get(key) == expected, (key, "after Back", page.page.url)
+        assert page.page.evaluate("AWRLens.State.get()")[key] == value, (key, "the state after Back")
+    assert page.errors == [], page.errors
+
+
 def test_time_zone_switch(server, dbs, page, browser):
     ctx = browser.new_context(viewport={"width": 1280, "height": 900}, timezone_id="America/New_York",
                               locale="en-US")
@@ -582,7 +634,8 @@ def test_csv_downloads(server, dbs, client, page):
     rows = list(csv.reader(io.StringIO(Path(download.path()).read_text(encoding="utf-8"))))
     # "Last week" ends at the newest snapshot, as the API's default range does
     api = client.get(f"/api/v1/dbs/{dbs['single']}/top-sql", query_string={"limit": 25}).get_json()["rows"]
-    assert rows[0][:3] == ["SQL ID", "Elapsed", "CPU"] and rows[0][-1] == "SQL text"
+    assert rows[0][:3] == ["SQL ID", "Elapsed (s)", "CPU (s)"] and rows[0][-1] == "SQL text"  # raw values: the unit
+    assert rows[0][4:6] == ["Elapsed/exec (ms)", "Buffer gets"]
     assert len(rows) == 1 + len(api) == 26
     assert [r[0] for r in rows[1:]] == [r["sql_id"] for r in api]
     assert [float(r[1]) for r in rows[1:]] == [r["elapsed_s"] for r in api]  # raw values, not the display

@@ -17,6 +17,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.wire, pytest.mark.slow]
 CPU, GP2, HANG, ASYNC, HTTPD, MODEL = ("cpu-consistency-c4-4xlarge", "ebs-5x-gp2-burst", "client-hang-rds-failover",
                                        "async-io-fix-orcl", "httpd-freebsd-vs-linux", "ebs-io1-gp2-io-size-model")
 KEY = "browser-runs-key-0123456789"
+RUN_SHOT = Path(__file__).resolve().parent.parent / "docs" / "run.png"
 
 
 def run_url(server, slug):
@@ -80,6 +81,15 @@ def test_each_kind_draws_the_chart_that_fits_it(server, client, page, slug, char
     if slug == HANG:  # bars by case
         defaults = got["run-1"]["datasets"][0]["points"]
         assert [p[0] for p in defaults] == ["new connection", "new call on a dead connection", "call in flight"]
+    assert page.errors == []
+
+
+def test_run_screenshot(server, page):
+    """The run picture in the README: the async I/O fix, before and after."""
+    page.open(run_url(server, ASYNC))
+    page.page.mouse.move(5, 5)
+    page.page.screenshot(path=str(RUN_SHOT), full_page=False)
+    assert RUN_SHOT.stat().st_size > 20000 and len(page.charts()) == 2
     assert page.errors == []
 
 

@@ -340,6 +340,35 @@ def test_stall_in_the_middle_of_a_call_is_a_bounded_504_and_the_next_request_suc
     assert len(fake.stalled) == 1
 
 
+@pytest.mark.parametrize("sessions", [1, 3])
+def test_the_cpu_tests_own_connections_are_bounded_by_the_call_timeout_too(make_app, fake_oracle, sessions):
+    """The benchmark harness opens connections of its own (Store.session_engine: one per parallel session, outside
+    the API's pool). A stalled call on them ends within twice call_timeout, as the API's do: unbounded, it would be
+    the client hang of field test 001."""
+    fake = fake_oracle()
+    store = store_of(make_app(f"127.0.0.1:{fake.port}/svc"))
+    out = {}
+
+    def run():
+        with store.session_engine(sessions, CALL) as engine, engine.connect() as conn:
+            conn.exec_driver_sql("select 1 from dual").fetchall()  # logged in and answered
+            fake.behave("stall", "sql", "stalled_here")
+            started = time.monotonic()
+            try:
+                conn.exec_driver_sql("select 'stalled_here' from dual").fetchall()
+            except Exception as exc:  # noqa: BLE001 (the driver's error, whatever SQLAlchemy wraps it in)
+                out["error"] = exc
+            out["elapsed"] = time.monotonic() - started
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(BOUND + 5)
+    assert not worker.is_alive(), "a stalled call on the harness's connection was not bounded"
+    assert "DPY-4011" in str(out["error"]) or "DPY-4024" in str(out["error"]), out["error"]
+    assert 2 * CALL - 0.05 <= out["elapsed"] < BOUND, out["elapsed"]
+    assert fake.struck == [("sql", "stall")]
+
+
 # -- translation of driver errors that need a live server to provoke ---------------------------------------------
 
 def _driver_error(num, *args, **kwargs):

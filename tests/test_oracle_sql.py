@@ -38,6 +38,8 @@ CODE_CONSTANTS = {queries.METRIC_GROUP, queries.TOP_SQL_ROWS, "Idle", ROW_CAP, R
                   queries.SECONDS_PER_DAY, queries.TOP_ACTIVITY_ROWS}
 LIMITS = {queries.TOP_SQL_ROWS, queries.TOP_ACTIVITY_ROWS, ROW_CAP, ROW_CAP + 1}  # the only literals sent
 
+BINDS.update(item_id2=2, snap_ids_0=[1, 2], snap_ids_1=[3])  # a long range's buckets (docs/awr-rules.md §21)
+
 
 def release_columns(release: str) -> dict[str, set[str]]:
     """{VIEW: columns} of one release: the 19c lists with that release's differences (tests/data/oracle_views.json
@@ -90,9 +92,18 @@ def oracle_name(identifier) -> str:
     return identifier.name if identifier.args.get("quoted") else identifier.name.upper()
 
 
+def view_of(column) -> Table | None:
+    """The view a statement's column belongs to, through an alias (a self-join); None for a subquery's column."""
+    table = column.table
+    table = table if isinstance(table, Table) else getattr(table, "element", None)
+    return table if isinstance(table, Table) else None
+
+
 def referenced_columns(sql: str):
-    """{(VIEW, COLUMN)} named by Oracle SQL text, resolving table aliases; unknown qualifiers are an error."""
+    """{(VIEW, COLUMN)} named by Oracle SQL text, resolving table aliases; unknown qualifiers are an error. A column of
+    a subquery (a long range's running sums) is the column of its view that the subquery names."""
     tree = sqlglot.parse_one(sql, read="oracle")
+    derived = {sub.alias.upper() for sub in tree.find_all(sqlglot.exp.Subquery) if sub.alias}
     tables = {}
     for table in tree.find_all(sqlglot.exp.Table):
         view = oracle_name(table.this)
@@ -104,10 +115,10 @@ def referenced_columns(sql: str):
     found = set()
     for col in tree.find_all(sqlglot.exp.Column):
         name = oracle_name(col.this)
+        if col.table.upper() in derived:
+            continue
         if col.table:
             qualifier = col.table.upper()
-            if qualifier in derived:
-                continue
             assert qualifier in tables, f"column {col.sql()} names no table of the statement"
             found.add((tables[qualifier], name))
         elif name in aliases:
@@ -186,8 +197,8 @@ def test_oracle_statement_uses_only_documented_views_and_columns(prefix, name, s
     assert not unknown, f"{name}: not columns of the Oracle 19c views: {unknown}\n{sql}"
 
     # The parse saw every column SQLAlchemy put in the statement (nothing slipped past the parser).
-    expected = {(c.table.name.upper(), c.name if c.name != c.name.lower() else c.name.upper())
-                for c in visitors.iterate(stmt) if isinstance(c, Column) and isinstance(c.table, Table)}
+    expected = {(view_of(c).name.upper(), c.name if c.name != c.name.lower() else c.name.upper())
+                for c in visitors.iterate(stmt) if isinstance(c, Column) and view_of(c) is not None}
     assert columns == expected, f"{name}: parsed {sorted(columns)} but the statement uses {sorted(expected)}"
 
 
@@ -208,11 +219,11 @@ def test_columns_that_differ_by_release_are_chosen_from_the_release():
     """On 12.1 DBA_HIST_TABLESPACE has no CON_DBID and no BLOCK_SIZE (schema.ABSENT): the tablespaces statement joins
     on DBID and TS# and reads no block size there; from 12.2 on it joins on CON_DBID too (a CDB root repeats TS# in
     every container) and reads the block size."""
-    old = oracle_text(queries.tablespaces(views("dba_hist_", "12.1")))
+    old = oracle_text(queries.tablespaces(views("dba_hist_", "12.1")).core())
     _, old_cols = referenced_columns(old)
     assert ("DBA_HIST_TABLESPACE", "BLOCK_SIZE") not in old_cols and ("DBA_HIST_TABLESPACE", "CON_DBID") not in old_cols
     for release in RELEASES[1:]:
-        new = oracle_text(queries.tablespaces(views("dba_hist_", release)))
+        new = oracle_text(queries.tablespaces(views("dba_hist_", release)).core())
         join = re.search(r"JOIN dba_hist_tablespace ON (.*?)\sWHERE", new, re.S).group(1)
         assert "dba_hist_tablespace.con_dbid = dba_hist_tbspc_space_usage.con_dbid" in join, (release, join)
         assert ("DBA_HIST_TABLESPACE", "BLOCK_SIZE") in referenced_columns(new)[1]
@@ -319,8 +330,8 @@ def test_sql_command_prints_the_statements_of_a_release(cli_runner):
 def test_activity_groups_by_bucket_and_dimension_in_oracle(group_by):
     """Top activity's statement, compiled for Oracle, groups the range's samples by a bucket computed in SQL from
     SAMPLE_TIME with bind variables, and by the dimension's columns (from the fixed list), pruned on DBID and SNAP_ID:
-    the samples never leave the database (docs/awr-rules.md §21)."""
-    stmt = queries.activity(views("dba_hist_"), group_by, ("sql_id",))
+    the samples never leave the database (docs/awr-rules.md §22)."""
+    stmt = queries.activity(views("dba_hist_"), group_by, ("sql_id",)).core()
     text = str(stmt.compile(dialect=oracle.dialect()))
     assert re.search(r"FLOOR\(ROUND\(\(CAST\(dba_hist_active_sess_history\.sample_time AS DATE\) - :t0\) "
                      r"\* :seconds_per_day\) / :width\) AS g0", text), text

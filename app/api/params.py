@@ -141,9 +141,11 @@ SHOW_SQL = Param("show_sql", "boolean", "1 adds the SQL statements run, with the
                  default=False)
 
 
-MAX_POINTS = Param("max_points", "integer", "Most points per series; longer series are downsampled with LTTB "
-                                            "(peaks kept). 0 = every point, otherwise at least 3. "
-                                            "Default: AWRLENS_MAX_POINTS.", minimum=0, maximum=50_000)
+MAX_POINTS = Param("max_points", "integer", "Most points per series. A series over more intervals is read in "
+                                            "buckets, each point a bucket's rate or mean (docs/awr-rules.md §21); "
+                                            "SQL detail and tablespaces are downsampled with LTTB (peaks kept). "
+                                            "0 = every point, otherwise at least 3. Default: AWRLENS_MAX_POINTS.",
+                   minimum=0, maximum=50_000)
 SHAPE = Param("shape", "enum", "How a series' points are given: pairs, [[time, value], ...] per series; or axes, each "
                                "distinct list of times once in the answer's `axes`, and per series its `axis` (an "
                                "index there) and `values` (half the bytes where series share their times). CSV "

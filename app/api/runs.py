@@ -14,9 +14,8 @@ from app.api import auth
 from app.api.params import FORMAT, Param, accepts
 from app.api.respond import answer
 from app.errors import BadParameter, Forbidden, Unauthorized
-from app.runs import repo, where
-from app.runs.model import SLUG, SLUG_HELP, parse_run
-from app.store.runs_schema import KINDS
+from app.runs import where
+from app.runs.model import KINDS, SLUG, SLUG_HELP, parse_run
 
 runs_api = Blueprint("runs", __name__, url_prefix="/api/v1/benchmarks")
 
@@ -108,6 +107,7 @@ def private_allowed() -> bool:
 @accepts(KIND, FORMAT)
 def list_runs(args):
     """Benchmark runs, newest first: public ones, and private ones with a valid API key."""
+    from app.runs import repo  # and SQLAlchemy, which only the runs' requests need on the embedded store
     rows = repo.list_runs(where.store(), private_allowed(), args["kind"])
     return _answer({"count": len(rows), "columns": repo.RUN_COLUMNS, "rows": rows}, args)
 
@@ -116,6 +116,7 @@ def list_runs(args):
 @accepts(REPLACE)
 def create_run(args):
     """Store a run and its measurements (JSON body, API key required): all of it or nothing."""
+    from app.runs import repo
     if current_app.extensions.get("api_key") is None:  # configured: the API-key rule has checked it already
         raise Forbidden("storing runs through the API needs an API key, and none is configured "
                         "(AWRLENS_API_KEY_SECRET); without one, use `flask --app app runs import`")
@@ -139,6 +140,7 @@ def create_run(args):
 @accepts(RUNS, FORMAT)
 def compare_runs(args):
     """Several runs side by side: their summaries, and every measurement with the run it belongs to."""
+    from app.runs import repo
     slugs = list(dict.fromkeys(args["runs"]))
     if not slugs:
         raise BadParameter("runs is required: one or more run slugs (runs=a&runs=b)", "runs")
@@ -160,6 +162,7 @@ def compare_runs(args):
 @accepts(SLUG_PARAM, FORMAT)
 def get_run(slug, args):
     """One run: title, kind, environment, parameters, AWR window and every measurement."""
+    from app.runs import repo
     SLUG_PARAM.parse(slug)
     return _answer(repo.get_run(where.store(), slug, private_allowed()), args, table=_measurements_table)
 

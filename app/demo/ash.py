@@ -1,5 +1,5 @@
 """Active Session History of one instance (DBA_HIST_ACTIVE_SESS_HISTORY), drawn from the same per-interval model as
-the counters, so the views agree as Oracle's do (docs/awr-rules.md §21): AWR keeps one in ten of V$ACTIVE_SESSION_
+the counters, so the views agree as Oracle's do (docs/awr-rules.md §22): AWR keeps one in ten of V$ACTIVE_SESSION_
 HISTORY's one-second samples, so each row stands for 10 s of DB time and an interval's samples x 10 s ~ its DB time;
 ON CPU against the waits, and the waits by event, follow the foreground time of each event; the SQL_IDs follow top
 SQL's elapsed shares. Only foreground sessions are sampled (DB time is foreground time). The samples use their own

@@ -1,5 +1,5 @@
 """Top activity from Active Session History (DBA_HIST_ACTIVE_SESS_HISTORY): average active sessions over time by a
-dimension, the top lists of the range and the blocking sessions (docs/awr-rules.md §21). The database groups the
+dimension, the top lists of the range and the blocking sessions (docs/awr-rules.md §22). The database groups the
 samples by bucket and dimension: a wide range never fetches raw samples. The embedded demo store also keeps totals
 per minute and half hour by wait class, event and SQL_ID (schema.ASH_TOTALS), which answer the same question without
 reading the samples, where the buckets are whole minutes or half hours from the range's start and nothing is
@@ -146,7 +146,8 @@ def _from_totals(db: Database, rng: Range, group_by, t0, width, top):
     if period is None:
         return None
     where = {"dimension": ASH_TOTAL_DIMENSIONS.index(group_by) + 1, "lo": rng.lo, "hi": rng.hi}
-    groups = db.rows(queries.ash_total_groups(), period=ASH_TOTAL_PERIODS[0], **where)  # any period holds them all
+    groups = db.rows(queries.ash_total_groups(db.store.views), period=ASH_TOTAL_PERIODS[0],
+                     **where)  # any period holds them all
     totals = {value: samples for _, value, samples in groups}
     codes = {value: code for code, value, _ in groups}
     total = sum(totals.values())
@@ -154,8 +155,8 @@ def _from_totals(db: Database, rng: Range, group_by, t0, width, top):
     per: dict = {}
     if shown:
         names = {codes[g]: g for g in shown}
-        for bucket, code, samples in db.rows(queries.ash_total_buckets(), period=period, t0=start, width=width,
-                                             top=list(names), **where):
+        for bucket, code, samples in db.rows(queries.ash_total_buckets(db.store.views), period=period, t0=start,
+                                             width=width, top=list(names), **where):
             g = names.get(code, OTHER)
             b = max(int(bucket), 0)
             per.setdefault(g, {})

@@ -109,7 +109,7 @@ def of(db) -> dict[str, Spec]:
         v, snap_id = db.store.views, newest.snap_id
         names = {view: db.rows(queries.counter_names(v, view), snap_id=snap_id) for view in queries.COUNTER_VIEWS}
         names["system_event"] = db.rows(queries.event_names(v), snap_id=snap_id)
-        names["sysmetric_summary"] = db.rows(queries.metric_names(v), snap_id=snap_id)
+        names["sysmetric_summary"] = db.rows(queries.metric_names(v, "sysmetric_summary"), snap_id=snap_id)
         names["sysmetric_history"] = db.rows(queries.metric_names(v, "sysmetric_history"), snap_id=snap_id)
         for view in queries.IO_VIEWS:
             names[view] = db.rows(queries.io_names(v, view), snap_id=snap_id)

@@ -11,10 +11,8 @@ def boundaries(db, rng, inst) -> dict:
     same sums as every interval in between, in a handful of rows."""
     out = {}
     for i, rows in db.timeline().span(rng.lo, rng.hi, inst).items():
-        keep = [s for k, s in enumerate(rows)
-                if k == 0 or k == len(rows) - 1 or s.startup != rows[k - 1].startup
-                or s.startup != rows[k + 1].startup]
-        out[i] = keep
+        keep = analysis.sides(rows)
+        out[i] = [s for s in rows if s.snap_id in keep]
     return out
 
 

@@ -1,6 +1,10 @@
 """The series question: one or more series over a range, per instance or RAC combined, per second, per transaction
 or raw, downsampled. The whole pipeline in one place: fetch each term from the store once, evaluate each series per
 instance (docs/awr-rules.md §3-§11), combine across instances, downsample (LTTB), and shape the points.
+
+A range with more intervals than max_points is read in buckets instead (docs/awr-rules.md §21): counters at the
+bucket boundaries only (Timeline.sampled), readings and Oracle's rates as running sums there (queries.running_sums),
+so the rows fetched stay about max_points per instance and term, however long the range.
 """
 from datetime import timedelta, timezone
 
@@ -9,6 +13,7 @@ from app.errors import NotFound
 from app.history import catalog
 from app.history.catalog import IO_FIELDS, Spec, Term
 from app.history.database import Database, Range, offset
+from app.history.intervals import snap_ids
 from app.history.numbers import drawn, rates
 from app.store import queries
 from app.store.schema import IO_COLUMNS
@@ -24,7 +29,11 @@ def compute(db: Database, names, rng: Range, instance="all", rate="per_second", 
     inst = None if each else db.instance(instance)
     span = db.timeline().span(rng.lo, rng.hi, inst) if rng.lo is not None else {}
     expected = [i for i, rows in span.items() if rows]  # the instances the range holds: a combined point sums these
-    fetcher = Fetcher(db.store, db.dbid, rng.lo, rng.hi) if rng.lo is not None else None
+    full, bounds = span, db.timeline().sampled(span, max_points)
+    if bounds is not None:
+        span = bounds
+    totals: dict = {}  # (kind, instance label) -> points_total of a bucketed series
+    fetcher = Fetcher(db.store, db.dbid, rng.lo, rng.hi, bounds and snap_ids(bounds)) if rng.lo is not None else None
     out = []
     for spec in specs:
         if spec.kind == "detail":
@@ -45,12 +54,33 @@ def compute(db: Database, names, rng: Range, instance="all", rate="per_second", 
                 columns = drawn(analysis.lttb(analysis.values_of(group, spec.scale), max_points))
             else:
                 columns = rates(group, spec.scale)
+            total = len(group)
+            if bounds is not None and spec.kind != "detail":
+                kind = spec.kind if spec.kind in ("reading", "rate") else "interval"
+                if (kind, label) not in totals:
+                    totals[(kind, label)] = _unbucketed(full, kind, label)
+                total = totals[(kind, label)]
             out.append({**spec.public(), "unit": spec.unit_for(rate), "instance": label,
                         "rate": rate if spec.kind == "cumulative" else None,
-                        "points_total": len(group), "points": columns,
+                        "points_total": total, "points": columns,
                         "partial": _partial(group, absent, len(expected), columns[0])})
     markers = db.timeline().markers(rng.lo, rng.hi, inst) if rng.lo is not None else {}
     return {"db": db.key, "range": rng.public(), "instance": instance, "series": out, "markers": markers}
+
+
+def _unbucketed(span: dict[int, list], kind: str, label) -> int:
+    """The points a bucketed series would have at full resolution, from the snapshot list (a value missing from a
+    view is not known without reading it): the intervals not across a restart (kind "interval"), the snapshots of a
+    reading, or their intervals for an Oracle rate (docs/awr-rules.md §12), counted once per key over the instances
+    drawn."""
+    keys = set()
+    for inst, rows in span.items():
+        if label in ("all", inst):
+            if kind == "reading":
+                keys.update(s.snap_id for s in rows)
+            else:
+                keys.update(b.snap_id for a, b in zip(rows, rows[1:]) if kind == "rate" or a.startup == b.startup)
+    return len(keys)
 
 
 def _partial(group, absent: dict, expected: int, times: list) -> list[dict]:
@@ -99,11 +129,29 @@ def _detail(db, spec, rng: Range, inst):
 
 
 class Fetcher:
-    """Fetches each term once per request: {instance: {snap_id: value}}."""
+    """Fetches each term once per request: {instance: {snap_id: value}}, at every snapshot of [lo, hi], or only at
+    `chosen` ones (a long range's bucket boundaries, docs/awr-rules.md §21)."""
 
-    def __init__(self, store, dbid: int, lo: int, hi: int):
-        self.store, self.params = store, {"dbid": dbid, "lo": lo, "hi": hi}
+    def __init__(self, store, dbid: int, lo: int, hi: int, chosen: list[int] | None = None):
+        # more than MOST_CHOSEN (a max_points of tens of thousands): every snapshot's row, at most about twice as many
+        lists = queries.in_lists(chosen) if chosen and len(chosen) <= queries.MOST_CHOSEN else {}
+        self.store, self.params = store, {"dbid": dbid, "lo": lo, "hi": hi, **lists}
+        self.chunks = len(lists)  # 0: every snapshot
+        self.bucketed = chosen is not None
         self.memo: dict = {}
+
+    def sums(self, terms) -> dict[int, dict[int, tuple[float, float]]]:
+        """The running sums of a reading or an Oracle rate at the chosen snapshots (queries.running_sums), per
+        instance; two terms: a per-transaction metric x transactions per second (docs/awr-rules.md §9)."""
+        key = ("sums", *terms)
+        if key not in self.memo:
+            out: dict = {}
+            stmt = queries.running_sums(self.store.views, terms[0].view, self.chunks, len(terms) == 2)
+            binds = {"item_id2": terms[1].item} if len(terms) == 2 else {}
+            for inst, snap, num, den in self._rows(stmt, item_id=terms[0].item, **binds):
+                out.setdefault(inst, {})[snap] = (num, den)
+            self.memo[key] = out
+        return self.memo[key]
 
     def values(self, term: Term) -> dict[int, dict[int, float]]:
         key = (term.view, term.item, term.field)
@@ -118,18 +166,19 @@ class Fetcher:
         v = self.store.views
         out: dict[int, dict[int, float]] = {}
         if term.view in queries.COUNTER_VIEWS:
-            for inst, snap, value in self._rows(queries.counter_series(v, term.view), item_id=term.item):
+            for inst, snap, value in self._rows(queries.counter_series(v, term.view, self.chunks), item_id=term.item):
                 if inst in out:  # (not setdefault: it would build a dict per row, thousands per answer)
                     out[inst][snap] = value
                 else:
                     out[inst] = {snap: value}
         elif term.view == "system_event":
             col = 3 if term.field == "time" else 2
-            for row in self._rows(queries.event_series(v), item_id=term.item):
+            for row in self._rows(queries.event_series(v, self.chunks), item_id=term.item):
                 out.setdefault(row[0], {})[row[1]] = row[col]
         elif term.view == "wait_class":
             pairs: dict = {}  # (class, instance) -> {snap_id: value}: one lookup per row, no empty dict per row
-            for inst, snap, wait_class, micro in self._rows(queries.wait_class_series(v, self.store.class_totals)):
+            stmt = queries.wait_class_series(v, self.store.class_totals, self.chunks)
+            for inst, snap, wait_class, micro in self._rows(stmt):
                 per = pairs.get((wait_class, inst))
                 if per is None:
                     per = pairs[(wait_class, inst)] = {}
@@ -139,7 +188,7 @@ class Fetcher:
             return self.memo.get(("wait_class", term.item, "value"), {})
         elif term.view in queries.IO_VIEWS:
             idx = [2 + IO_COLUMNS.index(c) for c in IO_FIELDS[term.field][0]]
-            for row in self._rows(queries.io_series(v, term.view), item_id=term.item):
+            for row in self._rows(queries.io_series(v, term.view, self.chunks), item_id=term.item):
                 out.setdefault(row[0], {})[row[1]] = sum(row[i] or 0 for i in idx)
         elif term.view == "sysmetric_summary":
             for inst, snap, average, _ in self._rows(queries.metric_series(v), item_id=term.item):
@@ -172,13 +221,17 @@ def evaluate(spec: Spec, fetcher: Fetcher, span: dict[int, list], rate: str, txn
                 per[inst] = analysis.ratio_points(num, summed(spec.den, inst), rows)
         return per, "sum_of_ratios" if spec.den == ("seconds",) else "ratio_of_sums"
     if spec.kind in ("reading", "rate"):
+        # a reading is taken at each snapshot of [begin, end]; Oracle's rate at a snapshot is the average over the
+        # interval ending there, so the range's first snapshot has none of its intervals (§8, §9, §12)
+        first = 0 if spec.kind == "reading" else 1
         for inst, rows in span.items():
+            if fetcher.bucketed:  # the mean of the rows in each bucket (§21)
+                per[inst] = analysis.bucket_means(fetcher.sums(spec.terms).get(inst, {}), rows, first)
+                continue
             values = fetcher.values(spec.terms[0]).get(inst, {})
             if len(spec.terms) == 2:  # derived per second: per-txn metric x transactions per second
                 tps = fetcher.values(spec.terms[1]).get(inst, {})
                 values = {k: x * tps[k] for k, x in values.items() if tps.get(k) is not None and x is not None}
-            # a reading is taken at each snapshot of [begin, end]; Oracle's rate at a snapshot is the average over
-            # the interval ending there, so the range's first snapshot has none of its intervals (§8, §9, §12)
-            per[inst] = analysis.reading_points(values, rows if spec.kind == "reading" else rows[1:])
+            per[inst] = analysis.reading_points(values, rows[first:])
         return per, spec.how
     raise ValueError(spec.kind)

@@ -19,8 +19,10 @@ from datetime import datetime, timezone
 
 from app import iso8601
 from app.errors import BadParameter
-from app.store.runs_schema import KINDS, TEXT_MAX, VISIBILITY
 
+TEXT_MAX = 4000  # bytes in a text column of the runs' tables (app.store.runs_schema)
+KINDS = ("cpu_consistency", "io_sweep", "client_hang", "before_after", "ab", "other")
+VISIBILITY = ("public", "private")
 SLUG = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,78}[a-z0-9])?")
 SLUG_HELP = "1 to 80 characters: lower-case letters, digits and '-', starting and ending with a letter or digit"
 RESERVED = ("compare",)  # /api/v1/benchmarks/compare is the comparison

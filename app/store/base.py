@@ -1,4 +1,4 @@
-"""The store interface: run a SQLAlchemy Core statement with binds, a time limit and a row cap.
+"""The store interface: run a statement with binds, a time limit and a row cap.
 
 Views and analysis never import a driver; they hand statements to a Store. Each backend maps its driver's
 failures to DatabaseUnavailable (503) or DatabaseTimeout (504).
@@ -6,19 +6,22 @@ failures to DatabaseUnavailable (503) or DatabaseTimeout (504).
 Reads go through `rows()`. The only writes are to the app's own test-result tables, through `write()`: one
 transaction on a writable connection that the backend opens for it (the AWR side of the embedded store is
 opened read-only), all of it stored or none.
+
+A statement is a Statement of app.store.queries or any SQLAlchemy Core statement: the Oracle store runs it through
+its SQLAlchemy engine (fetch() here), the embedded store its SQLite text (app/store/sqlite.py).
 """
 import threading
 import time
 from collections.abc import Callable
 from contextvars import ContextVar
-from typing import TypeVar
-
-from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import IntegrityError
+from typing import TYPE_CHECKING, TypeVar
 
 from app.errors import ApiError, Conflict, TargetBusy, TooManyRows
-from app.store.queries import capped, render
+from app.store.queries import capped, core, render
 from app.store.schema import NEWEST, Views, views
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Connection, Engine
 
 T = TypeVar("T")
 
@@ -27,13 +30,13 @@ sql_log: ContextVar[list | None] = ContextVar("sql_log", default=None)
 
 
 class Store:
-    """One AWR source. Subclasses build the engine and translate driver errors."""
+    """One AWR source. Subclasses run statements (`fetch`) and translate driver errors."""
 
     dialect = "?"
+    engine: "Engine"  # what fetch(), sql_dialect() and write_engine() use unless the backend does without
 
-    def __init__(self, alias: str, engine: Engine, settings, view_prefix: str = "dba_hist_"):
+    def __init__(self, alias: str, settings, view_prefix: str = "dba_hist_"):
         self.alias = alias
-        self.engine = engine
         self.settings = settings
         self.view_prefix = view_prefix
         self._cache: dict = {}
@@ -65,19 +68,15 @@ class Store:
 
     def _rows(self, stmt, params):
         started = time.monotonic()
-        stmt = capped(stmt, self.settings.row_cap)
         try:
-            with self.engine.connect() as conn:
-                self.prepare(conn)
-                result = conn.execute(stmt, params or {})
-                # plain tuples from the driver's cursor: these columns need no SQLAlchemy result processing
-                rows = result.cursor.fetchmany(self.settings.row_cap + 1) if result.returns_rows else []
+            rows = self.fetch(stmt, params or {}, self.settings.row_cap + 1)
         except ApiError:
             raise
         except Exception as exc:
             raise self.translate(exc, time.monotonic() - started) from exc
         if len(rows) > self.settings.row_cap:
-            first = (stmt.get_final_froms() or [None])[0] if hasattr(stmt, "get_final_froms") else None
+            sent = capped(core(stmt), self.settings.row_cap)
+            first = (sent.get_final_froms() or [None])[0] if hasattr(sent, "get_final_froms") else None
             while hasattr(first, "left"):  # a join: its first table
                 first = first.left
             read = f" from {first.name.upper()}" if hasattr(first, "name") else ""
@@ -86,19 +85,37 @@ class Store:
                               "series")
         log = sql_log.get()
         if log is not None:
-            fixed = stmt.compile(dialect=self.engine.dialect).params  # literals bound by the query itself
-            entry = {"sql": render(stmt, self.engine.dialect),
-                     "params": {**{k: v for k, v in fixed.items() if v is not None}, **(params or {})},
-                     "rows": len(rows), "ms": round((time.monotonic() - started) * 1000, 1)}
-            if self.engine.dialect.name != "oracle":  # as it would run on Oracle, to paste into SQL*Plus
-                from sqlalchemy.dialects import oracle  # only when asked: the embedded store's path never needs it
-                entry["sql_oracle"] = render(stmt, oracle.dialect())
-            log.append(entry)
+            log.append(self._logged(capped(core(stmt), self.settings.row_cap), params, len(rows), started))
         return rows
 
-    def write(self, work: Callable[[Connection], T]) -> T:
+    def fetch(self, stmt, params: dict, limit: int) -> list[tuple]:
+        """At most `limit` rows of `stmt` as sent (queries.capped), as the driver's tuples."""
+        with self.engine.connect() as conn:
+            self.prepare(conn)
+            result = conn.execute(capped(core(stmt), self.settings.row_cap), params)
+            # plain tuples from the driver's cursor: these columns need no SQLAlchemy result processing
+            return result.cursor.fetchmany(limit) if result.returns_rows else []
+
+    def _logged(self, stmt, params, rows: int, started: float) -> dict:
+        """What show_sql reports of one statement run: its text for this store's dialect, and for Oracle's."""
+        dialect = self.sql_dialect()
+        fixed = stmt.compile(dialect=dialect).params  # literals bound by the query itself
+        entry = {"sql": render(stmt, dialect),
+                 "params": {**{k: v for k, v in fixed.items() if v is not None}, **(params or {})},
+                 "rows": rows, "ms": round((time.monotonic() - started) * 1000, 1)}
+        if self.dialect != "oracle":  # as it would run on Oracle, to paste into SQL*Plus
+            from sqlalchemy.dialects import oracle  # only when asked: the embedded store's path never needs it
+            entry["sql_oracle"] = render(stmt, oracle.dialect())
+        return entry
+
+    def sql_dialect(self):
+        """The SQLAlchemy dialect the store's statements are compiled for."""
+        return self.engine.dialect
+
+    def write(self, work: Callable[["Connection"], T]) -> T:
         """`work(conn)` in one transaction on a writable connection: committed if it returns, rolled back if it
         raises. A constraint violation raises Conflict (409); other failures the backend's ApiError."""
+        from sqlalchemy.exc import IntegrityError
         started = time.monotonic()
         try:
             with self.write_engine().begin() as conn:
@@ -111,7 +128,7 @@ class Store:
         except Exception as exc:
             raise self.translate_write(exc, time.monotonic() - started) from exc
 
-    def write_engine(self) -> Engine:
+    def write_engine(self) -> "Engine":
         """The engine `write()` uses: the store's own unless the backend reads through a read-only one."""
         return self.engine
 

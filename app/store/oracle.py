@@ -67,8 +67,9 @@ class OracleStore(Store):
                                auto_convert_lobs=True, arraysize=FETCH_ROWS)
         event.listen(engine, "before_cursor_execute", _prefetch)
         engine.dialect.do_terminate = self._discard  # SQLAlchemy terminates what it invalidates: drop it
+        self.engine = engine
         self.server_version: str | None = None  # the connected database's, e.g. "19.3.0.0.0"
-        super().__init__(alias, engine, settings, t.get("view_prefix", "dba_hist_"))
+        super().__init__(alias, settings, t.get("view_prefix", "dba_hist_"))
 
     @property
     def release(self) -> str:

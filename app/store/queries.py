@@ -2,162 +2,276 @@
 
 Nothing from a request is pasted into SQL text: values travel as binds, and choices (which view, which
 column to sort by) are picked from fixed lists in this module. `flask --app app sql` prints them all
-compiled for Oracle, so a DBA can review them before granting access. Each statement is built once per view
-prefix and argument (`cache`): a request reuses it with its own bind values.
-"""
-import re
-from functools import cache
+compiled for Oracle, so a DBA can review them before granting access.
 
-from sqlalchemy import DateTime, Integer, Select, and_, bindparam, case, func, null, select
-from sqlalchemy.ext.compiler import compiles
-from sqlalchemy.sql.functions import FunctionElement
+Calling a statement's function gives its Statement (the function and its arguments), not the Core statement: a
+store builds that with `core()` when it needs it, once per view prefix, release and argument (`cache`), and a
+request reuses it with its own bind values. The embedded store runs the statements' SQLite text instead
+(app/store/sqlite_statements.json, compiled from the same Core statements), so its reads never import SQLAlchemy,
+which is most of a cold start (BENCHMARKS.md); that is why this module imports SQLAlchemy only where it builds.
+"""
+import inspect
+import re
+from functools import cache, wraps
+from typing import Callable, NamedTuple
 
 from app.settings import Settings
-from app.store.schema import ASH_NAMES, ASH_TOTALS, CLASS_TOTALS, IO_COLUMNS, SQL_METRICS, Views
+from app.store.schema import IO_COLUMNS, SQL_METRICS, Views
 
 COUNTER_VIEWS = ("sysstat", "sys_time_model", "osstat")
 IO_VIEWS = {"iostat_function": "function", "iostat_filetype": "filetype"}
 METRIC_GROUP = 2  # the 60-second system metrics
 TOP_SQL_ROWS = 200  # a constant of the code, never a request value
+IN_LIST = 1000  # Oracle's most expressions in one IN list (ORA-01795)
+MOST_CHOSEN = 30 * IN_LIST  # snapshots bound in IN lists at most: binds under SQLite's 32,766 (and Oracle's 65,535)
 TOP_SQL_ORDER = {"elapsed": "elapsed_time", "cpu": "cpu_time", "gets": "buffer_gets", "reads": "disk_reads",
                  "executions": "executions", "rows": "rows_processed"}
 
 
+class Statement(NamedTuple):
+    """One of this module's statements for some views: `build(views, *args)` makes it (Core)."""
+    build: Callable
+    views: Views
+    args: tuple
+
+    @property
+    def key(self) -> str:
+        """The statement's name and arguments, e.g. "counter_series('sysstat')"."""
+        return f"{self.build.__name__}({', '.join(map(repr, self.args))})"
+
+    def core(self):
+        return self.build(self.views, *self.args)
+
+
+def statement(build):
+    """`build(v: Views, *args)` -> a Core statement, as a function that returns the Statement instead; its arguments
+    with their defaults filled in, so that one statement has one key however it is called."""
+    signature = inspect.signature(build)
+    build = cache(build)
+
+    @wraps(build)
+    def named(v: Views, *args, **kwargs) -> Statement:
+        bound = signature.bind(v, *args, **kwargs)
+        bound.apply_defaults()
+        return Statement(build, v, tuple(bound.arguments.values())[1:])
+    return named
+
+
+def core(stmt):
+    """The SQLAlchemy Core statement: a Statement built, anything else as it is."""
+    return stmt.core() if isinstance(stmt, Statement) else stmt
+
+
 def _snap_range(t):
     """The snapshots [lo, hi] of the database: a delta at lo needs the counters there."""
+    from sqlalchemy import and_, bindparam
     return and_(t.c.dbid == bindparam("dbid"), t.c.snap_id.between(bindparam("lo"), bindparam("hi")))
+
+
+def _chosen(t, chunks: int):
+    """The rows of the snapshots [lo, hi], or with `chunks`, of the chosen snapshots among them (a long range's bucket
+    boundaries, docs/awr-rules.md §21), their snap_ids bound as `chunks` IN lists (in_lists)."""
+    from sqlalchemy import and_
+    if not chunks:
+        return _snap_range(t)
+    return and_(_snap_range(t), _in_lists(t.c.snap_id, chunks))
+
+
+def _in_lists(column, chunks: int):
+    from sqlalchemy import bindparam, or_
+    return or_(*[column.in_(bindparam(f"snap_ids_{k}", expanding=True)) for k in range(chunks)])
+
+
+def in_lists(snap_ids: list[int]) -> dict[str, list[int]]:
+    """The binds of `chunks` = len(result) IN lists holding `snap_ids`: at most IN_LIST each, each padded (with its
+    last id again) to a power of two or IN_LIST, so that Oracle sees a few distinct statement texts, not one per
+    length."""
+    out = {}
+    for k in range(0, len(snap_ids), IN_LIST):
+        part = list(snap_ids[k:k + IN_LIST])
+        size = min(IN_LIST, 1 << (len(part) - 1).bit_length())
+        out[f"snap_ids_{k // IN_LIST}"] = part + part[-1:] * (size - len(part))
+    return out
 
 
 def _intervals(t):
     """The rows of the intervals (lo, hi], as the AWR report counts a range (docs/awr-rules.md §12): a row at snapshot
     s holds what happened in the interval ending at s."""
+    from sqlalchemy import and_, bindparam
     return and_(t.c.dbid == bindparam("dbid"), t.c.snap_id > bindparam("lo"), t.c.snap_id <= bindparam("hi"))
 
 
-@cache
+@statement
 def databases(v: Views):
+    from sqlalchemy import select
     t = v.database_instance
     return select(t.c.dbid, t.c.instance_number, t.c.startup_time, t.c.db_name, t.c.instance_name,
                   t.c.host_name, t.c.version, t.c.parallel, t.c.platform_name).order_by(
         t.c.dbid, t.c.instance_number, t.c.startup_time)
 
 
-@cache
+@statement
 def containers(v: Views):
     """The names of the PDBs of a CDB by CON_DBID, a row per name a PDB had, the newest last (DBA_HIST_PDB_INSTANCE,
     a row per instance startup and PDB; no rows in a non-CDB)."""
+    from sqlalchemy import bindparam, func, select
     t = v.pdb_instance
     opened = func.max(t.c.open_time)
     return (select(t.c.con_dbid, t.c.pdb_name).where(t.c.dbid == bindparam("dbid"))
             .group_by(t.c.con_dbid, t.c.pdb_name).order_by(opened, t.c.con_dbid))
 
 
-@cache
+@statement
 def snapshots(v: Views, bound: int):
     """The snapshots of a database, newest first, at most `bound` rows (a setting, never a request value): a
     repository of many years answers with its newest snapshots (docs/awr-rules.md §2)."""
+    from sqlalchemy import bindparam, select
     t = v.snapshot
     return (select(t.c.instance_number, t.c.snap_id, t.c.startup_time, t.c.begin_interval_time,
                    t.c.end_interval_time, t.c.snap_flag, t.c.snap_timezone)
             .where(t.c.dbid == bindparam("dbid")).order_by(t.c.snap_id.desc(), t.c.instance_number).limit(bound))
 
 
-@cache
+@statement
 def counter_names(v: Views, view: str):
     """The statistics of one counter view at one snapshot, for the catalog."""
+    from sqlalchemy import bindparam, select
     t = getattr(v, view)
     return (select(t.c.stat_id, t.c.stat_name).distinct()
             .where(t.c.dbid == bindparam("dbid"), t.c.snap_id == bindparam("snap_id")))
 
 
-@cache
+@statement
 def event_names(v: Views):
+    from sqlalchemy import bindparam, select
     t = v.system_event
     return (select(t.c.event_id, t.c.event_name, t.c.wait_class).distinct()
             .where(t.c.dbid == bindparam("dbid"), t.c.snap_id == bindparam("snap_id")))
 
 
-@cache
+@statement
 def metric_names(v: Views, view: str = "sysmetric_summary"):
+    from sqlalchemy import bindparam, select
     t = getattr(v, view)
     return (select(t.c.metric_id, t.c.metric_name, t.c.metric_unit).distinct()
             .where(t.c.dbid == bindparam("dbid"), t.c.snap_id == bindparam("snap_id"),
                    t.c.group_id == METRIC_GROUP))
 
 
-@cache
+@statement
 def io_names(v: Views, view: str):
+    from sqlalchemy import bindparam, select
     t = getattr(v, view)
     kind = IO_VIEWS[view]
     return (select(t.c[f"{kind}_id"], t.c[f"{kind}_name"]).distinct()
             .where(t.c.dbid == bindparam("dbid"), t.c.snap_id == bindparam("snap_id")))
 
 
-@cache
-def counter_series(v: Views, view: str):
-    """One statistic's cumulative values per instance and snapshot."""
+@statement
+def counter_series(v: Views, view: str, chunks: int = 0):
+    """One statistic's cumulative values per instance and snapshot (of the range, or the chosen ones: _chosen)."""
+    from sqlalchemy import bindparam, select
     t = getattr(v, view)
     return (select(t.c.instance_number, t.c.snap_id, t.c.value)
-            .where(_snap_range(t), t.c.stat_id == bindparam("item_id")))
+            .where(_chosen(t, chunks), t.c.stat_id == bindparam("item_id")))
 
 
-@cache
-def event_series(v: Views):
+@statement
+def event_series(v: Views, chunks: int = 0):
+    from sqlalchemy import bindparam, select
     t = v.system_event
     return (select(t.c.instance_number, t.c.snap_id, t.c.total_waits_fg, t.c.time_waited_micro_fg,
                    t.c.total_waits, t.c.time_waited_micro)
-            .where(_snap_range(t), t.c.event_id == bindparam("item_id")))
+            .where(_chosen(t, chunks), t.c.event_id == bindparam("item_id")))
 
 
-@cache
-def wait_class_series(v: Views, class_totals: bool = False):
+@statement
+def wait_class_series(v: Views, class_totals: bool = False, chunks: int = 0):
     """Foreground time waited per non-idle wait class, summed over its events; read from the embedded store's
     per-snapshot class totals where it keeps them (schema.CLASS_TOTALS)."""
+    from sqlalchemy import func, select
     if class_totals:
+        from app.store.schema import CLASS_TOTALS
         t = CLASS_TOTALS
-        return select(t.c.instance_number, t.c.snap_id, t.c.wait_class, t.c.time_waited_micro_fg).where(_snap_range(t))
+        return (select(t.c.instance_number, t.c.snap_id, t.c.wait_class, t.c.time_waited_micro_fg)
+                .where(_chosen(t, chunks)))
     t = v.system_event
     return (select(t.c.instance_number, t.c.snap_id, t.c.wait_class, func.sum(t.c.time_waited_micro_fg))
-            .where(_snap_range(t), t.c.wait_class != "Idle")
+            .where(_chosen(t, chunks), t.c.wait_class != "Idle")
             .group_by(t.c.instance_number, t.c.snap_id, t.c.wait_class))
 
 
-@cache
+@statement
 def metric_series(v: Views):
+    from sqlalchemy import bindparam, select
     t = v.sysmetric_summary
     return (select(t.c.instance_number, t.c.snap_id, t.c.average, t.c.maxval)
             .where(_snap_range(t), t.c.group_id == METRIC_GROUP, t.c.metric_id == bindparam("item_id")))
 
 
-@cache
+@statement
+def running_sums(v: Views, view: str, chunks: int, product: bool = False):
+    """Per instance, at the chosen snapshots of [lo, hi] (_chosen; every one without `chunks`), the running sums
+    since lo of one reading of a counter view (`view`: the values, and their count) or of one metric's averages
+    weighted by their interval (sysmetric_summary: AVERAGE x INTSIZE, and INTSIZE); with `product`, of the metric's
+    AVERAGE x that of metric item_id2 at the same snapshot (a derived per-second metric, docs/awr-rules.md §9). The
+    difference between two chosen snapshots gives the mean of the rows between them (docs/awr-rules.md §21)."""
+    from sqlalchemy import and_, bindparam, func, select
+    t = getattr(v, view)
+    where, source = [_snap_range(t)], t
+    if view == "sysmetric_summary":
+        where += [t.c.group_id == METRIC_GROUP, t.c.metric_id == bindparam("item_id"), t.c.average.is_not(None)]
+        value = t.c.average * t.c.intsize
+        if product:
+            u = t.alias("per_second")
+            source = t.join(u, and_(u.c.dbid == t.c.dbid, u.c.instance_number == t.c.instance_number,
+                                    u.c.snap_id == t.c.snap_id, u.c.group_id == t.c.group_id))
+            where += [u.c.metric_id == bindparam("item_id2"), u.c.average.is_not(None)]
+            value = value * u.c.average
+        num, den = func.sum(value), func.sum(t.c.intsize)
+    else:
+        where += [t.c.stat_id == bindparam("item_id"), t.c.value.is_not(None)]
+        num, den = func.sum(t.c.value), func.count(t.c.value)
+    window = {"partition_by": t.c.instance_number, "order_by": t.c.snap_id}
+    sums = (select(t.c.instance_number, t.c.snap_id, num.over(**window).label("num"), den.over(**window).label("den"))
+            .select_from(source).where(*where).subquery("sums"))
+    stmt = select(sums.c.instance_number, sums.c.snap_id, sums.c.num, sums.c.den)
+    return stmt.where(_in_lists(sums.c.snap_id, chunks)) if chunks else stmt
+
+
+@statement
 def metric_detail_series(v: Views):
     """Per-minute values of one metric (DBA_HIST_SYSMETRIC_HISTORY)."""
+    from sqlalchemy import bindparam, select
     t = v.sysmetric_history
     return (select(t.c.instance_number, t.c.end_time, t.c.value)
             .where(_intervals(t), t.c.group_id == METRIC_GROUP, t.c.metric_id == bindparam("item_id"))
             .order_by(t.c.instance_number, t.c.end_time))
 
 
-@cache
-def io_series(v: Views, view: str):
+@statement
+def io_series(v: Views, view: str, chunks: int = 0):
+    from sqlalchemy import bindparam, select
     t = getattr(v, view)
     kind = IO_VIEWS[view]
     columns = [t.c[c] for c in IO_COLUMNS]
     return (select(t.c.instance_number, t.c.snap_id, *columns)
-            .where(_snap_range(t), t.c[f"{kind}_id"] == bindparam("item_id")))
+            .where(_chosen(t, chunks), t.c[f"{kind}_id"] == bindparam("item_id")))
 
 
-@cache
+@statement
 def counters_at(v: Views, view: str):
     """Named statistics at chosen snapshots (the boundaries of a range), for the Load Profile."""
+    from sqlalchemy import bindparam, select
     t = getattr(v, view)
     return (select(t.c.instance_number, t.c.snap_id, t.c.stat_name, t.c.value)
             .where(t.c.dbid == bindparam("dbid"), t.c.snap_id.in_(bindparam("snap_ids", expanding=True)),
                    t.c.stat_name.in_(bindparam("names", expanding=True))))
 
 
-@cache
+@statement
 def events_at(v: Views):
+    from sqlalchemy import bindparam, select
     t = v.system_event
     return (select(t.c.instance_number, t.c.snap_id, t.c.event_name, t.c.wait_class, t.c.total_waits_fg,
                    t.c.time_waited_micro_fg)
@@ -165,10 +279,11 @@ def events_at(v: Views):
                    t.c.wait_class != "Idle"))
 
 
-@cache
+@statement
 def top_sql(v: Views, order: str):
     """SQL statements by the summed delta of one metric (`order` is a key of TOP_SQL_ORDER), per container: in a CDB
     root the same SQL_ID runs in several PDBs, each its own row (docs/awr-rules.md §15)."""
+    from sqlalchemy import func, select
     t = v.sqlstat
     sums = [func.sum(t.c[f"{m}_delta"]).label(m) for m in SQL_METRICS[:6]]
     ranked = func.sum(t.c[f"{TOP_SQL_ORDER[order]}_delta"])
@@ -179,16 +294,18 @@ def top_sql(v: Views, order: str):
             .order_by(ranked.desc(), t.c.sql_id, t.c.con_dbid).limit(TOP_SQL_ROWS))
 
 
-@cache
+@statement
 def sql_texts(v: Views):
+    from sqlalchemy import bindparam, select
     t = v.sqltext
     return (select(t.c.sql_id, t.c.sql_text, t.c.command_type)
             .where(t.c.dbid == bindparam("dbid"), t.c.sql_id.in_(bindparam("sql_ids", expanding=True))))
 
 
-@cache
+@statement
 def sql_history(v: Views, in_container: bool = False):
     """One statement per snapshot, plan and container; in one container (`con_dbid` bound) when asked."""
+    from sqlalchemy import bindparam, select
     t = v.sqlstat
     where = [_intervals(t), t.c.sql_id == bindparam("sql_id")]
     if in_container:
@@ -198,10 +315,11 @@ def sql_history(v: Views, in_container: bool = False):
             .where(*where).order_by(t.c.snap_id, t.c.instance_number))
 
 
-@cache
+@statement
 def tablespaces(v: Views):
     """Tablespace sizes with their names, per container: in a CDB root TS# repeats in every container, so the join
     includes CON_DBID where the release's DBA_HIST_TABLESPACE has it, and so does the block size (schema.ABSENT)."""
+    from sqlalchemy import and_, null, select
     u, t = v.tbspc_space_usage, v.tablespace
     on = [t.c.dbid == u.c.dbid, t.c.ts_num == u.c.tablespace_id]
     if "con_dbid" in t.c:
@@ -213,7 +331,7 @@ def tablespaces(v: Views):
             .where(_snap_range(u)).order_by(u.c.con_dbid, t.c.tsname, u.c.snap_id))
 
 
-# -- Active Session History (docs/awr-rules.md §21) -----------------------------------------------------------------
+# -- Active Session History (docs/awr-rules.md §22) -----------------------------------------------------------------
 
 ON_CPU, CPU = "ON CPU", "CPU"  # SESSION_STATE of a sample on CPU, and the name its wait class and event are given
 SECONDS_PER_DAY = 86400
@@ -222,6 +340,7 @@ TOP_ACTIVITY_ROWS = 25  # a constant of the code: rows of each top list
 
 def _cpu_or(t, column):
     """The column, or 'CPU' for a sample on CPU (whose EVENT and WAIT_CLASS are null)."""
+    from sqlalchemy import bindparam, case
     return case((t.c.session_state == bindparam("on_cpu", ON_CPU), bindparam("cpu", CPU)), else_=column)
 
 
@@ -238,27 +357,35 @@ DIMENSIONS = {
 TOP_LISTS = ("sql_id", "session", "module", "event", "current_obj")
 
 
-class sample_bucket(FunctionElement):
-    """The bucket of a sample: whole seconds from `t0` (bound) to SAMPLE_TIME, // `width` seconds (bound)."""
-    type = Integer()
-    name = "sample_bucket"
-    inherit_cache = True
+@cache
+def _sample_bucket():
+    """The SQL function sample_bucket(SAMPLE_TIME, t0, width, seconds_per_day): the bucket of a sample, whole seconds
+    from `t0` (bound) to SAMPLE_TIME, // `width` seconds (bound); defined on first use (SQLAlchemy imported then)."""
+    from sqlalchemy import Integer
+    from sqlalchemy.ext.compiler import compiles
+    from sqlalchemy.sql.functions import FunctionElement
 
+    class sample_bucket(FunctionElement):
+        type = Integer()
+        name = "sample_bucket"
+        inherit_cache = True
 
-@compiles(sample_bucket, "oracle")
-def _bucket_oracle(element, compiler, **kw):
-    t, t0, width, day = (compiler.process(c, **kw) for c in element.clauses)
-    return f"FLOOR(ROUND((CAST({t} AS DATE) - {t0}) * {day}) / {width})"  # DATE - DATE is days
+    @compiles(sample_bucket, "oracle")
+    def _bucket_oracle(element, compiler, **kw):
+        t, t0, width, day = (compiler.process(c, **kw) for c in element.clauses)
+        return f"FLOOR(ROUND((CAST({t} AS DATE) - {t0}) * {day}) / {width})"  # DATE - DATE is days
 
+    @compiles(sample_bucket, "sqlite")
+    def _bucket_sqlite(element, compiler, **kw):
+        t, t0, width, day = (compiler.process(c, **kw) for c in element.clauses)
+        return f"(CAST(round((julianday({t}) - julianday({t0})) * {day}) AS INTEGER) / {width})"
 
-@compiles(sample_bucket, "sqlite")
-def _bucket_sqlite(element, compiler, **kw):
-    t, t0, width, day = (compiler.process(c, **kw) for c in element.clauses)
-    return f"(CAST(round((julianday({t}) - julianday({t0})) * {day}) AS INTEGER) / {width})"
+    return sample_bucket
 
 
 def _ash_where(t, filters):
     """The samples of the intervals (lo, hi] (AWR partitions the view by DBID and SNAP_ID), with each filter a bind."""
+    from sqlalchemy import bindparam
     where = [_intervals(t)]
     for name in filters:
         for k, col in enumerate(DIMENSIONS[name](t)):
@@ -269,23 +396,26 @@ def _ash_where(t, filters):
 def _samples(t, columns, filters, extra=()):
     """The range's samples as a subquery of `columns` labelled g0, g1...: grouped outside it, so the GROUP BY names
     plain columns where Oracle would not match an expression holding bind variables to the select list's."""
+    from sqlalchemy import select
     return select(*[c.label(f"g{k}") for k, c in enumerate(columns)]).where(*_ash_where(t, filters), *extra).subquery()
 
 
-@cache
+@statement
 def activity(v: Views, group_by: str, filters: tuple = ()):
     """Samples per time bucket and group (`group_by` a key of DIMENSIONS, `filters` keys whose values are bound)."""
+    from sqlalchemy import DateTime, bindparam, func, select
     t = v.active_sess_history
-    bucket = sample_bucket(t.c.sample_time, bindparam("t0", type_=DateTime()), bindparam("width"),
-                           bindparam("seconds_per_day", SECONDS_PER_DAY))
+    bucket = _sample_bucket()(t.c.sample_time, bindparam("t0", type_=DateTime()), bindparam("width"),
+                              bindparam("seconds_per_day", SECONDS_PER_DAY))
     s = _samples(t, (bucket, *DIMENSIONS[group_by](t)), filters)
     keys = list(s.c)
     return select(*keys, func.count().label("samples")).group_by(*keys)
 
 
-@cache
+@statement
 def activity_top(v: Views, group_by: str, filters: tuple = ()):
     """The groups with the most samples over the range, each with its samples on CPU."""
+    from sqlalchemy import bindparam, case, func, select
     t = v.active_sess_history
     s = _samples(t, (*DIMENSIONS[group_by](t), case((t.c.session_state == bindparam("on_cpu", ON_CPU), t.c.sample_id))),
                  filters)
@@ -295,9 +425,10 @@ def activity_top(v: Views, group_by: str, filters: tuple = ()):
             .order_by(samples.desc(), *keys).limit(TOP_ACTIVITY_ROWS))
 
 
-@cache
+@statement
 def blocking(v: Views, filters: tuple = ()):
     """Blocking sessions and the events their waiters wait on: waiters' samples and distinct waiting sessions."""
+    from sqlalchemy import func, select
     t = v.active_sess_history
     s = _samples(t, (t.c.blocking_inst_id, t.c.blocking_session, t.c.blocking_session_serial, t.c.event,
                      t.c.session_id), filters, (t.c.blocking_session.isnot(None),))
@@ -309,23 +440,28 @@ def blocking(v: Views, filters: tuple = ()):
 
 def _totals_where(t):
     """The totals of one dimension and period (bound) over the intervals (lo, hi]."""
+    from sqlalchemy import bindparam
     return (t.c.dbid == bindparam("dbid"), t.c.dimension == bindparam("dimension"),
             t.c.period == bindparam("period"), t.c.snap_id > bindparam("lo"), t.c.snap_id <= bindparam("hi"))
 
 
-@cache
-def ash_total_groups():
+@statement
+def ash_total_groups(v: Views):
     """The embedded store's ASH totals (schema.ASH_TOTALS): samples per group over the range, with the group's text
-    (none for code 0). SQLite only: on Oracle `activity` groups the view itself."""
+    (none for code 0). SQLite only: on Oracle `activity` groups the view itself (`v` unused: the store's own tables)."""
+    from sqlalchemy import func, select
+    from app.store.schema import ASH_NAMES, ASH_TOTALS
     t, n = ASH_TOTALS, ASH_NAMES
     g = select(t.c.code, func.sum(t.c.samples).label("samples")).where(*_totals_where(t)).group_by(t.c.code).subquery()
     return select(g.c.code, n.c.value, g.c.samples).join_from(g, n, n.c.id == g.c.code, isouter=True)
 
 
-@cache
-def ash_total_buckets():
+@statement
+def ash_total_buckets(v: Views):
     """Samples per time bucket of the groups whose codes are bound (`top`), the others together as code -1, from the
     totals of a period that divides the bucket width (`start`, `t0` and `width` in whole seconds)."""
+    from sqlalchemy import Integer, bindparam, case, func, select
+    from app.store.schema import ASH_TOTALS
     t = ASH_TOTALS
     s = select(((t.c.start - bindparam("t0", type_=Integer())) // bindparam("width", type_=Integer())).label("g0"),
                case((t.c.code.in_(bindparam("top", expanding=True)), t.c.code), else_=-1).label("g1"),
@@ -333,10 +469,11 @@ def ash_total_buckets():
     return select(s.c.g0, s.c.g1, func.sum(s.c.samples)).group_by(s.c.g0, s.c.g1)
 
 
-@cache
+@statement
 def sample_spacing(v: Views):
     """Per instance, over one snapshot's samples: the smallest step between kept SAMPLE_IDs, and the first and last
-    SAMPLE_ID and SAMPLE_TIME, which give the seconds per SAMPLE_ID: the spacing of the samples AWR kept (§21)."""
+    SAMPLE_ID and SAMPLE_TIME, which give the seconds per SAMPLE_ID: the spacing of the samples AWR kept (§22)."""
+    from sqlalchemy import bindparam, func, select
     t = v.active_sess_history
     ids = (select(t.c.instance_number, t.c.sample_id, func.min(t.c.sample_time).label("sample_time"))
            .where(t.c.dbid == bindparam("dbid"), t.c.snap_id == bindparam("snap_id"))
@@ -351,19 +488,23 @@ def sample_spacing(v: Views):
 def capped(stmt, row_cap: int):
     """The statement as sent: a query without a row limit of its own returns one row more than AWRLENS_ROW_CAP at
     most, so a question too wide stops in the database and is answered 422 (Store.rows)."""
+    from sqlalchemy import Select
     if isinstance(stmt, Select) and stmt._limit_clause is None:
         return stmt.limit(row_cap + 1)
     return stmt
 
 
-def all_statements(v: Views, row_cap: int = Settings.row_cap):
-    """(name, statement) for every statement the API can run, as sent with AWRLENS_ROW_CAP = `row_cap`, for review
-    and for tests."""
-    for name, stmt in _statements(v, row_cap):
-        yield name, capped(stmt, row_cap)
+def all_statements(v: Views, row_cap: int = Settings.row_cap, max_points: int = Settings.max_points):
+    """(name, statement) for every statement the API can run, as sent with AWRLENS_ROW_CAP = `row_cap` and, for a
+    range longer than AWRLENS_MAX_POINTS = `max_points` intervals, its bucket boundaries in as many IN lists as
+    that many snapshots need, for review and for tests."""
+    for name, stmt in statements(v, row_cap, max_points):
+        yield name, capped(stmt.core(), row_cap)
 
 
-def _statements(v: Views, row_cap: int):
+def statements(v: Views, row_cap: int, max_points: int = Settings.max_points):
+    """(name, Statement) for every statement the API can run."""
+    chunks = -(-max(max_points, 1) // IN_LIST)
     yield "databases", databases(v)
     yield "snapshots", snapshots(v, row_cap)
     yield "containers", containers(v)
@@ -379,6 +520,17 @@ def _statements(v: Views, row_cap: int):
         yield f"series: {view}", io_series(v, view)
     yield "series: system_event", event_series(v)
     yield "series: wait classes", wait_class_series(v)
+    long = "series, a range longer than max_points intervals"  # docs/awr-rules.md §21
+    for view in COUNTER_VIEWS:
+        yield f"{long}: {view}", counter_series(v, view, chunks)
+    for view in ("sysstat", "osstat"):  # the views with readings (docs/awr-rules.md §8)
+        yield f"{long}: {view} readings", running_sums(v, view, chunks)
+    yield f"{long}: system_event", event_series(v, chunks)
+    yield f"{long}: wait classes", wait_class_series(v, False, chunks)
+    yield f"{long}: sysmetric_summary", running_sums(v, "sysmetric_summary", chunks)
+    yield f"{long}: derived per-second metrics", running_sums(v, "sysmetric_summary", chunks, True)
+    for view in IO_VIEWS:
+        yield f"{long}: {view}", io_series(v, view, chunks)
     yield "series: sysmetric_summary", metric_series(v)
     yield "series: sysmetric_history", metric_detail_series(v)
     yield "top events", events_at(v)

@@ -15,9 +15,7 @@ as NULL, as Oracle would. Times are naive UTC. `parameters` and `extra` are JSON
 from sqlalchemy import (CheckConstraint, Column, DateTime, Float, ForeignKey, Identity, Integer, MetaData,
                         PrimaryKeyConstraint, String, Table, UniqueConstraint)
 
-TEXT_MAX = 4000  # bytes
-KINDS = ("cpu_consistency", "io_sweep", "client_hang", "before_after", "ab", "other")
-VISIBILITY = ("public", "private")
+from app.runs.model import TEXT_MAX
 
 metadata = MetaData()
 

@@ -11,9 +11,7 @@ columns that release lacks (ABSENT), and a statement that can do without a colum
 store has every column.
 """
 import zlib
-from functools import lru_cache
-
-from sqlalchemy import Column, Float, Index, Integer, MetaData, PrimaryKeyConstraint, String, Table, Text
+from functools import cached_property, lru_cache
 
 PREFIXES = ("dba_hist_", "awr_pdb_", "awr_root_")
 # The Oracle releases awrlens supports: python-oracledb's thin mode connects to 12.1 and later (README, Oracle).
@@ -27,31 +25,39 @@ NEWEST = RELEASES[-1]
 ABSENT = {"12.1": {"database_instance": ("cdb", "edition", "db_unique_name", "database_role"),
                    "tablespace": ("block_size", "con_dbid")}}
 
-N = Integer  # NUMBER holding whole values (SQLite INTEGER is 64-bit)
-R = Float  # NUMBER holding fractions
-TS = String(26)  # TIMESTAMP(3)/DATE: ISO text on SQLite, datetime on Oracle
 SQL_METRICS = ("executions", "elapsed_time", "cpu_time", "buffer_gets", "disk_reads", "rows_processed",
                "iowait", "clwait", "apwait", "ccwait")
 IO_COLUMNS = ("small_read_megabytes", "small_write_megabytes", "large_read_megabytes", "large_write_megabytes",
               "small_read_reqs", "small_write_reqs", "large_read_reqs", "large_write_reqs")
+CLASS_TOTALS_NAME = "awrlens_wait_class_totals"  # schema.CLASS_TOTALS
+
+# The tables are built on first use, and SQLAlchemy imported then: the embedded store's reads never need them
+# (app/store/queries.py).
 
 
 def _ints(*names):
-    return [Column(n, N, nullable=False) for n in names]
+    from sqlalchemy import Column, Integer
+    return [Column(n, Integer, nullable=False) for n in names]
 
 
 def _table(md, name, *columns, key, rowid=False, drop=()):
     """A table of `columns` but those named in `drop`, keyed by `key` (SQLite clusters by it)."""
+    from sqlalchemy import PrimaryKeyConstraint, Table
     return Table(name, md, *[c for c in columns if c.name not in drop],
                  PrimaryKeyConstraint(*[k for k in key if k not in drop]), sqlite_with_rowid=rowid)
 
 
 def _con():
     """CON_DBID, last as in Oracle (12.1 and later): the container a row belongs to; in a non-CDB, the DBID."""
-    return Column("con_dbid", N)
+    from sqlalchemy import Column, Integer
+    return Column("con_dbid", Integer)
 
 
-def _views(md: MetaData, p: str, absent: dict) -> None:
+def _views(md, p: str, absent: dict) -> None:
+    from sqlalchemy import Column, Float, Index, Integer, String, Table, Text
+    N = Integer  # NUMBER holding whole values (SQLite INTEGER is 64-bit)
+    R = Float  # NUMBER holding fractions
+    TS = String(26)  # TIMESTAMP(3)/DATE: ISO text on SQLite, datetime on Oracle
     by_snap = ("dbid", "instance_number", "snap_id")
 
     def table(name, *columns, key):
@@ -116,7 +122,7 @@ def _views(md: MetaData, p: str, absent: dict) -> None:
     table(f"{p}pdb_instance", *_ints("dbid", "instance_number"), Column("startup_time", TS, nullable=False),
           Column("con_dbid", N, nullable=False), Column("open_time", TS), Column("open_mode", String(16)),
           Column("pdb_name", String(128)), key=("dbid", "instance_number", "startup_time", "con_dbid"))
-    # one row per sampled active session (docs/awr-rules.md §21); the columns awrlens reads, all in 11.2 and later
+    # one row per sampled active session (docs/awr-rules.md §22); the columns awrlens reads, all in 11.2 and later
     table(f"{p}active_sess_history", *_ints("snap_id", "dbid", "instance_number", "sample_id"),
           Column("sample_time", TS, nullable=False), Column("session_id", N, nullable=False),
           Column("SESSION_SERIAL#", N, key="session_serial"), Column("session_type", String(10)),
@@ -138,19 +144,36 @@ def _views(md: MetaData, p: str, absent: dict) -> None:
 
 # The one table the embedded store keeps besides the views: each snapshot's foreground time waited per non-idle wait
 # class, DBA_HIST_SYSTEM_EVENT summed once when the store is built, so AAS by wait class (docs/awr-rules.md §10) reads
-# a row per class instead of one per event (BENCHMARKS.md). On Oracle the statement sums the view itself.
-CLASS_TOTALS = _table(MetaData(), "awrlens_wait_class_totals", *_ints("snap_id", "dbid", "instance_number"),
-                      Column("wait_class", String(64), nullable=False), Column("time_waited_micro_fg", N),
-                      key=("dbid", "snap_id", "instance_number", "wait_class"))
+# a row per class instead of one per event (BENCHMARKS.md). On Oracle the statement sums the view itself. The Table is
+# CLASS_TOTALS, built on first use (__getattr__ below).
 CLASS_TOTALS_FILL = (  # the store's own rows only: nothing from a request
-    f"INSERT INTO {CLASS_TOTALS.name} SELECT snap_id, dbid, instance_number, wait_class, sum(time_waited_micro_fg) "
+    f"INSERT INTO {CLASS_TOTALS_NAME} SELECT snap_id, dbid, instance_number, wait_class, sum(time_waited_micro_fg) "
     "FROM dba_hist_system_event WHERE wait_class != 'Idle' GROUP BY dbid, snap_id, instance_number, wait_class "
     "ORDER BY dbid, snap_id, instance_number, wait_class")
 
 
+@lru_cache(maxsize=None)
+def _class_totals():
+    from sqlalchemy import Column, Integer, MetaData, String
+    return _table(MetaData(), CLASS_TOTALS_NAME, *_ints("snap_id", "dbid", "instance_number"),
+                  Column("wait_class", String(64), nullable=False), Column("time_waited_micro_fg", Integer),
+                  key=("dbid", "snap_id", "instance_number", "wait_class"))
+
+
+def __getattr__(name: str):
+    """schema.CLASS_TOTALS, ASH_BASE, ASH_NAMES and ASH_TOTALS: Tables built on first use (PEP 562)."""
+    if name == "CLASS_TOTALS":
+        return _class_totals()
+    if name in ("ASH_BASE", "ASH_NAMES"):
+        return _ash_tables()[name == "ASH_NAMES"]
+    if name == "ASH_TOTALS":
+        return _ash_totals()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 class Views:
     """The AWR views under one prefix as one release has them: `Views('dba_hist_').sysstat` is the Table
-    dba_hist_sysstat."""
+    dba_hist_sysstat. The tables are built on first use."""
 
     def __init__(self, prefix: str = "dba_hist_", release: str = NEWEST):
         if prefix not in PREFIXES:
@@ -158,10 +181,15 @@ class Views:
         if release not in RELEASES:
             raise ValueError(f"release must be one of {', '.join(RELEASES)}, not {release!r}")
         self.prefix, self.release = prefix, release
-        self.metadata = MetaData()
-        _views(self.metadata, prefix, ABSENT.get(release, {}))
 
-    def __getattr__(self, name: str) -> Table:
+    @cached_property
+    def metadata(self):
+        from sqlalchemy import MetaData
+        metadata = MetaData()
+        _views(metadata, self.prefix, ABSENT.get(self.release, {}))
+        return metadata
+
+    def __getattr__(self, name: str):
         try:
             return self.metadata.tables[self.prefix + name]
         except KeyError:
@@ -188,7 +216,7 @@ def release_of(version: str) -> str:
     return known.get(major, NEWEST if major > 21 else "19c")
 
 
-# Active Session History on disk (docs/awr-rules.md §21). The embedded store keeps DBA_HIST_ACTIVE_SESS_HISTORY as Oracle
+# Active Session History on disk (docs/awr-rules.md §22). The embedded store keeps DBA_HIST_ACTIVE_SESS_HISTORY as Oracle
 # does, as a view over a table (Oracle's WRH$_ACTIVE_SESSION_HISTORY): the view has Oracle's name and columns, and the
 # table keeps each text column as a code of ASH_NAMES, as most samples repeat a few hundred texts (SQL_IDs, events,
 # modules...): 113 bytes a sample instead of 216. Statements read the view; a store made otherwise may keep a plain
@@ -204,27 +232,31 @@ def ash_code(text: str) -> int:
     return zlib.crc32(text.encode()) % ASH_CODE_SPACE + 1
 
 
+ASH_BASE_NAME, ASH_NAMES_NAME, ASH_TOTALS_NAME = "awrlens_active_sess_history", "awrlens_ash_names", "awrlens_ash_totals"
+
+
+@lru_cache(maxsize=None)
 def _ash_tables():
+    """(ASH_BASE, ASH_NAMES), built on first use (__getattr__ above)."""
+    from sqlalchemy import Column, Integer, MetaData, PrimaryKeyConstraint, Table, Text
     md = MetaData()
     ash = views().active_sess_history
-    base = Table("awrlens_active_sess_history", md,
-                 *[Column(c.name, N if c.key in ASH_CODED else c.type, key=c.key, nullable=c.nullable) for c in ash.c],
+    base = Table(ASH_BASE_NAME, md,
+                 *[Column(c.name, Integer if c.key in ASH_CODED else c.type, key=c.key, nullable=c.nullable)
+                   for c in ash.c],
                  PrimaryKeyConstraint(*[c.name for c in ash.primary_key.columns]), sqlite_with_rowid=False)
-    names = Table("awrlens_ash_names", md, Column("id", N, primary_key=True), Column("value", Text, nullable=False))
+    names = Table(ASH_NAMES_NAME, md, Column("id", Integer, primary_key=True), Column("value", Text, nullable=False))
     return base, names
-
-
-ASH_BASE, ASH_NAMES = _ash_tables()
 
 
 def ash_view_ddl(prefix: str = "dba_hist_") -> str:
     """CREATE VIEW of the store's DBA_HIST_ACTIVE_SESS_HISTORY over ASH_BASE: every column under Oracle's name, a
     coded one as its text."""
     cols = []
-    for c in ASH_BASE.c:
-        cols.append(f'(SELECT n.value FROM {ASH_NAMES.name} n WHERE n.id = a."{c.name}") AS "{c.name}"'
+    for c in _ash_tables()[0].c:
+        cols.append(f'(SELECT n.value FROM {ASH_NAMES_NAME} n WHERE n.id = a."{c.name}") AS "{c.name}"'
                     if c.key in ASH_CODED else f'a."{c.name}"')
-    return f"CREATE VIEW {prefix}active_sess_history AS SELECT {', '.join(cols)} FROM {ASH_BASE.name} a"
+    return f"CREATE VIEW {prefix}active_sess_history AS SELECT {', '.join(cols)} FROM {ASH_BASE_NAME} a"
 
 
 # Samples per minute and per half hour of each snapshot and instance, by wait class, event and SQL_ID (ASH_TOTAL_
@@ -234,6 +266,12 @@ def ash_view_ddl(prefix: str = "dba_hist_") -> str:
 # none; CPU for a sample ON CPU, as the statements name it). On Oracle the statements group the view itself.
 ASH_TOTAL_DIMENSIONS = ("wait_class", "event", "sql_id")
 ASH_TOTAL_PERIODS = (1800, 60)  # seconds, the widest first
-ASH_TOTALS = _table(MetaData(), "awrlens_ash_totals", *_ints("dbid", "dimension", "period", "snap_id",
-                                                             "instance_number", "start", "code", "samples"),
-                    key=("dbid", "dimension", "period", "snap_id", "instance_number", "start", "code"))
+
+
+@lru_cache(maxsize=None)
+def _ash_totals():
+    """ASH_TOTALS, built on first use (__getattr__ above)."""
+    from sqlalchemy import MetaData
+    return _table(MetaData(), ASH_TOTALS_NAME, *_ints("dbid", "dimension", "period", "snap_id", "instance_number",
+                                                      "start", "code", "samples"),
+                  key=("dbid", "dimension", "period", "snap_id", "instance_number", "start", "code"))

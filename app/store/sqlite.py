@@ -1,24 +1,37 @@
 """The embedded store: an SQLite file with the DBA_HIST views' names, opened read-only.
 
-Writes (the app's test-result tables only) go through a second engine that opens the file read-write, one
+Reads run each statement's SQLite text with the sqlite3 module, on read-only connections kept for the next read (at
+most POOL_SIZE idle). The text of the statements of app.store.queries comes from sqlite_statements.json, compiled
+from their Core statements (`flask --app app sql --sqlite` writes it; tests/test_sqlite_statements.py checks it is
+current), so reading imports no SQLAlchemy, which was most of a Lambda cold start (BENCHMARKS.md). A statement the
+file lacks (the runs', or all of them under another AWRLENS_ROW_CAP) is compiled with SQLAlchemy on its first use.
+Values are bound as they come: the columns read are numbers and text, which need no conversion.
+
+Writes (the app's test-result tables only) go through a SQLAlchemy engine that opens the file read-write, one
 connection per write, and takes the write lock at BEGIN IMMEDIATE. On a read-only file system (the package of
 a Lambda function) or a read-only file, a write is refused with ReadOnly (503) and reads go on as before.
 """
+import json
+import queue
+import re
 import sqlite3
 import threading
 import time
-from contextlib import contextmanager
-from functools import cached_property
+from contextlib import closing, contextmanager
+from functools import cache, cached_property
 from pathlib import Path
 
-from sqlalchemy import bindparam, column, create_engine, event, select, table
-from sqlalchemy.pool import NullPool
-
 from app.errors import ApiError, DatabaseTimeout, DatabaseUnavailable, ReadOnly
+from app.settings import Settings
+from app.store import queries
 from app.store.base import Store
-from app.store.schema import ASH_TOTALS, CLASS_TOTALS
+from app.store.schema import ASH_TOTALS_NAME, CLASS_TOTALS_NAME, views
 
 READ_ONLY_ERRORS = ("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH")
+POOL_SIZE = 5  # idle read connections kept, as SQLAlchemy's pool kept them before
+STATEMENTS = Path(__file__).with_name("sqlite_statements.json")
+TEXTS = json.loads(STATEMENTS.read_text())
+EXPANDING = re.compile(r"__\[POSTCOMPILE_(\w+)\]")  # an IN list, one bind per value (queries.render)
 
 
 class SqliteStore(Store):
@@ -26,28 +39,81 @@ class SqliteStore(Store):
 
     def __init__(self, alias, path, settings):
         self.path = Path(path).resolve()
-        engine = create_engine(f"sqlite:///file:{self.path}?mode=ro&uri=true", connect_args={"check_same_thread": False})
-        event.listen(engine, "connect", _tune)
+        self._idle: queue.LifoQueue = queue.LifoQueue(POOL_SIZE)  # read connections not in use
+        self._texts = TEXTS["statements"] if settings.row_cap == TEXTS["row_cap"] else {}
+        self._compiled: dict = {}  # Statement -> its text, for those the file lacks
         self._writer = None
         self._writer_lock = threading.Lock()
-        super().__init__(alias, engine, settings)
+        super().__init__(alias, settings)
+
+    def fetch(self, stmt, params, limit):
+        sql, binds = self.text(stmt)
+        values = {**binds, **params}
+        sql = EXPANDING.sub(lambda m: _spell_out(m.group(1), values), sql)
+        with self._connection() as con, closing(con.execute(sql, values)) as cursor:
+            return cursor.fetchmany(limit)
+
+    def text(self, stmt) -> tuple[str, dict]:
+        """The statement as sent (queries.capped), compiled for SQLite: its text and the values it binds itself."""
+        if not isinstance(stmt, queries.Statement):
+            return sqlite_text(queries.capped(stmt, self.settings.row_cap))
+        found = self._texts.get(stmt.key) if stmt.views is self.views else None
+        if found:
+            return found["sql"], found["binds"]
+        if stmt not in self._compiled:
+            self._compiled[stmt] = sqlite_text(queries.capped(stmt.core(), self.settings.row_cap))
+        return self._compiled[stmt]
+
+    @contextmanager
+    def _connection(self):
+        """A read-only connection for one statement, its time limit set; kept for the next one afterwards."""
+        try:
+            con = self._idle.get_nowait()
+        except queue.Empty:
+            con = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+            _tune(con)
+        _deadline(con, self.settings.call_timeout, 20_000)
+        try:
+            yield con
+        finally:
+            try:
+                self._idle.put_nowait(con)
+            except queue.Full:
+                con.close()
+
+    def dispose(self):
+        """Close the idle read connections: the next reads open new ones."""
+        while True:
+            try:
+                self._idle.get_nowait().close()
+            except queue.Empty:
+                return
 
     @cached_property
     def class_totals(self) -> bool:
         """Whether the file keeps schema.CLASS_TOTALS: the demo builder writes it, a store made otherwise may not."""
-        return self._has_table(CLASS_TOTALS.name)
+        return self._has_table(CLASS_TOTALS_NAME)
 
     @cached_property
     def ash_totals(self) -> bool:
         """Whether the file keeps schema.ASH_TOTALS (and ASH_NAMES): the demo builder writes them."""
-        return self._has_table(ASH_TOTALS.name)
+        return self._has_table(ASH_TOTALS_NAME)
 
     def _has_table(self, name: str) -> bool:
-        master = table("sqlite_master", column("type"), column("name"))
-        return bool(self.rows(select(master.c.name).where(master.c.type == "table",
-                                                            master.c.name == bindparam("name")), {"name": name}))
+        try:
+            with self._connection() as con, closing(con.execute(
+                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))) as cursor:
+                return cursor.fetchone() is not None
+        except sqlite3.Error as exc:
+            raise self.translate(exc, 0.0) from exc
+
+    def sql_dialect(self):
+        from sqlalchemy.dialects import sqlite
+        return sqlite.dialect()
 
     def write_engine(self):
+        from sqlalchemy import create_engine, event
+        from sqlalchemy.pool import NullPool
         with self._writer_lock:
             if self._writer is None:
                 self._writer = create_engine(self._write_url(), poolclass=NullPool, connect_args={
@@ -61,13 +127,15 @@ class SqliteStore(Store):
     def session_engine(self, sessions: int, call_timeout: float):
         """An engine whose every connect() opens a new read-only connection (the CPU-consistency test: every session on
         its own connection); each connection's statements stop `call_timeout` seconds after it was opened."""
-        engine = create_engine(self.engine.url, poolclass=NullPool, connect_args={"check_same_thread": False})
-        event.listen(engine, "connect", _tune)
+        from sqlalchemy import create_engine, event
+        from sqlalchemy.pool import NullPool
+        engine = create_engine(f"sqlite:///file:{self.path}?mode=ro&uri=true", poolclass=NullPool,
+                               connect_args={"check_same_thread": False})
 
         @event.listens_for(engine, "connect")
-        def _deadline(dbapi_conn, _record):
-            deadline = time.monotonic() + call_timeout
-            dbapi_conn.set_progress_handler(lambda: time.monotonic() > deadline, 10_000_000)  # rarely: the GIL
+        def _connect(dbapi_conn, _record):
+            _tune(dbapi_conn)
+            _deadline(dbapi_conn, call_timeout, 10_000_000)  # rarely: the GIL
         try:
             yield engine
         finally:
@@ -87,8 +155,7 @@ class SqliteStore(Store):
         return self.translate(exc, elapsed)
 
     def prepare(self, conn):
-        deadline = time.monotonic() + self.settings.call_timeout
-        conn.connection.driver_connection.set_progress_handler(lambda: time.monotonic() > deadline, 20_000)
+        _deadline(conn.connection.driver_connection, self.settings.call_timeout, 20_000)
 
     def translate(self, exc, elapsed):
         orig = getattr(exc, "orig", exc)
@@ -100,11 +167,59 @@ class SqliteStore(Store):
         return DatabaseUnavailable(f"embedded store error: {orig}")
 
 
+def sqlite_text(stmt) -> tuple[str, dict]:
+    """A Core statement compiled for SQLite with named binds: its text, and the values it binds itself (limits,
+    constants). An IN list of values stays __[POSTCOMPILE_name]: fetch() spells it out for each call."""
+    compiled = stmt.compile(dialect=_named_dialect())
+    return str(compiled), {k: v for k, v in compiled.params.items() if v is not None}
+
+
+@cache
+def _named_dialect():
+    from sqlalchemy.dialects import sqlite
+    return sqlite.dialect(paramstyle="named")
+
+
+def embedded_statements(row_cap: int = Settings.row_cap) -> list:
+    """The Statements the embedded store runs, once each: every statement of the API, a long range's buckets in one IN
+    list (the page's max_points) or in as many as AWRLENS_MAX_POINTS needs, the store's wait-class totals and its ASH
+    totals. Top activity with a filter is compiled on first use (its filters are its arguments)."""
+    v = views("dba_hist_", Store.release)
+    every = [stmt for most in (queries.IN_LIST, Settings.max_points) for _, stmt in queries.statements(v, row_cap, most)]
+    every += [queries.wait_class_series(v, True, chunks) for chunks in (0, 1, -(-Settings.max_points // queries.IN_LIST))]
+    # top activity: the store's ASH totals, and every instance's samples (the top lists' total, docs/awr-rules.md §22)
+    every += [queries.ash_total_groups(v), queries.ash_total_buckets(v), queries.activity_top(v, "instance")]
+    return list(dict.fromkeys(every))
+
+
+def statement_texts(row_cap: int = Settings.row_cap) -> dict:
+    """What sqlite_statements.json holds: the SQLite text of every statement of app.store.queries the embedded
+    store runs, sent with AWRLENS_ROW_CAP = `row_cap`."""
+    texts = {}
+    for stmt in embedded_statements(row_cap):
+        sql, binds = sqlite_text(queries.capped(stmt.core(), row_cap))
+        texts[stmt.key] = {"sql": sql, "binds": binds}
+    return {"row_cap": row_cap, "statements": texts}
+
+
+def _spell_out(name: str, values: dict) -> str:
+    """The binds of an IN list, :name_1, :name_2, ..., one per value (none: `IN ()`, which SQLite allows)."""
+    items = values.pop(name)
+    values.update({f"{name}_{i}": item for i, item in enumerate(items, 1)})
+    return ", ".join(f":{name}_{i}" for i in range(1, len(items) + 1))
+
+
+def _deadline(dbapi_conn, seconds: float, every: int):
+    """The connection's statements stop `seconds` from now (SQLite checks every `every` virtual machine steps)."""
+    deadline = time.monotonic() + seconds
+    dbapi_conn.set_progress_handler(lambda: time.monotonic() > deadline, every)
+
+
 def _tune_writer(dbapi_conn, _record):
     dbapi_conn.execute("PRAGMA foreign_keys = ON")
 
 
-def _tune(dbapi_conn, _record):
+def _tune(dbapi_conn):
     dbapi_conn.execute("PRAGMA query_only = ON")
     # 8 MiB of page cache per connection: a server thread each (gunicorn.conf.py), and the OS page cache holds the
     # file once for all of them; a 45-day answer reads a few hundred pages

@@ -2,7 +2,7 @@
  * the top lists of the window (SQL, events, sessions, modules, objects) and its blocking sessions; registered with
  * the router (AWRLens.Views.add) as the history views are. A click on a row of a top list filters the chart and
  * the lists by it (a chip each, removable); the dimension (`by`) and the filters (`filter=dimension:value`) are in
- * the link. The chart and the lists read GET /activity and GET /activity/top (docs/awr-rules.md §21). */
+ * the link. The chart and the lists read GET /activity and GET /activity/top (docs/awr-rules.md §22). */
 (function (AWRLens) {
   "use strict";
   var F = AWRLens.Format, Api = AWRLens.Api, State = AWRLens.State, Charts = AWRLens.Charts, Tables = AWRLens.Tables;

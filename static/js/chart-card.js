@@ -1,26 +1,38 @@
 /* AWRLens.ChartCard: what time charts (charts.js) and XY charts (charts-xy.js) share: the card (title, tool
- * buttons, status line, canvas, legend) and its states, the HTML legend, PNG and CSV, the white background, the
- * palette, and the register of live charts (AWRLens.Charts.snapshot and settled read it). */
+ * buttons, status line, canvas, legend) and its states, the HTML legend, PNG and CSV, the background and colours of
+ * the theme (AWRLens.Theme), the palette, and the register of live charts (AWRLens.Charts.snapshot and settled
+ * read it). */
 (function (AWRLens) {
   "use strict";
-  var F = AWRLens.Format, element = AWRLens.Dom.element;
+  var F = AWRLens.Format, element = AWRLens.Dom.element, Theme = AWRLens.Theme;
   var live = new Set();
   var PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
     "#7f7f7f", "#bcbd22"];
   var SAVE_TOOLS = [["png", "PNG", "Save the chart as PNG"], ["csv", "CSV", "Save the chart's data as CSV"]];
 
-  // white background, so an exported PNG is not transparent
+  // the theme's background, so an exported PNG is not transparent
   var background = {
     id: "awrBackground",
     beforeDraw: function (chart) {
       var ctx = chart.ctx;
       ctx.save();
       ctx.globalCompositeOperation = "destination-over";
-      ctx.fillStyle = "#fff";
+      ctx.fillStyle = Theme.color("--panel");
       ctx.fillRect(0, 0, chart.width, chart.height);
       ctx.restore();
     }
   };
+
+  var LOG_TOOL = ["log", "log", "Logarithmic y axis: on or off"];
+
+  /** A log axis for these values: its minimum the power of ten below the smallest positive one (so a bar always
+   * rises from the axis), and a note on the values of zero or less, which a log axis cannot draw. */
+  function logAxis(values) {
+    var positive = values.filter(function (v) { return v > 0; });
+    var low = values.filter(function (v) { return v !== null && v !== undefined && v <= 0; }).length;
+    return { min: positive.length ? Math.pow(10, Math.floor(Math.log10(Math.min.apply(null, positive) * 0.999))) : 1,
+      note: low ? low + (low === 1 ? " value" : " values") + " of zero or less not drawn on the log scale." : "" };
+  }
 
   /** The card of a chart (title, tool buttons calling chart.act, status line, canvas, legend), added to container. */
   function build(chart, container, spec, opts) {
@@ -31,6 +43,7 @@
     var tools = element("div", { "class": "tools", role: "group", "aria-label": "Chart tools: " + spec.title });
     (opts.tools || []).concat(SAVE_TOOLS).forEach(function (b) {
       var btn = element("button", { type: "button", "data-act": b[0], title: b[2], "aria-label": b[2] }, b[1]);
+      if (b === LOG_TOOL) { btn.setAttribute("aria-pressed", "false"); }
       btn.addEventListener("click", function () { chart.act(b[0]); });
       tools.appendChild(btn);
     });
@@ -148,9 +161,9 @@
     var line = 18 * ratio;
     out.width = src.width;
     out.height = Math.ceil(pad + line * (1 + about.length) + src.height + line * rows.length + linkLines.length * 15 * ratio + 2 * pad);
-    g.fillStyle = "#fff";
+    g.fillStyle = Theme.color("--panel");
     g.fillRect(0, 0, out.width, out.height);
-    g.fillStyle = "#111";
+    g.fillStyle = Theme.color("--ink");
     g.textBaseline = "top";
     var y = pad;
     font(15, true);
@@ -164,13 +177,13 @@
       row.forEach(function (item) {
         g.fillStyle = item.d.borderColor;
         g.fillRect(pad + item.x, y + 3 * ratio, 12 * ratio, 8 * ratio);
-        g.fillStyle = "#111";
+        g.fillStyle = Theme.color("--ink");
         g.fillText(item.text, pad + item.x + 18 * ratio, y);
       });
       y += line;
     });
     font(11);
-    g.fillStyle = "#555";
+    g.fillStyle = Theme.color("--muted");
     linkLines.forEach(function (t) { g.fillText(t, pad, y + pad / 2); y += 15 * ratio; });
     var raw = atob(out.toDataURL("image/png").split(",")[1]), bytes = new Uint8Array(raw.length);
     for (var i = 0; i < raw.length; i++) { bytes[i] = raw.charCodeAt(i); }
@@ -178,8 +191,15 @@
       { type: "image/png" });
   }
 
-  /** The PNG or CSV tool of a chart (its toCSV() gives the CSV); false for any other tool. */
+  /** The PNG or CSV tool of a chart (its toCSV() gives the CSV), or its log toggle (chart.log, drawn again); false for
+   * any other tool. */
   function save(chart, what) {
+    if (what === "log") {
+      chart.log = !chart.log;
+      chart.card.querySelector("[data-act=log]").setAttribute("aria-pressed", String(chart.log));
+      if (chart.chart) { chart.redraw(); }
+      return true;
+    }
     if (what === "png") {
       if (chart.chart) { F.download("awrlens-" + chart.spec.id + ".png", png(chart)); }
       return true;
@@ -198,8 +218,22 @@
     live.delete(chart);
   }
 
+  /** Chart.js's colours from the theme shown (text, grid, tooltip), and every live chart drawn again in it. */
+  function themed() {
+    var d = window.Chart.defaults, tip = d.plugins.tooltip;
+    d.color = Theme.color("--muted");
+    d.borderColor = Theme.color("--grid");
+    tip.backgroundColor = Theme.color("--tooltip");
+    tip.titleColor = tip.bodyColor = tip.footerColor = Theme.color("--tooltip-ink");
+    live.forEach(function (c) { if (c.chart) { c.redraw(); } });
+  }
+  themed();
+  Theme.onChange(themed);
+
   AWRLens.ChartCard = {
     PALETTE: PALETTE,
+    LOG_TOOL: LOG_TOOL,
+    logAxis: logAxis,
     background: background,
     build: build,
     methods: methods,

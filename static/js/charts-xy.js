@@ -2,7 +2,7 @@
  * against a number (sessions, I/O size) or a category, with the card, legend, PNG and CSV of AWRLens.ChartCard. */
 (function (AWRLens) {
   "use strict";
-  var F = AWRLens.Format, Card = AWRLens.ChartCard;
+  var F = AWRLens.Format, Card = AWRLens.ChartCard, Theme = AWRLens.Theme;
   var PALETTE = Card.PALETTE;
 
   /**
@@ -44,7 +44,7 @@
 
   function XYChart(container, spec) {
     this.spec = spec;
-    Card.build(this, container, spec, { status: "", height: 300, label: spec.title });
+    Card.build(this, container, spec, { tools: [Card.LOG_TOOL], status: "", height: 300, label: spec.title });
     this.draw();
   }
 
@@ -54,7 +54,7 @@
   XYChart.prototype.draw = function () {
     var spec = this.spec, bar = spec.type === "bar", cats = spec.x.categories || [];
     var datasets = spec.datasets.map(function (d, i) {
-      var color = d.color || PALETTE[i % PALETTE.length];
+      var color = Theme.color(d.color) || PALETTE[i % PALETTE.length];
       var show = d.show || (bar ? "bar" : "points");
       var at = bar ? cats.map(function (c) { return d.points.findIndex(function (q) { return q[0] === c; }); }) : null;
       var data = bar ? at.map(function (k) { return k < 0 ? null : d.points[k][1]; })
@@ -85,8 +85,12 @@
       Object.assign(xScale, { min: xs[0] / 1.25, max: xs[xs.length - 1] * 1.25, ticks: { callback: F.fmtCompact },
         afterBuildTicks: function (scale) { scale.ticks = xs.map(function (v) { return { value: v }; }); } });
     }
-    var yLog = spec.y.type === "logarithmic";
-    var yScale = { type: yLog ? "logarithmic" : "linear", beginAtZero: !yLog, min: spec.y.min,
+    if (this.log === undefined) { this.log = spec.y.type === "logarithmic"; }  // the log tool turns it on and off
+    this.card.querySelector("[data-act=log]").setAttribute("aria-pressed", String(this.log));
+    var yLog = this.log, axis = Card.logAxis([].concat.apply([], spec.datasets.map(function (d) {
+      return d.points.map(function (p) { return p[1]; });
+    })));
+    var yScale = { type: yLog ? "logarithmic" : "linear", beginAtZero: !yLog, min: yLog ? axis.min : spec.y.min,
       title: { display: !!spec.y.title, text: spec.y.title || "" } };
     if (!yLog) { yScale.ticks = { callback: F.fmtCompact }; }
     var self = this;
@@ -117,7 +121,14 @@
     });
     this.renderLegend();
     var any = datasets.some(function (d) { return d.points.length; });
-    this.setState(any ? "ready" : "empty", any ? spec.conclusion || "" : "No measurements.");
+    var notes = [spec.conclusion || ""].concat(yLog ? [axis.note] : []).filter(Boolean);
+    this.setState(any ? "ready" : "empty", any ? notes.join(" ") : "No measurements.");
+  };
+
+  /** Drawn again (in another theme). */
+  XYChart.prototype.redraw = function () {
+    this.chart.destroy();
+    this.draw();
   };
 
   XYChart.prototype.act = function (what) { Card.save(this, what); };

@@ -3,19 +3,22 @@
  *   load({from, to}, detail) -> Promise of {datasets: [{key, label, unit, instance, points: [[ms, y]],
  *                                           partial: {ms: {instances, missing}}, ...}],
  *                                           markers: {restarts, missing}, downsampled}
- * Drag to zoom, Shift+drag to pan, or the buttons: the new window goes to onWindow (the view puts it in the URL)
- * and comes back through setWindow. A window the loaded data covers at full resolution is drawn at once; a
+ * Drag to zoom, Shift+drag to pan, Ctrl+wheel to zoom around the pointer, or the buttons: the new window goes to
+ * onWindow(from, to, how) (the view puts it in the URL) and comes back through setWindow. A wheel gesture is one
+ * history entry: its first step pushes, the steps that follow within GESTURE_MS replace. A window the loaded data covers at full resolution is drawn at once; a
  * narrower one with downsampled data is fetched again at finer resolution (per-minute detail when the window is
  * a few hours), and after each fetch the neighbouring windows are prefetched so panning shows data at once
  * (unless spec.prefetch is false: a window whose answer depends on the whole window, as top activity's top 10).
  * The card, legend, PNG and CSV are AWRLens.ChartCard's; XY charts (createXY) are in charts-xy.js. */
 (function (AWRLens) {
   "use strict";
-  var F = AWRLens.Format, Card = AWRLens.ChartCard, DateTime = window.luxon.DateTime;
+  var F = AWRLens.Format, Card = AWRLens.ChartCard, Theme = AWRLens.Theme, DateTime = window.luxon.DateTime;
   var cfg = window.AWRLENS_CONFIG || {};
   var firstPainted = false;
   var PALETTE = Card.PALETTE;
   var MIN_WINDOW = 15 * 60 * 1000;
+  var GESTURE_MS = 1000;
+  var HELP = "Drag across the chart to zoom in, Shift+drag to pan, Ctrl+wheel to zoom the time around the pointer";
 
   // instance restarts (a line), missing snapshots (a shaded band) and manual snapshots (a dotted line), from the API's
   // markers
@@ -32,35 +35,34 @@
         if (b <= a) { return; }
         ctx.fillStyle = "rgba(160, 160, 160, 0.25)";
         ctx.fillRect(a, area.top, b - a, area.bottom - area.top);
-        ctx.fillStyle = "#555";
+        ctx.fillStyle = Theme.color("--muted");
         ctx.font = "11px system-ui, sans-serif";
         ctx.fillText("missing · inst " + g.instance, a + 2, area.bottom - 4);
       });
       (m.merged_snapshots || []).forEach(function (s) {  // manual snapshots, merged into the next interval
         var px = x.getPixelForValue(Date.parse(s.time));
         if (px < area.left || px > area.right) { return; }
-        ctx.strokeStyle = "#6b6b6b";
+        ctx.strokeStyle = Theme.color("--muted");
         ctx.setLineDash([1, 3]);
         ctx.beginPath();
         ctx.moveTo(px, area.top + 14);
         ctx.lineTo(px, area.bottom);
         ctx.stroke();
         ctx.setLineDash([]);
-        ctx.fillStyle = "#555";
+        ctx.fillStyle = Theme.color("--muted");
         ctx.font = "11px system-ui, sans-serif";
         ctx.fillText("manual snapshot · inst " + s.instance, px + 3, area.top + 24);
       });
       (m.restarts || []).forEach(function (r) {
         var px = x.getPixelForValue(Date.parse(r.startup_time || r.time));
         if (px < area.left || px > area.right) { return; }
-        ctx.strokeStyle = "#b00020";
+        ctx.strokeStyle = ctx.fillStyle = Theme.color("--restart");
         ctx.setLineDash([4, 3]);
         ctx.beginPath();
         ctx.moveTo(px, area.top);
         ctx.lineTo(px, area.bottom);
         ctx.stroke();
         ctx.setLineDash([]);
-        ctx.fillStyle = "#b00020";
         ctx.font = "11px system-ui, sans-serif";
         ctx.fillText("restart · inst " + r.instance, px + 3, area.top + 10);
       });
@@ -78,6 +80,9 @@
       requestAnimationFrame(function () { performance.mark("awrlens:first-chart-painted"); });
     }
   };
+
+  /** Whether a window is short enough for per-minute detail. */
+  function detailed(win) { return win.to - win.from <= (cfg.detailMaxHours || 6) * 3600e3; }
 
   /** Mean of the points in fixed time buckets (aligned on multiples of the bucket), so stacked series stay aligned. */
   /** The tooltip line of a combined point that sums fewer instances than the range holds (docs/awr-rules.md §11). */
@@ -150,8 +155,10 @@
     this.chart = null;
     this.win = null;
     Card.build(this, container, spec, { tools: [["earlier", "◀", "Earlier: move the window back by half"],
-      ["zoomin", "+", "Zoom in"], ["zoomout", "−", "Zoom out"], ["later", "▶", "Later: move the window forward by half"]],
-      status: "Loading…", height: 240, label: spec.title + " over time. Drag to zoom, Shift+drag to pan." });
+      ["zoomin", "+", "Zoom in"], ["zoomout", "−", "Zoom out"], ["later", "▶", "Later: move the window forward by half"],
+      ["help", "?", HELP]].concat(spec.stacked ? [] : [Card.LOG_TOOL]), status: "Loading…", height: 240, label: spec.title + " over time. " + HELP + "." });
+    var self = this;
+    this.canvas.addEventListener("wheel", function (e) { if (e.ctrlKey) { self.wheelAt = Date.now(); } }, { passive: true });
   }
 
   TimeChart.prototype.setState = Card.methods.setState;
@@ -160,7 +167,7 @@
   /** Show window {from, to, zone, limits: {min, max}}: draw what is loaded, fetch what is missing. */
   TimeChart.prototype.setWindow = function (win) {
     this.win = win;
-    var detail = !!this.spec.detail && win.to - win.from <= (cfg.detailMaxHours || 6) * 3600e3;
+    var detail = !!this.spec.detail && detailed(win);
     this.detail = detail;
     if (this.covers(win.from, win.to, detail)) {
       this.render();
@@ -271,7 +278,7 @@
     var units = [];
     return merged.datasets.map(function (d, i) {
       if (units.indexOf(d.unit) < 0) { units.push(d.unit); }
-      var color = d.color || PALETTE[i % PALETTE.length];
+      var color = Theme.color(d.color) || PALETTE[i % PALETTE.length];
       var pts = bucket ? bucketed(d.points, bucket) : d.points;
       return {
         label: d.label, unit: d.unit, key: d.key, instance: d.instance,
@@ -285,7 +292,7 @@
         hidden: false, order: d.order || 0, partial: d.partial || AWRLens.Dom.table(),
         // a combined point that sums fewer instances than the range holds is drawn as an open triangle
         pointRadius: function (c) { return c.raw && c.dataset.partial[c.raw.x] ? 4 : 0; },
-        pointStyle: "triangle", pointBackgroundColor: "#fff", pointBorderColor: color
+        pointStyle: "triangle", pointBackgroundColor: Theme.color("--panel"), pointBorderColor: color
       };
     });
   };
@@ -310,16 +317,27 @@
       scales.y = { stacked: true, beginAtZero: true, title: { display: true, text: units[0] || "" },
         ticks: { callback: F.fmtCompact } };
     } else {
+      var log = this.log, notes = [];
       units.forEach(function (u, i) {
         // byte units are scaled on the axis as in the tables and tooltips (F.fmtValue: 1.5 GB, not 1,536 MB), with
-        // ticks on round numbers of the unit the largest value is shown in
-        var bytes = /^(bytes|MB)(\/s|\/txn)?$/.test(u || "");
+        // ticks on round numbers of the unit the largest value is shown in; the axis names its unit and its series
+        var bytes = /^(bytes|MB)(\/s|\/txn)?$/.test(u || ""), mine = datasets.filter(function (d) { return d.unit === u; });
+        var names = mine.map(function (d) { return d.label.split(" · ")[0]; }).filter(function (n, k, all) { return all.indexOf(n) === k; });
         scales["y" + i] = { type: "linear", position: i % 2 ? "right" : "left", beginAtZero: true,
           suggestedMax: spec.yMax, grid: { drawOnChartArea: i === 0 },
-          title: { display: true, text: bytes ? u.replace(/^MB/, "bytes") : u || "" },
+          title: { display: true, text: (bytes ? u.replace(/^MB/, "bytes") : F.unitTitle(u) || "") + " — " + names.join(", ") },
           ticks: bytes ? { callback: function (v) { return F.fmtValue(v, u); }, stepSize: byteStep(datasets, u) }
             : { callback: F.fmtCompact } };
+        if (log) {
+          var axis = Card.logAxis([].concat.apply([], mine.map(function (d) {
+            return d.points.filter(function (p) { return p[0] >= win.from && p[0] <= win.to; }).map(function (p) { return p[1]; });
+          })));
+          Object.assign(scales["y" + i], { type: "logarithmic", beginAtZero: false, min: axis.min, suggestedMax: undefined,
+            ticks: { callback: function (v) { return F.fmtValue(v, u); } } });
+          if (axis.note) { notes.push(axis.note); }
+        }
       });
+      this.logNote = notes.join(" ");
       if (!units.length) { scales.y0 = { type: "linear", beginAtZero: true }; }
     }
     return scales;
@@ -385,6 +403,7 @@
       this.setState("empty", notice || "No data in this range.");
     } else {
       var notes = notice ? [notice] : [], short = this.partialPoints();
+      if (this.log && this.logNote) { notes.push(this.logNote); }
       if (this.detail && datasets.some(function (d) { return /per minute/.test(d.label); })) {
         notes.push("Per-minute detail (sysmetric history).");
       }
@@ -396,16 +415,22 @@
     }
   };
 
-  /** The user zoomed or panned this chart: hand the new window to the view (which puts it in the URL). */
+  TimeChart.prototype.redraw = TimeChart.prototype.render;
+
+  /** The user zoomed or panned this chart: hand the new window to the view (which puts it in the URL). The steps
+   * of one wheel gesture (the zoom plugin calls back 250 ms after a wheel step) make one history entry. */
   TimeChart.prototype.userWindow = function (chart) {
-    var x = chart.scales.x;
-    this.spec.onWindow(Math.round(x.min), Math.round(x.max));
+    var x = chart.scales.x, now = Date.now(), wheel = now - (this.wheelAt || 0) < 400;
+    var how = wheel && now - (this.gestureAt || 0) < GESTURE_MS ? "replace" : "push";
+    this.gestureAt = wheel ? now : 0;
+    this.spec.onWindow(Math.round(x.min), Math.round(x.max), how);
   };
 
   TimeChart.prototype.act = function (what) {
     var win = this.win;
     if (!win) { return; }
     if (Card.save(this, what)) { return; }
+    if (what === "help") { this.status.textContent = HELP + "."; return; }
     var w = win.to - win.from, lim = win.limits, from = win.from, to = win.to;
     if (what === "earlier") { from -= w / 2; to -= w / 2; }
     if (what === "later") { from += w / 2; to += w / 2; }
@@ -460,6 +485,7 @@
   AWRLens.Charts = {
     create: function (container, spec) { return new TimeChart(container, spec); },
     PALETTE: PALETTE,
+    detailed: detailed,
     /** Every live chart's window and points, for tests and the share-link check. */
     snapshot: function () {
       return Card.live().map(function (c) {

@@ -7,7 +7,7 @@
   var element = AWRLens.Dom.element;
   var cfg = window.AWRLENS_CONFIG || {};
   var SEL = {  // every fixed element of the page
-    db: "#db", inst: "#instance", tabs: "#tabs button[data-view]", presets: "button[data-range]",
+    db: "#db", inst: "#instance", tabs: "#tabs button[data-view]", viewMenu: "#view-menu", theme: "#theme", presets: "button[data-range]",
     absForm: "#abs-range", from: "#from", to: "#to", snapForm: "#snap-range", beginSnap: "#begin-snap",
     endSnap: "#end-snap", tz: "#tz", copy: "#copy-link", link: "#link", rangeLabel: "#range-label",
     error: "#error", errorText: "#error-text", errorClose: "#error-close", main: "#view"
@@ -45,7 +45,14 @@
     });
   }
 
+  /** The view tabs as a menu too (a phone shows the menu instead of the tabs: app.css). */
+  function fillViewMenu() {
+    var menu = $(SEL.viewMenu);
+    $(SEL.tabs).each(function () { menu.append($("<option>").val(this.getAttribute("data-view")).text(this.textContent)); });
+  }
+
   function pressTab(name) {
+    $(SEL.viewMenu).val(name);
     $(SEL.tabs).each(function () {
       var on = this.getAttribute("data-view") === name;
       this.setAttribute("aria-pressed", String(on));
@@ -88,6 +95,8 @@
       filter: null }); });
     $(SEL.inst).on("change", function () { State.set({ inst: this.value }); });
     $(SEL.tabs).on("click", function () { State.set({ view: this.getAttribute("data-view") }); });
+    $(SEL.viewMenu).on("change", function () { State.set({ view: this.value }); });
+    $(SEL.theme).val(AWRLens.Theme.chosen()).on("change", function () { AWRLens.Theme.choose(this.value); });
     $(SEL.presets).on("click", function () { State.set({ range: this.getAttribute("data-range") }); });
     $(SEL.tz).on("change", function () { State.set({ tz: this.value }); });
     $(SEL.absForm).on("submit", function (e) {
@@ -111,13 +120,14 @@
     $(SEL.errorClose).on("click", clearError);
   }
 
-  /** A new absolute window (from a zoom, a pan, the buttons or the form), to the minute, in the database's zone. */
-  function setWindow(from, to) {
+  /** A new absolute window (from a zoom, a pan, the buttons or the form), to the minute, in the database's zone:
+   * a new history entry, or (how: "replace") a step of the gesture that made the last one. */
+  function setWindow(from, to, how) {
     var db = Dbs.get(State.get().db), minute = 60000;
     from = Math.round(from / minute) * minute;
     to = Math.round(to / minute) * minute;
     if (to <= from) { to = from + minute; }
-    State.set({ from: F.isoTime(from, Dbs.zone(db)), to: F.isoTime(to, Dbs.zone(db)) });
+    State.set({ from: F.isoTime(from, Dbs.zone(db)), to: F.isoTime(to, Dbs.zone(db)) }, how);
   }
 
   /** The link to this view with a relative range made absolute, so the recipient sees the same data. */
@@ -159,6 +169,7 @@
     init: function (dbs, windowShown) {
       shownWindow = windowShown;
       fillDatabases(dbs);
+      fillViewMenu();
       bind();
     },
     sync: sync,

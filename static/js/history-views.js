@@ -251,10 +251,26 @@
       });
       var grid = element("div", { "class": "grid" });
       root.appendChild(grid);
-      chart(ctx, parts, grid, { id: "explorer", title: "Metric explorer", wide: true, height: 360, detail: true,
-        load: Loaders.series(ctx, series, { rate: ctx.state.rate }) });
+      // one chart, with an axis per unit; more than two units: one small chart per unit (small multiples)
+      var load = Loaders.series(ctx, series, { rate: ctx.state.rate });
+      parts.ready = load(ctx.win, Charts.detailed(ctx.win)).then(function (res) {
+        return res.datasets.map(function (d) { return d.unit; }).filter(function (u, k, all) { return all.indexOf(u) === k; });
+      }, function () { return []; }).then(function (units) {
+        if (units.length <= 2) {
+          chart(ctx, parts, grid, { id: "explorer", title: "Metric explorer", wide: true, height: 360, detail: true, load: load });
+          return;
+        }
+        units.forEach(function (u, i) {
+          chart(ctx, parts, grid, { id: "explorer-" + (i + 1), title: "Metric explorer · " + (F.unitTitle(u) || "no unit"),
+            height: 260, detail: true, load: function (range, detail) {
+              return load(range, detail).then(function (res) {
+                return Object.assign({}, res, { datasets: res.datasets.filter(function (d) { return d.unit === u; }) });
+              });
+            } });
+        });
+      });
     },
-    update: setWindows
+    update: function (ctx, parts) { parts.ready.then(function () { setWindows(ctx, parts); }); }
   });
 
   /** In a CDB root, whose rows the detail holds: one container's, or every container's summed. */

@@ -120,7 +120,7 @@
     return function (range) {
       var win = bounds(ctx.db, range);
       return Api.get(Dbs.path(ctx.db, "/wait-classes"), { from: win.from, to: win.to, instance: instance,
-        max_points: 0, shape: "axes" }).then(unpack).then(function (body) {
+        max_points: cfg.maxPoints, shape: "axes" }).then(unpack).then(function (body) {  // buckets shared by every class
         var datasets = body.series.map(function (s, i) {
           return { key: s.name + "|" + s.instance, label: s.label, unit: s.unit, instance: s.instance, points: s.points,
             partial: partial(s),
@@ -128,9 +128,10 @@
         });
         (body.cpu_count || []).forEach(function (s) {
           datasets.push({ key: "cpus|" + s.instance, label: "CPU count", unit: s.unit, instance: s.instance,
-            points: s.points, stack: "cpus", color: "#111", dash: [6, 4], order: -1 });
+            points: s.points, stack: "cpus", color: "--ink", dash: [6, 4], order: -1 });
         });
-        return { datasets: datasets, markers: body.markers, downsampled: false };
+        return { datasets: datasets, markers: body.markers,
+          downsampled: body.series.some(function (s) { return s.points_total > s.points.length; }) };
       });
     };
   }
@@ -148,7 +149,7 @@
   /** A group of an ASH answer as the page names it (a group without a value, e.g. samples without a SQL ID). */
   function groupLabel(name) { return name === null || name === undefined ? "(none)" : String(name); }
 
-  /** Average active sessions from Active Session History (GET /activity, docs/awr-rules.md §21), stacked by
+  /** Average active sessions from Active Session History (GET /activity, docs/awr-rules.md §22), stacked by
    * opts.by (the top 10 groups and "other"), narrowed by opts.filters ({dimension: value}), for opts.instance;
    * with the CPU count (derived:num_cpus) when opts.cpu. The API's range snaps inwards to snapshots, so an end of
    * the window off the snapshots' grid is asked one snapshot interval further out: the buckets cover the whole

@@ -38,7 +38,8 @@
    * - CPU consistency: elapsed per session against N, every session as a point, the median as a line and the
    *   fastest-to-slowest range shaded, one colour per run;
    * - numbers on x (I/O sizes...): one chart per unit (throughput, IOPS), one line per series (volume type);
-   * - categories on x (before/after, A/B, hang cases): bars, one chart per unit, one bar per series. */
+   * - categories on x (before/after, A/B, hang cases): bars, one chart per unit, one bar per series.
+   * Runs of different kinds compared: a chart per unit, each drawn as its own rows fit (numbers or categories). */
   /** What a run chart shows, for its PNG: each run's title, slug and when it ran. */
   function aboutRuns(runs) {
     return function () {
@@ -86,7 +87,7 @@
         datasets.push({ label: tag + "every session", unit: mine[0].unit, show: "points", color: role(0),
           points: mine.map(function (r) { return [r.x, r.y]; }), fields: mine.map(function (r) { return r.extra || {}; }),
           notes: mine.map(function (r) { return r.extra && r.extra.session ? "session " + r.extra.session : ""; }) });
-        datasets.push({ label: tag + "median", unit: mine[0].unit, show: "line", color: multi ? color(k) : "#111",
+        datasets.push({ label: tag + "median", unit: mine[0].unit, show: "line", color: multi ? color(k) : "--ink",
           points: ns.map(function (n, i) { return [n, median(sorted[i])]; }) });
         datasets.push({ label: tag + "fastest", unit: mine[0].unit, show: "line", dash: [2, 2], color: role(2),
           points: ns.map(function (n, i) { return [n, sorted[i][0]]; }) });
@@ -100,6 +101,7 @@
     }
     return unique(rows.map(function (r) { return r.unit || ""; })).map(function (unit, u) {
       var these = rows.filter(function (r) { return (r.unit || "") === unit; });
+      var numeric = these.every(function (r) { return typeof r.x === "number"; });
       var names = unique(these.map(function (r) { return label(r, r.series); }));
       var sets = names.map(function (name, i) {
         var mine = these.filter(function (r) { return label(r, r.series) === name; });
@@ -114,19 +116,16 @@
       var spread = positive && Math.max.apply(null, these.map(function (r) { return r.y; })) /
         Math.min.apply(null, these.map(function (r) { return r.y; })) > 50;
       var log = spread && (kind === "client_hang" || !numeric);
-      var least = Math.min.apply(null, these.map(function (r) { return r.y; }));
       var spec = { id: "run-" + (u + 1), wide: true, height: 320, datasets: sets,
         conclusion: numeric ? "" : conclusion(sets, unique(these.map(function (r) { return r.x; }))),
-        y: { title: F.unitTitle(unit) || "value", type: log ? "logarithmic" : "linear",
-          min: log ? Math.pow(10, Math.floor(Math.log10(least * 0.999))) : undefined } };
+        y: { title: F.unitTitle(unit) || "value", type: log ? "logarithmic" : "linear" } };
       if (numeric) {
         var sizes = kind === "io_sweep" && these.every(function (r) { return r.x > 0; });
         return Object.assign(spec, { type: "scatter", title: (F.unitTitle(unit) || "Value") + " against " +
           (sizes ? "I/O size" : "x") + ", one line per series",
           x: { type: sizes ? "logarithmic" : "linear", title: sizes ? "I/O size (KB)" : "x" } });
       }
-      return Object.assign(spec, { type: "bar", title: (BARS[kind] || "Values") + (unit ? " · " + F.unitTitle(unit) : "") +
-        (log ? " (log scale)" : ""),
+      return Object.assign(spec, { type: "bar", title: (BARS[kind] || "Values") + (unit ? " · " + F.unitTitle(unit) : ""),
         x: { type: "category", categories: unique(these.map(function (r) { return r.x; })) } });
     });
   }
@@ -352,6 +351,12 @@
           list.appendChild(li);
         });
         head.appendChild(list);
+        var kinds = unique(body.runs.map(function (r) { return KINDS[r.kind] || r.kind; }));
+        if (kinds.length > 1) {  // never two units on one axis
+          head.appendChild(element("p", { "class": "note kinds" }, "Runs of different kinds (" + kinds.join(", ") +
+            "): one chart per unit (" + unique(body.rows.map(function (r) { return F.unitTitle(r.unit) || "no unit"; }))
+            .join(", ") + "), never two units on one axis."));
+        }
         var actions = element("div", { "class": "actions" });
         permalink(actions, { view: "runs", runs: slugs });
         head.appendChild(actions);

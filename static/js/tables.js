@@ -16,6 +16,11 @@
     return F.formulaSafe(Array.isArray(value) ? value.join(" ") : value);
   }
 
+  /** A column's title in CSV and copy, where the values are raw numbers: with its unit when it has one ("Elapsed (s)"). */
+  function exportTitle(col) {
+    return col.title + (typeof col.unit === "string" && col.unit ? " (" + F.unitTitle(col.unit) + ")" : "");
+  }
+
   /** The DataTables renderer of one column: display escaped and formatted, sort by value, export raw. */
   function renderer(col, zone) {
     if (col.type === "text") {
@@ -79,7 +84,7 @@
     var self = this, spec = this.spec;
     var exportOptions = { orthogonal: "export", columns: ":visible", format: {
       // the title as text, not HTML; by the header cell's own column (idx may count the exported columns only)
-      header: function (_, idx, th) { return F.formulaSafe(spec.columns[th ? self.dt.column(th).index() : idx].title); },
+      header: function (_, idx, th) { return F.formulaSafe(exportTitle(spec.columns[th ? self.dt.column(th).index() : idx])); },
       body: function (d) { return d === null || d === undefined ? "" : d; } } };
     this.dt = new DataTable(this.table, {
       data: [],
