@@ -44,6 +44,8 @@ def filter_binds(filters: dict) -> dict:
                 raise BadParameter(f"{name} must be " + ("instance:sid,serial# (e.g. 1:1802,4127)" if name == "session"
                                                         else "a whole number") + f", got {value!r}", name)
             parts = [int(p) for p in parts]
+            if not all(-2**63 <= p < 2**63 for p in parts):  # the columns' range (SQLite INTEGER; Oracle's ids)
+                raise BadParameter(f"{name} is out of range, got {value!r}", name)
         binds.update({f"f_{name}_{k}": p for k, p in enumerate(parts)})
     return binds
 
