@@ -20,12 +20,15 @@ SAMPLED_OLTP = 8
 class Generator:
     """Rows of one database: counters kept per instance, reset at each startup."""
 
-    def __init__(self, db, times, stories, rng, out, detail_days, ash_rng=None):
+    def __init__(self, db, times, stories, rng, out, detail_days, ash_rng=None, ash_days=None, ash_totals=True):
         self.db, self.times, self.stories, self.rng, self.out = db, times, stories, rng, out
         self.ash_rng = ash_rng  # the samples' own random stream (app/demo/ash.py); None: no samples
         self.sqls = catalog(db.sql_seed)
         self.start = times[0][1]
         self.history_from = times[-1][1] - timedelta(days=detail_days)
+        # ASH for the most recent `ash_days` (default: as the per-minute metrics), with its totals or not
+        self.ash_from = times[-1][1] - timedelta(days=detail_days if ash_days is None else ash_days)
+        self.ash_totals = ash_totals
         reg = stories["plan_regression"]
         self.victim = reg["sql"] if reg["db"] is db else None
         if self.victim:
@@ -95,10 +98,11 @@ class Generator:
         m.update(load=q["load"], sessions=q["sessions"])
         self._sysmetric(snap_id, key, begin, end, seconds, m, noise)
         self._memory(snap_id, key, q)
-        if self.ash and end > self.history_from:  # ASH for the most recent days, as the per-minute metrics
+        if self.ash and end > self.ash_from:  # ASH for the most recent days
             rows, totals = self.ash.interval(snap_id, st.startup, begin, end, seconds, q)
             out.extend(ASH_BASE.name, rows)  # the samples as the store keeps them (schema.ASH_BASE)
-            out.extend(ASH_TOTALS.name, totals)
+            if self.ash_totals:
+                out.extend(ASH_TOTALS.name, totals)
             out.extend(ASH_NAMES.name, self.ash.names())
 
     def _events(self, snap_id, key, st, q, seconds, d):
