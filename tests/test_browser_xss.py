@@ -132,11 +132,11 @@ def _hostile_copy(src, dst):
                     {"sql_id": SQL_ID, "module": H["module"], "dbid": DBID, "top": top})
         con.execute("insert into dba_hist_sqltext (dbid, sql_id, sql_text, command_type, con_dbid) "
                     "values (?, ?, ?, 3, ?)", (DBID, SQL_ID, H["sql_text"], DBID))
-        # Active Session History: the samples of a module and of a wait event take the hostile names (top activity)
-        con.execute("update dba_hist_active_sess_history set module = ? where dbid = ? and module = 'crm-web'",
-                    (H["module"], DBID))
-        con.execute("update dba_hist_active_sess_history set event = ?, wait_class = ? where dbid = ? and "
-                    "event = 'log file sync'", (H["event"], H["wait_class"], DBID))
+        # Active Session History: the samples of a module and of a wait event take the hostile names (top activity).
+        # The store keeps each text once, in awrlens_ash_names, for its samples and its totals (schema.ASH_BASE, a
+        # view over it): the names are renamed there, for both databases
+        for old, new in (("crm-web", H["module"]), ("log file sync", H["event"]), ("Commit", H["wait_class"])):
+            assert con.execute("update awrlens_ash_names set value = ? where value = ?", (new, old)).rowcount == 1
     con.close()
     engine = create_engine(f"sqlite:///{dst}")  # the run, as the app stores an upload
     try:
