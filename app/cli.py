@@ -18,8 +18,12 @@ def register(app):
     @click.option("--seed", default=42, show_default=True, help="Random seed: the same seed gives the same data.")
     @click.option("--detail-days", default=8.0, show_default=True,
                   help="Days of per-minute sysmetric history, the most recent ones (0 = none).")
+    @click.option("--ash-days", default=None, type=float,
+                  help="Days of Active Session History, the most recent ones (default: --detail-days).")
+    @click.option("--ash-totals/--no-ash-totals", default=True, show_default=True,
+                  help="Keep ASH's per-minute and half-hour totals (faster top activity, a bigger store).")
     @click.option("--if-missing", is_flag=True, help="Do nothing when the file already exists.")
-    def demo(path, days, seed, detail_days, if_missing):
+    def demo(path, days, seed, detail_days, ash_days, ash_totals, if_missing):
         """Build the embedded demo AWR history (two databases, 30-minute snapshots)."""
         from app import demo as builder
         target = Path(path or app.config["SETTINGS"].store_path)
@@ -35,7 +39,8 @@ def register(app):
                 pct = int(100 * done / total) if total else 100
                 bar.update(pct - state["done"])
                 state["done"] = pct
-            stories = builder.build(target, seed=seed, days=days, detail_days=detail_days, on_progress=progress)
+            stories = builder.build(target, seed=seed, days=days, detail_days=detail_days, on_progress=progress,
+                                     ash_days=ash_days, ash_totals=ash_totals)
             bar.update(100 - state["done"])
         size = target.stat().st_size / MIB
         names = ", ".join(f"{d['db_name']} ({d['dbid']})" for d in stories.get("databases", []))

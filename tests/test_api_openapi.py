@@ -106,6 +106,10 @@ def test_every_documented_query_parameter_is_accepted(api, doc, dbs, stories, wi
               "from": local_iso(times[lo], zone), "to": local_iso(times[hi], zone), "max_points": 10, "limit": 5,
               "con_dbid": dbid_of(rac)}  # a non-CDB's one container is the database itself
     values["runs"] = RUN
+    values.update({"wait_class": "CPU", "event": "CPU", "sql_id": stories["plan_regression"]["sql_id"],  # /activity
+                   "top_level_sql_id": stories["plan_regression"]["sql_id"], "sql_plan_hash_value": 1,
+                   "module": "billing", "action": "a", "program": "JDBC Thin Client", "service": 1, "user": 107,
+                   "session": "1:1802,1", "machine": "app-node1", "blocking_session": 1801, "current_obj": 1})
     fill = {"db": rac, "sql_id": stories["plan_regression"]["sql_id"], "slug": RUN}
     base = {"/api/v1/dbs/{db}/series": {"name": AAS}, "/api/v1/benchmarks/compare": {"runs": RUN},
             "/api/v1/dbs/{db}/compare": {"a_begin_snap": lo, "a_end_snap": hi, "b_begin_snap": lo, "b_end_snap": hi}}

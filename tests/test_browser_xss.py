@@ -7,7 +7,8 @@ rest, on a copy of the session's demo store where ORCL's display-only text holds
 - added names (nothing the API looks up by name is renamed): a sysstat statistic (the explorer's type-ahead, a
   chip, the legend), a non-idle wait event of a new wait class (top events, the AAS legend, compare periods), a
   tablespace and its contents (chart legend and title, the table), a SQL statement's module and text (top SQL, the
-  SQL detail);
+  SQL detail); in Active Session History, a module and a wait event and its class (top activity's legend, lists,
+  filter chip and chart title);
 - a benchmark run whose title, description, environment, parameters, series labels, categories, units and extra
   attributes (names and values) all hold markup: the list, the run page, runs compared.
 
@@ -131,6 +132,11 @@ def _hostile_copy(src, dst):
                     {"sql_id": SQL_ID, "module": H["module"], "dbid": DBID, "top": top})
         con.execute("insert into dba_hist_sqltext (dbid, sql_id, sql_text, command_type, con_dbid) "
                     "values (?, ?, ?, 3, ?)", (DBID, SQL_ID, H["sql_text"], DBID))
+        # Active Session History: the samples of a module and of a wait event take the hostile names (top activity).
+        # The store keeps each text once, in awrlens_ash_names, for its samples and its totals (schema.ASH_BASE, a
+        # view over it): the names are renamed there, for both databases
+        for old, new in (("crm-web", H["module"]), ("log file sync", H["event"]), ("Commit", H["wait_class"])):
+            assert con.execute("update awrlens_ash_names set value = ? where value = ?", (new, old)).rowcount == 1
     con.close()
     engine = create_engine(f"sqlite:///{dst}")  # the run, as the app stores an upload
     try:
@@ -196,6 +202,8 @@ def test_the_api_returns_the_hostile_strings(api):
     assert max(ts, key=lambda r: r["used_pct_of_max"])["tablespace"] == H["tablespace"]
     top = api.get(f"/api/v1/dbs/{DB}/top-sql").get_json()["rows"][0]
     assert (top["sql_id"], top["module"], top["sql_text"]) == (SQL_ID, H["module"], H["sql_text"])
+    ash = api.get(f"/api/v1/dbs/{DB}/activity/top").get_json()["lists"]
+    assert H["module"] in [r["name"] for r in ash["module"]] and H["event"] in [r["name"] for r in ash["event"]]
     body = api.get(f"/api/v1/benchmarks/{SLUG}").get_json()
     assert body["run"]["title"] == RUN["title"] and body["run"]["parameters"] == PARAMETERS
     assert [(r["series"], r["x"], r["unit"], r["extra"]) for r in body["rows"]] == \
@@ -274,6 +282,30 @@ def test_tablespaces_legend_and_table(server, page):
     page.settle()
     assert page.state()["ts"] == H["tablespace"]
     assert page.page.locator("[data-chart=tablespace] h3").text_content().endswith(" · " + H["tablespace"])
+    _inert(page)
+
+
+def test_top_activity_legend_lists_and_chips(server, page):
+    page.open(_url(server, db=DB, view="activity", range="1d", by="module"))
+    assert H["module"] in _legend(page, "activity")
+    assert H["module"] in [r[0] for r in _cells(page, "ash-modules")]
+    assert H["event"] in [r[0] for r in _cells(page, "ash-events")]
+    _inert(page)
+    page.page.get_by_label("Stack by").select_option("wait_class")
+    page.settle()
+    assert H["wait_class"] in _legend(page, "activity")
+    _inert(page)
+    # a click on the hostile module: the filter in the link, its chip and the chart's title, as text
+    page.page.get_by_role("cell", name=H["module"], exact=True).click()
+    page.settle()
+    assert page.state()["filter"] == f"module:{H['module']}"
+    assert page.page.locator(".activity-form .chip span").all_text_contents() == [f"module = {H['module']}"]
+    assert page.page.locator("[data-chart=activity] h3").text_content().endswith(f" · module = {H['module']}")
+    assert page.page.get_by_role("button", name=f"Remove the filter module = {H['module']}").is_visible()
+    assert _cells(page, "ash-modules") == [[H["module"]] + _cells(page, "ash-modules")[0][1:]]
+    page.page.get_by_label("Stack by").select_option("event")
+    page.settle()
+    assert H["event"] in _legend(page, "activity")
     _inert(page)
 
 

@@ -10,6 +10,7 @@ tables.
 """
 import json
 import re
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -29,10 +30,13 @@ from app.store.schema import ABSENT, PREFIXES, RELEASES, views
 REFERENCE = json.loads((Path(__file__).parent / "data" / "oracle_views.json").read_text())
 ORACLE_VIEWS = {name: cols for name, cols in REFERENCE.items() if not name.startswith("_")}
 # Representative values for every bind the API fills at request time.
-BINDS = dict(dbid=1, lo=1, hi=2, item_id=1, snap_id=1, snap_ids=[1, 2], names=["x"], sql_id="abc", sql_ids=["abc"], con_dbid=1)
+BINDS = dict(dbid=1, lo=1, hi=2, item_id=1, snap_id=1, snap_ids=[1, 2], names=["x"], sql_id="abc", sql_ids=["abc"], con_dbid=1,
+             t0=datetime(2026, 11, 20), width=60, f_sql_id_0="abc", f_session_0=1, f_session_1=2, f_session_2=3)
 ROW_CAP = Settings.row_cap  # AWRLENS_ROW_CAP's default: the snapshot list's bound, and one more for the rest
 # Values the code itself puts into statements (bound, never pasted): the only ones allowed at compile time.
-CODE_CONSTANTS = {queries.METRIC_GROUP, queries.TOP_SQL_ROWS, "Idle", ROW_CAP, ROW_CAP + 1}
+CODE_CONSTANTS = {queries.METRIC_GROUP, queries.TOP_SQL_ROWS, "Idle", ROW_CAP, ROW_CAP + 1, queries.ON_CPU, queries.CPU,
+                  queries.SECONDS_PER_DAY, queries.TOP_ACTIVITY_ROWS}
+LIMITS = {queries.TOP_SQL_ROWS, queries.TOP_ACTIVITY_ROWS, ROW_CAP, ROW_CAP + 1}  # the only literals sent
 
 BINDS.update(item_id2=2, snap_ids_0=[1, 2], snap_ids_1=[3])  # a long range's buckets (docs/awr-rules.md §21)
 
@@ -107,6 +111,7 @@ def referenced_columns(sql: str):
         if table.alias:
             tables[table.alias.upper()] = view
     aliases = {a.alias.upper() for a in tree.find_all(sqlglot.exp.Alias)}
+    derived = {q.alias.upper() for q in tree.find_all(sqlglot.exp.Subquery) if q.alias}  # their columns: inside
     found = set()
     for col in tree.find_all(sqlglot.exp.Column):
         name = oracle_name(col.this)
@@ -243,7 +248,7 @@ def test_values_travel_as_named_binds(prefix, name, stmt):
     tree = sqlglot.parse_one(oracle_text(stmt), read="oracle")
     literals = list(tree.find_all(sqlglot.exp.Literal))
     assert not [lit.sql() for lit in literals if lit.is_string], name
-    assert {int(lit.name) for lit in literals} <= {queries.TOP_SQL_ROWS, ROW_CAP, ROW_CAP + 1}, \
+    assert {int(lit.name) for lit in literals} <= LIMITS, \
         f"{name}: {[l.sql() for l in literals]}"
     placeholders = [p.name for p in tree.find_all(sqlglot.exp.Placeholder)]
     assert all(re.fullmatch(r"[a-z_][a-z0-9_]*", p) for p in placeholders), f"{name}: {placeholders}"
@@ -293,10 +298,12 @@ def test_sql_command_prints_every_statement_for_oracle(cli_runner, prefix):
         assert f"-- {name}\n{render(stmt, oracle.dialect())};\n" in out, name
     # every statement is bounded in the database: top SQL by its 200 rows, the snapshot list by the row cap, every
     # other one by one row more than the cap, so a question too wide stops there (a 422, test_limits.py)
+    tops = len(queries.TOP_LISTS) + 1  # the top activity lists and the blocking sessions
     assert out.count("FETCH FIRST") == len(pairs)
     assert out.count(f"FETCH FIRST {queries.TOP_SQL_ROWS} ROWS ONLY") == len(queries.TOP_SQL_ORDER)
+    assert out.count(f"FETCH FIRST {queries.TOP_ACTIVITY_ROWS} ROWS ONLY") == tops
     assert out.count(f"FETCH FIRST {ROW_CAP} ROWS ONLY") == 1
-    assert out.count(f"FETCH FIRST {ROW_CAP + 1} ROWS ONLY") == len(pairs) - len(queries.TOP_SQL_ORDER) - 1
+    assert out.count(f"FETCH FIRST {ROW_CAP + 1} ROWS ONLY") == len(pairs) - len(queries.TOP_SQL_ORDER) - 1 - tops
     assert not re.search(r"\bLIMIT\b|\bOFFSET\b|\?", out)
     assert "'" not in out
     other = [p.upper() for p in PREFIXES if p != prefix]
@@ -315,3 +322,22 @@ def test_sql_command_prints_the_statements_of_a_release(cli_runner):
     assert "block_size" in cli_runner.invoke(args=["sql"]).output.lower()  # the newest release by default
     refused = cli_runner.invoke(args=["sql", "--release", "12.1", "--prefix", "awr_pdb_"])
     assert refused.exit_code != 0 and "no AWR_PDB_ views" in refused.output
+
+
+# --- Active Session History: grouped in the database -----------------------------------------------------------
+
+@pytest.mark.parametrize("group_by", list(queries.DIMENSIONS))
+def test_activity_groups_by_bucket_and_dimension_in_oracle(group_by):
+    """Top activity's statement, compiled for Oracle, groups the range's samples by a bucket computed in SQL from
+    SAMPLE_TIME with bind variables, and by the dimension's columns (from the fixed list), pruned on DBID and SNAP_ID:
+    the samples never leave the database (docs/awr-rules.md §22)."""
+    stmt = queries.activity(views("dba_hist_"), group_by, ("sql_id",)).core()
+    text = str(stmt.compile(dialect=oracle.dialect()))
+    assert re.search(r"FLOOR\(ROUND\(\(CAST\(dba_hist_active_sess_history\.sample_time AS DATE\) - :t0\) "
+                     r"\* :seconds_per_day\) / :width\) AS g0", text), text
+    inner, outer = text.rsplit(") anon_1", 1)
+    assert "GROUP BY" not in inner and "GROUP BY anon_1.g0" in outer, text
+    columns = len(queries.DIMENSIONS[group_by](views("dba_hist_").active_sess_history))
+    assert outer.strip().startswith("GROUP BY " + ", ".join(f"anon_1.g{k}" for k in range(columns + 1))), outer
+    assert ":dbid" in inner and ":lo" in inner and ":hi" in inner and ":f_sql_id_0" in inner
+    assert "'" not in text and not re.search(r"\b\d{2,}\b", text.replace("500001", "")), text

@@ -6,6 +6,7 @@ import inspect
 import json
 import subprocess
 import sys
+from datetime import datetime, timezone
 
 from conftest import ROOT
 from contract import dbid_of, url
@@ -17,7 +18,8 @@ from app.store import queries, sqlite
 ITEMS = {"counter_series": (None, "stat_id"), "event_series": ("system_event", "event_id"),  # (view, item column)
          "metric_series": ("sysmetric_summary", "metric_id"), "running_sums": (None, None),
          "metric_detail_series": ("sysmetric_history", "metric_id")}
-NO_ROWS = {"containers"}  # the demo's databases are non-CDBs: DBA_HIST_PDB_INSTANCE is empty
+ASH = {"activity", "activity_top", "blocking", "sample_spacing", "ash_total_groups", "ash_total_buckets"}
+NO_ROWS = {"containers", "blocking"}  # non-CDBs: DBA_HIST_PDB_INSTANCE is empty; the blocking chain is older
 
 
 def test_the_file_holds_what_the_statements_compile_to():
@@ -42,6 +44,19 @@ def test_each_text_gives_the_rows_sqlalchemy_gives(app, demo_store, dbs, window,
             name = stmt.build.__name__
             if name == "metric_detail_series":  # per-minute history is kept for the newest days only
                 params.update(lo=newest - 4, hi=newest)
+            if name in ASH:  # ASH is kept for the newest days only (docs/awr-rules.md §22)
+                first = sql3.execute("select min(sample_time) from dba_hist_active_sess_history where dbid = ? "
+                                     "and snap_id > ?", (dbid, newest - 4)).fetchone()[0]
+                params.update(lo=newest - 4, hi=newest, snap_id=newest, width=600, dimension=1, period=1800,
+                              t0=datetime.fromisoformat(first).replace(second=0, microsecond=0))
+                inst, sid, serial, sql = sql3.execute(
+                    'select instance_number, session_id, "SESSION_SERIAL#", sql_id from dba_hist_active_sess_history '
+                    "where dbid = ? and snap_id > ? and sql_id is not null limit 1", (dbid, newest - 4)).fetchone()
+                params.update(f_sql_id_0=sql, f_session_0=inst, f_session_1=sid, f_session_2=serial)
+                if name == "ash_total_buckets":
+                    params.update(t0=int(params["t0"].replace(tzinfo=timezone.utc).timestamp()), period=60,
+                                  top=[r[0] for r in sql3.execute("select distinct code from awrlens_ash_totals "
+                                                                  "where dbid = ? limit 3", (dbid,))])
             chunks = dict(zip(list(inspect.signature(stmt.build).parameters)[1:], stmt.args)).get("chunks", 0)
             params.update({f"snap_ids_{k}": [lo, (lo + hi) // 2, hi] for k in range(chunks)})  # a bucket's bounds
             if name == "io_series":

@@ -18,7 +18,7 @@ from answers import RECORD, fingerprint
 from app import create_app
 from app.settings import Settings
 from app.store.queries import all_statements
-from app.store.schema import CLASS_TOTALS, PREFIXES, views
+from app.store.schema import ASH_BASE_NAME, ASH_TOTALS_NAME, CLASS_TOTALS, PREFIXES, views
 from sqlalchemy.dialects import oracle
 from sqlalchemy.sql.util import find_tables
 
@@ -26,6 +26,8 @@ ORCL, CLONE = 1645932817, 4111111111  # the clone sorts after the demo's DBIDs: 
 KEYS = {"dbid", "snap_id", "instance_number", "con_dbid", "plan_hash_value", "group_id", "metric_id", "stat_id",
         "event_id", "wait_class_id", "function_id", "filetype_id", "tablespace_id", "TS#", "snap_flag", "snap_level",
         "error_count", "snap_timezone", "command_type", "intsize", "num_interval", "block_size", "user_id"}
+# ASH as the store keeps it (codes, sample ids, minutes): copied as it is, under the clone's DBID
+ASH_OWN = {ASH_BASE_NAME, ASH_TOTALS_NAME}
 EVERY_DATABASE = {"databases"}  # the one statement that lists the databases themselves
 
 
@@ -67,8 +69,8 @@ def cloned(demo_store, tmp_path_factory):
                     picked.append(f"case when con_dbid = dbid then {CLONE} else con_dbid end")
                 elif col == "db_name":
                     picked.append("'CLONE'")
-                elif col not in KEYS and kind.upper() in ("INTEGER", "FLOAT", "REAL"):
-                    picked.append(f"{col} * 3")
+                elif col not in KEYS and table not in ASH_OWN and kind.upper() in ("INTEGER", "FLOAT", "REAL"):
+                    picked.append(f'"{col}" * 3')
                 else:
                     picked.append(f'"{col}"')
             quoted = ", ".join(f'"{c}"' for c in names)

@@ -12,7 +12,7 @@ from app.api.respond import answer
 from app.errors import BadParameter
 from app.history.database import BadRange
 from app.history.numbers import shaped
-from app.store.queries import TOP_SQL_ORDER
+from app.store.queries import DIMENSIONS, TOP_SQL_ORDER
 
 api = Blueprint("api", __name__, url_prefix="/api/v1")
 
@@ -207,6 +207,51 @@ def tablespaces(db, args):
     """Tablespace used, allocated and maximum size over time (MB)."""
     d, rng = _asked(db, args, default_days=45)
     return _series_answer(history.tablespaces.compute(d, rng, _max_points(args)), args, rng, table=None)
+
+
+ACTIVITY_FILTERS = tuple(
+    Param(name, "string", f"Only the samples whose {name} is this value" + {
+        "session": " (instance:sid,serial#, e.g. 1:1802,4127)", "wait_class": " (CPU: the samples on CPU)",
+        "event": " (CPU: the samples on CPU)", "current_obj": " (CURRENT_OBJ#)", "service": " (SERVICE_HASH)",
+        "user": " (USER_ID)"}.get(name, "") + ".", max_length=64,
+        pattern={"sql_id": r"[0-9a-z]{13}", "top_level_sql_id": r"[0-9a-z]{13}", "session": r"[0-9]{1,4}:[0-9]{1,10},[0-9]{1,10}"}.get(
+            name, r"-?[0-9]{1,20}" if name in history.activity.NUMERIC else None))
+    for name in DIMENSIONS if name != "instance")
+GROUP_BY = Param("group_by", "enum", "The dimension the average active sessions are stacked by.", default="wait_class",
+                 choices=tuple(DIMENSIONS))
+
+
+def _activity_filters(d, args):
+    filters = {p.name: args[p.name] for p in ACTIVITY_FILTERS if args[p.name] is not None}
+    inst = d.instance(args["instance"])
+    if inst is not None:
+        filters["instance"] = str(inst)
+    return filters
+
+
+@api.get("/dbs/<db>/activity")
+@accepts(*RANGE, GROUP_BY, TABLE_INSTANCE, *ACTIVITY_FILTERS, SHAPE, FORMAT, SHOW_SQL)
+def activity(db, args):
+    """Top activity: average active sessions over time from Active Session History, stacked by a dimension (the
+    top groups and 'other'), with filters on any dimension."""
+    d, rng = _asked(db, args, default_days=1)
+    body = history.activity.compute(d, rng, args["group_by"], _activity_filters(d, args))
+    return _series_answer(body, args, rng)
+
+
+@api.get("/dbs/<db>/activity/top")
+@accepts(*RANGE, TABLE_INSTANCE, *ACTIVITY_FILTERS, FORMAT, SHOW_SQL)
+def activity_top(db, args):
+    """Top SQL, sessions, modules, events and objects by samples, with % of activity and CPU against waits; the
+    blocking sessions and the events their waiters wait on."""
+    d, rng = _asked(db, args, default_days=1)
+    return answer(history.activity.top(d, rng, _activity_filters(d, args)), args, rng, table=_activity_table)
+
+
+def _activity_table(body):
+    return [{"list": name, **r} for name, rows in body["lists"].items() for r in rows] + [
+        {"list": "blocking", "name": f"{r['blocking_instance']}:{r['blocking_session']},{r['blocking_serial']}", **r}
+        for r in body["blocking"]]
 
 
 def _ab(prefix, label):

@@ -31,6 +31,25 @@ SERIES = {"type": "object", "required": ["series"], "properties": {
                     "items": {"type": "object", "required": ["time", "instances", "missing"], "properties": {
                         "time": {"type": "string"}, "instances": {"type": "integer"},
                         "missing": {"type": "array", "items": {"type": "integer"}}}}}}}}}}
+TOP_ROW = {"type": "object", "required": ["name", "samples", "aas", "pct_activity", "pct_cpu", "pct_wait"],
+           "properties": {"name": {"type": ["string", "integer", "null"],
+                                   "description": "The group: a SQL_ID, a session (instance:sid,serial#), a module, "
+                                                  "an event (CPU: on CPU) or an object (CURRENT_OBJ#)."},
+                          "samples": {"type": "integer"}, "aas": NUM, "pct_activity": NUM, "pct_cpu": NUM,
+                          "pct_wait": NUM}}
+ACTIVITY_TOP = {"type": "object", "required": ["db", "range", "filters", "lists", "blocking", "columns"],
+                "properties": {
+    "db": {"type": "string"}, "range": RANGE, "filters": {"type": "object", "additionalProperties": {"type": "string"}},
+    "lists": {"type": "object", "description": "Per list (sql_id, session, module, event, current_obj), its top rows.",
+              "additionalProperties": {"type": "array", "items": TOP_ROW}},
+    "blocking": {"type": "array", "items": {"type": "object", "required": ["blocking_session", "samples", "waiters"],
+                                            "properties": {
+        "blocking_instance": {"type": ["integer", "null"]}, "blocking_session": {"type": ["integer", "null"]},
+        "blocking_serial": {"type": ["integer", "null"]}, "event": {"type": ["string", "null"]},
+        "samples": {"type": "integer"}, "waiters": {"type": "integer"}, "aas": NUM}}},
+    "columns": {"type": "array", "items": {"type": "string"}, "description": "The columns of the CSV answer."},
+    "total_samples": {"type": "integer"}, "sample_seconds": {"type": "number"}, "cpu_label": {"type": "string"},
+    "reason": {"type": "string", "description": "Why the answer holds no samples, where the range holds no interval."}}}
 RESPONSES = {  # endpoint -> schema of its JSON answer
     "api.databases": {"type": "object", "required": ["databases"],
                       "properties": {"databases": {"type": "array", "items": {
@@ -38,9 +57,9 @@ RESPONSES = {  # endpoint -> schema of its JSON answer
                           "unreachable": {"type": "array", "items": {
                               "type": "object", "required": ["target", "status", "code", "message"]}}}},
     "api.database": {"type": "object", "required": ["id", "dbid", "db_name", "instances", "snapshots"]},
-    "api.series": SERIES, "api.wait_classes": SERIES, "api.sql": SERIES,
+    "api.series": SERIES, "api.wait_classes": SERIES, "api.sql": SERIES, "api.activity": SERIES,
     "api.snapshots": TABLE, "api.catalog": TABLE, "api.load_profile": TABLE, "api.top_events": TABLE,
-    "api.top_sql": TABLE, "api.tablespaces": TABLE,
+    "api.top_sql": TABLE, "api.tablespaces": TABLE, "api.activity_top": ACTIVITY_TOP,
     "api.compare": {"type": "object", "required": ["load_profile", "top_events"],
                     "properties": {"load_profile": TABLE, "top_events": TABLE}},
 }

@@ -3,11 +3,13 @@ kept per instance since its startup (they restart from zero at each restart) and
 values; the sysmetrics are computed from the same integer deltas the counters hold."""
 from datetime import timedelta
 
+from app.demo.ash import Ash, foreground
 from app.demo.names import (EVENT_ROWS, IO_FILETYPES, IO_FUNCTIONS, METRIC_ROWS, READING_ROWS, SYSSTAT_ROWS,
                             TIME_MODEL_ROWS, stat_id)
 from app.demo.sql import catalog
 from app.demo.workload import (BATCH_END, BATCH_START, BLOCKS_PER_DIRECT_READ, BLOCKS_PER_TEMP_IO, CS_PER_S,
-                               EVENT_SCALE, GIB, STEP, US_PER_CS, US_PER_S, rates)
+                               EVENT_SCALE, GIB, STEP, US_PER_CS, US_PER_S, fmt, rates)
+from app.store.schema import ASH_BASE, ASH_NAMES, ASH_TOTALS
 from app.units import DAY, MIB
 
 SYSMETRIC_GROUP = 2  # the long-duration (60 s) system metrics group
@@ -15,18 +17,18 @@ TOP_OLTP = 28  # statements in every snapshot's SQL statistics, then a random fe
 SAMPLED_OLTP = 8
 
 
-def fmt(moment) -> str:
-    return moment.isoformat(" ", "seconds")
-
-
 class Generator:
     """Rows of one database: counters kept per instance, reset at each startup."""
 
-    def __init__(self, db, times, stories, rng, out, detail_days):
+    def __init__(self, db, times, stories, rng, out, detail_days, ash_rng=None, ash_days=None, ash_totals=True):
         self.db, self.times, self.stories, self.rng, self.out = db, times, stories, rng, out
+        self.ash_rng = ash_rng  # the samples' own random stream (app/demo/ash.py); None: no samples
         self.sqls = catalog(db.sql_seed)
         self.start = times[0][1]
         self.history_from = times[-1][1] - timedelta(days=detail_days)
+        # ASH for the most recent `ash_days` (default: as the per-minute metrics), with its totals or not
+        self.ash_from = times[-1][1] - timedelta(days=detail_days if ash_days is None else ash_days)
+        self.ash_totals = ash_totals
         reg = stories["plan_regression"]
         self.victim = reg["sql"] if reg["db"] is db else None
         if self.victim:
@@ -48,6 +50,8 @@ class Generator:
                 out.add("sqltext", (db.dbid, s.sql_id, s.text, s.command_type))
             self._tablespaces_static()
         out.add("database_instance", self._instance_row(inst, inst.startup))
+        self.ash = Ash(db, inst, self.sqls, self.victim, self.events, self.stories, self.ash_rng) if self.ash_rng \
+            else None
         st = State(inst.startup)
         prev_time = None
         for k, (snap_id, t, flag) in enumerate(self.times):
@@ -76,7 +80,7 @@ class Generator:
         mid = begin + (end - begin) / 2
         noise = rng.lognormvariate(0, 0.05 if (db.capacity is None or mid >= self.stories["async_io_fix"]["startup"])
                                    else 0.11)
-        q = rates(db, mid, self.stories, noise, (mid - self.start).total_seconds() / DAY)
+        q = rates(db, mid, self.stories, noise, (mid - self.start).total_seconds() / DAY, inst.number)
         d = {}  # integer deltas of this interval, by name, for the metrics
         head = (snap_id, *key)
         for view, table, scale in (("sysstat", SYSSTAT_ROWS, seconds),
@@ -94,6 +98,12 @@ class Generator:
         m.update(load=q["load"], sessions=q["sessions"])
         self._sysmetric(snap_id, key, begin, end, seconds, m, noise)
         self._memory(snap_id, key, q)
+        if self.ash and end > self.ash_from:  # ASH for the most recent days
+            rows, totals = self.ash.interval(snap_id, st.startup, begin, end, seconds, q)
+            out.extend(ASH_BASE.name, rows)  # the samples as the store keeps them (schema.ASH_BASE)
+            if self.ash_totals:
+                out.extend(ASH_TOTALS.name, totals)
+            out.extend(ASH_NAMES.name, self.ash.names())
 
     def _events(self, snap_id, key, st, q, seconds, d):
         amounts = []
@@ -102,7 +112,7 @@ class Generator:
                 fg = q["idle_client"] * seconds if driver == "idle_client" else 0.0
                 bg = q["bg"].get(driver, 0.0) * share * seconds
             else:
-                fg = q["w"].get(driver, 0.0) * share * seconds * (1 - bg_share)
+                fg = foreground(q, name, driver, share, bg_share, seconds)
                 bg = (q["bg"].get(driver, 0.0) * share + q["w"].get(driver, 0.0) * share * bg_share) * seconds
                 if driver in ("commit", "sread", "mread"):  # the main event's latency, and its relatives'
                     ms = q["lat"][driver] * EVENT_SCALE.get(name, 1.0)

@@ -16,6 +16,7 @@ CS_PER_S = 100  # sysstat times and OSSTAT are in centiseconds
 BLOCKS_PER_DIRECT_READ = 128  # blocks per multiblock request of direct-path reads
 BLOCKS_PER_TEMP_IO = 16  # and of temp reads and writes
 BATCH_START, BATCH_END = 1, 3  # database-local hours of the nightly batch
+ROW_LOCK_WAITERS = 6  # sessions of the blocking chain waiting on a row lock (RACPROD instance 1, one afternoon)
 
 
 @dataclass
@@ -47,6 +48,11 @@ class DemoDatabase:
 
 def local(db, moment_utc: datetime) -> datetime:
     return moment_utc + timedelta(seconds=db.tz)
+
+
+def fmt(moment: datetime) -> str:
+    """A database-local time as the store's TIMESTAMP text."""
+    return moment.isoformat(" ", "seconds")
 
 
 def iso(db, moment: datetime) -> str:
@@ -83,6 +89,7 @@ def place_stories(orcl: DemoDatabase, rac: DemoDatabase, end_utc: datetime) -> d
     node2 = rac.instances[1]
     node2.missing = {at(rac, 7, 14, 30) + timedelta(seconds=STEP * k) for k in range(3)}
     node2.restarts[at(rac, 7, 16, 0)] = crash_startup
+    lock_from = at(rac, 4, 14, 5)
     return {
         "async_io_fix": {"db": orcl, "startup": fix_startup, "before": {"tps": 101, "response_ms": 90},
                          "after": {"tps": 136, "response_ms": 70},
@@ -91,6 +98,7 @@ def place_stories(orcl: DemoDatabase, rac: DemoDatabase, end_utc: datetime) -> d
         "restart": {"db": rac, "instance": 2, "startup": crash_startup, "missing": sorted(node2.missing)},
         "plan_regression": {"db": rac, "from": at(rac, 3, 9, 10), "to": at(rac, 2, 15, 40), "sql": REGRESSION},
         "batch": {"hours": "01:00-03:00 database time, nightly; RMAN backup Sunday 03:00-04:30"},
+        "row_lock": {"db": rac, "instance": 1, "from": lock_from, "to": lock_from + timedelta(minutes=45)},
     }
 
 
@@ -113,7 +121,8 @@ def public_stories(stories, plan):
     def snap(db, moment):
         return ids[db.name].get(moment) or min((i for t, i in ids[db.name].items() if t >= moment), default=None)
 
-    fix, man, rst, reg = (stories[k] for k in ("async_io_fix", "manual_snapshot", "restart", "plan_regression"))
+    fix, man, rst, reg, lock = (stories[k] for k in ("async_io_fix", "manual_snapshot", "restart", "plan_regression",
+                                                      "row_lock"))
     dbs = [db for db, _ in plan]
     return {
         "databases": [{"dbid": db.dbid, "db_name": db.name, "rac": db.rac, "cpus": db.cpus,
@@ -132,6 +141,9 @@ def public_stories(stories, plan):
                             "to": iso(reg["db"], reg["to"]), "begin_snap": snap(reg["db"], reg["from"]),
                             "end_snap": snap(reg["db"], reg["to"])},
         "batch": stories["batch"],
+        "row_lock": {"dbid": lock["db"].dbid, "instance": lock["instance"], "from": iso(lock["db"], lock["from"]),
+                     "to": iso(lock["db"], lock["to"]), "event": "enq: TX - row lock contention",
+                     "waiters": ROW_LOCK_WAITERS},
     }
 
 
@@ -141,7 +153,7 @@ def daily(hour: float, weekday: int) -> float:
     return day * (0.55 if weekday >= 5 else 1.0)
 
 
-def rates(db: DemoDatabase, moment: datetime, stories: dict, noise: float, days_in: float) -> dict:
+def rates(db: DemoDatabase, moment: datetime, stories: dict, noise: float, days_in: float, instance: int = 1) -> dict:
     """Per-second quantities of one instance over the interval centred on `moment` (database-local)."""
     hour = moment.hour + moment.minute / 60
     weekday = moment.weekday()
@@ -219,7 +231,7 @@ def rates(db: DemoDatabase, moment: datetime, stories: dict, noise: float, days_
          "gcwait": q["gc"] * 0.0005 if db.rac else 0.0,
          "sched": queue * 0.08,
          "other": 0.01 + 0.01 * batch,
-         "ctl": 0.0005, "rman": 0.002 * rman}
+         "ctl": 0.0005, "rman": 0.002 * rman, "row_lock": _row_lock(db, moment, stories, instance)}
     q["sread_ms"] = sread_ms
     q["lat"] = {"commit": lfs_ms, "sread": sread_ms, "mread": mread_ms, "config": 1.0 if fixed else 1.6}
     q["bg"] = {"redo_bg": q["redo_writes"] * (0.6 if fixed else 28.0 if not db.rac else 0.5) / 1000,
@@ -248,6 +260,17 @@ def rates(db: DemoDatabase, moment: datetime, stories: dict, noise: float, days_
     q["rsrc"] = queue * 0.3
     q["load"] = busy + queue + (q["iowait"] * 0.8 if not db.rac else 0)
     return q
+
+
+def _row_lock(db, moment, stories, instance) -> float:
+    """Sessions waiting on the blocking chain's row lock, over the interval centred on `moment`: the part of the
+    interval inside the story's window x the waiters."""
+    lock = stories["row_lock"]
+    if db is not lock["db"] or instance != lock["instance"]:
+        return 0.0
+    half = timedelta(seconds=STEP / 2)
+    overlap = (min(moment + half, lock["to"]) - max(moment - half, lock["from"])).total_seconds()
+    return ROW_LOCK_WAITERS * max(overlap, 0.0) / STEP
 
 
 # sequential reads of the parallel and buffer-busy kind wait longer than the single-block read itself

@@ -331,6 +331,160 @@ def tablespaces(v: Views):
             .where(_snap_range(u)).order_by(u.c.con_dbid, t.c.tsname, u.c.snap_id))
 
 
+# -- Active Session History (docs/awr-rules.md §22) -----------------------------------------------------------------
+
+ON_CPU, CPU = "ON CPU", "CPU"  # SESSION_STATE of a sample on CPU, and the name its wait class and event are given
+SECONDS_PER_DAY = 86400
+TOP_ACTIVITY_ROWS = 25  # a constant of the code: rows of each top list
+
+
+def _cpu_or(t, column):
+    """The column, or 'CPU' for a sample on CPU (whose EVENT and WAIT_CLASS are null)."""
+    from sqlalchemy import bindparam, case
+    return case((t.c.session_state == bindparam("on_cpu", ON_CPU), bindparam("cpu", CPU)), else_=column)
+
+
+# group_by -> the columns of a dimension: a fixed list, never a request's text
+DIMENSIONS = {
+    "wait_class": lambda t: (_cpu_or(t, t.c.wait_class),), "event": lambda t: (_cpu_or(t, t.c.event),),
+    "sql_id": lambda t: (t.c.sql_id,), "top_level_sql_id": lambda t: (t.c.top_level_sql_id,),
+    "sql_plan_hash_value": lambda t: (t.c.sql_plan_hash_value,), "module": lambda t: (t.c.module,),
+    "action": lambda t: (t.c.action,), "program": lambda t: (t.c.program,), "service": lambda t: (t.c.service_hash,),
+    "user": lambda t: (t.c.user_id,), "session": lambda t: (t.c.instance_number, t.c.session_id, t.c.session_serial),
+    "instance": lambda t: (t.c.instance_number,), "machine": lambda t: (t.c.machine,),
+    "blocking_session": lambda t: (t.c.blocking_session,), "current_obj": lambda t: (t.c.current_obj,),  # CURRENT_OBJ#
+}
+TOP_LISTS = ("sql_id", "session", "module", "event", "current_obj")
+
+
+@cache
+def _sample_bucket():
+    """The SQL function sample_bucket(SAMPLE_TIME, t0, width, seconds_per_day): the bucket of a sample, whole seconds
+    from `t0` (bound) to SAMPLE_TIME, // `width` seconds (bound); defined on first use (SQLAlchemy imported then)."""
+    from sqlalchemy import Integer
+    from sqlalchemy.ext.compiler import compiles
+    from sqlalchemy.sql.functions import FunctionElement
+
+    class sample_bucket(FunctionElement):
+        type = Integer()
+        name = "sample_bucket"
+        inherit_cache = True
+
+    @compiles(sample_bucket, "oracle")
+    def _bucket_oracle(element, compiler, **kw):
+        t, t0, width, day = (compiler.process(c, **kw) for c in element.clauses)
+        return f"FLOOR(ROUND((CAST({t} AS DATE) - {t0}) * {day}) / {width})"  # DATE - DATE is days
+
+    @compiles(sample_bucket, "sqlite")
+    def _bucket_sqlite(element, compiler, **kw):
+        t, t0, width, day = (compiler.process(c, **kw) for c in element.clauses)
+        return f"(CAST(round((julianday({t}) - julianday({t0})) * {day}) AS INTEGER) / {width})"
+
+    return sample_bucket
+
+
+def _ash_where(t, filters):
+    """The samples of the intervals (lo, hi] (AWR partitions the view by DBID and SNAP_ID), with each filter a bind."""
+    from sqlalchemy import bindparam
+    where = [_intervals(t)]
+    for name in filters:
+        for k, col in enumerate(DIMENSIONS[name](t)):
+            where.append(col == bindparam(f"f_{name}_{k}"))
+    return where
+
+
+def _samples(t, columns, filters, extra=()):
+    """The range's samples as a subquery of `columns` labelled g0, g1...: grouped outside it, so the GROUP BY names
+    plain columns where Oracle would not match an expression holding bind variables to the select list's."""
+    from sqlalchemy import select
+    return select(*[c.label(f"g{k}") for k, c in enumerate(columns)]).where(*_ash_where(t, filters), *extra).subquery()
+
+
+@statement
+def activity(v: Views, group_by: str, filters: tuple = ()):
+    """Samples per time bucket and group (`group_by` a key of DIMENSIONS, `filters` keys whose values are bound)."""
+    from sqlalchemy import DateTime, bindparam, func, select
+    t = v.active_sess_history
+    bucket = _sample_bucket()(t.c.sample_time, bindparam("t0", type_=DateTime()), bindparam("width"),
+                              bindparam("seconds_per_day", SECONDS_PER_DAY))
+    s = _samples(t, (bucket, *DIMENSIONS[group_by](t)), filters)
+    keys = list(s.c)
+    return select(*keys, func.count().label("samples")).group_by(*keys)
+
+
+@statement
+def activity_top(v: Views, group_by: str, filters: tuple = ()):
+    """The groups with the most samples over the range, each with its samples on CPU."""
+    from sqlalchemy import bindparam, case, func, select
+    t = v.active_sess_history
+    s = _samples(t, (*DIMENSIONS[group_by](t), case((t.c.session_state == bindparam("on_cpu", ON_CPU), t.c.sample_id))),
+                 filters)
+    *keys, cpu = list(s.c)
+    samples = func.count()
+    return (select(*keys, samples.label("samples"), func.count(cpu).label("on_cpu")).group_by(*keys)
+            .order_by(samples.desc(), *keys).limit(TOP_ACTIVITY_ROWS))
+
+
+@statement
+def blocking(v: Views, filters: tuple = ()):
+    """Blocking sessions and the events their waiters wait on: waiters' samples and distinct waiting sessions."""
+    from sqlalchemy import func, select
+    t = v.active_sess_history
+    s = _samples(t, (t.c.blocking_inst_id, t.c.blocking_session, t.c.blocking_session_serial, t.c.event,
+                     t.c.session_id), filters, (t.c.blocking_session.isnot(None),))
+    *keys, waiter = list(s.c)
+    samples = func.count()
+    return (select(*keys, samples.label("samples"), func.count(waiter.distinct()).label("waiters"))
+            .group_by(*keys).order_by(samples.desc(), *keys).limit(TOP_ACTIVITY_ROWS))
+
+
+def _totals_where(t):
+    """The totals of one dimension and period (bound) over the intervals (lo, hi]."""
+    from sqlalchemy import bindparam
+    return (t.c.dbid == bindparam("dbid"), t.c.dimension == bindparam("dimension"),
+            t.c.period == bindparam("period"), t.c.snap_id > bindparam("lo"), t.c.snap_id <= bindparam("hi"))
+
+
+@statement
+def ash_total_groups(v: Views):
+    """The embedded store's ASH totals (schema.ASH_TOTALS): samples per group over the range, with the group's text
+    (none for code 0). SQLite only: on Oracle `activity` groups the view itself (`v` unused: the store's own tables)."""
+    from sqlalchemy import func, select
+    from app.store.schema import ASH_NAMES, ASH_TOTALS
+    t, n = ASH_TOTALS, ASH_NAMES
+    g = select(t.c.code, func.sum(t.c.samples).label("samples")).where(*_totals_where(t)).group_by(t.c.code).subquery()
+    return select(g.c.code, n.c.value, g.c.samples).join_from(g, n, n.c.id == g.c.code, isouter=True)
+
+
+@statement
+def ash_total_buckets(v: Views):
+    """Samples per time bucket of the groups whose codes are bound (`top`), the others together as code -1, from the
+    totals of a period that divides the bucket width (`start`, `t0` and `width` in whole seconds)."""
+    from sqlalchemy import Integer, bindparam, case, func, select
+    from app.store.schema import ASH_TOTALS
+    t = ASH_TOTALS
+    s = select(((t.c.start - bindparam("t0", type_=Integer())) // bindparam("width", type_=Integer())).label("g0"),
+               case((t.c.code.in_(bindparam("top", expanding=True)), t.c.code), else_=-1).label("g1"),
+               t.c.samples).where(*_totals_where(t)).subquery()
+    return select(s.c.g0, s.c.g1, func.sum(s.c.samples)).group_by(s.c.g0, s.c.g1)
+
+
+@statement
+def sample_spacing(v: Views):
+    """Per instance, over one snapshot's samples: the smallest step between kept SAMPLE_IDs, and the first and last
+    SAMPLE_ID and SAMPLE_TIME, which give the seconds per SAMPLE_ID: the spacing of the samples AWR kept (§22)."""
+    from sqlalchemy import bindparam, func, select
+    t = v.active_sess_history
+    ids = (select(t.c.instance_number, t.c.sample_id, func.min(t.c.sample_time).label("sample_time"))
+           .where(t.c.dbid == bindparam("dbid"), t.c.snap_id == bindparam("snap_id"))
+           .group_by(t.c.instance_number, t.c.sample_id).subquery())
+    steps = select(ids.c.instance_number, ids.c.sample_id, ids.c.sample_time, (ids.c.sample_id - func.lag(
+        ids.c.sample_id).over(partition_by=ids.c.instance_number, order_by=ids.c.sample_id)).label("step")).subquery()
+    return (select(steps.c.instance_number, func.min(steps.c.step), func.min(steps.c.sample_id),
+                   func.max(steps.c.sample_id), func.min(steps.c.sample_time), func.max(steps.c.sample_time))
+            .group_by(steps.c.instance_number))
+
+
 def capped(stmt, row_cap: int):
     """The statement as sent: a query without a row limit of its own returns one row more than AWRLENS_ROW_CAP at
     most, so a question too wide stops in the database and is answered 422 (Store.rows)."""
@@ -386,6 +540,14 @@ def statements(v: Views, row_cap: int, max_points: int = Settings.max_points):
     yield "sql detail", sql_history(v)
     yield "sql detail in one container", sql_history(v, True)
     yield "tablespaces", tablespaces(v)
+    yield "ash: sample spacing", sample_spacing(v)
+    for name in DIMENSIONS:
+        yield f"ash: activity by {name}", activity(v, name)
+    yield "ash: activity by event for one sql_id", activity(v, "event", ("sql_id",))
+    yield "ash: activity by sql_id in one session", activity(v, "sql_id", ("session",))
+    for name in TOP_LISTS:
+        yield f"ash: top {name}", activity_top(v, name)
+    yield "ash: blocking sessions", blocking(v)
 
 
 def render(stmt, dialect) -> str:

@@ -10,6 +10,7 @@ The views as each supported release has them (docs/awr-rules.md §1): `views(pre
 columns that release lacks (ABSENT), and a statement that can do without a column checks for it; the embedded
 store has every column.
 """
+import zlib
 from functools import cached_property, lru_cache
 
 PREFIXES = ("dba_hist_", "awr_pdb_", "awr_root_")
@@ -121,6 +122,18 @@ def _views(md, p: str, absent: dict) -> None:
     table(f"{p}pdb_instance", *_ints("dbid", "instance_number"), Column("startup_time", TS, nullable=False),
           Column("con_dbid", N, nullable=False), Column("open_time", TS), Column("open_mode", String(16)),
           Column("pdb_name", String(128)), key=("dbid", "instance_number", "startup_time", "con_dbid"))
+    # one row per sampled active session (docs/awr-rules.md §22); the columns awrlens reads, all in 11.2 and later
+    table(f"{p}active_sess_history", *_ints("snap_id", "dbid", "instance_number", "sample_id"),
+          Column("sample_time", TS, nullable=False), Column("session_id", N, nullable=False),
+          Column("SESSION_SERIAL#", N, key="session_serial"), Column("session_type", String(10)),
+          Column("user_id", N), Column("sql_id", String(13)), Column("top_level_sql_id", String(13)),
+          Column("sql_plan_hash_value", N), Column("sql_plan_line_id", N), Column("sql_plan_operation", String(64)),
+          Column("sql_plan_options", String(64)), Column("event", String(64)), Column("wait_class", String(64)),
+          Column("session_state", String(7)), Column("blocking_session", N),
+          Column("BLOCKING_SESSION_SERIAL#", N, key="blocking_session_serial"), Column("blocking_inst_id", N),
+          Column("CURRENT_OBJ#", N, key="current_obj"), Column("module", String(64)), Column("action", String(64)),
+          Column("program", String(64)), Column("service_hash", N), Column("machine", String(64)), _con(),
+          key=("dbid", "snap_id", "instance_number", "sample_id", "session_id"))
     sga = Table(f"{p}sgastat", md, *_ints("snap_id", "dbid", "instance_number"),
                 Column("pool", String(30)), Column("name", String(64)), Column("bytes", N), _con())
     Index(f"{p}sgastat_by_snap", *[sga.c[c] for c in by_snap])
@@ -148,9 +161,13 @@ def _class_totals():
 
 
 def __getattr__(name: str):
-    """schema.CLASS_TOTALS, a Table built on first use (PEP 562)."""
+    """schema.CLASS_TOTALS, ASH_BASE, ASH_NAMES and ASH_TOTALS: Tables built on first use (PEP 562)."""
     if name == "CLASS_TOTALS":
         return _class_totals()
+    if name in ("ASH_BASE", "ASH_NAMES"):
+        return _ash_tables()[name == "ASH_NAMES"]
+    if name == "ASH_TOTALS":
+        return _ash_totals()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -197,3 +214,64 @@ def release_of(version: str) -> str:
         return "12.1" if minor == 1 else "12.2"
     known = {18: "18c", 19: "19c", 20: "19c", 21: "21c"}  # 20c was never released for production
     return known.get(major, NEWEST if major > 21 else "19c")
+
+
+# Active Session History on disk (docs/awr-rules.md §22). The embedded store keeps DBA_HIST_ACTIVE_SESS_HISTORY as Oracle
+# does, as a view over a table (Oracle's WRH$_ACTIVE_SESSION_HISTORY): the view has Oracle's name and columns, and the
+# table keeps each text column as a code of ASH_NAMES, as most samples repeat a few hundred texts (SQL_IDs, events,
+# modules...): 113 bytes a sample instead of 216. Statements read the view; a store made otherwise may keep a plain
+# table of the same name.
+ASH_CODED = ("session_type", "sql_id", "top_level_sql_id", "sql_plan_operation", "sql_plan_options", "event",
+             "wait_class", "session_state", "module", "action", "program", "machine")
+ASH_CODE_SPACE = (1 << 23) - 1  # codes of at most 3 bytes in a record
+
+
+def ash_code(text: str) -> int:
+    """The code of a text in ASH_NAMES: a function of the text alone, so every build process agrees without talking
+    to the others (the merge fails on a collision: ASH_NAMES.id is its key); 0 is none."""
+    return zlib.crc32(text.encode()) % ASH_CODE_SPACE + 1
+
+
+ASH_BASE_NAME, ASH_NAMES_NAME, ASH_TOTALS_NAME = "awrlens_active_sess_history", "awrlens_ash_names", "awrlens_ash_totals"
+
+
+@lru_cache(maxsize=None)
+def _ash_tables():
+    """(ASH_BASE, ASH_NAMES), built on first use (__getattr__ above)."""
+    from sqlalchemy import Column, Integer, MetaData, PrimaryKeyConstraint, Table, Text
+    md = MetaData()
+    ash = views().active_sess_history
+    base = Table(ASH_BASE_NAME, md,
+                 *[Column(c.name, Integer if c.key in ASH_CODED else c.type, key=c.key, nullable=c.nullable)
+                   for c in ash.c],
+                 PrimaryKeyConstraint(*[c.name for c in ash.primary_key.columns]), sqlite_with_rowid=False)
+    names = Table(ASH_NAMES_NAME, md, Column("id", Integer, primary_key=True), Column("value", Text, nullable=False))
+    return base, names
+
+
+def ash_view_ddl(prefix: str = "dba_hist_") -> str:
+    """CREATE VIEW of the store's DBA_HIST_ACTIVE_SESS_HISTORY over ASH_BASE: every column under Oracle's name, a
+    coded one as its text."""
+    cols = []
+    for c in _ash_tables()[0].c:
+        cols.append(f'(SELECT n.value FROM {ASH_NAMES_NAME} n WHERE n.id = a."{c.name}") AS "{c.name}"'
+                    if c.key in ASH_CODED else f'a."{c.name}"')
+    return f"CREATE VIEW {prefix}active_sess_history AS SELECT {', '.join(cols)} FROM {ASH_BASE_NAME} a"
+
+
+# Samples per minute and per half hour of each snapshot and instance, by wait class, event and SQL_ID (ASH_TOTAL_
+# DIMENSIONS, in that order from 1), counted when the demo store is built, so a day's or a week's top activity reads
+# tens of thousands of totals instead of a million samples (BENCHMARKS.md). `start`: the first second of the minute
+# or half hour, in seconds since 1970-01-01 of the database's local time; `code`: the group's ASH_NAMES code (0 for
+# none; CPU for a sample ON CPU, as the statements name it). On Oracle the statements group the view itself.
+ASH_TOTAL_DIMENSIONS = ("wait_class", "event", "sql_id")
+ASH_TOTAL_PERIODS = (1800, 60)  # seconds, the widest first
+
+
+@lru_cache(maxsize=None)
+def _ash_totals():
+    """ASH_TOTALS, built on first use (__getattr__ above)."""
+    from sqlalchemy import MetaData
+    return _table(MetaData(), ASH_TOTALS_NAME, *_ints("dbid", "dimension", "period", "snap_id", "instance_number",
+                                                      "start", "code", "samples"),
+                  key=("dbid", "dimension", "period", "snap_id", "instance_number", "start", "code"))

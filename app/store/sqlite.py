@@ -25,7 +25,7 @@ from app.errors import ApiError, DatabaseTimeout, DatabaseUnavailable, ReadOnly
 from app.settings import Settings
 from app.store import queries
 from app.store.base import Store
-from app.store.schema import CLASS_TOTALS_NAME, views
+from app.store.schema import ASH_TOTALS_NAME, CLASS_TOTALS_NAME, views
 
 READ_ONLY_ERRORS = ("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH")
 POOL_SIZE = 5  # idle read connections kept, as SQLAlchemy's pool kept them before
@@ -92,9 +92,17 @@ class SqliteStore(Store):
     @cached_property
     def class_totals(self) -> bool:
         """Whether the file keeps schema.CLASS_TOTALS: the demo builder writes it, a store made otherwise may not."""
+        return self._has_table(CLASS_TOTALS_NAME)
+
+    @cached_property
+    def ash_totals(self) -> bool:
+        """Whether the file keeps schema.ASH_TOTALS (and ASH_NAMES): the demo builder writes them."""
+        return self._has_table(ASH_TOTALS_NAME)
+
+    def _has_table(self, name: str) -> bool:
         try:
             with self._connection() as con, closing(con.execute(
-                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (CLASS_TOTALS_NAME,))) as cursor:
+                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))) as cursor:
                 return cursor.fetchone() is not None
         except sqlite3.Error as exc:
             raise self.translate(exc, 0.0) from exc
@@ -174,10 +182,13 @@ def _named_dialect():
 
 def embedded_statements(row_cap: int = Settings.row_cap) -> list:
     """The Statements the embedded store runs, once each: every statement of the API, a long range's buckets in one IN
-    list (the page's max_points) or in as many as AWRLENS_MAX_POINTS needs, and the store's wait-class totals."""
+    list (the page's max_points) or in as many as AWRLENS_MAX_POINTS needs, the store's wait-class totals and its ASH
+    totals. Top activity with a filter is compiled on first use (its filters are its arguments)."""
     v = views("dba_hist_", Store.release)
     every = [stmt for most in (queries.IN_LIST, Settings.max_points) for _, stmt in queries.statements(v, row_cap, most)]
     every += [queries.wait_class_series(v, True, chunks) for chunks in (0, 1, -(-Settings.max_points // queries.IN_LIST))]
+    # top activity: the store's ASH totals, and every instance's samples (the top lists' total, docs/awr-rules.md §22)
+    every += [queries.ash_total_groups(v), queries.ash_total_buckets(v), queries.activity_top(v, "instance")]
     return list(dict.fromkeys(every))
 
 

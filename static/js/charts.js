@@ -7,7 +7,8 @@
  * onWindow(from, to, how) (the view puts it in the URL) and comes back through setWindow. A wheel gesture is one
  * history entry: its first step pushes, the steps that follow within GESTURE_MS replace. A window the loaded data covers at full resolution is drawn at once; a
  * narrower one with downsampled data is fetched again at finer resolution (per-minute detail when the window is
- * a few hours), and after each fetch the neighbouring windows are prefetched so panning shows data at once.
+ * a few hours), and after each fetch the neighbouring windows are prefetched so panning shows data at once
+ * (unless spec.prefetch is false: a window whose answer depends on the whole window, as top activity's top 10).
  * The card, legend, PNG and CSV are AWRLens.ChartCard's; XY charts (createXY) are in charts-xy.js. */
 (function (AWRLens) {
   "use strict";
@@ -207,6 +208,7 @@
   /** Load the windows either side of the current one, so a pan shows data at once. */
   TimeChart.prototype.prefetch = function () {
     var self = this, gen = this.gen;
+    if (this.spec.prefetch === false) { return; }  // each window its own answer (top activity's top 10)
     this.prefetching = true;
     AWRLens.Api.whenIdle(function () {
       self.prefetching = false;

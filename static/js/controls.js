@@ -91,7 +91,8 @@
   // -- the controls, to the state ---------------------------------------------------------------------------
 
   function bind() {
-    $(SEL.db).on("change", function () { State.set({ db: this.value, inst: "all", sql: null, ts: null, a_from: null, a_to: null, b_from: null, b_to: null }); });
+    $(SEL.db).on("change", function () { State.set({ db: this.value, inst: "all", sql: null, ts: null, a_from: null, a_to: null, b_from: null, b_to: null,
+      filter: null }); });
     $(SEL.inst).on("change", function () { State.set({ inst: this.value }); });
     $(SEL.tabs).on("click", function () { State.set({ view: this.getAttribute("data-view") }); });
     $(SEL.viewMenu).on("change", function () { State.set({ view: this.value }); });

@@ -1,6 +1,7 @@
-/* The history views (overview, metric explorer, SQL detail, compare periods, tablespaces), registered with the
- * router (AWRLens.Views.add). Each builds its charts and tables once per key and updates them for each window;
- * their data comes from AWRLens.Loaders (charts) and the history API (tables). */
+/* The history views (overview, metric explorer, SQL detail, compare periods, tablespaces; top activity is in
+ * activity-views.js), registered with the router (AWRLens.Views.add). Each builds its charts and tables once per
+ * key and updates them for each window; their data comes from AWRLens.Loaders (charts) and the history API
+ * (tables). */
 (function (AWRLens) {
   "use strict";
   var F = AWRLens.Format, Api = AWRLens.Api, State = AWRLens.State, Charts = AWRLens.Charts, Tables = AWRLens.Tables;
@@ -85,17 +86,29 @@
 
   // -- the views ------------------------------------------------------------------------------------------------
 
+  /** The overview's AAS chart from the snapshots or, aas=ash in the link, from Active Session History (its
+   * tool button switches). */
+  function aasChart(ctx, parts, grid, id, inst) {
+    var ash = ctx.state.aas === "ash";
+    var c = chart(ctx, parts, grid, { id: id, wide: true, stacked: true, bucket: true, height: 280, prefetch: !ash,
+      title: "Average active sessions by wait class" + (inst === "all" ? "" : " · instance " + inst) +
+        (ash ? " · Active Session History" : ""),
+      load: ash ? Loaders.activity(ctx, { by: "wait_class", instance: inst, cpu: true }) : Loaders.waitClasses(ctx, inst) });
+    var toggle = element("button", { type: "button", "data-act": "ash", "aria-pressed": String(ash),
+      title: "Draw from Active Session History (samples every 10 s) instead of the snapshots" }, "ASH");
+    toggle.addEventListener("click", function () { State.set({ aas: ash ? null : "ash" }); });
+    var tools = c.card.querySelector(".tools");
+    tools.insertBefore(toggle, tools.firstChild);
+  }
+
   Views.add("overview", {
     title: "Overview",
+    key: function (state) { return [state.aas === "ash" ? "ash" : ""]; },
     build: function (ctx, parts, root) {
       var grid = element("div", { "class": "grid" });
       root.appendChild(grid);
       var insts = ctx.state.inst === "each" ? ctx.db.instances.map(function (i) { return String(i.instance_number); }) : [ctx.state.inst];
-      insts.forEach(function (inst) {
-        chart(ctx, parts, grid, { id: "aas" + (insts.length > 1 ? "-" + inst : ""), wide: true, stacked: true, bucket: true,
-          height: 280, title: "Average active sessions by wait class" + (inst === "all" ? "" : " · instance " + inst),
-          load: Loaders.waitClasses(ctx, inst) });
-      });
+      insts.forEach(function (inst) { aasChart(ctx, parts, grid, "aas" + (insts.length > 1 ? "-" + inst : ""), inst); });
       chart(ctx, parts, grid, { id: "host-cpu", third: true, title: "Host CPU", detail: true, yMax: 100,
         load: Loaders.series(ctx, ["derived:host_cpu_pct", "derived:host_iowait_pct"]) });
       chart(ctx, parts, grid, { id: "io", third: true, title: "I/O requests and throughput", detail: true,

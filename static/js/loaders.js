@@ -136,7 +136,81 @@
     };
   }
 
+  /** Seconds as a bucket's width: 10 s, 2 min, 1 h, 1 day. */
+  function seconds(n) {
+    if (n >= 86400 && n % 86400 === 0) { return n / 86400 + (n === 86400 ? " day" : " days"); }
+    if (n >= 3600 && n % 3600 === 0) { return n / 3600 + " h"; }
+    if (n >= 60 && n % 60 === 0) { return n / 60 + " min"; }
+    return F.fmtValue(n) + " s";
+  }
+
+  var OTHERS = "others (beyond the top 10)";  // the API's "other": every group after its top 10
+
+  /** A group of an ASH answer as the page names it (a group without a value, e.g. samples without a SQL ID). */
+  function groupLabel(name) { return name === null || name === undefined ? "(none)" : String(name); }
+
+  /** Average active sessions from Active Session History (GET /activity, docs/awr-rules.md §22), stacked by
+   * opts.by (the top 10 groups and "other"), narrowed by opts.filters ({dimension: value}), for opts.instance;
+   * with the CPU count (derived:num_cpus) when opts.cpu. The API's range snaps inwards to snapshots, so an end of
+   * the window off the snapshots' grid is asked one snapshot interval further out: the buckets cover the whole
+   * window. Each window is its own top 10 at its own bucket width, so the answer is marked downsampled: a zoom or
+   * a pan asks again. */
+  function activity(ctx, opts) {
+    var filters = opts.filters || {}, filtered = Object.keys(filters).length > 0;
+    return function (range) {
+      var db = ctx.db, step = (db.step || 0) * 60000, iso = function (ms) { return F.isoTime(ms, Dbs.zone(db)); };
+      var off = function (t) { return step && (t - db.first) % step !== 0; };  // not at a snapshot of the grid
+      var win = { from: iso(Math.max(db.first, range.from - (off(range.from) ? step : 0))),
+        to: iso(Math.min(db.last, range.to + (off(range.to) ? step : 0))) };
+      var ash = Api.get(Dbs.path(db, "/activity"), Object.assign({ from: win.from, to: win.to, group_by: opts.by,
+        instance: opts.instance, shape: "axes" }, filters)).then(unpack);
+      var cpus = opts.cpu ? Api.get(Dbs.path(db, "/series"), { name: "derived:num_cpus", from: win.from, to: win.to,
+        instance: opts.instance, max_points: cfg.maxPoints, shape: "axes" }, { silent: true }).then(unpack)
+        .catch(function () { return null; }) : Promise.resolve(null);  // a line to read against: never an error
+      return Promise.all([ash, cpus]).then(function (answers) {
+        var body = answers[0], res = { datasets: [], markers: {}, downsampled: true, answer: body };
+        if (!body.total_samples) {
+          res.notice = body.reason ? "No Active Session History here: " + body.reason + "." : filtered
+            ? "No Active Session History sample in this window matches the filters."
+            : "No Active Session History in this window: AWR keeps its ASH samples for fewer days than its " +
+              "snapshots. Pick a more recent window.";
+          return res;
+        }
+        res.datasets = body.series.map(function (s, i) {
+          var rest = i >= 10 && s.name === "other", label = rest ? OTHERS : groupLabel(s.name);  // the API's top 10
+          return { key: "ash|" + (rest ? "" : "=") + label, label: label, unit: s.unit, instance: opts.instance || "all",
+            points: s.points, fill: i ? "-1" : "origin", stack: "aas", color: rest ? "#a8a8a8"
+              : (opts.by === "wait_class" && CLASS_COLORS[s.name === "CPU" ? "DB CPU" : s.name]) ||
+                Charts.PALETTE[i % Charts.PALETTE.length] };
+        });
+        var cpu = answers[1] && answers[1].series[0];
+        if (cpu && cpu.points.length) {
+          res.datasets.push({ key: "cpus|" + cpu.instance, label: "CPU count", unit: cpu.unit, instance: cpu.instance,
+            points: cpu.points, stack: "cpus", color: "#111", dash: [6, 4], order: -1 });
+        }
+        var notes = ["Active Session History: " + seconds(body.bucket_seconds) + " buckets of samples taken every " +
+          seconds(body.sample_seconds) + "."];
+        // the oldest samples AWR still keeps may start inside the window: say where, instead of a flat start
+        var first = Infinity;
+        body.series.forEach(function (s) {
+          var p = s.points.find(function (q) { return q[1] > 0; });
+          if (p && p[0] < first) { first = p[0]; }
+        });
+        if (!filtered && first > range.from + Math.max(3600e3, 3 * body.bucket_seconds * 1000)) {
+          notes.push("No ASH sample before " + F.fmtTime(first, Dbs.zoneOf(ctx.state, db)) + " in this window: AWR " +
+            "keeps its ASH samples for fewer days than its snapshots.");
+        }
+        res.notice = notes.join(" ");
+        return res;
+      });
+    };
+  }
+
   AWRLens.Loaders = {
+    activity: activity,
+    groupLabel: groupLabel,
+    OTHERS: OTHERS,
+    seconds: seconds,
     unpack: unpack,
     partial: partial,
     bounds: bounds,

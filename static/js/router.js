@@ -1,5 +1,6 @@
 /* AWRLens.Views: the router. Every change goes through AWRLens.State (the URL); render() draws the state with
- * the view it names. A view (history-views.js, run-views.js) is registered with add(name, view):
+ * the view it names. A view (history-views.js, activity-views.js, run-views.js) is registered with
+ * add(name, view):
  *   {title, build(ctx, parts, root), update(ctx, parts), key(state) (its own choices), defaults(state, db),
  *    standalone (needs no database, range or key: the benchmark views, so a public run's link opens anywhere)}
  * A view is rebuilt when its key (database, instances, time zone and the view's own choices) changes, and only

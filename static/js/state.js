@@ -5,12 +5,15 @@
  * A range is one of: `range` (1d, 7d, 45d: relative to the newest snapshot), `from` + `to` (absolute, with the
  * database's offset), or `begin_snap` + `end_snap`.
  * Benchmark views need no database or range: a run is `?view=run&run=<slug>`, a comparison
- * `?view=runs&runs=<slug>&runs=<slug>`. */
+ * `?view=runs&runs=<slug>&runs=<slug>`.
+ * Top activity (ASH): `by` is the dimension the chart is stacked by, each `filter` one dimension's value
+ * (`filter=sql_id:5nmsw1pnfy5n5&filter=event:enq: TX - row lock contention`: the name, a colon, the value as the
+ * API gives it); `aas=ash` draws the overview's AAS chart from ASH instead of the snapshots. */
 (function (AWRLens) {
   "use strict";
   var KEYS = ["db", "inst", "view", "run", "runs", "range", "from", "to", "begin_snap", "end_snap", "tz", "series",
-    "rate", "sql", "con", "order", "ts", "a_from", "a_to", "b_from", "b_to"];
-  var MULTI = { series: true, runs: true };
+    "rate", "sql", "con", "order", "ts", "a_from", "a_to", "b_from", "b_to", "by", "filter", "aas"];
+  var MULTI = { series: true, runs: true, filter: true };
   var RANGE_KEYS = ["range", "from", "to", "begin_snap", "end_snap"];
   var current = {};
   var listeners = [];

@@ -1,0 +1,266 @@
+"""Active Session History of one instance (DBA_HIST_ACTIVE_SESS_HISTORY), drawn from the same per-interval model as
+the counters, so the views agree as Oracle's do (docs/awr-rules.md §22): AWR keeps one in ten of V$ACTIVE_SESSION_
+HISTORY's one-second samples, so each row stands for 10 s of DB time and an interval's samples x 10 s ~ its DB time;
+ON CPU against the waits, and the waits by event, follow the foreground time of each event; the SQL_IDs follow top
+SQL's elapsed shares. Only foreground sessions are sampled (DB time is foreground time). The samples use their own
+random stream: the other views' rows are the same with or without them.
+
+Rows are written as the store keeps them (schema.ASH_BASE: each text as its code, named once in ASH_NAMES), with
+the samples per minute and half hour by wait class, event and SQL_ID (schema.ASH_TOTALS)."""
+import calendar
+import zlib
+from collections import Counter
+from datetime import timedelta
+
+from app.demo.workload import ROW_LOCK_WAITERS, fmt
+from app.store.schema import ASH_TOTAL_DIMENSIONS, ASH_TOTAL_PERIODS, ash_code
+
+SAMPLE_SECONDS = 10  # DBA_HIST keeps every 10th one-second sample
+MINUTE = min(ASH_TOTAL_PERIODS)  # the finest totals (schema.ASH_TOTALS); every other period is a multiple of it
+ROW_LOCK_EVENT = "enq: TX - row lock contention"
+USERS = {"APP": 107, "REPORTS": 108, "CRM": 109}
+POOL = 60  # sessions per module
+BLOCKER, CHAIN = 1801, (1802, 1803, 1804, 1805, 1806, 1807)  # the blocking chain's sessions (SIDs)
+PLAN_LINES = {  # activity -> (plan line, operation, options) choices
+    "cpu": ((1, "NESTED LOOPS", None), (3, "INDEX", "UNIQUE SCAN")),
+    "sread": ((4, "INDEX", "RANGE SCAN"), (3, "TABLE ACCESS", "BY INDEX ROWID BATCHED")),
+    "mread": ((2, "TABLE ACCESS", "FULL"), (5, "TABLE ACCESS", "STORAGE FULL")),
+    "other": ((0, "SELECT STATEMENT", None), (1, "UPDATE", None)),
+}
+BAD_PLAN_CPU = ((3, "HASH JOIN", None), (4, "TABLE ACCESS", "FULL"))  # the regressed plan burns CPU in its hash join
+
+
+def foreground(q: dict, name: str, driver: str, share: float, bg_share: float, seconds: float = 1.0) -> float:
+    """Foreground seconds an event waits over `seconds` of an interval (its DBA_HIST_SYSTEM_EVENT *_FG time); the
+    blocking chain's waits are the row lock's."""
+    fg = q["w"].get(driver, 0.0) * share * seconds * (1 - bg_share)
+    return fg + (q["w"]["row_lock"] * seconds if name == ROW_LOCK_EVENT else 0.0)
+
+
+def object_id(text: str) -> int:
+    return 70000 + zlib.crc32(text.encode()) % 20000
+
+
+class Ash:
+    """The samples of one instance, interval by interval."""
+
+    def __init__(self, db, inst, sqls, victim, events, stories, rng):
+        self.db, self.inst, self.victim, self.rng = db, inst, victim, rng
+        self.events = [(name, wc, drv, share, bg) for _, name, wc, _, drv, share, _, bg in events
+                       if not drv.startswith("idle")]
+        self.oltp = [s for s in sqls if not s.batch and s is not victim]
+        total = sum(s.exec_weight * s.ms for s in self.oltp)
+        self.oltp_cum = _cumulative([s.exec_weight * s.ms / total for s in self.oltp])
+        self.oltp_shares = _shares(self.oltp_cum)
+        self.oltp_plans = [(s, s.plan) for s in self.oltp]
+        self.batch = [s for s in sqls if s.batch]
+        self.batch_plans = [(s, s.plan) for s in self.batch]
+        modules = sorted({s.module for s in sqls})
+        self.pool = {m: 100 + POOL * k for k, m in enumerate(modules)}
+        self.service = zlib.crc32(f"{db.name.lower()}_app".encode())
+        self.lock = stories["row_lock"] if stories["row_lock"]["db"] is db and inst.number == 1 else None
+        self.lock_sql = next((s for s in self.oltp if s.command_type == 6), self.oltp[0])
+        self.ctx = {}  # per (SQL, plan): the columns a session running it has
+        self.codes, self.named, self.fresh = {}, {}, []  # text -> code, code -> text, names not written yet
+        self.fg, self.on_cpu, self.waiting, self.cpu = (self.code(t) for t in ("FOREGROUND", "ON CPU", "WAITING",
+                                                                               "CPU"))
+        self.per_sql, self.per_line, self.per_session = {}, {}, {}
+
+    def code(self, text):
+        """The code of a text (schema.ash_code), remembered to be named once in ASH_NAMES; None stays None."""
+        if text is None:
+            return None
+        c = self.codes.get(text)
+        if c is None:
+            c = ash_code(text)
+            if self.named.setdefault(c, text) != text:
+                raise RuntimeError(f"{text!r} and {self.named[c]!r} have the same code (schema.ash_code)")
+            self.codes[text] = c
+            self.fresh.append((c, text))
+        return c
+
+    def names(self):
+        """The ASH_NAMES rows of the texts first used since the last call."""
+        fresh, self.fresh = self.fresh, []
+        return fresh
+
+    def totals(self, snap_id, counts):
+        """ASH_TOTALS rows of one interval from its samples counted per (minute, wait class, event, SQL_ID)."""
+        minute = MINUTE
+        per_dim = [Counter() for _ in ASH_TOTAL_DIMENSIONS]
+        for (start, *groups), n in counts.items():
+            for c, g in zip(per_dim, groups):
+                c[start, g] += n
+        rows, head = [], (self.db.dbid,)
+        for dim, c in enumerate(per_dim, 1):
+            for period in ASH_TOTAL_PERIODS:
+                if period == minute:
+                    out = c
+                else:
+                    out = Counter()
+                    for (start, g), n in c.items():
+                        out[start - start % period, g] += n
+                rows += [(*head, dim, period, snap_id, self.inst.number, start, g or 0, n) for (start, g), n in out.items()]
+        return rows
+
+    def interval(self, snap_id, startup, begin, end, seconds, q):
+        """The rows of the interval (begin, end]: sample k of the instance's startup is taken at startup + k s."""
+        rng, head = self.rng, (snap_id, self.db.dbid, self.inst.number)
+        first = int((begin - startup).total_seconds()) // SAMPLE_SECONDS + 1
+        last = int((end - startup).total_seconds()) // SAMPLE_SECONDS
+        if last < first:
+            return [], []
+        slots = []
+        for k in range(first, last + 1):
+            moment = startup + timedelta(seconds=k * SAMPLE_SECONDS)
+            second = calendar.timegm(moment.timetuple())
+            slots.append((k * SAMPLE_SECONDS, fmt(moment), second - second % MINUTE))
+        rows, used = [], [set() for _ in slots]
+        counts = Counter()  # (minute, wait class, event, SQL_ID) codes -> samples
+        lock_samples = 0
+        if self.lock:
+            for k, (sample_id, stamp, minute) in enumerate(slots):
+                moment = startup + timedelta(seconds=sample_id)
+                if self.lock["from"] <= moment < self.lock["to"]:
+                    rows += self._chain(head, sample_id, stamp, minute, counts)
+                    used[k].update((BLOCKER, *CHAIN))
+                    lock_samples += ROW_LOCK_WAITERS
+        reg_execs, reg_ms, regressed = q["reg"]
+        victim_time = reg_execs * reg_ms / 1000
+        cpu = q["dbcpu"] + q["queue"]
+        batch_cpu = min(q["batch"] * (4.0 if self.db.rac else 1.1), cpu)
+        victim_cpu = min(victim_time * 0.96, cpu - batch_cpu)
+        kinds = [("cpu", None, None, cpu, None)]
+        for name, wc, drv, share, bg in self.events:
+            fg = foreground(q, name, drv, share, bg)
+            if name == ROW_LOCK_EVENT:
+                fg = max(fg - lock_samples * SAMPLE_SECONDS / seconds, 0.0)  # the chain's waits are drawn above
+            if fg > 0:
+                kinds.append(("mread" if drv == "mread" else "sread" if drv == "sread" else "commit"
+                              if drv == "commit" else "other", name, wc, fg, drv))
+        total = sum(k[3] for k in kinds)
+        count = round((q["dbtime"] * seconds) / SAMPLE_SECONDS) - lock_samples
+        if count <= 0 or total <= 0:
+            return rows, self.totals(snap_id, counts)
+        picked = rng.choices(range(len(kinds)), cum_weights=_cumulative([k[3] for k in kinds]), k=count)
+        per_kind = [0] * len(kinds)
+        for k in picked:
+            per_kind[k] += 1
+        code, fg = self.code, self.fg
+        for (kind, event, wait_class, rate, drv), n in zip(kinds, per_kind):
+            if not n:
+                continue
+            sources = self._sources(kind, drv, q, cpu, batch_cpu, victim_cpu, regressed, rate)
+            on_cpu = kind == "cpu"
+            state = self.on_cpu if on_cpu else self.waiting
+            ev, wc = (self.cpu, self.cpu) if on_cpu else (code(event), code(wait_class))
+            ev_row, wc_row = (None, None) if on_cpu else (ev, wc)
+            for src, slot in zip(rng.choices(sources[0], cum_weights=sources[1], k=n),
+                                 rng.choices(range(len(slots)), k=n)):
+                sql, plan = src
+                sid = self._session(sql, used[slot])
+                line = (BAD_PLAN_CPU if on_cpu and plan == getattr(sql, "bad_plan", None)
+                        else PLAN_LINES.get(kind, PLAN_LINES["other"]))[sid % 2]
+                sql_code, module, action, user = self._sql_codes(sql)
+                program, machine = self._session_codes(sql, sid)
+                sample_id, stamp, minute = slots[slot]
+                if kind == "commit":
+                    rows.append((*head, sample_id, stamp, sid, _serial(sid), fg, user, None, sql_code, None, None,
+                                 None, None, ev_row, wc_row, state, None, None, None, None, module, action, program,
+                                 self.service, machine))
+                    counts[minute, wc, ev, 0] += 1
+                    continue
+                obj = object_id(f"{sql.sql_id}:{line[1]}") if kind in ("sread", "mread") else None
+                rows.append((*head, sample_id, stamp, sid, _serial(sid), fg, user, sql_code, sql_code, plan,
+                             *self._line_codes(line), ev_row, wc_row, state, None, None, None, obj, module, action,
+                             program, self.service, machine))
+                counts[minute, wc, ev, sql_code] += 1
+        return rows, self.totals(snap_id, counts)
+
+    def _sql_codes(self, sql):
+        """(SQL_ID, module, action, user) of a statement's samples, codes where they are text."""
+        c = self.per_sql.get(sql.sql_id)
+        if c is None:
+            c = self.per_sql[sql.sql_id] = (self.code(sql.sql_id), self.code(sql.module),
+                                            self.code("nightly-load" if sql.batch else None),
+                                            USERS.get(sql.schema, 107))
+        return c
+
+    def _line_codes(self, line):
+        c = self.per_line.get(line)
+        if c is None:
+            c = self.per_line[line] = (line[0], self.code(line[1]), self.code(line[2]))
+        return c
+
+    def _session_codes(self, sql, sid):
+        key = (sql.batch, sql.module, sid)
+        c = self.per_session.get(key)
+        if c is None:
+            c = self.per_session[key] = (self.code(self._program(sql, sid)), self.code(self._machine(sql, sid)))
+        return c
+
+    def _sources(self, kind, drv, q, cpu, batch_cpu, victim_cpu, regressed, rate):
+        """(SQL, plan) choices and their cumulative weights for one kind of activity."""
+        plan = self.victim and (self.victim.bad_plan if regressed else self.victim.plan)
+        oltp = self.oltp_plans
+        if kind == "cpu":
+            rest = max(cpu - batch_cpu - victim_cpu, 0.0)
+            batch = self.batch_plans if batch_cpu else []
+            weights = [w * rest for w in self.oltp_shares] + [batch_cpu / len(self.batch)] * len(batch)
+            if self.victim:
+                return oltp + batch + [(self.victim, plan)], _cumulative(weights + [victim_cpu])
+            return oltp + batch, _cumulative(weights)
+        if kind == "mread" and q["batch"]:
+            return self.batch_plans, _cumulative([1] * len(self.batch))
+        if drv == "conc" and regressed and self.victim:  # the regressed plan's latch waits (workload.rates)
+            victim = min(0.6 / rate, 1.0) if rate else 0.0
+            return oltp + [(self.victim, plan)], _cumulative([w * (1 - victim) for w in self.oltp_shares]
+                                                             + [victim])
+        return oltp, self.oltp_cum
+
+    def _chain(self, head, sample_id, stamp, minute, counts):
+        """One sample of the blocking chain: its waiters on the row lock, blocked by the blocker or, behind it, by the
+        first waiter; the blocker itself, idle in its open transaction, is not sampled."""
+        s, rows, c = self.lock_sql, [], self.code
+        obj = object_id(f"{s.sql_id}:TABLE")
+        sql_code, event, wait_class = c(s.sql_id), c(ROW_LOCK_EVENT), c("Application")
+        for k, sid in enumerate(CHAIN):
+            blocker = BLOCKER if k < 4 else CHAIN[0]
+            rows.append((*head, sample_id, stamp, sid, _serial(sid), self.fg, USERS.get(s.schema, 107),
+                         sql_code, sql_code, s.plan, 1, c("UPDATE"), None, event, wait_class, self.waiting,
+                         blocker, _serial(blocker), self.inst.number, obj, c(s.module), None, c("JDBC Thin Client"),
+                         self.service, c(f"app-node{1 + sid % 4}")))
+            counts[minute, wait_class, event, sql_code] += 1
+        return rows
+
+    def _session(self, sql, used):
+        base = 20 if sql.batch else self.pool[sql.module]
+        sid = base + self.rng.randrange(16 if sql.batch else POOL)
+        while sid in used:
+            sid += 1
+        used.add(sid)
+        return sid
+
+    def _program(self, sql, sid):
+        if sql.batch:
+            return f"oracle@{self.inst.host} (P{sid % 16:03d})"
+        return "sqlplus@bastion (TNS V1-V3)" if sql.module == "SQL*Plus" else "JDBC Thin Client"
+
+    def _machine(self, sql, sid):
+        return self.inst.host if sql.batch else f"app-node{1 + sid % 4}"
+
+
+def _serial(sid: int) -> int:
+    return (sid * 7919) % 65000 + 1
+
+
+def _cumulative(weights):
+    out, acc = [], 0.0
+    for w in weights:
+        acc += w
+        out.append(acc)
+    return out
+
+
+def _shares(cum):
+    return [b - a for a, b in zip([0.0] + cum[:-1], cum)]

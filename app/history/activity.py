@@ -1,0 +1,202 @@
+"""Top activity from Active Session History (DBA_HIST_ACTIVE_SESS_HISTORY): average active sessions over time by a
+dimension, the top lists of the range and the blocking sessions (docs/awr-rules.md §22). The database groups the
+samples by bucket and dimension: a wide range never fetches raw samples. The embedded demo store also keeps totals
+per minute and half hour by wait class, event and SQL_ID (schema.ASH_TOTALS), which answer the same question without
+reading the samples, where the buckets are whole minutes or half hours from the range's start and nothing is
+filtered."""
+import calendar
+from datetime import timedelta, timezone
+from statistics import median
+
+from app import analysis
+from app.errors import BadParameter
+from app.history.database import Database, Range, offset
+from app.history.numbers import round4
+from app.store import queries
+from app.store.queries import CPU, DIMENSIONS, TOP_LISTS
+from app.store.schema import ASH_TOTAL_DIMENSIONS, ASH_TOTAL_PERIODS
+
+WIDTHS = (10, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 28800, 86400)  # bucket seconds
+MAX_BUCKETS = 720
+DEFAULT_SPACING = 10  # seconds between the samples AWR keeps, when the data cannot tell
+TOP_GROUPS = 10
+OTHER = "other"
+NUMERIC = {"sql_plan_hash_value", "service", "user", "instance", "blocking_session", "current_obj"}
+
+
+def width_for(seconds: float) -> int:
+    """The narrowest bucket that gives at most MAX_BUCKETS buckets over `seconds`."""
+    return next((w for w in WIDTHS if seconds / w <= MAX_BUCKETS), WIDTHS[-1])
+
+
+def filter_binds(filters: dict) -> dict:
+    """The bind values of the filters ({dimension: text}), checked: numbers where the column is one, a session as
+    instance:sid,serial#."""
+    binds = {}
+    for name, value in filters.items():
+        parts = [value]
+        if name == "session":
+            inst, _, rest = value.partition(":")
+            sid, _, serial = rest.partition(",")
+            parts = [inst, sid, serial]
+        if name in NUMERIC or name == "session":
+            if not all(p.strip().lstrip("-").isdigit() and p.isascii() for p in parts):
+                raise BadParameter(f"{name} must be " + ("instance:sid,serial# (e.g. 1:1802,4127)" if name == "session"
+                                                        else "a whole number") + f", got {value!r}", name)
+            parts = [int(p) for p in parts]
+            if not all(-2**63 <= p < 2**63 for p in parts):  # the columns' range (SQLite INTEGER; Oracle's ids)
+                raise BadParameter(f"{name} is out of range, got {value!r}", name)
+        binds.update({f"f_{name}_{k}": p for k, p in enumerate(parts)})
+    return binds
+
+
+def label(name, key: tuple):
+    """A group's name as the answer gives it: a session is instance:sid,serial#; null is None."""
+    if name == "session":
+        return None if key[1] is None else f"{key[0]}:{key[1]},{key[2]}"
+    return key[0]
+
+
+def _window(db: Database, rng: Range):
+    """The range's first instant (the earliest instance's snapshot `lo`, local, naive) and its seconds."""
+    tl = db.timeline()
+    lo = [s for s in (tl.by_id.get((i, rng.lo)) for i in tl.instances) if s]
+    hi = [s for s in (tl.by_id.get((i, rng.hi)) for i in tl.instances) if s]
+    first, last = min(lo, key=lambda s: s.epoch), max(hi, key=lambda s: s.epoch)
+    return first, last.epoch - first.epoch
+
+
+def spacing(db: Database, rng: Range) -> float:
+    """Seconds between kept samples, from the data of the range's last interval: per instance, the smallest step
+    between SAMPLE_IDs x the seconds per SAMPLE_ID (first to last sample); the median over instances, to the second
+    (DEFAULT_SPACING where no instance has two samples)."""
+    found = []
+    for _, step, id0, id1, first, last in db.rows(queries.sample_spacing(db.store.views), snap_id=rng.hi):
+        if step and id1 > id0:
+            span = (analysis.as_datetime(last) - analysis.as_datetime(first)).total_seconds()
+            found.append(step * span / (id1 - id0))
+    return float(round(median(found))) if found else float(DEFAULT_SPACING)
+
+
+def compute(db: Database, rng: Range, group_by="wait_class", filters: dict | None = None, top=TOP_GROUPS) -> dict:
+    filters = filters or {}
+    binds = filter_binds(filters)
+    body = {"db": db.key, "range": rng.public(), "group_by": group_by, "filters": filters, "unit": "sessions",
+            "bucket_seconds": None, "sample_seconds": None, "series": [], "total_samples": 0}
+    if rng.lo is None or rng.lo >= rng.hi:
+        body["reason"] = "the range holds no interval"
+        return body
+    first, seconds = _window(db, rng)
+    width = width_for(seconds)
+    step = spacing(db, rng)
+    found = (_from_totals(db, rng, group_by, first.end, width, top) if not filters else None) \
+        or _from_samples(db, rng, group_by, filters, binds, first.end, width, top)
+    per, totals, shown, total = found
+    count = max(int(-(-seconds // width)), 1)
+    tz = timezone(timedelta(seconds=offset(db.timeline().newest())))
+    times = [analysis.iso((first.end + timedelta(seconds=b * width)).replace(tzinfo=tz)) for b in range(count)]
+    spans = [min(width, seconds - b * width) for b in range(count)]  # the last bucket ends with the range
+    for g in shown:
+        values = per.get(g, {})
+        body["series"].append({"name": g, "unit": "sessions", "samples": totals[g],
+                               "points": (times, [round4(values.get(b, 0) * step / spans[b]) for b in range(count)])})
+    body.update(bucket_seconds=width, sample_seconds=step, total_samples=total,
+                aas=round4(total * step / seconds) if seconds else None)
+    return body
+
+
+def _ranked(totals: dict, top: int):
+    """The groups shown (the `top` largest, ties by name) and the rest."""
+    ranked = sorted(totals, key=lambda g: (-totals[g], str(g)))
+    return ranked[:top], ranked[top:]
+
+
+def _from_samples(db: Database, rng: Range, group_by, filters, binds, t0, width, top):
+    """(samples per group and bucket, per group, the groups shown, all samples) from the view's samples grouped by
+    bucket and group in the database."""
+    raw = db.rows(queries.activity(db.store.views, group_by, tuple(sorted(filters))), lo=rng.lo, hi=rng.hi,
+                  t0=t0, width=width, **binds)
+    per: dict = {}
+    totals: dict = {}
+    for bucket, *key, samples in raw:
+        g = label(group_by, tuple(key))
+        b = max(int(bucket), 0)
+        per.setdefault(g, {})
+        per[g][b] = per[g].get(b, 0) + samples
+        totals[g] = totals.get(g, 0) + samples
+    total = sum(totals.values())
+    shown, rest = _ranked(totals, top)
+    if rest:
+        other: dict = {}
+        for g in rest:
+            for b, n in per[g].items():
+                other[b] = other.get(b, 0) + n
+        per[OTHER], totals[OTHER] = other, sum(totals[g] for g in rest)
+        shown.append(OTHER)
+    return per, totals, shown, total
+
+
+def _from_totals(db: Database, rng: Range, group_by, t0, width, top):
+    """The same as _from_samples from the store's ASH totals (schema.ASH_TOTALS), or None where it keeps none for
+    the question: the groups' samples over the range first, then per bucket the shown groups' and the others'
+    together. A period of the totals serves when it divides the bucket width and the range starts on one of its
+    boundaries: each minute (half hour) then lies in one bucket, as each of its samples would."""
+    if group_by not in ASH_TOTAL_DIMENSIONS or not db.store.ash_totals or t0.microsecond:
+        return None
+    start = calendar.timegm(t0.timetuple())  # local time, as the totals count it
+    period = next((p for p in ASH_TOTAL_PERIODS if width % p == 0 and start % p == 0), None)
+    if period is None:
+        return None
+    where = {"dimension": ASH_TOTAL_DIMENSIONS.index(group_by) + 1, "lo": rng.lo, "hi": rng.hi}
+    groups = db.rows(queries.ash_total_groups(db.store.views), period=ASH_TOTAL_PERIODS[0],
+                     **where)  # any period holds them all
+    totals = {value: samples for _, value, samples in groups}
+    codes = {value: code for code, value, _ in groups}
+    total = sum(totals.values())
+    shown, rest = _ranked(totals, top)
+    per: dict = {}
+    if shown:
+        names = {codes[g]: g for g in shown}
+        for bucket, code, samples in db.rows(queries.ash_total_buckets(db.store.views), period=period, t0=start,
+                                             width=width, top=list(names), **where):
+            g = names.get(code, OTHER)
+            b = max(int(bucket), 0)
+            per.setdefault(g, {})
+            per[g][b] = per[g].get(b, 0) + samples
+    if rest:
+        totals[OTHER] = sum(totals[g] for g in rest)
+        shown.append(OTHER)
+    return per, totals, shown, total
+
+
+def top(db: Database, rng: Range, filters: dict | None = None) -> dict:
+    """Top SQL, sessions, modules, events and objects of the range by samples, with % of the range's activity and
+    the share on CPU; and the blocking sessions."""
+    filters = filters or {}
+    binds = filter_binds(filters)
+    key = tuple(sorted(filters))
+    body = {"db": db.key, "range": rng.public(), "filters": filters, "lists": {}, "blocking": [],
+            "columns": ["list", "name", "samples", "aas", "pct_activity", "pct_cpu", "pct_wait"]}
+    if rng.lo is None or rng.lo >= rng.hi:
+        body["reason"] = "the range holds no interval"
+        return body
+    _, seconds = _window(db, rng)
+    step = spacing(db, rng)
+    total = sum(n for _, n, _ in db.rows(queries.activity_top(db.store.views, "instance", key), lo=rng.lo, hi=rng.hi,
+                                         **binds))  # every instance's samples
+    for name in TOP_LISTS:
+        rows = []
+        for *k, samples, on_cpu in db.rows(queries.activity_top(db.store.views, name, key), lo=rng.lo, hi=rng.hi,
+                                            **binds):
+            rows.append({"name": label(name, tuple(k)), "samples": samples,
+                         "aas": round4(samples * step / seconds) if seconds else None,
+                         "pct_activity": round4(100 * samples / total) if total else None,
+                         "pct_cpu": round4(100 * on_cpu / samples), "pct_wait": round4(100 * (samples - on_cpu) / samples)})
+        body["lists"][name] = rows
+    for inst, sid, serial, event, samples, waiters in db.rows(queries.blocking(db.store.views, key), lo=rng.lo,
+                                                              hi=rng.hi, **binds):
+        body["blocking"].append({"blocking_instance": inst, "blocking_session": sid, "blocking_serial": serial,
+                                 "event": event, "samples": samples, "waiters": waiters,
+                                 "aas": round4(samples * step / seconds) if seconds else None})
+    body.update(total_samples=total, sample_seconds=step, cpu_label=CPU)
+    return body

@@ -1,0 +1,157 @@
+/* Top activity (issue 13): average active sessions from Active Session History, stacked by a dimension, beside
+ * the top lists of the window (SQL, events, sessions, modules, objects) and its blocking sessions; registered with
+ * the router (AWRLens.Views.add) as the history views are. A click on a row of a top list filters the chart and
+ * the lists by it (a chip each, removable); the dimension (`by`) and the filters (`filter=dimension:value`) are in
+ * the link. The chart and the lists read GET /activity and GET /activity/top (docs/awr-rules.md §22). */
+(function (AWRLens) {
+  "use strict";
+  var F = AWRLens.Format, Api = AWRLens.Api, State = AWRLens.State, Charts = AWRLens.Charts, Tables = AWRLens.Tables;
+  var Dbs = AWRLens.Databases, Loaders = AWRLens.Loaders, Views = AWRLens.Views;
+  var element = AWRLens.Dom.element, NUM = Tables.num, TEXT = Tables.text;
+  // the API's dimensions (group_by), as the page names them; every one but instance is also a filter (the
+  // instance is the page's instance picker)
+  var DIMENSIONS = AWRLens.Dom.table({
+    wait_class: "wait class", event: "event", sql_id: "SQL ID", top_level_sql_id: "top-level SQL ID",
+    sql_plan_hash_value: "plan hash value", module: "module", action: "action", program: "program",
+    service: "service (hash)", user: "user (id)", session: "session", instance: "instance", machine: "machine",
+    blocking_session: "blocking session (SID)", current_obj: "object (CURRENT_OBJ#)"
+  });
+  var DEFAULT_BY = "wait_class";
+  // the top lists of GET /activity/top: [list (a dimension), id, title, the name column's title]
+  var LISTS = [["sql_id", "ash-sql", "Top SQL", "SQL ID"], ["event", "ash-events", "Top events", "Event"],
+    ["session", "ash-sessions", "Top sessions", "Session (inst:sid,serial#)"], ["module", "ash-modules", "Top modules", "Module"],
+    ["current_obj", "ash-objects", "Top objects", "Object (CURRENT_OBJ#)"]];
+
+  function filterable(name) { return name !== "instance" && !!DIMENSIONS[name]; }
+
+  /** The link's filters as [[dimension, value]]: known dimensions only, the last value of each. */
+  function filtersOf(state) {
+    var out = [];
+    (state.filter || []).forEach(function (f) {
+      var at = f.indexOf(":"), name = f.slice(0, at), value = f.slice(at + 1);
+      if (at > 0 && filterable(name) && value !== "") { out = withFilter(out, name, value); }
+    });
+    return out;
+  }
+
+  function asLink(filters) { return filters.map(function (f) { return f[0] + ":" + f[1]; }); }
+
+  function asParams(filters) {
+    var out = {};
+    filters.forEach(function (f) { out[f[0]] = f[1]; });
+    return out;
+  }
+
+  function describe(f) { return DIMENSIONS[f[0]] + " = " + f[1]; }
+
+  /** The filters with name = value added (in place of an earlier value of the same dimension). */
+  function withFilter(filters, name, value) {
+    return filters.filter(function (f) { return f[0] !== name; }).concat([[name, value]]);
+  }
+
+  function instanceOf(state) { return state.inst === "each" ? "all" : state.inst; }
+
+  /** What the chart shows, for its PNG: the database, the instances, the window with its zone, the filters. */
+  function about(ctx, c, filters) {
+    var db = ctx.db, inst = instanceOf(ctx.state), win = c.win || ctx.win;
+    var all = db.instances.map(function (i) { return i.instance_number; }).join(", ");
+    var who = db.instances.length === 1 ? "instance " + all : inst !== "all" ? "instance " + inst : "instances " + all + " combined";
+    return [db.name + " (" + db.id + ") · " + who,
+      F.fmtTime(win.from, win.zone, true) + " to " + F.fmtTime(win.to, win.zone, true) + " (" + win.zone + ")",
+      filters.length ? "Only the samples with " + filters.map(describe).join(" and ") : "Every sample"];
+  }
+
+  Views.add("activity", {
+    title: "Top activity",
+    defaults: function (state) {
+      var patch = {};
+      if (!DIMENSIONS[state.by]) { patch.by = DEFAULT_BY; }
+      var filters = asLink(filtersOf(state));
+      if (filters.join("\n") !== (state.filter || []).join("\n")) { patch.filter = filters.length ? filters : null; }
+      return patch;
+    },
+    key: function (state) { return [state.by, (state.filter || []).join("\n")]; },
+    build: function (ctx, parts, root) {
+      var by = ctx.state.by, filters = filtersOf(ctx.state), inst = instanceOf(ctx.state);
+      var set = function (next) { State.set({ filter: next.length ? asLink(next) : null }); };
+
+      var form = element("form", { "class": "card activity-form", "aria-label": "Top activity: dimension and filters" });
+      var row = element("div", { "class": "row" });
+      row.appendChild(element("label", { "for": "ash-by" }, "Stack by"));
+      var select = element("select", { id: "ash-by" });
+      Object.keys(DIMENSIONS).forEach(function (k) { select.appendChild(element("option", { value: k }, DIMENSIONS[k])); });
+      select.value = by;
+      select.addEventListener("change", function () { State.set({ by: select.value }); });
+      row.appendChild(select);
+      var chips = element("ul", { "class": "chips", "aria-label": "Filters" });
+      filters.forEach(function (f) {
+        var li = element("li", { "class": "chip", "data-filter": f[0] });
+        li.appendChild(element("span", {}, describe(f)));
+        var rm = element("button", { type: "button", "aria-label": "Remove the filter " + describe(f), title: "Remove" }, "×");
+        rm.addEventListener("click", function () { set(filters.filter(function (g) { return g !== f; })); });
+        li.appendChild(rm);
+        chips.appendChild(li);
+      });
+      row.appendChild(chips);
+      if (filters.length > 1) {
+        var clear = element("button", { type: "button" }, "Remove every filter");
+        clear.addEventListener("click", function () { set([]); });
+        row.appendChild(clear);
+      }
+      form.appendChild(row);
+      var note = element("p", { "class": "note", role: "status", "aria-live": "polite" }, (filters.length ? "" :
+        "Every sample. ") + "A click on a row of a list below keeps only its samples; a blocking session's row, the " +
+        "sessions it blocks.");
+      form.appendChild(note);
+      form.addEventListener("submit", function (e) { e.preventDefault(); });
+      root.appendChild(form);
+
+      var grid = element("div", { "class": "grid activity-grid" });
+      root.appendChild(grid);
+      var title = "Average active sessions by " + DIMENSIONS[by] + (inst !== "all" ? " · instance " + inst : "") +
+        (filters.length ? " · " + filters.map(describe).join(" · ") : "");
+      var c = Charts.create(grid, { id: "activity", title: title, wide: true, stacked: true, height: 320, prefetch: false,
+        onWindow: ctx.onWindow, singleInstance: ctx.db.instances.length === 1, about: function () { return about(ctx, c, filters); },
+        load: Loaders.activity(ctx, { by: by, filters: asParams(filters), instance: inst, cpu: !filters.length }) });
+      parts.charts.push(c);
+
+      var pick = function (name, value) {
+        if (value === null || value === undefined) { note.textContent = "A row without a value cannot be a filter."; return; }
+        if (filters.some(function (f) { return f[0] === name && f[1] === String(value); })) { return; }
+        set(withFilter(filters, name, String(value)));
+      };
+      var table = function (spec) {
+        var t = Tables.create(grid, Object.assign({ order: [], zone: function () { return Dbs.zoneOf(ctx.state, ctx.db); } }, spec));
+        parts.tables.push(t);
+        return t;
+      };
+      parts.lists = LISTS.map(function (l) {
+        return { name: l[0], table: table({ id: l[1], title: l[2],
+          columns: [TEXT("label", l[3]), NUM("aas", "AAS"), NUM("pct_activity", "Activity", "%"),
+            NUM("pct_cpu", "CPU", "%"), NUM("pct_wait", "Wait", "%")],
+          onRow: function (r) { pick(l[0], r.name); } }) };
+      });
+      parts.blocking = table({ id: "ash-blocking", title: "Blocking sessions",
+        columns: [TEXT("blocker", "Blocker (inst:sid,serial#)"), TEXT("event", "Waiters' event"), NUM("waiters", "Waiters"),
+          NUM("aas", "AAS waiting")],
+        onRow: function (r) { pick("blocking_session", r.blocking_session); } });
+    },
+    update: function (ctx, parts) {
+      parts.charts.forEach(function (c) { c.setWindow(ctx.win); });
+      var top = Api.get(Dbs.path(ctx.db, "/activity/top"), Object.assign({ instance: instanceOf(ctx.state) },
+        asParams(filtersOf(ctx.state)), ctx.win.params));
+      parts.lists.forEach(function (l) {
+        l.table.load(top.then(function (b) {
+          return b.lists[l.name].map(function (r) { return Object.assign({ label: Loaders.groupLabel(r.name) }, r); });
+        }));
+      });
+      parts.blocking.load(top.then(function (b) {
+        return b.blocking.map(function (r) {
+          return Object.assign({ blocker: r.blocking_instance + ":" + r.blocking_session + "," + r.blocking_serial }, r);
+        });
+      }));
+    }
+  });
+
+  AWRLens.Activity = { DIMENSIONS: DIMENSIONS, filtersOf: filtersOf };
+}(window.AWRLens = window.AWRLens || {}));

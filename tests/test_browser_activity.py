@@ -1,0 +1,335 @@
+"""Top activity in real headless Chromium (the browser, server and page helpers of test_browser.py): the AAS chart
+from Active Session History stacked by a dimension, the top lists and blocking sessions beside it, a click on a row
+as a filter (a chip, the link), zoom, the link round trip and Back, no ASH in old windows, and the overview's AAS
+chart switched to ASH. Every expectation comes from the API's answer to the request the page made (asked again
+through the app's test client on the same store), or from the store."""
+import csv
+import io
+from datetime import datetime, timedelta
+from pathlib import Path
+from urllib.parse import parse_qs, parse_qsl, urlencode, urlsplit
+
+import pytest
+from test_browser import Page, _drag, _png, _url, browser, context, page, server  # noqa: F401  (fixtures)
+
+pytestmark = [pytest.mark.browser, pytest.mark.wire, pytest.mark.slow]
+
+OTHERS = "others (beyond the top 10)"  # the page's name for the API's "other" after its top 10
+LISTS = {"sql_id": "ash-sql", "event": "ash-events", "session": "ash-sessions", "module": "ash-modules",
+         "current_obj": "ash-objects"}
+
+
+def state_examples(dbs, stories):
+    """The keys of the link this view adds, {key: (the link's other keys, its value)}, as test_browser.py's
+    _state_examples takes them (issue 17's rule test, on the branches that have it)."""
+    rac, sql = dbs["rac"], stories["plan_regression"]["sql_id"]
+    return {"by": ({"db": rac, "view": "activity", "range": "1d"}, "event"),
+            "filter": ({"db": rac, "view": "activity", "range": "1d", "by": "event"}, [f"sql_id:{sql}", "module:billing"]),
+            "aas": ({"db": rac, "view": "overview", "range": "1d"}, "ash")}
+
+
+def _asked(pg, kind):
+    """The query of the page's last request to /activity (kind "") or /activity/top (kind "/top"), as a list of
+    pairs, and its path."""
+    urls = [u for u in pg.requests if f"/activity{kind}?" in u]
+    assert urls, pg.requests
+    parts = urlsplit(urls[-1])
+    return parts.path, parse_qsl(parts.query)
+
+
+def _answer(client, pg, kind=""):
+    """The API's answer to the page's last request of that kind (as pairs of [time, value])."""
+    path, query = _asked(pg, kind)
+    r = client.get(path, query_string=[(k, v) for k, v in query if k != "shape"])
+    assert r.status_code == 200, r.get_data(as_text=True)
+    return r.get_json()
+
+
+def _ms(iso):
+    return round(datetime.fromisoformat(iso).timestamp() * 1000)
+
+
+def _chart(pg, chart_id="activity"):
+    return next(c for c in pg.charts() if c["id"] == chart_id)
+
+
+def _legend(pg, chart_id="activity"):
+    return pg.page.locator(f"[data-chart='{chart_id}'] .legend-item").all_text_contents()
+
+
+def _names(body):
+    """The legend the API's answer makes: its groups (a group without a value is '(none)'), the CPU count last."""
+    out = []
+    for k, s in enumerate(body["series"]):
+        out.append(OTHERS if k >= 10 and s["name"] == "other" else "(none)" if s["name"] is None else str(s["name"]))
+    return out
+
+
+def _same_points(chart, body):
+    """The chart's points of each group are the API's, in the chart's window."""
+    drawn = {d["label"]: d["points"] for d in chart["datasets"]}
+    for name, s in zip(_names(body), body["series"]):
+        api = [[_ms(t), v] for t, v in s["points"] if chart["from"] <= _ms(t) <= chart["to"]]
+        assert drawn[name] == api, name
+    assert sum(len(p) for p in drawn.values()) > 20
+
+
+def _cells(pg, table_id, column=0):
+    return pg.page.locator(f"[data-table='{table_id}'] tbody tr").evaluate_all(
+        f"trs => trs.map(tr => tr.cells[{column}].textContent)")
+
+
+def _chips(pg):
+    return pg.page.locator(".activity-form .chip span").all_text_contents()
+
+
+# -- the view --------------------------------------------------------------------------------------------------------
+
+def test_the_view_renders_with_data(server, client, dbs, page):
+    page.open(_url(server, db=dbs["rac"], view="activity", range="1d"))
+    assert page.state()["by"] == "wait_class"  # the default dimension, in the link
+    assert page.page.locator("#tabs button[data-view=activity]").get_attribute("aria-pressed") == "true"
+    chart = _chart(page)
+    assert chart["state"] == "ready" and chart["title"] == "Average active sessions by wait class"
+    body = _answer(client, page)
+    assert dict(_asked(page, "")[1])["group_by"] == "wait_class"
+    assert _legend(page) == _names(body) + ["CPU count"]
+    assert _names(body)[0] == "CPU"
+    _same_points(chart, body)
+    cpus = next(d for d in chart["datasets"] if d["label"] == "CPU count")
+    assert {p[1] for p in cpus["points"]} == {32}  # RACPROD: 2 x 16 CPUs, its NUM_CPUS
+    status = page.page.locator("[data-chart=activity] .status").text_content()
+    assert f"{body['bucket_seconds'] // 60} min buckets of samples taken every 10 s" in status
+    # the top lists of the same window, as the API ranks them
+    top = _answer(client, page, "/top")
+    assert dict(_asked(page, "/top")[1])["from"] == dict(_asked(page, "")[1])["from"]
+    for name, table in LISTS.items():
+        expected = ["(none)" if r["name"] is None else str(r["name"]) for r in top["lists"][name]][:10]
+        assert _cells(page, table) == expected and expected, name
+    assert page.page.locator("[data-table=ash-blocking]").get_attribute("data-state") == "empty"
+    assert page.page.evaluate("document.documentElement.scrollWidth") <= 1280
+    assert page.error_text() == "" and page.errors == []
+
+
+def test_the_dimension_switch_changes_the_request_and_the_legend(server, client, dbs, page):
+    page.open(_url(server, db=dbs["rac"], view="activity", range="1d"))
+    wait_classes = _legend(page)
+    page.page.get_by_label("Stack by").select_option("event")
+    page.settle()
+    assert page.state()["by"] == "event"
+    assert dict(_asked(page, "")[1])["group_by"] == "event"
+    body = _answer(client, page)
+    assert _legend(page) == _names(body) + ["CPU count"] != wait_classes
+    assert "log file sync" in _legend(page)
+    assert _chart(page)["title"] == "Average active sessions by event"
+    _same_points(_chart(page), body)
+    page.page.get_by_label("Stack by").select_option("session")
+    page.settle()
+    body = _answer(client, page)
+    assert _legend(page)[:3] == _names(body)[:3] and all(":" in n and "," in n for n in _names(body)[:3])
+    assert page.errors == []
+
+
+def test_a_click_on_a_row_filters(server, client, dbs, stories, page):
+    """A SQL_ID clicked: the chart shows that statement's activity, then by event; a chip says so and removes it."""
+    reg = stories["plan_regression"]
+    page.open(_url(server, db=dbs["rac"], view="activity", by="wait_class", begin_snap=reg["begin_snap"],
+                   end_snap=reg["begin_snap"] + 8))
+    before, every = _chart(page), _answer(client, page)
+    row = page.page.locator("[data-table=ash-sql] tbody tr", has_text=reg["sql_id"])
+    row.locator("td").nth(1).click()
+    page.settle()
+    assert page.state()["filter"] == f"sql_id:{reg['sql_id']}"
+    assert ("sql_id", reg["sql_id"]) in _asked(page, "")[1] and ("sql_id", reg["sql_id"]) in _asked(page, "/top")[1]
+    assert _chips(page) == [f"SQL ID = {reg['sql_id']}"]
+    assert _cells(page, "ash-sql") == [reg["sql_id"]]  # the lists are the statement's too
+    body = _answer(client, page)
+    chart = _chart(page)
+    assert chart["title"].endswith(f" · SQL ID = {reg['sql_id']}")
+    assert _legend(page) == _names(body)  # no CPU count: one statement's sessions are read alone
+    assert 0 < body["total_samples"] < every["total_samples"]
+    _same_points(chart, body)
+    assert chart["datasets"] != before["datasets"]
+    # that statement by event: the regressed plan burns CPU
+    page.page.get_by_label("Stack by").select_option("event")
+    page.settle()
+    assert page.state()["filter"] == f"sql_id:{reg['sql_id']}" and page.state()["by"] == "event"
+    body = _answer(client, page)
+    assert {"group_by": "event", "sql_id": reg["sql_id"]}.items() <= dict(_asked(page, "")[1]).items()
+    assert _legend(page) == _names(body) and _legend(page)[0] == "CPU"
+    _same_points(_chart(page), body)
+    # a second filter from another list, then the chip of the first removed
+    module = _cells(page, "ash-modules")[0]
+    page.page.locator("[data-table=ash-modules] tbody tr").first.click()
+    page.settle()
+    assert parse_qs(urlsplit(page.page.url).query)["filter"] == [f"sql_id:{reg['sql_id']}", f"module:{module}"]
+    assert _chips(page) == [f"SQL ID = {reg['sql_id']}", f"module = {module}"]
+    page.page.get_by_role("button", name=f"Remove the filter SQL ID = {reg['sql_id']}").click()
+    page.settle()
+    assert page.state()["filter"] == f"module:{module}" and _chips(page) == [f"module = {module}"]
+    assert ("sql_id", reg["sql_id"]) not in _asked(page, "")[1] and ("module", module) in _asked(page, "")[1]
+    assert page.errors == []
+
+
+def test_the_blocking_chain(server, client, dbs, stories, page):
+    """The demo's row-lock chain: its blockers listed for the window as the API lists them; a click on one shows the
+    sessions it blocks, on its event."""
+    lock = stories["row_lock"]
+    page.open(_url(server, db=dbs["rac"], view="activity", by="event",
+                   **{"from": lock["from"][:11] + "13:30" + lock["from"][16:], "to": lock["to"][:11] + "15:30" + lock["to"][16:]}))
+    top = _answer(client, page, "/top")
+    assert top["blocking"]
+    shown = page.page.locator("[data-table=ash-blocking] tbody tr").evaluate_all(
+        "trs => trs.map(tr => [tr.cells[0].textContent, tr.cells[1].textContent, tr.cells[2].textContent])")
+    assert shown == [[f"{b['blocking_instance']}:{b['blocking_session']},{b['blocking_serial']}", b["event"],
+                      str(b["waiters"])] for b in top["blocking"]]
+    assert top["blocking"][0]["event"] == lock["event"]
+    page.page.locator("[data-table=ash-blocking] tbody tr").first.click()
+    page.settle()
+    blocker = top["blocking"][0]["blocking_session"]
+    assert page.state()["filter"] == f"blocking_session:{blocker}"
+    assert ("blocking_session", str(blocker)) in _asked(page, "")[1]
+    assert _legend(page) == _names(_answer(client, page)) == [lock["event"]]
+    assert page.errors == []
+
+
+def test_png_and_csv_of_a_filtered_chart(server, client, dbs, stories, page):
+    """A filter whose value holds ':' and spaces (an event) survives the link; the chart's CSV holds the API's
+    points, and its PNG says which samples it shows."""
+    lock = stories["row_lock"]
+    page.open(_url(server, db=dbs["rac"], view="activity", by="session", filter=f"event:{lock['event']}",
+                   **{"from": lock["from"], "to": lock["to"]}))
+    assert page.state()["filter"] == f"event:{lock['event']}" and ("event", lock["event"]) in _asked(page, "")[1]
+    body = _answer(client, page)
+    chart = _chart(page)
+    _same_points(chart, body)
+    with page.page.expect_download() as info:
+        page.page.locator("[data-chart=activity] button[data-act=csv]").click()
+    rows = list(csv.DictReader(io.StringIO(Path(info.value.path()).read_text(encoding="utf-8"))))
+    assert len(rows) == sum(len(d["points"]) for d in chart["datasets"])
+    assert [r["series"] for r in rows][::len(rows) // len(body["series"])] == _names(body)
+    assert {r["unit"] for r in rows} == {"sessions"}
+    with page.page.expect_download() as info:
+        page.page.locator("[data-chart=activity] button[data-act=png]").click()
+    _, texts = _png(Path(info.value.path()).read_bytes())
+    assert texts["Title"] == f"Average active sessions by session · event = {lock['event']}"
+    assert texts["Description"].split("\n")[-1] == f"Only the samples with event = {lock['event']}"
+    assert texts["Source"] == page.page.url
+    assert page.errors == []
+
+
+def test_zoom_refetches_finer_buckets(server, client, dbs, page):
+    page.open(_url(server, db=dbs["rac"], view="activity", range="1d"))
+    wide = _answer(client, page)
+    page.requests.clear()
+    _drag(page, "[data-chart=activity]", 0.45, 0.55)  # about 2.4 hours of the day
+    page.settle()
+    state = page.state()
+    assert "range" not in state and state["from"] < state["to"]
+    asked = dict(_asked(page, "")[1])
+    assert _ms(asked["from"]) <= _ms(state["from"]) and _ms(asked["to"]) >= _ms(state["to"])
+    assert _ms(asked["to"]) - _ms(asked["from"]) < 4 * 3600e3  # the window (and a snapshot interval either side)
+    narrow = _answer(client, page)
+    assert narrow["bucket_seconds"] < wide["bucket_seconds"]
+    chart = _chart(page)
+    assert (chart["from"], chart["to"]) == (_ms(state["from"]), _ms(state["to"]))
+    cpu = chart["datasets"][0]["points"]
+    assert cpu[1][0] - cpu[0][0] == narrow["bucket_seconds"] * 1000
+    _same_points(chart, narrow)
+    width = narrow["bucket_seconds"]
+    assert (f"{width} s" if width < 60 else f"{width // 60} min") + " buckets" in page.page.locator("[data-chart=activity] .status").text_content()
+    assert dict(_asked(page, "/top")[1])["from"] == state["from"]  # the lists follow the window
+    assert page.errors == []
+
+
+def test_the_link_round_trip_and_back(server, client, dbs, stories, browser, page):
+    reg = stories["plan_regression"]
+    page.open(_url(server, db=dbs["rac"], view="activity", by="event", filter=f"sql_id:{reg['sql_id']}",
+                   begin_snap=reg["begin_snap"], end_snap=reg["begin_snap"] + 8))
+    original = _chart(page)
+    chips = _chips(page)
+    page.page.get_by_role("button", name="Copy link").click()
+    link = page.page.locator("#link").input_value()
+    shared = parse_qs(urlsplit(link).query)
+    assert shared["by"] == ["event"] and shared["filter"] == [f"sql_id:{reg['sql_id']}"]
+    fresh = browser.new_context(viewport={"width": 1280, "height": 900}, timezone_id="UTC", locale="en-US")
+    try:
+        other = Page(fresh).open(link)
+        copy = _chart(other)
+        assert (copy["title"], copy["from"], copy["to"]) == (original["title"], original["from"], original["to"])
+        assert copy["datasets"] == original["datasets"] and original["datasets"]
+        assert _chips(other) == chips and other.page.get_by_label("Stack by").input_value() == "event"
+        assert other.errors == []
+    finally:
+        fresh.close()
+    # a click and a dimension: each one Back step
+    page.page.locator("[data-table=ash-modules] tbody tr").first.click()
+    page.settle()
+    page.page.get_by_label("Stack by").select_option("module")
+    page.settle()
+    assert len(_chips(page)) == 2 and page.state()["by"] == "module"
+    page.page.go_back()
+    page.settle()
+    assert page.state()["by"] == "event" and len(_chips(page)) == 2
+    page.page.go_back()
+    page.settle()
+    assert parse_qs(urlsplit(page.page.url).query)["filter"] == [f"sql_id:{reg['sql_id']}"]
+    assert _chips(page) == chips and page.page.get_by_label("Stack by").input_value() == "event"
+    assert _chart(page)["datasets"] == original["datasets"]
+    assert page.errors == []
+
+
+def test_the_state_keys_survive_the_link_copy_and_back(server, dbs, stories, page):
+    """The link's keys of this view, as issue 17's rule test checks every key: kept, carried by Copy link, restored
+    by Back after another view."""
+    for key, (others, value) in state_examples(dbs, stories).items():
+        page.open(_url(server, **others, **{key: value}))
+        expected = value if isinstance(value, list) else [value]
+        assert parse_qs(urlsplit(page.page.url).query).get(key) == expected, (key, page.page.url)
+        page.page.get_by_role("button", name="Copy link").click()
+        assert parse_qs(urlsplit(page.page.locator("#link").input_value()).query).get(key) == expected, key
+        page.page.evaluate("AWRLens.State.set({view: 'benchmarks'})")
+        page.settle()
+        page.page.go_back()
+        page.settle()
+        assert page.page.evaluate("AWRLens.State.get()")[key] == value, key
+    assert set(page.page.evaluate("AWRLens.State.KEYS")) >= {"by", "filter", "aas"}
+    assert page.errors == []
+
+
+def test_no_ash_in_old_windows_is_said(server, client, dbs, stories, page):
+    """ASH is kept for the demo's last 8 days: an older window says so instead of an empty chart."""
+    db = dbs["rac"]
+    first = client.get(f"/api/v1/dbs/{db}").get_json()["snapshots"]["from"]
+    start = datetime.fromisoformat(first) + timedelta(days=1)
+    window = {"from": start.isoformat(), "to": (start + timedelta(hours=12)).isoformat()}
+    page.open(_url(server, db=db, view="activity", **window))
+    assert _answer(client, page)["total_samples"] == 0
+    card = page.page.locator("[data-chart=activity]")
+    assert card.get_attribute("data-state") == "empty"
+    assert card.locator(".status").text_content().startswith("No Active Session History in this window: AWR keeps "
+                                                             "its ASH samples for fewer days than its snapshots")
+    assert page.error_text() == "" and page.errors == []
+
+
+def test_the_overview_aas_chart_switches_to_ash(server, client, dbs, page):
+    page.open(_url(server, db=dbs["rac"], view="overview", range="1d"))
+    snapshots = _legend(page, "aas")
+    assert snapshots[0] == "DB CPU"
+    button = page.page.locator("[data-chart=aas] button[data-act=ash]")
+    assert button.get_attribute("aria-pressed") == "false"
+    button.click()
+    page.settle()
+    assert page.state()["aas"] == "ash"
+    assert _chart(page, "aas")["title"] == "Average active sessions by wait class · Active Session History"
+    body = _answer(client, page)
+    assert dict(_asked(page, "")[1])["group_by"] == "wait_class"
+    assert _legend(page, "aas") == _names(body) + ["CPU count"]
+    _same_points(_chart(page, "aas"), body)
+    page.page.locator("[data-chart=aas] button[data-act=ash]").click()
+    page.settle()
+    assert "aas" not in page.state() and _legend(page, "aas") == snapshots
+    page.page.go_back()
+    page.settle()
+    assert page.state()["aas"] == "ash" and _legend(page, "aas") == _names(body) + ["CPU count"]
+    assert page.errors == []
