@@ -85,6 +85,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     def page():
         """The page (templates/index.html, app/page.py), or where the API is where there is no page (Lambda)."""
         from flask import make_response, render_template, request
+
         from app import page as the_page
         if not (the_page.TEMPLATES / the_page.PAGE).exists():
             return jsonify({"name": "awrlens", "api": "/api/v1/", "openapi": "/api/v1/openapi.json"})

@@ -12,6 +12,7 @@
   means of readings between them (docs/awr-rules.md §21).
 Everything here is pure: plain values in, plain values out.
 """
+import itertools
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -87,7 +88,7 @@ class Timeline:
         self.lowest = {}  # snap_id -> the lowest-numbered instance's snapshot: when a database-wide row is timed
         for (_, snap_id), s in sorted(self.by_id.items()):
             self.lowest.setdefault(snap_id, s)
-        steps = sorted(b.epoch - a.epoch for rows in self.kept.values() for a, b in zip(rows, rows[1:]))
+        steps = sorted(b.epoch - a.epoch for rows in self.kept.values() for a, b in itertools.pairwise(rows))
         self.step = steps[len(steps) // 2] if steps else 3600.0
         self._kept_ids = {inst: [s.snap_id for s in rows] for inst, rows in self.kept.items()}
         self._all_ids = {inst: [s.snap_id for s in rows] for inst, rows in self.all.items()}
@@ -98,7 +99,7 @@ class Timeline:
         self._time_order = ([s.epoch for s in by_time], [s.snap_id for s in by_time])
         self._events = []  # (instance, snap_id of the later snapshot, kind, marker): found once, filtered per request
         for inst, rows in self.kept.items():
-            for a, b in zip(rows, rows[1:]):
+            for a, b in itertools.pairwise(rows):
                 if b.startup != a.startup:
                     self._events.append((inst, a.snap_id, b.snap_id, "restarts", {
                         "instance": inst, "snap_id": b.snap_id, "time": b.time, "startup_time": b.startup_time}))
@@ -184,7 +185,7 @@ def sides(rows: list[Snap], gap: float = inf) -> set[int]:
     if not rows:
         return set()
     out = {rows[0].snap_id, rows[-1].snap_id}
-    for a, b in zip(rows, rows[1:]):
+    for a, b in itertools.pairwise(rows):
         if a.startup != b.startup or b.epoch - a.epoch > gap:
             out.update((a.snap_id, b.snap_id))
     return out

@@ -1,6 +1,6 @@
 """ISO 8601: the one parser of the dates and times the app reads (request parameters, uploaded runs, the embedded
 store's text columns, the demo's stories), and the one writer of the times it answers."""
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 YEARS = range(1980, 3000)  # what a request or an upload may name: keeps offsets and defaults inside datetime's range
 
@@ -19,7 +19,7 @@ def parse(text: str, years: range | None = None) -> datetime:
 
 def naive_utc(moment: datetime) -> datetime:
     """A moment as the naive UTC the app's own tables store (a naive one is taken as UTC already)."""
-    return moment.astimezone(timezone.utc).replace(tzinfo=None) if moment.tzinfo is not None else moment
+    return moment.astimezone(UTC).replace(tzinfo=None) if moment.tzinfo is not None else moment
 
 
 def text(moment: datetime) -> str:

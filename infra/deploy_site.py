@@ -265,7 +265,7 @@ def find_api(aws: Aws, stage: str, project: str = PROJECT) -> str:
             raise
         api_id = None
     if api_id is None:
-        ids = [api["id"] for page in aws.apigateway.get_paginator("get_rest_apis").paginate()
+        ids = [api["id"] for listing in aws.apigateway.get_paginator("get_rest_apis").paginate()
                for api in page["items"] if api["name"] == name]
         if len(ids) > 1:
             raise DeployError(f"no CloudFormation stack {name} in {aws.region}, and {len(ids)} REST APIs named "
@@ -343,8 +343,8 @@ def origin_domain(bucket: str, region: str) -> str:
 def ensure_origin_access_control(aws: Aws, bucket: str) -> str:
     """The id of the bucket's origin access control (named after the bucket), created if missing."""
     cf = aws.cloudfront
-    for page in cf.get_paginator("list_origin_access_controls").paginate():
-        for item in page.get("OriginAccessControlList", {}).get("Items") or []:
+    for listing in cf.get_paginator("list_origin_access_controls").paginate():
+        for item in listing.get("OriginAccessControlList", {}).get("Items") or []:
             if item["Name"] == bucket:
                 return item["Id"]
     return cf.create_origin_access_control(OriginAccessControlConfig={
@@ -424,8 +424,8 @@ def ensure_distribution(aws: Aws, bucket: str, domain: str | None = None,
     cache_policy_id = ensure_cache_policy(aws)
     origin = origin_domain(bucket, aws.region)
     found = None
-    for page in cf.get_paginator("list_distributions").paginate():
-        for item in page.get("DistributionList", {}).get("Items") or []:
+    for listing in cf.get_paginator("list_distributions").paginate():
+        for item in listing.get("DistributionList", {}).get("Items") or []:
             if any(o["DomainName"] == origin for o in item["Origins"].get("Items", [])):
                 if found:
                     raise DeployError(f"two CloudFront distributions read {origin} ({found['Id']}, {item['Id']}): "
@@ -458,8 +458,8 @@ def ensure_distribution(aws: Aws, bucket: str, domain: str | None = None,
 def remote_objects(aws: Aws, bucket: str) -> dict[str, str]:
     """key -> ETag (without quotes) of every object in the bucket."""
     out = {}
-    for page in aws.s3.get_paginator("list_objects_v2").paginate(Bucket=bucket):
-        for obj in page.get("Contents", []):
+    for listing in aws.s3.get_paginator("list_objects_v2").paginate(Bucket=bucket):
+        for obj in listing.get("Contents", []):
             out[obj["Key"]] = obj["ETag"].strip('"')
     return out
 

@@ -21,7 +21,6 @@ infra/deploy_site.py finds it) and function:
 The AWS calls it makes are exactly the actions of infra/iam/api-guard-rails.json (tests/test_iam.py checks).
 """
 import argparse
-import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path

@@ -61,7 +61,7 @@ def stage_settings(stage: str, path: Path = SETTINGS_FILE) -> dict:
     chain = []
     while stage:
         if stage in chain:
-            raise ValueError(f"circular extends: {' -> '.join(chain + [stage])}")
+            raise ValueError(f"circular extends: {' -> '.join([*chain, stage])}")
         chain.append(stage)
         stage = settings[stage].get("extends")
     for name in reversed(chain):
@@ -78,7 +78,7 @@ def runtime_python() -> str | None:
                   *sorted(map(str, Path.home().glob(f".pyenv/versions/{version}*/bin/python{version}")), reverse=True)]
     for candidate in filter(None, candidates):
         try:
-            done = subprocess.run([candidate, "-c", "import sys; print(sys.version_info[:2] == %r)" % (RUNTIME_PYTHON,)],
+            done = subprocess.run([candidate, "-c", f"import sys; print(sys.version_info[:2] == {RUNTIME_PYTHON!r})"],
                                   capture_output=True, text=True, timeout=30)
         except OSError:
             continue

@@ -98,7 +98,7 @@ class Found:
     problems: list = field(default_factory=list)  # a call this module cannot name the operation of
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def source() -> "Source":
     return Source()
 
@@ -196,7 +196,7 @@ class Walker:
             return node.value
         if isinstance(node, (ast.List, ast.Tuple)):
             items = [self.value(e, owner, env) for e in node.elts]
-            return UNKNOWN if any(i is UNKNOWN or isinstance(e, ast.Starred) for i, e in zip(items, node.elts)) \
+            return UNKNOWN if any(i is UNKNOWN or isinstance(e, ast.Starred) for i, e in zip(items, node.elts, strict=True)) \
                 else (items if isinstance(node, ast.List) else tuple(items))
         if isinstance(node, ast.Dict):
             if any(k is None for k in node.keys):
@@ -204,7 +204,7 @@ class Walker:
             keys = [self.value(k, owner, env) for k in node.keys]
             if any(k is UNKNOWN for k in keys):
                 return UNKNOWN
-            return {k: self.value(v, owner, env) for k, v in zip(keys, node.values)}
+            return {k: self.value(v, owner, env) for k, v in zip(keys, node.values, strict=True)}
         if isinstance(node, ast.Name):
             return env.get(node.id, UNKNOWN)
         if isinstance(node, ast.Attribute):
@@ -286,7 +286,7 @@ class Walker:
     def bind(self, fn, bound):
         args = fn.args
         params = [a.arg for a in args.posonlyargs + args.args][1:]  # without self
-        defaults = dict(zip(params[len(params) - len(args.defaults):], args.defaults))
+        defaults = dict(zip(params[len(params) - len(args.defaults):], args.defaults, strict=True))
         env = {KEYS: {}}
         for p in params + [a.arg for a in args.kwonlyargs]:
             if p in bound:
@@ -297,7 +297,7 @@ class Walker:
                 env[p] = self.value(defaults[p], "core", {})
             else:
                 env[p] = UNKNOWN
-        for a, d in zip(args.kwonlyargs, args.kw_defaults):
+        for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True):
             if a.arg not in bound and d is not None and bound.get("**") is not UNKNOWN:
                 env[a.arg] = self.value(d, "core", {})
         return env
@@ -430,7 +430,7 @@ class Walker:
     def arguments(self, node, owner, env, fn):
         params = [a.arg for a in fn.args.posonlyargs + fn.args.args][1:]
         bound = {}
-        for p, a in zip(params, node.args):
+        for p, a in zip(params, node.args, strict=False):  # a call may leave the last parameters out
             bound[p] = UNKNOWN if isinstance(a, ast.Starred) else self.value(a, owner, env)
         for kw in node.keywords:
             if kw.arg is None:
@@ -481,20 +481,20 @@ class Walker:
 
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _botocore():
     import botocore.session
     return botocore.session.get_session()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _operations(service: str) -> dict[str, str]:
     """A client's method names -> the API operations they make (botocore's service model)."""
     from botocore import xform_name
     return {xform_name(op): op for op in _botocore().get_service_model(service).operation_names}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _waiters(service: str) -> dict[str, str]:
     """A client's waiter names -> the operation each polls."""
     from botocore import xform_name
@@ -542,6 +542,7 @@ def load_stage(stage: str, settings_file: Path = SETTINGS_FILE):
     """Zappa's CLI with the stage's settings loaded as `zappa <command> <stage>` loads them (no AWS call: the
     clients are created, none is used)."""
     import os
+
     from zappa.cli import ZappaCLI
     saved = {k: os.environ.get(k) for k in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_DEFAULT_REGION")}
     os.environ.setdefault("AWS_ACCESS_KEY_ID", "none")

@@ -123,7 +123,7 @@ class DroppedSyn:
         return f"127.0.0.1:{self.port}/standin"
 
     def close(self):
-        for sock in self.fillers + [self.server]:
+        for sock in [*self.fillers, self.server]:
             sock.close()
 
     def __enter__(self):

@@ -20,6 +20,7 @@ What each case exercises at the TCP level, without a real Oracle server:
   peer's kernel answers the probes; here the bound is call_timeout (twice at worst: the driver waits as long again
   for the answer to its break). Against a vanished host, keepalive is what ends a wait nothing else bounds.
 """
+import contextlib
 import re
 import threading
 import time
@@ -87,8 +88,8 @@ def _measure(s, case, endpoint, mode, cap, delay):
     """(seconds waited, outcome, still hanging, whole call in seconds or None) for one combination."""
     import oracledb
 
-    from lab.endpoints import DroppedSyn, Listener, OracleStandIn
     from app.store.oracle import bounded_pool_options
+    from lab.endpoints import DroppedSyn, Listener, OracleStandIn
     bounded = mode == BOUNDED
     pool = None
 
@@ -122,10 +123,8 @@ def _measure(s, case, endpoint, mode, cap, delay):
         target.close()  # resets what it holds: a client still waiting gets an error and its thread ends
     thread.join(5)
     if pool is not None:
-        try:
+        with contextlib.suppress(Exception):
             pool.close(force=True)
-        except Exception:
-            pass
     if hanging:
         return cap, f">= {cap:g} s, still hanging", True, None
     outcome = _first_line(error) if error else "answered"

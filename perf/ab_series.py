@@ -24,7 +24,7 @@ print(json.dumps(f))
 '''
 OLD, NEW, STORE = sys.argv[1:4]
 out = {"old": [], "new": []}
-for round_ in range(int(sys.argv[4]) if len(sys.argv) > 4 else 5):
+for _round in range(int(sys.argv[4]) if len(sys.argv) > 4 else 5):
     for name, tree in (("old", OLD), ("new", NEW)):
         r = subprocess.run([f"{tree}/.venv/bin/python", "-c", CODE, str(Path(STORE).resolve())], cwd=tree,
                            capture_output=True, text=True, check=True)

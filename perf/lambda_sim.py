@@ -5,13 +5,13 @@ bytecode writes (/var/task is read-only).
 """
 import json
 import os
-from contextlib import contextmanager
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 import zipfile
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,7 +39,7 @@ def unpack(zip_path: Path, task: Path) -> Path:
     with zipfile.ZipFile(zip_path) as z:
         for info in z.infolist():
             z.extract(info, task)
-            stamp = time.mktime(info.date_time + (0, 0, -1))
+            stamp = time.mktime((*info.date_time, 0, 0, -1))
             os.utime(task / info.filename, (stamp, stamp))
     return task
 

@@ -219,7 +219,7 @@ def main():
                 rss.extend(memory(proc))
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
-        warm_lat, warm_err, _ = run(port, urls[::-1], args.clients, 3)  # the same kinds of questions, others
+        _warm_lat, warm_err, _ = run(port, urls[::-1], args.clients, 3)  # the same kinds of questions, others
         latencies, errors, elapsed = run(port, urls, args.clients, args.seconds)
         done.set()
         sampler.join()

@@ -41,8 +41,8 @@ def main():
     gunicorn = [str(VENV_BIN / "gunicorn"), "--bind", "127.0.0.1:{port}", "--workers", str(args.workers)]
     peer_query = {"dbid": DBID, "stat_id": stat_id}
     servers = {
-        "awrlens": (gunicorn + ["app.wsgi:app"], floor["url"], "/api/v1/dbs"),
-        "minimal Flask + LAG query": (gunicorn + ["perf.peers.flask_lag:app"],
+        "awrlens": ([*gunicorn, "app.wsgi:app"], floor["url"], "/api/v1/dbs"),
+        "minimal Flask + LAG query": ([*gunicorn, "perf.peers.flask_lag:app"],
                                       "/series?" + urlencode(peer_query), "/series?" + urlencode(peer_query)),
         "Datasette + LAG query": (
             [str(VENV_BIN / "datasette"), "serve", "--immutable", str(store), "--host", "127.0.0.1", "--port", "{port}",

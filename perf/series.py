@@ -70,7 +70,7 @@ def floor_vs_api(store: Path) -> dict:
     lag = [r for r in con.execute(LAG, (DBID, stat_id)) if r[3] and r[2] is not None and r[2] >= 0]
     assert len(lag) == points, (len(lag), points)
     api = sorted(v for s in body["series"] for _, v in s["points"])
-    assert all(abs(a - b) <= 1e-3 * max(1, abs(b)) for a, b in zip(api, sorted(r[2] for r in lag)))
+    assert all(abs(a - b) <= 1e-3 * max(1, abs(b)) for a, b in zip(api, sorted(r[2] for r in lag), strict=True))
     return {"points": points,
             "raw_fetch_ms": timed(lambda: con.execute(FETCH, (DBID, stat_id, 0, 10**9)).fetchall()),
             "raw_lag_ms": timed(lambda: con.execute(LAG, (DBID, stat_id)).fetchall()),

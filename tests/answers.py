@@ -67,7 +67,7 @@ def requests(client, stories) -> list[str]:
             out.append(url(base + "/wait-classes", max_points=300, **r))
             out.append(url(base + "/series", name=["derived:aas", "sysstat:redo size", "wait_class:User I/O"],
                            **r))
-        for inst in ["all", "each"] + insts:
+        for inst in ["all", "each", *insts]:
             for name in SERIES:
                 out.append(url(base + "/series", name=name, instance=inst, max_points=0, begin_snap=mid - 30))
             for rate in ("per_second", "per_txn", "raw"):

@@ -52,7 +52,7 @@ def api_event(path: str, query: str = "", headers: dict | None = None, method: s
     event.update(path=path, httpMethod=method, headers=all_headers,
                  multiValueHeaders={k: [v] for k, v in all_headers.items()},
                  queryStringParameters={k: v[-1] for k, v in multi.items()} if multi else None,
-                 multiValueQueryStringParameters=multi, pathParameters={"proxy": path.lstrip("/")} or None)
+                 multiValueQueryStringParameters=multi, pathParameters={"proxy": path.lstrip("/")})
     event["requestContext"].update(httpMethod=method, stage=stage, path=f"/{stage}{path}", domainName=host)
     return event
 

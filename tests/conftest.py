@@ -19,6 +19,8 @@ from app import create_app
 from app.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
+# Fixtures shared by several test modules: the AWS emulation (moto) and Chromium through Playwright.
+pytest_plugins = ["tests.aws", "tests.chromium"]
 
 
 @pytest.fixture(scope="session")

@@ -38,7 +38,7 @@ def test_gap_uses_consecutive_end_times():
     snaps = [snap(1, 0), snap(2, 30), snap(3, 150)]  # snapshots at 60, 90, 120 missing
     pts = counter_points({1: 0, 2: 1800, 3: 9000}, snaps, "per_second")
     assert [(p.key, p.num, p.den) for p in pts] == [(2, 1800, 1800), (3, 7200, 7200)]
-    tl = Timeline(snaps + [snap(4, 180)])
+    tl = Timeline([*snaps, snap(4, 180)])
     missing = tl.markers(1, 4)["missing"]
     assert [(m["after_snap_id"], m["before_snap_id"], m["seconds"]) for m in missing] == [(2, 3, 7200)]
 

@@ -6,7 +6,6 @@ SQLite file, never from the code under test (tests/contract.py, the fixtures in 
 from conftest import assert_error
 from contract import AAS, dbid_of, ok, url
 
-
 KINDS = {"cumulative", "ratio", "reading", "rate", "detail"}
 
 

@@ -77,8 +77,8 @@ def test_csv_has_a_header_and_the_json_rows(api, calls, endpoint):
         expected = body["rows"]
         assert header[:len(body["columns"])] == body["columns"]
     assert len(rows) == len(expected)
-    for row, want in zip(rows, expected):
-        cells = dict(zip(header, row))
+    for row, want in zip(rows, expected, strict=True):
+        cells = dict(zip(header, row, strict=True))
         for k, v in want.items():
             if not isinstance(v, (dict, list)) or k == "plan_hash_values":
                 assert cells[k] == _cell(v), (k, cells[k], v)
@@ -88,7 +88,7 @@ def test_csv_neutralises_formulas_but_not_numbers():
     text = to_csv([{"a": "=1+1", "b": "+1", "c": "-x", "d": "@SUM(A1)", "e": -5, "f": "x=1", "g": None,
                     "h": -0.25, "i": "=cmd|' /C calc'!A0"}])
     header, row = csv.reader(io.StringIO(text))
-    assert dict(zip(header, row)) == {"a": "'=1+1", "b": "'+1", "c": "'-x", "d": "'@SUM(A1)", "e": "-5",
+    assert dict(zip(header, row, strict=True)) == {"a": "'=1+1", "b": "'+1", "c": "'-x", "d": "'@SUM(A1)", "e": "-5",
                                       "f": "x=1", "g": "", "h": "-0.25", "i": "'=cmd|' /C calc'!A0"}
 
 
@@ -124,6 +124,6 @@ def test_sql_text_with_markup_is_verbatim_in_json_and_csv(api, dbs, sql3):
         assert row["sql_text"] == text and row["module"] == module
         assert "<" in resp.get_data(as_text=True) and "&lt;" not in resp.get_data(as_text=True)
         header, *rows = csv_of(api.get(url(db, "/top-sql"), query_string={**q, "format": "csv"}))
-        cells = next(dict(zip(header, r)) for r in rows if r[0] == sql_id)
+        cells = next(dict(zip(header, r, strict=True)) for r in rows if r[0] == sql_id)
         assert cells["sql_text"] == text and cells["module"] == module
         assert ok(api, url(db, f"/sql/{sql_id}"))["sql_text"] == text

@@ -13,7 +13,6 @@ from contract import AAS, RUN, dbid_of, ok, url
 from app import MAX_BODY, create_app
 from app.settings import Settings
 
-
 ERRORS = [  # (path under the RAC database, query, status, parameter named); {lo} {hi} are a closed window
     ("/series", {"name": AAS, "from": "yesterday"}, 400, "from"),
     ("/series", {"name": AAS, "from": "2026-13-01"}, 400, "from"),

@@ -6,7 +6,6 @@ import pytest
 from app import create_app
 from app.api import auth
 from app.settings import Settings
-from tests.aws import aws, aws_calls  # noqa: F401  (fixtures)
 from tests.conftest import assert_error
 
 KEY = "k3y-0f-the-demo-with-some-length"

@@ -9,7 +9,6 @@ import re
 from conftest import assert_error
 from contract import AAS, RUN, dbid_of, local_iso, ok
 
-
 HTTP_METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
 
 
@@ -41,7 +40,7 @@ def test_openapi_document_is_valid_openapi_3(api, doc):
     def types(value):
         if isinstance(value, dict):
             t = value.get("type")
-            if isinstance(t, str) or isinstance(t, list):
+            if isinstance(t, (str, list)):
                 yield from ([t] if isinstance(t, str) else t)
             for k, v in value.items():
                 if k not in ("properties", "example"):

@@ -4,6 +4,7 @@ database's offset on every timestamp of every answer.
 Through the Flask test client on the demo store; expectations come from the demo's stories and straight from its
 SQLite file, never from the code under test (tests/contract.py, the fixtures in conftest.py).
 """
+import itertools
 from datetime import datetime, timedelta
 from math import fsum
 
@@ -91,7 +92,7 @@ def test_rac_load_profile_with_an_instance_down_agrees_with_itself_and_the_serie
                 f"select snap_id, sum(value) from dba_hist_sysstat where dbid = ? and instance_number = ? and "
                 f"stat_name in ({','.join('?' * len(stats))}) and snap_id between ? and ? group by snap_id",
                 (dbid_of(db), inst, *stats, lo, hi)))
-            for (s0, up0, t0), (s1, up1, t1) in zip(rows, rows[1:]):
+            for (s0, up0, t0), (s1, up1, t1) in itertools.pairwise(rows):
                 if up0 == up1 and values[s1] >= values[s0]:
                     out += values[s1] - values[s0]
                     covered[inst] = covered.get(inst, 0) + (t1 - t0).total_seconds()
@@ -110,9 +111,8 @@ def test_rac_load_profile_with_an_instance_down_agrees_with_itself_and_the_serie
     # the series of the same range, averaged over its intervals' seconds, is the same rate
     (tps,) = ok(api, url(db, "/series"), name="derived:tps", begin_snap=lo, end_snap=hi, max_points=0)["series"]
     times = [datetime.fromisoformat(t) for t, _ in tps["points"]]
-    seconds = [(b - a).total_seconds() for a, b in zip([snaps[1][0][2].replace(tzinfo=times[0].tzinfo)] + times,
-                                                       times)]
-    average = fsum(v * s for (_, v), s in zip(tps["points"], seconds)) / fsum(seconds)
+    seconds = [(b - a).total_seconds() for a, b in itertools.pairwise([snaps[1][0][2].replace(tzinfo=times[0].tzinfo), *times])]
+    average = fsum(v * s for (_, v), s in zip(tps["points"], seconds, strict=True)) / fsum(seconds)
     assert average == pytest.approx(rows["Transactions"]["per_second"], rel=1e-3)
 
 
@@ -161,7 +161,7 @@ def _interval_seconds(sql3, dbid, lo, hi, zone):
     rows = sql3.execute("select snap_id, end_interval_time from dba_hist_snapshot where dbid = ? and instance_number = 1"
                         " and snap_id between ? and ? order by snap_id", (dbid, lo, hi)).fetchall()
     ends = [datetime.fromisoformat(e).replace(tzinfo=zone) for _, e in rows]
-    return {b: (b - a).total_seconds() for a, b in zip(ends, ends[1:])}
+    return {b: (b - a).total_seconds() for a, b in itertools.pairwise(ends)}
 
 
 def test_combined_points_that_sum_one_instance_say_so(api, dbs, stories, sql3, tz):
@@ -176,7 +176,7 @@ def test_combined_points_that_sum_one_instance_say_so(api, dbs, stories, sql3, t
             "and snap_id between ? and ? order by instance_number, snap_id", (dbid_of(db), lo, hi)):
         snaps.setdefault(inst, []).append((snap, startup, end))
     # an instance has an interval ending at b when its previous snapshot in the range has the same startup time
-    has = {i: {b[0] for a, b in zip(rows, rows[1:]) if a[1] == b[1]} for i, rows in snaps.items()}
+    has = {i: {b[0] for a, b in itertools.pairwise(rows) if a[1] == b[1]} for i, rows in snaps.items()}
     zone = tz[dbid_of(db)]
     expected = [{"time": datetime.fromisoformat(end).replace(tzinfo=zone).isoformat(), "instances": 1,
                  "missing": [2]} for snap, _, end in snaps[1] if snap in has[1] - has[2]]

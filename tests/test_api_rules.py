@@ -1,4 +1,5 @@
 """The rules end to end: a hand-made two-instance store, the real API, hand-computed answers."""
+import itertools
 import json
 import sqlite3
 from datetime import datetime
@@ -205,7 +206,7 @@ def test_every_answer_covers_the_intervals_begin_to_end(tiny, lo, hi, instance):
     # by hand: the intervals (lo, hi] of each instance, without those across instance 2's restart
     def delta(inst):
         ids = [s for s, _ in SNAPS[inst] if lo <= s <= hi]
-        return sum(REDO[inst][b] - REDO[inst][a] for a, b in zip(ids, ids[1:]) if STARTUP[inst][a] == STARTUP[inst][b])
+        return sum(REDO[inst][b] - REDO[inst][a] for a, b in itertools.pairwise(ids) if STARTUP[inst][a] == STARTUP[inst][b])
     expected = sum(delta(i) for i in ((1, 2) if instance == "all" else (int(instance),)))
     assert rows.get("Redo size (bytes)", {}).get("total", 0) == expected
 
@@ -214,7 +215,7 @@ def test_a_combined_point_says_which_instances_it_sums(tiny):
     """Instance 2 has no interval at snapshots 4 (no snapshot) and 6 (across its restart): the combined points there
     sum instance 1 alone, and say so (docs/awr-rules.md §11, issue 12)."""
     (s,) = _series(tiny, "sysstat:redo size")["series"]
-    times = dict((round(datetime.fromisoformat(t).timestamp()), t) for t, _ in s["points"])
+    times = {round(datetime.fromisoformat(t).timestamp()): t for t, _ in s["points"]}
     at = {snap: times[round(datetime.fromisoformat(_time(m) + "+00:00").timestamp())] for snap, m in SNAPS[1]
           if snap in (4, 6)}
     assert s["partial"] == [{"time": at[4], "instances": 1, "missing": [2]},

@@ -3,7 +3,8 @@
 Through the Flask test client on the demo store; expectations come from the demo's stories and straight from its
 SQLite file, never from the code under test (tests/contract.py, the fixtures in conftest.py).
 """
-from datetime import datetime, timedelta, timezone
+import itertools
+from datetime import UTC, datetime, timedelta
 from math import fsum
 
 import pytest
@@ -12,7 +13,7 @@ from contract import AAS, REDO, dbid_of, local_iso, ok, url
 
 
 def points_by_time(series):
-    return {t: v for t, v in series["points"]}
+    return dict(series["points"])
 
 
 def _counter_from_sqlite(sql3, dbid, stats, lo, hi, zone):
@@ -26,7 +27,7 @@ def _counter_from_sqlite(sql3, dbid, stats, lo, hi, zone):
         f"where s.dbid = ? and t.stat_name in ({marks}) and s.snap_id between ? and ? "
         f"group by 1, 2, 3, 4 order by 1, 2", (dbid, *stats, lo, hi)).fetchall()
     out: dict = {}
-    for a, b in zip(rows, rows[1:]):
+    for a, b in itertools.pairwise(rows):
         if a[0] == b[0] and a[3] == b[3] and b[1] > lo:
             seconds = (datetime.fromisoformat(b[2]) - datetime.fromisoformat(a[2])).total_seconds()
             out.setdefault(b[0], {})[local_iso(b[2], zone)] = (b[4] - a[4], seconds)
@@ -113,7 +114,7 @@ def test_derived_per_second_metric_is_per_txn_times_transactions_per_second(with
 def test_series_with_several_names_keeps_their_order_and_drops_repeats(api, dbs, window):
     names = ["derived:tps", REDO, "sysmetric:Host CPU Utilization (%)", "system_event:log file sync:avg_ms", AAS]
     lo, hi = window
-    body = ok(api, url(dbs["rac"], "/series"), name=names + [REDO], begin_snap=lo, end_snap=hi)
+    body = ok(api, url(dbs["rac"], "/series"), name=[*names, REDO], begin_snap=lo, end_snap=hi)
     assert [s["name"] for s in body["series"]] == names
     assert [s["unit"] for s in body["series"]] == ["txn/s", "bytes/s", "% Busy/(Idle+Busy)", "ms", "sessions"]
     assert all(s["points"] and s["unit"] for s in body["series"])
@@ -153,7 +154,7 @@ def test_range_by_time_equals_range_by_snapshots(api, dbs, window, sql3, tz):
     assert by_time["range"] == by_snap["range"] == {"begin_snap": lo, "end_snap": hi, "from": t_lo, "to": t_hi}
     assert by_time["series"] == by_snap["series"]
     # the same instants in UTC, or without an offset (the database's time zone), give the same range
-    utc = {k: datetime.fromisoformat(v).astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+    utc = {k: datetime.fromisoformat(v).astimezone(UTC).isoformat().replace("+00:00", "Z")
            for k, v in (("from", t_lo), ("to", t_hi))}
     naive = {k: v[:19] for k, v in (("from", t_lo), ("to", t_hi))}
     for q in (utc, naive):
@@ -177,7 +178,7 @@ def test_per_minute_sysmetric_history_gives_sixty_points_an_hour(api, dbs, stori
     for s in body["series"] + [combined]:
         assert s["kind"] == "detail" and s["unit"] == "% Busy/(Idle+Busy)"
         times = [datetime.fromisoformat(t) for t, _ in s["points"]]
-        assert all((b - a).total_seconds() == 60 for a, b in zip(times, times[1:]))
+        assert all((b - a).total_seconds() == 60 for a, b in itertools.pairwise(times))
         hours = (times[-1] - times[0]).total_seconds() / 3600
         assert 5 * 60 <= s["points_total"] == len(times) <= 6 * 60  # the half-hour intervals of 6 h after begin_snap
         assert abs(len(times) - 60 * hours) <= 1
@@ -212,8 +213,8 @@ def test_the_axes_shape_holds_the_same_points_with_each_time_list_once(api, dbs,
     listed = pairs["series"] + pairs.get("cpu_count", [])
     shaped = axes["series"] + axes.get("cpu_count", [])
     assert len(listed) == len(shaped) > 0
-    for p, a in zip(listed, shaped):
-        assert [list(x) for x in zip(axes["axes"][a.pop("axis")], a.pop("values"))] == p.pop("points")
+    for p, a in zip(listed, shaped, strict=True):
+        assert [list(x) for x in zip(axes["axes"][a.pop("axis")], a.pop("values"), strict=True)] == p.pop("points")
         assert a == p
     assert {k: v for k, v in axes.items() if k not in ("series", "cpu_count", "axes")} == \
         {k: v for k, v in pairs.items() if k not in ("series", "cpu_count")}
@@ -227,8 +228,8 @@ def test_the_sql_history_in_axes_shape(api, dbs, stories):
     pr = stories["plan_regression"]
     pairs = ok(api, url(dbs["rac"], f"/sql/{pr['sql_id']}"))
     axes = ok(api, url(dbs["rac"], f"/sql/{pr['sql_id']}"), shape="axes")
-    for p, a in zip(pairs["series"], axes["series"]):
-        assert [list(x) for x in zip(axes["axes"][a["axis"]], a["values"])] == p["points"]
+    for p, a in zip(pairs["series"], axes["series"], strict=True):
+        assert [list(x) for x in zip(axes["axes"][a["axis"]], a["values"], strict=True)] == p["points"]
     csv_text = api.get(url(dbs["rac"], f"/sql/{pr['sql_id']}"), query_string={"shape": "axes", "format": "csv"})
     assert csv_text.get_data() == api.get(url(dbs["rac"], f"/sql/{pr['sql_id']}"),
                                           query_string={"format": "csv"}).get_data()

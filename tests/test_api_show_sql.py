@@ -43,7 +43,7 @@ def test_show_sql_on_the_embedded_store_also_gives_each_statement_as_oracle_runs
         for s in _statements(ok(api, url(dbs["rac"], path), show_sql=1, begin_snap=lo, end_snap=hi)):
             assert "?" not in s["sql_oracle"] and "?" in s["sql"]
             for name, value in s["params"].items():
-                assert f":{name}" in s["sql_oracle"] or isinstance(value, (list, int)) and name not in s["sql"], name
+                assert f":{name}" in s["sql_oracle"] or (isinstance(value, (list, int)) and name not in s["sql"]), name
             if " LIMIT " in s["sql"]:
                 assert "FETCH FIRST" in s["sql_oracle"] and " LIMIT " not in s["sql_oracle"]
 

@@ -7,111 +7,23 @@ Without Chromium or Playwright these tests are skipped locally and fail under CI
 import csv
 import io
 import json
-import os
-import shutil
 import sqlite3
 import struct
 import zlib
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from urllib.parse import parse_qs, unquote, urlencode, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 from conftest import gunicorn
+
+from tests.chromium import Page
 
 pytestmark = [pytest.mark.browser, pytest.mark.wire, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parent.parent
 SCREENSHOT = ROOT / "docs" / "overview.png"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-SETTLED = "window.AWRLens && AWRLens.App && AWRLens.App.settled()"
 VIEWS = ("overview", "explorer", "sql", "compare", "tablespaces")
-
-
-def _unavailable(reason):
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"{reason} (CI=true: the browser tests must run; `make test` installs what they need)")
-    pytest.skip(reason)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    path = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
-    if path is None:
-        _unavailable("Debian's chromium is not installed (`make test` installs it)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("Playwright for Python is not installed (requirements-dev.txt)")
-    if not (ROOT / "static" / "vendor" / "chart.umd.min.js").exists():
-        _unavailable("static/vendor/ is not built (`npm ci && npm run vendor`, or `make test`)")
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture(scope="module")
-def server(demo_store):
-    """The production WSGI server (gunicorn, as `make run`) on a free port, serving the session's demo store."""
-    with gunicorn(demo_store[0], workers=3) as url:
-        yield url
-
-
-class Page:
-    """A page at 1280 x 900 that records console errors, page errors, dialogs and API requests."""
-
-    def __init__(self, context):
-        self.context = context
-        self.page = context.new_page()
-        self.errors, self.dialogs, self.requests = [], [], []
-        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        self.page.on("pageerror", lambda e: self.errors.append(f"page error: {e}"))
-        self.page.on("dialog", self._dialog)
-        self.page.on("request", lambda r: self.requests.append(r.url) if "/api/v1/" in r.url else None)
-
-    def _dialog(self, dialog):
-        self.dialogs.append(dialog.message)
-        dialog.dismiss()
-
-    def open(self, url):
-        self.page.goto(url)
-        return self.settle()
-
-    def settle(self):
-        self.page.wait_for_function(SETTLED, timeout=20000)
-        return self
-
-    def charts(self):
-        return self.page.evaluate("AWRLens.Charts.snapshot()")
-
-    def state(self):
-        return {k: v if k == "series" else v[0] for k, v in parse_qs(urlsplit(self.page.url).query).items()}
-
-    def error_text(self):
-        return self.page.locator("#error-text").text_content() if self.page.locator("#error").is_visible() else ""
-
-    def api(self, path_part):
-        """The API requests so far to URLs containing path_part, decoded."""
-        return [unquote(u.replace("+", " ")) for u in self.requests if path_part in u]
-
-
-@pytest.fixture(scope="module")
-def context(browser):
-    """One browser context for the module's pages (its HTTP cache spares reloading the libraries each time);
-    the share-link test opens its link in a context of its own."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, timezone_id="UTC", locale="en-US",
-                              accept_downloads=True)
-    yield ctx
-    ctx.close()
-
-
-@pytest.fixture()
-def page(context):
-    pg = Page(context)
-    yield pg
-    pg.page.close()
 
 
 def _rows(pg, table_id):
@@ -252,7 +164,7 @@ def test_zoom_refetches_at_finer_resolution_and_pan_prefetches(server, dbs, page
     before = {c["id"]: c for c in page.charts()}
     width = before["host-cpu"]["to"] - before["host-cpu"]["from"]
     # after the first load, the day before is prefetched (the day after is past the newest snapshot)
-    start = datetime.fromtimestamp(before["host-cpu"]["from"] / 1000, timezone.utc)  # ORCL is on UTC
+    start = datetime.fromtimestamp(before["host-cpu"]["from"] / 1000, UTC)  # ORCL is on UTC
     left = [u for u in page.api("/series") if "derived:host_cpu_pct" in u and f"to={start:%Y-%m-%dT%H:%M}+00:00" in u]
     assert left, page.api("/series")
     page.requests.clear()
@@ -293,7 +205,7 @@ def _snapshot_times(demo_store, dbid, instance, lo_ms, hi_ms):
                            "instance_number = ?", (dbid, instance)).fetchall()
     finally:
         con.close()
-    times = [round((datetime.fromisoformat(end).replace(tzinfo=timezone.utc).timestamp() - tz) * 1000)
+    times = [round((datetime.fromisoformat(end).replace(tzinfo=UTC).timestamp() - tz) * 1000)
              for end, tz in rows]
     return sorted(t for t in times if lo_ms <= t <= hi_ms)
 
@@ -304,7 +216,7 @@ def test_a_window_shows_the_point_at_its_first_snapshot(server, dbs, stories, de
     windows it joins."""
     db = dbs["single"]
     dbid = int(db.split(".")[1])
-    start = datetime.fromisoformat(stories["plan_regression"]["from"]).astimezone(timezone.utc)
+    start = datetime.fromisoformat(stories["plan_regression"]["from"]).astimezone(UTC)
     lo, hi = start + timedelta(minutes=1), start + timedelta(hours=12, minutes=1)
     page.open(_url(server, db=db, view="explorer", series="sysstat:redo size",
                    **{"from": lo.isoformat(), "to": hi.isoformat()}))
@@ -418,7 +330,7 @@ def test_share_link_round_trip(server, dbs, browser, page, view, extra):
         assert other.page.url == link
         copy = other.charts()
         assert [(c["id"], c["from"], c["to"]) for c in copy] == [(c["id"], c["from"], c["to"]) for c in original]
-        for a, b in zip(original, copy):
+        for a, b in zip(original, copy, strict=True):
             assert [(d["label"], d["unit"]) for d in a["datasets"]] == [(d["label"], d["unit"]) for d in b["datasets"]]
             assert [d["points"] for d in a["datasets"]] == [d["points"] for d in b["datasets"]], a["id"]
             assert sum(len(d["points"]) for d in a["datasets"]) > 100
@@ -523,7 +435,7 @@ def test_range_forms(server, dbs, client, page):
     page.settle()
     state = page.state()
     assert "range" not in state and (state["from"], state["to"]) == ("2026-11-17T09:00+00:00", "2026-11-17T17:00+00:00")
-    assert page.charts()[1]["datasets"][0]["points"][0][0] == datetime(2026, 11, 17, 9, tzinfo=timezone.utc).timestamp() * 1000
+    assert page.charts()[1]["datasets"][0]["points"][0][0] == datetime(2026, 11, 17, 9, tzinfo=UTC).timestamp() * 1000
     last = client.get(f"/api/v1/dbs/{dbs['single']}").get_json()["snapshots"]["last_snap"]
     page.page.get_by_label("Snapshots").fill(str(last - 10))
     page.page.get_by_label("Last snapshot").fill(str(last))
@@ -542,9 +454,9 @@ def settings(page, **changes):
     """Change the page's settings (window.AWRLENS_CONFIG, written by the page) as it sets them: a page served from
     elsewhere, or rendered with other values. (Not by rewriting the page in flight: Chromium then treats it as
     public and refuses its requests to this loopback address.)"""
-    page.page.add_init_script("""(changes => { let set;
-      Object.defineProperty(window, "AWRLENS_CONFIG", { configurable: true, get: () => set,
-        set: value => { set = Object.assign(value, changes); } }); })(%s)""" % json.dumps(changes))
+    page.page.add_init_script(f"""(changes => {{ let set;
+      Object.defineProperty(window, "AWRLENS_CONFIG", {{ configurable: true, get: () => set,
+        set: value => {{ set = Object.assign(value, changes); }} }}); }})({json.dumps(changes)})""")
 
 
 def test_config_points_at_another_origin(server, dbs, page):
@@ -688,7 +600,7 @@ def test_a_charts_png_stands_alone(server, dbs, stories, page):
     lines = texts["Description"].split("\n")
     assert lines[0] == f"{name} ({db}) · instances 1, 2, one line each"
     zone = page.page.evaluate("AWRLens.Databases.zone(AWRLens.Databases.get(AWRLens.State.get().db))")
-    frm = datetime.fromtimestamp(chart["from"] / 1000, timezone.utc).astimezone(
+    frm = datetime.fromtimestamp(chart["from"] / 1000, UTC).astimezone(
         datetime.fromisoformat(stories["restart"]["startup_time"]).tzinfo)
     assert lines[1].startswith(frm.strftime("%Y-%m-%d %H:%M")) and lines[1].endswith(f"({zone})"), lines
     assert page.errors == []
@@ -757,7 +669,7 @@ def test_markup_in_sql_text_stays_inert(server, dbs, hostile, page):
     def top_sql(route):
         response = route.fetch()
         body = response.json()
-        for row, h in zip(body["rows"], ours):
+        for row, h in zip(body["rows"], ours, strict=True):
             row.update(sql_id=h["sql_id"], sql_text=h["text"], module=h["module"])
         route.fulfill(response=response, json=body)
 

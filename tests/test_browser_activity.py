@@ -7,10 +7,12 @@ import csv
 import io
 from datetime import datetime, timedelta
 from pathlib import Path
-from urllib.parse import parse_qs, parse_qsl, urlencode, urlsplit
+from urllib.parse import parse_qs, parse_qsl, urlsplit
 
 import pytest
-from test_browser import Page, _drag, _png, _url, browser, context, page, server  # noqa: F401  (fixtures)
+from test_browser import _drag, _png, _url
+
+from tests.chromium import Page
 
 pytestmark = [pytest.mark.browser, pytest.mark.wire, pytest.mark.slow]
 
@@ -68,7 +70,7 @@ def _names(body):
 def _same_points(chart, body):
     """The chart's points of each group are the API's, in the chart's window."""
     drawn = {d["label"]: d["points"] for d in chart["datasets"]}
-    for name, s in zip(_names(body), body["series"]):
+    for name, s in zip(_names(body), body["series"], strict=True):
         api = [[_ms(t), v] for t, v in s["points"] if chart["from"] <= _ms(t) <= chart["to"]]
         assert drawn[name] == api, name
     assert sum(len(p) for p in drawn.values()) > 20
@@ -93,7 +95,7 @@ def test_the_view_renders_with_data(server, client, dbs, page):
     assert chart["state"] == "ready" and chart["title"] == "Average active sessions by wait class"
     body = _answer(client, page)
     assert dict(_asked(page, "")[1])["group_by"] == "wait_class"
-    assert _legend(page) == _names(body) + ["CPU count"]
+    assert _legend(page) == [*_names(body), "CPU count"]
     assert _names(body)[0] == "CPU"
     _same_points(chart, body)
     cpus = next(d for d in chart["datasets"] if d["label"] == "CPU count")
@@ -119,7 +121,7 @@ def test_the_dimension_switch_changes_the_request_and_the_legend(server, client,
     assert page.state()["by"] == "event"
     assert dict(_asked(page, "")[1])["group_by"] == "event"
     body = _answer(client, page)
-    assert _legend(page) == _names(body) + ["CPU count"] != wait_classes
+    assert _legend(page) == [*_names(body), "CPU count"] != wait_classes
     assert "log file sync" in _legend(page)
     assert _chart(page)["title"] == "Average active sessions by event"
     _same_points(_chart(page), body)
@@ -324,12 +326,12 @@ def test_the_overview_aas_chart_switches_to_ash(server, client, dbs, page):
     assert _chart(page, "aas")["title"] == "Average active sessions by wait class · Active Session History"
     body = _answer(client, page)
     assert dict(_asked(page, "")[1])["group_by"] == "wait_class"
-    assert _legend(page, "aas") == _names(body) + ["CPU count"]
+    assert _legend(page, "aas") == [*_names(body), "CPU count"]
     _same_points(_chart(page, "aas"), body)
     page.page.locator("[data-chart=aas] button[data-act=ash]").click()
     page.settle()
     assert "aas" not in page.state() and _legend(page, "aas") == snapshots
     page.page.go_back()
     page.settle()
-    assert page.state()["aas"] == "ash" and _legend(page, "aas") == _names(body) + ["CPU count"]
+    assert page.state()["aas"] == "ash" and _legend(page, "aas") == [*_names(body), "CPU count"]
     assert page.errors == []

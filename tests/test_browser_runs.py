@@ -10,7 +10,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from conftest import gunicorn
-from test_browser import Page, browser, context, page, server, settings  # noqa: F401  (fixtures)
+from test_browser import settings
+
+from tests.chromium import Page
 
 pytestmark = [pytest.mark.browser, pytest.mark.wire, pytest.mark.slow]
 
@@ -70,8 +72,8 @@ def test_each_kind_draws_the_chart_that_fits_it(server, client, page, slug, char
     if slug == CPU:  # every session is a point, and the spread at N=9 is visible: the slowest line jumps
         chart = got["run-cpu"]["datasets"]
         assert chart[0]["points"] == [[r["x"], r["y"]] for r in rows]
-        slowest = dict((x, y) for x, y in chart[3]["points"])
-        fastest = dict((x, y) for x, y in chart[2]["points"])
+        slowest = dict(chart[3]["points"])
+        fastest = dict(chart[2]["points"])
         assert slowest[9] > 55 and fastest[9] < 42 and slowest[8] < 42
     if slug == GP2:  # one line per volume, throughput and IOPS apart, against I/O size
         assert {d["unit"] for d in got["run-1"]["datasets"]} == {"IO/s"}
@@ -108,7 +110,7 @@ def test_a_shared_run_link_opens_the_same_chart_in_a_fresh_context(server, clien
         other = Page(other_ctx).open(link)
         copy = other.charts()
         assert [(c["id"], c["title"]) for c in copy] == [(c["id"], c["title"]) for c in original]
-        for a, b in zip(original, copy):
+        for a, b in zip(original, copy, strict=True):
             assert a["datasets"] == b["datasets"], a["id"]
         assert sum(len(d["points"]) for d in copy[0]["datasets"]) > 450
         assert copy[0]["datasets"][0]["points"] == [[r["x"], r["y"]] for r in api_rows(client, CPU)]

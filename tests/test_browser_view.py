@@ -6,7 +6,8 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
-from test_browser import Page, browser, server  # noqa: F401  (fixtures)
+
+from tests.chromium import Page
 
 pytestmark = [pytest.mark.browser, pytest.mark.wire, pytest.mark.slow]
 
@@ -309,12 +310,12 @@ def test_each_axis_names_its_unit_and_series_and_more_units_make_small_multiples
     try:
         two = ["system_event:log file sync:avg_ms", "system_event:db file sequential read:avg_ms", "derived:aas"]
         page.open(_url(server, db=dbs["single"], view="explorer", range="1d", series=two))
-        (chart,) = page.charts()
+        (_chart,) = page.charts()
         axes = page.page.evaluate(AXES, "explorer")
         assert [a["title"] for a in axes] == ["ms — log file sync (average wait), db file sequential read (average wait)",
                                               "sessions — Average active sessions"], axes
         assert all(len(set(a["units"])) == 1 for a in axes)
-        page.open(_url(server, db=dbs["single"], view="explorer", range="1d", series=two + ["sysstat:redo size"]))
+        page.open(_url(server, db=dbs["single"], view="explorer", range="1d", series=[*two, "sysstat:redo size"]))
         charts = page.charts()
         assert [c["id"] for c in charts] == ["explorer-1", "explorer-2", "explorer-3"]
         assert [len({d["unit"] for d in c["datasets"]}) for c in charts] == [1, 1, 1]

@@ -27,9 +27,8 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
-from sqlalchemy import create_engine
 from conftest import gunicorn
-from test_browser import browser, context, page  # noqa: F401  (fixtures)
+from sqlalchemy import create_engine
 
 from app import create_app
 from app.runs.model import parse_run
@@ -302,7 +301,7 @@ def test_top_activity_legend_lists_and_chips(server, page):
     assert page.page.locator(".activity-form .chip span").all_text_contents() == [f"module = {H['module']}"]
     assert page.page.locator("[data-chart=activity] h3").text_content().endswith(f" · module = {H['module']}")
     assert page.page.get_by_role("button", name=f"Remove the filter module = {H['module']}").is_visible()
-    assert _cells(page, "ash-modules") == [[H["module"]] + _cells(page, "ash-modules")[0][1:]]
+    assert _cells(page, "ash-modules") == [[H["module"], *_cells(page, "ash-modules")[0][1:]]]
     page.page.get_by_label("Stack by").select_option("event")
     page.settle()
     assert H["event"] in _legend(page, "activity")
@@ -332,13 +331,13 @@ def test_benchmarks_list_and_run_page(server, page):
     assert page.page.locator("[data-chart=run-1] h3").text_content().endswith(" · " + SVG)
     extra = list(RUN["measurements"][0]["extra"])
     assert page.page.locator("[data-table=measurements] thead th").all_text_contents() == \
-        ["#", "Series", "x", "y", "Unit"] + extra
+        ["#", "Series", "x", "y", "Unit", *extra]
     assert [r[1:3] + r[4:] for r in _cells(page, "measurements")] == \
         [[m["series"], m["x"], m["unit"]] + [m["extra"][k] for k in extra] for m in RUN["measurements"]]
     with page.page.expect_download() as info:  # the export has the raw text, titles too
         page.page.locator("[data-table=measurements] button.buttons-csv").click()
     table = list(csv.reader(io.StringIO(Path(info.value.path()).read_text(encoding="utf-8"))))
-    assert table[0] == ["#", "Series", "x", "y", "Unit"] + extra
+    assert table[0] == ["#", "Series", "x", "y", "Unit", *extra]
     assert [r[1:3] + r[4:] for r in table[1:]] == \
         [[m["series"], m["x"], m["unit"]] + [m["extra"][k] for k in extra] for m in RUN["measurements"]]
     _inert(page)

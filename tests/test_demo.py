@@ -1,6 +1,7 @@
 """The demo history: its contents, its internal consistency (docs/awr-rules.md §10), its stories, determinism and an
 atomic build. Checked straight from the SQLite file and, for the stories, through the API a user would call."""
 import hashlib
+import itertools
 import sqlite3
 from datetime import datetime
 from statistics import median
@@ -31,7 +32,7 @@ def deltas(db, view, name, dbid, instance=1, column="value", name_column="stat_n
         where v.dbid = ? and v.instance_number = ? and v.{name_column} = ? order by s.snap_id""",
                       (dbid, instance, name)).fetchall()
     out = {}
-    for (_, st0, t0, v0), (snap, st1, t1, v1) in zip(rows, rows[1:]):
+    for (_, st0, t0, v0), (snap, st1, t1, v1) in itertools.pairwise(rows):
         if st0 == st1:
             seconds = (datetime.fromisoformat(t1) - datetime.fromisoformat(t0)).total_seconds()
             out[snap] = (v1 - v0, round(seconds))
@@ -135,7 +136,7 @@ def test_db_time_is_cpu_plus_foreground_waits(db, stories):
     assert median(gaps) < 0.005
     # the only large gaps are CPU queueing, on RACPROD while the regressed plan saturates the CPUs
     rac = ids(stories)["RACPROD"]
-    assert {dbid for (dbid, *_), g in zip(rows, gaps) if g > 0.02} <= {rac}
+    assert {dbid for (dbid, *_), g in zip(rows, gaps, strict=True) if g > 0.02} <= {rac}
 
 
 def test_osstat_busy_plus_idle_is_all_cpu_time(db, stories):
@@ -202,7 +203,7 @@ def test_story_async_io_fix(client, dbs, stories):
 
     def busy_hours(name, after):
         pts = got[name]["points"]
-        tps = dict((t, v) for t, v in got["derived:tps"]["points"])
+        tps = dict(got["derived:tps"]["points"])
         return [v for t, v in pts if (t >= fix["startup_time"]) == after and tps.get(t, 0) > 90
                 and "T10:00" <= t[10:16] <= "T17:00"]
 

@@ -14,8 +14,8 @@ import pytest
 
 from app.settings import Settings
 from infra import deploy_site
-from infra.deploy_site import CACHE_POLICY, IMMUTABLE, NO_CACHE, SECURITY_HEADERS_POLICY, YEAR, Aws, DeployError, deploy
-from tests.aws import REGION, CloudFrontGaps, aws, aws_calls  # noqa: F401  (fixtures)
+from infra.deploy_site import IMMUTABLE, NO_CACHE, SECURITY_HEADERS_POLICY, YEAR, Aws, DeployError, deploy
+from tests.aws import REGION, CloudFrontGaps
 
 pytestmark = pytest.mark.slow
 
@@ -164,7 +164,7 @@ def test_a_page_without_the_api_url_is_refused(static, s3):
     with pytest.raises(DeployError, match="apiBase"):
         run(static)
     template.unlink()
-    with pytest.raises(DeployError, match="index.html is missing"):
+    with pytest.raises(DeployError, match=r"index\.html is missing"):
         run(static)
     assert BUCKET not in [b["Name"] for b in s3.list_buckets()["Buckets"]]
 
@@ -237,7 +237,7 @@ def test_api_url_from_zappas_stack_not_the_first_api_of_that_name(static, s3):
     apigateway = boto3.client("apigateway", region_name=REGION)
     stale = apigateway.create_rest_api(name="awrlens-prod")["id"]
     api_id = zappa_stack("prod")
-    assert [a["id"] for a in apigateway.get_rest_apis()["items"]][0] == stale  # the name alone would pick it
+    assert next(a["id"] for a in apigateway.get_rest_apis()["items"]) == stale  # the name alone would pick it
     report = deploy(BUCKET, stage="prod", static=static, aws=Aws(REGION), progress=False, hosting="website",
                     templates=static.parent / "templates")
     assert report.api_url == f"https://{api_id}.execute-api.{REGION}.amazonaws.com/prod"
@@ -286,7 +286,7 @@ def test_the_real_page(s3, tmp_path):
     local = [Path(d, n) for d, _, names in os.walk(static, followlinks=True) for n in names  # vendor: maybe a link
              if not any(part.startswith(".") for part in Path(d, n).relative_to(static).parts)]
     assert len(report.uploaded) == len(local) + 1  # and index.html
-    for key, obj in objects(s3).items():
+    for key, _obj in objects(s3).items():
         head = s3.head_object(Bucket=BUCKET, Key=key)
         assert head["ContentType"] != "application/octet-stream", key
         assert head["CacheControl"] == (IMMUTABLE if key.startswith("static/vendor/") else NO_CACHE), key
@@ -468,5 +468,5 @@ def test_the_apis_cors_origin_is_the_sites(static, cloudfront, s3, tmp_path, cap
     out = capsys.readouterr().out
     assert "CloudFront distribution" in out
     assert "the API refuses this site: set AWRLENS_CORS_ORIGINS to https://" in out and "zappa update prod" in out
-    assert deploy_site.main(args + ["--domain", "awrlens.example.com", "--certificate-arn", cert]) == 0
+    assert deploy_site.main([*args, "--domain", "awrlens.example.com", "--certificate-arn", cert]) == 0
     assert "refuses" not in capsys.readouterr().out

@@ -23,6 +23,7 @@ def test_every_stage_of_the_emulator_settings_has_touch_off():
     assert set(settings) == set(json.loads((ROOT / "zappa_settings.json").read_text()))
     assert all(stage["touch"] is False for stage in settings.values())
     import inspect
+
     from zappa.cli import ZappaCLI
     for command in (ZappaCLI.deploy, ZappaCLI.update):  # what the setting turns off: Zappa's request to the stage
         source = inspect.getsource(command)
@@ -34,7 +35,7 @@ def moto_server(tmp_path):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    log = open(tmp_path / "moto.log", "w")
+    log = open(tmp_path / "moto.log", "w")  # noqa: SIM115  (the server writes to it until the fixture stops it)
     proc = subprocess.Popen([str(Path(sys.executable).parent / "moto_server"), "-p", str(port)], stdout=log,
                             stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"

@@ -51,8 +51,12 @@ from conftest import assert_error
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from schemathesis import GenerationMode
-from schemathesis.specs.openapi.checks import (content_type_conformance, negative_data_rejection,
-                                               response_schema_conformance, status_code_conformance)
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    negative_data_rejection,
+    response_schema_conformance,
+    status_code_conformance,
+)
 
 from app import create_app
 from app.api import auth
@@ -154,7 +158,7 @@ def known_values(app, dbs, stories):
              rac["to"][:10] + "T02:00:00+01:00", single["to"][:10]]
     slugs = [r["slug"] for r in client.get("/api/v1/benchmarks").get_json()["rows"]]
     return {"db": [dbs["rac"], dbs["single"], dbs["rac"].rsplit(".", 1)[1]],
-            "sql_id": [stories["plan_regression"]["sql_id"]], "slug": slugs + ["no-such-run"], "runs": slugs,
+            "sql_id": [stories["plan_regression"]["sql_id"]], "slug": [*slugs, "no-such-run"], "runs": slugs,
             "name": SERIES, "instance": ["all", "each", "1", "2"],
             "source": ["sysstat", "derived", "system_event", "sysmetric_history", "iostat_filetype"],
             "q": ["redo", "cpu", "file", "%"], "order_by": list(TOP_SQL_ORDER), "max_points": [0, 3, 50, 2000],

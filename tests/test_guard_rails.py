@@ -9,7 +9,7 @@ import pytest
 from infra import guard_rails
 from infra.deploy_site import Aws, DeployError
 from infra.lambda_package import stage_settings
-from tests.aws import REGION, aws  # noqa: F401  (fixtures)
+from tests.aws import REGION
 from tests.test_deploy import zappa_stack
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -144,6 +144,7 @@ def test_zappa_update_leaves_the_throttling_alone():
     are its logging, metrics and caching ones, never the throttling."""
     import ast
     import inspect
+
     from zappa.core import Zappa
     tree = ast.parse(inspect.getsource(Zappa.deploy_api_gateway).strip().replace("\n    ", "\n"))
     written = [node.args[0].value for node in ast.walk(tree) if isinstance(node, ast.Call)

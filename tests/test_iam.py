@@ -19,7 +19,7 @@ import pytest
 from infra import zappa_actions
 from infra.deploy_site import Aws, deploy
 from infra.lambda_package import stage_settings
-from tests.aws import REGION, aws, aws_calls, dummy_credentials, record_calls  # noqa: F401  (fixtures)
+from tests.aws import REGION, dummy_credentials, record_calls
 
 ROOT = Path(__file__).resolve().parent.parent
 IAM = ROOT / "infra" / "iam"
@@ -138,6 +138,7 @@ def test_guard_rails_policy_names_exactly_what_guard_rails_calls(aws_calls, tmp_
     a stage where API Gateway requires the key (the usage plan made, then corrected). Every call is allowed, on what
     it touches, and nothing more is."""
     import boto3
+
     from infra import guard_rails
     from tests.test_deploy import zappa_stack
     ag = boto3.client("apigateway", region_name=REGION)
@@ -323,7 +324,7 @@ def test_zappa_deployer_allows_every_call_of_zappas_source_and_nothing_more(zapp
                     STAGE_SETTINGS[stage].get("vpc_config"):
                 for action in VPC_CHECKS:
                     need.setdefault(action, set()).add(f"{call.where} (VpcConfig of {stage})")
-        for service, where in zappa_actions.role_passed_to(found).items():
+        for _service, where in zappa_actions.role_passed_to(found).items():
             need.setdefault("iam:PassRole", set()).update(where)
         types = {r["Type"] for r in templates[stage]["Resources"].values()}
         assert types and all(any(t.startswith(p) for p in STACK_RESOURCES) for t in types), types
@@ -409,7 +410,7 @@ def touched(service, op, params) -> list[str]:
                 "CachePolicy": "cache-policy"}
         if op.startswith("List"):
             return ["*"]
-        name = next(v for k, v in kind.items() if op.endswith(k) or op.endswith(k + "Config"))
+        name = next(v for k, v in kind.items() if op.endswith((k, k + "Config")))
         return [f"arn:aws:cloudfront::{ACCOUNT}:{name}/{params.get('Id', 'NEW')}"]
     if service == "events":
         rule = params.get("Name") or params.get("Rule")

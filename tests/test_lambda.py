@@ -8,20 +8,19 @@ Oracle (its key comes from a moto Secrets Manager).
 import json
 import os
 import sys
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
 
 from tests.apigw import api_event, keep_warm_event
-from tests.aws import aws  # noqa: F401  (fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE = "https://awrlens.example.com"  # the prod stage's AWRLENS_CORS_ORIGINS
 KEY = "0123456789abcdef-prod-key"
 
 
-@lru_cache(maxsize=None)
+@cache
 def zappa_settings_module(stage: str) -> str:
     """The text of zappa_settings.py for `stage`, as `zappa package` writes it into the zip."""
     from zappa.cli import ZappaCLI

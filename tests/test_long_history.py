@@ -5,10 +5,11 @@ bucketed point is checked against the rules applied to the store's own rows: a c
 interval deltas over the sum of their seconds (restarts left out, §3-§5), a reading's the mean of the readings in
 it, an Oracle rate's the mean of its averages weighted by their interval (§8, §9).
 """
+import itertools
 import re
 import sqlite3
 from bisect import bisect_right
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from math import fsum
 
 import pytest
@@ -19,8 +20,8 @@ from sqlalchemy.dialects import oracle
 
 from app import create_app
 from app.settings import Settings
-from app.store.base import Store
 from app.store import queries
+from app.store.base import Store
 from app.store.queries import IN_LIST, capped
 
 MAX_POINTS = 2000
@@ -112,7 +113,7 @@ def test_the_statements_for_oracle_bound_the_rows_in_valid_in_lists(api, fetched
 # -- the rules applied to the store's rows -----------------------------------------------------------------------
 
 def iso(text):
-    return datetime.fromisoformat(text).replace(tzinfo=timezone.utc).isoformat()
+    return datetime.fromisoformat(text).replace(tzinfo=UTC).isoformat()
 
 
 def snapshots(sql3, inst):
@@ -133,7 +134,7 @@ def intervals(sql3, inst, query):
     value) of the instance (? = dbid, instance)."""
     values = dict(sql3.execute(query, (DBID, inst)).fetchall())
     _, kept = snapshots(sql3, inst)
-    return [(b[2], values[b[0]] - values[a[0]], b[3] - a[3]) for a, b in zip(kept, kept[1:])
+    return [(b[2], values[b[0]] - values[a[0]], b[3] - a[3]) for a, b in itertools.pairwise(kept)
             if a[1] == b[1] and values[b[0]] >= values[a[0]]]
 
 
@@ -142,7 +143,7 @@ def buckets(points, rows, start):
     time]; `start`: the time before the first point's bucket."""
     ends = [r[0] for r in rows]
     cuts = [bisect_right(ends, t) for t in [start] + [t for t, _ in points]]
-    return [rows[a:b] for a, b in zip(cuts, cuts[1:])]
+    return [rows[a:b] for a, b in itertools.pairwise(cuts)]
 
 
 STAT = "select snap_id, {} from dba_hist_{} where dbid = ? and instance_number = ? and stat_name {} group by snap_id"
@@ -170,7 +171,7 @@ def test_a_counters_bucket_is_its_intervals_deltas_over_their_seconds(api, sql3,
         dens = {end: d for end, d, _ in intervals(sql3, inst, den)} if den else None
         parts = buckets(s["points"], full, every[0][2])
         assert all(parts) and sum(map(len, parts)) == len(full), "every interval in one bucket"
-        for (t, value), part in zip(s["points"], parts):
+        for (t, value), part in zip(s["points"], parts, strict=True):
             under = fsum(dens[end] for end, _, _ in part) if den else fsum(sec for _, _, sec in part)
             assert value == pytest.approx(fsum(d for _, d, _ in part) / under * scale, rel=1e-6, abs=1e-4), t
         assert {t for t, _ in s["points"]} <= {end for end, _, _ in full}
@@ -186,7 +187,7 @@ def test_a_restart_inside_a_bucket_is_left_out_and_the_combined_point_says_so(ap
             fsum(d for _, d, _ in intervals(sql3, s["instance"], query)), rel=1e-9)
     (combined,) = ask(api, "/series", name="sysstat:redo size", max_points=MAX_POINTS)["series"]
     every, _ = snapshots(sql3, 2)
-    after = {s[2] for a, s in zip(every, every[1:]) if a[1] != s[1]}
+    after = {s[2] for a, s in itertools.pairwise(every) if a[1] != s[1]}
     assert len(after) == 2
     assert {p["time"] for p in combined["partial"] if p["missing"] == [2]} >= after
     each = {s["instance"]: dict(map(tuple, s["points"])) for s in
@@ -203,7 +204,7 @@ def test_a_readings_bucket_is_the_mean_of_its_readings(api, sql3):
         value = dict(sql3.execute(STAT.format("value", "sysstat", "= 'logons current'"), (DBID, inst)).fetchall())
         rows = [(end, value[snap]) for snap, _, end, _ in every]
         assert s["points"][0] == [rows[0][0], rows[0][1]]  # the range's first snapshot: its own reading (§12)
-        for (t, v), part in zip(s["points"][1:], buckets(s["points"][1:], rows, rows[0][0])):
+        for (t, v), part in zip(s["points"][1:], buckets(s["points"][1:], rows, rows[0][0]), strict=True):
             assert part and v == pytest.approx(fsum(x for _, x in part) / len(part), rel=1e-6, abs=1e-4), t
 
 
@@ -228,7 +229,7 @@ def test_an_oracle_rates_bucket_is_its_averages_weighted_by_their_intervals(api,
                 product *= m[metric][1]
             rows.append((end[snap], m[metrics[0]][0] * product, m[metrics[0]][0]))
         rows.sort()
-        for (t, v), part in zip(s["points"], buckets(s["points"], rows[1:], rows[0][0])):
+        for (t, v), part in zip(s["points"], buckets(s["points"], rows[1:], rows[0][0]), strict=True):
             assert part and v == pytest.approx(fsum(x for _, x, _ in part) / fsum(w for _, _, w in part),
                                                rel=1e-6, abs=1e-4), t
 
@@ -242,7 +243,7 @@ def test_a_range_with_fewer_intervals_than_max_points_is_read_as_before(api, fet
     assert default == every
     fetched.clear()
     ok(api, f"/api/v1/dbs/l.{DBID}/series", name="sysstat:redo size", max_points=300, **week)
-    (stmt, params, rows), = fetched
+    (_stmt, params, rows), = fetched
     assert rows <= 2 * 300 and any(k.startswith("snap_ids_") for k in params)  # past max_points: in buckets
 
 

@@ -30,8 +30,8 @@ from app.store.schema import ABSENT, PREFIXES, RELEASES, views
 REFERENCE = json.loads((Path(__file__).parent / "data" / "oracle_views.json").read_text())
 ORACLE_VIEWS = {name: cols for name, cols in REFERENCE.items() if not name.startswith("_")}
 # Representative values for every bind the API fills at request time.
-BINDS = dict(dbid=1, lo=1, hi=2, item_id=1, snap_id=1, snap_ids=[1, 2], names=["x"], sql_id="abc", sql_ids=["abc"], con_dbid=1,
-             t0=datetime(2026, 11, 20), width=60, f_sql_id_0="abc", f_session_0=1, f_session_1=2, f_session_2=3)
+BINDS = {"dbid": 1, "lo": 1, "hi": 2, "item_id": 1, "snap_id": 1, "snap_ids": [1, 2], "names": ["x"], "sql_id": "abc", "sql_ids": ["abc"], "con_dbid": 1,
+             "t0": datetime(2026, 11, 20), "width": 60, "f_sql_id_0": "abc", "f_session_0": 1, "f_session_1": 2, "f_session_2": 3}
 ROW_CAP = Settings.row_cap  # AWRLENS_ROW_CAP's default: the snapshot list's bound, and one more for the rest
 # Values the code itself puts into statements (bound, never pasted): the only ones allowed at compile time.
 CODE_CONSTANTS = {queries.METRIC_GROUP, queries.TOP_SQL_ROWS, "Idle", ROW_CAP, ROW_CAP + 1, queries.ON_CPU, queries.CPU,
@@ -249,7 +249,7 @@ def test_values_travel_as_named_binds(prefix, name, stmt):
     literals = list(tree.find_all(sqlglot.exp.Literal))
     assert not [lit.sql() for lit in literals if lit.is_string], name
     assert {int(lit.name) for lit in literals} <= LIMITS, \
-        f"{name}: {[l.sql() for l in literals]}"
+        f"{name}: {[lit.sql() for lit in literals]}"
     placeholders = [p.name for p in tree.find_all(sqlglot.exp.Placeholder)]
     assert all(re.fullmatch(r"[a-z_][a-z0-9_]*", p) for p in placeholders), f"{name}: {placeholders}"
 

@@ -4,11 +4,11 @@ import json
 import os
 import re
 import shutil
-from fnmatch import fnmatch
 import struct
 import subprocess
 import sys
 import zipfile
+from fnmatch import fnmatch
 from importlib import metadata
 from pathlib import Path
 
@@ -48,8 +48,8 @@ def test_runtime_matches_the_package_build(stage):
         needed = glibc.get(platform) or tuple(map(int, re.fullmatch(r"manylinux_(\d+)_(\d+)_x86_64", platform).groups()))
         assert needed <= lp.RUNTIME_GLIBC, platform
     assert s["use_precompiled_packages"] is False  # no PyPI lookups: the wheels are installed for the runtime
-    from zappa.utilities import get_runtime_from_python_version  # noqa: F401  (Zappa knows the runtime)
     from zappa.core import build_manylinux_wheel_file_match_pattern
+    from zappa.utilities import get_runtime_from_python_version  # noqa: F401  (Zappa knows the runtime)
     assert build_manylinux_wheel_file_match_pattern(lp.RUNTIME, "x86_64")
 
 

@@ -283,7 +283,7 @@ def test_what_could_not_be_read_back_is_refused_at_the_door(lab, where, levels, 
 
 
 def test_the_deepest_accepted_upload_reads_back(lab):
-    client, path = lab
+    client, _path = lab
     doc = {**RUN, "parameters": json.loads(_nested(31))}  # 31 levels: the object and 15 of {"a": [...]}
     body(client.post("/api/v1/benchmarks", json=doc, headers=WITH_KEY), 201)
     assert body(client.get("/api/v1/benchmarks/lab-run"))["run"]["parameters"] == doc["parameters"]
@@ -305,7 +305,7 @@ def test_upload_needs_the_key(lab):
 
 
 @pytest.mark.parametrize("change, parameter, words", [
-    ({"measurements": RUN["measurements"][:2] + [{"series": "b", "x": 1, "y": "4,0"}]}, "measurements[3].y",
+    ({"measurements": [*RUN["measurements"][:2], {"series": "b", "x": 1, "y": "4,0"}]}, "measurements[3].y",
      ["row 3", "field y"]),
     ({"measurements": [RUN["measurements"][0], {"series": "", "x": 2, "y": 1}]}, "measurements[2].series",
      ["row 2", "field series"]),
@@ -357,7 +357,7 @@ def test_an_oversized_upload_is_413_before_anything_is_written(lab):
 
 
 def test_a_read_only_store_answers_503_read_only(lab, monkeypatch):
-    client, path = lab
+    client, _path = lab
     body(client.post("/api/v1/benchmarks", json=RUN, headers=WITH_KEY), 201)
     store = client.application.extensions["awrlens"].stores["lab"]
     monkeypatch.setattr(store, "_write_url", lambda: f"sqlite:///file:{store.path}?mode=ro&uri=true")

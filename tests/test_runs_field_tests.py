@@ -12,8 +12,8 @@ from sqlalchemy import create_engine, event
 from sqlalchemy.dialects import oracle
 
 from app import create_app
-from app.runs import cpu_consistency as cpu
 from app.errors import Forbidden
+from app.runs import cpu_consistency as cpu
 from app.runs.awr_window import SNAPSHOT_NOW, Window, database_id_statement, newest_snapshot_statement
 from app.runs.machine import physical_cores
 from app.settings import Settings
@@ -156,9 +156,8 @@ def test_snapshots_without_execute_on_the_package_stop_before_anything_runs():
     """ALL_OBJECTS lists no DBMS_WORKLOAD_REPOSITORY to the user: the window refuses at once, naming the grant, before
     any snapshot is taken or the test runs; the check asks with binds only."""
     store = FakeOracleStore([20260, 20261], packages=0)
-    with pytest.raises(Forbidden) as caught:
-        with Window(store, take_snapshots=True):
-            pytest.fail("the test ran without the privilege")
+    with pytest.raises(Forbidden) as caught, Window(store, take_snapshots=True):
+        pytest.fail("the test ran without the privilege")
     message = caught.value.message
     assert "GRANT EXECUTE ON SYS.DBMS_WORKLOAD_REPOSITORY TO AWRLENS" in message and "--snapshots" in message
     assert "grant_sys_object('DBMS_WORKLOAD_REPOSITORY', 'AWRLENS', 'EXECUTE')" in message  # RDS

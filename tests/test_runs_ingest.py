@@ -310,6 +310,7 @@ def test_a_constraint_violation_rolls_back_and_is_a_409(lab):
 
     def sneak(conn):
         from sqlalchemy import insert
+
         from app.store.runs_schema import bench_run
         conn.execute(insert(bench_run).values(slug="other", title="t", kind="ab", visibility="public",
                                               created_at=parse_run(RUN).started))

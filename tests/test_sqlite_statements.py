@@ -6,7 +6,7 @@ import inspect
 import json
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from conftest import ROOT
 from contract import dbid_of, url
@@ -54,10 +54,10 @@ def test_each_text_gives_the_rows_sqlalchemy_gives(app, demo_store, dbs, window,
                     "where dbid = ? and snap_id > ? and sql_id is not null limit 1", (dbid, newest - 4)).fetchone()
                 params.update(f_sql_id_0=sql, f_session_0=inst, f_session_1=sid, f_session_2=serial)
                 if name == "ash_total_buckets":
-                    params.update(t0=int(params["t0"].replace(tzinfo=timezone.utc).timestamp()), period=60,
+                    params.update(t0=int(params["t0"].replace(tzinfo=UTC).timestamp()), period=60,
                                   top=[r[0] for r in sql3.execute("select distinct code from awrlens_ash_totals "
                                                                   "where dbid = ? limit 3", (dbid,))])
-            chunks = dict(zip(list(inspect.signature(stmt.build).parameters)[1:], stmt.args)).get("chunks", 0)
+            chunks = dict(zip(list(inspect.signature(stmt.build).parameters)[1:], stmt.args, strict=True)).get("chunks", 0)
             params.update({f"snap_ids_{k}": [lo, (lo + hi) // 2, hi] for k in range(chunks)})  # a bucket's bounds
             if name == "io_series":
                 view, column = stmt.args[0], f"{queries.IO_VIEWS[stmt.args[0]]}_id"
@@ -102,5 +102,5 @@ def test_the_pages_questions_import_no_sqlalchemy(demo_store, dbs, window, stori
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
-    assert result["statuses"] == [200] * len(paths), list(zip(paths, result["statuses"]))
+    assert result["statuses"] == [200] * len(paths), list(zip(paths, result["statuses"], strict=True))
     assert result["sqlalchemy"] == []

@@ -14,13 +14,13 @@ import sqlite3
 
 import pytest
 from answers import RECORD, fingerprint
+from sqlalchemy.dialects import oracle
+from sqlalchemy.sql.util import find_tables
 
 from app import create_app
 from app.settings import Settings
 from app.store.queries import all_statements
 from app.store.schema import ASH_BASE_NAME, ASH_TOTALS_NAME, CLASS_TOTALS, PREFIXES, views
-from sqlalchemy.dialects import oracle
-from sqlalchemy.sql.util import find_tables
 
 ORCL, CLONE = 1645932817, 4111111111  # the clone sorts after the demo's DBIDs: its rows come last
 KEYS = {"dbid", "snap_id", "instance_number", "con_dbid", "plan_hash_value", "group_id", "metric_id", "stat_id",

@@ -6,8 +6,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 
 from app import history
 from app.api import limits
-from app.api.params import (FORMAT, INSTANCE, MAX_POINTS, RANGE, RATE, SHAPE, SHOW_SQL, TABLE_INSTANCE, Param,
-                            accepts)
+from app.api.params import FORMAT, INSTANCE, MAX_POINTS, RANGE, RATE, SHAPE, SHOW_SQL, TABLE_INSTANCE, Param, accepts
 from app.api.respond import answer
 from app.errors import BadParameter
 from app.history.database import BadRange
@@ -53,7 +52,7 @@ def _asked(db_key, args, default_days=7):
 def _range(db, args, prefix="", default_days=7):
     """The request's time or snapshot range, resolved against the database's snapshots."""
     names = dict(zip(("start", "end", "begin_snap", "end_snap"),
-                     (f"{prefix}{n}" for n in ("from", "to", "begin_snap", "end_snap"))))
+                     (f"{prefix}{n}" for n in ("from", "to", "begin_snap", "end_snap")), strict=True))
     by_time = [names[r] for r in ("start", "end") if args.get(names[r]) is not None]
     by_snap = [names[r] for r in ("begin_snap", "end_snap") if args.get(names[r]) is not None]
     if by_time and by_snap:

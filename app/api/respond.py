@@ -67,7 +67,7 @@ def lambda_payload_size(resp: Response) -> int:
     """Bytes of the invocation result Zappa's handler makes of `resp` for a REST API event (status, the headers as
     `headers` and again as `multiValueHeaders`, the body as text), as the python3.12 runtime serializes it (JSON,
     non-ASCII left as UTF-8)."""
-    headers = {k: v for k, v in resp.headers.items()}
+    headers = dict(resp.headers.items())
     result = {"body": resp.get_data(as_text=True), "statusCode": resp.status_code, "headers": headers,
               "multiValueHeaders": {k: resp.headers.getlist(k) for k in headers}}
     return len(json.dumps(result, ensure_ascii=False).encode())

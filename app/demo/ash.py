@@ -89,7 +89,7 @@ class Ash:
         minute = MINUTE
         per_dim = [Counter() for _ in ASH_TOTAL_DIMENSIONS]
         for (start, *groups), n in counts.items():
-            for c, g in zip(per_dim, groups):
+            for c, g in zip(per_dim, groups, strict=True):
                 c[start, g] += n
         rows, head = [], (self.db.dbid,)
         for dim, c in enumerate(per_dim, 1):
@@ -147,7 +147,7 @@ class Ash:
         for k in picked:
             per_kind[k] += 1
         code, fg = self.code, self.fg
-        for (kind, event, wait_class, rate, drv), n in zip(kinds, per_kind):
+        for (kind, event, wait_class, rate, drv), n in zip(kinds, per_kind, strict=True):
             if not n:
                 continue
             sources = self._sources(kind, drv, q, cpu, batch_cpu, victim_cpu, regressed, rate)
@@ -156,7 +156,7 @@ class Ash:
             ev, wc = (self.cpu, self.cpu) if on_cpu else (code(event), code(wait_class))
             ev_row, wc_row = (None, None) if on_cpu else (ev, wc)
             for src, slot in zip(rng.choices(sources[0], cum_weights=sources[1], k=n),
-                                 rng.choices(range(len(slots)), k=n)):
+                                 rng.choices(range(len(slots)), k=n), strict=True):
                 sql, plan = src
                 sid = self._session(sql, used[slot])
                 line = (BAD_PLAN_CPU if on_cpu and plan == getattr(sql, "bad_plan", None)
@@ -208,13 +208,13 @@ class Ash:
             batch = self.batch_plans if batch_cpu else []
             weights = [w * rest for w in self.oltp_shares] + [batch_cpu / len(self.batch)] * len(batch)
             if self.victim:
-                return oltp + batch + [(self.victim, plan)], _cumulative(weights + [victim_cpu])
+                return oltp + batch + [(self.victim, plan)], _cumulative([*weights, victim_cpu])
             return oltp + batch, _cumulative(weights)
         if kind == "mread" and q["batch"]:
             return self.batch_plans, _cumulative([1] * len(self.batch))
         if drv == "conc" and regressed and self.victim:  # the regressed plan's latch waits (workload.rates)
             victim = min(0.6 / rate, 1.0) if rate else 0.0
-            return oltp + [(self.victim, plan)], _cumulative([w * (1 - victim) for w in self.oltp_shares]
+            return [*oltp, (self.victim, plan)], _cumulative([w * (1 - victim) for w in self.oltp_shares]
                                                              + [victim])
         return oltp, self.oltp_cum
 
@@ -263,4 +263,4 @@ def _cumulative(weights):
 
 
 def _shares(cum):
-    return [b - a for a, b in zip([0.0] + cum[:-1], cum)]
+    return [b - a for a, b in zip([0.0, *cum[:-1]], cum, strict=True)]

@@ -11,11 +11,10 @@ from pathlib import Path
 
 from sqlalchemy import create_engine
 
-from app.runs import demo_runs
 from app.demo.rows import Generator
 from app.demo.workload import END, STEP, databases, place_stories, public_stories, schedule
-from app.store.schema import (ASH_BASE, ASH_NAMES, ASH_TOTALS, CLASS_TOTALS, CLASS_TOTALS_FILL, ash_view_ddl,
-                              views)
+from app.runs import demo_runs
+from app.store.schema import ASH_BASE, ASH_NAMES, ASH_TOTALS, CLASS_TOTALS, CLASS_TOTALS_FILL, ash_view_ddl, views
 
 DETAIL_DAYS = 8  # per-minute sysmetric history kept for the most recent days only
 MIN_DAYS = 10  # the stories are placed up to 7 days before the newest snapshot
@@ -87,7 +86,7 @@ def build(path, *, seed: int = 42, days: int = 45, detail_days: float = DETAIL_D
         done = ctx.Value("i", 0)
         workers = [ctx.Process(target=_build_part, daemon=True, args=(
             part, db, times, inst, stories, seed, detail_days, done, ash_days, ash_totals))
-            for part, (db, times, inst) in zip(parts, jobs)]
+            for part, (db, times, inst) in zip(parts, jobs, strict=True)]
         for w in workers:
             w.start()
         while any(w.is_alive() for w in workers):

@@ -4,11 +4,31 @@ values; the sysmetrics are computed from the same integer deltas the counters ho
 from datetime import timedelta
 
 from app.demo.ash import Ash, foreground
-from app.demo.names import (EVENT_ROWS, IO_FILETYPES, IO_FUNCTIONS, METRIC_ROWS, READING_ROWS, SYSSTAT_ROWS,
-                            TIME_MODEL_ROWS, stat_id)
+from app.demo.names import (
+    EVENT_ROWS,
+    IO_FILETYPES,
+    IO_FUNCTIONS,
+    METRIC_ROWS,
+    READING_ROWS,
+    SYSSTAT_ROWS,
+    TIME_MODEL_ROWS,
+    stat_id,
+)
 from app.demo.sql import catalog
-from app.demo.workload import (BATCH_END, BATCH_START, BLOCKS_PER_DIRECT_READ, BLOCKS_PER_TEMP_IO, CS_PER_S,
-                               EVENT_SCALE, GIB, STEP, US_PER_CS, US_PER_S, fmt, rates)
+from app.demo.workload import (
+    BATCH_END,
+    BATCH_START,
+    BLOCKS_PER_DIRECT_READ,
+    BLOCKS_PER_TEMP_IO,
+    CS_PER_S,
+    EVENT_SCALE,
+    GIB,
+    STEP,
+    US_PER_CS,
+    US_PER_S,
+    fmt,
+    rates,
+)
 from app.store.schema import ASH_BASE, ASH_NAMES, ASH_TOTALS
 from app.units import DAY, MIB
 
@@ -86,8 +106,8 @@ class Generator:
         for view, table, scale in (("sysstat", SYSSTAT_ROWS, seconds),
                                    ("sys_time_model", TIME_MODEL_ROWS, seconds * US_PER_S)):
             values, deltas = st.accumulate(view, [q[driver] * coef * scale for _, _, driver, coef in table])
-            d.update(zip([r[1] for r in table], deltas))
-            out.extend(view, [(*head, r[0], r[1], v) for r, v in zip(table, values)])
+            d.update(zip([r[1] for r in table], deltas, strict=True))
+            out.extend(view, [(*head, r[0], r[1], v) for r, v in zip(table, values, strict=True)])
         out.extend("sysstat", [(*head, sid, name, round(q[driver] * coef * rng.uniform(0.97, 1.03)))
                                for sid, name, driver, coef in READING_ROWS])
         self._events(snap_id, key, st, q, seconds, d)
@@ -147,8 +167,8 @@ class Generator:
         idle_delta = round(seconds * db.cpus * CS_PER_S) - deltas[0]
         st.values["osstat"][1] += idle_delta - deltas[1]
         values[1], deltas[1] = values[1] - deltas[1] + idle_delta, idle_delta
-        d.update(zip(counters, deltas))
-        rows = [(snap_id, *key, stat_id(name), name, v) for name, v in zip(counters, values)]
+        d.update(zip(counters, deltas, strict=True))
+        rows = [(snap_id, *key, stat_id(name), name, v) for name, v in zip(counters, values, strict=True)]
         readings = {"NUM_CPUS": db.cpus, "NUM_CPU_CORES": db.cores, "NUM_CPU_SOCKETS": 1,
                     "PHYSICAL_MEMORY_BYTES": db.memory_gb * GIB, "LOAD": round(q["load"], 2),
                     "TCP_SEND_SIZE_MAX": 4 * MIB, "TCP_RECEIVE_SIZE_MAX": 6 * MIB}
@@ -233,12 +253,12 @@ class Generator:
                       round(s.rows * per), round(ela * 0.1), round(ela * 0.02), round(ela * 0.01), round(ela * 0.005))
             totals, _ = st.accumulate((s.sql_id, plan), deltas)
             rows.append((snap_id, *key, s.sql_id, plan, s.module, None, s.schema,
-                         *[v for pair in zip(totals, deltas) for v in pair]))
+                         *[v for pair in zip(totals, deltas, strict=True) for v in pair]))
         self.out.extend("sqlstat", rows)
 
     def _sysmetric(self, snap_id, key, begin, end, seconds, m, noise):
         rng = self.rng
-        minutes = max(int(round(seconds / 60)), 1)
+        minutes = max(round(seconds / 60), 1)
         detail = end > self.history_from
         summary, history = [], []
         stamps = [fmt(begin + timedelta(seconds=60 * k)) for k in range(minutes + 1)] if detail else []
@@ -282,10 +302,10 @@ class Generator:
         self.out.extend("pgastat", [(snap_id, *key, n, round(v)) for n, v in pga])
 
     # tablespaces: one row per database and snapshot (no instance), sizes in blocks
-    TABLESPACES = [("SYSTEM", "PERMANENT", 1.1, 0.0002), ("SYSAUX", "PERMANENT", 2.4, 0.004),
+    TABLESPACES = (("SYSTEM", "PERMANENT", 1.1, 0.0002), ("SYSAUX", "PERMANENT", 2.4, 0.004),
                    ("UNDOTBS1", "UNDO", 3.0, 0.0), ("TEMP", "TEMPORARY", 0.5, 0.0), ("USERS", "PERMANENT", 0.1, 0.0),
                    ("APP_DATA", "PERMANENT", 140.0, 0.35), ("APP_INDEX", "PERMANENT", 60.0, 0.16),
-                   ("AUDIT", "PERMANENT", 12.0, 0.2)]
+                   ("AUDIT", "PERMANENT", 12.0, 0.2))
 
     def _tablespaces_static(self):
         names = list(self.TABLESPACES) + ([("UNDOTBS2", "UNDO", 3.0, 0.0)] if self.db.rac else [])
@@ -299,7 +319,7 @@ class Generator:
         blocks_per_gb = GIB / self.db.block_size
         elapsed_days = k * STEP / DAY
         rows = []
-        for ts, name, contents, used_gb, grow in self.spaces:
+        for ts, name, _contents, used_gb, grow in self.spaces:
             used = used_gb + grow * elapsed_days
             if name == "AUDIT":  # purged weekly by the batch
                 used = used_gb + grow * (elapsed_days % 7)
@@ -327,10 +347,10 @@ class State:
     def accumulate(self, key, amounts):
         """Add a vector of amounts to the counters under `key`; returns (cumulative integers, integer deltas)."""
         before = self.values.get(key) or [0.0] * len(amounts)
-        after = [b + a for b, a in zip(before, amounts)]
+        after = [b + a for b, a in zip(before, amounts, strict=True)]
         self.values[key] = after
         ints = [int(x) for x in after]
-        return ints, [i - int(b) for i, b in zip(ints, before)]
+        return ints, [i - int(b) for i, b in zip(ints, before, strict=True)]
 
 
 def metrics(q: dict, d: dict, seconds: float) -> dict:

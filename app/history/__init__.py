@@ -11,6 +11,16 @@ tablespaces   used, allocated and maximum size over time
 activity      top activity from Active Session History: AAS by a dimension, top lists, blocking sessions
 A new question (ASH, plans, parameters, ...) is one new module beside these, and one view in app/api/.
 """
-from app.history import (activity, catalog, compare, load_profile, series, snapshots, sql, tablespaces,  # noqa: F401
-                         top_events, top_sql)
+from app.history import (  # noqa: F401
+                         activity,
+                         catalog,
+                         compare,
+                         load_profile,
+                         series,
+                         snapshots,
+                         sql,
+                         tablespaces,
+                         top_events,
+                         top_sql,
+)
 from app.history.database import Database, History, Range  # noqa: F401

@@ -13,7 +13,7 @@ from app.errors import BadParameter
 from app.history.database import Database, Range, offset
 from app.history.numbers import round4
 from app.store import queries
-from app.store.queries import CPU, DIMENSIONS, TOP_LISTS
+from app.store.queries import CPU, TOP_LISTS
 from app.store.schema import ASH_TOTAL_DIMENSIONS, ASH_TOTAL_PERIODS
 
 WIDTHS = (10, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 28800, 86400)  # bucket seconds

@@ -11,7 +11,7 @@ def compute(db: Database, a: Range, b: Range, instance="all") -> dict:
     ev_a, ev_b = (top_events.compute(db, a, instance, EVENTS_COMPARED),
                   top_events.compute(db, b, instance, EVENTS_COMPARED))
     profile = []
-    for ra, rb in zip(lp_a["rows"], lp_b["rows"]):
+    for ra, rb in zip(lp_a["rows"], lp_b["rows"], strict=True):
         profile.append({"metric": ra["metric"], "a_per_second": ra["per_second"], "b_per_second": rb["per_second"],
                         "change_pct": change_pct(ra["per_second"], rb["per_second"]),
                         "a_per_transaction": ra["per_transaction"], "b_per_transaction": rb["per_transaction"]})

@@ -5,7 +5,7 @@ The questions asked of a database are modules of this package, each taking a Dat
 import contextvars
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 from app import analysis
 from app.errors import ApiError, BadParameter, NotFound
@@ -81,7 +81,7 @@ class Database:
         """Container names by CON_DBID in a CDB: each PDB's, and CDB$ROOT for the root's rows, whose CON_DBID is the
         DBID (docs/awr-rules.md §15). Empty in a non-CDB, where no row needs one."""
         def load():
-            names = {con: name for con, name in self.rows(queries.containers(self.store.views))}
+            names = dict(self.rows(queries.containers(self.store.views)))
             if names:
                 names.setdefault(self.dbid, "CDB$ROOT")
             return names
@@ -177,7 +177,7 @@ class History:
                 # each in a copy of this request's context: show_sql's log sees every target's statements
                 results = list(pool.map(lambda s: contextvars.copy_context().run(self._try, s), stores))
         found = [db for dbs, _ in results for db in dbs]
-        return found, {store.alias: exc for store, (_, exc) in zip(stores, results) if exc is not None}
+        return found, {store.alias: exc for store, (_, exc) in zip(stores, results, strict=True) if exc is not None}
 
     def _try(self, store) -> tuple[list[Database], ApiError | None]:
         try:
@@ -226,4 +226,4 @@ def _seconds(value) -> float:
 
 def offset(snap) -> float:
     """Seconds east of UTC of a snapshot's END_INTERVAL_TIME (0 without one)."""
-    return snap.end.replace(tzinfo=timezone.utc).timestamp() - snap.epoch if snap else 0.0
+    return snap.end.replace(tzinfo=UTC).timestamp() - snap.epoch if snap else 0.0

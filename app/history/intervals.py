@@ -1,5 +1,6 @@
 """Sums over a range, as the AWR report makes them (docs/awr-rules.md §12-§13): every valid interval's delta added
 up, read from the counters at a handful of snapshots instead of every one."""
+import itertools
 from math import fsum
 
 from app import analysis
@@ -26,7 +27,7 @@ def coverage(db, rng, inst) -> dict:
         return {"left_out": [], "reason": "the range holds one snapshot: an interval needs two"}
     left_out, measured = [], False
     for i, rows in db.timeline().span(rng.lo, rng.hi, inst).items():
-        for a, b in zip(rows, rows[1:]):
+        for a, b in itertools.pairwise(rows):
             if a.startup != b.startup:
                 left_out.append({"instance": i, "after_snap_id": a.snap_id, "before_snap_id": b.snap_id,
                                  "seconds": round(b.epoch - a.epoch), "reason": "restart"})

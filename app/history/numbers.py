@@ -22,7 +22,7 @@ def shaped(series: list[dict], shape: str) -> dict:
     series' "axis" (its index there) and "values". Returns what the answer adds at its top ({"axes": ...})."""
     if shape == "pairs":
         for s in series:
-            s["points"] = [[t, v] for t, v in zip(*s["points"])]
+            s["points"] = [[t, v] for t, v in zip(*s["points"], strict=True)]
         return {}
     axes, index = [], {}
     for s in series:

@@ -6,6 +6,7 @@ A range with more intervals than max_points is read in buckets instead (docs/awr
 bucket boundaries only (Timeline.sampled), readings and Oracle's rates as running sums there (queries.running_sums),
 so the rows fetched stay about max_points per instance and term, however long the range.
 """
+import itertools
 from datetime import timedelta, timezone
 
 from app import analysis
@@ -79,7 +80,7 @@ def _unbucketed(span: dict[int, list], kind: str, label) -> int:
             if kind == "reading":
                 keys.update(s.snap_id for s in rows)
             else:
-                keys.update(b.snap_id for a, b in zip(rows, rows[1:]) if kind == "rate" or a.startup == b.startup)
+                keys.update(b.snap_id for a, b in itertools.pairwise(rows) if kind == "rate" or a.startup == b.startup)
     return len(keys)
 
 
@@ -96,7 +97,7 @@ def _partial(group, absent: dict, expected: int, times: list) -> list[dict]:
 def wait_classes(db: Database, rng: Range, instance="all", max_points=2000) -> dict:
     """Average active sessions by wait class: DB CPU and every non-idle class, with the CPU count."""
     cat = catalog.of(db)
-    names = ["derived:db_cpu"] + sorted(n for n in cat if n.startswith("wait_class:"))
+    names = ["derived:db_cpu", *sorted(n for n in cat if n.startswith("wait_class:"))]
     answer = compute(db, [n for n in names if n in cat], rng, instance, "per_second", max_points)
     cpus = compute(db, ["derived:num_cpus"], rng, instance, "per_second", max_points) \
         if "derived:num_cpus" in cat else {"series": []}

@@ -11,6 +11,7 @@ level 200 (1.6 billion rows) takes some 20 s per session, near the field test's 
 Each repeat opens N fresh connections (as the field test's script starts N sqlplus sessions), waits until all are
 connected, then releases them together; the connect time is kept too (field test 002 found it varied).
 """
+import contextlib
 import threading
 import time
 
@@ -47,21 +48,20 @@ def run(store, max_sessions: int, repeats: int = 3, level: int = FIELD_TEST_LEVE
     done = 0
     rows = []
     started = utc_now()
-    with Window(store, take_snapshots) as window:
-        with store.session_engine(max_sessions, timeout) as engine:
-            version = _version(engine)
-            for n in range(1, max_sessions + 1):
-                for repeat in range(1, repeats + 1):
-                    results = _round(engine, stmt, n, level)
-                    first = min(r[1] for r in results)
-                    for session, (connect_s, began, elapsed) in enumerate(results, 1):
-                        rows.append({"series": f"N={n}", "x": n, "y": round(elapsed, 4), "unit": "s",
-                                     "extra": {"session": session, "repeat": repeat,
-                                               "connect_s": round(connect_s, 4),
-                                               "start_s": round(began - first, 4)}})
-                    done += 1
-                    if on_progress:
-                        on_progress(done, total)
+    with Window(store, take_snapshots) as window, store.session_engine(max_sessions, timeout) as engine:
+        version = _version(engine)
+        for n in range(1, max_sessions + 1):
+            for repeat in range(1, repeats + 1):
+                results = _round(engine, stmt, n, level)
+                first = min(r[1] for r in results)
+                for session, (connect_s, began, elapsed) in enumerate(results, 1):
+                    rows.append({"series": f"N={n}", "x": n, "y": round(elapsed, 4), "unit": "s",
+                                 "extra": {"session": session, "repeat": repeat,
+                                           "connect_s": round(connect_s, 4),
+                                           "start_s": round(began - first, 4)}})
+                done += 1
+                if on_progress:
+                    on_progress(done, total)
     finished = utc_now()
     host = machine()
     env = {"host": host["host"], "vcpus": host["vcpus"], "cores": host["cores"], "db_version": version,
@@ -121,10 +121,8 @@ def _round(engine, stmt, n: int, level: int) -> list[tuple[float, float, float]]
     threads = [threading.Thread(target=session, args=(i,), daemon=True, name=f"cpu-session-{i}") for i in range(n)]
     for t in threads:
         t.start()
-    try:
+    with contextlib.suppress(threading.BrokenBarrierError):
         ready.wait()
-    except threading.BrokenBarrierError:
-        pass
     for t in threads:
         t.join()
     if errors:

@@ -72,7 +72,7 @@ def read_csv(text: str) -> tuple[dict, list]:
         if len(cells) != len(header):
             raise BadParameter(f"row {n} (line {line}): {len(cells)} cells for {len(header)} columns",
                                f"measurements[{n}]")
-        values = dict(zip(header, cells))
+        values = dict(zip(header, cells, strict=True))
         row = {"series": values["series"], "x": _number_or_text(values["x"])}
         y = values["y"].strip()
         row["y"] = _number_or_text(y) if y else None

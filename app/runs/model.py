@@ -15,7 +15,7 @@ import math
 import re
 import socket
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from app import iso8601
 from app.errors import BadParameter
@@ -107,7 +107,7 @@ def _measurements(rows, where) -> list[Measurement]:
                 raise BadParameter(f"{at}, field {key}: unknown field; a row has {', '.join(ROW)}",
                                    f"{name}.{key}")
 
-        def bad(key, message):
+        def bad(key, message, at=at, name=name):
             return BadParameter(f"{at}, field {key}: {message}", f"{name}.{key}")
         series = row.get("series")
         if not isinstance(series, str) or not series.strip():
@@ -304,10 +304,10 @@ def dump(value) -> str:
 
 def default_slug(prefix: str, moment: datetime | None = None) -> str:
     """A readable, unique-enough slug: prefix, host and UTC time, e.g. cpu-db1-20261120-0615."""
-    moment = moment or datetime.now(timezone.utc)
+    moment = moment or datetime.now(UTC)
     host = re.sub(r"[^a-z0-9]+", "-", socket.gethostname().lower().split(".")[0]).strip("-")[:30] or "host"
     return f"{prefix}-{host}-{moment:%Y%m%d-%H%M%S}"
 
 
 def utc_now() -> datetime:
-    return datetime.now(timezone.utc).replace(microsecond=0)
+    return datetime.now(UTC).replace(microsecond=0)

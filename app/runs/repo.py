@@ -6,7 +6,7 @@ in the same transaction. On SQLite the tables are created on the first write whe
 that lacks them reads as having no runs. On Oracle they come from infra/oracle/bench_tables.sql.
 """
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from sqlalchemy import column, delete, func, insert, literal_column, select, table
 
@@ -23,7 +23,7 @@ ROW_COLUMNS = ["seq", "series", "x", "y", "unit"]
 _SUMMARY = (r.c.run_id, r.c.slug, r.c.title, r.c.kind, r.c.visibility, r.c.started_at, r.c.finished_at, r.c.host,
             r.c.instance_type, r.c.vcpus, r.c.cores, r.c.db_version, r.c.awr_target, r.c.awr_dbid,
             r.c.awr_begin_snap, r.c.awr_end_snap)
-_DETAIL = _SUMMARY + (r.c.description, r.c.parameters, r.c.created_at)
+_DETAIL = (*_SUMMARY, r.c.description, r.c.parameters, r.c.created_at)
 _MISSING_ON_ORACLE = "the test-result tables are missing: create them with infra/oracle/bench_tables.sql"
 
 
@@ -31,7 +31,7 @@ _MISSING_ON_ORACLE = "the test-result tables are missing: create them with infra
 
 def save(store, run: Run, replace: bool = False, now: datetime | None = None) -> dict:
     """Store `run` (all or nothing); returns its summary and whether an older run was replaced."""
-    created = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).replace(tzinfo=None, microsecond=0)
+    created = (now or datetime.now(UTC)).astimezone(UTC).replace(tzinfo=None, microsecond=0)
 
     def work(conn):
         if conn.dialect.name == "sqlite":

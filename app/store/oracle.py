@@ -24,7 +24,7 @@ import re
 import socket
 import threading
 import weakref
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
 import oracledb
 from sqlalchemy import create_engine, event
@@ -126,10 +126,8 @@ class OracleStore(Store):
                 return
         except Exception:  # pool closed or connection already gone: closing below releases what is left
             pass
-        try:
+        with suppress(Exception):
             dbapi_conn.close()
-        except Exception:
-            pass
 
     def _current_pool(self) -> oracledb.ConnectionPool:
         with self._pool_lock:
@@ -252,13 +250,13 @@ def bounded_pool_options(s, *, user: str, password: str, dsn: str, max_connectio
     """create_pool() arguments with the app's bounds from settings `s` (the hang lab, lab/hang.py, measures these too):
     getting a connection waits at most connect_timeout (TIMEDWAIT), TCP connects likewise, no retries, keepalive
     every expire_time minutes. call_timeout is set on each connection as it is handed out."""
-    return dict(user=user, password=password, dsn=dsn, min=0, max=max_connections, increment=1,
-                getmode=oracledb.POOL_GETMODE_TIMEDWAIT, wait_timeout=int(s.connect_timeout * 1000),
-                tcp_connect_timeout=s.connect_timeout, retry_count=0, expire_time=s.expire_time,
+    return {"user": user, "password": password, "dsn": dsn, "min": 0, "max": max_connections, "increment": 1,
+                "getmode": oracledb.POOL_GETMODE_TIMEDWAIT, "wait_timeout": int(s.connect_timeout * 1000),
+                "tcp_connect_timeout": s.connect_timeout, "retry_count": 0, "expire_time": s.expire_time,
                 # a ping on a dead socket waits twice ping_timeout (break, then give up): keep both within
                 # half the wait so a replacement connection still fits in connect_timeout
-                ping_interval=PING_INTERVAL, ping_timeout=max(100, int(s.connect_timeout * 250)),
-                program="awrlens")
+                "ping_interval": PING_INTERVAL, "ping_timeout": max(100, int(s.connect_timeout * 250)),
+                "program": "awrlens"}
 
 
 # -- targets ---------------------------------------------------------------------------------------------------
@@ -308,7 +306,7 @@ def dsn_host(dsn: str) -> str:
     except Exception:
         return dsn
     if isinstance(hosts, list):
-        return ",".join(f"{h}:{p}" for h, p in zip(hosts, ports))
+        return ",".join(f"{h}:{p}" for h, p in zip(hosts, ports, strict=True))
     return f"{hosts}:{ports}" if hosts else dsn
 
 

@@ -12,8 +12,9 @@ which is most of a cold start (BENCHMARKS.md); that is why this module imports S
 """
 import inspect
 import re
+from collections.abc import Callable
 from functools import cache, wraps
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 from app.settings import Settings
 from app.store.schema import IO_COLUMNS, SQL_METRICS, Views
@@ -450,6 +451,7 @@ def ash_total_groups(v: Views):
     """The embedded store's ASH totals (schema.ASH_TOTALS): samples per group over the range, with the group's text
     (none for code 0). SQLite only: on Oracle `activity` groups the view itself (`v` unused: the store's own tables)."""
     from sqlalchemy import func, select
+
     from app.store.schema import ASH_NAMES, ASH_TOTALS
     t, n = ASH_TOTALS, ASH_NAMES
     g = select(t.c.code, func.sum(t.c.samples).label("samples")).where(*_totals_where(t)).group_by(t.c.code).subquery()
@@ -461,6 +463,7 @@ def ash_total_buckets(v: Views):
     """Samples per time bucket of the groups whose codes are bound (`top`), the others together as code -1, from the
     totals of a period that divides the bucket width (`start`, `t0` and `width` in whole seconds)."""
     from sqlalchemy import Integer, bindparam, case, func, select
+
     from app.store.schema import ASH_TOTALS
     t = ASH_TOTALS
     s = select(((t.c.start - bindparam("t0", type_=Integer())) // bindparam("width", type_=Integer())).label("g0"),

@@ -12,8 +12,20 @@ sees them unquoted, i.e. as BENCH_RUN and BENCH_MEASUREMENT.
 Text columns hold at most 4000 bytes (VARCHAR2's limit without extended strings), and an empty string is stored
 as NULL, as Oracle would. Times are naive UTC. `parameters` and `extra` are JSON objects as text.
 """
-from sqlalchemy import (CheckConstraint, Column, DateTime, Float, ForeignKey, Identity, Integer, MetaData,
-                        PrimaryKeyConstraint, String, Table, UniqueConstraint)
+from sqlalchemy import (
+                        CheckConstraint,
+                        Column,
+                        DateTime,
+                        Float,
+                        ForeignKey,
+                        Identity,
+                        Integer,
+                        MetaData,
+                        PrimaryKeyConstraint,
+                        String,
+                        Table,
+                        UniqueConstraint,
+)
 
 from app.runs.model import TEXT_MAX
 

@@ -11,7 +11,7 @@ columns that release lacks (ABSENT), and a statement that can do without a colum
 store has every column.
 """
 import zlib
-from functools import cached_property, lru_cache
+from functools import cache, cached_property
 
 PREFIXES = ("dba_hist_", "awr_pdb_", "awr_root_")
 # The Oracle releases awrlens supports: python-oracledb's thin mode connects to 12.1 and later (README, Oracle).
@@ -152,7 +152,7 @@ CLASS_TOTALS_FILL = (  # the store's own rows only: nothing from a request
     "ORDER BY dbid, snap_id, instance_number, wait_class")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _class_totals():
     from sqlalchemy import Column, Integer, MetaData, String
     return _table(MetaData(), CLASS_TOTALS_NAME, *_ints("snap_id", "dbid", "instance_number"),
@@ -196,7 +196,7 @@ class Views:
             raise AttributeError(name) from None
 
 
-@lru_cache(maxsize=None)
+@cache
 def views(prefix: str = "dba_hist_", release: str = NEWEST) -> Views:
     return Views(prefix, release)
 
@@ -235,7 +235,7 @@ def ash_code(text: str) -> int:
 ASH_BASE_NAME, ASH_NAMES_NAME, ASH_TOTALS_NAME = "awrlens_active_sess_history", "awrlens_ash_names", "awrlens_ash_totals"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _ash_tables():
     """(ASH_BASE, ASH_NAMES), built on first use (__getattr__ above)."""
     from sqlalchemy import Column, Integer, MetaData, PrimaryKeyConstraint, Table, Text
@@ -268,7 +268,7 @@ ASH_TOTAL_DIMENSIONS = ("wait_class", "event", "sql_id")
 ASH_TOTAL_PERIODS = (1800, 60)  # seconds, the widest first
 
 
-@lru_cache(maxsize=None)
+@cache
 def _ash_totals():
     """ASH_TOTALS, built on first use (__getattr__ above)."""
     from sqlalchemy import MetaData
