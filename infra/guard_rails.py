@@ -5,8 +5,8 @@
 Idempotent: a second run changes nothing it has set (each value is written as wanted, not added to). Zappa's
 `update` keeps them (it redeploys the stage, which keeps a stage's settings, and rewrites only its logging, metrics
 and caching settings: tests/test_guard_rails.py reads that from Zappa's source); run it after every `zappa deploy`
-(a new API) and, to be sure, after `zappa update`. What it sets, for the stage's API (found through Zappa's CloudFormation stack, as
-infra/deploy_site.py finds it) and function:
+(a new API) and, to be sure, after `zappa update`. What it sets, for the stage's API (found through Zappa's
+CloudFormation stack, as infra/deploy_site.py finds it) and function:
 - stage throttling: every method of the stage at RATE requests a second with bursts of BURST; more is answered
   429 by API Gateway before the function runs (with lambda_concurrency 10, the function is never the first limit);
 - API Gateway's own error answers (DEFAULT_4XX, DEFAULT_5XX: a throttled request, a crashed or timed-out function)

@@ -155,7 +155,8 @@ class Source:
 
     @staticmethod
     def _assigned_on_zappa(fn):
-        """Attributes load_settings sets on its Zappa object (`setattr(self.zappa, setting, ...)` for CUSTOM_SETTINGS)."""
+        """Attributes load_settings sets on its Zappa object (`setattr(self.zappa, setting, ...)` for
+        CUSTOM_SETTINGS)."""
         from zappa.cli import CUSTOM_SETTINGS
         names = set()
         for node in ast.walk(fn):

@@ -58,7 +58,8 @@ FRAMES = """() => {
     const a = lo + (hi - lo - w) * i / 40; redraw(a, a + w);
   }
   times.sort((a, b) => a - b);
-  return {points, frames: times.length, median_ms: times[times.length >> 1], p95_ms: times[Math.floor(times.length * 0.95)],
+  return {points, frames: times.length, median_ms: times[times.length >> 1],
+          p95_ms: times[Math.floor(times.length * 0.95)],
           max_ms: times[times.length - 1]};
 }"""
 

@@ -619,7 +619,8 @@ def test_api_errors_are_shown(server, dbs, page):
     # an API failure on one table: its message shown, the other panels drawn
     page.page.route("**/top-events?*", lambda route: route.fulfill(
         status=503, content_type="application/json",
-        body='{"error": {"status": 503, "code": "unavailable", "message": "the database <b>ORCL</b> cannot be reached"}}'))
+        body='{"error": {"status": 503, "code": "unavailable", '
+             '"message": "the database <b>ORCL</b> cannot be reached"}}'))
     page.page.get_by_role("button", name="Overview").click()
     page.settle()
     assert "the database <b>ORCL</b> cannot be reached" in page.error_text()  # as text: the tags shown
@@ -637,7 +638,8 @@ def test_api_errors_are_shown(server, dbs, page):
 
 def test_boot_failure_is_shown(server, dbs, page):
     page.page.route("**/api/v1/dbs", lambda route: route.fulfill(status=500, content_type="application/json",
-        body='{"error": {"status": 500, "code": "internal_error", "message": "unexpected error; see the server log"}}'))
+        body='{"error": {"status": 500, "code": "internal_error", '
+             '"message": "unexpected error; see the server log"}}'))
     page.page.goto(server + "/")
     page.page.wait_for_selector("main .is-error")
     assert "Cannot load the list of databases: unexpected error" in page.page.locator("main").text_content()

@@ -133,15 +133,19 @@ CONTRAST = """() => {
   const chart = Chart.getChart(document.querySelector('[data-chart=host-cpu] canvas'));
   const panel = AWRLens.Theme.color('--panel'), tip = chart.options.plugins.tooltip;
   const corner = chart.ctx.getImageData(2, 2, 1, 1).data;
-  return {theme: document.documentElement.dataset.theme, panel: rgb(panel), corner: `rgb(${corner[0]}, ${corner[1]}, ${corner[2]})`,
+  return {theme: document.documentElement.dataset.theme, panel: rgb(panel),
+    corner: `rgb(${corner[0]}, ${corner[1]}, ${corner[2]})`,
     ticks: chart.scales.x.options.ticks.color,
-    text: {page: text('.range-label'), card: text('[data-chart=host-cpu] h3'), status: text('[data-chart=host-cpu] .status'),
+    text: {page: text('.range-label'), card: text('[data-chart=host-cpu] h3'),
+      status: text('[data-chart=host-cpu] .status'),
       button: text('[data-chart=host-cpu] .tools button'), pressed: text('button[data-range][aria-pressed=true]'),
       legend: text('[data-chart=host-cpu] .legend-item'), cell: text('[data-table=top-events] tbody td'),
       link: text('[data-table=top-sql] .row-link'), input: text('#series-search, #from'),
-      ticks: ratio(chart.scales.x.options.ticks.color, panel), yTicks: ratio(chart.scales.y0.options.ticks.color, panel),
+      ticks: ratio(chart.scales.x.options.ticks.color, panel),
+      yTicks: ratio(chart.scales.y0.options.ticks.color, panel),
       axisTitle: ratio(chart.scales.x.options.title.color, panel),
-      tooltip: ratio(tip.bodyColor, tip.backgroundColor, panel), tooltipTitle: ratio(tip.titleColor, tip.backgroundColor, panel),
+      tooltip: ratio(tip.bodyColor, tip.backgroundColor, panel),
+      tooltipTitle: ratio(tip.titleColor, tip.backgroundColor, panel),
       restart: ratio(AWRLens.Theme.color('--restart'), panel), marker: ratio(AWRLens.Theme.color('--muted'), panel)},
     grid: ratio(chart.scales.x.options.grid.color, panel)};
 }"""
@@ -235,7 +239,8 @@ def test_a_dark_charts_png_is_readable(server, dbs, browser):
 
 # -- the mouse wheel and Back --------------------------------------------------------------------------------------
 
-AT_POINTER = """(px) => { const c = Chart.getChart(document.querySelector('[data-chart=explorer] canvas')), x = c.scales.x;
+AT_POINTER = """(px) => {
+  const c = Chart.getChart(document.querySelector('[data-chart=explorer] canvas')), x = c.scales.x;
   return {at: x.getValueForPixel(px), min: x.min, max: x.max, history: history.length}; }"""
 
 
@@ -300,7 +305,8 @@ AXES = """(id) => { const c = Chart.getChart(document.querySelector(`[data-chart
   return Object.values(c.scales).filter(s => s.axis === 'y').map(s => ({id: s.id, type: s.type, min: s.min,
     title: s.options.title.text, units: c.data.datasets.filter(d => d.yAxisID === s.id).map(d => d.unit),
     least: Math.min(...c.data.datasets.filter(d => d.yAxisID === s.id)
-      .flatMap(d => d.points.filter(p => p[0] >= c.scales.x.min && p[0] <= c.scales.x.max && p[1] > 0).map(p => p[1])))})); }"""
+      .flatMap(d => d.points.filter(p => p[0] >= c.scales.x.min && p[0] <= c.scales.x.max && p[1] > 0)
+        .map(p => p[1])))})); }"""
 
 
 def test_each_axis_names_its_unit_and_series_and_more_units_make_small_multiples(server, dbs, browser):

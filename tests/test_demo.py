@@ -156,8 +156,8 @@ def test_sysmetric_rates_agree_with_sysstat_deltas(db, stories):
         rollbacks = deltas(db, "sysstat", "user rollbacks", dbid)
         execs = deltas(db, "sysstat", "execute count", dbid)
         metric = {r[0]: r[1:] for r in db.execute(
-            "select snap_id, average, intsize from dba_hist_sysmetric_summary where dbid = ? and instance_number = 1 "
-            "and metric_name = 'User Transaction Per Sec'", (dbid,))}
+            "select snap_id, average, intsize from dba_hist_sysmetric_summary "
+            "where dbid = ? and instance_number = 1 and metric_name = 'User Transaction Per Sec'", (dbid,))}
         exec_metric = dict(db.execute("select snap_id, average from dba_hist_sysmetric_summary where dbid = ? "
                                       "and instance_number = 1 and metric_name = 'Executions Per Sec'", (dbid,)))
         checked = 0

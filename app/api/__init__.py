@@ -1,5 +1,6 @@
 """The JSON API under /api/v1: history.py (the history questions) and runs.py (benchmark runs), with what they
-share: parameters (params.py), answers (respond.py), the API key (auth.py), the answer cache and the OpenAPI document."""
+share: parameters (params.py), answers (respond.py), the API key (auth.py), the answer cache and the OpenAPI
+document."""
 
 
 def limits(settings) -> dict:

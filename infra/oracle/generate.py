@@ -91,7 +91,8 @@ def create_user_rds() -> str:
     return "\n".join(lines) + "\n"
 
 
-CDB_NOTE = """-- In a CDB the root keeps the AWR data of every container: rows of the PDBs carry their own CON_DBID, which
+CDB_NOTE = """\
+-- In a CDB the root keeps the AWR data of every container: rows of the PDBs carry their own CON_DBID, which
 -- the app shows in top SQL and tablespaces. AWR views that are container data objects show a common user in the
 -- root only the rows of the containers its CONTAINER_DATA attribute names (by default the root's): ALL, set
 -- below, shows every PDB's too.
