@@ -219,8 +219,8 @@ def release_of(version: str) -> str:
 # Active Session History on disk (docs/awr-rules.md §22). The embedded store keeps DBA_HIST_ACTIVE_SESS_HISTORY
 # as Oracle does, as a view over a table (Oracle's WRH$_ACTIVE_SESSION_HISTORY): the view has Oracle's name and
 # columns, and the table keeps each text column as a code of ASH_NAMES, as most samples repeat a few hundred texts
-# (SQL_IDs, events, modules...): 113 bytes a sample instead of 216. Statements read the view; a store made otherwise may keep a plain
-# table of the same name.
+# (SQL_IDs, events, modules...): 113 bytes a sample instead of 216. Statements read the view; a store made
+# otherwise may keep a plain table of the same name.
 ASH_CODED = ("session_type", "sql_id", "top_level_sql_id", "sql_plan_operation", "sql_plan_options", "event",
              "wait_class", "session_state", "module", "action", "program", "machine")
 ASH_CODE_SPACE = (1 << 23) - 1  # codes of at most 3 bytes in a record
