@@ -291,11 +291,15 @@
         pointHitRadius: 4, tension: 0, yAxisID: spec.stacked ? "y" : "y" + units.indexOf(d.unit),
         hidden: false, order: d.order || 0, partial: d.partial || AWRLens.Dom.table(),
         // a combined point that sums fewer instances than the range holds is drawn as an open triangle
-        pointRadius: function (c) { return c.raw && c.dataset.partial[c.raw.x] ? 4 : 0; },
+        // a function is resolved for every point on every redraw (Chart.js then shares no options between points):
+        // only where there is something to mark (BENCHMARKS.md, the front end)
+        pointRadius: Object.keys(d.partial || {}).length ? partialRadius : 0,
         pointStyle: "triangle", pointBackgroundColor: Theme.color("--panel"), pointBorderColor: color
       };
     });
   };
+
+  function partialRadius(c) { return c.raw && c.dataset.partial[c.raw.x] ? 4 : 0; }
 
   TimeChart.prototype.scales = function (datasets) {
     var spec = this.spec, win = this.win, scales = {
