@@ -33,16 +33,16 @@ def compute(db: Database, a: Range, b: Range, instance="all") -> dict:
     pa, pb = _period(db, a, instance, inst), _period(db, b, instance, inst)
     db_a, db_b = (pa["time_model"].get("DB time", 0) / pa["elapsed"] if pa["elapsed"] else None,
                   pb["time_model"].get("DB time", 0) / pb["elapsed"] if pb["elapsed"] else None)
-    movers = _time_movers(db, pa, pb, db_a) + _workload_movers(pa["lp"], pb["lp"])
+    movers = _time_movers(db, pa, pb, db_a) + _workload_movers(pa, pb)
     return {"db": db.key, "a": a.public(), "b": b.public(), "instance": instance,
             "elapsed_seconds": {"a": round(pa["elapsed"]), "b": round(pb["elapsed"])},
             "db_time": {"unit": "s/s", "a": round4(db_a), "b": round4(db_b),
-                        "change_pct": change_pct(db_a, db_b), "better": None},
+                        "change_pct": change_pct(db_a, db_b), "better": BETTER_TIME},
             "movers": {"columns": MOVER_COLUMNS, "rows": movers},
             "differences": {"columns": DIFFERENCE_COLUMNS, "rows": _plans(db, pa, pb)},
             "load_profile": {"columns": ["metric", "a_per_second", "b_per_second", "change_pct", "better_per_second",
                                          "a_per_transaction", "b_per_transaction", "change_pct_per_transaction",
-                                         "better_per_transaction"], "rows": _load_profile(pa["lp"], pb["lp"])},
+                                         "better_per_transaction"], "rows": _load_profile(pa, pb)},
             "top_events": {"columns": ["event", "wait_class", "only_in", "a_time_s", "b_time_s", "a_per_second",
                                        "b_per_second", "change_pct", "better", "a_waits_per_transaction",
                                        "b_waits_per_transaction", "a_avg_ms", "b_avg_ms", "a_pct_db_time",
@@ -116,20 +116,28 @@ def _unit(label: str, measure: str) -> str:
     return base + ("/s" if measure == "per second" else "/txn")
 
 
-def _workload_movers(lp_a, lp_b) -> list[dict]:
+def _rates(row, period):
+    """A Load Profile row's (per second, per transaction), unrounded: its total over the period's seconds and
+    transactions (docs/awr-rules.md §13)."""
+    return (row["total"] / period["elapsed"] if period["elapsed"] else None,
+            row["total"] / period["txns"] if period["txns"] else None)
+
+
+def _workload_movers(pa, pb) -> list[dict]:
     """The Load Profile's rows by their relative change: volumes per second (neutral), work per transaction
     (better lower); the per-second time rows are time movers already. Ranked by |% change|."""
     out = []
-    for ra, rb in zip(lp_a, lp_b):
+    for ra, rb in zip(pa["lp"], pb["lp"]):
         label, view = ra["metric"], _view(ra["metric"])
         better = BETTER_PER_TRANSACTION.get(label)
         if view == "sys_time_model" and better is None:
             continue
-        key, measure = ("per_transaction", "per transaction") if better else ("per_second", "per second")
+        key, measure = (1, "per transaction") if better else (0, "per second")
+        a, b = _rates(ra, pa)[key], _rates(rb, pb)[key]
         out.append({"group": "workload", "kind": "load profile", "item": label, "container": None, "wait_class": None,
-                    "measure": measure, "unit": _unit(label, measure), "a": ra[key], "b": rb[key],
-                    "change_pct": change_pct(ra[key], rb[key]), "db_time_change_pct": None, "better": better,
-                    "only_in": _only_in(ra[key], rb[key]), "series": None})
+                    "measure": measure, "unit": _unit(label, measure), "a": round4(a), "b": round4(b),
+                    "change_pct": change_pct(a, b), "db_time_change_pct": None, "better": better,
+                    "only_in": _only_in(a, b), "series": None})
     out.sort(key=lambda r: (r["change_pct"] is None, -abs(r["change_pct"] or 0), r["item"]))
     return out
 
@@ -138,13 +146,16 @@ def _view(label):
     return next(v for lab, v, _, _ in load_profile.LOAD_PROFILE if lab == label)
 
 
-def _load_profile(lp_a, lp_b) -> list[dict]:
-    return [{"metric": ra["metric"], "a_per_second": ra["per_second"], "b_per_second": rb["per_second"],
-             "change_pct": change_pct(ra["per_second"], rb["per_second"]), "better_per_second": None,
-             "a_per_transaction": ra["per_transaction"], "b_per_transaction": rb["per_transaction"],
-             "change_pct_per_transaction": change_pct(ra["per_transaction"], rb["per_transaction"]),
-             "better_per_transaction": BETTER_PER_TRANSACTION.get(ra["metric"])}
-            for ra, rb in zip(lp_a, lp_b)]
+def _load_profile(pa, pb) -> list[dict]:
+    rows = []
+    for ra, rb in zip(pa["lp"], pb["lp"]):
+        (sa, ta), (sb, tb) = _rates(ra, pa), _rates(rb, pb)
+        rows.append({"metric": ra["metric"], "a_per_second": ra["per_second"], "b_per_second": rb["per_second"],
+                     "change_pct": change_pct(sa, sb), "better_per_second": None,
+                     "a_per_transaction": ra["per_transaction"], "b_per_transaction": rb["per_transaction"],
+                     "change_pct_per_transaction": change_pct(ta, tb),
+                     "better_per_transaction": BETTER_PER_TRANSACTION.get(ra["metric"])})
+    return rows
 
 
 def _events(pa, pb) -> list[dict]:
