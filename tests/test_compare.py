@@ -187,8 +187,11 @@ def test_a_wait_in_one_period_only_is_plus_or_minus_100_percent(api, dbs, sql3, 
             if name in px.events and name in py.events and px.events[name] and py.events[name]:
                 va, vb = px.per_second(px.events[name]), py.per_second(py.events[name])
                 assert r["only_in"] is None and r["change_pct"] == pytest.approx(100 * (vb - va) / va, abs=1e-2)
-                wa = px.waits[name] / px.txns
+                wa, wb = px.waits[name] / px.txns, py.waits[name] / py.txns
                 assert r["a_waits_per_transaction"] == pytest.approx(wa, rel=1e-3, abs=1e-4)
+                if wa:
+                    assert r["waits_per_transaction_change_pct"] == pytest.approx(100 * (wb - wa) / wa, abs=1e-2)
+                    assert r["better_waits_per_transaction"] == "lower" and r["better"] == "lower"
         movers = {r["item"]: r for r in body["movers"]["rows"] if r["kind"] == "wait event"}
         for name in new + gone:
             if name in movers:

@@ -45,7 +45,8 @@ def compute(db: Database, a: Range, b: Range, instance="all") -> dict:
                                          "better_per_transaction"], "rows": _load_profile(pa, pb)},
             "top_events": {"columns": ["event", "wait_class", "only_in", "a_time_s", "b_time_s", "a_per_second",
                                        "b_per_second", "change_pct", "better", "a_waits_per_transaction",
-                                       "b_waits_per_transaction", "a_avg_ms", "b_avg_ms", "a_pct_db_time",
+                                       "b_waits_per_transaction", "waits_per_transaction_change_pct",
+                                       "better_waits_per_transaction", "a_avg_ms", "b_avg_ms", "a_pct_db_time",
                                        "b_pct_db_time"], "rows": _events(pa, pb)}}
 
 
@@ -172,6 +173,8 @@ def _events(pa, pb) -> list[dict]:
                      "only_in": _only_in(ta, tb), "a_time_s": ta, "b_time_s": tb, "a_per_second": round4(a),
                      "b_per_second": round4(b), "change_pct": change_pct(a, b), "better": BETTER_TIME,
                      "a_waits_per_transaction": round4(wa), "b_waits_per_transaction": round4(wb),
+                     "waits_per_transaction_change_pct": change_pct(wa, wb),
+                     "better_waits_per_transaction": BETTER_WAITS_PER_TRANSACTION if wa is not None else None,
                      "a_avg_ms": ea.get("avg_ms"), "b_avg_ms": eb.get("avg_ms"),
                      "a_pct_db_time": ea.get("pct_db_time", 0.0 if pa["elapsed"] else None),
                      "b_pct_db_time": eb.get("pct_db_time", 0.0 if pb["elapsed"] else None)})

@@ -197,6 +197,7 @@
           NUM("b_per_second", "B time per second", "s/s"), change("change_pct", "Change", "better"),
           TEXT("only_in", "Only in"),
           NUM("a_waits_per_transaction", "A waits per txn"), NUM("b_waits_per_transaction", "B waits per txn"),
+          change("waits_per_transaction_change_pct", "Change of waits per txn", "better_waits_per_transaction"),
           NUM("a_avg_ms", "A avg wait", "ms"), NUM("b_avg_ms", "B avg wait", "ms"),
           NUM("a_pct_db_time", "A % DB time", "%"), NUM("b_pct_db_time", "B % DB time", "%")] });
       parts.events.load(answer.then(function (b) {
