@@ -147,7 +147,6 @@
       if (!(s.a_from && s.a_to && s.b_from && s.b_to)) { return; }  // update chooses the periods
       var answer = Api.get(Dbs.path(ctx.db, "/compare"), { a_from: s.a_from, a_to: s.a_to, b_from: s.b_from,
         b_to: s.b_to, instance: tableInstance(s) });
-      parts.answer = answer;
       // what changed
       var head = element("section", { "class": "card wide compare-headline", id: "compare-headline", role: "status" },
         "Loading…");
