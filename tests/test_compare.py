@@ -212,3 +212,16 @@ def test_the_movers_as_csv_come_first(api, dbs, periods):
     assert [r[0] for r in rows] == sorted((r[0] for r in rows), key=["movers", "differences", "load_profile",
                                                                       "top_events"].index)
     assert {m["db_time_change_pct"] for m in movers if m["group"] == "time"} != {""}
+
+
+def test_one_instance_of_rac_has_no_statements_but_a_single_instance_database_does(api, dbs, stories, periods):
+    """Top SQL has no instance (§15): RACPROD's instance 2 alone compares no statements; ORCL's one instance, named,
+    is the whole database and compares the same movers as `all`."""
+    db, (a, b) = dbs["rac"], periods
+    kinds = {r["kind"] for r in _ask(api, db, a, b, instance=2)["movers"]["rows"]}
+    assert "sql" not in kinds and "time model" in kinds
+    single = dbs["single"]
+    lo = stories["async_io_fix"]["first_snap_after"]
+    x, y = (lo - 30, lo - 10), (lo + 10, lo + 20)
+    assert _ask(api, single, x, y, instance=1)["movers"] == _ask(api, single, x, y)["movers"]
+    assert any(r["kind"] == "sql" for r in _ask(api, single, x, y)["movers"]["rows"])

@@ -51,8 +51,8 @@ def compute(db: Database, a: Range, b: Range, instance="all") -> dict:
 
 
 def _period(db, rng, instance, inst) -> dict:
-    """One period's totals: the time model (s), every event, the Load Profile, and its top statements (with every
-    instance only: top SQL has no instance, docs/awr-rules.md §15)."""
+    """One period's totals: the time model (s), every event, the Load Profile, and its top statements (for every
+    instance only, or the one a database has: top SQL has no instance, docs/awr-rules.md §15)."""
     names = [n.split(":", 1)[1] for n in catalog.of(db) if n.startswith("sys_time_model:")]
     sums, seconds = totals(db, "sys_time_model", names, rng, inst)
     lp = load_profile.compute(db, rng, instance)
@@ -60,7 +60,7 @@ def _period(db, rng, instance, inst) -> dict:
     return {"elapsed": max(seconds.values(), default=0), "txns": txns, "lp": lp["rows"],
             "time_model": {n: fsum(v for (_, m), v in sums.items() if m == n) / 1e6 for n in names},
             "events": {r["event"]: r for r in top_events.compute(db, rng, instance, EVERY)["rows"]},
-            "sql": top_sql.statements(db, rng) if inst is None else []}
+            "sql": top_sql.statements(db, rng) if inst is None or len(db.instances) == 1 else []}
 
 
 def _per_second(total, period):
