@@ -155,6 +155,8 @@ def test_plans_that_appeared_or_disappeared(api, dbs, sql3, stories, periods):
     pa, pb = (Period(sql3, dbid_of(db), *p) for p in (a, b))
     expected = []
     for sql_id in _union(pa.top(pa.sql, 10), pb.top(pb.sql, 10)):
+        if sql_id not in pa.sql or sql_id not in pb.sql:  # a statement of one period only is a mover
+            continue
         plans_a, plans_b = pa.plans.get(sql_id, set()) - {0}, pb.plans.get(sql_id, set()) - {0}
         expected += [(sql_id, None, str(p), "appeared") for p in sorted(plans_b - plans_a)]
         expected += [(sql_id, str(p), None, "disappeared") for p in sorted(plans_a - plans_b)]

@@ -182,13 +182,16 @@ def _events(pa, pb) -> list[dict]:
 
 
 def _plans(db, pa, pb) -> list[dict]:
-    """Plans of the top statements (the first SQL_COMPARED of each period by elapsed time) seen in one period only:
-    a plan hash value of the statement's SQLSTAT rows in B and not in A appeared; in A and not in B, disappeared.
-    Plan hash value 0 (no plan: PL/SQL calls) is left out (docs/awr-rules.md §29)."""
+    """Plans of the top statements (the first SQL_COMPARED of each period by elapsed time) that ran in both periods,
+    seen in one period only: a plan hash value of the statement's SQLSTAT rows in B and not in A appeared; in A and
+    not in B, disappeared. A statement of one period only is a mover (only_in), not a plan change. Plan hash value 0
+    (no plan: PL/SQL calls) is left out (docs/awr-rules.md §29)."""
     sa, sb = ({(r["con_dbid"], r["sql_id"]): r for r in p["sql"]} for p in (pa, pb))
     names = db.containers() if sa or sb else {}
     out = []
     for key in _union(sa, sb, lambda r: -r["elapsed_s"], SQL_COMPARED):
+        if key not in sa or key not in sb:
+            continue
         plans_a = set(sa.get(key, {}).get("plan_hash_values", ())) - {0}
         plans_b = set(sb.get(key, {}).get("plan_hash_values", ())) - {0}
         for plan in sorted(plans_b - plans_a):
