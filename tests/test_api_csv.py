@@ -67,7 +67,8 @@ def test_csv_has_a_header_and_the_json_rows(api, calls, endpoint):
     if endpoint == "dbs":
         expected = body["databases"]
     elif endpoint == "compare":
-        expected = [{"table": t, **r} for t in ("load_profile", "top_events") for r in body[t]["rows"]]
+        expected = [{"table": t, **r} for t in ("movers", "differences", "load_profile", "top_events")
+                    for r in body[t]["rows"]]
     elif endpoint in ("series", "wait-classes", "sql"):
         expected = [{"time": t, "value": v, **{k: s[k] for k in ("name", "metric", "plan_hash_value", "instance",
                                                                  "unit") if k in s}}

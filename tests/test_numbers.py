@@ -1,5 +1,5 @@
-"""Numbers as the answers carry them (docs/awr-rules.md §19: four decimals, whole numbers beyond ±1,000,000; §13's
-compare: 100 × (B − A) / A, empty when A is 0 or missing), on values chosen either side of each bound."""
+"""Numbers as the answers carry them (docs/awr-rules.md §19: four decimals, whole numbers beyond ±1,000,000; §29's
+compare: 100 × (B − A) / A, empty when either is missing, ±100 % from 0), on values chosen either side of each bound."""
 import pytest
 
 from app.analysis import Point
@@ -29,7 +29,17 @@ def test_a_rate_is_num_over_den_times_the_scale_which_is_one_unless_given():
     assert rates(group, 100.0) == (["t1", "t2"], [150.0, 25.0])
 
 
-@pytest.mark.parametrize("a, b, pct", [(1, 2, 100.0), (2, 1, -50.0), (1, 1, 0.0), (3, 4, 33.3333), (0, 5, None),
-                                       (None, 5, None), (5, None, None), (-4, -2, -50.0)])
+@pytest.mark.parametrize("a, b, pct", [(1, 2, 100.0), (2, 1, -50.0), (1, 1, 0.0), (3, 4, 33.3333), (-4, -2, -50.0),
+                                       (None, 5, None), (5, None, None), (None, None, None), (0, None, None)])
 def test_change_from_a_to_b_in_percent(a, b, pct):
     assert change_pct(a, b) == pct
+
+
+@pytest.mark.parametrize("a, b, pct", [(0, 5, 100.0), (0, 0.0001, 100.0), (0.0, 3e9, 100.0), (0, -2, -100.0),
+                                       (0, -0.0001, -100.0), (0, 0, 0.0), (0.0, 0.0, 0.0), (5, 0, -100.0),
+                                       (0.0001, 0, -100.0)])
+def test_what_one_period_alone_holds_is_plus_or_minus_100_percent(a, b, pct):
+    """§29: new in B (from 0) is +100 %, or -100 % to a negative value; gone in B (to 0) is -100 %; 0 to 0 is no
+    change. The value is exactly that float."""
+    got = change_pct(a, b)
+    assert got == pct and type(got) is float

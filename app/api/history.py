@@ -261,7 +261,9 @@ def _ab(prefix, label):
 @api.get("/dbs/<db>/compare")
 @accepts(*_ab("a_", "A"), *_ab("b_", "B"), TABLE_INSTANCE, FORMAT, SHOW_SQL)
 def compare(db, args):
-    """Two periods side by side: Load Profile and top events, with % change from A to B."""
+    """Two periods compared, what changed first: the movers of DB time (time model, wait events, top SQL) ranked by
+    their share of A's DB time per second, the Load Profile's movers, the plans that appeared or disappeared; then the
+    Load Profile and top events of A and B, with % change from A to B and which way is better by nature."""
     d = _databases().database(db)
     for side in ("a", "b"):
         if not any(args[f"{side}_{k}"] is not None for k in ("from", "to", "begin_snap", "end_snap")):
@@ -295,9 +297,13 @@ def _series_table(body):
     return out
 
 
+COMPARE_TABLES = ("movers", "differences", "load_profile", "top_events")
+
+
 def _compare_table(body):
-    """Both tables in one: a `table` column says which, the other columns are the union of theirs."""
-    return [{"table": name, **r} for name in ("load_profile", "top_events") for r in body[name]["rows"]]
+    """Every table in one, what changed first: a `table` column says which, the other columns are the union of
+    theirs."""
+    return [{"table": name, **r} for name in COMPARE_TABLES for r in body[name]["rows"]]
 
 
 def _sql_table(body):

@@ -50,6 +50,21 @@ ACTIVITY_TOP = {"type": "object", "required": ["db", "range", "filters", "lists"
     "columns": {"type": "array", "items": {"type": "string"}, "description": "The columns of the CSV answer."},
     "total_samples": {"type": "integer"}, "sample_seconds": {"type": "number"}, "cpu_label": {"type": "string"},
     "reason": {"type": "string", "description": "Why the answer holds no samples, where the range holds no interval."}}}
+BETTER = {"enum": ["lower", "higher", None], "description": "Which way is better by nature (docs/awr-rules.md §29); "
+          "null: neutral, coloured by neither."}
+COMPARE = {"type": "object", "required": ["elapsed_seconds", "db_time", "movers", "differences", "load_profile",
+                                          "top_events"], "properties": {
+    "a": RANGE, "b": RANGE,
+    "elapsed_seconds": {"type": "object", "description": "Each period's seconds (docs/awr-rules.md §13)."},
+    "db_time": {"type": "object", "description": "DB time per second (average active sessions) of A and B.",
+                "properties": {"a": NUM, "b": NUM, "change_pct": NUM, "unit": {"type": "string"}, "better": BETTER}},
+    "movers": {**TABLE, "description": "What changed, largest first: group `time` (time model, wait events, top "
+               "SQL, per second, ranked by db_time_change_pct = 100 x (B - A) / A's DB time per second), then group "
+               "`workload` (the Load Profile's rows, per second or per transaction, ranked by |change_pct|). Each "
+               "row has `better` and `only_in` (a: gone in B, b: new in B); `series` names its catalog series."},
+    "differences": {**TABLE, "description": "What is in one period and not the other, one row each (kind, item, a, "
+                    "b, change): kind `plan`, a plan hash value of a top statement that appeared or disappeared."},
+    "load_profile": TABLE, "top_events": TABLE}}
 RESPONSES = {  # endpoint -> schema of its JSON answer
     "api.databases": {"type": "object", "required": ["databases"],
                       "properties": {"databases": {"type": "array", "items": {
@@ -60,8 +75,7 @@ RESPONSES = {  # endpoint -> schema of its JSON answer
     "api.series": SERIES, "api.wait_classes": SERIES, "api.sql": SERIES, "api.activity": SERIES,
     "api.snapshots": TABLE, "api.catalog": TABLE, "api.load_profile": TABLE, "api.top_events": TABLE,
     "api.top_sql": TABLE, "api.tablespaces": TABLE, "api.activity_top": ACTIVITY_TOP,
-    "api.compare": {"type": "object", "required": ["load_profile", "top_events"],
-                    "properties": {"load_profile": TABLE, "top_events": TABLE}},
+    "api.compare": COMPARE,
 }
 ERRORS = {"400": "A parameter is missing or malformed; `parameter` names it.",
           "404": "Unknown database, series or sql_id.",

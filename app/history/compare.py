@@ -1,32 +1,203 @@
-"""Two periods side by side: the Load Profile and the top events of each, with the % change from A to B."""
-from app.history import load_profile, top_events
-from app.history.database import Database, Range
-from app.history.numbers import change_pct
+"""Two periods compared, what changed first (docs/awr-rules.md §29): the movers of DB time (time model, wait events,
+top SQL) ranked by their share of A's DB time, the Load Profile's movers by relative change, the plans that appeared
+or disappeared; then the Load Profile and the top events of A and B side by side, with the % change from A to B."""
+from math import fsum
 
-EVENTS_COMPARED = 15  # top events of each period
+from app.history import catalog, load_profile, top_events, top_sql
+from app.history.database import Database, Range
+from app.history.intervals import totals
+from app.history.numbers import change_pct, round4
+
+EVENTS_COMPARED = 15  # top events of each period, in the detailed table
+SQL_COMPARED = 10  # top statements by elapsed time of each period: movers and plans
+TIME_MOVERS = 15  # the time movers kept, largest share of DB time change first
+EVERY = 10 ** 9  # "no limit" for the lists whose every row is looked up in the other period
+
+# Which way is better by nature (docs/awr-rules.md §29): "lower", "higher", or absent, neutral (coloured by neither).
+# Time (time model, wait events, SQL elapsed) is better lower in every row. The Load Profile's volumes per second
+# (transactions, executions, redo, calls...) are workload, neutral; its work per transaction below is better lower:
+# more DB time, CPU, reads or parses for each transaction is a cost. Those rows are compared per transaction.
+BETTER_PER_TRANSACTION = {
+    "DB Time(s)": "lower", "DB CPU(s)": "lower", "Logical read (blocks)": "lower", "Physical read (blocks)": "lower",
+    "Read IO requests": "lower", "Read IO (MB)": "lower", "Parses (SQL)": "lower", "Hard parses (SQL)": "lower"}
+BETTER_TIME = "lower"
+BETTER_WAITS_PER_TRANSACTION = "lower"
+
+MOVER_COLUMNS = ["group", "kind", "item", "container", "wait_class", "measure", "unit", "a", "b", "change_pct",
+                 "db_time_change_pct", "better", "only_in", "series"]
+DIFFERENCE_COLUMNS = ["kind", "item", "container", "a", "b", "change"]
 
 
 def compute(db: Database, a: Range, b: Range, instance="all") -> dict:
-    lp_a, lp_b = load_profile.compute(db, a, instance), load_profile.compute(db, b, instance)
-    ev_a, ev_b = (top_events.compute(db, a, instance, EVENTS_COMPARED),
-                  top_events.compute(db, b, instance, EVENTS_COMPARED))
-    profile = []
-    for ra, rb in zip(lp_a["rows"], lp_b["rows"], strict=True):
-        profile.append({"metric": ra["metric"], "a_per_second": ra["per_second"], "b_per_second": rb["per_second"],
-                        "change_pct": change_pct(ra["per_second"], rb["per_second"]),
-                        "a_per_transaction": ra["per_transaction"], "b_per_transaction": rb["per_transaction"]})
-    by_a = {r["event"]: r for r in ev_a["rows"]}
-    by_b = {r["event"]: r for r in ev_b["rows"]}
-    events = []
-    for name in list(by_a) + [n for n in by_b if n not in by_a]:
-        ra, rb = by_a.get(name, {}), by_b.get(name, {})
-        events.append({"event": name, "wait_class": ra.get("wait_class") or rb.get("wait_class"),
-                       "a_time_s": ra.get("time_s"), "b_time_s": rb.get("time_s"),
-                       "change_pct": change_pct(ra.get("time_s"), rb.get("time_s")),
-                       "a_avg_ms": ra.get("avg_ms"), "b_avg_ms": rb.get("avg_ms"),
-                       "a_pct_db_time": ra.get("pct_db_time"), "b_pct_db_time": rb.get("pct_db_time")})
+    inst = db.instance(instance)
+    pa, pb = _period(db, a, instance, inst), _period(db, b, instance, inst)
+    db_a, db_b = (pa["time_model"].get("DB time", 0) / pa["elapsed"] if pa["elapsed"] else None,
+                  pb["time_model"].get("DB time", 0) / pb["elapsed"] if pb["elapsed"] else None)
+    movers = _time_movers(db, pa, pb, db_a) + _workload_movers(pa, pb)
     return {"db": db.key, "a": a.public(), "b": b.public(), "instance": instance,
-            "load_profile": {"columns": ["metric", "a_per_second", "b_per_second", "change_pct",
-                                         "a_per_transaction", "b_per_transaction"], "rows": profile},
-            "top_events": {"columns": ["event", "wait_class", "a_time_s", "b_time_s", "change_pct", "a_avg_ms",
-                                       "b_avg_ms", "a_pct_db_time", "b_pct_db_time"], "rows": events}}
+            "elapsed_seconds": {"a": round(pa["elapsed"]), "b": round(pb["elapsed"])},
+            "db_time": {"unit": "s/s", "a": round4(db_a), "b": round4(db_b),
+                        "change_pct": change_pct(db_a, db_b), "better": BETTER_TIME},
+            "movers": {"columns": MOVER_COLUMNS, "rows": movers},
+            "differences": {"columns": DIFFERENCE_COLUMNS, "rows": _plans(db, pa, pb)},
+            "load_profile": {"columns": ["metric", "a_per_second", "b_per_second", "change_pct", "better_per_second",
+                                         "a_per_transaction", "b_per_transaction", "change_pct_per_transaction",
+                                         "better_per_transaction"], "rows": _load_profile(pa, pb)},
+            "top_events": {"columns": ["event", "wait_class", "only_in", "a_time_s", "b_time_s", "a_per_second",
+                                       "b_per_second", "change_pct", "better", "a_waits_per_transaction",
+                                       "b_waits_per_transaction", "waits_per_transaction_change_pct",
+                                       "better_waits_per_transaction", "a_avg_ms", "b_avg_ms", "a_pct_db_time",
+                                       "b_pct_db_time"], "rows": _events(pa, pb)}}
+
+
+def _period(db, rng, instance, inst) -> dict:
+    """One period's totals: the time model (s), every event, the Load Profile, and its top statements (for every
+    instance only, or the one a database has: top SQL has no instance, docs/awr-rules.md §15)."""
+    names = [n.split(":", 1)[1] for n in catalog.of(db) if n.startswith("sys_time_model:")]
+    sums, seconds = totals(db, "sys_time_model", names, rng, inst)
+    lp = load_profile.compute(db, rng, instance)
+    txns = next((r["total"] for r in lp["rows"] if r["metric"] == "Transactions"), 0)
+    return {"elapsed": max(seconds.values(), default=0), "txns": txns, "lp": lp["rows"],
+            "time_model": {n: fsum(v for (_, m), v in sums.items() if m == n) / 1e6 for n in names},
+            "events": {r["event"]: r for r in top_events.compute(db, rng, instance, EVERY)["rows"]},
+            "sql": top_sql.statements(db, rng) if inst is None or len(db.instances) == 1 else []}
+
+
+def _per_second(total, period):
+    return total / period["elapsed"] if period["elapsed"] else None
+
+
+def _only_in(a, b):
+    """Which period alone holds the item: "a" (gone in B), "b" (new in B), or None."""
+    return "a" if a and not b else "b" if b and not a else None
+
+
+def _time_movers(db, pa, pb, db_a) -> list[dict]:
+    """Time-like items, per second, each with its change as a share of A's DB time per second:
+    100 x (B's seconds per second - A's) / A's DB time per second (docs/awr-rules.md §29)."""
+    out = []
+
+    def add(kind, item, ta, tb, **extra):
+        a, b = _per_second(ta, pa), _per_second(tb, pb)
+        if a is None or b is None or not (a or b):
+            return
+        out.append({"group": "time", "kind": kind, "item": item, "container": None, "wait_class": None, "measure": "per second",
+                    "unit": "s/s", "a": round4(a), "b": round4(b), "change_pct": change_pct(a, b),
+                    "db_time_change_pct": round4(100 * (b - a) / db_a) if db_a else None,
+                    "better": BETTER_TIME, "only_in": _only_in(ta, tb), "series": None, **extra})
+
+    for name in sorted((set(pa["time_model"]) | set(pb["time_model"])) - {"DB time"}):
+        add("time model", name, pa["time_model"].get(name, 0), pb["time_model"].get(name, 0),
+            series=f"sys_time_model:{name}")
+    for name in _union(pa["events"], pb["events"], lambda e: -e["time_s"], EVENTS_COMPARED, skip={"DB CPU"}):
+        ea, eb = pa["events"].get(name, {}), pb["events"].get(name, {})
+        add("wait event", name, ea.get("time_s", 0), eb.get("time_s", 0),
+            wait_class=ea.get("wait_class") or eb.get("wait_class"), series=f"system_event:{name}:time")
+    sa, sb = ({(r["con_dbid"], r["sql_id"]): r for r in p["sql"]} for p in (pa, pb))
+    names = db.containers() if sa or sb else {}
+    for key in _union(sa, sb, lambda r: -r["elapsed_s"], SQL_COMPARED):
+        add("sql", key[1], sa.get(key, {}).get("elapsed_s", 0), sb.get(key, {}).get("elapsed_s", 0),
+            container=names.get(key[0]))
+    out.sort(key=lambda r: (-abs(r["db_time_change_pct"] or 0), r["kind"], r["item"]))
+    return out[:TIME_MOVERS]
+
+
+def _union(by_a: dict, by_b: dict, rank, n, skip=()) -> list:
+    """The keys of the first n of each period by `rank`, A's first (those of B alone after them)."""
+    keys = []
+    for rows in (by_a, by_b):
+        for k in sorted((k for k in rows if k not in skip), key=lambda k: (rank(rows[k]), str(k)))[:n]:
+            if k not in keys:
+                keys.append(k)
+    return keys
+
+
+def _unit(label: str, measure: str) -> str:
+    base = next((u for tag, u in (("(bytes)", "bytes"), ("(MB)", "MB"), ("(s)", "s")) if tag in label), "1")
+    return base + ("/s" if measure == "per second" else "/txn")
+
+
+def _rates(row, period):
+    """A Load Profile row's (per second, per transaction), unrounded: its total over the period's seconds and
+    transactions (docs/awr-rules.md §13)."""
+    return (row["total"] / period["elapsed"] if period["elapsed"] else None,
+            row["total"] / period["txns"] if period["txns"] else None)
+
+
+def _workload_movers(pa, pb) -> list[dict]:
+    """The Load Profile's rows by their relative change: volumes per second (neutral), work per transaction
+    (better lower); the per-second time rows are time movers already. Ranked by |% change|."""
+    out = []
+    for ra, rb in zip(pa["lp"], pb["lp"]):
+        label, view = ra["metric"], _view(ra["metric"])
+        better = BETTER_PER_TRANSACTION.get(label)
+        if view == "sys_time_model" and better is None:
+            continue
+        key, measure = (1, "per transaction") if better else (0, "per second")
+        a, b = _rates(ra, pa)[key], _rates(rb, pb)[key]
+        out.append({"group": "workload", "kind": "load profile", "item": label, "container": None, "wait_class": None,
+                    "measure": measure, "unit": _unit(label, measure), "a": round4(a), "b": round4(b),
+                    "change_pct": change_pct(a, b), "db_time_change_pct": None, "better": better,
+                    "only_in": _only_in(a, b), "series": None})
+    out.sort(key=lambda r: (r["change_pct"] is None, -abs(r["change_pct"] or 0), r["item"]))
+    return out
+
+
+def _view(label):
+    return next(v for lab, v, _, _ in load_profile.LOAD_PROFILE if lab == label)
+
+
+def _load_profile(pa, pb) -> list[dict]:
+    rows = []
+    for ra, rb in zip(pa["lp"], pb["lp"]):
+        (sa, ta), (sb, tb) = _rates(ra, pa), _rates(rb, pb)
+        rows.append({"metric": ra["metric"], "a_per_second": ra["per_second"], "b_per_second": rb["per_second"],
+                     "change_pct": change_pct(sa, sb), "better_per_second": None,
+                     "a_per_transaction": ra["per_transaction"], "b_per_transaction": rb["per_transaction"],
+                     "change_pct_per_transaction": change_pct(ta, tb),
+                     "better_per_transaction": BETTER_PER_TRANSACTION.get(ra["metric"])})
+    return rows
+
+
+def _events(pa, pb) -> list[dict]:
+    """The top events of each period (A's first), each with its values in both: an event absent from a period has
+    0 time there, so its change is +100 % (new in B) or -100 % (gone in B)."""
+    rows = []
+    for name in _union(pa["events"], pb["events"], lambda e: -e["time_s"], EVENTS_COMPARED):
+        ea, eb = pa["events"].get(name, {}), pb["events"].get(name, {})
+        ta, tb = (e.get("time_s", 0) if p["elapsed"] else None for e, p in ((ea, pa), (eb, pb)))
+        a, b = _per_second(ta or 0, pa), _per_second(tb or 0, pb)
+        wa, wb = (e.get("waits", 0) / p["txns"] if p["txns"] and e.get("waits", 0) is not None else None
+                  for e, p in ((ea, pa), (eb, pb)))
+        rows.append({"event": name, "wait_class": ea.get("wait_class") or eb.get("wait_class"),
+                     "only_in": _only_in(ta, tb), "a_time_s": ta, "b_time_s": tb, "a_per_second": round4(a),
+                     "b_per_second": round4(b), "change_pct": change_pct(a, b), "better": BETTER_TIME,
+                     "a_waits_per_transaction": round4(wa), "b_waits_per_transaction": round4(wb),
+                     "waits_per_transaction_change_pct": change_pct(wa, wb),
+                     "better_waits_per_transaction": BETTER_WAITS_PER_TRANSACTION if wa is not None else None,
+                     "a_avg_ms": ea.get("avg_ms"), "b_avg_ms": eb.get("avg_ms"),
+                     "a_pct_db_time": ea.get("pct_db_time", 0.0 if pa["elapsed"] else None),
+                     "b_pct_db_time": eb.get("pct_db_time", 0.0 if pb["elapsed"] else None)})
+    return rows
+
+
+def _plans(db, pa, pb) -> list[dict]:
+    """Plans of the top statements (the first SQL_COMPARED of each period by elapsed time) that ran in both periods,
+    seen in one period only: a plan hash value of the statement's SQLSTAT rows in B and not in A appeared; in A and
+    not in B, disappeared. A statement of one period only is a mover (only_in), not a plan change. Plan hash value 0
+    (no plan: PL/SQL calls) is left out (docs/awr-rules.md §29)."""
+    sa, sb = ({(r["con_dbid"], r["sql_id"]): r for r in p["sql"]} for p in (pa, pb))
+    names = db.containers() if sa or sb else {}
+    out = []
+    for key in _union(sa, sb, lambda r: -r["elapsed_s"], SQL_COMPARED):
+        if key not in sa or key not in sb:
+            continue
+        plans_a = set(sa.get(key, {}).get("plan_hash_values", ())) - {0}
+        plans_b = set(sb.get(key, {}).get("plan_hash_values", ())) - {0}
+        for plan in sorted(plans_b - plans_a):
+            out.append({"kind": "plan", "item": key[1], "container": names.get(key[0]), "a": None, "b": str(plan),
+                        "change": "appeared"})
+        for plan in sorted(plans_a - plans_b):
+            out.append({"kind": "plan", "item": key[1], "container": names.get(key[0]), "a": str(plan), "b": None,
+                        "change": "disappeared"})
+    return out

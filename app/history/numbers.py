@@ -41,5 +41,10 @@ def round4(x):
 
 
 def change_pct(a, b):
-    """% change from a to b (None when a is 0 or either is unknown)."""
-    return round4(100 * (b - a) / a) if a not in (None, 0) and b is not None else None
+    """% change from a to b, 100 x (b - a) / a; None when either is unknown. From 0 it is +100 to a positive b (new in
+    B), -100 to a negative one and 0 to 0; to 0 from any a it is -100 (gone in B) (docs/awr-rules.md §29)."""
+    if a is None or b is None:
+        return None
+    if a == 0:
+        return 100.0 if b > 0 else -100.0 if b < 0 else 0.0
+    return round4(100 * (b - a) / a)

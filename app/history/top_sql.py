@@ -12,25 +12,32 @@ SORT_KEYS = {"elapsed": "elapsed_s", "cpu": "cpu_s", "gets": "buffer_gets", "rea
              "executions": "executions", "rows": "rows_processed"}  # order_by -> the row's column
 
 
+def statements(db: Database, rng: Range, order="elapsed") -> list[dict]:
+    """The statements of the first 200 (statement, plan) pairs by `order`, one row per container and SQL_ID with its
+    sums (seconds unrounded) and plan hash values, sorted by `order` (steps 1 to 3 of docs/awr-rules.md §15)."""
+    if rng.lo is None or rng.lo >= rng.hi:
+        return []
+    raw = db.rows(queries.top_sql(db.store.views, order), lo=rng.lo, hi=rng.hi)
+    by_sql: dict = {}  # per container and SQL_ID: in a CDB root one SQL_ID can run in several PDBs
+    for con_dbid, sql_id, plan, execs, ela, cpu, gets, reads, nrows, module, schema in raw:
+        r = by_sql.setdefault((con_dbid, sql_id), {
+            "sql_id": sql_id, "con_dbid": con_dbid, "plan_hash_values": [], "executions": 0, "elapsed_s": 0.0,
+            "cpu_s": 0.0, "buffer_gets": 0, "disk_reads": 0, "rows_processed": 0, "module": module,
+            "parsing_schema": schema})
+        r["plan_hash_values"].append(plan)
+        r["executions"] += execs or 0
+        r["elapsed_s"] += (ela or 0) / 1e6
+        r["cpu_s"] += (cpu or 0) / 1e6
+        r["buffer_gets"] += gets or 0
+        r["disk_reads"] += reads or 0
+        r["rows_processed"] += nrows or 0
+    key = SORT_KEYS[order]
+    return sorted(by_sql.values(), key=lambda r: (-r[key], r["sql_id"], r["con_dbid"] or 0))
+
+
 def compute(db: Database, rng: Range, order="elapsed", limit=25) -> dict:
-    rows = []
-    if rng.lo is not None and rng.lo < rng.hi:
-        raw = db.rows(queries.top_sql(db.store.views, order), lo=rng.lo, hi=rng.hi)
-        by_sql: dict = {}  # per container and SQL_ID: in a CDB root one SQL_ID can run in several PDBs
-        for con_dbid, sql_id, plan, execs, ela, cpu, gets, reads, nrows, module, schema in raw:
-            r = by_sql.setdefault((con_dbid, sql_id), {
-                "sql_id": sql_id, "con_dbid": con_dbid, "plan_hash_values": [], "executions": 0, "elapsed_s": 0.0,
-                "cpu_s": 0.0, "buffer_gets": 0, "disk_reads": 0, "rows_processed": 0, "module": module,
-                "parsing_schema": schema})
-            r["plan_hash_values"].append(plan)
-            r["executions"] += execs or 0
-            r["elapsed_s"] += (ela or 0) / 1e6
-            r["cpu_s"] += (cpu or 0) / 1e6
-            r["buffer_gets"] += gets or 0
-            r["disk_reads"] += reads or 0
-            r["rows_processed"] += nrows or 0
-        key = SORT_KEYS[order]
-        rows = sorted(by_sql.values(), key=lambda r: (-r[key], r["sql_id"], r["con_dbid"] or 0))[:limit]
+    rows = statements(db, rng, order)[:limit]
+    if rows:
         text = texts(db, [r["sql_id"] for r in rows])
         names = db.containers()
         db_time, _ = totals(db, "sys_time_model", ("DB time",), rng, None)

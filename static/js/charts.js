@@ -281,7 +281,7 @@
       var color = Theme.color(d.color) || PALETTE[i % PALETTE.length];
       var pts = bucket ? bucketed(d.points, bucket) : d.points;
       return {
-        label: d.label, unit: d.unit, key: d.key, instance: d.instance,
+        label: d.label, unit: d.unit, key: d.key, instance: d.instance, shift: d.shift || 0,
         data: pts.map(function (p) { return { x: p[0], y: p[1] }; }),
         points: pts,  // as loaded: Chart.js's decimation replaces `data` with what it draws
         borderColor: color, backgroundColor: d.fill ? color + "cc" : color,
@@ -371,7 +371,10 @@
             tooltip: {
               callbacks: {
                 title: function (items) { return items.length ? F.fmtTime(items[0].parsed.x, self.win.zone, true) : ""; },
-                label: function (item) { return item.dataset.label + ": " + F.fmtValue(item.parsed.y, item.dataset.unit); },
+                label: function (item) {  // a series drawn shifted (compare's period B) gives its own time too
+                  var d = item.dataset, own = d.shift ? " at " + F.fmtTime(item.parsed.x + d.shift, self.win.zone, true) : "";
+                  return d.label + ": " + F.fmtValue(item.parsed.y, d.unit) + own;
+                },
                 afterLabel: function (item) { return partialText(item.dataset.partial[item.parsed.x]); }
               }
             },
@@ -451,7 +454,7 @@
     var win = this.win;
     if (!this.chart) { return []; }
     return this.chart.data.datasets.map(function (d) {
-      return { label: d.label, unit: d.unit, instance: d.instance, key: d.key, partial: d.partial,
+      return { label: d.label, unit: d.unit, instance: d.instance, key: d.key, partial: d.partial, shift: d.shift,
         points: d.points.filter(function (p) { return p[0] >= win.from && p[0] <= win.to && p[1] !== null; }) };
     });
   };
@@ -475,7 +478,9 @@
     this.points().forEach(function (d) {
       d.points.forEach(function (p) {
         var short = d.partial[p[0]];
-        rows.push([d.label, d.instance, d.unit, F.isoTime(p[0], zone), p[1], short ? short.missing.join(" ") : ""]);
+        // a shifted series (compare's period B) at its own time
+        rows.push([d.label, d.instance, d.unit, F.isoTime(p[0] + (d.shift || 0), zone), p[1],
+          short ? short.missing.join(" ") : ""]);
       });
     });
     return F.csv(["series", "instance", "unit", "time", "value", "missing_instances"], rows);

@@ -22,6 +22,13 @@
   }
 
   /** The DataTables renderer of one column: display escaped and formatted, sort by value, export raw. */
+  /** The class of a change: "worse" or "better" only where the answer says which way is better by nature
+   * ("lower" or "higher", docs/awr-rules.md §29); otherwise neutral (""), whichever way it goes. */
+  function direction(pct, better) {
+    if (!pct || (better !== "lower" && better !== "higher")) { return ""; }
+    return (pct > 0) === (better === "higher") ? "better" : "worse";
+  }
+
   function renderer(col, zone) {
     if (col.type === "text") {
       var text = DataTable.render.text();
@@ -43,7 +50,9 @@
         shown = data ? F.fmtTime(Date.parse(data), zone()) : "—";
       } else if (col.type === "change") {
         if (type !== "display") { return F.fmtChange(data); }
-        return '<span class="' + (data > 0 ? "up" : data < 0 ? "down" : "") + '">' + F.esc(F.fmtChange(data)) + "</span>";
+        var better = col.better ? row[col.better] : null;
+        return '<span class="' + direction(data, better) + '" data-better="' + F.esc(better || "") + '">' +
+          F.esc(F.fmtChange(data)) + "</span>";
       } else if (col.type === "plans") {
         shown = (data || []).join(", ");
       } else if (col.type === "link") {
@@ -57,7 +66,8 @@
   }
 
   /**
-   * spec: {id, title, columns: [{key, title, type: text|num|change|time|plans|link, unit, href, optional}], order,
+   * spec: {id, title, columns: [{key, title, type: text|num|change|time|plans|link, unit, href, optional,
+   *        better (change: the row's key that says which way is better)}], order,
    *        onRow(row) (a click or Enter on a row), zone() (the time zone of time columns), pageLength, wide}
    * An optional column is shown, and exported, only when a row has a value in it (a CDB's containers).
    */
@@ -168,6 +178,7 @@
     text: function (key, title) { return { key: key, title: title, type: "text" }; },
     /** The container of a row in a CDB root (shown only there). */
     container: { key: "container", title: "Container", type: "text", optional: true },
+    direction: direction,
     settled: function () {
       return Array.from(live).every(function (t) {
         var s = t.card.getAttribute("data-state");

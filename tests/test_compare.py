@@ -1,0 +1,229 @@
+"""Comparing two periods, what changed first (docs/awr-rules.md §29): the movers of DB time and of the Load Profile,
+the plans that appeared or disappeared, ±100 % for what one period alone holds, and which way is better by nature.
+
+Expectations come from the demo store's rows with plain SQL (deltas between each period's two snapshots, summed over
+instances, per second of the period; ranked as §29 says), never from the code under test. The periods are on RACPROD
+around the plan regression (no restart, missing or manual snapshot in them) and of different lengths, so that only
+per-second values can agree.
+"""
+import csv
+import io
+from datetime import datetime
+
+import pytest
+from contract import dbid_of, ok, url
+
+# §29's table of directions, as the rules page states it
+BETTER_PER_TRANSACTION = {"DB Time(s)", "DB CPU(s)", "Logical read (blocks)", "Physical read (blocks)",
+                          "Read IO requests", "Read IO (MB)", "Parses (SQL)", "Hard parses (SQL)"}
+LOAD_PROFILE_STATS = {  # §13's rows: statistics summed and scale
+    "Redo size (bytes)": (("redo size",), 1), "Logical read (blocks)": (("session logical reads",), 1),
+    "Block changes": (("db block changes",), 1), "Physical read (blocks)": (("physical reads",), 1),
+    "Physical write (blocks)": (("physical writes",), 1), "Read IO requests": (("physical read IO requests",), 1),
+    "Write IO requests": (("physical write IO requests",), 1), "Read IO (MB)": (("physical read bytes",), 1 / 2 ** 20),
+    "Write IO (MB)": (("physical write bytes",), 1 / 2 ** 20), "User calls": (("user calls",), 1),
+    "Parses (SQL)": (("parse count (total)",), 1), "Hard parses (SQL)": (("parse count (hard)",), 1),
+    "Logons": (("logons cumulative",), 1), "Executes (SQL)": (("execute count",), 1),
+    "Rollbacks": (("user rollbacks",), 1), "Transactions": (("user commits", "user rollbacks"), 1)}
+
+
+class Period:
+    """One period from the store: deltas between its two snapshots (no restart inside), summed over instances."""
+
+    def __init__(self, sql3, dbid, lo, hi):
+        self.lo, self.hi = lo, hi
+        ends = {}
+        for inst, snap, end in sql3.execute("select instance_number, snap_id, end_interval_time from dba_hist_snapshot "
+                                            "where dbid = ? and snap_id in (?, ?)", (dbid, lo, hi)):
+            ends.setdefault(inst, {})[snap] = datetime.fromisoformat(end)
+        self.elapsed = max((e[hi] - e[lo]).total_seconds() for e in ends.values())
+
+        def deltas(select, table, where=""):
+            out = {}
+            for name, snap, value in sql3.execute(
+                    f"select {select}, snap_id, sum(value) from (select {select}, snap_id, {table[1]} as value "
+                    f"from {table[0]} where dbid = ? and snap_id in (?, ?) {where}) group by {select}, snap_id",
+                    (dbid, lo, hi)):
+                out[name] = out.get(name, 0) + (value if snap == hi else -value)
+            return out
+        self.time_model = {k: v / 1e6 for k, v in deltas("stat_name", ("dba_hist_sys_time_model", "value")).items()}
+        self.sysstat = deltas("stat_name", ("dba_hist_sysstat", "value"))
+        idle = "and wait_class != 'Idle'"
+        self.events = {k: v / 1e6 for k, v in deltas("event_name", ("dba_hist_system_event", "time_waited_micro_fg"),
+                                                       idle).items()}
+        self.waits = deltas("event_name", ("dba_hist_system_event", "total_waits_fg"), idle)
+        # top SQL (§15): the first 200 (statement, plan) pairs by elapsed time, then per statement
+        pairs = sql3.execute("select sql_id, plan_hash_value, sum(elapsed_time_delta) as e from dba_hist_sqlstat "
+                             "where dbid = ? and snap_id > ? and snap_id <= ? group by con_dbid, sql_id, "
+                             "plan_hash_value order by e desc limit 200", (dbid, lo, hi)).fetchall()
+        self.sql, self.plans = {}, {}
+        for sql_id, plan, ela in pairs:
+            self.sql[sql_id] = self.sql.get(sql_id, 0) + ela / 1e6
+            self.plans.setdefault(sql_id, set()).add(plan)
+        self.txns = self.sysstat["user commits"] + self.sysstat["user rollbacks"]
+
+    def per_second(self, seconds):
+        return seconds / self.elapsed
+
+    def top(self, values, n, skip=()):
+        return sorted((k for k in values if k not in skip), key=lambda k: (-values[k], k))[:n]
+
+
+def _union(*lists):
+    out = []
+    for keys in lists:
+        out += [k for k in keys if k not in out]
+    return out
+
+
+def _ask(api, db, a, b, **extra):
+    return ok(api, url(db, "/compare"), a_begin_snap=a[0], a_end_snap=a[1], b_begin_snap=b[0], b_end_snap=b[1],
+              **extra)
+
+
+@pytest.fixture(scope="module")
+def periods(stories):
+    """A: 12 intervals before the plan regression; B: its first 6 intervals (half as long)."""
+    lo = stories["plan_regression"]["begin_snap"]
+    return (lo - 14, lo - 2), (lo, lo + 6)
+
+
+def test_the_time_movers_are_time_per_second_ranked_by_their_share_of_a_db_time(api, dbs, sql3, periods):
+    db, (a, b) = dbs["rac"], periods
+    pa, pb = (Period(sql3, dbid_of(db), *p) for p in (a, b))
+    assert pa.elapsed == pytest.approx(2 * pb.elapsed)
+    body = _ask(api, db, a, b)
+    db_a = pa.per_second(pa.time_model["DB time"])
+    assert body["elapsed_seconds"] == {"a": round(pa.elapsed), "b": round(pb.elapsed)}
+    assert body["db_time"]["a"] == pytest.approx(db_a, abs=1e-4)
+    assert body["db_time"]["b"] == pytest.approx(pb.per_second(pb.time_model["DB time"]), abs=1e-4)
+    expected = []  # (kind, item, A per second, B per second)
+    for name in set(pa.time_model) | set(pb.time_model):
+        if name != "DB time" and (pa.time_model.get(name) or pb.time_model.get(name)):
+            expected.append(("time model", name, pa.per_second(pa.time_model.get(name, 0)),
+                             pb.per_second(pb.time_model.get(name, 0))))
+    for name in _union(pa.top(pa.events, 15), pb.top(pb.events, 15)):
+        expected.append(("wait event", name, pa.per_second(pa.events.get(name, 0)),
+                         pb.per_second(pb.events.get(name, 0))))
+    for sql_id in _union(pa.top(pa.sql, 10), pb.top(pb.sql, 10)):
+        expected.append(("sql", sql_id, pa.per_second(pa.sql.get(sql_id, 0)), pb.per_second(pb.sql.get(sql_id, 0))))
+    expected.sort(key=lambda e: -abs(e[3] - e[2]))
+    rows = [r for r in body["movers"]["rows"] if r["group"] == "time"]
+    assert [(r["kind"], r["item"]) for r in rows] == [(k, i) for k, i, _, _ in expected[:15]]
+    for r, (kind, item, va, vb) in zip(rows, expected):
+        assert (r["a"], r["b"]) == (pytest.approx(va, abs=1e-4), pytest.approx(vb, abs=1e-4)), r
+        assert r["db_time_change_pct"] == pytest.approx(100 * (vb - va) / db_a, abs=1e-3), r
+        assert r["unit"] == "s/s" and r["measure"] == "per second" and r["better"] == "lower"
+    # the regression's statement leads: its elapsed time is most of B's extra DB time
+    assert rows[0]["item"] == "n9t346r3d25vu" or rows[0]["kind"] != "sql"
+    assert any(r["kind"] == "sql" and r["item"] == "n9t346r3d25vu" and r["db_time_change_pct"] > 50 for r in rows)
+    series = {r["kind"]: r["series"] for r in rows}
+    assert series.get("sql") is None and all(r["series"] == f"system_event:{r['item']}:time"
+                                             for r in rows if r["kind"] == "wait event")
+
+
+def test_the_workload_movers_are_volumes_per_second_and_costs_per_transaction(api, dbs, sql3, periods):
+    db, (a, b) = dbs["rac"], periods
+    pa, pb = (Period(sql3, dbid_of(db), *p) for p in (a, b))
+    body = _ask(api, db, a, b)
+    rows = [r for r in body["movers"]["rows"] if r["group"] == "workload"]
+    expected = {}
+    for label, (stats, scale) in LOAD_PROFILE_STATS.items():
+        costs = label in BETTER_PER_TRANSACTION
+        va, vb = (sum(p.sysstat[s] for s in stats) * scale / (p.txns if costs else p.elapsed) for p in (pa, pb))
+        expected[label] = (va, vb, "per transaction" if costs else "per second", "lower" if costs else None)
+    for label in ("DB Time(s)", "DB CPU(s)"):  # time per transaction; background CPU per second is a time mover
+        name = {"DB Time(s)": "DB time", "DB CPU(s)": "DB CPU"}[label]
+        expected[label] = (pa.time_model[name] / pa.txns, pb.time_model[name] / pb.txns, "per transaction", "lower")
+    assert {r["item"] for r in rows} == set(expected)
+    for r in rows:
+        va, vb, measure, better = expected[r["item"]]
+        assert (r["a"], r["b"]) == (pytest.approx(va, rel=1e-4, abs=1e-4), pytest.approx(vb, rel=1e-4, abs=1e-4)), r
+        assert (r["measure"], r["better"]) == (measure, better), r
+        assert r["change_pct"] == pytest.approx(100 * (vb - va) / va, rel=1e-3, abs=1e-2), r
+    changes = [abs(r["change_pct"]) for r in rows]
+    assert changes == sorted(changes, reverse=True)
+    neutral = {r["item"]: r["better"] for r in rows}
+    assert neutral["Transactions"] is None and neutral["Executes (SQL)"] is None and neutral["Redo size (bytes)"] is None
+    assert neutral["Hard parses (SQL)"] == "lower" and neutral["Parses (SQL)"] == "lower"
+    lp = {r["metric"]: r for r in body["load_profile"]["rows"]}
+    assert lp["Transactions"]["better_per_second"] is None and lp["Parses (SQL)"]["better_per_transaction"] == "lower"
+
+
+def test_plans_that_appeared_or_disappeared(api, dbs, sql3, stories, periods):
+    db, (a, b) = dbs["rac"], periods
+    pa, pb = (Period(sql3, dbid_of(db), *p) for p in (a, b))
+    expected = []
+    for sql_id in _union(pa.top(pa.sql, 10), pb.top(pb.sql, 10)):
+        if sql_id not in pa.sql or sql_id not in pb.sql:  # a statement of one period only is a mover
+            continue
+        plans_a, plans_b = pa.plans.get(sql_id, set()) - {0}, pb.plans.get(sql_id, set()) - {0}
+        expected += [(sql_id, None, str(p), "appeared") for p in sorted(plans_b - plans_a)]
+        expected += [(sql_id, str(p), None, "disappeared") for p in sorted(plans_a - plans_b)]
+    body = _ask(api, db, a, b)
+    got = [(r["item"], r["a"], r["b"], r["change"]) for r in body["differences"]["rows"]]
+    assert got == expected
+    reg = stories["plan_regression"]
+    assert (reg["sql_id"], None, str(reg["bad_plan"]), "appeared") in got
+    assert (reg["sql_id"], str(reg["good_plan"]), None, "disappeared") in got
+    assert all(r["kind"] == "plan" for r in body["differences"]["rows"])
+
+
+def test_a_wait_in_one_period_only_is_plus_or_minus_100_percent(api, dbs, sql3, periods):
+    db, (a, b) = dbs["rac"], periods
+    pa, pb = (Period(sql3, dbid_of(db), *p) for p in (a, b))
+    for (x, y), (px, py), sign in (((a, b), (pa, pb), 1), ((b, a), (pb, pa), -1)):
+        body = _ask(api, db, x, y)
+        events = {r["event"]: r for r in body["top_events"]["rows"]}
+        new = [e for e in _union(px.top(px.events, 15), py.top(py.events, 15)) if not px.events.get(e)]
+        gone = [e for e in _union(px.top(px.events, 15), py.top(py.events, 15)) if not py.events.get(e)]
+        assert (new if sign > 0 else gone), "the regression's CPU saturation brings a wait A never had"
+        for name in new:
+            r = events[name]
+            assert (r["only_in"], r["change_pct"], r["a_time_s"]) == ("b", 100.0, 0), r
+            assert r["b_time_s"] == pytest.approx(py.events[name], abs=1e-4)
+        for name in gone:
+            r = events[name]
+            assert (r["only_in"], r["change_pct"], r["b_time_s"]) == ("a", -100.0, 0), r
+        for name, r in events.items():
+            if name in px.events and name in py.events and px.events[name] and py.events[name]:
+                va, vb = px.per_second(px.events[name]), py.per_second(py.events[name])
+                assert r["only_in"] is None and r["change_pct"] == pytest.approx(100 * (vb - va) / va, abs=1e-2)
+                wa, wb = px.waits[name] / px.txns, py.waits[name] / py.txns
+                assert r["a_waits_per_transaction"] == pytest.approx(wa, rel=1e-3, abs=1e-4)
+                if wa:
+                    assert r["waits_per_transaction_change_pct"] == pytest.approx(100 * (wb - wa) / wa, abs=1e-2)
+                    assert r["better_waits_per_transaction"] == "lower" and r["better"] == "lower"
+        movers = {r["item"]: r for r in body["movers"]["rows"] if r["kind"] == "wait event"}
+        for name in new + gone:
+            if name in movers:
+                assert movers[name]["change_pct"] == 100.0 * sign and movers[name]["only_in"] == "ba"[sign < 0]
+
+
+def test_the_movers_as_csv_come_first(api, dbs, periods):
+    db, (a, b) = dbs["rac"], periods
+    query = {"a_begin_snap": a[0], "a_end_snap": a[1], "b_begin_snap": b[0], "b_end_snap": b[1]}
+    body = ok(api, url(db, "/compare"), **query)
+    resp = api.get(url(db, "/compare"), query_string={**query, "format": "csv"})
+    assert resp.mimetype == "text/csv"
+    header, *rows = list(csv.reader(io.StringIO(resp.get_data(as_text=True))))
+    assert header[:len(body["movers"]["columns"]) + 1] == ["table", *body["movers"]["columns"]]
+    movers = [dict(zip(header, r)) for r in rows if r[0] == "movers"]
+    assert [m["item"] for m in movers] == [r["item"] for r in body["movers"]["rows"]]
+    assert [m["better"] for m in movers] == [r["better"] or "" for r in body["movers"]["rows"]]
+    assert [r[0] for r in rows] == sorted((r[0] for r in rows), key=["movers", "differences", "load_profile",
+                                                                      "top_events"].index)
+    assert {m["db_time_change_pct"] for m in movers if m["group"] == "time"} != {""}
+
+
+def test_one_instance_of_rac_has_no_statements_but_a_single_instance_database_does(api, dbs, stories, periods):
+    """Top SQL has no instance (§15): RACPROD's instance 2 alone compares no statements; ORCL's one instance, named,
+    is the whole database and compares the same movers as `all`."""
+    db, (a, b) = dbs["rac"], periods
+    kinds = {r["kind"] for r in _ask(api, db, a, b, instance=2)["movers"]["rows"]}
+    assert "sql" not in kinds and "time model" in kinds
+    single = dbs["single"]
+    lo = stories["async_io_fix"]["first_snap_after"]
+    x, y = (lo - 30, lo - 10), (lo + 10, lo + 20)
+    assert _ask(api, single, x, y, instance=1)["movers"] == _ask(api, single, x, y)["movers"]
+    assert any(r["kind"] == "sql" for r in _ask(api, single, x, y)["movers"]["rows"])
