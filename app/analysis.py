@@ -310,7 +310,7 @@ def values_of(points: list[Point], scale: float = 1.0) -> list[tuple[str, float,
 def lttb(points: list[tuple], threshold: int) -> list[tuple]:
     """Largest-Triangle-Three-Buckets downsampling of (time, x, y) points: keeps peaks and shape."""
     n = len(points)
-    if threshold <= 0 or n <= threshold or threshold < 3:
+    if n <= threshold or threshold < 3:  # 0 asks for every point (max_points=0); 1 or 2 cannot keep both ends
         return points
     xs, ys = [p[1] for p in points], [p[2] for p in points]
     out = [points[0]]

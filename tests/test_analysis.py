@@ -1,4 +1,7 @@
 """The analysis rules on hand-computed cases (docs/awr-rules.md §3-§11)."""
+import math
+import random
+
 import pytest
 
 from app import analysis
@@ -175,6 +178,55 @@ def test_lttb_keeps_the_peak_and_the_ends():
     assert out[0] == points[0] and out[-1] == points[-1]
     assert max(p[2] for p in out) == 50.0
     assert analysis.lttb(points, 0) is points and analysis.lttb(points[:10], 20) == points[:10]
+
+
+def _lttb_reference(data, threshold):
+    """Largest-Triangle-Three-Buckets as Steinarsson's thesis gives it ("Downsampling Time Series for Visual
+    Representation", 2013, algorithm 4.2): the first and last points kept; the rest in threshold - 2 buckets of
+    (n - 2) / (threshold - 2) points; from each bucket the point making the largest triangle with the point kept
+    before it and the average of the next bucket (the first such point on a tie)."""
+    n = len(data)
+    every = (n - 2) / (threshold - 2)
+    out, a = [data[0]], 0
+    for i in range(threshold - 2):
+        lo, hi = math.floor((i + 1) * every) + 1, min(math.floor((i + 2) * every) + 1, n)
+        avg_x = math.fsum(p[1] for p in data[lo:hi]) / (hi - lo)
+        avg_y = math.fsum(p[2] for p in data[lo:hi]) / (hi - lo)
+        ax, ay = data[a][1], data[a][2]
+        best, best_area = None, -1.0
+        for j in range(math.floor(i * every) + 1, math.floor((i + 1) * every) + 1):
+            area = abs((ax - avg_x) * (data[j][2] - ay) - (ax - data[j][1]) * (avg_y - ay)) * 0.5
+            if area > best_area:
+                best, best_area = j, area
+        out.append(data[best])
+        a = best
+    out.append(data[n - 1])
+    return out
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_lttb_is_the_published_algorithm(seed):
+    """§19's downsampling picks the same points as the published algorithm, on series with spikes, plateaus (ties),
+    uneven times, and every bucket size from one point to hundreds."""
+    rnd = random.Random(seed)
+    n = rnd.choice([4, 5, 17, 100, 997, 4320])
+    t, points = 0.0, []
+    for i in range(n):
+        t += rnd.choice([60.0, 60.0, 60.0, 1800.0, 7.5])
+        y = rnd.choice([1.0, 1.0, rnd.random() * 100, rnd.expovariate(0.01)])
+        points.append((str(i), t, y))
+    for threshold in sorted({3, 4, n - 1, max(3, n // 2), max(3, n // 7), min(n - 1, 1000)}):
+        if 3 <= threshold < n:
+            out = analysis.lttb(points, threshold)
+            assert out == _lttb_reference(points, threshold), (n, threshold)
+            assert len(out) == threshold
+
+
+def test_lttb_keeps_every_point_when_it_cannot_or_need_not_drop_any():
+    points = [(str(i), float(i), float(i % 7)) for i in range(50)]
+    for threshold in (0, 1, 2, 50, 51, 1000):
+        assert analysis.lttb(points, threshold) is points
+    assert len(analysis.lttb(points, 3)) == 3 and len(analysis.lttb(points, 49)) == 49
 
 
 def test_a_long_range_is_bucketed_at_its_ends_restarts_gaps_and_equal_steps_of_time():
