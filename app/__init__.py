@@ -60,6 +60,7 @@ def create_app(settings: Settings | None = None) -> Flask:
         return resp
 
     from app.api.history import api
+    from app.api import oracle_reports  # noqa: F401  (its routes, on the same blueprint)
     app.register_blueprint(api)
     from app.api.runs import runs_api
     app.register_blueprint(runs_api)

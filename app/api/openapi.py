@@ -60,6 +60,8 @@ RESPONSES = {  # endpoint -> schema of its JSON answer
     "api.series": SERIES, "api.wait_classes": SERIES, "api.sql": SERIES, "api.activity": SERIES,
     "api.snapshots": TABLE, "api.catalog": TABLE, "api.load_profile": TABLE, "api.top_events": TABLE,
     "api.top_sql": TABLE, "api.tablespaces": TABLE, "api.activity_top": ACTIVITY_TOP,
+    "api.sql_monitor": TABLE,
+    "api.awr_report_stored": {"type": "object", "required": ["db", "any_range", "reports"]},
     "api.compare": {"type": "object", "required": ["load_profile", "top_events"],
                     "properties": {"load_profile": TABLE, "top_events": TABLE}},
 }
@@ -92,7 +94,8 @@ def openapi_document(app) -> dict:
         doc = (view.__doc__ or "").strip()
         answers = described.get("ok") or {"200": ("OK", RESPONSES.get(rule.endpoint, {"type": "object"})),
                                            "304": ("Not modified (ETag)", None)}
-        responses = {code: {"description": text, **({"content": {"application/json": {"schema": schema}}}
+        media = ("text/html", "text/plain") if described.get("media") == "document" else ("application/json",)
+        responses = {code: {"description": text, **({"content": {m: {"schema": schema} for m in media}}
                                                      if schema else {})} for code, (text, schema) in answers.items()}
         if any(p.name == "format" for p in params):
             responses["200"]["content"]["text/csv"] = {"schema": {"type": "string"}}

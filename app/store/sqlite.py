@@ -189,6 +189,8 @@ def embedded_statements(row_cap: int = Settings.row_cap) -> list:
     every += [queries.wait_class_series(v, True, chunks) for chunks in (0, 1, -(-Settings.max_points // queries.IN_LIST))]
     # top activity: the store's ASH totals, and every instance's samples (the top lists' total, docs/awr-rules.md §22)
     every += [queries.ash_total_groups(v), queries.ash_total_buckets(v), queries.activity_top(v, "instance")]
+    # Oracle's own reports as the demo store keeps them (schema.AWR_REPORTS, MONITOR_REPORTS)
+    every += [queries.stored_awr_reports(v), queries.stored_awr_report(v), queries.stored_monitor_report(v)]
     return list(dict.fromkeys(every))
 
 
