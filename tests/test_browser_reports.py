@@ -24,9 +24,9 @@ PLANTED = ("<!DOCTYPE html><html><head><title>AWR</title></head><body><h1>WORKLO
 def state_examples(dbs, stories):
     """The keys of the link this view adds, as test_browser.py's _state_examples takes them."""
     single = dbs["single"]
-    return {"rtype": ({"db": single, "view": "oracle-reports", "begin_snap": "21881", "end_snap": "21885"}, "text"),
-            "b_begin_snap": ({"db": single, "view": "oracle-reports", "b_end_snap": "21981"}, "21977"),
-            "b_end_snap": ({"db": single, "view": "oracle-reports", "b_begin_snap": "21977"}, "21981")}
+    return {"rtype": ({"db": single, "view": "oracle-reports", "range": "1d"}, "text"),
+            "b_begin_snap": ({"db": single, "view": "oracle-reports", "range": "1d", "b_end_snap": "20400"}, "20396"),
+            "b_end_snap": ({"db": single, "view": "oracle-reports", "range": "1d", "b_begin_snap": "20396"}, "20400")}
 
 
 def _stored(client, db):
@@ -87,8 +87,10 @@ def test_download_saves_the_api_document_under_its_name(server, dbs, client, pag
     assert page.errors == [], page.errors
 
 
-def test_a_range_without_a_stored_report_says_so(server, dbs, page):
-    page.open(_url(server, db=dbs["single"], view="oracle-reports", begin_snap=21000, end_snap=21002))
+def test_a_range_without_a_stored_report_says_so(server, dbs, client, page):
+    report = _stored(client, dbs["single"])[0]
+    page.open(_url(server, db=dbs["single"], view="oracle-reports", begin_snap=report["begin_snap"],
+                   end_snap=report["end_snap"] + 1))
     card = page.page.locator("[data-report=awr-report]")
     assert card.get_attribute("data-state") == "error"
     assert "/awr-report/stored" in card.locator(".status").text_content()
