@@ -105,6 +105,6 @@ def sql_monitor(db, sql_id, args):
 def sql_monitor_report(db, report_id, args):
     """One SQL monitor report, as Oracle renders it (DBMS_AUTO_REPORT.REPORT_REPOSITORY_DETAIL) or as the demo
     stored it, in HTML or text."""
-    rid = REPORT_ID.parse(report_id)
     d = _databases().database(db)
+    rid = REPORT_ID.parse(report_id)
     return document(history.oracle_reports.monitor_report(d, rid, args["type"]), args, True)
