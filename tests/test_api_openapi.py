@@ -133,9 +133,9 @@ def test_every_documented_query_parameter_is_accepted(api, doc, dbs, stories, wi
             r = api.get(path.format(**fill), query_string=query)
             if r.status_code in (400, 404) and path.startswith("/api/v1/dbs/{db}/awr-report") and name in (
                     "from", "to", "begin_snap", "end_snap", "instance"):
-                # Oracle's AWR report of a range alone: one the demo keeps no report of (404), or over a restart (400)
-                message = r.get_json()["error"]["message"]
-                assert "/awr-report/stored" in message or "cannot span a restart" in message, message
+                # Oracle's AWR report of a range the demo keeps no report of (404), or that mixes the window's
+                # snapshots with the stored range's (400): the parameter itself is accepted
+                assert not r.get_json()["error"]["message"].startswith("unknown parameter"), r.get_json()
                 continue
             assert r.status_code == 200, (path, query, r.get_data(as_text=True)[:300])
             checked += 1
