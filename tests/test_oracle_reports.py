@@ -300,3 +300,22 @@ def test_without_the_grant_the_monitor_report_is_a_403_naming_it(oracle_app):
     err = assert_error(client.get(f"/api/v1/dbs/ora.{ORCL}/sql-monitor/7?type=html"), 403)
     assert err["code"] == "missing_grant" and "GRANT EXECUTE ON SYS.DBMS_AUTO_REPORT TO AWRLENS" in err["message"]
     assert any("report_repository_detail(rid => :rid, type => :type) from dual" in s for s in server.statements)
+
+
+@pytest.mark.wire
+def test_the_monitored_executions_come_from_dba_hist_reports_with_binds(oracle_app):
+    """On Oracle the list is one statement on DBA_HIST_REPORTS, its values bound; the summary's XML gives status and
+    duration (the stand-in answers text)."""
+    xml = ('<sql sql_id="6da5n2tu8uq4d"><status>DONE (ERROR)</status><duration>1805</duration><stats>'
+           '<stat name="elapsed_time">1805000000</stat><stat name="cpu_time">700000000</stat></stats></sql>')
+    assert len(xml) < 250  # the stand-in sends a value in one piece
+    client, server = oracle_app(answers={"dba_hist_reports.key1 = :sql_id": [
+        ("7", "1", "102", "16777216", "11/20/2026 10:30:00", "2026-11-20 10:30:00", "2026-11-20 11:00:05", "55",
+         "1234", xml)]})
+    body = client.get(f"/api/v1/dbs/ora.{ORCL}/sql/6da5n2tu8uq4d/monitor?begin_snap=100&end_snap=104").get_json()
+    assert "rows" in body, body
+    (row,) = body["rows"]
+    assert (row["status"], row["duration_s"], row["elapsed_s"], row["cpu_s"]) == ("DONE (ERROR)", 1805, 1805.0, 700.0)
+    assert row["start"] == "2026-11-20T10:30:00+00:00" and row["sql_exec_id"] == 16777216
+    sent = [s for s in server.statements if "dba_hist_reports" in s]
+    assert len(sent) == 1 and "'" not in sent[0] and ":component" in sent[0] and ":sql_id" in sent[0], sent
