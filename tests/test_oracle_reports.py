@@ -3,6 +3,8 @@ as isolated documents, the monitored executions of a statement, and on Oracle th
 DBMS_AUTO_REPORT with the real python-oracledb driver against the loopback stand-in (tests/fake_oracle.py), a missing
 grant answered with the grant named. Expectations come from the store's rows read with plain SQL."""
 import re
+import shutil
+import sqlite3
 import time
 import zlib
 from datetime import datetime, timedelta
@@ -319,3 +321,22 @@ def test_the_monitored_executions_come_from_dba_hist_reports_with_binds(oracle_a
     assert row["start"] == "2026-11-20T10:30:00+00:00" and row["sql_exec_id"] == 16777216
     sent = [s for s in server.statements if "dba_hist_reports" in s]
     assert len(sent) == 1 and "'" not in sent[0] and ":component" in sent[0] and ":sql_id" in sent[0], sent
+
+
+def test_a_demo_store_built_before_the_reports_says_to_build_it_again(demo_store, tmp_path):
+    """A store without the reports' tables (built before them): no list, no executions, and a 404 that says what to do,
+    never a 503."""
+    path = tmp_path / "old.sqlite"
+    shutil.copy(demo_store[0], path)
+    con = sqlite3.connect(path)
+    for table in ("awrlens_awr_reports", "awrlens_monitor_reports", "dba_hist_reports"):
+        con.execute(f"DROP TABLE {table}")
+    con.commit()
+    con.close()
+    client = create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(path)}})).test_client()
+    assert client.get(f"/api/v1/dbs/demo.{ORCL}/awr-report/stored").get_json()["reports"] == []
+    err = assert_error(client.get(f"/api/v1/dbs/demo.{ORCL}/awr-report"), 404, "begin_snap")
+    assert "build the demo again" in err["message"]
+    assert assert_error(client.get(f"/api/v1/dbs/demo.{ORCL}/sql-monitor/1"), 404, "report_id")
+    sql_id = "43d1jja9rx68v"
+    assert client.get(f"/api/v1/dbs/demo.{ORCL}/sql/{sql_id}/monitor").get_json()["rows"] == []

@@ -34,6 +34,13 @@ def renders(db: Database) -> bool:
     return db.store.dialect == "oracle"
 
 
+def _kept(db: Database, parameter: str):
+    """A store that neither renders reports nor keeps them (a demo store built before them): 404 saying so."""
+    if not renders(db) and not db.store.keeps_reports:
+        raise NotFound(f"{db.store.alias} keeps no Oracle reports: it was built before them; build the demo again "
+                       "(`flask --app app demo`)", parameter)
+
+
 def instances_of(db: Database, value: str | None) -> list[int]:
     """'all' (or none) -> every instance of the database; 'N' or 'N,M,...' -> those, each a known instance."""
     known = [i["instance_number"] for i in db.instances]
@@ -74,6 +81,7 @@ def kind_of(db: Database, instances: list[int], diff: bool) -> str:
 
 def awr_report(db: Database, a: Range, b: Range | None, instances: list[int], kind_type: str) -> Report:
     """The AWR report of range `a` (or the compare-periods report of `a` and `b`) for `instances`."""
+    _kept(db, "begin_snap" if b is None else "a_begin_snap")
     lo, hi = _bounds(db, a, instances, ("begin_snap", "end_snap") if b is None else ("a_begin_snap", "a_end_snap"))
     lo2, hi2 = _bounds(db, b, instances, ("b_begin_snap", "b_end_snap")) if b is not None else (0, 0)
     kind = kind_of(db, instances, b is not None)
@@ -105,7 +113,7 @@ def stored(db: Database) -> dict:
     """The ranges whose AWR report the store can give: any on Oracle, the stored ones in the demo store."""
     if renders(db):
         return {"db": db.key, "any_range": True, "reports": []}
-    rows = db.rows(queries.stored_awr_reports(db.store.views))
+    rows = db.rows(queries.stored_awr_reports(db.store.views)) if db.store.keeps_reports else []
     reports: dict = {}
     for kind, inst, lo, hi, lo2, hi2, kind_type in rows:
         entry = reports.setdefault((kind, inst, lo, hi, lo2, hi2), {
@@ -156,8 +164,9 @@ def _number(text):
 
 def monitored(db: Database, sql_id: str, rng: Range, instance: int | None) -> dict:
     """The monitored executions of a statement that ended in the range: start, end, duration, status, instance."""
+    asked = rng.lo is not None and (renders(db) or db.store.keeps_reports)
     rows = db.rows(queries.monitored_executions(db.store.views), sql_id=sql_id, lo=rng.lo or 0,
-                   hi=rng.hi or 0) if rng.lo is not None else []
+                   hi=rng.hi or 0) if asked else []
     tz = db.tz()
     out = []
     for report_id, inst, snap_id, exec_id, exec_start, start, end, sid, serial, text in rows:
@@ -194,6 +203,7 @@ def _seconds(micro):
 
 def monitor_report(db: Database, report_id: int, kind_type: str) -> Report:
     """One SQL monitor report, by its DBA_HIST_REPORTS.REPORT_ID, as html or text."""
+    _kept(db, "report_id")
     found = db.rows(queries.monitored_execution(db.store.views), report_id=report_id)
     if not found:
         raise NotFound(f"no SQL monitor report {report_id} in the history of {db.key}", "report_id")
