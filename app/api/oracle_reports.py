@@ -89,13 +89,15 @@ def awr_report_stored(db, args):
 
 
 @api.get("/dbs/<db>/sql/<sql_id>/monitor")
-@accepts(SQL_ID, *RANGE, TABLE_INSTANCE, FORMAT, SHOW_SQL)
+@accepts(SQL_ID, *RANGE, TABLE_INSTANCE, Param("con_dbid", "integer", "In a CDB root, only the executions in this "
+                                                "container (its CON_DBID, as top SQL gives it).", minimum=0,
+                                                maximum=2**32 - 1), FORMAT, SHOW_SQL)
 def sql_monitor(db, sql_id, args):
     """The monitored executions of a statement (SQL monitor reports AWR kept, DBA_HIST_REPORTS, 12c and later):
     start, end, duration, status, instance, and the report_id that opens the report."""
     SQL_ID.parse(sql_id)
     d, rng = _asked(db, args, default_days=7)
-    body = history.oracle_reports.monitored(d, sql_id, rng, d.instance(args["instance"]))
+    body = history.oracle_reports.monitored(d, sql_id, rng, d.instance(args["instance"]), args["con_dbid"])
     return answer(body, args, rng)
 
 

@@ -244,12 +244,12 @@ def _monitored(con, db, days, rng, report_id) -> int:
             e["duration"] = round((e["stop"] - e["start"]).total_seconds())
             con.execute("INSERT INTO dba_hist_reports (snap_id, dbid, instance_number, report_id, component_name, "
                         "session_id, \"SESSION_SERIAL#\", period_start_time, period_end_time, generation_time, "
-                        "report_name, key1, key2, key3, report_summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                        "?, ?, ?)",
+                        "report_name, key1, key2, key3, report_summary, con_dbid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                        "?, ?, ?, ?, ?, ?, ?)",
                         (snap_id, db["dbid"], inst, report_id, MONITOR_COMPONENT, sid, serial,
                          e["start"].isoformat(" "), e["stop"].isoformat(" "),
                          (e["stop"] + timedelta(seconds=2)).isoformat(" "), "main", sql_id, str(exec_id),
-                         e["start"].strftime(KEY3_FORMAT), _summary(e)))
+                         e["start"].strftime(KEY3_FORMAT), _summary(e), db["dbid"]))  # a non-CDB: CON_DBID = DBID
             for kind_type in ("html", "text"):
                 con.execute(f"INSERT INTO {MONITOR_REPORTS.name} VALUES (?, ?, ?, ?)",
                             (db["dbid"], report_id, kind_type, zlib.compress(monitor_report(e, kind_type).encode(), 9)))

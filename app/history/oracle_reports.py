@@ -162,11 +162,14 @@ def _number(text):
     return int(value) if value.is_integer() else value
 
 
-def monitored(db: Database, sql_id: str, rng: Range, instance: int | None) -> dict:
-    """The monitored executions of a statement that ended in the range: start, end, duration, status, instance."""
+def monitored(db: Database, sql_id: str, rng: Range, instance: int | None, con_dbid: int | None = None) -> dict:
+    """The monitored executions of a statement that ended in the range: start, end, duration, status, instance; in a
+    CDB root, of one container's when `con_dbid` names it (§15)."""
     asked = rng.lo is not None and (renders(db) or db.store.keeps_reports)
-    rows = db.rows(queries.monitored_executions(db.store.views), sql_id=sql_id, lo=rng.lo or 0,
-                   hi=rng.hi or 0) if asked else []
+    binds = {"sql_id": sql_id, "lo": rng.lo or 0, "hi": rng.hi or 0}
+    if con_dbid is not None:
+        binds["con_dbid"] = con_dbid
+    rows = db.rows(queries.monitored_executions(db.store.views, con_dbid is not None), **binds) if asked else []
     tz = db.tz()
     out = []
     for report_id, inst, snap_id, exec_id, exec_start, start, end, sid, serial, text in rows:

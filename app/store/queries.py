@@ -496,16 +496,19 @@ def _monitor_reports(t):
 
 
 @statement
-def monitored_executions(v: Views):
+def monitored_executions(v: Views, in_container: bool = False):
     """The SQL monitor reports AWR captured of one SQL_ID (KEY1) in the intervals (lo, hi]: SNAP_ID is the first
-    snapshot taken after the report was, so a report belongs to the interval it ended in."""
-    from sqlalchemy import and_, bindparam, select
+    snapshot taken after the report was, so a report belongs to the interval it ended in; in one container (`con_dbid`
+    bound) when asked."""
+    from sqlalchemy import bindparam, select
     t = v.reports
+    where = [*_monitor_reports(t), t.c.snap_id > bindparam("lo"), t.c.snap_id <= bindparam("hi"),
+             t.c.key1 == bindparam("sql_id")]
+    if in_container:
+        where.append(t.c.con_dbid == bindparam("con_dbid"))
     return (select(t.c.report_id, t.c.instance_number, t.c.snap_id, t.c.key2, t.c.key3, t.c.period_start_time,
                    t.c.period_end_time, t.c.session_id, t.c.session_serial, t.c.report_summary)
-            .where(and_(*_monitor_reports(t)), t.c.snap_id > bindparam("lo"), t.c.snap_id <= bindparam("hi"),
-                   t.c.key1 == bindparam("sql_id"))
-            .order_by(t.c.period_start_time, t.c.report_id))
+            .where(*where).order_by(t.c.period_start_time, t.c.report_id))
 
 
 @statement
@@ -644,6 +647,7 @@ def statements(v: Views, row_cap: int, max_points: int = Settings.max_points):
         yield f"ash: top {name}", activity_top(v, name)
     yield "ash: blocking sessions", blocking(v)
     yield "sql monitor: executions of a statement", monitored_executions(v)
+    yield "sql monitor: executions of a statement in one container", monitored_executions(v, True)
     yield "sql monitor: one execution", monitored_execution(v)
 
 

@@ -141,7 +141,7 @@ def _views(md, p: str, absent: dict) -> None:
           Column("SESSION_SERIAL#", N, key="session_serial"), Column("period_start_time", TS),
           Column("period_end_time", TS), Column("generation_time", TS), Column("report_name", String(128)),
           Column("key1", String(128)), Column("key2", String(128)), Column("key3", String(128)),
-          Column("report_summary", String(4000)), key=("dbid", "report_id"))
+          Column("report_summary", String(4000)), _con(), key=("dbid", "report_id"))
     sga = Table(f"{p}sgastat", md, *_ints("snap_id", "dbid", "instance_number"),
                 Column("pool", String(30)), Column("name", String(64)), Column("bytes", N), _con())
     Index(f"{p}sgastat_by_snap", *[sga.c[c] for c in by_snap])

@@ -238,7 +238,7 @@
         var mine = ++gen;
         ctx = c;
         Api.get(Dbs.path(c.db, "/sql/" + encodeURIComponent(c.state.sql) + "/monitor"),
-          Object.assign({ instance: instanceOf(c.state) }, c.win.params), { silent: true }).then(function (b) {
+          Object.assign({ instance: instanceOf(c.state), con_dbid: c.state.con }, c.win.params), { silent: true }).then(function (b) {
           if (mine !== gen) { return; }
           var rows = b.rows.map(function (r) {
             return Object.assign({}, r, { sql_exec_id: String(r.sql_exec_id),
