@@ -51,7 +51,8 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.config.update(SETTINGS=settings, MAX_CONTENT_LENGTH=MAX_BODY)
     app.extensions["awrlens"] = History(open_stores(settings))
     origins = [o.strip() for o in settings.cors_origins.split(",")]
-    CORS(app, resources={r"/api/*": {"origins": origins}}, max_age=600)
+    # a page on another origin reads a report's file name (Oracle's own reports, app/api/oracle_reports.py)
+    CORS(app, resources={r"/api/*": {"origins": origins}}, max_age=600, expose_headers=["Content-Disposition"])
 
     @app.after_request
     def _vary_on_origin(resp):
@@ -60,6 +61,7 @@ def create_app(settings: Settings | None = None) -> Flask:
         return resp
 
     from app.api.history import api
+    from app.api import oracle_reports  # noqa: F401  (its routes, on the same blueprint)
     app.register_blueprint(api)
     from app.api.runs import runs_api
     app.register_blueprint(runs_api)

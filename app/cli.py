@@ -6,7 +6,7 @@ from pathlib import Path
 import click
 
 from app.settings import Settings
-from app.store.queries import all_statements, render
+from app.store.queries import all_statements, render, report_statements
 from app.store.schema import NEWEST, PREFIXES, RELEASES, views
 from app.units import MIB
 
@@ -65,6 +65,8 @@ def register(app):
         dialect = oracle.dialect()
         settings = app.config["SETTINGS"]
         for name, stmt in all_statements(views(prefix, release), settings.row_cap, settings.max_points):
+            click.echo(f"-- {name}\n{render(stmt, dialect)};\n")
+        for name, stmt in report_statements():  # Oracle's own reports (docs/awr-rules.md §27)
             click.echo(f"-- {name}\n{render(stmt, dialect)};\n")
 
     @app.cli.command("settings")

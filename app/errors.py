@@ -57,6 +57,16 @@ class DatabaseUnavailable(ApiError):
     status, code = 503, "database_unavailable"
 
 
+class NotGranted(DatabaseUnavailable):
+    """The database refused a statement for want of a privilege (Oracle: ORA-00942, ORA-00904, ORA-01031, ORA-06550,
+    PLS-00201); a 503 like any refusal unless the caller names the grant (MissingGrant)."""
+
+
+class MissingGrant(ApiError):
+    """An optional feature whose grant the database user lacks: the message names the grant."""
+    status, code = 403, "missing_grant"
+
+
 class DatabaseTimeout(ApiError):
     status, code = 504, "database_timeout"
 

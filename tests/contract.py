@@ -41,3 +41,21 @@ def timestamps(value):
 
 def local_iso(text, zone):
     return datetime.fromisoformat(text).replace(tzinfo=zone).isoformat(timespec="seconds")
+
+
+def stored_awr_reports(sql3, db):
+    """The demo's stored AWR reports of a database (Oracle's own reports, docs/awr-rules.md §27): {kind: the first
+    one's query}, as /awr-report (report, global) and /awr-report/compare (diff, global_diff) take it."""
+    out = {}
+    for kind, inst, lo, hi, lo2, hi2 in sql3.execute(
+            "select kind, instances, begin_snap, end_snap, begin_snap2, end_snap2 from awrlens_awr_reports where "
+            "dbid = ? and type = 'html' order by begin_snap, kind", (dbid_of(db),)):
+        query = ({"a_begin_snap": lo, "a_end_snap": hi, "b_begin_snap": lo2, "b_end_snap": hi2}
+                 if kind.endswith("diff") else {"begin_snap": lo, "end_snap": hi})
+        out.setdefault(kind, {**query, "instance": "all" if "," in inst else inst})
+    return out
+
+
+def monitor_report_id(sql3, db):
+    """A SQL monitor report the demo keeps of a database."""
+    return sql3.execute("select min(report_id) from dba_hist_reports where dbid = ?", (dbid_of(db),)).fetchone()[0]

@@ -18,8 +18,8 @@ changed at any time (`behave`) and applies to the next request on every connecti
 connection stays stalled, like a zombie server after a failover, until `close()`.
 
 What it answers to SQL: the handful of statements SQLAlchemy's Oracle dialect runs on a first connection (current
-schema, decimal character, isolation level) get plausible answers; a query containing a fragment of `answers` gets
-those rows (as text); every other query gets no rows; PL/SQL blocks fail as if the package were not granted
+schema, decimal character, isolation level) get plausible answers; a query containing a fragment of `errors` fails
+with that ORA error; one containing a fragment of `answers` gets those rows (as text); every other query gets no rows; PL/SQL blocks fail as if the package were not granted
 (PLS-00201); commits, rollbacks and pings succeed. It checks nothing: any password is accepted.
 """
 import re
@@ -81,6 +81,9 @@ class Session(TnsSession):
         if not statement.startswith(("select", "with")):
             return error(0, "")
         self.cursor += 1
+        refused = next((e for fragment, e in self.server.errors.items() if fragment in statement), None)
+        if refused:
+            return error(*refused)
         if "current_schema" in statement:
             rows = [("AWRLENS",)]
         elif "1.1" in statement:
@@ -130,8 +133,9 @@ class FakeOracle(LoopbackServer):
     new and established connections alike (a stalled connection stays stalled until close())."""
 
     def __init__(self, password: str, fault: str | None = None, at: str = "sql", match: str | None = None,
-                 answers: dict | None = None):
+                 answers: dict | None = None, errors: dict | None = None):
         self.password, self.answers = password, answers or {}  # statement fragment (lower case) -> rows
+        self.errors = errors or {}  # statement fragment (lower case) -> (ORA error number, message)
         self.behave(fault, at, match)
         self.reached: list[str] = []  # stages reached, in order, over all connections
         self.struck: list[tuple] = []  # (stage, fault) applied

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 
 import pytest
 from conftest import assert_error
-from contract import AAS, RUN, dbid_of, ok, url
+from contract import AAS, RUN, dbid_of, monitor_report_id, ok, url
 
 from app import MAX_BODY, create_app
 from app.settings import Settings
@@ -129,8 +129,9 @@ def test_unknown_database_is_404(api, dbs, db):
         assert_error(api.get(url(db, tail), query_string=query), 404, "db")
 
 
-def test_unknown_parameter_is_refused_on_every_endpoint(api, doc, dbs, stories):
-    fill = {"db": dbs["rac"], "sql_id": stories["plan_regression"]["sql_id"], "slug": RUN}
+def test_unknown_parameter_is_refused_on_every_endpoint(api, doc, dbs, stories, sql3):
+    fill = {"db": dbs["rac"], "sql_id": stories["plan_regression"]["sql_id"], "slug": RUN,
+            "report_id": monitor_report_id(sql3, dbs["rac"])}
     for path, item in doc["paths"].items():
         if any(p["in"] == "query" for p in item["get"]["parameters"]):
             err = assert_error(api.get(path.format(**fill), query_string={"frm": "2026-11-18"}), 400, "frm")

@@ -7,6 +7,7 @@ from app import create_app
 from app.api import auth
 from app.settings import Settings
 from tests.conftest import assert_error
+from tests.contract import monitor_report_id, stored_awr_reports
 
 KEY = "k3y-0f-the-demo-with-some-length"
 ORIGIN = "https://awrlens.example.com"
@@ -163,14 +164,16 @@ def _variants(op):
     return [{}] + [v for name, v in (("format", {"format": "csv"}), ("show_sql", {"show_sql": "1"})) if name in names]
 
 
-def test_every_keyed_get_refuses_without_the_key_as_json_csv_and_with_its_sql(client, dbs, stories):
+def test_every_keyed_get_refuses_without_the_key_as_json_csv_and_with_its_sql(client, dbs, stories, sql3):
     """Each GET the document marks as needing the key, in every form it answers in, is a 401 without the key (or with a
     wrong one) and answers with it; the document's list of operations drives the test, so a new route is covered."""
     lo = stories["plan_regression"]["begin_snap"]
-    fill = {"db": dbs["rac"], "sql_id": stories["plan_regression"]["sql_id"]}
+    stored = stored_awr_reports(sql3, dbs["rac"])  # the demo keeps Oracle's AWR reports of a few ranges (§27)
+    fill = {"db": dbs["rac"], "sql_id": stories["plan_regression"]["sql_id"], "report_id": monitor_report_id(sql3, dbs["rac"])}
     needs = {"/api/v1/dbs/{db}/series": {"name": "derived:aas"},
              "/api/v1/dbs/{db}/compare": {"a_begin_snap": lo, "a_end_snap": lo + 4, "b_begin_snap": lo + 4,
-                                          "b_end_snap": lo + 8}}
+                                          "b_end_snap": lo + 8},
+             "/api/v1/dbs/{db}/awr-report": stored["global"], "/api/v1/dbs/{db}/awr-report/compare": stored["global_diff"]}
     checked = 0
     for path, op in _gets(client):
         if {} in op["security"]:

@@ -7,7 +7,7 @@ SQLite file, never from the code under test (tests/contract.py, the fixtures in 
 import re
 
 from conftest import assert_error
-from contract import AAS, RUN, dbid_of, local_iso, ok
+from contract import AAS, RUN, dbid_of, local_iso, monitor_report_id, ok, stored_awr_reports
 
 HTTP_METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
 
@@ -109,9 +109,13 @@ def test_every_documented_query_parameter_is_accepted(api, doc, dbs, stories, wi
                    "top_level_sql_id": stories["plan_regression"]["sql_id"], "sql_plan_hash_value": 1,
                    "module": "billing", "action": "a", "program": "JDBC Thin Client", "service": 1, "user": 107,
                    "session": "1:1802,1", "machine": "app-node1", "blocking_session": 1801, "current_obj": 1})
-    fill = {"db": rac, "sql_id": stories["plan_regression"]["sql_id"], "slug": RUN}
+    fill = {"db": rac, "sql_id": stories["plan_regression"]["sql_id"], "slug": RUN,
+            "report_id": monitor_report_id(sql3, rac)}
+    stored = stored_awr_reports(sql3, rac)  # the demo keeps Oracle's AWR reports of a few ranges (§27)
     base = {"/api/v1/dbs/{db}/series": {"name": AAS}, "/api/v1/benchmarks/compare": {"runs": RUN},
-            "/api/v1/dbs/{db}/compare": {"a_begin_snap": lo, "a_end_snap": hi, "b_begin_snap": lo, "b_end_snap": hi}}
+            "/api/v1/dbs/{db}/compare": {"a_begin_snap": lo, "a_end_snap": hi, "b_begin_snap": lo, "b_end_snap": hi},
+            "/api/v1/dbs/{db}/awr-report": {k: v for k, v in stored["global"].items() if k != "instance"},
+            "/api/v1/dbs/{db}/awr-report/compare": {k: v for k, v in stored["global_diff"].items() if k != "instance"}}
     checked = 0
     for path, item in doc["paths"].items():
         for p in item["get"]["parameters"]:
@@ -126,6 +130,12 @@ def test_every_documented_query_parameter_is_accepted(api, doc, dbs, stories, wi
                 side = p["name"][:-len(name)]
                 query = {k: v for k, v in query.items() if not (k.startswith(side) and k.endswith("_snap"))}
             r = api.get(path.format(**fill), query_string=query)
+            if r.status_code in (400, 404) and path.startswith("/api/v1/dbs/{db}/awr-report") and name in (
+                    "from", "to", "begin_snap", "end_snap", "instance"):
+                # Oracle's AWR report of a range the demo keeps no report of (404), or that mixes the window's
+                # snapshots with the stored range's (400): the parameter itself is accepted
+                assert not r.get_json()["error"]["message"].startswith("unknown parameter"), r.get_json()
+                continue
             assert r.status_code == 200, (path, query, r.get_data(as_text=True)[:300])
             checked += 1
     assert checked >= 60

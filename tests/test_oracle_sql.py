@@ -30,12 +30,13 @@ from app.store.schema import ABSENT, PREFIXES, RELEASES, views
 REFERENCE = json.loads((Path(__file__).parent / "data" / "oracle_views.json").read_text())
 ORACLE_VIEWS = {name: cols for name, cols in REFERENCE.items() if not name.startswith("_")}
 # Representative values for every bind the API fills at request time.
-BINDS = {"dbid": 1, "lo": 1, "hi": 2, "item_id": 1, "snap_id": 1, "snap_ids": [1, 2], "names": ["x"], "sql_id": "abc", "sql_ids": ["abc"], "con_dbid": 1,
-             "t0": datetime(2026, 11, 20), "width": 60, "f_sql_id_0": "abc", "f_session_0": 1, "f_session_1": 2, "f_session_2": 3}
+BINDS = dict(dbid=1, lo=1, hi=2, item_id=1, snap_id=1, snap_ids=[1, 2], names=["x"], sql_id="abc", sql_ids=["abc"], con_dbid=1,
+             t0=datetime(2026, 11, 20), width=60, f_sql_id_0="abc", f_session_0=1, f_session_1=2, f_session_2=3,
+             report_id=1)
 ROW_CAP = Settings.row_cap  # AWRLENS_ROW_CAP's default: the snapshot list's bound, and one more for the rest
 # Values the code itself puts into statements (bound, never pasted): the only ones allowed at compile time.
 CODE_CONSTANTS = {queries.METRIC_GROUP, queries.TOP_SQL_ROWS, "Idle", ROW_CAP, ROW_CAP + 1, queries.ON_CPU, queries.CPU,
-                  queries.SECONDS_PER_DAY, queries.TOP_ACTIVITY_ROWS}
+                  queries.SECONDS_PER_DAY, queries.TOP_ACTIVITY_ROWS, queries.SQL_MONITOR}
 LIMITS = {queries.TOP_SQL_ROWS, queries.TOP_ACTIVITY_ROWS, ROW_CAP, ROW_CAP + 1}  # the only literals sent
 
 BINDS.update(item_id2=2, snap_ids_0=[1, 2], snap_ids_1=[3])  # a long range's buckets (docs/awr-rules.md §21)
@@ -292,9 +293,10 @@ def test_sql_command_prints_every_statement_for_oracle(cli_runner, prefix):
     assert result.exit_code == 0, result.output
     out = result.output
     pairs = list(all_statements(views(prefix)))
+    reports = list(queries.report_statements())  # Oracle's own reports, after the reads (docs/awr-rules.md §27)
     headers = re.findall(r"^-- (.+)$", out, flags=re.M)
-    assert headers == [name for name, _ in pairs]
-    for name, stmt in pairs:
+    assert headers == [name for name, _ in pairs + reports]
+    for name, stmt in pairs + reports:
         assert f"-- {name}\n{render(stmt, oracle.dialect())};\n" in out, name
     # every statement is bounded in the database: top SQL by its 200 rows, the snapshot list by the row cap, every
     # other one by one row more than the cap, so a question too wide stops there (a 422, test_limits.py)

@@ -19,6 +19,8 @@ ITEMS = {"counter_series": (None, "stat_id"), "event_series": ("system_event", "
          "metric_series": ("sysmetric_summary", "metric_id"), "running_sums": (None, None),
          "metric_detail_series": ("sysmetric_history", "metric_id")}
 ASH = {"activity", "activity_top", "blocking", "sample_spacing", "ash_total_groups", "ash_total_buckets"}
+REPORTS = {"monitored_executions", "monitored_execution", "stored_awr_reports", "stored_awr_report",
+           "stored_monitor_report"}
 NO_ROWS = {"containers", "blocking"}  # non-CDBs: DBA_HIST_PDB_INSTANCE is empty; the blocking chain is older
 
 
@@ -57,7 +59,14 @@ def test_each_text_gives_the_rows_sqlalchemy_gives(app, demo_store, dbs, window,
                     params.update(t0=int(params["t0"].replace(tzinfo=UTC).timestamp()), period=60,
                                   top=[r[0] for r in sql3.execute("select distinct code from awrlens_ash_totals "
                                                                   "where dbid = ? limit 3", (dbid,))])
-            chunks = dict(zip(list(inspect.signature(stmt.build).parameters)[1:], stmt.args, strict=True)).get("chunks", 0)
+            if name in REPORTS:  # Oracle's own reports, as the demo keeps them (docs/awr-rules.md §27)
+                report_id, key1, snap = sql3.execute("select report_id, key1, snap_id from dba_hist_reports where "
+                                                     "dbid = ? order by report_id limit 1", (dbid,)).fetchone()
+                kept = sql3.execute("select kind, instances, begin_snap, end_snap, begin_snap2, end_snap2, type from "
+                                    "awrlens_awr_reports where dbid = ? limit 1", (dbid,)).fetchone()
+                params.update(report_id=report_id, sql_id=key1, lo=snap - 1, hi=snap, **dict(zip(
+                    ("kind", "instances", "begin_snap", "end_snap", "begin_snap2", "end_snap2", "type"), kept)))
+            chunks = dict(zip(list(inspect.signature(stmt.build).parameters)[1:], stmt.args)).get("chunks", 0)
             params.update({f"snap_ids_{k}": [lo, (lo + hi) // 2, hi] for k in range(chunks)})  # a bucket's bounds
             if name == "io_series":
                 view, column = stmt.args[0], f"{queries.IO_VIEWS[stmt.args[0]]}_id"

@@ -76,6 +76,8 @@ RESPONSES = {  # endpoint -> schema of its JSON answer
     "api.snapshots": TABLE, "api.catalog": TABLE, "api.load_profile": TABLE, "api.top_events": TABLE,
     "api.top_sql": TABLE, "api.tablespaces": TABLE, "api.activity_top": ACTIVITY_TOP,
     "api.compare": COMPARE,
+    "api.sql_monitor": TABLE,
+    "api.awr_report_stored": {"type": "object", "required": ["db", "any_range", "reports"]},
 }
 ERRORS = {"400": "A parameter is missing or malformed; `parameter` names it.",
           "404": "Unknown database, series or sql_id.",
@@ -106,7 +108,8 @@ def openapi_document(app) -> dict:
         doc = (view.__doc__ or "").strip()
         answers = described.get("ok") or {"200": ("OK", RESPONSES.get(rule.endpoint, {"type": "object"})),
                                            "304": ("Not modified (ETag)", None)}
-        responses = {code: {"description": text, **({"content": {"application/json": {"schema": schema}}}
+        media = ("text/html", "text/plain") if described.get("media") == "document" else ("application/json",)
+        responses = {code: {"description": text, **({"content": {m: {"schema": schema} for m in media}}
                                                      if schema else {})} for code, (text, schema) in answers.items()}
         if any(p.name == "format" for p in params):
             responses["200"]["content"]["text/csv"] = {"schema": {"type": "string"}}

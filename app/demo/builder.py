@@ -11,6 +11,7 @@ from pathlib import Path
 
 from sqlalchemy import create_engine
 
+from app.demo import oracle_reports
 from app.demo.rows import Generator
 from app.demo.workload import END, STEP, databases, place_stories, public_stories, schedule
 from app.runs import demo_runs
@@ -103,6 +104,7 @@ def build(path, *, seed: int = 42, days: int = 45, detail_days: float = DETAIL_D
                 con.execute(f"DROP TABLE {ASH_TOTALS.name}")
                 con.commit()
         demo_runs.add_runs(tmp, public)  # benchmark runs from the field figures
+        oracle_reports.add_reports(tmp, public, ash_days if ash_days is not None else detail_days, seed)
         _pack(tmp, packed)
         os.replace(packed, path)
     finally:

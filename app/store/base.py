@@ -45,6 +45,7 @@ class Store:
 
     class_totals = False  # whether the store keeps per-snapshot wait class totals (schema.CLASS_TOTALS)
     ash_totals = False  # whether the store keeps ASH totals per minute and half hour (schema.ASH_TOTALS)
+    keeps_reports = False  # whether the store keeps Oracle's rendered reports (schema.AWR_REPORTS, docs/awr-rules.md §27)
     remote = False  # reached over the network, so it can be slow or silent: requests in flight are limited
     release = NEWEST  # the Oracle release whose view columns the store has (schema.RELEASES)
 

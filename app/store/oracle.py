@@ -30,7 +30,7 @@ import oracledb
 from sqlalchemy import create_engine, event
 from sqlalchemy.pool import NullPool
 
-from app.errors import ApiError, DatabaseTimeout, DatabaseUnavailable
+from app.errors import ApiError, DatabaseTimeout, DatabaseUnavailable, NotGranted
 from app.secrets import SecretUnavailable, secret_value
 from app.store.base import Store
 from app.store.schema import PREFIXES, RELEASES, release_of
@@ -42,6 +42,9 @@ PASSWORD_KEYS = ("password_env", "password_secret", "password")
 PING_INTERVAL = 60  # seconds a connection may sit idle in the pool before it is pinged on the way out
 MAX_ABANDONED = 4  # stuck pools still closing in the background before we stop replacing them
 TIMEOUT_CODES = {"DPY-4024", "ORA-01013", "ORA-03136", "ORA-12170"}  # call timeout, cancelled, connect timed out
+# a view or package the user may not see or run (table does not exist, invalid identifier, insufficient privileges,
+# PL/SQL that cannot compile, identifier must be declared): NotGranted, so a feature can name its grant
+GRANT_CODES = {"ORA-00942", "ORA-00904", "ORA-01031", "ORA-06550", "PLS-00201"}
 FETCH_ROWS = 1000  # rows a round trip (cursor.arraysize; the driver's default is 100), and prefetched with the execute
 
 
@@ -219,6 +222,8 @@ class OracleStore(Store):
             if code == "ORA-01017":
                 return DatabaseUnavailable(f"{where}: the database refused user {self.user!r} or its password "
                                            f"({reason})")
+            if code in GRANT_CODES or "PLS-00201" in reason:
+                return NotGranted(f"{where}: {reason}")
             return DatabaseUnavailable(f"{where}: {reason}")
         if isinstance(orig, socket.gaierror):
             return DatabaseUnavailable(f"{where}: cannot resolve the host name ({orig.strerror or orig})")

@@ -134,6 +134,14 @@ def _views(md, p: str, absent: dict) -> None:
           Column("CURRENT_OBJ#", N, key="current_obj"), Column("module", String(64)), Column("action", String(64)),
           Column("program", String(64)), Column("service_hash", N), Column("machine", String(64)), _con(),
           key=("dbid", "snap_id", "instance_number", "sample_id", "session_id"))
+    # the reports AWR captured, 12.1 and later (docs/awr-rules.md §27): a SQL monitor report is COMPONENT_NAME
+    # 'sqlmonitor', KEY1 its SQL_ID, KEY2 SQL_EXEC_ID, KEY3 SQL_EXEC_START; SNAP_ID the first snapshot after it
+    table(f"{p}reports", *_ints("snap_id", "dbid", "instance_number", "report_id"),
+          Column("component_name", String(128)), Column("session_id", N),
+          Column("SESSION_SERIAL#", N, key="session_serial"), Column("period_start_time", TS),
+          Column("period_end_time", TS), Column("generation_time", TS), Column("report_name", String(128)),
+          Column("key1", String(128)), Column("key2", String(128)), Column("key3", String(128)),
+          Column("report_summary", String(4000)), _con(), key=("dbid", "report_id"))
     sga = Table(f"{p}sgastat", md, *_ints("snap_id", "dbid", "instance_number"),
                 Column("pool", String(30)), Column("name", String(64)), Column("bytes", N), _con())
     Index(f"{p}sgastat_by_snap", *[sga.c[c] for c in by_snap])
@@ -161,13 +169,16 @@ def _class_totals():
 
 
 def __getattr__(name: str):
-    """schema.CLASS_TOTALS, ASH_BASE, ASH_NAMES and ASH_TOTALS: Tables built on first use (PEP 562)."""
+    """schema.CLASS_TOTALS, ASH_BASE, ASH_NAMES, ASH_TOTALS, AWR_REPORTS and MONITOR_REPORTS: Tables built on first
+    use (PEP 562)."""
     if name == "CLASS_TOTALS":
         return _class_totals()
     if name in ("ASH_BASE", "ASH_NAMES"):
         return _ash_tables()[name == "ASH_NAMES"]
     if name == "ASH_TOTALS":
         return _ash_totals()
+    if name in ("AWR_REPORTS", "MONITOR_REPORTS"):
+        return _report_tables()[name == "MONITOR_REPORTS"]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -275,3 +286,26 @@ def _ash_totals():
     return _table(MetaData(), ASH_TOTALS_NAME, *_ints("dbid", "dimension", "period", "snap_id", "instance_number",
                                                       "start", "code", "samples"),
                   key=("dbid", "dimension", "period", "snap_id", "instance_number", "start", "code"))
+
+
+# Oracle's own reports in the embedded store (docs/awr-rules.md §27). Oracle renders an AWR report on request
+# (DBMS_WORKLOAD_REPOSITORY) and a SQL monitor report from DBA_HIST_REPORTS_DETAILS, which keeps it compressed
+# (DBMS_AUTO_REPORT); the demo store keeps instead the reports its builder rendered (app/demo/oracle_reports.py), each
+# zlib-compressed: AWR_REPORTS for a few snapshot ranges (KIND report, global, diff or global_diff; INSTANCES the
+# instance list, e.g. "1" or "1,2"; the B range of a diff in BEGIN_SNAP2/END_SNAP2, 0 otherwise), MONITOR_REPORTS by
+# DBA_HIST_REPORTS.REPORT_ID. TYPE is html or text.
+AWR_REPORTS_NAME, MONITOR_REPORTS_NAME = "awrlens_awr_reports", "awrlens_monitor_reports"
+
+
+@lru_cache(maxsize=None)
+def _report_tables():
+    from sqlalchemy import Column, Integer, LargeBinary, MetaData, String
+    md = MetaData()
+    awr = _table(md, AWR_REPORTS_NAME, *_ints("dbid"), Column("kind", String(12), nullable=False),
+                 Column("instances", String(200), nullable=False),
+                 *_ints("begin_snap", "end_snap", "begin_snap2", "end_snap2"),
+                 Column("type", String(4), nullable=False), Column("report", LargeBinary),
+                 key=("dbid", "kind", "instances", "begin_snap", "end_snap", "begin_snap2", "end_snap2", "type"))
+    monitor = _table(md, MONITOR_REPORTS_NAME, *_ints("dbid", "report_id"), Column("type", String(4), nullable=False),
+                     Column("report", LargeBinary), key=("dbid", "report_id", "type"))
+    return awr, monitor

@@ -24,13 +24,14 @@ CREATE USER C##AWRLENS IDENTIFIED BY "&&awrlens_password" CONTAINER = ALL;
 GRANT CREATE SESSION TO C##AWRLENS;
 ALTER USER C##AWRLENS SET CONTAINER_DATA = ALL CONTAINER = CURRENT;
 
--- the 16 views the app reads
+-- the 17 views the app reads
 GRANT SELECT ON SYS.AWR_ROOT_ACTIVE_SESS_HISTORY TO C##AWRLENS;
 GRANT SELECT ON SYS.AWR_ROOT_DATABASE_INSTANCE TO C##AWRLENS;
 GRANT SELECT ON SYS.AWR_ROOT_IOSTAT_FILETYPE TO C##AWRLENS;
 GRANT SELECT ON SYS.AWR_ROOT_IOSTAT_FUNCTION TO C##AWRLENS;
 GRANT SELECT ON SYS.AWR_ROOT_OSSTAT TO C##AWRLENS;
 GRANT SELECT ON SYS.AWR_ROOT_PDB_INSTANCE TO C##AWRLENS;
+GRANT SELECT ON SYS.AWR_ROOT_REPORTS TO C##AWRLENS;
 GRANT SELECT ON SYS.AWR_ROOT_SNAPSHOT TO C##AWRLENS;
 GRANT SELECT ON SYS.AWR_ROOT_SQLSTAT TO C##AWRLENS;
 GRANT SELECT ON SYS.AWR_ROOT_SQLTEXT TO C##AWRLENS;
@@ -43,7 +44,11 @@ GRANT SELECT ON SYS.AWR_ROOT_TABLESPACE TO C##AWRLENS;
 GRANT SELECT ON SYS.AWR_ROOT_TBSPC_SPACE_USAGE TO C##AWRLENS;
 
 -- Optional, only for the feature named; uncomment to grant:
--- `flask runs cpu --snapshots` takes an AWR snapshot before and after the test (checked as it starts):
+-- Oracle's own AWR and compare-periods reports (the Oracle reports view; without it the API says which
+-- grant is missing), and `flask runs cpu --snapshots`, which takes an AWR snapshot before and after the
+-- test (checked as it starts):
 -- GRANT EXECUTE ON SYS.DBMS_WORKLOAD_REPOSITORY TO C##AWRLENS;
+-- Oracle's own SQL monitor reports (SQL detail; the list of monitored executions reads DBA_HIST_REPORTS):
+-- GRANT EXECUTE ON SYS.DBMS_AUTO_REPORT TO C##AWRLENS;
 -- Benchmark runs kept on this database: infra/oracle/bench_tables.sql says who creates the tables and
 -- with which privileges (CREATE TABLE and CREATE SEQUENCE while it runs, and a quota for C##AWRLENS).

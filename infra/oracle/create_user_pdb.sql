@@ -16,13 +16,14 @@ ALTER SESSION SET CONTAINER = &&pdb_name;
 CREATE USER AWRLENS IDENTIFIED BY "&&awrlens_password";
 GRANT CREATE SESSION TO AWRLENS;
 
--- the 16 views the app reads
+-- the 17 views the app reads
 GRANT SELECT ON SYS.AWR_PDB_ACTIVE_SESS_HISTORY TO AWRLENS;
 GRANT SELECT ON SYS.AWR_PDB_DATABASE_INSTANCE TO AWRLENS;
 GRANT SELECT ON SYS.AWR_PDB_IOSTAT_FILETYPE TO AWRLENS;
 GRANT SELECT ON SYS.AWR_PDB_IOSTAT_FUNCTION TO AWRLENS;
 GRANT SELECT ON SYS.AWR_PDB_OSSTAT TO AWRLENS;
 GRANT SELECT ON SYS.AWR_PDB_PDB_INSTANCE TO AWRLENS;
+GRANT SELECT ON SYS.AWR_PDB_REPORTS TO AWRLENS;
 GRANT SELECT ON SYS.AWR_PDB_SNAPSHOT TO AWRLENS;
 GRANT SELECT ON SYS.AWR_PDB_SQLSTAT TO AWRLENS;
 GRANT SELECT ON SYS.AWR_PDB_SQLTEXT TO AWRLENS;
@@ -35,7 +36,11 @@ GRANT SELECT ON SYS.AWR_PDB_TABLESPACE TO AWRLENS;
 GRANT SELECT ON SYS.AWR_PDB_TBSPC_SPACE_USAGE TO AWRLENS;
 
 -- Optional, only for the feature named; uncomment to grant:
--- `flask runs cpu --snapshots` takes an AWR snapshot before and after the test (checked as it starts):
+-- Oracle's own AWR and compare-periods reports (the Oracle reports view; without it the API says which
+-- grant is missing), and `flask runs cpu --snapshots`, which takes an AWR snapshot before and after the
+-- test (checked as it starts):
 -- GRANT EXECUTE ON SYS.DBMS_WORKLOAD_REPOSITORY TO AWRLENS;
+-- Oracle's own SQL monitor reports (SQL detail; the list of monitored executions reads DBA_HIST_REPORTS):
+-- GRANT EXECUTE ON SYS.DBMS_AUTO_REPORT TO AWRLENS;
 -- Benchmark runs kept on this database: infra/oracle/bench_tables.sql says who creates the tables and
 -- with which privileges (CREATE TABLE and CREATE SEQUENCE while it runs, and a quota for AWRLENS).

@@ -17,7 +17,7 @@
 CREATE USER AWRLENS IDENTIFIED BY "&&awrlens_password";
 GRANT CREATE SESSION TO AWRLENS;
 
--- the 16 views the app reads
+-- the 17 views the app reads
 BEGIN
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_ACTIVE_SESS_HISTORY', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_DATABASE_INSTANCE', 'AWRLENS', 'SELECT');
@@ -25,6 +25,7 @@ BEGIN
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_IOSTAT_FUNCTION', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_OSSTAT', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_PDB_INSTANCE', 'AWRLENS', 'SELECT');
+  rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_REPORTS', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_SNAPSHOT', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_SQLSTAT', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_SQLTEXT', 'AWRLENS', 'SELECT');
@@ -39,7 +40,11 @@ END;
 /
 
 -- Optional, only for the feature named; uncomment to grant:
--- `flask runs cpu --snapshots` takes an AWR snapshot before and after the test (checked as it starts):
+-- Oracle's own AWR and compare-periods reports (the Oracle reports view; without it the API says which
+-- grant is missing), and `flask runs cpu --snapshots`, which takes an AWR snapshot before and after the
+-- test (checked as it starts):
 -- EXEC rdsadmin.rdsadmin_util.grant_sys_object('DBMS_WORKLOAD_REPOSITORY', 'AWRLENS', 'EXECUTE');
+-- Oracle's own SQL monitor reports (SQL detail; the list of monitored executions reads DBA_HIST_REPORTS):
+-- EXEC rdsadmin.rdsadmin_util.grant_sys_object('DBMS_AUTO_REPORT', 'AWRLENS', 'EXECUTE');
 -- Benchmark runs kept on this database: infra/oracle/bench_tables.sql says who creates the tables and
 -- with which privileges (CREATE TABLE and CREATE SEQUENCE while it runs, and a quota for AWRLENS).

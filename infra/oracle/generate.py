@@ -52,11 +52,15 @@ def read_views(prefix: str) -> list[str]:
     return sorted(names)
 
 
-def optional(user: str, execute_grant: str) -> list[str]:
+def optional(user: str, execute_grant: str, monitor_grant: str) -> list[str]:
     """The grants of the features beyond reading AWR, commented out: the user stays read-only without them."""
     return ["", "-- Optional, only for the feature named; uncomment to grant:",
-            "-- `flask runs cpu --snapshots` takes an AWR snapshot before and after the test (checked as it starts):",
+            "-- Oracle's own AWR and compare-periods reports (the Oracle reports view; without it the API says which",
+            "-- grant is missing), and `flask runs cpu --snapshots`, which takes an AWR snapshot before and after the",
+            "-- test (checked as it starts):",
             f"-- {execute_grant}",
+            "-- Oracle's own SQL monitor reports (SQL detail; the list of monitored executions reads DBA_HIST_REPORTS):",
+            f"-- {monitor_grant}",
             "-- Benchmark runs kept on this database: infra/oracle/bench_tables.sql says who creates the tables and",
             f"-- with which privileges (CREATE TABLE and CREATE SEQUENCE while it runs, and a quota for {user})."]
 
@@ -69,7 +73,8 @@ def create_user(prefix: str, what: str, before: str | None = None, user: str = U
              f"GRANT CREATE SESSION TO {user};", after, "",
              f"-- the {len(names)} views the app reads"]
     lines += [f"GRANT SELECT ON SYS.{name} TO {user};" for name in names]
-    lines += optional(user, f"GRANT EXECUTE ON SYS.DBMS_WORKLOAD_REPOSITORY TO {user};")
+    lines += optional(user, f"GRANT EXECUTE ON SYS.DBMS_WORKLOAD_REPOSITORY TO {user};",
+                      f"GRANT EXECUTE ON SYS.DBMS_AUTO_REPORT TO {user};")
     return "\n".join(line for line in lines if line is not None) + "\n"
 
 
@@ -87,7 +92,8 @@ def create_user_rds() -> str:
     lines += [f"  rdsadmin.rdsadmin_util.grant_sys_object('{name}', '{USER}', 'SELECT');" for name in names]
     lines += ["END;", "/"]
     lines += optional(USER, f"EXEC rdsadmin.rdsadmin_util.grant_sys_object('DBMS_WORKLOAD_REPOSITORY', '{USER}', "
-                            "'EXECUTE');")
+                            "'EXECUTE');",
+                      f"EXEC rdsadmin.rdsadmin_util.grant_sys_object('DBMS_AUTO_REPORT', '{USER}', 'EXECUTE');")
     return "\n".join(lines) + "\n"
 
 

@@ -84,8 +84,39 @@
     return promise;
   }
 
+  /** GET path as a document (Oracle's own reports: awr-report-views.js): a Promise of {text, type (html or text),
+   * filename (the API's, from Content-Disposition)}. Fetched with the API key in its header, as every request, so
+   * the key never goes in a URL; not kept (a report is read once). */
+  function fetchDocument(path, params) {
+    var address = url(path, params);
+    pending += 1;
+    setBusy();
+    var done = function () {
+      pending -= 1;
+      setBusy();
+      if (!pending) { idle.splice(0).forEach(function (fn) { setTimeout(fn, 0); }); }
+    };
+    return fetch(address, { headers: cfg.apiKey ? { "x-api-key": cfg.apiKey } : {}, credentials: "omit",
+      referrerPolicy: "no-referrer" }).then(function (resp) {
+      if (!resp.ok) {
+        return resp.json().catch(function () { return {}; }).then(function (body) {
+          var err = failure({ status: resp.status, statusText: resp.statusText, responseJSON: body }, "error", address);
+          throw err;
+        });
+      }
+      var named = /filename="([^"]+)"/.exec(resp.headers.get("Content-Disposition") || "");
+      var html = /^text\/html/.test(resp.headers.get("Content-Type") || "");
+      return resp.text().then(function (text) {
+        return { text: text, type: html ? "html" : "text", filename: named ? named[1] : null };
+      });
+    }, function () {
+      throw failure({ status: 0 }, "error", address);
+    }).finally(done);
+  }
+
   AWRLens.Api = {
     get: get,
+    fetchDocument: fetchDocument,
     url: url,
     query: query,
     onError: function (fn) { display = fn; },

@@ -341,10 +341,12 @@
           NUM("elapsed_s", "Elapsed", "s"), NUM("elapsed_per_exec_ms", "Elapsed/exec", "ms"),
           { key: "first_seen", title: "First seen", type: "time" }, { key: "last_seen", title: "Last seen", type: "time" },
           NUM("snapshots", "Snapshots")] });
+      parts.monitor = AWRLens.OracleReports.monitored(ctx, parts, grid);  // awr-report-views.js
     },
     update: function (ctx, parts) {
       setWindows(ctx, parts);
       if (!ctx.state.sql) { loadTopSql(ctx, parts.sql); return; }
+      parts.monitor.update(ctx);
       var body = Api.get(Dbs.path(ctx.db, "/sql/" + encodeURIComponent(ctx.state.sql)),
         Object.assign({ max_points: cfg.maxPoints, con_dbid: ctx.state.con }, ctx.win.params));
       body.then(function (b) {
