@@ -297,7 +297,7 @@ def _ash_totals():
 AWR_REPORTS_NAME, MONITOR_REPORTS_NAME = "awrlens_awr_reports", "awrlens_monitor_reports"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _report_tables():
     from sqlalchemy import Column, Integer, LargeBinary, MetaData, String
     md = MetaData()
