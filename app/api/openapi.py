@@ -60,6 +60,7 @@ RESPONSES = {  # endpoint -> schema of its JSON answer
     "api.series": SERIES, "api.wait_classes": SERIES, "api.sql": SERIES, "api.activity": SERIES,
     "api.snapshots": TABLE, "api.catalog": TABLE, "api.load_profile": TABLE, "api.top_events": TABLE,
     "api.top_sql": TABLE, "api.tablespaces": TABLE, "api.activity_top": ACTIVITY_TOP,
+    "api.parameters": TABLE, "api.parameter_changes": TABLE, "api.non_default_parameters": TABLE, "api.changes": TABLE,
     "api.compare": {"type": "object", "required": ["load_profile", "top_events"],
                     "properties": {"load_profile": TABLE, "top_events": TABLE}},
 }

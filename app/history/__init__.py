@@ -9,8 +9,10 @@ load_profile, top_events, top_sql, compare   the AWR report's tables over a rang
 sql           one statement over time, per plan
 tablespaces   used, allocated and maximum size over time
 activity      top activity from Active Session History: AAS by a dimension, top lists, blocking sessions
+parameters    initialization parameters: values at a snapshot, changes, non-default ones, differences
+changes       what changed in a range: restarts, parameters, new plans, versions, benchmark runs
 A new question (ASH, plans, parameters, ...) is one new module beside these, and one view in app/api/.
 """
-from app.history import (activity, catalog, compare, load_profile, series, snapshots, sql, tablespaces,  # noqa: F401
-                         top_events, top_sql)
+from app.history import (activity, catalog, changes, compare, load_profile, parameters, series,  # noqa: F401
+                         snapshots, sql, tablespaces, top_events, top_sql)
 from app.history.database import Database, History, Range  # noqa: F401

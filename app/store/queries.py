@@ -382,7 +382,7 @@ def non_default_parameters(v: Views):
 @statement
 def new_plans(v: Views):
     """Plans first seen in (lo, hi]: per statement, plan, container and instance, the first snapshot of the plan in
-    the range, its elapsed time and executions there, for plans no snapshot up to lo has; and the plan of the
+    the range, its elapsed time and executions there, for plans no earlier snapshot of any instance has; and the plan of the
     statement's latest snapshot before (none: a new statement, not a new plan). The TOP_NEW_PLANS largest by elapsed
     time. SQL_ID is the leading key of the lookups (Oracle's WRH$_SQLSTAT index and the store's)."""
     from sqlalchemy import and_, bindparam, exists, func, select
@@ -400,7 +400,7 @@ def new_plans(v: Views):
     previous = (select(func.min(earlier.c.plan_hash_value))
                 .where(statement_of(earlier), earlier.c.snap_id == last_snap).scalar_subquery())
     seen_before = exists().where(statement_of(same), same.c.plan_hash_value == r.c.plan_hash_value,
-                                 same.c.snap_id <= bindparam("lo"))
+                                 same.c.snap_id < r.c.first_snap)
     return (select(r.c.sql_id, r.c.plan_hash_value, r.c.con_dbid, r.c.instance_number, r.c.first_snap, r.c.elapsed,
                    r.c.executions, previous.label("previous_plan"))
             .where(~seen_before, previous.is_not(None)).order_by(r.c.elapsed.desc(), r.c.sql_id, r.c.instance_number)
