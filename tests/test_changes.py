@@ -242,3 +242,23 @@ def test_a_version_change_at_a_startup(upgraded, dbs, stories):
     assert version["details"] == {"old_version": "19.0.0.0.0", "new_version": "19.24.0.0.0"}
     later = ok(upgraded, url(dbs["single"], "/changes"), begin_snap=first, end_snap=first + 4)["rows"]
     assert not [r for r in later if r["kind"] == "version"]  # seen at its first snapshot only
+
+
+def test_the_oracle_statements_over_the_view_give_what_the_stores_runs_give(app, dbs, sql3):
+    """On Oracle the changes are found with LAG over DBA_HIST_PARAMETER and the non-default values grouped from it;
+    the embedded store reads its runs of values (docs/awr-rules.md §23). Over the whole history, both give the same
+    rows, and the view's LAG gives the changes plain SQL finds."""
+    from app.history import parameters
+    from app.store import queries
+    for db in dbs.values():
+        dbid = dbid_of(db)
+        d = app.extensions["awrlens"].database(db)
+        lo, hi = all_snaps(sql3, dbid)
+        v = d.store.views
+        lag = d.rows(queries.parameter_changes(v), lo=lo, hi=hi)
+        assert lag == d.rows(queries.parameter_changes(v, True), lo=lo, hi=hi)
+        assert {(i, s, n, old, new) for i, s, n, old, new, *_ in lag} == changes_by_sql(sql3, dbid, lo, hi)
+        for a, b in ((lo, hi), (lo + 100, lo + 300)):
+            grouped = d.rows(queries.non_default_parameters(v), lo=a, hi=b)
+            runs = d.rows(queries.non_default_parameters(v, True), lo=a, hi=b)
+            assert sorted(grouped) == sorted(parameters._clipped(d.timeline(), runs, d.resolve(begin_snap=a, end_snap=b)))

@@ -1,6 +1,8 @@
 """Initialization parameters (DBA_HIST_PARAMETER, docs/awr-rules.md §23): the values in force at a snapshot, every
 change over a range with its old and new value, the parameters not at their default in a range, and the parameters
 whose values differ between two ranges (for compare)."""
+from bisect import bisect_left, bisect_right
+
 from app.history.database import Database, Range
 from app.store import queries
 
@@ -44,8 +46,8 @@ def changes(db: Database, rng: Range, inst: int | None = None) -> list[dict]:
         return []
     tl = db.timeline()
     out = []
-    for i, s, name, old, new, old_s, isdefault, ismodified in db.rows(queries.parameter_changes(db.store.views),
-                                                                        lo=rng.lo, hi=rng.hi):
+    stmt = queries.parameter_changes(db.store.views, db.store.parameter_runs)
+    for i, s, name, old, new, old_s, isdefault, ismodified in db.rows(stmt, lo=rng.lo, hi=rng.hi):
         if inst not in (None, i) or (i, s) not in tl.by_id:
             continue
         snap, before = tl.by_id[(i, s)], tl.by_id.get((i, old_s))
@@ -62,14 +64,33 @@ def non_default(db: Database, rng: Range, inst: int | None = None) -> list[dict]
     if rng.lo is None:
         return []
     tl = db.timeline()
+    runs = db.store.parameter_runs
+    rows = db.rows(queries.non_default_parameters(db.store.views, runs), lo=rng.lo, hi=rng.hi)
+    if runs:
+        rows = _clipped(tl, rows, rng)
     out = []
-    for i, name, value, first, last in db.rows(queries.non_default_parameters(db.store.views), lo=rng.lo, hi=rng.hi):
+    for i, name, value, first, last in rows:
         if inst not in (None, i):
             continue
         a, b = tl.by_id.get((i, first)), tl.by_id.get((i, last))
         out.append({"parameter": name, "instance": i, "value": value, "first_snap": first, "last_snap": last,
                     "from": a.time if a else None, "to": b.time if b else None})
     return out
+
+
+def _clipped(tl, runs, rng) -> list[tuple]:
+    """Runs of values (instance, name, value, first_snap, last_snap) as the view's rows of [lo, hi] grouped: per
+    instance, name and value, the first and last of the instance's snapshots in both the run and the range."""
+    out: dict = {}
+    snaps = {i: [s.snap_id for s in rows] for i, rows in tl.all.items()}
+    for i, name, value, first, last in runs:
+        ids = snaps.get(i, [])
+        j, k = bisect_left(ids, max(first, rng.lo)), bisect_right(ids, min(last, rng.hi))
+        if j < k:
+            a, b = out.get((i, name, value), (ids[j], ids[k - 1]))
+            out[(i, name, value)] = (min(a, ids[j]), max(b, ids[k - 1]))
+    return [(i, name, value, a, b) for (i, name, value), (a, b) in
+            sorted(out.items(), key=lambda kv: (kv[0][1], kv[0][0], kv[1][0]))]
 
 
 def differences(db: Database, a: Range, b: Range, inst: int | None = None) -> list[dict]:

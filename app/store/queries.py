@@ -347,11 +347,33 @@ def parameters_at(v: Views):
             .order_by(t.c.instance_number, t.c.parameter_name))
 
 
+def _differs(new, old):
+    """new and old differ, NULL being a value (no literal: DECODE(a, b, 0, 1) would send two)."""
+    from sqlalchemy import and_, or_
+    return or_(new != old, and_(new.is_(None), old.is_not(None)), and_(new.is_not(None), old.is_(None)))
+
+
 @statement
-def parameter_changes(v: Views):
+def parameter_changes(v: Views, runs: bool = False):
     """Each value of a parameter that differs from the one at the instance's previous snapshot in [lo, hi] (LAG per
-    instance and parameter, by SNAP_ID), with the old value and its snapshot: the changes seen in (lo, hi]."""
-    from sqlalchemy import and_, bindparam, func, or_, select
+    instance and parameter, by SNAP_ID), with the old value and its snapshot: the changes seen in (lo, hi]. With
+    `runs`, from the embedded store's runs of values (schema.PARAMETER_BASE, `v` unused): where a run follows one
+    of another value that lasted until lo or later; the same rows, without a row per snapshot."""
+    from sqlalchemy import and_, bindparam, func, select
+    if runs:
+        from app.store.schema import PARAMETER_BASE
+        new, old, last = PARAMETER_BASE, PARAMETER_BASE.alias("old"), PARAMETER_BASE.alias("last")
+        same = lambda a: and_(a.c.dbid == new.c.dbid, a.c.instance_number == new.c.instance_number,  # noqa: E731
+                              a.c.parameter_hash == new.c.parameter_hash)
+        before = (select(func.max(last.c.first_snap)).where(same(last), last.c.first_snap < new.c.first_snap)
+                  .scalar_subquery())
+        return (select(new.c.instance_number, new.c.first_snap, new.c.parameter_name, old.c.value, new.c.value,
+                       old.c.last_snap, new.c.isdefault, new.c.ismodified)
+                .join_from(new, old, and_(same(old), old.c.first_snap == before))
+                .where(new.c.dbid == bindparam("dbid"), new.c.first_snap > bindparam("lo"),
+                       new.c.first_snap <= bindparam("hi"), old.c.last_snap >= bindparam("lo"),
+                       _differs(new.c.value, old.c.value))
+                .order_by(new.c.first_snap, new.c.instance_number, new.c.parameter_name))
     t = v.parameter
     window = {"partition_by": (t.c.instance_number, t.c.parameter_hash), "order_by": t.c.snap_id}
     seen = (select(t.c.instance_number, t.c.snap_id, t.c.parameter_name, t.c.value, t.c.isdefault, t.c.ismodified,
@@ -359,20 +381,27 @@ def parameter_changes(v: Views):
                    func.lag(t.c.snap_id).over(**window).label("old_snap_id"))
             .where(_snap_range(t)).subquery("seen"))
     new, old = seen.c.value, seen.c.old_value
-    differs = or_(new != old, and_(new.is_(None), old.is_not(None)), and_(new.is_not(None), old.is_(None)))
     return (select(seen.c.instance_number, seen.c.snap_id, seen.c.parameter_name, old, new, seen.c.old_snap_id,
                    seen.c.isdefault, seen.c.ismodified)
-            .where(seen.c.snap_id > bindparam("lo"), seen.c.old_snap_id.is_not(None), differs)
+            .where(seen.c.snap_id > bindparam("lo"), seen.c.old_snap_id.is_not(None), _differs(new, old))
             .order_by(seen.c.snap_id, seen.c.instance_number, seen.c.parameter_name))
 
 
 @statement
-def non_default_parameters(v: Views):
+def non_default_parameters(v: Views, runs: bool = False):
     """The parameters not at their default in [lo, hi]: set in the parameter file (ISDEFAULT FALSE) or changed since
-    the startup (ISMODIFIED not FALSE); per instance and value, its first and last snapshot."""
+    the startup (ISMODIFIED not FALSE); per instance and value, its first and last snapshot. With `runs`, the
+    embedded store's runs of such values that overlap [lo, hi] (schema.PARAMETER_BASE), for the caller to clip to
+    the range's snapshots and group."""
     from sqlalchemy import bindparam, func, or_, select
-    t = v.parameter
     unset = bindparam("not_set", NOT_SET)
+    if runs:
+        from app.store.schema import PARAMETER_BASE as b
+        return (select(b.c.instance_number, b.c.parameter_name, b.c.value, b.c.first_snap, b.c.last_snap)
+                .where(b.c.dbid == bindparam("dbid"), b.c.first_snap <= bindparam("hi"),
+                       b.c.last_snap >= bindparam("lo"), or_(b.c.isdefault == unset, b.c.ismodified != unset))
+                .order_by(b.c.parameter_name, b.c.instance_number, b.c.first_snap))
+    t = v.parameter
     return (select(t.c.instance_number, t.c.parameter_name, t.c.value, func.min(t.c.snap_id), func.max(t.c.snap_id))
             .where(_snap_range(t), or_(t.c.isdefault == unset, t.c.ismodified != unset))
             .group_by(t.c.instance_number, t.c.parameter_name, t.c.value)

@@ -25,7 +25,7 @@ from app.errors import ApiError, DatabaseTimeout, DatabaseUnavailable, ReadOnly
 from app.settings import Settings
 from app.store import queries
 from app.store.base import Store
-from app.store.schema import ASH_TOTALS_NAME, CLASS_TOTALS_NAME, views
+from app.store.schema import ASH_TOTALS_NAME, CLASS_TOTALS_NAME, PARAMETER_BASE_NAME, views
 
 READ_ONLY_ERRORS = ("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH")
 POOL_SIZE = 5  # idle read connections kept, as SQLAlchemy's pool kept them before
@@ -98,6 +98,11 @@ class SqliteStore(Store):
     def ash_totals(self) -> bool:
         """Whether the file keeps schema.ASH_TOTALS (and ASH_NAMES): the demo builder writes them."""
         return self._has_table(ASH_TOTALS_NAME)
+
+    @cached_property
+    def parameter_runs(self) -> bool:
+        """Whether the file keeps schema.PARAMETER_BASE under its DBA_HIST_PARAMETER: the demo builder writes it."""
+        return self._has_table(PARAMETER_BASE_NAME)
 
     def _has_table(self, name: str) -> bool:
         try:
@@ -189,6 +194,8 @@ def embedded_statements(row_cap: int = Settings.row_cap) -> list:
     every += [queries.wait_class_series(v, True, chunks) for chunks in (0, 1, -(-Settings.max_points // queries.IN_LIST))]
     # top activity: the store's ASH totals, and every instance's samples (the top lists' total, docs/awr-rules.md §22)
     every += [queries.ash_total_groups(v), queries.ash_total_buckets(v), queries.activity_top(v, "instance")]
+    # the parameters from the store's runs of values (docs/awr-rules.md §23)
+    every += [queries.parameter_changes(v, True), queries.non_default_parameters(v, True)]
     return list(dict.fromkeys(every))
 
 
