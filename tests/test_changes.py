@@ -262,3 +262,14 @@ def test_the_oracle_statements_over_the_view_give_what_the_stores_runs_give(app,
             grouped = d.rows(queries.non_default_parameters(v), lo=a, hi=b)
             runs = d.rows(queries.non_default_parameters(v, True), lo=a, hi=b)
             assert sorted(grouped) == sorted(parameters._clipped(d.timeline(), runs, d.resolve(begin_snap=a, end_snap=b)))
+
+
+def test_a_closed_range_of_changes_is_kept_only_as_long_as_the_snapshot_list(api, dbs, stories, app):
+    """A benchmark run can be uploaded at any time, so even a closed range's changes may change: kept for
+    AWRLENS_SNAPSHOT_TTL, where a closed range's parameters are kept for a day."""
+    first = stories["async_io_fix"]["first_snap_after"]
+    query = {"begin_snap": first - 2, "end_snap": first + 2}
+    changes = api.get(url(dbs["single"], "/changes"), query_string=query)
+    params = api.get(url(dbs["single"], "/parameters/changes"), query_string=query)
+    assert changes.cache_control.max_age == int(app.config["SETTINGS"].snapshot_ttl) < 86400
+    assert params.cache_control.max_age == 86400

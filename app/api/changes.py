@@ -1,6 +1,8 @@
 """What changed: the parameters of a database (values at a snapshot, changes, non-default ones) and the changes layer
 (restarts, parameter changes, new plans, version changes, benchmark runs) under the history API (docs/awr-rules.md
 §23). Thin views, as in history.py."""
+from dataclasses import replace
+
 from app import history
 from app.api.history import _asked, _databases, api
 from app.api.params import FORMAT, RANGE, SHOW_SQL, TABLE_INSTANCE, Param, accepts
@@ -42,7 +44,8 @@ def changes(db, args):
     version changes and the benchmark runs linked to this database whose AWR window overlaps the range."""
     d, rng = _asked(db, args)
     body = history.changes.compute(d, rng, args["instance"], _runs())
-    return answer(body, args, rng, table=history.changes.table)
+    # benchmark runs are uploaded at any time: the answer is kept as long as the snapshot list, even for a closed range
+    return answer(body, args, replace(rng, closed=False), table=history.changes.table)
 
 
 def _runs() -> list[dict]:
