@@ -190,6 +190,7 @@ def test_changes_as_csv(api, dbs, stories):
     ("/changes", {"begin_snap": "x"}, "begin_snap"), ("/changes", {"kind": "plan"}, "kind"),
     ("/changes", {"from": "2026-11-10", "begin_snap": "1"}, "from"),
     ("/parameters", {"snap_id": "abc"}, "snap_id"), ("/parameters", {"snap_id": "-1"}, "snap_id"),
+    ("/parameters", {"snap_id": "1"}, "snap_id"), ("/parameters", {"snap_id": "99999999"}, "snap_id"),
     ("/parameters/changes", {"instance": "each"}, "instance"), ("/parameters/non-default", {"format": "xml"}, "format"),
 ])
 def test_bad_input_is_a_400_naming_the_parameter(api, dbs, tail, query, parameter):

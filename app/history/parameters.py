@@ -3,6 +3,7 @@ change over a range with its old and new value, the parameters not at their defa
 whose values differ between two ranges (for compare)."""
 from bisect import bisect_left, bisect_right
 
+from app.errors import BadParameter
 from app.history.database import Database, Range
 from app.store import queries
 
@@ -111,6 +112,10 @@ def compute(db: Database, what: str, rng: Range, instance="all", snap_id: int | 
     inst = db.instance(instance)
     body = {"db": db.key, "range": rng.public(), "instance": instance}
     if what == "values":
+        ids = db.timeline().snap_ids
+        if snap_id is not None and not (ids and ids[0] <= snap_id <= ids[-1]):
+            raise BadParameter(f"snap_id {snap_id} is not in the history of {db.key}, which has snap_id "
+                               + (f"{ids[0]}..{ids[-1]}" if ids else "none"), "snap_id")
         at = snap_id if snap_id is not None else rng.hi
         body.update(snap_id=at, columns=VALUE_COLUMNS, rows=values(db, at, inst) if at is not None else [])
     elif what == "changes":

@@ -60,6 +60,11 @@
   /** The pins above the plot, one per change in the window, each with its text for hover, focus and readers. */
   function pins(own, shown, chart) {
     var box = own.changePins, x = chart.scales.x, zone = own.win.zone;
+    // drawn again only when they move (a tooltip redraws the chart at every mouse move; a focused pin stays)
+    var key = [x.min, x.max, chart.width, chart.chartArea.top, zone, color("restart")].concat(shown.map(function (r) {
+      return r.ms + r.kind + r.text; })).join("|");
+    if (box.$key === key) { return; }
+    box.$key = key;
     box.textContent = "";
     box.style.top = Math.max(0, chart.chartArea.top - 12) + "px";
     shown.forEach(function (r) {
