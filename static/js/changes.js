@@ -1,7 +1,8 @@
 /* AWRLens.Changes: what changed (GET /changes, docs/awr-rules.md §23) as annotations on every time chart: a thin line
  * at each change's time, drawn on the canvas (so the PNG has it; a restart's line is the restart marker's own, in
  * charts.js), a pin above the plot that shows the change's text on hover or focus, and a list of the window's changes
- * under the chart. Database text (a parameter's value, a run's title) is only ever set as text.
+ * under the chart. Database text (a parameter's value, a run's title) is only ever set as text. A plugin of its own
+ * rather than chartjs-plugin-annotation: the pins are elements a keyboard can reach, which canvas annotations are not.
  *   loader(ctx) -> function (win) -> Promise of the API's rows, with `ms` (the change's time) added
  *   attach(chart): the card's list, pins and tooltip; show(chart, rows): the window's changes on chart and list. */
 (function (AWRLens) {
