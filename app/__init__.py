@@ -62,6 +62,7 @@ def create_app(settings: Settings | None = None) -> Flask:
 
     from app.api.history import api
     from app.api import oracle_reports  # noqa: F401  (its routes, on the same blueprint)
+    from app.api import changes as _changes  # noqa: F401  (its views join the history API)
     app.register_blueprint(api)
     from app.api.runs import runs_api
     app.register_blueprint(runs_api)

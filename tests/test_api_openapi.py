@@ -103,7 +103,7 @@ def test_every_documented_query_parameter_is_accepted(api, doc, dbs, stories, wi
     zone = tz[dbid_of(rac)]
     values = {"name": AAS, "q": "redo", "source": "sysstat", "instance": "1", "begin_snap": lo, "end_snap": hi,
               "from": local_iso(times[lo], zone), "to": local_iso(times[hi], zone), "max_points": 10, "limit": 5,
-              "con_dbid": dbid_of(rac)}  # a non-CDB's one container is the database itself
+              "con_dbid": dbid_of(rac), "snap_id": hi}  # a non-CDB's one container is the database itself
     values["runs"] = RUN
     values.update({"wait_class": "CPU", "event": "CPU", "sql_id": stories["plan_regression"]["sql_id"],  # /activity
                    "top_level_sql_id": stories["plan_regression"]["sql_id"], "sql_plan_hash_value": 1,

@@ -44,6 +44,8 @@ def test_each_text_gives_the_rows_sqlalchemy_gives(app, demo_store, dbs, window,
         for stmt in every:
             params = dict(common)
             name = stmt.build.__name__
+            if name in ("parameter_changes", "new_plans"):  # from the snapshot before the regression's first
+                params.update(lo=lo - 1)
             if name == "metric_detail_series":  # per-minute history is kept for the newest days only
                 params.update(lo=newest - 4, hi=newest)
             if name in ASH:  # ASH is kept for the newest days only (docs/awr-rules.md §22)

@@ -78,6 +78,7 @@ RESPONSES = {  # endpoint -> schema of its JSON answer
     "api.compare": COMPARE,
     "api.sql_monitor": TABLE,
     "api.awr_report_stored": {"type": "object", "required": ["db", "any_range", "reports"]},
+    "api.parameters": TABLE, "api.parameter_changes": TABLE, "api.non_default_parameters": TABLE, "api.changes": TABLE,
 }
 ERRORS = {"400": "A parameter is missing or malformed; `parameter` names it.",
           "404": "Unknown database, series or sql_id.",

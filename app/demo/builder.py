@@ -15,14 +15,16 @@ from app.demo import oracle_reports
 from app.demo.rows import Generator
 from app.demo.workload import END, STEP, databases, place_stories, public_stories, schedule
 from app.runs import demo_runs
-from app.store.schema import ASH_BASE, ASH_NAMES, ASH_TOTALS, CLASS_TOTALS, CLASS_TOTALS_FILL, ash_view_ddl, views
+from app.store.schema import (ASH_BASE, ASH_NAMES, ASH_TOTALS, CLASS_TOTALS, CLASS_TOTALS_FILL, PARAMETER_BASE,
+                              ash_view_ddl, parameter_view_ddl, views)
 
 DETAIL_DAYS = 8  # per-minute sysmetric history kept for the most recent days only
 MIN_DAYS = 10  # the stories are placed up to 7 days before the newest snapshot
 FLUSH_ROWS = 50_000  # sysstat rows buffered before a write
 PROGRESS_SECONDS = 0.2
-OWN_TABLES = {t.name: t for t in (ASH_BASE, ASH_NAMES, ASH_TOTALS)}  # the store's own tables the workers write
-ASH_VIEW = "dba_hist_active_sess_history"  # a view over ASH_BASE in the store (schema.ash_view_ddl)
+OWN_TABLES = {t.name: t for t in (ASH_BASE, ASH_NAMES, ASH_TOTALS, PARAMETER_BASE)}  # the store's own tables the workers write
+# views over the store's own tables (schema.ash_view_ddl, schema.parameter_view_ddl)
+OWN_VIEWS = ("dba_hist_active_sess_history", "dba_hist_parameter")
 
 
 class Writer:
@@ -121,8 +123,10 @@ def build(path, *, seed: int = 42, days: int = 45, detail_days: float = DETAIL_D
 
 
 def _tables():
-    """The tables of a store: every view's but ASH's, which is a view over ASH_BASE; and the store's own."""
-    return [t for t in views().metadata.sorted_tables if t.name != ASH_VIEW] + [ASH_BASE, ASH_NAMES, ASH_TOTALS]
+    """The tables of a store: every view's but ASH's and the parameters', views over ASH_BASE and PARAMETER_BASE; and
+    the store's own."""
+    return [t for t in views().metadata.sorted_tables if t.name not in OWN_VIEWS] + [ASH_BASE, ASH_NAMES, ASH_TOTALS,
+                                                                                      PARAMETER_BASE]
 
 
 def _create(path: Path, part: bool = False) -> sqlite3.Connection:
@@ -161,6 +165,7 @@ def _merge(path: Path, parts: list[Path]):
             continue
         con.execute(f"INSERT INTO main.{table.name} {arms}" + (f" ORDER BY {key}" if key else ""))
     con.execute(ash_view_ddl())
+    con.execute(parameter_view_ddl())
     con.commit()
     for k in range(len(parts)):
         con.execute("DETACH DATABASE ?", (f"part{k}",))

@@ -3,6 +3,7 @@ kept per instance since its startup (they restart from zero at each restart) and
 values; the sysmetrics are computed from the same integer deltas the counters hold."""
 from datetime import timedelta
 
+from app.demo import parameters
 from app.demo.ash import Ash, foreground
 from app.demo.names import (
     EVENT_ROWS,
@@ -15,21 +16,9 @@ from app.demo.names import (
     stat_id,
 )
 from app.demo.sql import catalog
-from app.demo.workload import (
-    BATCH_END,
-    BATCH_START,
-    BLOCKS_PER_DIRECT_READ,
-    BLOCKS_PER_TEMP_IO,
-    CS_PER_S,
-    EVENT_SCALE,
-    GIB,
-    STEP,
-    US_PER_CS,
-    US_PER_S,
-    fmt,
-    rates,
-)
-from app.store.schema import ASH_BASE, ASH_NAMES, ASH_TOTALS
+from app.demo.workload import (BATCH_END, BATCH_START, BLOCKS_PER_DIRECT_READ, BLOCKS_PER_TEMP_IO, CS_PER_S,
+                               EVENT_SCALE, GIB, STEP, US_PER_CS, US_PER_S, fmt, rates)
+from app.store.schema import ASH_BASE, ASH_NAMES, ASH_TOTALS, PARAMETER_BASE
 from app.units import DAY, MIB
 
 SYSMETRIC_GROUP = 2  # the long-duration (60 s) system metrics group
@@ -74,6 +63,7 @@ class Generator:
             else None
         st = State(inst.startup)
         prev_time = None
+        taken = []  # (snap_id, time, startup) of the instance's snapshots, for its parameters
         for k, (snap_id, t, flag) in enumerate(self.times):
             if t not in inst.missing:
                 begin = prev_time or t - timedelta(seconds=STEP)
@@ -82,10 +72,12 @@ class Generator:
                     out.add("database_instance", self._instance_row(inst, st.startup))
                     begin = st.startup
                 self._snapshot(snap_id, inst, st, begin, t, (t - begin).total_seconds(), flag)
+                taken.append((snap_id, t, st.startup))
                 prev_time = t
                 yield 1
             if shared:
                 self._tablespaces(snap_id, t, k)
+        out.extend(PARAMETER_BASE.name, parameters.rows(db, inst, taken, self.stories))
 
     def _instance_row(self, inst, startup):
         db = self.db

@@ -10,9 +10,11 @@ sql           one statement over time, per plan
 tablespaces   used, allocated and maximum size over time
 activity      top activity from Active Session History: AAS by a dimension, top lists, blocking sessions
 oracle_reports  Oracle's own AWR and SQL monitor reports, rendered by the database (or stored, in the demo)
+parameters    initialization parameters: values at a snapshot, changes, non-default ones, differences
+changes       what changed in a range: restarts, parameters, new plans, versions, benchmark runs
 A new question (ASH, plans, parameters, ...) is one new module beside these, and one view in app/api/.
 """
 from app.history import (  # noqa: F401
-    activity, catalog, compare, load_profile, oracle_reports, series, snapshots, sql,
-                         tablespaces, top_events, top_sql)
+    activity, catalog, changes, compare, load_profile, oracle_reports, parameters, series, snapshots, sql,
+    tablespaces, top_events, top_sql)
 from app.history.database import Database, History, Range  # noqa: F401

@@ -59,6 +59,15 @@ class Database:
             instances.setdefault(r[1], {"instance_number": r[1], "instance_name": r[4], "host_name": r[5],
                                         "startups": []})["startups"].append(analysis.as_datetime(r[2]))
         self.instances = [instances[k] for k in sorted(instances)]
+        self._startups = rows
+
+    def versions(self) -> dict[int, list[tuple]]:
+        """Per instance, its startups in order, each with the VERSION of DBA_HIST_DATABASE_INSTANCE: (startup, version)
+        (docs/awr-rules.md §23)."""
+        out: dict = {}
+        for r in self._startups:
+            out.setdefault(r[1], []).append((analysis.as_datetime(r[2]), r[6]))
+        return {i: sorted(v, key=lambda x: x[0]) for i, v in out.items()}
 
     def rows(self, stmt, **params) -> list[tuple]:
         """The rows of one statement about this database (`dbid` bound)."""

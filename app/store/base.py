@@ -44,6 +44,7 @@ class Store:
         self._in_flight = threading.BoundedSemaphore(settings.max_in_flight) if self.remote else None
 
     class_totals = False  # whether the store keeps per-snapshot wait class totals (schema.CLASS_TOTALS)
+    parameter_runs = False  # whether it keeps DBA_HIST_PARAMETER as runs of values (schema.PARAMETER_BASE)
     ash_totals = False  # whether the store keeps ASH totals per minute and half hour (schema.ASH_TOTALS)
     keeps_reports = False  # whether the store keeps Oracle's rendered reports (schema.AWR_REPORTS, docs/awr-rules.md §27)
     remote = False  # reached over the network, so it can be slow or silent: requests in flight are limited

@@ -142,6 +142,11 @@ def _views(md, p: str, absent: dict) -> None:
           Column("period_end_time", TS), Column("generation_time", TS), Column("report_name", String(128)),
           Column("key1", String(128)), Column("key2", String(128)), Column("key3", String(128)),
           Column("report_summary", String(4000)), _con(), key=("dbid", "report_id"))
+    # the initialization parameters in force at each snapshot (docs/awr-rules.md §23): V$SYSTEM_PARAMETER's snapshots
+    table(f"{p}parameter", *_ints("snap_id", "dbid", "instance_number", "parameter_hash"),
+          Column("parameter_name", String(64), nullable=False), Column("value", String(512)),
+          Column("isdefault", String(9)), Column("ismodified", String(10)), _con(),
+          key=("dbid", "instance_number", "parameter_hash", "snap_id"))
     sga = Table(f"{p}sgastat", md, *_ints("snap_id", "dbid", "instance_number"),
                 Column("pool", String(30)), Column("name", String(64)), Column("bytes", N), _con())
     Index(f"{p}sgastat_by_snap", *[sga.c[c] for c in by_snap])
@@ -169,8 +174,8 @@ def _class_totals():
 
 
 def __getattr__(name: str):
-    """schema.CLASS_TOTALS, ASH_BASE, ASH_NAMES, ASH_TOTALS, AWR_REPORTS and MONITOR_REPORTS: Tables built on first
-    use (PEP 562)."""
+    """schema.CLASS_TOTALS, ASH_BASE, ASH_NAMES, ASH_TOTALS, AWR_REPORTS, MONITOR_REPORTS and PARAMETER_BASE: Tables
+    built on first use (PEP 562)."""
     if name == "CLASS_TOTALS":
         return _class_totals()
     if name in ("ASH_BASE", "ASH_NAMES"):
@@ -179,6 +184,8 @@ def __getattr__(name: str):
         return _ash_totals()
     if name in ("AWR_REPORTS", "MONITOR_REPORTS"):
         return _report_tables()[name == "MONITOR_REPORTS"]
+    if name == "PARAMETER_BASE":
+        return _parameter_base()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -309,3 +316,32 @@ def _report_tables():
     monitor = _table(md, MONITOR_REPORTS_NAME, *_ints("dbid", "report_id"), Column("type", String(4), nullable=False),
                      Column("report", LargeBinary), key=("dbid", "report_id", "type"))
     return awr, monitor
+
+
+# Parameters on disk (docs/awr-rules.md §23). Oracle keeps every parameter at every snapshot (about 400 rows per
+# snapshot and instance); they change a few times a year. The embedded store keeps DBA_HIST_PARAMETER as a view over
+# PARAMETER_BASE, one row per value and the run of snapshots [first_snap, last_snap] of one instance it was in force
+# for, joined to the instance's snapshots: the view has Oracle's rows and columns, and every statement reads it.
+PARAMETER_BASE_NAME = "awrlens_parameter"
+PARAMETER_VIEW_COLUMNS = ("snap_id", "dbid", "instance_number", "parameter_hash", "parameter_name", "value",
+                          "isdefault", "ismodified", "con_dbid")
+
+
+@cache
+def _parameter_base():
+    """PARAMETER_BASE, built on first use (__getattr__ above)."""
+    from sqlalchemy import Column, MetaData, String
+    return _table(MetaData(), PARAMETER_BASE_NAME,
+                  *_ints("dbid", "instance_number", "parameter_hash", "first_snap", "last_snap"),
+                  Column("parameter_name", String(64), nullable=False), Column("value", String(512)),
+                  Column("isdefault", String(9)), Column("ismodified", String(10)),
+                  key=("dbid", "instance_number", "parameter_hash", "first_snap"))
+
+
+def parameter_view_ddl(prefix: str = "dba_hist_") -> str:
+    """CREATE VIEW of the store's DBA_HIST_PARAMETER over PARAMETER_BASE: a row per snapshot of the instance inside
+    each run (CON_DBID = DBID, a non-CDB)."""
+    values = ", ".join(f"p.{c}" for c in PARAMETER_VIEW_COLUMNS[3:-1])
+    return (f"CREATE VIEW {prefix}parameter AS SELECT s.snap_id, s.dbid, s.instance_number, {values}, "
+            f"s.dbid AS con_dbid FROM {prefix}snapshot s JOIN {PARAMETER_BASE_NAME} p ON p.dbid = s.dbid AND "
+            "p.instance_number = s.instance_number AND s.snap_id BETWEEN p.first_snap AND p.last_snap")

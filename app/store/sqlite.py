@@ -25,7 +25,7 @@ from app.errors import ApiError, DatabaseTimeout, DatabaseUnavailable, ReadOnly
 from app.settings import Settings
 from app.store import queries
 from app.store.base import Store
-from app.store.schema import ASH_TOTALS_NAME, AWR_REPORTS_NAME, CLASS_TOTALS_NAME, views
+from app.store.schema import ASH_TOTALS_NAME, AWR_REPORTS_NAME, CLASS_TOTALS_NAME, PARAMETER_BASE_NAME, views
 
 READ_ONLY_ERRORS = ("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH")
 POOL_SIZE = 5  # idle read connections kept, as SQLAlchemy's pool kept them before
@@ -104,6 +104,10 @@ class SqliteStore(Store):
         """Whether the file keeps Oracle's rendered reports and DBA_HIST_REPORTS (a demo store built before them
         does not)."""
         return self._has_table(AWR_REPORTS_NAME)
+
+    def parameter_runs(self) -> bool:
+        """Whether the file keeps schema.PARAMETER_BASE under its DBA_HIST_PARAMETER: the demo builder writes it."""
+        return self._has_table(PARAMETER_BASE_NAME)
 
     def _has_table(self, name: str) -> bool:
         try:
@@ -197,6 +201,8 @@ def embedded_statements(row_cap: int = Settings.row_cap) -> list:
     every += [queries.ash_total_groups(v), queries.ash_total_buckets(v), queries.activity_top(v, "instance")]
     # Oracle's own reports as the demo store keeps them (schema.AWR_REPORTS, MONITOR_REPORTS)
     every += [queries.stored_awr_reports(v), queries.stored_awr_report(v), queries.stored_monitor_report(v)]
+    # the parameters from the store's runs of values (docs/awr-rules.md §23)
+    every += [queries.parameter_changes(v, True), queries.non_default_parameters(v, True)]
     return list(dict.fromkeys(every))
 
 

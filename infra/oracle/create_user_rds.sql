@@ -24,6 +24,7 @@ BEGIN
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_IOSTAT_FILETYPE', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_IOSTAT_FUNCTION', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_OSSTAT', 'AWRLENS', 'SELECT');
+  rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_PARAMETER', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_PDB_INSTANCE', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_REPORTS', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_SNAPSHOT', 'AWRLENS', 'SELECT');

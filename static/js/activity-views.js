@@ -112,6 +112,7 @@
         (filters.length ? " · " + filters.map(describe).join(" · ") : "");
       var c = Charts.create(grid, { id: "activity", title: title, wide: true, stacked: true, height: 320, prefetch: false,
         onWindow: ctx.onWindow, singleInstance: ctx.db.instances.length === 1, about: function () { return about(ctx, c, filters); },
+        changes: AWRLens.Changes.loader(ctx),
         load: Loaders.activity(ctx, { by: by, filters: asParams(filters), instance: inst, cpu: !filters.length }) });
       parts.charts.push(c);
 

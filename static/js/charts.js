@@ -18,6 +18,8 @@
   var PALETTE = Card.PALETTE;
   var MIN_WINDOW = 15 * 60 * 1000;
   var GESTURE_MS = 1000;
+  var Changes = AWRLens.Changes;
+  var CHANGES_TOOL = ["changes", "Δ", "What changed: show or hide the markers and the list of changes"];
   var HELP = "Drag across the chart to zoom in, Shift+drag to pan, Ctrl+wheel to zoom the time around the pointer";
 
   // instance restarts (a line), missing snapshots (a shaded band) and manual snapshots (a dotted line), from the API's
@@ -156,7 +158,13 @@
     this.win = null;
     Card.build(this, container, spec, { tools: [["earlier", "◀", "Earlier: move the window back by half"],
       ["zoomin", "+", "Zoom in"], ["zoomout", "−", "Zoom out"], ["later", "▶", "Later: move the window forward by half"],
-      ["help", "?", HELP]].concat(spec.stacked ? [] : [Card.LOG_TOOL]), status: "Loading…", height: 240, label: spec.title + " over time. " + HELP + "." });
+      ["help", "?", HELP]].concat(spec.stacked ? [] : [Card.LOG_TOOL], spec.changes ? [CHANGES_TOOL] : []),
+      status: "Loading…", height: 240, label: spec.title + " over time. " + HELP + "." });
+    if (spec.changes) {  // what changed in the window (AWRLens.Changes): shown unless the tool hides it
+      Changes.attach(this);
+      this.changesOn = true;
+      this.card.querySelector("[data-act=changes]").setAttribute("aria-pressed", "true");
+    }
     var self = this;
     this.canvas.addEventListener("wheel", function (e) { if (e.ctrlKey) { self.wheelAt = Date.now(); } }, { passive: true });
   }
@@ -388,9 +396,9 @@
             }
           }
         },
-        plugins: [Card.background, markers, paint]
+        plugins: [Card.background, markers, Changes.plugin, paint]
       });
-      this.chart.$awr = { markers: merged.markers };
+      this.chart.$awr = { markers: merged.markers, owner: this };
     } else {
       var c = this.chart;
       c.data.datasets.forEach(function (old) {
@@ -405,6 +413,7 @@
       c.update("none");
     }
     this.renderLegend();
+    this.loadChanges();
     var notice = this.segments.length && this.segments[0].res.notice;  // the current window's, from its loader
     if (!inWindow) {
       this.setState("empty", notice || "No data in this range.");
@@ -424,6 +433,28 @@
 
   TimeChart.prototype.redraw = TimeChart.prototype.render;
 
+  /** The changes of the window (spec.changes), asked once per window; the list under the chart follows the window. */
+  TimeChart.prototype.loadChanges = function () {
+    var self = this, win = this.win, key = win.from + "/" + win.to;
+    if (!this.spec.changes) { return; }
+    Changes.list(this, this.changesShown());
+    if (this.changesKey === key) { return; }
+    this.changesKey = key;
+    this.spec.changes(win).then(function (rows) {
+      if (self.changesKey !== key || !self.chart) { return; }
+      self.changes = rows;
+      self.chart.update("none");
+      Changes.list(self, self.changesShown());
+    }).catch(function () { if (self.changesKey === key) { self.changesKey = null; } });  // asked again next time
+  };
+
+  /** The changes in the window, when shown. */
+  TimeChart.prototype.changesShown = function () {
+    var win = this.win;
+    if (!this.changesOn || !this.changes || !win) { return []; }
+    return this.changes.filter(function (r) { return r.ms >= win.from && r.ms <= win.to; });
+  };
+
   /** The user zoomed or panned this chart: hand the new window to the view (which puts it in the URL). The steps
    * of one wheel gesture (the zoom plugin calls back 250 ms after a wheel step) make one history entry. */
   TimeChart.prototype.userWindow = function (chart) {
@@ -437,6 +468,13 @@
     var win = this.win;
     if (!win) { return; }
     if (Card.save(this, what)) { return; }
+    if (what === "changes") {
+      this.changesOn = !this.changesOn;
+      this.card.querySelector("[data-act=changes]").setAttribute("aria-pressed", String(this.changesOn));
+      if (this.chart) { this.chart.update("none"); }
+      Changes.list(this, this.changesShown());
+      return;
+    }
     if (what === "help") { this.status.textContent = HELP + "."; return; }
     var w = win.to - win.from, lim = win.limits, from = win.from, to = win.to;
     if (what === "earlier") { from -= w / 2; to -= w / 2; }

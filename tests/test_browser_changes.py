@@ -1,0 +1,88 @@
+"""What changed, on the charts (static/js/changes.js, docs/awr-rules.md §23), in real headless Chromium (the helpers of
+test_browser.py): on the overview of ORCL around the async I/O fix, every time chart has a marker for the restart and
+one for the FILESYSTEMIO_OPTIONS change, whose text shows on hover, and lists both under the chart; the toggle hides
+them. Then on a copy of the session's demo store where the new value holds markup: it stays text.
+"""
+import shutil
+import sqlite3
+from datetime import datetime, timedelta
+from urllib.parse import urlencode
+
+import pytest
+from conftest import gunicorn
+from test_browser import browser, context, page, server  # noqa: F401  (fixtures)
+
+pytestmark = [pytest.mark.browser, pytest.mark.wire, pytest.mark.slow]
+
+IMG = '<img src=x onerror="window.__xss=(window.__xss||0)+1">'
+VALUE = "SETALL" + IMG
+
+
+@pytest.fixture(scope="module")
+def hostile(demo_store, stories, tmp_path_factory):
+    path = tmp_path_factory.mktemp("changes") / "demo.sqlite"
+    shutil.copy(demo_store[0], path)
+    with sqlite3.connect(path) as con:  # the store's own table under DBA_HIST_PARAMETER (app/store/schema.py)
+        con.execute("update awrlens_parameter set value = ? where dbid = ? and parameter_name = 'filesystemio_options' "
+                    "and value = 'SETALL'", (VALUE, stories["async_io_fix"]["dbid"]))
+        assert con.total_changes == 1
+    with gunicorn(path, workers=2) as url:
+        yield url
+
+
+def overview(pg, url, stories):
+    """The overview of ORCL from 12 hours before the async I/O fix's restart to 12 hours after, once the changes are
+    listed."""
+    fix = stories["async_io_fix"]
+    startup = datetime.fromisoformat(fix["startup_time"])
+    query = {"db": f"demo.{fix['dbid']}", "view": "overview",
+             "from": (startup - timedelta(hours=12)).isoformat(timespec="minutes"),
+             "to": (startup + timedelta(hours=12)).isoformat(timespec="minutes")}
+    pg.open(f"{url}/?{urlencode(query)}")
+    pg.page.wait_for_function("document.querySelectorAll('.chart-card .change-list li').length > 0", timeout=20000)
+    cards = pg.page.locator(".chart-card:has(canvas)")
+    assert cards.count() >= 3
+    return cards
+
+
+def lines(card):
+    items = card.locator(".change-list li")
+    return [items.nth(i).text_content() for i in range(items.count())]
+
+
+def test_the_async_io_fix_shows_the_restart_and_the_parameter_on_every_chart(server, page, stories):  # noqa: F811
+    pg = page
+    cards = overview(pg, server, stories)
+    for k in range(cards.count()):
+        card = cards.nth(k)
+        texts = lines(card)
+        assert any("inst 1 · restart: instance 1 restarted" in t for t in texts), texts
+        assert any("inst 1 · parameter: filesystemio_options: none → SETALL (at the restart)" in t for t in texts), texts
+        assert card.locator(".change-pin[data-kind=restart]").count() == 1
+        assert card.locator(".change-pin[data-kind=parameter]").count() == 1
+    first = cards.nth(0)
+    pin = first.locator(".change-pin[data-kind=parameter]")
+    pin.hover()
+    tip = first.locator(".change-tip")
+    assert tip.is_visible() and "filesystemio_options: none → SETALL (at the restart)" in tip.text_content()
+    # the restart and the parameter change stand together: their pins a few pixels apart
+    restart = first.locator(".change-pin[data-kind=restart]").bounding_box()
+    assert abs(pin.bounding_box()["x"] - restart["x"]) < 20
+    pg.page.screenshot(path="docs/changes.png", clip=first.bounding_box())
+    # the card's tool hides them, and shows them again
+    first.locator("[data-act=changes]").click()
+    assert first.locator(".change-pin").count() == 0 and first.locator(".change-list").is_hidden()
+    assert cards.nth(1).locator(".change-pin").count() == 2  # the other charts keep theirs
+    first.locator("[data-act=changes]").click()
+    assert first.locator(".change-pin").count() == 2 and first.locator(".change-list").is_visible()
+    assert pg.api("/changes") and not pg.errors
+
+
+def test_markup_in_a_parameter_value_stays_text(hostile, page, stories):  # noqa: F811
+    pg = page
+    cards = overview(pg, hostile, stories)
+    assert any(f"filesystemio_options: none → {VALUE} (at the restart)" in t for t in lines(cards.nth(0)))
+    cards.nth(0).locator(".change-pin[data-kind=parameter]").hover()
+    assert f"none → {VALUE}" in cards.nth(0).locator(".change-tip").text_content()
+    assert pg.page.locator(".change-list img, .change-tip img, .change-pins img").count() == 0
+    assert pg.page.evaluate("window.__xss") is None and not pg.dialogs and not pg.errors
