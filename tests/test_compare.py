@@ -161,12 +161,12 @@ def test_plans_that_appeared_or_disappeared(api, dbs, sql3, stories, periods):
         expected += [(sql_id, None, str(p), "appeared") for p in sorted(plans_b - plans_a)]
         expected += [(sql_id, str(p), None, "disappeared") for p in sorted(plans_a - plans_b)]
     body = _ask(api, db, a, b)
-    got = [(r["item"], r["a"], r["b"], r["change"]) for r in body["differences"]["rows"]]
+    got = [(r["item"], r["a"], r["b"], r["change"]) for r in body["differences"]["rows"] if r["kind"] == "plan"]
     assert got == expected
     reg = stories["plan_regression"]
     assert (reg["sql_id"], None, str(reg["bad_plan"]), "appeared") in got
     assert (reg["sql_id"], str(reg["good_plan"]), None, "disappeared") in got
-    assert all(r["kind"] == "plan" for r in body["differences"]["rows"])
+    assert {r["kind"] for r in body["differences"]["rows"]} == {"plan", "parameter"}
 
 
 def test_a_wait_in_one_period_only_is_plus_or_minus_100_percent(api, dbs, sql3, periods):
@@ -227,3 +227,22 @@ def test_one_instance_of_rac_has_no_statements_but_a_single_instance_database_do
     x, y = (lo - 30, lo - 10), (lo + 10, lo + 20)
     assert _ask(api, single, x, y, instance=1)["movers"] == _ask(api, single, x, y)["movers"]
     assert any(r["kind"] == "sql" for r in _ask(api, single, x, y)["movers"]["rows"])
+
+
+def test_parameters_that_differ_at_the_ends_of_the_periods(api, dbs, sql3, periods):
+    """§23 and §29: a parameter whose value in force at A's last snapshot differs from B's, per instance, from
+    DBA_HIST_PARAMETER's rows; the regression's optimizer setting among them."""
+    db, (a, b) = dbs["rac"], periods
+
+    def at(snap):
+        return {(name, inst): value for name, inst, value in sql3.execute(
+            "select parameter_name, instance_number, value from dba_hist_parameter where dbid = ? and snap_id = ?",
+            (dbid_of(db), snap))}
+    va, vb = at(a[1]), at(b[1])
+    expected = sorted((name, inst, va.get((name, inst)), vb.get((name, inst)))
+                      for name, inst in set(va) | set(vb) if va.get((name, inst)) != vb.get((name, inst)))
+    assert any(name == "optimizer_index_cost_adj" for name, *_ in expected)
+    rows = [r for r in _ask(api, db, a, b)["differences"]["rows"] if r["kind"] == "parameter"]
+    assert [(r["item"], r["a"], r["b"]) for r in rows] == [
+        (f"{name} (instance {inst})", x, y) for name, inst, x, y in expected]
+    assert all(r["change"] == "changed" for r in rows if r["a"] is not None and r["b"] is not None)

@@ -3,7 +3,7 @@ top SQL) ranked by their share of A's DB time, the Load Profile's movers by rela
 or disappeared; then the Load Profile and the top events of A and B side by side, with the % change from A to B."""
 from math import fsum
 
-from app.history import catalog, load_profile, top_events, top_sql
+from app.history import catalog, load_profile, parameters, top_events, top_sql
 from app.history.database import Database, Range
 from app.history.intervals import totals
 from app.history.numbers import change_pct, round4
@@ -39,7 +39,8 @@ def compute(db: Database, a: Range, b: Range, instance="all") -> dict:
             "db_time": {"unit": "s/s", "a": round4(db_a), "b": round4(db_b),
                         "change_pct": change_pct(db_a, db_b), "better": BETTER_TIME},
             "movers": {"columns": MOVER_COLUMNS, "rows": movers},
-            "differences": {"columns": DIFFERENCE_COLUMNS, "rows": _plans(db, pa, pb)},
+            "differences": {"columns": DIFFERENCE_COLUMNS,
+                            "rows": _plans(db, pa, pb) + _parameters(db, a, b, inst)},
             "load_profile": {"columns": ["metric", "a_per_second", "b_per_second", "change_pct", "better_per_second",
                                          "a_per_transaction", "b_per_transaction", "change_pct_per_transaction",
                                          "better_per_transaction"], "rows": _load_profile(pa, pb)},
@@ -179,6 +180,16 @@ def _events(pa, pb) -> list[dict]:
                      "a_pct_db_time": ea.get("pct_db_time", 0.0 if pa["elapsed"] else None),
                      "b_pct_db_time": eb.get("pct_db_time", 0.0 if pb["elapsed"] else None)})
     return rows
+
+
+def _parameters(db, a, b, inst) -> list[dict]:
+    """Parameters whose values in force at the end of A and of B differ (docs/awr-rules.md §23), per instance on RAC."""
+    rac = len(db.instances) > 1
+    return [{"kind": "parameter", "item": d["parameter"] + (f" (instance {d['instance']})" if rac else ""),
+             "container": None, "a": d["a_value"], "b": d["b_value"],
+             "change": "changed" if d["a_value"] is not None and d["b_value"] is not None
+             else "set in B only" if d["a_value"] is None else "set in A only"}
+            for d in parameters.differences(db, a, b, inst)]
 
 
 def _plans(db, pa, pb) -> list[dict]:
