@@ -8,9 +8,10 @@ snapshots     the snapshots of a range, with restarts and gaps marked
 load_profile, top_events, top_sql, compare   the AWR report's tables over a range
 sql           one statement over time, per plan
 tablespaces   used, allocated and maximum size over time
+plans         a statement's plans, its ASH samples by plan line, two plans compared, its binds
 activity      top activity from Active Session History: AAS by a dimension, top lists, blocking sessions
 A new question (ASH, plans, parameters, ...) is one new module beside these, and one view in app/api/.
 """
-from app.history import (activity, catalog, compare, load_profile, series, snapshots, sql, tablespaces,  # noqa: F401
-                         top_events, top_sql)
+from app.history import (activity, catalog, compare, load_profile, plans, series, snapshots, sql,  # noqa: F401
+                         tablespaces, top_events, top_sql)
 from app.history.database import Database, History, Range  # noqa: F401
