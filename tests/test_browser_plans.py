@@ -124,11 +124,9 @@ def test_the_diff_and_binds_export_csv(server, client, dbs, stories, page, tmp_p
 def test_the_binds_table_lists_the_captured_values(server, client, dbs, stories, page):
     reg = stories["plan_regression"]
     last = next(d for d in _api(client, "/api/v1/dbs")["databases"] if d["id"] == dbs["rac"])["snapshots"]["last_snap"]
-    page.open(_url(server, db=dbs["rac"], view="sql", sql=reg["sql_id"], begin_snap=last - 4, end_snap=last))
-    body = _api(client, f"/api/v1/dbs/{dbs['rac']}/sql/{reg['sql_id']}/binds", begin_snap=last - 4, end_snap=last)
-    assert body["rows"]
-    page.page.locator("[data-table=sql-binds] select").select_option("100")  # every row on one page
-    page.settle()
+    page.open(_url(server, db=dbs["rac"], view="sql", sql=reg["sql_id"], begin_snap=last - 2, end_snap=last))
+    body = _api(client, f"/api/v1/dbs/{dbs['rac']}/sql/{reg['sql_id']}/binds", begin_snap=last - 2, end_snap=last)
+    assert 0 < len(body["rows"]) <= 10  # one page of the table
     shown = [cells for cells, _ in _rows(page, "sql-binds")]
     assert [(c[2], c[3], c[4], c[5]) for c in shown] == [
         (str(r["position"]), r["name"], r["datatype"], r["value"]) for r in body["rows"]]
