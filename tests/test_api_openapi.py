@@ -110,8 +110,11 @@ def test_every_documented_query_parameter_is_accepted(api, doc, dbs, stories, wi
                    "top_level_sql_id": stories["plan_regression"]["sql_id"], "sql_plan_hash_value": 1,
                    "module": "billing", "action": "a", "program": "JDBC Thin Client", "service": 1, "user": 107,
                    "session": "1:1802,1", "machine": "app-node1", "blocking_session": 1801, "current_obj": 1})
+    reg = stories["plan_regression"]  # /sql/{sql_id}/plans and /plans/diff
+    values.update({"plan_hash_value": reg["good_plan"], "a": reg["good_plan"], "b": reg["bad_plan"]})
     fill = {"db": rac, "sql_id": stories["plan_regression"]["sql_id"], "slug": RUN}
     base = {"/api/v1/dbs/{db}/series": {"name": AAS}, "/api/v1/benchmarks/compare": {"runs": RUN},
+            "/api/v1/dbs/{db}/sql/{sql_id}/plans/diff": {"a": reg["good_plan"], "b": reg["bad_plan"]},
             "/api/v1/dbs/{db}/compare": {"a_begin_snap": lo, "a_end_snap": hi, "b_begin_snap": lo, "b_end_snap": hi}}
     checked = 0
     for path, item in doc["paths"].items():
