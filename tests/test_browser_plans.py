@@ -86,8 +86,10 @@ def test_the_diff_of_the_regression_marks_the_full_scan(server, client, dbs, sto
     page.page.locator("#plan-pick-b").select_option(str(reg["bad_plan"]))
     page.settle()
     assert page.state()["plan_b"] == str(reg["bad_plan"])
-    assert f"a={reg['good_plan']}" in _asked(page, "/plans/diff") and f"b={reg['bad_plan']}" in _asked(page, "/plans/diff")
-    diff = _api(client, f"/api/v1/dbs/{dbs['rac']}/sql/{reg['sql_id']}/plans/diff", a=reg["good_plan"], b=reg["bad_plan"])
+    asked = _asked(page, "/plans/diff")
+    assert f"a={reg['good_plan']}" in asked and f"b={reg['bad_plan']}" in asked
+    diff = _api(client, f"/api/v1/dbs/{dbs['rac']}/sql/{reg['sql_id']}/plans/diff", a=reg["good_plan"],
+                b=reg["bad_plan"])
     rows = _rows(page, "plan-diff")
     assert [mark for _, mark in rows] == [r["change"] for r in diff["rows"]]
     full = next(cells for cells, mark in rows if "TABLE ACCESS FULL" in cells[6])

@@ -122,7 +122,8 @@ def test_every_ash_sample_of_a_statement_sits_on_a_line_of_its_plan(sql3, rac):
                              "FROM dba_hist_sql_plan WHERE dbid = ?", (rac["dbid"],)).fetchall())
     sampled = sql3.execute(f"SELECT DISTINCT sql_id, sql_plan_hash_value, sql_plan_line_id, sql_plan_operation, "
                            f"coalesce(sql_plan_options, '') FROM {ASH} WHERE dbid = ? AND snap_id > ? AND "
-                           f"sql_plan_line_id IS NOT NULL", (rac["dbid"], rac["snapshots"]["last_snap"] - 48)).fetchall()
+                           f"sql_plan_line_id IS NOT NULL", (rac["dbid"], rac["snapshots"]["last_snap"] - 48)
+                           ).fetchall()
     assert sampled and set(sampled) <= lines
 
 

@@ -231,7 +231,8 @@ def bind_rows(db, inst, snap_id, end, sql, hostile=None) -> list[tuple]:
     rows = []
     for position, name, kind in bind_names(sql):
         if kind == "NUMBER":
-            value = str(rng.choice((7, 30, 90)) if name == ":2" and "SYSDATE" in sql.text else rng.randrange(1, 2_000_000))
+            days = name == ":2" and "SYSDATE" in sql.text  # SYSDATE - :2: a number of days
+            value = str(rng.choice((7, 30, 90)) if days else rng.randrange(1, 2_000_000))
         elif kind == "DATE":
             value = (captured - timedelta(days=rng.choice((1, 7, 30)))).strftime("%m/%d/%Y 00:00:00")
         else:
