@@ -64,8 +64,8 @@ def test_the_plan_view_shows_the_indented_plan_and_the_time_by_line(server, clie
         # the operation indented two no-break spaces per depth, its options after it
         assert cells[1] == "\u00a0\u00a0" * line["depth"] + " ".join(filter(None, (line["operation"], line["options"])))
         assert cells[2] == (f"{line['object_owner']}.{line['object_name']}" if line["object_name"] else "")
-        assert cells[6] == (line["access_predicates"] or "") and cells[7] == (line["filter_predicates"] or "")
-        assert cells[8].replace(",", "") == str(line["samples"])
+        assert cells[10] == (line["access_predicates"] or "") and cells[11] == (line["filter_predicates"] or "")
+        assert cells[3].replace(",", "") == str(line["samples"])  # the time by line beside the line
         assert mark == ("sampled" if line["samples"] else None)
     top = max(zip(rows, bad["lines"]), key=lambda pair: pair[1]["samples"])
     assert top[0][0][1].strip() == "TABLE ACCESS FULL" and top[0][0][2] == "APP.ORDER_LINES"
@@ -172,7 +172,7 @@ def test_markup_in_predicates_and_bind_values_stays_inert(hostile_plans, stories
         page.page.locator("#plan-pick").select_option(str(reg["bad_plan"]))
         page.settle()
         lines = [cells for cells, _ in _rows(page, "plan-lines")]
-        assert lines[5][2] == "APP.<b>LINES</b>" and lines[5][6] == IMG and lines[5][7] == CELL
+        assert lines[5][2] == "APP.<b>LINES</b>" and lines[5][10] == IMG and lines[5][11] == CELL
         assert page.page.evaluate("window.__xss") is None
         tables = ("plan-lines", "plan-diff", "sql-binds")
         assert page.page.locator(", ".join(f"[data-table={t}] tbody {tag}" for t in tables for tag in ("img", "b", "i"))

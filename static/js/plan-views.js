@@ -62,10 +62,10 @@
     form.addEventListener("submit", function (e) { e.preventDefault(); });
     grid.appendChild(form);
     p.lines = table(ctx, parts, grid, { id: "plan-lines", title: "Plan lines, with the statement's ASH samples on each in this window", wide: true, pageLength: 100, order: [],
-      columns: [NUM("id", "Id"), TEXT("step", "Operation"), TEXT("object", "Object"), NUM("cost", "Cost"),
-        NUM("cardinality", "Rows (est.)"), NUM("bytes", "Bytes (est.)", "bytes"), TEXT("access_predicates", "Access predicates"),
-        TEXT("filter_predicates", "Filter predicates"), NUM("samples", "ASH samples"),
-        NUM("pct_samples", "% of the statement's samples", "%"), NUM("pct_cpu", "On CPU", "%"), NUM("pct_wait", "Waiting", "%")],
+      columns: [NUM("id", "Id"), TEXT("step", "Operation"), TEXT("object", "Object"), NUM("samples", "ASH samples"),
+        NUM("pct_samples", "% of the statement's samples", "%"), NUM("pct_cpu", "On CPU", "%"), NUM("pct_wait", "Waiting", "%"),
+        NUM("cost", "Cost"), NUM("cardinality", "Rows (est.)"), NUM("bytes", "Bytes (est.)", "bytes"),
+        TEXT("access_predicates", "Access predicates"), TEXT("filter_predicates", "Filter predicates")],
       rowMark: function (r) { return r.samples ? "sampled" : null; } });
     if (ctx.state.plan_b) {
       p.diff = table(ctx, parts, grid, { id: "plan-diff", wide: true, pageLength: 100, order: [],
