@@ -47,7 +47,9 @@ def test_every_endpoint_with_a_table_offers_csv(doc):
         "/api/v1/dbs/{db}/activity", "/api/v1/dbs/{db}/activity/top"} | {  # tests/test_activity.py
         "/api/v1/dbs/{db}/sql/{sql_id}/monitor", "/api/v1/dbs/{db}/awr-report/stored",  # tests/test_oracle_reports.py
         "/api/v1/dbs/{db}/changes", "/api/v1/dbs/{db}/parameters", "/api/v1/dbs/{db}/parameters/changes",
-        "/api/v1/dbs/{db}/parameters/non-default"}  # tests/test_changes.py
+        "/api/v1/dbs/{db}/parameters/non-default",  # tests/test_changes.py
+        "/api/v1/dbs/{db}/sql/{sql_id}/plans", "/api/v1/dbs/{db}/sql/{sql_id}/plans/diff",
+        "/api/v1/dbs/{db}/sql/{sql_id}/binds"}  # tests/test_plans.py
 
 
 def _cell(value):

@@ -173,7 +173,9 @@ def test_every_keyed_get_refuses_without_the_key_as_json_csv_and_with_its_sql(cl
     needs = {"/api/v1/dbs/{db}/series": {"name": "derived:aas"},
              "/api/v1/dbs/{db}/compare": {"a_begin_snap": lo, "a_end_snap": lo + 4, "b_begin_snap": lo + 4,
                                           "b_end_snap": lo + 8},
-             "/api/v1/dbs/{db}/awr-report": stored["global"], "/api/v1/dbs/{db}/awr-report/compare": stored["global_diff"]}
+             "/api/v1/dbs/{db}/awr-report": stored["global"], "/api/v1/dbs/{db}/awr-report/compare": stored["global_diff"],
+             "/api/v1/dbs/{db}/sql/{sql_id}/plans/diff": {"a": stories["plan_regression"]["good_plan"],
+                                                          "b": stories["plan_regression"]["bad_plan"]}}
     checked = 0
     for path, op in _gets(client):
         if {} in op["security"]:

@@ -109,10 +109,13 @@ def test_every_documented_query_parameter_is_accepted(api, doc, dbs, stories, wi
                    "top_level_sql_id": stories["plan_regression"]["sql_id"], "sql_plan_hash_value": 1,
                    "module": "billing", "action": "a", "program": "JDBC Thin Client", "service": 1, "user": 107,
                    "session": "1:1802,1", "machine": "app-node1", "blocking_session": 1801, "current_obj": 1})
+    reg = stories["plan_regression"]  # /sql/{sql_id}/plans and /plans/diff
+    values.update({"plan_hash_value": reg["good_plan"], "a": reg["good_plan"], "b": reg["bad_plan"]})
     fill = {"db": rac, "sql_id": stories["plan_regression"]["sql_id"], "slug": RUN,
             "report_id": monitor_report_id(sql3, rac)}
     stored = stored_awr_reports(sql3, rac)  # the demo keeps Oracle's AWR reports of a few ranges (§27)
     base = {"/api/v1/dbs/{db}/series": {"name": AAS}, "/api/v1/benchmarks/compare": {"runs": RUN},
+            "/api/v1/dbs/{db}/sql/{sql_id}/plans/diff": {"a": reg["good_plan"], "b": reg["bad_plan"]},
             "/api/v1/dbs/{db}/compare": {"a_begin_snap": lo, "a_end_snap": hi, "b_begin_snap": lo, "b_end_snap": hi},
             "/api/v1/dbs/{db}/awr-report": {k: v for k, v in stored["global"].items() if k != "instance"},
             "/api/v1/dbs/{db}/awr-report/compare": {k: v for k, v in stored["global_diff"].items() if k != "instance"}}

@@ -345,3 +345,24 @@ def test_activity_groups_by_bucket_and_dimension_in_oracle(group_by):
     assert outer.strip().startswith("GROUP BY " + ", ".join(f"anon_1.g{k}" for k in range(columns + 1))), outer
     assert ":dbid" in inner and ":lo" in inner and ":hi" in inner and ":f_sql_id_0" in inner
     assert "'" not in text and not re.search(r"\b\d{2,}\b", text.replace("500001", "")), text
+
+
+# --- Plans, time by plan line and binds (docs/awr-rules.md §26) ------------------------------------------------------
+
+def test_time_by_plan_line_groups_one_statements_samples_in_oracle():
+    """The statement's samples are grouped by plan hash value and line in the database, bound and pruned on DBID,
+    SNAP_ID and SQL_ID: only counts leave it."""
+    text = str(queries.plan_line_activity(views("dba_hist_")).core().compile(dialect=oracle.dialect()))
+    inner, outer = text.rsplit(") anon_1", 1)
+    assert "GROUP BY" not in inner and outer.strip().startswith("GROUP BY anon_1.g0, anon_1.g1, anon_1.g2, anon_1.g3")
+    for bind in (":dbid", ":lo", ":hi", ":sql_id", ":on_cpu"):
+        assert bind in inner, (bind, text)
+    assert "sql_plan_line_id" in inner and "'" not in text
+
+
+@pytest.mark.parametrize("build", [queries.sql_plans, queries.sql_binds])
+def test_plans_and_binds_are_read_by_bound_dbid_and_sql_id(build):
+    text = str(build(views("dba_hist_")).core().compile(dialect=oracle.dialect()))
+    assert "dbid = :dbid" in text and "sql_id = :sql_id" in text and "'" not in text, text
+    if build is queries.sql_binds:  # binds, like every per-snapshot view, by the range's intervals
+        assert "snap_id > :lo" in text and "snap_id <= :hi" in text

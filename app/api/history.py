@@ -200,6 +200,44 @@ def sql(db, sql_id, args):
     return _series_answer(history.sql.compute(d, sql_id, rng, _max_points(args), args["con_dbid"]), args, rng)
 
 
+PLAN_HASH = dict(kind="integer", minimum=0, maximum=2**32 - 1)
+
+
+@api.get("/dbs/<db>/sql/<sql_id>/plans")
+@accepts(SQL_ID, *RANGE, Param("plan_hash_value", help="Only this plan (404 names the plans the history holds).",
+                               **PLAN_HASH), FORMAT, SHOW_SQL)
+def sql_plans(db, sql_id, args):
+    """A statement's execution plans (DBA_HIST_SQL_PLAN), each an ordered list of lines with their depth, and per
+    line the statement's ASH samples in the range: samples, % of the statement's, CPU against waits."""
+    SQL_ID.parse(sql_id)
+    d, rng = _asked(db, args)
+    body = history.plans.compute(d, sql_id, rng, args["plan_hash_value"])
+    return answer(body, args, rng, table=history.plans.table)
+
+
+@api.get("/dbs/<db>/sql/<sql_id>/plans/diff")
+@accepts(SQL_ID, Param("a", help="The first plan's hash value.", **PLAN_HASH),
+         Param("b", help="The second plan's hash value.", **PLAN_HASH), FORMAT, SHOW_SQL)
+def sql_plan_diff(db, sql_id, args):
+    """Two plans of a statement line by line: aligned on (operation, options, object), each row the same, moved (at
+    another depth), changed, only in a or only in b."""
+    SQL_ID.parse(sql_id)
+    for side in ("a", "b"):
+        if args[side] is None:
+            raise BadParameter(f"{side} is required: a plan hash value of the statement", side)
+    d = _databases().database(db)
+    return answer(history.plans.diff(d, sql_id, args["a"], args["b"]), args, table=history.plans.diff_table)
+
+
+@api.get("/dbs/<db>/sql/<sql_id>/binds")
+@accepts(SQL_ID, *RANGE, FORMAT, SHOW_SQL)
+def sql_binds(db, sql_id, args):
+    """The bind values AWR captured for a statement in the range (DBA_HIST_SQLBIND), as text."""
+    SQL_ID.parse(sql_id)
+    d, rng = _asked(db, args)
+    return answer(history.plans.binds(d, sql_id, rng), args, rng)
+
+
 @api.get("/dbs/<db>/tablespaces")
 @accepts(*RANGE, MAX_POINTS, SHAPE, FORMAT, SHOW_SQL)
 def tablespaces(db, args):

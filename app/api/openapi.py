@@ -65,6 +65,27 @@ COMPARE = {"type": "object", "required": ["elapsed_seconds", "db_time", "movers"
     "differences": {**TABLE, "description": "What is in one period and not the other, one row each (kind, item, a, "
                     "b, change): kind `plan`, a plan hash value of a top statement that appeared or disappeared."},
     "load_profile": TABLE, "top_events": TABLE}}
+STR = {"type": ["string", "null"]}
+INT = {"type": ["integer", "null"]}
+PLAN_LINE = {"type": "object", "required": ["id", "depth", "operation"], "properties": {
+    "id": {"type": "integer"}, "parent_id": INT, "depth": INT, "position": INT, "operation": STR, "options": STR,
+    "object_owner": STR, "object_name": STR, "cost": INT, "cardinality": INT, "bytes": INT,
+    "access_predicates": STR, "filter_predicates": STR, "samples": {"type": "integer"}, "pct_samples": NUM,
+    "pct_cpu": NUM, "pct_wait": NUM}}
+PLANS = {"type": "object", "required": ["sql_id", "plans", "unplaced", "total_samples"], "properties": {
+    "db": {"type": "string"}, "sql_id": {"type": "string"}, "range": RANGE, "total_samples": {"type": "integer"},
+    "plans": {"type": "array", "items": {"type": "object", "required": ["plan_hash_value", "lines"], "properties": {
+        "plan_hash_value": {"type": "integer"}, "con_dbid": INT, "timestamp": STR, "samples": {"type": "integer"},
+        "lines": {"type": "array", "items": PLAN_LINE}}}},
+    "unplaced": {"type": "array", "description": "ASH samples of the statement on no line of a plan shown.",
+                 "items": {"type": "object"}},
+    "reason": {"type": "string"}, "columns": {"type": "array", "items": {"type": "string"}}}}
+PLAN_DIFF = {"type": "object", "required": ["a", "b", "rows", "differing"], "properties": {
+    "a": {"type": "integer"}, "b": {"type": "integer"}, "differing": {"type": "integer"},
+    "rows": {"type": "array", "items": {"type": "object", "required": ["change", "a", "b"], "properties": {
+        "change": {"enum": ["same", "moved", "changed", "only_a", "only_b"]},
+        "a": {"oneOf": [PLAN_LINE, {"type": "null"}]}, "b": {"oneOf": [PLAN_LINE, {"type": "null"}]}}}},
+    "columns": {"type": "array", "items": {"type": "string"}}}}
 RESPONSES = {  # endpoint -> schema of its JSON answer
     "api.databases": {"type": "object", "required": ["databases"],
                       "properties": {"databases": {"type": "array", "items": {
@@ -79,9 +100,10 @@ RESPONSES = {  # endpoint -> schema of its JSON answer
     "api.sql_monitor": TABLE,
     "api.awr_report_stored": {"type": "object", "required": ["db", "any_range", "reports"]},
     "api.parameters": TABLE, "api.parameter_changes": TABLE, "api.non_default_parameters": TABLE, "api.changes": TABLE,
+    "api.sql_plans": PLANS, "api.sql_plan_diff": PLAN_DIFF, "api.sql_binds": TABLE,
 }
 ERRORS = {"400": "A parameter is missing or malformed; `parameter` names it.",
-          "404": "Unknown database, series or sql_id.",
+          "404": "Unknown database, series, sql_id or plan hash value (the message names the plans there are).",
           "413": "The request has a body over 1 MiB (only POST /benchmarks reads one).",
           "422": "The question is too wide: it reads more rows than AWRLENS_ROW_CAP (code too_many_rows), or its "
                  "answer is over what the deployment can send, 6 MB on Lambda (code answer_too_large); the message "

@@ -12,6 +12,7 @@ import zlib
 from collections import Counter
 from datetime import timedelta
 
+from app.demo.plans import kind_lines
 from app.demo.workload import ROW_LOCK_WAITERS, fmt
 from app.store.schema import ASH_TOTAL_DIMENSIONS, ASH_TOTAL_PERIODS, ash_code
 
@@ -27,6 +28,7 @@ PLAN_LINES = {  # activity -> (plan line, operation, options) choices
     "mread": ((2, "TABLE ACCESS", "FULL"), (5, "TABLE ACCESS", "STORAGE FULL")),
     "other": ((0, "SELECT STATEMENT", None), (1, "UPDATE", None)),
 }
+NO_LINE = ((None, None, None),)  # a PL/SQL block has no plan
 BAD_PLAN_CPU = ((3, "HASH JOIN", None), (4, "TABLE ACCESS", "FULL"))  # the regressed plan burns CPU in its hash join
 
 
@@ -159,8 +161,10 @@ class Ash:
                                  rng.choices(range(len(slots)), k=n), strict=True):
                 sql, plan = src
                 sid = self._session(sql, used[slot])
-                line = (BAD_PLAN_CPU if on_cpu and plan == getattr(sql, "bad_plan", None)
-                        else PLAN_LINES.get(kind, PLAN_LINES["other"]))[sid % 2]
+                old = (BAD_PLAN_CPU if on_cpu and plan == getattr(sql, "bad_plan", None)
+                       else PLAN_LINES.get(kind, PLAN_LINES["other"]))[sid % 2]  # names the object, as before
+                choices = kind_lines(sql, plan).get(kind, NO_LINE)  # the statement's own plan (app/demo/plans.py)
+                line = choices[sid % len(choices)]
                 sql_code, module, action, user = self._sql_codes(sql)
                 program, machine = self._session_codes(sql, sid)
                 sample_id, stamp, minute = slots[slot]
@@ -170,7 +174,7 @@ class Ash:
                                  self.service, machine))
                     counts[minute, wc, ev, 0] += 1
                     continue
-                obj = object_id(f"{sql.sql_id}:{line[1]}") if kind in ("sread", "mread") else None
+                obj = object_id(f"{sql.sql_id}:{old[1]}") if kind in ("sread", "mread") else None
                 rows.append((*head, sample_id, stamp, sid, _serial(sid), fg, user, sql_code, sql_code, plan,
                              *self._line_codes(line), ev_row, wc_row, state, None, None, None, obj, module, action,
                              program, self.service, machine))

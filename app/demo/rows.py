@@ -5,16 +5,9 @@ from datetime import timedelta
 
 from app.demo import parameters
 from app.demo.ash import Ash, foreground
-from app.demo.names import (
-    EVENT_ROWS,
-    IO_FILETYPES,
-    IO_FUNCTIONS,
-    METRIC_ROWS,
-    READING_ROWS,
-    SYSSTAT_ROWS,
-    TIME_MODEL_ROWS,
-    stat_id,
-)
+from app.demo.plans import BAD_PLAN_GETS, bind_names, bind_rows, plan_rows
+from app.demo.names import (EVENT_ROWS, IO_FILETYPES, IO_FUNCTIONS, METRIC_ROWS, READING_ROWS, SYSSTAT_ROWS,
+                            TIME_MODEL_ROWS, stat_id)
 from app.demo.sql import catalog
 from app.demo.workload import (BATCH_END, BATCH_START, BLOCKS_PER_DIRECT_READ, BLOCKS_PER_TEMP_IO, CS_PER_S,
                                EVENT_SCALE, GIB, STEP, US_PER_CS, US_PER_S, fmt, rates)
@@ -49,6 +42,11 @@ class Generator:
         self.oltp.sort(key=lambda x: -x[2])
         self.batch_sql = [s for s in self.sqls if s.batch]
         self.events = [e for e in EVENT_ROWS if db.rac or e[4] not in ("gcwait", "idle_rac")]
+        # the statements whose binds AWR captured (docs/awr-rules.md §26): the ten with the most time that have
+        # binds, the regression's, and a hostile one's (a bind value is data too)
+        bound = [s for s, _, _ in self.oltp if bind_names(s)][:10] + [s for s in self.sqls if bind_names(s) and (
+            s is self.victim or s.text.startswith("select /* <img"))]
+        self.bound = {s.sql_id for s in bound}
 
     def run(self, inst):
         """The rows of one instance; the first instance also writes the rows the database shares."""
@@ -57,6 +55,10 @@ class Generator:
         if shared:
             for s in self.sqls:
                 out.add("sqltext", (db.dbid, s.sql_id, s.text, s.command_type))
+                out.extend("sql_plan", plan_rows(db, s, s.plan, self.start))
+            if self.victim:
+                out.extend("sql_plan", plan_rows(db, self.victim, self.victim.bad_plan,
+                                                 self.stories["plan_regression"]["from"]))
             self._tablespaces_static()
         out.add("database_instance", self._instance_row(inst, inst.startup))
         self.ash = Ash(db, inst, self.sqls, self.victim, self.events, self.stories, self.ash_rng) if self.ash_rng \
@@ -105,7 +107,7 @@ class Generator:
         self._events(snap_id, key, st, q, seconds, d)
         self._osstat(snap_id, key, st, q, seconds, d)
         self._io(snap_id, key, st, q, seconds)
-        self._sql(snap_id, key, st, q, seconds)
+        self._sql(snap_id, key, st, q, seconds, end)
         m = metrics(q, d, seconds)
         m.update(load=q["load"], sessions=q["sessions"])
         self._sysmetric(snap_id, key, begin, end, seconds, m, noise)
@@ -211,7 +213,7 @@ class Generator:
                 "Log File": add("LGWR"), "Archive Log": add("ARCH"), "Data File Backup": add("RMAN"),
                 "Control File": add("Others")}
 
-    def _sql(self, snap_id, key, st, q, seconds):
+    def _sql(self, snap_id, key, st, q, seconds, end):
         rng = self.rng
         execs_total = q["exec"] * seconds
         time_total = q["dbtime"] * seconds * US_PER_S * 0.82
@@ -241,12 +243,19 @@ class Generator:
             if n == 0 and not s.batch:
                 continue
             per = max(n, 1)
-            deltas = (n, round(ela), round(ela * cpu * cpu_scale), round(s.gets * per), round(s.reads * per),
+            gets = BAD_PLAN_GETS if plan == s.bad_plan else s.gets  # the full scan reads every line (§26)
+            deltas = (n, round(ela), round(ela * cpu * cpu_scale), round(gets * per), round(s.reads * per),
                       round(s.rows * per), round(ela * 0.1), round(ela * 0.02), round(ela * 0.01), round(ela * 0.005))
             totals, _ = st.accumulate((s.sql_id, plan), deltas)
             rows.append((snap_id, *key, s.sql_id, plan, s.module, None, s.schema,
                          *[v for pair in zip(totals, deltas, strict=True) for v in pair]))
         self.out.extend("sqlstat", rows)
+        if end > self.history_from:  # binds for the detail days only: small
+            hostile = '<img src=x onerror="alert(2)">'
+            for s, plan, n, *_ in picked:
+                if s.sql_id in self.bound and round(n) > 0:
+                    self.out.extend("sqlbind", bind_rows(self.db, key[1], snap_id, end, s,
+                                                         hostile if s.text.startswith("select /* <img") else None))
 
     def _sysmetric(self, snap_id, key, begin, end, seconds, m, noise):
         rng = self.rng

@@ -689,6 +689,45 @@ def stored_monitor_report(v: Views):
     from app.store.schema import MONITOR_REPORTS
     t = MONITOR_REPORTS
     return select(t.c.report).where(*[t.c[c] == bindparam(c) for c in ("dbid", "report_id", "type")])
+# -- Plans, time by plan line and binds (docs/awr-rules.md §26) ------------------------------------------------------
+
+PLAN_COLUMNS = ("plan_hash_value", "id", "parent_id", "depth", "position", "operation", "options", "object_owner",
+                "object_name", "cost", "cardinality", "bytes", "access_predicates", "filter_predicates", "timestamp",
+                "con_dbid")
+BIND_COLUMNS = ("snap_id", "instance_number", "position", "name", "datatype_string", "was_captured", "last_captured",
+                "value_string", "con_dbid")
+
+
+@statement
+def sql_plans(v: Views):
+    """Every plan line of a statement (DBA_HIST_SQL_PLAN is keyed by plan, not by snapshot), plan by plan."""
+    from sqlalchemy import bindparam, select
+    t = v.sql_plan
+    return (select(*[t.c[c] for c in PLAN_COLUMNS])
+            .where(t.c.dbid == bindparam("dbid"), t.c.sql_id == bindparam("sql_id"))
+            .order_by(t.c.plan_hash_value, t.c.con_dbid, t.c.id))
+
+
+@statement
+def plan_line_activity(v: Views):
+    """A statement's ASH samples of the range per plan hash value and plan line, each with its samples on CPU."""
+    from sqlalchemy import bindparam, case, func, select
+    t = v.active_sess_history
+    s = _samples(t, (t.c.sql_plan_hash_value, t.c.sql_plan_line_id, t.c.sql_plan_operation, t.c.sql_plan_options,
+                     case((t.c.session_state == bindparam("on_cpu", ON_CPU), t.c.sample_id))), (),
+                 (t.c.sql_id == bindparam("sql_id"),))
+    *keys, cpu = list(s.c)
+    return (select(*keys, func.count().label("samples"), func.count(cpu).label("on_cpu")).group_by(*keys)
+            .order_by(*keys))
+
+
+@statement
+def sql_binds(v: Views):
+    """The bind values captured for a statement in the intervals (lo, hi]."""
+    from sqlalchemy import bindparam, select
+    t = v.sqlbind
+    return (select(*[t.c[c] for c in BIND_COLUMNS]).where(_intervals(t), t.c.sql_id == bindparam("sql_id"))
+            .order_by(t.c.snap_id, t.c.instance_number, t.c.position))
 
 
 def capped(stmt, row_cap: int):
@@ -761,6 +800,9 @@ def statements(v: Views, row_cap: int, max_points: int = Settings.max_points):
     yield "sql monitor: executions of a statement", monitored_executions(v)
     yield "sql monitor: executions of a statement in one container", monitored_executions(v, True)
     yield "sql monitor: one execution", monitored_execution(v)
+    yield "sql plans", sql_plans(v)
+    yield "ash: samples by plan line of one sql_id", plan_line_activity(v)
+    yield "sql binds", sql_binds(v)
 
 
 def render(stmt, dialect) -> str:

@@ -147,6 +147,19 @@ def _views(md, p: str, absent: dict) -> None:
           Column("parameter_name", String(64), nullable=False), Column("value", String(512)),
           Column("isdefault", String(9)), Column("ismodified", String(10)), _con(),
           key=("dbid", "instance_number", "parameter_hash", "snap_id"))
+    # execution plans (docs/awr-rules.md §26): one row per plan line, not per snapshot
+    table(f"{p}sql_plan", *_ints("dbid"), Column("sql_id", String(13), nullable=False),
+          Column("plan_hash_value", N, nullable=False), Column("id", N, nullable=False),
+          Column("operation", String(30)), Column("options", String(30)), Column("object_owner", String(128)),
+          Column("object_name", String(128)), Column("parent_id", N), Column("depth", N), Column("position", N),
+          Column("cost", N), Column("cardinality", N), Column("bytes", N), Column("access_predicates", String(4000)),
+          Column("filter_predicates", String(4000)), Column("timestamp", TS), _con(),
+          key=("dbid", "sql_id", "plan_hash_value", "con_dbid", "id"))
+    # captured bind values per snapshot (docs/awr-rules.md §26)
+    table(f"{p}sqlbind", *_ints("snap_id", "dbid", "instance_number"), Column("sql_id", String(13), nullable=False),
+          Column("name", String(128)), Column("position", N, nullable=False), Column("datatype_string", String(15)),
+          Column("was_captured", String(3)), Column("last_captured", TS), Column("value_string", String(4000)), _con(),
+          key=("dbid", "sql_id", "snap_id", "instance_number", "position", "con_dbid"))
     sga = Table(f"{p}sgastat", md, *_ints("snap_id", "dbid", "instance_number"),
                 Column("pool", String(30)), Column("name", String(64)), Column("bytes", N), _con())
     Index(f"{p}sgastat_by_snap", *[sga.c[c] for c in by_snap])

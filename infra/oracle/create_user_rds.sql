@@ -17,7 +17,7 @@
 CREATE USER AWRLENS IDENTIFIED BY "&&awrlens_password";
 GRANT CREATE SESSION TO AWRLENS;
 
--- the 17 views the app reads
+-- the 20 views the app reads
 BEGIN
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_ACTIVE_SESS_HISTORY', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_DATABASE_INSTANCE', 'AWRLENS', 'SELECT');
@@ -28,8 +28,10 @@ BEGIN
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_PDB_INSTANCE', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_REPORTS', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_SNAPSHOT', 'AWRLENS', 'SELECT');
+  rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_SQLBIND', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_SQLSTAT', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_SQLTEXT', 'AWRLENS', 'SELECT');
+  rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_SQL_PLAN', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_SYSMETRIC_HISTORY', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_SYSMETRIC_SUMMARY', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_SYSSTAT', 'AWRLENS', 'SELECT');

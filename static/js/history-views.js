@@ -285,7 +285,7 @@
 
   Views.add("sql", {
     title: "SQL detail",
-    key: function (state) { return [state.sql || "", state.con || ""]; },
+    key: function (state) { return [state.sql || "", state.con || "", state.plan || "", state.plan_b || ""]; },
     build: function (ctx, parts, root) {
       var form = element("form", { "class": "card sql-form", "aria-label": "Open a SQL statement" });
       form.appendChild(element("label", { "for": "sql-id" }, "SQL ID"));
@@ -342,6 +342,7 @@
           { key: "first_seen", title: "First seen", type: "time" }, { key: "last_seen", title: "Last seen", type: "time" },
           NUM("snapshots", "Snapshots")] });
       parts.monitor = AWRLens.OracleReports.monitored(ctx, parts, grid);  // awr-report-views.js
+      AWRLens.PlanViews.build(ctx, parts, grid);  // plans, plan diff and binds: plan-views.js
     },
     update: function (ctx, parts) {
       setWindows(ctx, parts);
@@ -355,6 +356,7 @@
           containersNote(b);
       }).catch(function (err) { parts.meta.textContent = "Could not load this statement: " + err.message; });
       parts.plans.load(body.then(function (b) { return b.plans; }));
+      AWRLens.PlanViews.update(ctx, parts);
     }
   });
 

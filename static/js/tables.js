@@ -68,7 +68,8 @@
   /**
    * spec: {id, title, columns: [{key, title, type: text|num|change|time|plans|link, unit, href, optional,
    *        better (change: the row's key that says which way is better)}], order,
-   *        onRow(row) (a click or Enter on a row), zone() (the time zone of time columns), pageLength, wide}
+   *        onRow(row) (a click or Enter on a row), rowMark(row) (a word set as the row's data-mark, or none),
+   *        zone() (the time zone of time columns), pageLength, wide}
    * An optional column is shown, and exported, only when a row has a value in it (a CDB's containers).
    */
   function Table(container, spec) {
@@ -115,7 +116,11 @@
           footer: false }
       ],
       language: { emptyTable: "No data in this range.", zeroRecords: "No matching rows.", search: "Search:" },
-      createdRow: function (tr) { if (spec.onRow) { tr.classList.add("clickable"); } }
+      createdRow: function (tr, row) {
+        if (spec.onRow) { tr.classList.add("clickable"); }
+        var mark = spec.rowMark && spec.rowMark(row);  // a row's kind, as data-mark (the plan diff's changes)
+        if (mark) { tr.setAttribute("data-mark", mark); }
+      }
     });
     if (spec.onRow) {
       $(this.table).on("click", "tbody tr", function (e) {
