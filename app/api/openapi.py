@@ -50,6 +50,23 @@ ACTIVITY_TOP = {"type": "object", "required": ["db", "range", "filters", "lists"
     "columns": {"type": "array", "items": {"type": "string"}, "description": "The columns of the CSV answer."},
     "total_samples": {"type": "integer"}, "sample_seconds": {"type": "number"}, "cpu_label": {"type": "string"},
     "reason": {"type": "string", "description": "Why the answer holds no samples, where the range holds no interval."}}}
+EVENT_HISTOGRAM = {"type": "object", "required": ["event", "buckets", "intervals", "distribution"], "properties": {
+    "db": {"type": "string"}, "event": {"type": "string"}, "event_id": {"type": ["integer", "null"]}, "range": RANGE,
+    "instance": {"type": ["string", "integer"]}, "markers": {"type": "object"}, "waits": {"type": "integer"},
+    "p50_ms": NUM, "p95_ms": NUM, "p99_ms": NUM,
+    "buckets": {"type": "array", "description": "The latency buckets, ascending: waits < wait_time_milli ms (and at "
+                "least half of it, but for the first).", "items": {"type": "object", "required": [
+                    "wait_time_milli", "label"], "properties": {"wait_time_milli": {"type": "integer"},
+                                                                "label": {"type": "string"}}}},
+    "intervals": {"type": "array", "items": {"type": "object", "required": ["snap_id", "time", "counts", "waits"],
+                                             "properties": {
+        "snap_id": {"type": "integer"}, "time": {"type": "string"}, "waits": {"type": "integer"},
+        "counts": {"type": "array", "items": {"type": "integer"}, "description": "Waits per bucket, as `buckets`."},
+        "p50_ms": NUM, "p95_ms": NUM, "p99_ms": NUM}}},
+    "distribution": {"type": "array", "items": {"type": "object", "properties": {
+        "wait_time_milli": {"type": "integer"}, "label": {"type": "string"}, "waits": {"type": "integer"},
+        "pct": NUM}}},
+    "left_out": {"type": "array"}, "reason": {"type": ["string", "null"]}}}
 RESPONSES = {  # endpoint -> schema of its JSON answer
     "api.databases": {"type": "object", "required": ["databases"],
                       "properties": {"databases": {"type": "array", "items": {
@@ -59,7 +76,8 @@ RESPONSES = {  # endpoint -> schema of its JSON answer
     "api.database": {"type": "object", "required": ["id", "dbid", "db_name", "instances", "snapshots"]},
     "api.series": SERIES, "api.wait_classes": SERIES, "api.sql": SERIES, "api.activity": SERIES,
     "api.snapshots": TABLE, "api.catalog": TABLE, "api.load_profile": TABLE, "api.top_events": TABLE,
-    "api.top_sql": TABLE, "api.tablespaces": TABLE, "api.activity_top": ACTIVITY_TOP,
+    "api.top_sql": TABLE, "api.tablespaces": TABLE, "api.segments": TABLE, "api.segment": SERIES,
+    "api.event_histogram": EVENT_HISTOGRAM, "api.activity_top": ACTIVITY_TOP,
     "api.compare": {"type": "object", "required": ["load_profile", "top_events"],
                     "properties": {"load_profile": TABLE, "top_events": TABLE}},
 }

@@ -8,9 +8,11 @@ snapshots     the snapshots of a range, with restarts and gaps marked
 load_profile, top_events, top_sql, compare   the AWR report's tables over a range
 sql           one statement over time, per plan
 tablespaces   used, allocated and maximum size over time
+histograms    how one wait event's waits were spread: latency buckets per interval, percentiles
+segments      top segments by a statistic, and one segment over time
 activity      top activity from Active Session History: AAS by a dimension, top lists, blocking sessions
 A new question (ASH, plans, parameters, ...) is one new module beside these, and one view in app/api/.
 """
-from app.history import (activity, catalog, compare, load_profile, series, snapshots, sql, tablespaces,  # noqa: F401
-                         top_events, top_sql)
+from app.history import (activity, catalog, compare, histograms, load_profile, segments, series,  # noqa: F401
+                         snapshots, sql, tablespaces, top_events, top_sql)
 from app.history.database import Database, History, Range  # noqa: F401
