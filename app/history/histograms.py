@@ -60,8 +60,13 @@ def compute(db: Database, event: str, rng: Range, instance="all") -> dict:
     if covers["reason"] is None:
         raw = db.rows(queries.event_histogram(db.store.views), item_id=event_id, lo=rng.lo, hi=rng.hi)
         cumulative: dict = {}  # (instance, bucket) -> {snap_id: count}
+        listed: dict = {}  # instance -> the snapshots where the event has rows
         for instance_no, snap, upper, count in raw:
             cumulative.setdefault((instance_no, upper), {})[snap] = count or 0
+            listed.setdefault(instance_no, set()).add(snap)
+        for (instance_no, _), values in cumulative.items():
+            for snap in listed[instance_no]:  # a bucket without a wait yet has no row: 0 there (§24)
+                values.setdefault(snap, 0)
         tl = db.timeline()
         span = tl.span(rng.lo, rng.hi, inst)
         for (instance_no, upper), values in cumulative.items():
