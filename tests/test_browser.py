@@ -430,6 +430,7 @@ def test_share_link_round_trip(server, dbs, browser, page, view, extra):
 def _state_examples(dbs, stories):
     """For each key of the page's state, a link where it matters: {key: (the link's other keys, its value)}."""
     from test_browser_activity import state_examples as activity_state_examples  # it imports this module
+    from test_browser_histseg import state_examples as histseg_state_examples
     rac, single = dbs["rac"], dbs["single"]
     lo, sql = stories["plan_regression"]["begin_snap"], stories["plan_regression"]["sql_id"]
     day = {"from": "2026-11-16T08:00+01:00", "to": "2026-11-17T08:00+01:00"}
@@ -452,6 +453,7 @@ def _state_examples(dbs, stories):
                                                                   if (s, e) != (side, end)}}, day[end])
            for side in "ab" for end in ("from", "to")},
         **activity_state_examples(dbs, stories),  # by, filter, aas: the Top activity view's (issue 13)
+        **histseg_state_examples(dbs, stories),  # event, stat, seg: the wait histogram and segments views (issue 14)
     }
 
 

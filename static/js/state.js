@@ -8,11 +8,14 @@
  * `?view=runs&runs=<slug>&runs=<slug>`.
  * Top activity (ASH): `by` is the dimension the chart is stacked by, each `filter` one dimension's value
  * (`filter=sql_id:5nmsw1pnfy5n5&filter=event:enq: TX - row lock contention`: the name, a colon, the value as the
- * API gives it); `aas=ash` draws the overview's AAS chart from ASH instead of the snapshots. */
+ * API gives it); `aas=ash` draws the overview's AAS chart from ASH instead of the snapshots.
+ * Event histogram: `event` is the wait event's name. Segments: `stat` is the statistic they are ranked by, `seg` the
+ * segment charted (OBJ#.DATAOBJ#). */
 (function (AWRLens) {
   "use strict";
   var KEYS = ["db", "inst", "view", "run", "runs", "range", "from", "to", "begin_snap", "end_snap", "tz", "series",
-    "rate", "sql", "con", "order", "ts", "a_from", "a_to", "b_from", "b_to", "by", "filter", "aas"];
+    "rate", "sql", "con", "order", "ts", "a_from", "a_to", "b_from", "b_to", "by", "filter", "aas",
+    "event", "stat", "seg"];
   var MULTI = { series: true, runs: true, filter: true };
   var RANGE_KEYS = ["range", "from", "to", "begin_snap", "end_snap"];
   var current = {};
