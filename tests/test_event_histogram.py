@@ -105,7 +105,8 @@ def test_the_tail_of_log_file_sync_moves_with_the_async_io_fix(api, single, stor
 
 def test_demo_histograms_agree_with_system_event(sql3, single, rac, stories):
     """The demo: each interval's bucket counts add up to the event's TOTAL_WAITS delta, and the mean they imply (each
-    bucket at the geometric middle of its bounds) is near TIME_WAITED_MICRO / TOTAL_WAITS."""
+    bucket at the geometric middle of its bounds) is near TIME_WAITED_MICRO / TOTAL_WAITS where the buckets can tell
+    (2 ms and more); under 1 ms, most waits are in the first two buckets."""
     for db, event in ((single, LFS), (single, "db file sequential read"), (rac, "gc cr block 2-way"),
                       (rac, "direct path read")):
         last = db["snapshots"]["last_snap"]
@@ -117,10 +118,12 @@ def test_demo_histograms_agree_with_system_event(sql3, single, rac, stories):
         for snap, counts in expected.items():
             waits = rows[snap][0] - rows[snap - 1][0]
             assert sum(counts.values()) == waits, (event, snap)
-            if waits > 1000:
-                mean = (rows[snap][1] - rows[snap - 1][1]) / waits / 1000
+            mean = (rows[snap][1] - rows[snap - 1][1]) / waits / 1000 if waits else None
+            if waits > 1000 and mean >= 2:  # the buckets resolve it
                 implied = sum(n * (0.5 if u == 1 else u / math.sqrt(2)) for u, n in counts.items()) / waits
                 assert implied == pytest.approx(mean, rel=0.35), (event, snap)
+            elif waits > 1000 and mean < 1:  # a mean under 1 ms: most waits under 2 ms
+                assert (counts.get(1, 0) + counts.get(2, 0)) / waits > 0.85, (event, snap)
 
 
 def test_rac_combined_is_the_sum_of_the_instances(api, rac, window):

@@ -87,15 +87,16 @@ class Detail:
         for event_id, name, wait_class, class_id, *_ in events:
             if name not in HISTOGRAM_EVENTS:
                 continue
-            sigma = (0.5 if fixed else 1.25) if name in TAILED else SPREAD.get(name, 0.6)
+            sigma = ((0.5 if fixed else 1.25) if name in TAILED else SPREAD.get(name, 0.6)) * self.rng.uniform(0.9, 1.1)
             values, _ = st.accumulate(("histogram", name), buckets(waits[name], ms[name], sigma))
             rows += [(snap_id, *key, event_id, name, class_id, wait_class, u, v)
                      for u, v in zip(UPPERS, values) if v]
         return rows
 
-    def seg_stats(self, snap_id, key, d, waits, batch, seconds):
+    def seg_stats(self, snap_id, key, d, waits, batch, seconds, chain=0.0):
         """DBA_HIST_SEG_STAT rows of the interval: the *_DELTA columns (schema.SEGMENT_STATS order), then space used
-        and allocated."""
+        and allocated. `chain`: the blocking chain's share of the interval's row lock waits, all on its table; the
+        others' spread as the block changes."""
         rng, rows = self.rng, []
         lread = d["session logical reads"] * CAPTURED * rng.uniform(0.92, 1.08)
         cache = d["physical reads cache"] * CAPTURED * rng.uniform(0.92, 1.08)
@@ -109,7 +110,7 @@ class Detail:
             n = rng.uniform(0.85, 1.15)
             reads_direct = round(direct * 0.88) if name == "ORDERS" else 0  # the batch's full scans of ORDERS
             writes_direct = round(direct_w * 0.9) if name == "SALES_HISTORY" else 0  # its INSERT /*+ APPEND */
-            row_locks = round(lock_waits * (0.95 if obj == self.lock_obj else 0.01))
+            row_locks = round(lock_waits * ((chain if obj == self.lock_obj else 0.0) + (1 - chain) * chg * 0.8 * n))
             space = grow * chg + (writes_direct * self.db.block_size if batch else 0)
             self.used[obj] += space
             stats = (round(lread * lr * n), round(busy * chg * 0.7), round(changes * chg * n),

@@ -100,7 +100,8 @@ class Generator:
         if end > self.history_from:  # histograms and segments for the most recent days, as the per-minute metrics
             out.extend("event_histogram", self.detail.histograms(snap_id, key, st, self.events, waits, ms,
                                                                  q["lat"]["config"] == 1.0))
-            out.extend("seg_stat", self.detail.seg_stats(snap_id, key, d, waits, q["batch"], seconds))
+            chain = q["w"]["row_lock"] / ((q["w"]["row_lock"] + q["w"]["app"] * 0.8) or 1)  # workload.rates, names.EVENTS
+            out.extend("seg_stat", self.detail.seg_stats(snap_id, key, d, waits, q["batch"], seconds, chain))
         self._osstat(snap_id, key, st, q, seconds, d)
         self._io(snap_id, key, st, q, seconds)
         self._sql(snap_id, key, st, q, seconds)
