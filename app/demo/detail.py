@@ -29,7 +29,7 @@ SEGMENTS = {"ORDERS": ("TABLE", 16, 14, 12), "ORDER_LINES": ("TABLE", 14, 22, 14
             "PAYMENTS": ("TABLE", 4, 6, 8), "SHIPMENTS": ("TABLE", 3, 5, 5), "INVOICES": ("TABLE", 3, 4, 5),
             "CARTS": ("TABLE", 3, 2, 9), "AUDIT_LOG": ("TABLE", 1, 2, 8), "PRICE_LISTS": ("TABLE", 2, 1, 1),
             "ORDERS_CUSTOMER_IX": ("INDEX", 3, 8, 6), "SALES_HISTORY": ("TABLE", 0, 0, 0)}
-HOSTILE_SEGMENT = "<img src=x onerror=alert(1)>"  # a quoted identifier is data: the viewer shows it as text
+HOSTILE_SEGMENT, HOSTILE_OBJ = "<img src=x onerror=alert(1)>", 69999  # a quoted identifier is data: shown as text
 CAPTURED = 0.8  # of the interval's logical and cache reads: AWR keeps the top segments only
 
 
@@ -63,7 +63,7 @@ class Detail:
             self.segments.append((obj, INDEX_TS if kind == "INDEX" else DATA_TS, name, kind, lr, pr, chg))
         if lock_table not in SEGMENTS:  # the chain's table has no share of its own: its row lock waits only
             self.segments.append((object_id(f"{lock.sql_id}:TABLE"), DATA_TS, lock_table, "TABLE", 0.5, 0.5, 0.5))
-        self.segments.append((69999, DATA_TS, HOSTILE_SEGMENT, "TABLE", 0.2, 0.1, 0.1))
+        self.segments.append((HOSTILE_OBJ, DATA_TS, HOSTILE_SEGMENT, "TABLE", 0.2, 0.1, 0.1))
         self.lock_obj = object_id(f"{lock.sql_id}:TABLE")
         for key in ("lr", "pr", "chg"):
             k = {"lr": 4, "pr": 5, "chg": 6}[key]
