@@ -23,12 +23,14 @@ def top(db: Database, rng: Range, order="logical_reads", limit=25) -> dict:
         if order in SYSSTAT_TOTALS:
             sums, _ = totals(db, "sysstat", (SYSSTAT_TOTALS[order],), rng, None)
             database_total = fsum(sums.values())
+        containers = db.containers()
         for con_dbid, ts, obj, dataobj, *rest in raw[:limit]:
             names, stats, captured = rest[:5], rest[5:-1], rest[-1]
             r = {"obj": obj, "dataobj": dataobj, "ts": ts, "con_dbid": con_dbid, **dict(zip(NAMES, names)),
                  **{s: v or 0 for s, v in zip(SEGMENT_ORDER, stats)}}
             r["pct_captured"] = round4(100 * r[order] / captured) if captured else None
             r["pct_total"] = round4(100 * r[order] / database_total) if database_total else None
+            r["container"] = containers.get(con_dbid)  # in a CDB root, the PDB's name (docs/awr-rules.md §1)
             rows.append(r)
         captured = raw[0][-1] if raw else 0
     return {"db": db.key, "range": rng.public(), "order_by": order, "captured": captured,
@@ -36,7 +38,7 @@ def top(db: Database, rng: Range, order="logical_reads", limit=25) -> dict:
             "database_statistic": SYSSTAT_TOTALS.get(order),
             "columns": ["owner", "object_name", "subobject_name", "object_type", "tablespace_name", order,
                         "pct_total", "pct_captured", *[s for s in SEGMENT_ORDER if s != order], "obj", "dataobj", "ts",
-                        "con_dbid"], "rows": rows}
+                        "con_dbid", "container"], "rows": rows}
 
 
 def history(db: Database, obj: int, dataobj: int, rng: Range) -> dict:

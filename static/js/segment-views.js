@@ -71,7 +71,7 @@
       parts.top = HV.table(ctx, parts, grid, { id: "segments", wide: true, pageLength: 25, order: [],
         title: "Top segments by " + STATS[stat],
         columns: [TEXT("owner", "Owner"), TEXT("object_name", "Object"), TEXT("subobject_name", "Subobject"),
-          TEXT("object_type", "Type"), TEXT("tablespace_name", "Tablespace"), NUM(stat, STATS[stat]),
+          TEXT("object_type", "Type"), TEXT("tablespace_name", "Tablespace"), Tables.container, NUM(stat, STATS[stat]),
           NUM("pct_total", "% of total", "%"), NUM("pct_captured", "% captured", "%")].concat(
           Object.keys(STATS).filter(function (k) { return k !== stat; }).map(function (k) { return NUM(k, STATS[k]); })),
         onRow: function (r) { State.set({ seg: r.obj + "." + r.dataobj }); } });
