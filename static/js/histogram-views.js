@@ -116,8 +116,8 @@
       select.addEventListener("change", function () { State.set({ event: select.value }); });
       form.appendChild(select);
       form.appendChild(element("p", { "class": "note" }, "Each cell: the waits of an interval that lasted between half " +
-        "the bucket's bound and the bound (Oracle's buckets of powers of two ms). The percentiles are estimates: " +
-        "log-linear inside the bucket where each is reached."));
+        "the bucket's bound and the bound (Oracle's buckets of powers of two ms), darker for more (on a log scale). The " +
+        "percentiles are estimates: log-linear inside the bucket where each is reached."));
       form.addEventListener("submit", function (e) { e.preventDefault(); });
       root.appendChild(form);
       parts.select = select;
