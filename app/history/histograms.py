@@ -14,9 +14,9 @@ from app.store import queries
 PERCENTILES = (50, 95, 99)
 
 
-def bucket_label(upper_ms: int, last: bool = False) -> str:
+def bucket_label(upper_ms: int) -> str:
     """A bucket as Oracle's V$EVENT_HISTOGRAM names it: "< 4 ms" holds the waits of 2 ms up to 4 ms."""
-    return f">= {upper_ms // 2} ms" if last else f"< {upper_ms} ms"
+    return f"< {upper_ms} ms"
 
 
 def percentile(counts: list[float], uppers: list[int], p: float) -> float | None:
