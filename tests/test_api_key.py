@@ -5,6 +5,7 @@ import pytest
 
 from app import create_app
 from app.api import auth
+from app.demo.detail import HOSTILE_OBJ
 from app.settings import Settings
 from tests.aws import aws, aws_calls  # noqa: F401  (fixtures)
 from tests.conftest import assert_error
@@ -168,8 +169,9 @@ def test_every_keyed_get_refuses_without_the_key_as_json_csv_and_with_its_sql(cl
     """Each GET the document marks as needing the key, in every form it answers in, is a 401 without the key (or with a
     wrong one) and answers with it; the document's list of operations drives the test, so a new route is covered."""
     lo = stories["plan_regression"]["begin_snap"]
-    fill = {"db": dbs["rac"], "sql_id": stories["plan_regression"]["sql_id"]}
+    fill = {"db": dbs["rac"], "sql_id": stories["plan_regression"]["sql_id"], "obj": HOSTILE_OBJ}
     needs = {"/api/v1/dbs/{db}/series": {"name": "derived:aas"},
+             "/api/v1/dbs/{db}/event-histogram": {"event": "log file sync"},
              "/api/v1/dbs/{db}/compare": {"a_begin_snap": lo, "a_end_snap": lo + 4, "b_begin_snap": lo + 4,
                                           "b_end_snap": lo + 8}}
     checked = 0

@@ -8,6 +8,7 @@ drawn from the interval's own integer deltas so the views agree (docs/awr-rules.
   row lock waits on the table its UPDATE names (whose OBJ# is the samples' CURRENT_OBJ#, app/demo/ash.py).
 Both use their own random stream, so the other views' rows are the same with or without them."""
 import re
+from functools import lru_cache
 from math import erf, log, sqrt
 
 from app.demo.ash import object_id, row_lock_sql
@@ -20,6 +21,7 @@ HISTOGRAM_EVENTS = ("log file sync", "db file sequential read", "db file scatter
                     "enq: TX - row lock contention", "buffer busy waits", "gc cr block 2-way", "gc current block 2-way")
 TAILED = ("log file sync", "log file parallel write")  # the slow, unstable writes before the async I/O fix
 UPPERS = [1 << k for k in range(17)]  # WAIT_TIME_MILLI: < 1 ms, < 2 ms, ... < 65536 ms
+WOBBLE = (0.9, 0.95, 1.0, 1.05, 1.1)  # each interval's spread, around the event's
 SPREAD = {"enq: TX - row lock contention": 1.1, "buffer busy waits": 0.9, "db file scattered read": 0.7}
 DATA_TS, INDEX_TS = 5, 6  # APP_DATA and APP_INDEX in Generator.TABLESPACES
 # segment -> (type, share of the captured logical reads, of the captured cache reads, of the block changes)
@@ -38,15 +40,20 @@ def buckets(waits: int, mean_ms: float, sigma: float) -> list[int]:
     as whole counts that add up to `waits` (largest remainders)."""
     if waits <= 0 or mean_ms <= 0:
         return [0] * len(UPPERS)
-    mu = log(mean_ms) - sigma * sigma / 2
-    cdf = [0.5 * (1 + erf((log(u) - mu) / (sigma * sqrt(2)))) for u in UPPERS]
-    cdf[-1] = 1.0
-    shares = [b - a for a, b in zip([0.0] + cdf[:-1], cdf)]
-    exact = [waits * p for p in shares]
+    exact = [waits * p for p in _shares(round(mean_ms, 3), sigma)]
     counts = [int(x) for x in exact]
     for k in sorted(range(len(exact)), key=lambda k: counts[k] - exact[k])[:waits - sum(counts)]:
         counts[k] += 1
     return counts
+
+
+@lru_cache(maxsize=4096)
+def _shares(mean_ms: float, sigma: float) -> list[float]:
+    """Each bucket's share of a lognormal of mean `mean_ms` (the model's averages repeat: computed once each)."""
+    mu = log(mean_ms) - sigma * sigma / 2
+    cdf = [0.5 * (1 + erf((log(u) - mu) / (sigma * sqrt(2)))) for u in UPPERS]
+    cdf[-1] = 1.0
+    return [b - a for a, b in zip([0.0] + cdf[:-1], cdf)]
 
 
 class Detail:
@@ -87,7 +94,7 @@ class Detail:
         for event_id, name, wait_class, class_id, *_ in events:
             if name not in HISTOGRAM_EVENTS:
                 continue
-            sigma = ((0.5 if fixed else 1.25) if name in TAILED else SPREAD.get(name, 0.6)) * self.rng.uniform(0.9, 1.1)
+            sigma = ((0.5 if fixed else 1.25) if name in TAILED else SPREAD.get(name, 0.6)) * self.rng.choice(WOBBLE)
             values, _ = st.accumulate(("histogram", name), buckets(waits[name], ms[name], sigma))
             rows += [(snap_id, *key, event_id, name, class_id, wait_class, u, v)
                      for u, v in zip(UPPERS, values) if v]
