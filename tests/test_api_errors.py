@@ -131,7 +131,7 @@ def test_unknown_database_is_404(api, dbs, db):
 
 def test_unknown_parameter_is_refused_on_every_endpoint(api, doc, dbs, stories, sql3):
     fill = {"db": dbs["rac"], "sql_id": stories["plan_regression"]["sql_id"], "slug": RUN,
-            "report_id": monitor_report_id(sql3, dbs["rac"])}
+            "report_id": monitor_report_id(sql3, dbs["rac"]), "obj": 1}
     for path, item in doc["paths"].items():
         if any(p["in"] == "query" for p in item["get"]["parameters"]):
             err = assert_error(api.get(path.format(**fill), query_string={"frm": "2026-11-18"}), 400, "frm")

@@ -5,6 +5,7 @@ import pytest
 
 from app import create_app
 from app.api import auth
+from app.demo.detail import HOSTILE_OBJ
 from app.settings import Settings
 from tests.conftest import assert_error
 from tests.contract import monitor_report_id, stored_awr_reports
@@ -169,8 +170,10 @@ def test_every_keyed_get_refuses_without_the_key_as_json_csv_and_with_its_sql(cl
     wrong one) and answers with it; the document's list of operations drives the test, so a new route is covered."""
     lo = stories["plan_regression"]["begin_snap"]
     stored = stored_awr_reports(sql3, dbs["rac"])  # the demo keeps Oracle's AWR reports of a few ranges (§27)
-    fill = {"db": dbs["rac"], "sql_id": stories["plan_regression"]["sql_id"], "report_id": monitor_report_id(sql3, dbs["rac"])}
+    fill = {"db": dbs["rac"], "sql_id": stories["plan_regression"]["sql_id"],
+            "report_id": monitor_report_id(sql3, dbs["rac"]), "obj": HOSTILE_OBJ}
     needs = {"/api/v1/dbs/{db}/series": {"name": "derived:aas"},
+             "/api/v1/dbs/{db}/event-histogram": {"event": "log file sync"},
              "/api/v1/dbs/{db}/compare": {"a_begin_snap": lo, "a_end_snap": lo + 4, "b_begin_snap": lo + 4,
                                           "b_end_snap": lo + 8},
              "/api/v1/dbs/{db}/awr-report": stored["global"], "/api/v1/dbs/{db}/awr-report/compare": stored["global_diff"],

@@ -9,6 +9,8 @@ import pytest
 from conftest import assert_error
 from contract import AAS, RUN
 
+from app.demo.detail import HOSTILE_OBJ
+
 pytestmark = pytest.mark.slow
 
 
@@ -20,7 +22,8 @@ SWEPT = ["/api/v1/dbs", "/api/v1/dbs/{db}", "/api/v1/dbs/{db}/snapshots", "/api/
          "/api/v1/dbs/{db}/series", "/api/v1/dbs/{db}/wait-classes", "/api/v1/dbs/{db}/load-profile",
          "/api/v1/dbs/{db}/top-events", "/api/v1/dbs/{db}/top-sql", "/api/v1/dbs/{db}/sql/{sql_id}",
          "/api/v1/dbs/{db}/tablespaces", "/api/v1/dbs/{db}/compare", "/api/v1/dbs/{db}/activity",
-         "/api/v1/dbs/{db}/activity/top", "/api/v1/benchmarks",
+         "/api/v1/dbs/{db}/activity/top", "/api/v1/dbs/{db}/event-histogram", "/api/v1/dbs/{db}/segments",
+         "/api/v1/dbs/{db}/segments/{obj}", "/api/v1/benchmarks",
          "/api/v1/benchmarks/{slug}", "/api/v1/benchmarks/compare"]
 RANGE_KEYS = ("from", "to", "begin_snap", "end_snap")
 
@@ -34,8 +37,10 @@ def test_no_input_gives_a_500(api, doc, dbs, stories, window, path):
     lo, hi = window
     params = doc["paths"][path]["get"]["parameters"]
     known = {p["name"] for p in params}
-    fill = {"db": dbs["rac"], "sql_id": stories["plan_regression"]["sql_id"], "slug": RUN}
+    fill = {"db": dbs["rac"], "sql_id": stories["plan_regression"]["sql_id"], "slug": RUN, "obj": HOSTILE_OBJ}
     base = {"begin_snap": lo, "end_snap": hi} if "begin_snap" in known else {}
+    if path.endswith("/event-histogram"):
+        base["event"] = "log file sync"
     if path.endswith("/series"):
         base["name"] = AAS
     if path.endswith("/compare"):

@@ -111,14 +111,19 @@ def test_every_documented_query_parameter_is_accepted(api, doc, dbs, stories, wi
                    "session": "1:1802,1", "machine": "app-node1", "blocking_session": 1801, "current_obj": 1})
     reg = stories["plan_regression"]  # /sql/{sql_id}/plans and /plans/diff
     values.update({"plan_hash_value": reg["good_plan"], "a": reg["good_plan"], "b": reg["bad_plan"]})
+    obj = sql3.execute('select "OBJ#" from dba_hist_seg_stat where dbid = ? and snap_id > ? and snap_id <= ? '
+                       'and "OBJ#" = "DATAOBJ#" limit 1', (dbid_of(rac), lo, hi)).fetchone()[0]
+    values["dataobj"] = obj
     fill = {"db": rac, "sql_id": stories["plan_regression"]["sql_id"], "slug": RUN,
-            "report_id": monitor_report_id(sql3, rac)}
+            "report_id": monitor_report_id(sql3, rac), "obj": obj}
+    by_path = {"/api/v1/dbs/{db}/event-histogram": {"event": "log file sync"}}  # a wait event, not /activity's CPU
     stored = stored_awr_reports(sql3, rac)  # the demo keeps Oracle's AWR reports of a few ranges (§27)
     base = {"/api/v1/dbs/{db}/series": {"name": AAS}, "/api/v1/benchmarks/compare": {"runs": RUN},
             "/api/v1/dbs/{db}/sql/{sql_id}/plans/diff": {"a": reg["good_plan"], "b": reg["bad_plan"]},
             "/api/v1/dbs/{db}/compare": {"a_begin_snap": lo, "a_end_snap": hi, "b_begin_snap": lo, "b_end_snap": hi},
             "/api/v1/dbs/{db}/awr-report": {k: v for k, v in stored["global"].items() if k != "instance"},
-            "/api/v1/dbs/{db}/awr-report/compare": {k: v for k, v in stored["global_diff"].items() if k != "instance"}}
+            "/api/v1/dbs/{db}/awr-report/compare": {k: v for k, v in stored["global_diff"].items() if k != "instance"},
+            "/api/v1/dbs/{db}/event-histogram": {"event": "log file sync"}}
     checked = 0
     for path, item in doc["paths"].items():
         for p in item["get"]["parameters"]:
@@ -126,7 +131,8 @@ def test_every_documented_query_parameter_is_accepted(api, doc, dbs, stories, wi
                 continue
             schema = p["schema"].get("items", p["schema"])
             name = re.sub(r"^[ab]_", "", p["name"])
-            value = values.get(name, schema.get("enum", [None])[-1] or ("1" if schema["type"] == "boolean" else None))
+            value = by_path.get(path, {}).get(name, values.get(name, schema.get("enum", [None])[-1] or (
+                "1" if schema["type"] == "boolean" else None)))
             assert value is not None, f"no example value for {p['name']}"
             query = {**base.get(path, {}), p["name"]: value}
             if name in ("from", "to"):  # a period by time, not by snapshots too (that is a 400 naming both)

@@ -349,6 +349,7 @@ def _state_examples(dbs, stories):
     from test_browser_activity import state_examples as activity_state_examples  # it imports this module
     from test_browser_reports import state_examples as reports_state_examples  # Oracle reports (issues 13, 14)
     from test_browser_plans import state_examples as plans_state_examples
+    from test_browser_histseg import state_examples as histseg_state_examples
     rac, single = dbs["rac"], dbs["single"]
     lo, sql = stories["plan_regression"]["begin_snap"], stories["plan_regression"]["sql_id"]
     day = {"from": "2026-11-16T08:00+01:00", "to": "2026-11-17T08:00+01:00"}
@@ -373,6 +374,7 @@ def _state_examples(dbs, stories):
         **activity_state_examples(dbs, stories),  # by, filter, aas: the Top activity view's (issue 13)
         **reports_state_examples(dbs, stories),  # rtype, b_begin_snap, b_end_snap: the Oracle reports view's
         **plans_state_examples(dbs, stories),  # plan, plan_b: the SQL detail's plans (issue 13)
+        **histseg_state_examples(dbs, stories),  # event, stat, seg: the wait histogram and segments views (issue 14)
     }
 
 

@@ -24,6 +24,8 @@ from urllib.parse import quote
 import pytest
 from conftest import assert_error
 
+from app.demo.detail import HOSTILE_OBJ
+
 PAYLOADS = [  # the first ones are also tried alone; all of them after a valid value
     "' OR '1'='1",
     "1 OR 1=1",
@@ -56,7 +58,8 @@ def valid_values(dbs, stories, lo, hi):
     return {"db": dbs["rac"], "sql_id": stories["plan_regression"]["sql_id"], "name": "sysstat:redo size",
             "from": "2026-11-17T09:00:00", "to": "2026-11-17T17:00:00", "begin_snap": str(lo),
             "end_snap": str(hi), "instance": "1", "rate": "per_second", "max_points": "10", "format": "json",
-            "show_sql": "1", "q": "redo", "source": "sysstat", "order_by": "cpu", "limit": "5", "_": "1700000000000"}
+            "show_sql": "1", "q": "redo", "source": "sysstat", "order_by": "cpu", "limit": "5", "_": "1700000000000",
+            "obj": str(HOSTILE_OBJ)}  # a segment of every interval
 
 
 class Executed(list):
@@ -117,6 +120,8 @@ def _requests(doc, dbs, stories, window):
             base = name.removeprefix("a_").removeprefix("b_")
             fill = {p["name"]: good.get(p["name"], "x") for p in params if p["in"] == "path"}
             query = {}
+            if template == "/api/v1/dbs/{db}/event-histogram" and name != "event":
+                query["event"] = "log file sync"
             if template == "/api/v1/dbs/{db}/series" and name != "name":
                 query["name"] = good["name"]
             if template == "/api/v1/dbs/{db}/compare":

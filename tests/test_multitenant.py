@@ -30,6 +30,10 @@ SQL = {(PDB1, "0s4ruwf8v2hxq", 11): {2: (10, 4_000_000), 3: (30, 6_000_000)},
        (PDB2, "0s4ruwf8v2hxq", 11): {2: (5, 9_000_000), 3: (5, 1_000_000)},
        (PDB2, "7h35uxf5uhmm1", 22): {2: (1, 500_000), 3: (0, 0)}}
 
+# (container, TS#, OBJ#, owner, name) -> logical reads per interval ending at snap 2 and 3: the same TS#, OBJ# and
+# DATAOBJ# in two PDBs are two segments
+SEGMENTS = {(PDB1, 4, 5000, "SALES", "ORDERS"): {2: 700, 3: 300}, (PDB2, 4, 5000, "HR", "EMPLOYEES"): {2: 600, 3: 50}}
+
 
 def build(path):
     views().metadata.create_all(create_engine(f"sqlite:///{path}"))
@@ -60,6 +64,14 @@ def build(path):
             con.execute("insert into dba_hist_sqlstat (snap_id, dbid, instance_number, sql_id, plan_hash_value, "
                         "executions_delta, elapsed_time_delta, con_dbid) values (?,?,1,?,?,?,?,?)",
                         (snap_id, DBID, sql_id, plan, execs, elapsed, con_dbid))
+    for (con_dbid, ts, obj, owner, name), deltas in SEGMENTS.items():
+        con.execute('insert into dba_hist_seg_stat_obj (dbid, "TS#", "OBJ#", "DATAOBJ#", owner, object_name, '
+                    "object_type, tablespace_name, con_dbid) values (?,?,?,?,?,?,?,?,?)",
+                    (DBID, ts, obj, obj, owner, name, "TABLE", "USERS", con_dbid))
+        for snap_id, reads in deltas.items():
+            con.execute('insert into dba_hist_seg_stat (snap_id, dbid, instance_number, "TS#", "OBJ#", "DATAOBJ#", '
+                        "logical_reads_delta, con_dbid) values (?,?,1,?,?,?,?,?)",
+                        (snap_id, DBID, ts, obj, obj, reads, con_dbid))
     con.commit()
     con.close()
 
@@ -163,3 +175,12 @@ def test_the_snapshot_list_is_bounded_and_keeps_the_newest_whole_snapshots(cdb):
     assert ids == [(1, 2), (1, 3), (2, 2), (2, 3)], ids
     whole = client(cdb).get(f"/api/v1/dbs/c.{DBID}/snapshots").get_json()
     assert len(whole["rows"]) == 6
+
+
+def test_top_segments_keep_one_row_per_container_with_its_own_name(cdb):
+    """TS#, OBJ# and DATAOBJ# repeat across PDBs: the name join includes CON_DBID (docs/awr-rules.md §25)."""
+    body = client(cdb).get(f"/api/v1/dbs/c.{DBID}/segments", query_string={"begin_snap": 1, "end_snap": 3}).get_json()
+    got = [(r["con_dbid"], r["container"], r["owner"], r["object_name"], r["logical_reads"]) for r in body["rows"]]
+    assert got == [(con, NAMES[con], owner, name, sum(d.values()))
+                   for (con, _, _, owner, name), d in sorted(SEGMENTS.items(), key=lambda kv: -sum(kv[1].values()))]
+    assert body["captured"] == sum(sum(d.values()) for d in SEGMENTS.values())

@@ -37,10 +37,12 @@ ROW_CAP = Settings.row_cap  # AWRLENS_ROW_CAP's default: the snapshot list's bou
 # Values the code itself puts into statements (bound, never pasted): the only ones allowed at compile time.
 CODE_CONSTANTS = {queries.METRIC_GROUP, queries.TOP_SQL_ROWS, "Idle", ROW_CAP, ROW_CAP + 1, queries.ON_CPU, queries.CPU,
                   queries.SECONDS_PER_DAY, queries.TOP_ACTIVITY_ROWS, queries.SQL_MONITOR, queries.NOT_SET,
-                  queries.TOP_NEW_PLANS}
-LIMITS = {queries.TOP_SQL_ROWS, queries.TOP_ACTIVITY_ROWS, queries.TOP_NEW_PLANS, ROW_CAP, ROW_CAP + 1}  # the only literals sent
+                  queries.TOP_NEW_PLANS, queries.TOP_SEGMENT_ROWS}
+LIMITS = {queries.TOP_SQL_ROWS, queries.TOP_ACTIVITY_ROWS, queries.TOP_NEW_PLANS, queries.TOP_SEGMENT_ROWS, ROW_CAP,
+          ROW_CAP + 1}  # the only literals sent
 
 BINDS.update(item_id2=2, snap_ids_0=[1, 2], snap_ids_1=[3])  # a long range's buckets (docs/awr-rules.md §21)
+BINDS.update(obj=1, dataobj=1)  # one segment (docs/awr-rules.md §25)
 
 
 def release_columns(release: str) -> dict[str, set[str]]:
@@ -305,9 +307,11 @@ def test_sql_command_prints_every_statement_for_oracle(cli_runner, prefix):
     assert out.count("FETCH FIRST") == len(pairs)
     assert out.count(f"FETCH FIRST {queries.TOP_SQL_ROWS} ROWS ONLY") == len(queries.TOP_SQL_ORDER)
     assert out.count(f"FETCH FIRST {queries.TOP_ACTIVITY_ROWS} ROWS ONLY") == tops
+    assert out.count(f"FETCH FIRST {queries.TOP_SEGMENT_ROWS} ROWS ONLY") == len(queries.SEGMENT_ORDER)
     assert out.count(f"FETCH FIRST {ROW_CAP} ROWS ONLY") == 1
     assert out.count(f"FETCH FIRST {queries.TOP_NEW_PLANS} ROWS ONLY") == 1
-    assert out.count(f"FETCH FIRST {ROW_CAP + 1} ROWS ONLY") == len(pairs) - len(queries.TOP_SQL_ORDER) - 1 - tops - 1
+    assert out.count(f"FETCH FIRST {ROW_CAP + 1} ROWS ONLY") == (len(pairs) - len(queries.TOP_SQL_ORDER) - 1 - tops - 1
+                                                                 - len(queries.SEGMENT_ORDER))
     assert not re.search(r"\bLIMIT\b|\bOFFSET\b|\?", out)
     assert "'" not in out
     other = [p.upper() for p in PREFIXES if p != prefix]

@@ -17,7 +17,7 @@ from app.store import queries, sqlite
 
 ITEMS = {"counter_series": (None, "stat_id"), "event_series": ("system_event", "event_id"),  # (view, item column)
          "metric_series": ("sysmetric_summary", "metric_id"), "running_sums": (None, None),
-         "metric_detail_series": ("sysmetric_history", "metric_id")}
+         "metric_detail_series": ("sysmetric_history", "metric_id"), "event_histogram": ("event_histogram", "event_id")}
 ASH = {"activity", "activity_top", "blocking", "sample_spacing", "ash_total_groups", "ash_total_buckets"}
 REPORTS = {"monitored_executions", "monitored_execution", "stored_awr_reports", "stored_awr_report",
            "stored_monitor_report"}
@@ -48,6 +48,12 @@ def test_each_text_gives_the_rows_sqlalchemy_gives(app, demo_store, dbs, window,
                 params.update(lo=lo - 1)
             if name == "metric_detail_series":  # per-minute history is kept for the newest days only
                 params.update(lo=newest - 4, hi=newest)
+            if name in ("metric_detail_series", "event_histogram", "top_segments", "segment_history"):
+                params.update(lo=newest - 4, hi=newest)  # per-minute history, histograms, segments: the newest days
+            if name == "segment_history":
+                params["obj"] = params["dataobj"] = sql3.execute(
+                    'select "OBJ#" from dba_hist_seg_stat where dbid = ? and snap_id > ? limit 1',
+                    (dbid, newest - 4)).fetchone()[0]
             if name in ASH:  # ASH is kept for the newest days only (docs/awr-rules.md §22)
                 first = sql3.execute("select min(sample_time) from dba_hist_active_sess_history where dbid = ? "
                                      "and snap_id > ?", (dbid, newest - 4)).fetchone()[0]

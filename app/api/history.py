@@ -11,7 +11,7 @@ from app.api.respond import answer
 from app.errors import BadParameter
 from app.history.database import BadRange
 from app.history.numbers import shaped
-from app.store.queries import DIMENSIONS, TOP_SQL_ORDER
+from app.store.queries import DIMENSIONS, SEGMENT_ORDER, TOP_SEGMENT_ROWS, TOP_SQL_ORDER
 
 api = Blueprint("api", __name__, url_prefix="/api/v1")
 
@@ -244,6 +244,45 @@ def tablespaces(db, args):
     """Tablespace used, allocated and maximum size over time (MB)."""
     d, rng = _asked(db, args, default_days=45)
     return _series_answer(history.tablespaces.compute(d, rng, _max_points(args)), args, rng, table=None)
+
+
+@api.get("/dbs/<db>/event-histogram")
+@accepts(Param("event", "string", "A wait event's name, as top events gives it (e.g. log file sync).", max_length=64),
+         *RANGE, TABLE_INSTANCE, FORMAT, SHOW_SQL)
+def event_histogram(db, args):
+    """How one event's waits were spread: per interval, the waits in each latency bucket (powers of two ms, deltas)
+    with the estimated p50/p95/p99, and the range's distribution (docs/awr-rules.md §24)."""
+    if not args["event"]:
+        raise BadParameter("event is required: a wait event's name, as top events gives it", "event")
+    d, rng = _asked(db, args)
+    body = history.histograms.compute(d, args["event"], rng, args["instance"])
+    return answer(body, args, rng, table=history.histograms.table)
+
+
+@api.get("/dbs/<db>/segments")
+@accepts(*RANGE, Param("order_by", "enum", "The statistic the segments are ranked by.", default="logical_reads",
+                       choices=SEGMENT_ORDER),
+         Param("limit", "integer", "Rows to return.", default=25, minimum=1, maximum=TOP_SEGMENT_ROWS), FORMAT, SHOW_SQL)
+def segments(db, args):
+    """Top segments by logical or physical reads, writes, direct reads, row lock, ITL or buffer busy waits, block
+    changes or space used, with % of the database's total and of the segments captured (docs/awr-rules.md §25)."""
+    d, rng = _asked(db, args)
+    return answer(history.segments.top(d, rng, args["order_by"], args["limit"]), args, rng)
+
+
+OBJ = Param("obj", "integer", "The segment's OBJ# (dictionary object number), as top segments gives it.",
+            in_path=True, minimum=0, maximum=2**32 - 1)
+
+
+@api.get("/dbs/<db>/segments/<obj>")
+@accepts(OBJ, Param("dataobj", "integer", "The segment's DATAOBJ# (data object number); default: its OBJ#.",
+                    minimum=0, maximum=2**32 - 1), *RANGE, SHAPE, FORMAT, SHOW_SQL)
+def segment(db, obj, args):
+    """One segment over time: each statistic per snapshot, summed over instances (docs/awr-rules.md §25)."""
+    obj = OBJ.parse(obj)
+    d, rng = _asked(db, args)
+    dataobj = obj if args["dataobj"] is None else args["dataobj"]
+    return _series_answer(history.segments.history(d, obj, dataobj, rng), args, rng)
 
 
 ACTIVITY_FILTERS = tuple(

@@ -86,6 +86,23 @@ PLAN_DIFF = {"type": "object", "required": ["a", "b", "rows", "differing"], "pro
         "change": {"enum": ["same", "moved", "changed", "only_a", "only_b"]},
         "a": {"oneOf": [PLAN_LINE, {"type": "null"}]}, "b": {"oneOf": [PLAN_LINE, {"type": "null"}]}}}},
     "columns": {"type": "array", "items": {"type": "string"}}}}
+EVENT_HISTOGRAM = {"type": "object", "required": ["event", "buckets", "intervals", "distribution"], "properties": {
+    "db": {"type": "string"}, "event": {"type": "string"}, "event_id": {"type": ["integer", "null"]}, "range": RANGE,
+    "instance": {"type": ["string", "integer"]}, "markers": {"type": "object"}, "waits": {"type": "integer"},
+    "p50_ms": NUM, "p95_ms": NUM, "p99_ms": NUM,
+    "buckets": {"type": "array", "description": "The latency buckets, ascending: waits < wait_time_milli ms (and at "
+                "least half of it, but for the first).", "items": {"type": "object", "required": [
+                    "wait_time_milli", "label"], "properties": {"wait_time_milli": {"type": "integer"},
+                                                                "label": {"type": "string"}}}},
+    "intervals": {"type": "array", "items": {"type": "object", "required": ["snap_id", "time", "counts", "waits"],
+                                             "properties": {
+        "snap_id": {"type": "integer"}, "time": {"type": "string"}, "waits": {"type": "integer"},
+        "counts": {"type": "array", "items": {"type": "integer"}, "description": "Waits per bucket, as `buckets`."},
+        "p50_ms": NUM, "p95_ms": NUM, "p99_ms": NUM}}},
+    "distribution": {"type": "array", "items": {"type": "object", "properties": {
+        "wait_time_milli": {"type": "integer"}, "label": {"type": "string"}, "waits": {"type": "integer"},
+        "pct": NUM}}},
+    "left_out": {"type": "array"}, "reason": {"type": ["string", "null"]}}}
 RESPONSES = {  # endpoint -> schema of its JSON answer
     "api.databases": {"type": "object", "required": ["databases"],
                       "properties": {"databases": {"type": "array", "items": {
@@ -101,6 +118,10 @@ RESPONSES = {  # endpoint -> schema of its JSON answer
     "api.awr_report_stored": {"type": "object", "required": ["db", "any_range", "reports"]},
     "api.parameters": TABLE, "api.parameter_changes": TABLE, "api.non_default_parameters": TABLE, "api.changes": TABLE,
     "api.sql_plans": PLANS, "api.sql_plan_diff": PLAN_DIFF, "api.sql_binds": TABLE,
+    "api.top_sql": TABLE, "api.tablespaces": TABLE, "api.segments": TABLE, "api.segment": SERIES,
+    "api.event_histogram": EVENT_HISTOGRAM, "api.activity_top": ACTIVITY_TOP,
+    "api.compare": {"type": "object", "required": ["load_profile", "top_events"],
+                    "properties": {"load_profile": TABLE, "top_events": TABLE}},
 }
 ERRORS = {"400": "A parameter is missing or malformed; `parameter` names it.",
           "404": "Unknown database, series, sql_id or plan hash value (the message names the plans there are).",

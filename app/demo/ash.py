@@ -39,6 +39,11 @@ def foreground(q: dict, name: str, driver: str, share: float, bg_share: float, s
     return fg + (q["w"]["row_lock"] * seconds if name == ROW_LOCK_EVENT else 0.0)
 
 
+def row_lock_sql(oltp):
+    """The statement of the blocking chain: the first OLTP update."""
+    return next((s for s in oltp if s.command_type == 6), oltp[0])
+
+
 def object_id(text: str) -> int:
     return 70000 + zlib.crc32(text.encode()) % 20000
 
@@ -61,7 +66,7 @@ class Ash:
         self.pool = {m: 100 + POOL * k for k, m in enumerate(modules)}
         self.service = zlib.crc32(f"{db.name.lower()}_app".encode())
         self.lock = stories["row_lock"] if stories["row_lock"]["db"] is db and inst.number == 1 else None
-        self.lock_sql = next((s for s in self.oltp if s.command_type == 6), self.oltp[0])
+        self.lock_sql = row_lock_sql(self.oltp)
         self.ctx = {}  # per (SQL, plan): the columns a session running it has
         self.codes, self.named, self.fresh = {}, {}, []  # text -> code, code -> text, names not written yet
         self.fg, self.on_cpu, self.waiting, self.cpu = (self.code(t) for t in ("FOREGROUND", "ON CPU", "WAITING",

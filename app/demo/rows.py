@@ -3,8 +3,11 @@ kept per instance since its startup (they restart from zero at each restart) and
 values; the sysmetrics are computed from the same integer deltas the counters hold."""
 from datetime import timedelta
 
+import random
+
 from app.demo import parameters
 from app.demo.ash import Ash, foreground
+from app.demo.detail import Detail
 from app.demo.plans import BAD_PLAN_GETS, bind_names, bind_rows, plan_rows
 from app.demo.names import (EVENT_ROWS, IO_FILETYPES, IO_FUNCTIONS, METRIC_ROWS, READING_ROWS, SYSSTAT_ROWS,
                             TIME_MODEL_ROWS, stat_id)
@@ -61,6 +64,9 @@ class Generator:
                                                  self.stories["plan_regression"]["from"]))
             self._tablespaces_static()
         out.add("database_instance", self._instance_row(inst, inst.startup))
+        self.detail = Detail(db, inst, self.sqls, random.Random(f"detail:{db.name}:{inst.number}"))
+        if shared:
+            out.extend("seg_stat_obj", list(self.detail.objects()))
         self.ash = Ash(db, inst, self.sqls, self.victim, self.events, self.stories, self.ash_rng) if self.ash_rng \
             else None
         st = State(inst.startup)
@@ -104,7 +110,12 @@ class Generator:
             out.extend(view, [(*head, r[0], r[1], v) for r, v in zip(table, values, strict=True)])
         out.extend("sysstat", [(*head, sid, name, round(q[driver] * coef * rng.uniform(0.97, 1.03)))
                                for sid, name, driver, coef in READING_ROWS])
-        self._events(snap_id, key, st, q, seconds, d)
+        waits, ms = self._events(snap_id, key, st, q, seconds, d)
+        if end > self.history_from:  # histograms and segments for the most recent days, as the per-minute metrics
+            out.extend("event_histogram", self.detail.histograms(snap_id, key, st, self.events, waits, ms,
+                                                                 q["lat"]["config"] == 1.0))
+            chain = q["w"]["row_lock"] / ((q["w"]["row_lock"] + q["w"]["app"] * 0.8) or 1)  # workload.rates, names.EVENTS
+            out.extend("seg_stat", self.detail.seg_stats(snap_id, key, d, waits, q["batch"], seconds, chain))
         self._osstat(snap_id, key, st, q, seconds, d)
         self._io(snap_id, key, st, q, seconds)
         self._sql(snap_id, key, st, q, seconds, end)
@@ -120,7 +131,7 @@ class Generator:
             out.extend(ASH_NAMES.name, self.ash.names())
 
     def _events(self, snap_id, key, st, q, seconds, d):
-        amounts = []
+        amounts, average = [], {}
         for _, name, _, _, driver, share, ms, bg_share in self.events:
             if driver.startswith("idle"):
                 fg = q["idle_client"] * seconds if driver == "idle_client" else 0.0
@@ -135,18 +146,21 @@ class Generator:
                 elif driver == "config":
                     ms *= q["lat"]["config"]
             avg = ms / 1000
+            average[name] = ms
             fg_waits, bg_waits = fg / avg, bg / avg
             timeouts = (fg_waits + bg_waits) * 0.3 if driver.startswith("idle") else 0.0
             amounts += (fg_waits + bg_waits, timeouts, (fg + bg) * US_PER_S, fg_waits, fg * US_PER_S)
         values, deltas = st.accumulate("system_event", amounts)
-        rows = []
+        rows, interval_waits = [], {}
         for k, (event_id, name, wait_class, class_id, *_) in enumerate(self.events):
             waits, timeouts, time_all, waits_fg, time_fg = values[5 * k:5 * k + 5]
+            interval_waits[name] = deltas[5 * k]
             if name == "db file sequential read":
                 d[f"{name}:waits"], d[f"{name}:time"] = deltas[5 * k + 3], deltas[5 * k + 4]
             rows.append((snap_id, *key, event_id, name, class_id, wait_class, waits, timeouts, time_all, waits_fg,
                          0, time_fg))
         self.out.extend("system_event", rows)
+        return interval_waits, average
 
     def _osstat(self, snap_id, key, st, q, seconds, d):
         db = self.db

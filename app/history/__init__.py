@@ -9,6 +9,8 @@ load_profile, top_events, top_sql, compare   the AWR report's tables over a rang
 sql           one statement over time, per plan
 tablespaces   used, allocated and maximum size over time
 plans         a statement's plans, its ASH samples by plan line, two plans compared, its binds
+histograms    how one wait event's waits were spread: latency buckets per interval, percentiles
+segments      top segments by a statistic, and one segment over time
 activity      top activity from Active Session History: AAS by a dimension, top lists, blocking sessions
 oracle_reports  Oracle's own AWR and SQL monitor reports, rendered by the database (or stored, in the demo)
 parameters    initialization parameters: values at a snapshot, changes, non-default ones, differences
@@ -16,6 +18,6 @@ changes       what changed in a range: restarts, parameters, new plans, versions
 A new question (ASH, plans, parameters, ...) is one new module beside these, and one view in app/api/.
 """
 from app.history import (  # noqa: F401
-    activity, catalog, changes, compare, load_profile, oracle_reports, parameters, plans, series, snapshots, sql,
-    tablespaces, top_events, top_sql)
+    activity, catalog, changes, compare, histograms, load_profile, oracle_reports, parameters, plans, segments, series,
+    snapshots, sql, tablespaces, top_events, top_sql)
 from app.history.database import Database, History, Range  # noqa: F401

@@ -29,6 +29,10 @@ SQL_METRICS = ("executions", "elapsed_time", "cpu_time", "buffer_gets", "disk_re
                "iowait", "clwait", "apwait", "ccwait")
 IO_COLUMNS = ("small_read_megabytes", "small_write_megabytes", "large_read_megabytes", "large_write_megabytes",
               "small_read_reqs", "small_write_reqs", "large_read_reqs", "large_write_reqs")
+# DBA_HIST_SEG_STAT's *_DELTA columns awrlens reads, in the view's order (docs/awr-rules.md §25)
+SEGMENT_STATS = ("logical_reads", "buffer_busy_waits", "db_block_changes", "physical_reads", "physical_writes",
+                 "physical_reads_direct", "physical_writes_direct", "itl_waits", "row_lock_waits", "space_used",
+                 "space_allocated")
 CLASS_TOTALS_NAME = "awrlens_wait_class_totals"  # schema.CLASS_TOTALS
 
 # The tables are built on first use, and SQLAlchemy imported then: the embedded store's reads never need them
@@ -160,6 +164,23 @@ def _views(md, p: str, absent: dict) -> None:
           Column("name", String(128)), Column("position", N, nullable=False), Column("datatype_string", String(15)),
           Column("was_captured", String(3)), Column("last_captured", TS), Column("value_string", String(4000)), _con(),
           key=("dbid", "sql_id", "snap_id", "instance_number", "position", "con_dbid"))
+    # latency histograms of the wait events (docs/awr-rules.md §24): cumulative counts per bucket of powers of two ms
+    table(f"{p}event_histogram", *_ints("snap_id", "dbid", "instance_number", "event_id"),
+          Column("event_name", String(64), nullable=False), Column("wait_class_id", N),
+          Column("wait_class", String(64)), Column("wait_time_milli", N, nullable=False), Column("wait_count", N),
+          _con(), key=("dbid", "event_id", "instance_number", "snap_id", "wait_time_milli"))
+    # segment statistics (docs/awr-rules.md §25): the top segments of each snapshot, their interval's *_DELTA columns
+    table(f"{p}seg_stat", *_ints("snap_id", "dbid", "instance_number"), Column("TS#", N, key="ts_num", nullable=False),
+          Column("OBJ#", N, key="obj_num", nullable=False), Column("DATAOBJ#", N, key="dataobj_num", nullable=False),
+          *[Column(f"{s}_delta", N) for s in SEGMENT_STATS], Column("space_used_total", N),
+          Column("space_allocated_total", N), _con(),
+          key=("dbid", "snap_id", "instance_number", "ts_num", "obj_num", "dataobj_num", "con_dbid"))
+    table(f"{p}seg_stat_obj", *_ints("dbid"), Column("TS#", N, key="ts_num", nullable=False),
+          Column("OBJ#", N, key="obj_num", nullable=False), Column("DATAOBJ#", N, key="dataobj_num", nullable=False),
+          Column("owner", String(128), nullable=False), Column("object_name", String(128), nullable=False),
+          Column("subobject_name", String(128)), Column("object_type", String(18)),
+          Column("tablespace_name", String(30)), Column("partition_type", String(8)), _con(),
+          key=("dbid", "ts_num", "obj_num", "dataobj_num", "con_dbid"))
     sga = Table(f"{p}sgastat", md, *_ints("snap_id", "dbid", "instance_number"),
                 Column("pool", String(30)), Column("name", String(64)), Column("bytes", N), _con())
     Index(f"{p}sgastat_by_snap", *[sga.c[c] for c in by_snap])

@@ -9,7 +9,9 @@
  * narrower one with downsampled data is fetched again at finer resolution (per-minute detail when the window is
  * a few hours), and after each fetch the neighbouring windows are prefetched so panning shows data at once
  * (unless spec.prefetch is false: a window whose answer depends on the whole window, as top activity's top 10).
- * The card, legend, PNG and CSV are AWRLens.ChartCard's; XY charts (createXY) are in charts-xy.js. */
+ * The card, legend, PNG and CSV are AWRLens.ChartCard's; XY charts (createXY) are in charts-xy.js. A spec may add
+ * Chart.js plugins drawn with the chart (spec.plugins: the event histogram's heat map under its lines), start on a log
+ * y axis (spec.log) with its bounds (spec.yRange(win) -> {min, max}) and give its own CSV (spec.toCSV(chart)). */
 (function (AWRLens) {
   "use strict";
   var F = AWRLens.Format, Card = AWRLens.ChartCard, Theme = AWRLens.Theme, DateTime = window.luxon.DateTime;
@@ -165,6 +167,8 @@
       this.changesOn = true;
       this.card.querySelector("[data-act=changes]").setAttribute("aria-pressed", "true");
     }
+    this.log = !!spec.log;  // spec.log: the y axis starts logarithmic (the log tool still turns it off)
+    if (this.log) { this.card.querySelector("[data-act=log]").setAttribute("aria-pressed", "true"); }
     var self = this;
     this.canvas.addEventListener("wheel", function (e) { if (e.ctrlKey) { self.wheelAt = Date.now(); } }, { passive: true });
   }
@@ -345,7 +349,7 @@
             return d.points.filter(function (p) { return p[0] >= win.from && p[0] <= win.to; }).map(function (p) { return p[1]; });
           })));
           Object.assign(scales["y" + i], { type: "logarithmic", beginAtZero: false, min: axis.min, suggestedMax: undefined,
-            ticks: { callback: function (v) { return F.fmtValue(v, u); } } });
+            ticks: { callback: function (v) { return F.fmtValue(v, u); } } }, spec.yRange ? spec.yRange(win) : {});
           if (axis.note) { notes.push(axis.note); }
         }
       });
@@ -396,7 +400,7 @@
             }
           }
         },
-        plugins: [Card.background, markers, Changes.plugin, paint]
+        plugins: [Card.background, markers, Changes.plugin, paint].concat(spec.plugins || [])  // spec.plugins: drawn with the chart
       });
       this.chart.$awr = { markers: merged.markers, owner: this };
     } else {
@@ -512,6 +516,7 @@
   };
 
   TimeChart.prototype.toCSV = function () {
+    if (this.spec.toCSV) { return this.spec.toCSV(this); }  // a chart that draws more than its lines (a heat map)
     var zone = this.win.zone, rows = [];
     this.points().forEach(function (d) {
       d.points.forEach(function (p) {

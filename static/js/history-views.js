@@ -54,7 +54,9 @@
   function topEventsTable(ctx, parts, root) {
     return table(ctx, parts, root, { id: "top-events", title: "Top events (foreground, with DB CPU)", order: [],
       columns: [TEXT("event", "Event"), TEXT("wait_class", "Wait class"), NUM("waits", "Waits"),
-        NUM("time_s", "Time", "s"), NUM("avg_ms", "Avg wait", "ms"), NUM("pct_db_time", "% DB time", "%")] });
+        NUM("time_s", "Time", "s"), NUM("avg_ms", "Avg wait", "ms"), NUM("pct_db_time", "% DB time", "%")],
+      // an event's row opens how its waits were spread (histogram-views.js)
+      onRow: function (r) { if (r.wait_class !== "CPU") { State.set({ view: "histogram", event: r.event }); } } });
   }
 
   function topSqlTable(ctx, parts, root) {
@@ -404,4 +406,6 @@
     }
   });
 
+  // what the other history views (histogram-views.js, segment-views.js) build their cards with
+  AWRLens.HistoryViews = { chart: chart, table: table, setWindows: setWindows, about: about };
 }(window.AWRLens = window.AWRLens || {}));

@@ -11,12 +11,14 @@
  * API gives it); `aas=ash` draws the overview's AAS chart from ASH instead of the snapshots.
  * Oracle reports: the range's snapshots are the report's; `b_begin_snap` + `b_end_snap` a second range to compare
  * with, `rtype=text` the text report instead of HTML.
- * SQL detail: `plan` is the plan hash value shown, `plan_b` the one compared with it line by line. */
+ * SQL detail: `plan` is the plan hash value shown, `plan_b` the one compared with it line by line.
+ * Event histogram: `event` is the wait event's name. Segments: `stat` is the statistic they are ranked by, `seg` the
+ * segment charted (OBJ#.DATAOBJ#). */
 (function (AWRLens) {
   "use strict";
   var KEYS = ["db", "inst", "view", "run", "runs", "range", "from", "to", "begin_snap", "end_snap", "tz", "series",
     "rate", "sql", "con", "plan", "plan_b", "order", "ts", "a_from", "a_to", "b_from", "b_to", "by", "filter", "aas",
-    "rtype", "b_begin_snap", "b_end_snap"];
+    "rtype", "b_begin_snap", "b_end_snap", "event", "stat", "seg"];
   var MULTI = { series: true, runs: true, filter: true };
   var RANGE_KEYS = ["range", "from", "to", "begin_snap", "end_snap"];
   var current = {};

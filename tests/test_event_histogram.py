@@ -1,0 +1,163 @@
+"""Event histograms (docs/awr-rules.md §24), against the store's own rows read with sqlite3: per interval, each bucket's
+WAIT_COUNT at the later snapshot minus the earlier one (a bucket without a row counts 0), only between snapshots of
+the same STARTUP_TIME; p50/p95/p99 by the documented rule; the demo's histograms agree with DBA_HIST_SYSTEM_EVENT."""
+import math
+from collections import defaultdict
+
+import pytest
+
+from tests.conftest import assert_error
+from tests.contract import dbid_of, ok, url
+
+LFS = "log file sync"
+
+
+def _event_id(sql3, dbid, name):
+    return sql3.execute("SELECT DISTINCT event_id FROM dba_hist_system_event WHERE dbid = ? AND event_name = ?",
+                        (dbid, name)).fetchone()[0]
+
+
+def _expected(sql3, dbid, event, lo, hi, instance=None):
+    """{snap_id: {bucket: count}} from plain SQL: consecutive snapshots of [lo, hi] per instance (no manual snapshot
+    in the ranges used here), same startup only, summed over instances."""
+    eid = _event_id(sql3, dbid, event)
+    snaps = sql3.execute("SELECT instance_number, snap_id, startup_time FROM dba_hist_snapshot WHERE dbid = ? AND "
+                         "snap_id BETWEEN ? AND ? ORDER BY instance_number, snap_id", (dbid, lo, hi)).fetchall()
+    counts = defaultdict(dict)
+    for i, s, upper, n in sql3.execute(
+            "SELECT instance_number, snap_id, wait_time_milli, wait_count FROM dba_hist_event_histogram WHERE dbid = ? "
+            "AND event_id = ? AND snap_id BETWEEN ? AND ?", (dbid, eid, lo, hi)):
+        counts[(i, s)][upper] = n
+    out = defaultdict(lambda: defaultdict(int))
+    for (i, s, start), (j, t, start2) in zip(snaps, snaps[1:]):
+        if i != j or start != start2 or (instance is not None and i != instance):
+            continue
+        a, b = counts.get((i, s)), counts.get((i, t))
+        if a is None or b is None:
+            continue
+        for upper in set(a) | set(b):
+            out[t][upper] += b.get(upper, 0) - a.get(upper, 0)
+    return out
+
+
+def _percentile(counts: dict, p):
+    """docs/awr-rules.md §24: the bucket where the cumulative share reaches p %, log-linear inside it (its lower bound
+    is half its upper), linear from 0 in the first bucket."""
+    total = sum(counts.values())
+    want, before = total * p / 100, 0
+    for upper in sorted(counts):
+        n = counts[upper]
+        if n and before + n >= want:
+            f = (want - before) / n
+            return upper * f if upper == 1 else upper / 2 * 2 ** f
+        before += n
+
+
+@pytest.fixture(scope="module")
+def single(summary):
+    return next(d for d in summary.values() if not d["rac"])
+
+
+@pytest.fixture(scope="module")
+def rac(summary):
+    return next(d for d in summary.values() if d["rac"])
+
+
+def test_buckets_are_deltas_per_interval_and_skip_the_restart(api, sql3, single, stories):
+    fix = stories["async_io_fix"]["first_snap_after"]
+    lo, hi = fix - 6, fix + 6
+    body = ok(api, url(single["id"], "/event-histogram"), event=LFS, begin_snap=lo, end_snap=hi)
+    expected = _expected(sql3, single["dbid"], LFS, lo, hi)
+    uppers = [b["wait_time_milli"] for b in body["buckets"]]
+    assert uppers == sorted(uppers) and all(u & (u - 1) == 0 for u in uppers)  # powers of two
+    got = {i["snap_id"]: dict(zip(uppers, i["counts"])) for i in body["intervals"]}
+    assert fix not in got and fix not in expected  # the interval across the restart (§4)
+    assert set(got) == set(expected) and len(got) == 11
+    for snap, counts in expected.items():
+        assert {u: n for u, n in got[snap].items() if n} == {u: n for u, n in counts.items() if n}, snap
+    assert [m["snap_id"] for m in body["markers"]["restarts"]] == [fix]
+    assert body["left_out"] and body["left_out"][0]["before_snap_id"] == fix
+
+
+def test_percentiles_follow_the_documented_rule(api, sql3, single, stories):
+    fix = stories["async_io_fix"]["first_snap_after"]
+    body = ok(api, url(single["id"], "/event-histogram"), event=LFS, begin_snap=fix - 4, end_snap=fix + 4)
+    expected = _expected(sql3, single["dbid"], LFS, fix - 4, fix + 4)
+    for i in body["intervals"]:
+        for p in (50, 95, 99):
+            assert i[f"p{p}_ms"] == pytest.approx(_percentile(expected[i["snap_id"]], p), rel=1e-3), (i["snap_id"], p)
+    whole = defaultdict(int)
+    for counts in expected.values():
+        for u, n in counts.items():
+            whole[u] += n
+    assert body["p99_ms"] == pytest.approx(_percentile(whole, 99), rel=1e-3)
+    assert [d["waits"] for d in body["distribution"]] == [whole[b["wait_time_milli"]] for b in body["buckets"]]
+    assert sum(d["pct"] for d in body["distribution"]) == pytest.approx(100, abs=0.01)
+
+
+def test_the_tail_of_log_file_sync_moves_with_the_async_io_fix(api, single, stories):
+    fix = stories["async_io_fix"]["first_snap_after"]
+    before = ok(api, url(single["id"], "/event-histogram"), event=LFS, begin_snap=fix - 48, end_snap=fix - 1)
+    after = ok(api, url(single["id"], "/event-histogram"), event=LFS, begin_snap=fix, end_snap=fix + 48)
+    assert before["p99_ms"] > 4 * after["p99_ms"] and before["p50_ms"] > 1.2 * after["p50_ms"]
+    assert before["p99_ms"] > 100 > 30 > after["p99_ms"]
+
+
+def test_demo_histograms_agree_with_system_event(sql3, single, rac, stories):
+    """The demo: each interval's bucket counts add up to the event's TOTAL_WAITS delta, and the mean they imply (each
+    bucket at the geometric middle of its bounds) is near TIME_WAITED_MICRO / TOTAL_WAITS where the buckets can tell
+    (2 ms and more); under 1 ms, most waits are in the first two buckets."""
+    for db, event in ((single, LFS), (single, "db file sequential read"), (rac, "gc cr block 2-way"),
+                      (rac, "direct path read")):
+        last = db["snapshots"]["last_snap"]
+        expected = _expected(sql3, db["dbid"], event, last - 20, last, instance=1)
+        rows = dict(((s, (w, t)) for s, w, t in sql3.execute(
+            "SELECT snap_id, total_waits, time_waited_micro FROM dba_hist_system_event WHERE dbid = ? AND "
+            "instance_number = 1 AND event_name = ? AND snap_id BETWEEN ? AND ?", (db["dbid"], event, last - 20, last))))
+        assert len(expected) == 20
+        for snap, counts in expected.items():
+            waits = rows[snap][0] - rows[snap - 1][0]
+            assert sum(counts.values()) == waits, (event, snap)
+            mean = (rows[snap][1] - rows[snap - 1][1]) / waits / 1000 if waits else None
+            if waits > 1000 and mean >= 2:  # the buckets resolve it
+                implied = sum(n * (0.5 if u == 1 else u / math.sqrt(2)) for u, n in counts.items()) / waits
+                assert implied == pytest.approx(mean, rel=0.35), (event, snap)
+            elif waits > 1000 and mean < 1:  # a mean under 1 ms: most waits under 2 ms
+                assert (counts.get(1, 0) + counts.get(2, 0)) / waits > 0.85, (event, snap)
+
+
+def test_rac_combined_is_the_sum_of_the_instances(api, rac, window):
+    lo, hi = window
+    both = ok(api, url(rac["id"], "/event-histogram"), event="gc cr block 2-way", begin_snap=lo, end_snap=hi)
+    one = [ok(api, url(rac["id"], "/event-histogram"), event="gc cr block 2-way", begin_snap=lo, end_snap=hi,
+              instance=i) for i in (1, 2)]
+    assert both["buckets"] == one[0]["buckets"] == one[1]["buckets"]
+    by = [{i["snap_id"]: i["counts"] for i in b["intervals"]} for b in one]
+    for i in both["intervals"]:
+        assert i["counts"] == [a + b for a, b in zip(by[0][i["snap_id"]], by[1][i["snap_id"]])]
+    assert both["waits"] == one[0]["waits"] + one[1]["waits"] > 0
+
+
+def test_csv_has_a_row_per_interval_and_a_column_per_bucket(api, rac, window):
+    lo, hi = window
+    body = ok(api, url(rac["id"], "/event-histogram"), event="gc cr block 2-way", begin_snap=lo, end_snap=hi)
+    r = api.get(url(rac["id"], "/event-histogram"), query_string={"event": "gc cr block 2-way", "begin_snap": lo,
+                                                                   "end_snap": hi, "format": "csv"})
+    assert r.status_code == 200 and r.mimetype == "text/csv"
+    lines = r.get_data(as_text=True).strip().split("\r\n")
+    assert lines[0].split(",")[:6] == ["time", "snap_id", "waits", "p50_ms", "p95_ms", "p99_ms"]
+    assert lines[0].split(",")[6:] == [b["label"] for b in body["buckets"]]
+    assert len(lines) == 1 + len(body["intervals"])
+
+
+def test_bad_input_is_a_400_or_a_404_naming_it(api, rac, window):
+    lo, hi = window
+    path = url(rac["id"], "/event-histogram")
+    assert_error(api.get(path, query_string={"begin_snap": lo, "end_snap": hi}), 400, "event")
+    err = assert_error(api.get(path, query_string={"event": "log file synk"}), 404, "event")
+    assert "log file sync" in err["message"]
+    assert_error(api.get(path, query_string={"event": LFS, "instance": "9"}), 400, "instance")
+    assert_error(api.get(path, query_string={"event": LFS, "instance": "each"}), 400, "instance")
+    assert_error(api.get(path, query_string={"event": "x" * 65}), 400, "event")
+    assert_error(api.get(path, query_string={"event": LFS, "begin_snap": hi, "end_snap": lo}), 400, "begin_snap")
+    assert_error(api.get(path, query_string={"event": LFS, "bucket": "1"}), 400, "bucket")

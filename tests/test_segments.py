@@ -1,0 +1,130 @@
+"""Segment statistics (docs/awr-rules.md §25), against the store's own rows read with sqlite3: the *_DELTA columns of
+DBA_HIST_SEG_STAT summed over the intervals (begin_snap, end_snap], named from DBA_HIST_SEG_STAT_OBJ; and the demo's
+segments agree with DBA_HIST_SYSSTAT, the batch and the blocking chain."""
+from datetime import datetime, timedelta
+
+import pytest
+
+from app.demo.detail import HOSTILE_SEGMENT
+from tests.conftest import assert_error
+from tests.contract import ok, url
+
+STATS = ("logical_reads", "physical_reads", "physical_writes", "physical_reads_direct", "physical_writes_direct",
+         "row_lock_waits", "itl_waits", "buffer_busy_waits", "db_block_changes", "space_used")
+
+
+def _sums(sql3, dbid, lo, hi, stat):
+    """[(obj#, name, sum)] of one statistic, largest first, from plain SQL."""
+    return sql3.execute(
+        f'SELECT s."OBJ#", o.object_name, sum(s.{stat}_delta) AS v FROM dba_hist_seg_stat s LEFT JOIN '
+        'dba_hist_seg_stat_obj o ON o.dbid = s.dbid AND o."TS#" = s."TS#" AND o."OBJ#" = s."OBJ#" AND '
+        'o."DATAOBJ#" = s."DATAOBJ#" WHERE s.dbid = ? AND s.snap_id > ? AND s.snap_id <= ? GROUP BY s."OBJ#", '
+        'o.object_name ORDER BY v DESC, s."OBJ#"', (dbid, lo, hi)).fetchall()
+
+
+def _sysstat_delta(sql3, dbid, lo, hi, name):
+    """A counter's change from lo to hi, summed over instances (ranges without a restart)."""
+    rows = dict(((i, s), v) for i, s, v in sql3.execute(
+        "SELECT instance_number, snap_id, value FROM dba_hist_sysstat WHERE dbid = ? AND stat_name = ? AND "
+        "snap_id IN (?, ?)", (dbid, name, lo, hi)))
+    return sum(rows[(i, hi)] - rows[(i, lo)] for i, s in rows if s == lo)
+
+
+@pytest.fixture(scope="module")
+def rac(summary):
+    return next(d for d in summary.values() if d["rac"])
+
+
+@pytest.fixture(scope="module")
+def last_day(rac):
+    last = rac["snapshots"]["last_snap"]
+    return last - 48, last  # a day with the nightly batch, no restart
+
+
+@pytest.mark.parametrize("stat", ["logical_reads", "physical_reads_direct", "row_lock_waits"])
+def test_top_segments_are_the_summed_deltas(api, sql3, rac, last_day, stat):
+    lo, hi = last_day
+    body = ok(api, url(rac["id"], "/segments"), order_by=stat, begin_snap=lo, end_snap=hi, limit=5)
+    expected = _sums(sql3, rac["dbid"], lo, hi, stat)
+    assert [(r["obj"], r["object_name"], r[stat]) for r in body["rows"]] == [tuple(e) for e in expected[:5]]
+    captured = sum(e[2] for e in expected)
+    assert body["captured"] == captured
+    for r in body["rows"]:
+        assert r["pct_captured"] == pytest.approx(100 * r[stat] / captured, abs=1e-3)
+    assert body["columns"][:6] == ["owner", "object_name", "subobject_name", "object_type", "tablespace_name", stat]
+
+
+def test_pct_total_is_of_the_sysstat_counter(api, sql3, rac, last_day):
+    lo, hi = last_day
+    body = ok(api, url(rac["id"], "/segments"), order_by="physical_reads", begin_snap=lo, end_snap=hi)
+    total = _sysstat_delta(sql3, rac["dbid"], lo, hi, "physical reads")
+    assert body["database_statistic"] == "physical reads" and body["database_total"] == total
+    for r in body["rows"]:
+        assert r["pct_total"] == pytest.approx(100 * r["physical_reads"] / total, abs=1e-3)
+    itl = ok(api, url(rac["id"], "/segments"), order_by="itl_waits", begin_snap=lo, end_snap=hi)
+    assert itl["database_total"] is None and all(r["pct_total"] is None for r in itl["rows"])
+
+
+def test_demo_segments_hold_most_of_the_reads_and_tell_the_stories(api, sql3, summary, rac, last_day):
+    lo, hi = last_day
+    for db in summary.values():
+        last = db["snapshots"]["last_snap"]
+        a, b = (lo, hi) if db is rac else (last - 48, last)
+        for stat, counter in (("logical_reads", "session logical reads"), ("physical_reads", "physical reads")):
+            share = sum(e[2] for e in _sums(sql3, db["dbid"], a, b, stat)) / _sysstat_delta(sql3, db["dbid"], a, b,
+                                                                                               counter)
+            assert 0.7 < share < 0.9, (db["db_name"], stat, share)
+    direct = ok(api, url(rac["id"], "/segments"), order_by="physical_reads_direct", begin_snap=lo, end_snap=hi)
+    assert direct["rows"][0]["object_name"] == "ORDERS" and direct["rows"][0]["pct_captured"] == 100
+    writes = ok(api, url(rac["id"], "/segments"), order_by="physical_writes_direct", begin_snap=lo, end_snap=hi)
+    assert writes["rows"][0]["object_name"] == "SALES_HISTORY"
+
+
+def test_row_lock_waits_fall_on_the_blocking_chains_table(api, sql3, rac, stories):
+    lock = stories["row_lock"]
+    to = (datetime.fromisoformat(lock["to"]) + timedelta(hours=1)).isoformat()  # the intervals that hold the story
+    body = ok(api, url(rac["id"], "/segments"), order_by="row_lock_waits", **{"from": lock["from"], "to": to})
+    top = body["rows"][0]
+    obj = sql3.execute("SELECT DISTINCT \"CURRENT_OBJ#\" FROM dba_hist_active_sess_history WHERE dbid = ? AND "
+                       "event = ? AND blocking_session IS NOT NULL", (rac["dbid"], lock["event"])).fetchall()
+    assert [top["obj"]] == [o for (o,) in obj] and top["pct_captured"] > 80
+    assert top["object_type"] == "TABLE" and top["owner"] == "APP"
+
+
+def test_one_segment_over_time(api, sql3, rac, last_day):
+    lo, hi = last_day
+    top = ok(api, url(rac["id"], "/segments"), begin_snap=lo, end_snap=hi, limit=1)["rows"][0]
+    body = ok(api, url(rac["id"], f"/segments/{top['obj']}"), begin_snap=lo, end_snap=hi)
+    assert body["object_name"] == top["object_name"]
+    expected = dict(sql3.execute('SELECT snap_id, sum(logical_reads_delta) FROM dba_hist_seg_stat WHERE dbid = ? AND '
+                                 '"OBJ#" = ? AND snap_id > ? AND snap_id <= ? GROUP BY snap_id',
+                                 (rac["dbid"], top["obj"], lo, hi)))
+    line = next(s for s in body["series"] if s["metric"] == "logical_reads")
+    assert [v for _, v in line["points"]] == [expected[s] for s in sorted(expected)]
+    assert sum(expected.values()) == top["logical_reads"]
+    r = api.get(url(rac["id"], f"/segments/{top['obj']}"), query_string={"begin_snap": lo, "end_snap": hi,
+                                                                         "format": "csv"})
+    assert r.status_code == 200 and r.get_data(as_text=True).startswith("metric,unit,time,value")
+
+
+def test_an_object_name_is_data(api, rac, last_day):
+    lo, hi = last_day
+    body = ok(api, url(rac["id"], "/segments"), begin_snap=lo, end_snap=hi, limit=100)
+    assert HOSTILE_SEGMENT in [r["object_name"] for r in body["rows"]]
+    csv = api.get(url(rac["id"], "/segments"), query_string={"begin_snap": lo, "end_snap": hi, "limit": 100,
+                                                             "format": "csv"}).get_data(as_text=True)
+    assert HOSTILE_SEGMENT in csv
+
+
+def test_bad_input_is_a_400_or_a_404_naming_it(api, rac, last_day):
+    lo, hi = last_day
+    path = url(rac["id"], "/segments")
+    err = assert_error(api.get(path, query_string={"order_by": "cpu"}), 400, "order_by")
+    assert "logical_reads" in err["message"]
+    assert_error(api.get(path, query_string={"order_by": "logical_reads; drop table x"}), 400, "order_by")
+    assert_error(api.get(path, query_string={"limit": "0"}), 400, "limit")
+    assert_error(api.get(path, query_string={"limit": "101"}), 400, "limit")
+    assert_error(api.get(path + "/abc"), 400, "obj")
+    assert_error(api.get(path + "/-1"), 400, "obj")
+    assert_error(api.get(path + "/1", query_string={"begin_snap": lo, "end_snap": hi}), 404, "obj")
+    assert_error(api.get(path + "/1", query_string={"dataobj": "x"}), 400, "dataobj")
