@@ -12,7 +12,8 @@ from collections import OrderedDict
 
 from flask import Response, g, request
 
-KEPT_HEADERS = ("Content-Type", "Cache-Control", "ETag", "Content-Disposition")
+KEPT_HEADERS = ("Content-Type", "Cache-Control", "ETag", "Content-Disposition", "Content-Security-Policy",
+                "X-Content-Type-Options")  # the report's (app/api/report.py)
 
 
 class AnswerCache:

@@ -8,7 +8,8 @@ from app import history
 from app.api import limits
 from app.api.params import (FORMAT, INSTANCE, MAX_POINTS, RANGE, RATE, SHAPE, SHOW_SQL, TABLE_INSTANCE, Param,
                             accepts)
-from app.api.respond import answer
+from app.api import report as report_page
+from app.api.respond import answer, conditional
 from app.errors import BadParameter
 from app.history.database import BadRange
 from app.history.numbers import shaped
@@ -207,6 +208,34 @@ def tablespaces(db, args):
     """Tablespace used, allocated and maximum size over time (MB)."""
     d, rng = _asked(db, args, default_days=45)
     return _series_answer(history.tablespaces.compute(d, rng, _max_points(args)), args, rng, table=None)
+
+
+@api.get("/dbs/<db>/range")
+@accepts(*RANGE, SHOW_SQL)
+def range_of(db, args):
+    """A range resolved to its snapshots: the first and last snap_id that end in it (its intervals are
+    (begin_snap, end_snap], the range of Oracle's AWR report) and their times; small, for the page's range label."""
+    d, rng = _asked(db, args)
+    tl = d.timeline()
+    ends = {k: tl.lowest[s].time for k, s in (("begin_time", rng.lo), ("end_time", rng.hi)) if s is not None}
+    return answer({"db": d.key, "range": {**rng.public(), **ends}}, args, rng)
+
+
+@api.get("/dbs/<db>/report")
+@accepts(*RANGE, TABLE_INSTANCE, Param("download", "boolean", "1: as an attachment, named "
+                                                                "awrlens-<db>-<begin_snap>-<end_snap>.html.",
+                                       default=False))
+def report(db, args):
+    """The app's report of a range as one printable HTML file (no script, no fetch): the header, Load Profile, time
+    model, top events, top SQL, wait classes, I/O by function, OS statistics, tablespaces, the changes, and charts as
+    images. Needs the API key like every question: open it by fetching it with the X-API-Key header."""
+    d, rng = _asked(db, args)
+    body = history.report.compute(d, rng, args["instance"])
+    return conditional(report_page.page(body, args["download"]), rng)
+
+
+report.openapi = {"ok": {"200": ("The report: one HTML file", None), "304": ("Not modified (ETag)", None)},
+                  "media": "text/html"}
 
 
 ACTIVITY_FILTERS = tuple(

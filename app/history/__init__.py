@@ -9,8 +9,9 @@ load_profile, top_events, top_sql, compare   the AWR report's tables over a rang
 sql           one statement over time, per plan
 tablespaces   used, allocated and maximum size over time
 activity      top activity from Active Session History: AAS by a dimension, top lists, blocking sessions
+report        the app's own report of a range: the tables above, time model, I/O, OS, changes, and charts
 A new question (ASH, plans, parameters, ...) is one new module beside these, and one view in app/api/.
 """
-from app.history import (activity, catalog, compare, load_profile, series, snapshots, sql, tablespaces,  # noqa: F401
-                         top_events, top_sql)
+from app.history import (activity, catalog, compare, load_profile, report, series, snapshots, sql,  # noqa: F401
+                         tablespaces, top_events, top_sql)
 from app.history.database import Database, History, Range  # noqa: F401
