@@ -75,7 +75,8 @@ def time_chart(title: str, unit: str, layers: list[tuple[str, str, list[str], li
     for k in range(6):  # the time axis: six dates
         epoch = x0 + (x1 - x0) * k / 5
         t = min(times, key=lambda s: abs(_epoch(s) - epoch))
-        out.append(f'<text x="{x(t):.1f}" y="{bottom + 16}" text-anchor="middle">'
+        anchor = "start" if k == 0 else "end" if k == 5 else "middle"
+        out.append(f'<text x="{x(t):.1f}" y="{bottom + 16}" text-anchor="{anchor}">'
                    f'{escape(datetime.fromisoformat(t).strftime("%m-%d %H:%M"))}</text>')
     out.append(f'<line x1="{LEFT}" x2="{right}" y1="{bottom}" y2="{bottom}" stroke="#888"/>')
     for k, (label, colour, ts, _) in enumerate(layers):
