@@ -126,6 +126,24 @@ def test_the_headline_figures_are_the_stores(api, dbs, window, sql3):
     assert all(i["alt"] for i in rep.images)
 
 
+def test_top_sql_by_each_order_is_the_top_sql_answers(api, dbs, window, sql3):
+    """The report reads top SQL by four orders in one statement (ranked once per order): the same statements, in the
+    same order, as /top-sql by each; the first by reads is the store's."""
+    db, (lo, hi) = dbs["rac"], (window[0] - 48, window[1])
+    _, rep = report(api, db, begin_snap=lo, end_snap=hi)
+    tables = [t for t in rep.rows["top-sql"] if t[0] == "SQL ID"]
+    assert len(tables) == 4
+    cells = rep.rows["top-sql"]
+    starts = [k for k, row in enumerate(cells) if row[0] == "SQL ID"] + [len(cells)]
+    for (order, k) in zip(("elapsed", "cpu", "gets", "reads"), starts):
+        shown = [row[0] for row in cells[k + 1:starts[starts.index(k) + 1]]]
+        assert shown == [r["sql_id"] for r in ok(api, url(db, "/top-sql"), order_by=order, limit=10, begin_snap=lo,
+                                                    end_snap=hi)["rows"]], order
+    (first,) = sql3.execute("select sql_id from dba_hist_sqlstat where dbid = ? and snap_id > ? and snap_id <= ? "
+                            "group by sql_id order by sum(disk_reads_delta) desc limit 1", (dbid_of(db), lo, hi)).fetchone()
+    assert shown[0] == first
+
+
 def test_headers_download_and_cache(api, dbs, window):
     db, (lo, hi) = dbs["rac"], window
     for attempt in range(2):  # the second is served from the answer cache: the headers are kept

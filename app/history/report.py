@@ -36,7 +36,7 @@ def compute(db: Database, rng: Range, instance="all", changes=None) -> dict:
     body["top_events"] = events[:TOP_ROWS]
     body["wait_classes"] = class_totals(events, body["header"]["db_time_s"])
     body["time_model"] = time_model(db, rng, inst)
-    body["top_sql"] = {order: top_sql.compute(db, rng, order, TOP_ROWS)["rows"] for order in TOP_SQL_ORDERS}
+    body["top_sql"] = {order: a["rows"] for order, a in top_sql.by_orders(db, rng, TOP_SQL_ORDERS, TOP_ROWS).items()}
     body["io_functions"] = io_functions(db, rng, inst, body["header"]["elapsed_s"])
     body["os"] = os_statistics(db, rng, inst, body["header"]["elapsed_s"])
     body["tablespaces"] = tablespaces.compute(db, rng, max_points=3)["rows"]
