@@ -2,8 +2,7 @@
 infra/deploy_site.py for the S3 bucket. The limits are the API's own, from the same settings, so the page never
 offers what the API it talks to would refuse.
 
-templates/index.html does not ship to Lambda (templates/report.html does: the report, app/api/report.py): there `/`
-answers with the API's address instead.
+templates/ does not ship to Lambda (only app/ does): there `/` answers with the API's address instead.
 """
 from pathlib import Path
 

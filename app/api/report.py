@@ -1,16 +1,20 @@
-"""The report of a range as one HTML file (templates/report.html, docs/awr-rules.md §28): the numbers of
-app/history/report.py, the charts as SVG images, every database text escaped by Jinja2's autoescape.
+"""The report of a range as one HTML file (app/api/templates/report.html, docs/awr-rules.md §28): the numbers of
+app/history/report.py, the charts as SVG images, every database text escaped by Jinja2's autoescape. The template
+lives in app/, the only directory that ships to Lambda (the page's templates/ does not).
 
 The answer forbids every script and every fetch (REPORT_POLICY, also in the file itself, so a saved copy and the
 page's Blob URL keep it): the report is text, tables and data: images, and needs nothing else."""
 import re
+from pathlib import Path
 
-from flask import Response, render_template
+import jinja2
+from flask import Response
 
 from app.api import svg
 
 REPORT_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
-TEMPLATE = "report.html"
+TEMPLATE = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).with_name("templates")), autoescape=True,
+                              trim_blocks=False).get_template("report.html")
 CLASS_COLOURS = {  # Enterprise Manager's colours for the wait classes, as the page's (static/js/loaders.js)
     "DB CPU": "#2ca02c", "User I/O": "#1f5fd6", "System I/O": "#3fa7e8", "Concurrency": "#8b1a00",
     "Application": "#c02800", "Commit": "#e46800", "Configuration": "#5c440b", "Administrative": "#717354",
@@ -48,7 +52,7 @@ def charts(body: dict) -> list[dict]:
 
 def page(body: dict, download: bool) -> Response:
     """The report as an HTML answer: script-free (REPORT_POLICY), and as an attachment when `download`."""
-    html = render_template(TEMPLATE, r=body, h=body["header"], charts=charts(body), policy=REPORT_POLICY)
+    html = TEMPLATE.render(r=body, h=body["header"], charts=charts(body), policy=REPORT_POLICY)
     resp = Response(html, mimetype="text/html")
     resp.headers["Content-Security-Policy"] = REPORT_POLICY
     resp.headers["X-Content-Type-Options"] = "nosniff"
