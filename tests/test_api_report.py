@@ -216,3 +216,5 @@ def test_a_time_range_resolves_to_the_snapshots_that_end_in_it(api, dbs, sql3):
         assert body["range"]["begin_time"].startswith("2026-11-17T09:00:00")
         assert body["range"]["end_time"].startswith("2026-11-17T17:00:00")
     assert_error(api.get(url(dbs["rac"], "/range"), query_string={"to": "x"}), 400, "to")
+    as_csv = api.get(url(db, "/range"), query_string={"begin_snap": lo, "end_snap": hi, "format": "csv"})
+    assert as_csv.get_data(as_text=True).splitlines()[1].startswith(f"{lo},{hi},")

@@ -211,14 +211,14 @@ def tablespaces(db, args):
 
 
 @api.get("/dbs/<db>/range")
-@accepts(*RANGE, SHOW_SQL)
+@accepts(*RANGE, FORMAT, SHOW_SQL)
 def range_of(db, args):
     """A range resolved to its snapshots: the first and last snap_id that end in it (its intervals are
     (begin_snap, end_snap], the range of Oracle's AWR report) and their times; small, for the page's range label."""
     d, rng = _asked(db, args)
     tl = d.timeline()
     ends = {k: tl.lowest[s].time for k, s in (("begin_time", rng.lo), ("end_time", rng.hi)) if s is not None}
-    return answer({"db": d.key, "range": {**rng.public(), **ends}}, args, rng)
+    return answer({"db": d.key, "range": {**rng.public(), **ends}}, args, rng, table=lambda body: [body["range"]])
 
 
 @api.get("/dbs/<db>/report")
