@@ -176,12 +176,12 @@
         document.body.appendChild(link);
         link.click();
         link.remove();
-      } else if (tab) {
+        setTimeout(function () { URL.revokeObjectURL(href); }, 60000);
+      } else if (tab) {  // the tab's Blob URL is kept while this page lives: a reload or "Save as" there reads it again
         tab.location.href = href;
       } else {
         window.open(href, "_blank", "noopener");
       }
-      setTimeout(function () { URL.revokeObjectURL(href); }, 60000);
     }).catch(function (err) {
       if (tab) { tab.close(); }
       showError(err);
