@@ -180,7 +180,8 @@
       } else if (tab) {  // the tab's Blob URL is kept while this page lives: a reload or "Save as" there reads it again
         tab.location.href = href;
       } else {
-        window.open(href, "_blank", "noopener");
+        URL.revokeObjectURL(href);
+        showError(new Error("the browser blocked the report's new tab: allow pop-ups for this page, or use Download report"));
       }
     }).catch(function (err) {
       if (tab) { tab.close(); }
