@@ -5,7 +5,9 @@ The report's headline figures are compared with the demo store read by plain SQL
 range's two snapshots, as the AWR report takes them), never with the app's own code; its headers forbid scripts.
 Markup in database text is covered on a hostile store in test_browser_xss.py.
 """
+import base64
 import re
+import xml.etree.ElementTree as ET
 from datetime import datetime
 from html.parser import HTMLParser
 
@@ -142,6 +144,33 @@ def test_top_sql_by_each_order_is_the_top_sql_answers(api, dbs, window, sql3):
     (first,) = sql3.execute("select sql_id from dba_hist_sqlstat where dbid = ? and snap_id > ? and snap_id <= ? "
                             "group by sql_id order by sum(disk_reads_delta) desc limit 1", (dbid_of(db), lo, hi)).fetchone()
     assert shown[0] == first
+
+
+def test_the_charts_name_every_wait_class_and_instance(api, dbs, window, sql3):
+    """The wait classes' chart: DB CPU, every non-idle class the store has, the CPU count; the AAS chart: one line per
+    instance, its value axis up to the highest AAS of an instance in an interval (DB time / seconds, from the
+    store)."""
+    db, (lo, hi) = dbs["rac"], window
+    dbid = dbid_of(db)
+    _, rep = report(api, db, begin_snap=lo, end_snap=hi)
+    classes, per_instance = (ET.fromstring(base64.b64decode(i["src"].split(",", 1)[1])) for i in rep.images)
+    texts = [t.text for t in classes.iter("{http://www.w3.org/2000/svg}text")]
+    stored = {c for (c,) in sql3.execute("select distinct wait_class from dba_hist_system_event where dbid = ? and "
+                                         "wait_class != 'Idle'", (dbid,))}
+    assert texts[0] == "Average active sessions by wait class"
+    assert {"DB CPU", "CPUs"} | stored <= set(texts)
+    lines = [t.text for t in per_instance.iter("{http://www.w3.org/2000/svg}text")]
+    assert {"instance 1", "instance 2"} <= set(lines)
+    peak = max(v / s for v, s in sql3.execute(  # the highest AAS of an instance in an interval of the range
+        "select (b.value - a.value) / 1e6, (julianday(sb.end_interval_time) - julianday(sa.end_interval_time)) * 86400 "
+        "from dba_hist_sys_time_model a join dba_hist_sys_time_model b on b.dbid = a.dbid and b.instance_number = "
+        "a.instance_number and b.stat_name = a.stat_name and b.snap_id = a.snap_id + 1 join dba_hist_snapshot sa on "
+        "sa.dbid = a.dbid and sa.instance_number = a.instance_number and sa.snap_id = a.snap_id join dba_hist_snapshot "
+        "sb on sb.dbid = b.dbid and sb.instance_number = b.instance_number and sb.snap_id = b.snap_id "
+        "where a.dbid = ? and a.stat_name = 'DB time' and a.snap_id >= ? and b.snap_id <= ?", (dbid, lo, hi)))
+    axis = [float(t.replace(",", "")) for t in lines[1:6]]
+    assert axis[0] == 0 and peak <= axis[-1] < 2 * peak
+    assert len(list(per_instance.iter("{http://www.w3.org/2000/svg}polyline"))) == 2
 
 
 def test_headers_download_and_cache(api, dbs, window):

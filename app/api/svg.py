@@ -21,15 +21,17 @@ def _epoch(t: str) -> float:
 
 
 def _nice(top: float) -> float:
-    """The axis' top: 1, 2, 2.5 or 5 x a power of ten, at or above `top`."""
+    """The axis' top, at or above `top`: a power of ten times a number whose quarters are short decimals."""
     if top <= 0:
         return 1.0
     power = 10 ** floor(log10(top))
-    return next(power * m for m in (1, 2, 2.5, 5, 10) if power * m >= top)
+    return next(power * m for m in (1, 1.2, 1.6, 2, 2.4, 3, 4, 5, 6, 8, 10) if power * m >= top)  # quarters read well
 
 
 def _label(v: float) -> str:
-    return f"{v:,.0f}" if v >= 10 or v == int(v) else f"{v:.2g}"
+    if v < 1:
+        return f"{v:.3g}"
+    return f"{v:,.2f}".rstrip("0").rstrip(".") if v < 1000 else f"{v:,.0f}"
 
 
 def time_chart(title: str, unit: str, layers: list[tuple[str, str, list[str], list]], stacked: bool,
