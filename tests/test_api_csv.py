@@ -44,7 +44,8 @@ def test_every_endpoint_with_a_table_offers_csv(doc):
     assert with_csv == {"/api/v1/dbs", "/api/v1/dbs/{db}/sql/{sql_id}"} | {
         f"/api/v1/dbs/{{db}}/{e}" for e in CSV_ENDPOINTS if e not in ("dbs", "sql")} | {
         "/api/v1/benchmarks", "/api/v1/benchmarks/{slug}", "/api/v1/benchmarks/compare"} | {
-        "/api/v1/dbs/{db}/activity", "/api/v1/dbs/{db}/activity/top"}  # tests/test_activity.py
+        "/api/v1/dbs/{db}/activity", "/api/v1/dbs/{db}/activity/top"} | {  # tests/test_activity.py
+        "/api/v1/dbs/{db}/range"}  # tests/test_api_report.py
 
 
 def _cell(value):

@@ -20,7 +20,7 @@ SWEPT = ["/api/v1/dbs", "/api/v1/dbs/{db}", "/api/v1/dbs/{db}/snapshots", "/api/
          "/api/v1/dbs/{db}/series", "/api/v1/dbs/{db}/wait-classes", "/api/v1/dbs/{db}/load-profile",
          "/api/v1/dbs/{db}/top-events", "/api/v1/dbs/{db}/top-sql", "/api/v1/dbs/{db}/sql/{sql_id}",
          "/api/v1/dbs/{db}/tablespaces", "/api/v1/dbs/{db}/compare", "/api/v1/dbs/{db}/activity",
-         "/api/v1/dbs/{db}/activity/top", "/api/v1/benchmarks",
+         "/api/v1/dbs/{db}/activity/top", "/api/v1/dbs/{db}/report", "/api/v1/dbs/{db}/range", "/api/v1/benchmarks",
          "/api/v1/benchmarks/{slug}", "/api/v1/benchmarks/compare"]
 RANGE_KEYS = ("from", "to", "begin_snap", "end_snap")
 
