@@ -50,7 +50,8 @@ def test_every_endpoint_with_a_table_offers_csv(doc):
         "/api/v1/dbs/{db}/parameters/non-default",  # tests/test_changes.py
         "/api/v1/dbs/{db}/sql/{sql_id}/plans", "/api/v1/dbs/{db}/sql/{sql_id}/plans/diff",
         "/api/v1/dbs/{db}/sql/{sql_id}/binds",  # tests/test_plans.py
-        "/api/v1/dbs/{db}/event-histogram", "/api/v1/dbs/{db}/segments", "/api/v1/dbs/{db}/segments/{obj}"}  # their tests
+        "/api/v1/dbs/{db}/event-histogram", "/api/v1/dbs/{db}/segments", "/api/v1/dbs/{db}/segments/{obj}",  # their tests
+        "/api/v1/dbs/{db}/range"}  # tests/test_api_report.py
 
 
 def _cell(value):

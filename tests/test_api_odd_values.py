@@ -7,7 +7,7 @@ from urllib.parse import quote
 
 import pytest
 from conftest import assert_error
-from contract import AAS, RUN
+from contract import AAS, RUN, monitor_report_id
 
 from app.demo.detail import HOSTILE_OBJ
 
@@ -23,7 +23,12 @@ SWEPT = ["/api/v1/dbs", "/api/v1/dbs/{db}", "/api/v1/dbs/{db}/snapshots", "/api/
          "/api/v1/dbs/{db}/top-events", "/api/v1/dbs/{db}/top-sql", "/api/v1/dbs/{db}/sql/{sql_id}",
          "/api/v1/dbs/{db}/tablespaces", "/api/v1/dbs/{db}/compare", "/api/v1/dbs/{db}/activity",
          "/api/v1/dbs/{db}/activity/top", "/api/v1/dbs/{db}/event-histogram", "/api/v1/dbs/{db}/segments",
-         "/api/v1/dbs/{db}/segments/{obj}", "/api/v1/benchmarks",
+         "/api/v1/dbs/{db}/segments/{obj}", "/api/v1/dbs/{db}/report", "/api/v1/dbs/{db}/range",
+         "/api/v1/dbs/{db}/awr-report", "/api/v1/dbs/{db}/awr-report/compare", "/api/v1/dbs/{db}/awr-report/stored",
+         "/api/v1/dbs/{db}/sql-monitor/{report_id}", "/api/v1/dbs/{db}/sql/{sql_id}/monitor",
+         "/api/v1/dbs/{db}/changes", "/api/v1/dbs/{db}/parameters", "/api/v1/dbs/{db}/parameters/changes",
+         "/api/v1/dbs/{db}/parameters/non-default", "/api/v1/dbs/{db}/sql/{sql_id}/plans",
+         "/api/v1/dbs/{db}/sql/{sql_id}/plans/diff", "/api/v1/dbs/{db}/sql/{sql_id}/binds", "/api/v1/benchmarks",
          "/api/v1/benchmarks/{slug}", "/api/v1/benchmarks/compare"]
 RANGE_KEYS = ("from", "to", "begin_snap", "end_snap")
 
@@ -33,11 +38,13 @@ def test_the_sweep_covers_every_endpoint_with_parameters(doc):
 
 
 @pytest.mark.parametrize("path", SWEPT)
-def test_no_input_gives_a_500(api, doc, dbs, stories, window, path):
+def test_no_input_gives_a_500(api, doc, dbs, stories, window, sql3, path):
     lo, hi = window
     params = doc["paths"][path]["get"]["parameters"]
     known = {p["name"] for p in params}
-    fill = {"db": dbs["rac"], "sql_id": stories["plan_regression"]["sql_id"], "slug": RUN, "obj": HOSTILE_OBJ}
+    reg = stories["plan_regression"]
+    fill = {"db": dbs["rac"], "sql_id": reg["sql_id"], "slug": RUN, "obj": HOSTILE_OBJ,
+            "report_id": monitor_report_id(sql3, dbs["rac"])}
     base = {"begin_snap": lo, "end_snap": hi} if "begin_snap" in known else {}
     if path.endswith("/event-histogram"):
         base["event"] = "log file sync"
@@ -45,6 +52,8 @@ def test_no_input_gives_a_500(api, doc, dbs, stories, window, path):
         base["name"] = AAS
     if path.endswith("/compare"):
         base = {"a_begin_snap": lo, "a_end_snap": hi, "b_begin_snap": lo - 9, "b_end_snap": lo - 1}
+    if path.endswith("/plans/diff"):
+        base.update(a=reg["good_plan"], b=reg["bad_plan"])
     if path.endswith("/benchmarks/compare"):
         base = {"runs": RUN}
     for p in params:

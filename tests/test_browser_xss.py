@@ -18,14 +18,17 @@ window.__xss, no dialog and no console error.
 The same store holds a run whose text starts as spreadsheet formulas do (= + - @, a tab): its chart CSV and its
 table CSV (and Copy) must come out guarded with a leading apostrophe, as the API's CSV is.
 """
+import base64
 import csv
 import io
 import json
 import sqlite3
 from datetime import datetime
+from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urlencode
 
+import markupsafe
 import pytest
 from conftest import gunicorn
 from sqlalchemy import create_engine
@@ -305,6 +308,55 @@ def test_top_activity_legend_lists_and_chips(server, page):
     page.page.get_by_label("Stack by").select_option("event")
     page.settle()
     assert H["event"] in _legend(page, "activity")
+    _inert(page)
+
+
+# -- the report (docs/awr-rules.md §28) ---------------------------------------------------------------------------
+
+REPORTED = ("db_name", "instance_name", "host_name", "platform_name", "event", "wait_class", "tablespace", "contents",
+            "module", "sql_text")
+REPORT_TAGS = {"html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3", "p", "dl", "dt", "dd",
+               "section", "figure", "img", "figcaption", "table", "thead", "tbody", "tr", "th", "td", "span", "footer"}
+
+
+class _Tags(HTMLParser):
+    def __init__(self, text):
+        super().__init__()
+        self.tags, self.handlers, self.images = set(), [], []
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.add(tag)
+        self.handlers += [name for name, _ in attrs if name.startswith("on")]
+        if tag == "img":
+            self.images.append(dict(attrs)["src"])
+
+
+def test_the_report_shows_every_hostile_string_as_text(api):
+    text = api.get(f"/api/v1/dbs/{DB}/report").get_data(as_text=True)
+    for key in REPORTED:
+        assert str(markupsafe.escape(H[key])) in text, key
+        assert H[key] not in text, key
+    found = _Tags(text)
+    assert found.tags <= REPORT_TAGS and found.handlers == [], (found.tags - REPORT_TAGS, found.handlers)
+    assert len(found.images) == 2 and all(src.startswith("data:image/svg+xml;base64,") for src in found.images)
+    legend = base64.b64decode(found.images[0].split(",", 1)[1]).decode()  # the wait classes' chart: its legend
+    assert str(markupsafe.escape(H["wait_class"])) in legend and H["wait_class"] not in legend
+
+
+def test_the_report_tab_is_inert(server, page):
+    page.open(_url(server, db=DB, view="overview", range="7d"))
+    with page.context.expect_page() as opened:
+        page.page.get_by_role("button", name="Report", exact=True).click()
+    tab = opened.value
+    tab.wait_for_function("document.getElementById('changes') !== null", timeout=20000)
+    tab.wait_for_timeout(100)
+    assert tab.locator("h1").text_content().startswith(H["db_name"] + " · snapshots ")
+    assert H["sql_text"] in tab.locator("#top-sql").text_content()
+    found = tab.evaluate(INJECTED.replace("img, svg", 'img:not([src^="data:image/svg+xml;base64,"]), svg'))
+    assert found == {"elements": [], "scripts": 0, "handlers": [], "xss": None}, found
+    assert tab.evaluate("document.images.length") == 2
+    tab.close()
     _inert(page)
 
 

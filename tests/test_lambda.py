@@ -141,6 +141,17 @@ def test_bodies_are_plain_text_and_compression_is_api_gateways(demo):
     assert body(result)["openapi"].startswith("3.")
 
 
+def test_the_range_report_through_zappa(demo):
+    """The report (an HTML answer, docs/awr-rules.md §28) comes back as text with its script-free policy."""
+    result = demo(api_event("/api/v1/dbs/RACPROD/report", "download=1"))
+    assert result["statusCode"] == 200 and not result.get("isBase64Encoded")
+    headers = result["headers"]
+    assert headers["Content-Type"] == "text/html; charset=utf-8" and headers["X-Content-Type-Options"] == "nosniff"
+    assert headers["Content-Security-Policy"].startswith("default-src 'none'; style-src 'unsafe-inline'; img-src data:")
+    assert headers["Content-Disposition"].startswith('attachment; filename="awrlens-RACPROD-')
+    assert "<h1>RACPROD · snapshots " in result["body"] and "<script" not in result["body"]
+
+
 def test_stage_prefix_on_the_execute_api_host_only(demo):
     """Behind https://{api}.execute-api.../demo the app's own URLs carry /demo; behind a custom domain they do not."""
     result = demo(api_event("/api/v1"))  # a redirect to the canonical /api/v1/

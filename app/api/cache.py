@@ -12,8 +12,8 @@ from collections import OrderedDict
 
 from flask import Response, g, request
 
-KEPT_HEADERS = ("Content-Type", "Cache-Control", "ETag", "Content-Disposition",
-                "Content-Security-Policy", "X-Content-Type-Options")  # Oracle's reports keep their isolation
+KEPT_HEADERS = ("Content-Type", "Cache-Control", "ETag", "Content-Disposition", "Content-Security-Policy",
+                "X-Content-Type-Options")  # documents keep their isolation: Oracle's reports, the app's report
 
 
 class AnswerCache:

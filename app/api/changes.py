@@ -43,12 +43,12 @@ def changes(db, args):
     """What changed in the range, in time order: restarts, parameter changes, new plans of statements, database
     version changes and the benchmark runs linked to this database whose AWR window overlaps the range."""
     d, rng = _asked(db, args)
-    body = history.changes.compute(d, rng, args["instance"], _runs())
+    body = history.changes.compute(d, rng, args["instance"], every_run())
     # benchmark runs are uploaded at any time: the answer is kept as long as the snapshot list, even for a closed range
     return answer(body, args, replace(rng, closed=False), table=history.changes.table)
 
 
-def _runs() -> list[dict]:
+def every_run() -> list[dict]:
     """Every benchmark run (a request that reached this view carries the API key where one is configured, so private
     runs too); none when the store that holds them cannot be read: the other changes answer all the same."""
     from app.runs import repo, where

@@ -1,13 +1,15 @@
 """The JSON history API under /api/v1. Thin views: parse, ask a question of app.history, shape the answer."""
 import io
+from dataclasses import replace
 
 from flask import Blueprint, current_app, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from app import history
 from app.api import limits
+from app.api import report as report_page
 from app.api.params import FORMAT, INSTANCE, MAX_POINTS, RANGE, RATE, SHAPE, SHOW_SQL, TABLE_INSTANCE, Param, accepts
-from app.api.respond import answer
+from app.api.respond import answer, conditional
 from app.errors import BadParameter
 from app.history.database import BadRange
 from app.history.numbers import shaped
@@ -283,6 +285,36 @@ def segment(db, obj, args):
     d, rng = _asked(db, args)
     dataobj = obj if args["dataobj"] is None else args["dataobj"]
     return _series_answer(history.segments.history(d, obj, dataobj, rng), args, rng)
+
+
+@api.get("/dbs/<db>/range")
+@accepts(*RANGE, FORMAT, SHOW_SQL)
+def range_of(db, args):
+    """A range resolved to its snapshots: the first and last snap_id that end in it (its intervals are
+    (begin_snap, end_snap], the range of Oracle's AWR report) and their times; small, for the page's range label."""
+    d, rng = _asked(db, args)
+    tl = d.timeline()
+    ends = {k: tl.lowest[s].time for k, s in (("begin_time", rng.lo), ("end_time", rng.hi)) if s is not None}
+    return answer({"db": d.key, "range": {**rng.public(), **ends}}, args, rng, table=lambda body: [body["range"]])
+
+
+@api.get("/dbs/<db>/report")
+@accepts(*RANGE, TABLE_INSTANCE, Param("download", "boolean", "1: as an attachment, named "
+                                                                "awrlens-<db>-<begin_snap>-<end_snap>.html.",
+                                       default=False))
+def report(db, args):
+    """The app's report of a range as one printable HTML file (no script, no fetch): the header, Load Profile, time
+    model, top events, top SQL, wait classes, I/O by function, OS statistics, tablespaces, the changes, and charts as
+    images. Needs the API key like every question: open it by fetching it with the X-API-Key header."""
+    d, rng = _asked(db, args)
+    from app.api.changes import every_run
+    body = history.report.compute(d, rng, args["instance"], every_run())
+    # its changes list benchmark runs, uploaded at any time: kept as long as the snapshot list, as /changes is
+    return conditional(report_page.page(body, args["download"]), replace(rng, closed=False))
+
+
+report.openapi = {"ok": {"200": ("The report: one HTML file", None), "304": ("Not modified (ETag)", None)},
+                  "media": "text/html"}
 
 
 ACTIVITY_FILTERS = tuple(

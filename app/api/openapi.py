@@ -111,6 +111,8 @@ RESPONSES = {  # endpoint -> schema of its JSON answer
                               "type": "object", "required": ["target", "status", "code", "message"]}}}},
     "api.database": {"type": "object", "required": ["id", "dbid", "db_name", "instances", "snapshots"]},
     "api.series": SERIES, "api.wait_classes": SERIES, "api.sql": SERIES, "api.activity": SERIES,
+    "api.range_of": {"type": "object", "required": ["db", "range"], "properties": {"db": {"type": "string"}, "range": {
+        **RANGE, "properties": {**RANGE["properties"], "begin_time": {"type": "string"}, "end_time": {"type": "string"}}}}},
     "api.snapshots": TABLE, "api.catalog": TABLE, "api.load_profile": TABLE, "api.top_events": TABLE,
     "api.top_sql": TABLE, "api.tablespaces": TABLE, "api.activity_top": ACTIVITY_TOP,
     "api.compare": COMPARE,
@@ -155,6 +157,8 @@ def openapi_document(app) -> dict:
         media = ("text/html", "text/plain") if described.get("media") == "document" else ("application/json",)
         responses = {code: {"description": text, **({"content": {m: {"schema": schema} for m in media}}
                                                      if schema else {})} for code, (text, schema) in answers.items()}
+        if "media" in described:  # an answer that is not JSON (the report's HTML)
+            responses["200"]["content"] = {described["media"]: {"schema": {"type": "string"}}}
         if any(p.name == "format" for p in params):
             responses["200"]["content"]["text/csv"] = {"schema": {"type": "string"}}
         errors = {**ERRORS, **described.get("errors", {})}

@@ -29,6 +29,11 @@ def answer(body: dict, args: dict, rng=None, table=None) -> Response:
         resp.headers["Content-Disposition"] = f'attachment; filename="{name}.csv"'
     else:
         resp = jsonify(body)
+    return conditional(resp, rng)
+
+
+def conditional(resp: Response, rng=None) -> Response:
+    """An answer with its validators: an ETag, and a lifetime that is long for a closed range."""
     closed = rng is not None and rng.closed
     resp.cache_control.public = True
     # an open range can gain a snapshot at any time: kept as long as the snapshot list is (AWRLENS_SNAPSHOT_TTL)

@@ -15,9 +15,10 @@ activity      top activity from Active Session History: AAS by a dimension, top 
 oracle_reports  Oracle's own AWR and SQL monitor reports, rendered by the database (or stored, in the demo)
 parameters    initialization parameters: values at a snapshot, changes, non-default ones, differences
 changes       what changed in a range: restarts, parameters, new plans, versions, benchmark runs
+report        the app's own report of a range: the tables above, time model, I/O, OS, changes, and charts
 A new question (ASH, plans, parameters, ...) is one new module beside these, and one view in app/api/.
 """
 from app.history import (  # noqa: F401
-    activity, catalog, changes, compare, histograms, load_profile, oracle_reports, parameters, plans, segments, series,
-    snapshots, sql, tablespaces, top_events, top_sql)
+    activity, catalog, changes, compare, histograms, load_profile, oracle_reports, parameters, plans, report, segments,
+    series, snapshots, sql, tablespaces, top_events, top_sql)
 from app.history.database import Database, History, Range  # noqa: F401

@@ -12,12 +12,14 @@ SORT_KEYS = {"elapsed": "elapsed_s", "cpu": "cpu_s", "gets": "buffer_gets", "rea
              "executions": "executions", "rows": "rows_processed"}  # order_by -> the row's column
 
 
-def statements(db: Database, rng: Range, order="elapsed") -> list[dict]:
+def statements(db: Database, rng: Range, order="elapsed", raw=None) -> list[dict]:
     """The statements of the first 200 (statement, plan) pairs by `order`, one row per container and SQL_ID with its
-    sums (seconds unrounded) and plan hash values, sorted by `order` (steps 1 to 3 of docs/awr-rules.md §15)."""
+    sums (seconds unrounded) and plan hash values, sorted by `order` (steps 1 to 3 of docs/awr-rules.md §15).
+    `raw`: the statement's rows when they were read already (by_orders)."""
     if rng.lo is None or rng.lo >= rng.hi:
         return []
-    raw = db.rows(queries.top_sql(db.store.views, order), lo=rng.lo, hi=rng.hi)
+    if raw is None:
+        raw = db.rows(queries.top_sql(db.store.views, order), lo=rng.lo, hi=rng.hi)
     by_sql: dict = {}  # per container and SQL_ID: in a CDB root one SQL_ID can run in several PDBs
     for con_dbid, sql_id, plan, execs, ela, cpu, gets, reads, nrows, module, schema in raw:
         r = by_sql.setdefault((con_dbid, sql_id), {
@@ -35,8 +37,8 @@ def statements(db: Database, rng: Range, order="elapsed") -> list[dict]:
     return sorted(by_sql.values(), key=lambda r: (-r[key], r["sql_id"], r["con_dbid"] or 0))
 
 
-def compute(db: Database, rng: Range, order="elapsed", limit=25) -> dict:
-    rows = statements(db, rng, order)[:limit]
+def compute(db: Database, rng: Range, order="elapsed", limit=25, raw=None) -> dict:
+    rows = statements(db, rng, order, raw)[:limit]
     if rows:
         text = texts(db, [r["sql_id"] for r in rows])
         names = db.containers()
@@ -52,3 +54,15 @@ def compute(db: Database, rng: Range, order="elapsed", limit=25) -> dict:
             "columns": ["sql_id", "elapsed_s", "cpu_s", "executions", "elapsed_per_exec_ms", "buffer_gets",
                         "disk_reads", "rows_processed", "pct_db_time", "plan_hash_values", "module",
                         "parsing_schema", "con_dbid", "container", "sql_text"], "rows": rows}
+
+
+def by_orders(db: Database, rng: Range, orders: tuple, limit=25) -> dict[str, dict]:
+    """compute() for several orders from one statement that sums once and ranks by each (queries.top_sql_ranked):
+    each order's rows are those top_sql gives for it, in its order (a statement's plans are listed in that order)."""
+    if rng.lo is None or rng.lo >= rng.hi:
+        return {order: compute(db, rng, order, limit) for order in orders}
+    raw = db.rows(queries.top_sql_ranked(db.store.views, orders), lo=rng.lo, hi=rng.hi)
+    width = len(raw[0]) - len(orders) if raw else 0
+    return {order: compute(db, rng, order, limit, [r[:width] for r in sorted(raw, key=lambda r: r[width + k])
+                                                   if r[width + k] <= queries.TOP_SQL_ROWS])
+            for k, order in enumerate(orders)}

@@ -296,6 +296,26 @@ def top_sql(v: Views, order: str):
 
 
 @statement
+def top_sql_ranked(v: Views, orders: tuple = ("elapsed", "cpu", "gets", "reads")):
+    """Top SQL by several orders at once (the range report, docs/awr-rules.md §28): top_sql's sums, made once, ranked
+    by each order (ROW_NUMBER, ties as top_sql breaks them); the rows in any order's first TOP_SQL_ROWS, with their
+    ranks, so that each order's rows are top_sql's for that order."""
+    from sqlalchemy import func, or_, select
+    t = v.sqlstat
+    sums = [func.sum(t.c[f"{m}_delta"]).label(m) for m in SQL_METRICS[:6]]
+    grouped = (select(t.c.con_dbid, t.c.sql_id, t.c.plan_hash_value, *sums, func.max(t.c.module).label("module"),
+                      func.max(t.c.parsing_schema_name).label("parsing_schema_name"))
+               .where(_intervals(t))
+               .group_by(t.c.con_dbid, t.c.sql_id, t.c.plan_hash_value)).subquery("grouped")
+    g = grouped.c
+    ranks = [func.row_number().over(order_by=(g[TOP_SQL_ORDER[o]].desc(), g.sql_id, g.con_dbid)).label(f"rank_{o}")
+             for o in orders]
+    ranked = select(*g, *ranks).subquery("ranked")
+    return (select(*(ranked.c[c.name] for c in g), *(ranked.c[f"rank_{o}"] for o in orders))
+            .where(or_(*(ranked.c[f"rank_{o}"] <= TOP_SQL_ROWS for o in orders))))
+
+
+@statement
 def sql_texts(v: Views):
     from sqlalchemy import bindparam, select
     t = v.sqltext
@@ -842,6 +862,7 @@ def statements(v: Views, row_cap: int, max_points: int = Settings.max_points):
     yield "top events", events_at(v)
     for order in TOP_SQL_ORDER:
         yield f"top sql by {order}", top_sql(v, order)
+    yield "top sql by elapsed, cpu, gets and reads (the range report)", top_sql_ranked(v)
     yield "sql text", sql_texts(v)
     yield "sql detail", sql_history(v)
     yield "sql detail in one container", sql_history(v, True)

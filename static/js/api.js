@@ -112,11 +112,27 @@
     }, function () {
       throw failure({ status: 0 }, "error", address);
     }).finally(done);
+  /** GET path with params as a file (the report's HTML): a Promise of {blob, filename}, the name from the answer's
+   * Content-Disposition. fetch, not a link: a link cannot carry the X-API-Key header, and the key never goes in a URL. */
+  function file(path, params) {
+    var address = url(path, params);
+    return fetch(address, { headers: cfg.apiKey ? { "x-api-key": cfg.apiKey } : {} }).then(function (resp) {
+      if (!resp.ok) {
+        return resp.json().catch(function () { return {}; }).then(function (body) {
+          throw failure({ responseJSON: body, status: resp.status, statusText: resp.statusText }, "error", address);
+        });
+      }
+      var named = /filename="([^"]+)"/.exec(resp.headers.get("Content-Disposition") || "");
+      return resp.blob().then(function (blob) { return { blob: blob, filename: named ? named[1] : "awrlens-report.html" }; });
+    }, function () {
+      throw failure({ status: 0 }, "error", address);
+    });
   }
 
   AWRLens.Api = {
     get: get,
     fetchDocument: fetchDocument,
+    file: file,
     url: url,
     query: query,
     onError: function (fn) { display = fn; },

@@ -10,6 +10,7 @@
     db: "#db", inst: "#instance", tabs: "#tabs button[data-view]", viewMenu: "#view-menu", theme: "#theme", presets: "button[data-range]",
     absForm: "#abs-range", from: "#from", to: "#to", snapForm: "#snap-range", beginSnap: "#begin-snap",
     endSnap: "#end-snap", tz: "#tz", copy: "#copy-link", link: "#link", rangeLabel: "#range-label",
+    report: "#report", reportDownload: "#report-download",
     error: "#error", errorText: "#error-text", errorClose: "#error-close", main: "#view"
   };
   var shownWindow = function () { return null; };  // the window the view shows (the router's)
@@ -80,10 +81,18 @@
       .attr("placeholder", db.lastSnap);
     var days = (win.to - win.from) / Dbs.DAY;
     var span = days >= 1 ? F.fmtValue(Math.round(days * 10) / 10) + " days" : F.fmtValue(Math.round(days * 240) / 10) + " hours";
-    $(SEL.rangeLabel).text(db.name + " · " + F.fmtTime(win.from, win.zone) + " → " + F.fmtTime(win.to, win.zone) +
+    var label = db.name + " · " + F.fmtTime(win.from, win.zone) + " → " + F.fmtTime(win.to, win.zone) +
       " (" + (state.tz === "browser" ? "browser" : "database") + " time, UTC" + F.fmtTime(win.to, win.zone, true).slice(-6) +
-      ") · " + span + (state.range ? ", ending at the newest snapshot" : "") +
-      (win.snaps ? " · snapshots " + win.snaps[0] + "–" + win.snaps[1] : ""));
+      ") · " + span + (state.range ? ", ending at the newest snapshot" : "");
+    var shown = $(SEL.rangeLabel).text(label + (win.snaps ? " · snapshots " + win.snaps[0] + "–" + win.snaps[1] : ""))
+      .data("win", win);
+    if (!win.snaps) {  // a time range: its snapshot ids, so a DBA can run Oracle's own scripts on the same range
+      Api.get(Dbs.path(db, "/range"), win.params, { silent: true }).then(function (body) {
+        if (shown.data("win") === win && body.range.begin_snap !== null) {
+          shown.text(label + " · snapshots " + body.range.begin_snap + "–" + body.range.end_snap);
+        }
+      }, function () { /* the label without them */ });
+    }
     $(SEL.link).prop("hidden", true).val("");
     $(SEL.copy).text("Copy link");
   }
@@ -117,6 +126,8 @@
       State.set({ begin_snap: String(a), end_snap: String(b) });
     });
     $(SEL.copy).on("click", copyLink);
+    $(SEL.report).on("click", function () { report(false); });
+    $(SEL.reportDownload).on("click", function () { report(true); });
     $(SEL.errorClose).on("click", clearError);
   }
 
@@ -145,6 +156,37 @@
     box.trigger("select");
     AWRLens.Dom.copyText(link, function () { $(SEL.copy).text("Link copied"); },
       function () { $(SEL.copy).text("Copy the link below"); });
+  }
+
+  /** The report of the range shown (GET .../report): in a new tab, or downloaded. It is fetched with the key header and
+   * opened from a Blob URL, since a new tab opened on the API's URL could not send the key (and no key goes in a URL).
+   * The tab is opened at the click, before the answer, so no popup blocker stops it; the report forbids scripts
+   * itself (its Content-Security-Policy meta tag), as the Blob URL's document does not get the answer's headers. */
+  function report(download) {
+    var state = State.get(), db = Dbs.get(state.db), win = shownWindow();
+    if (!db || !win) { return; }
+    var params = Object.assign({}, win.params, { instance: state.inst === "each" ? "all" : state.inst },
+      download ? { download: 1 } : {});
+    var tab = download ? null : window.open("", "_blank");
+    if (tab) { tab.opener = null; tab.document.title = "awrlens report…"; }
+    Api.file(Dbs.path(db, "/report"), params).then(function (got) {
+      var href = URL.createObjectURL(got.blob);
+      if (download) {
+        var link = element("a", { href: href, download: got.filename, hidden: "" });
+        document.body.appendChild(link);
+        link.click();
+        link.remove();
+        setTimeout(function () { URL.revokeObjectURL(href); }, 60000);
+      } else if (tab) {  // the tab's Blob URL is kept while this page lives: a reload or "Save as" there reads it again
+        tab.location.href = href;
+      } else {
+        URL.revokeObjectURL(href);
+        showError(new Error("the browser blocked the report's new tab: allow pop-ups for this page, or use Download report"));
+      }
+    }).catch(function (err) {
+      if (tab) { tab.close(); }
+      showError(err);
+    });
   }
 
   /** A form for the API key: kept for this tab's session, then the page starts again with it. */
