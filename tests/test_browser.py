@@ -347,9 +347,9 @@ def test_share_link_round_trip(server, dbs, browser, page, view, extra):
 def _state_examples(dbs, stories):
     """For each key of the page's state, a link where it matters: {key: (the link's other keys, its value)}."""
     from test_browser_activity import state_examples as activity_state_examples  # it imports this module
-    from test_browser_reports import state_examples as reports_state_examples  # Oracle reports (issues 13, 14)
-    from test_browser_plans import state_examples as plans_state_examples
     from test_browser_histseg import state_examples as histseg_state_examples
+    from test_browser_plans import state_examples as plans_state_examples
+    from test_browser_reports import state_examples as reports_state_examples  # Oracle reports (issues 13, 14)
     rac, single = dbs["rac"], dbs["single"]
     lo, sql = stories["plan_regression"]["begin_snap"], stories["plan_regression"]["sql_id"]
     day = {"from": "2026-11-16T08:00+01:00", "to": "2026-11-17T08:00+01:00"}

@@ -10,7 +10,6 @@ from urllib.parse import urlencode
 
 import pytest
 from conftest import gunicorn
-from test_browser import browser, context, page, server  # noqa: F401  (fixtures)
 
 pytestmark = [pytest.mark.browser, pytest.mark.wire, pytest.mark.slow]
 

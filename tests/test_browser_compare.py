@@ -9,7 +9,9 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
-from test_browser import Page, _png, _rows, _url, browser, context, page, server  # noqa: F401  (fixtures)
+from test_browser import _png, _rows, _url
+
+from tests.chromium import Page
 
 pytestmark = [pytest.mark.browser, pytest.mark.wire, pytest.mark.slow]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, parse_qsl, urlsplit
 
 import pytest
-from test_browser import Page, _drag, _url, browser, context, page, server  # noqa: F401  (fixtures)
+from test_browser import _drag, _url
 
 from app.demo.detail import HOSTILE_SEGMENT
 

@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 
 import pytest
 from conftest import gunicorn
-from test_browser import _url, browser, context, page, server  # noqa: F401  (fixtures)
+from test_browser import _url
 
 pytestmark = [pytest.mark.browser, pytest.mark.wire, pytest.mark.slow]
 

@@ -9,7 +9,8 @@ from urllib.parse import urlencode
 
 import pytest
 from conftest import gunicorn
-from test_browser import Page, browser, context, page, server  # noqa: F401  (fixtures)
+
+from tests.chromium import Page
 
 pytestmark = [pytest.mark.browser, pytest.mark.wire, pytest.mark.slow]
 
@@ -86,7 +87,7 @@ def test_the_report_opens_in_a_new_tab_prints_and_downloads(server, dbs, demo_st
     assert download.suggested_filename == f"awrlens-RACPROD-{lo}-{hi}.html"
     text = open(download.path(), encoding="utf-8").read()
     assert f"<h1>RACPROD · snapshots {lo}–{hi}</h1>" in text and "<script" not in text
-    assert any(f"/report?from=" in u and "instance=all" in u for u in page.api("/report"))
+    assert any("/report?from=" in u and "instance=all" in u for u in page.api("/report"))
     assert page.errors == []
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import gunicorn
-from test_browser import Page, _url, browser, context, page, server  # noqa: F401  (fixtures)
+from test_browser import _url
 
 pytestmark = [pytest.mark.browser, pytest.mark.wire, pytest.mark.slow]
 

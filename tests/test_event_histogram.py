@@ -7,7 +7,7 @@ from collections import defaultdict
 import pytest
 
 from tests.conftest import assert_error
-from tests.contract import dbid_of, ok, url
+from tests.contract import ok, url
 
 LFS = "log file sync"
 

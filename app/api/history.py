@@ -313,8 +313,8 @@ def report(db, args):
     return conditional(report_page.page(body, args["download"]), replace(rng, closed=False))
 
 
-report.openapi = {"ok": {"200": ("The report: one HTML file", None), "304": ("Not modified (ETag)", None)},
-                  "media": "text/html"}
+report.openapi = {"ok": {"200": ("The report: one HTML file", {"type": "string"}), "304": ("Not modified (ETag)", None)},
+                  "media": ("text/html",)}
 
 
 ACTIVITY_FILTERS = tuple(

@@ -154,11 +154,9 @@ def openapi_document(app) -> dict:
         doc = (view.__doc__ or "").strip()
         answers = described.get("ok") or {"200": ("OK", RESPONSES.get(rule.endpoint, {"type": "object"})),
                                            "304": ("Not modified (ETag)", None)}
-        media = ("text/html", "text/plain") if described.get("media") == "document" else ("application/json",)
+        media = described.get("media", ("application/json",))  # documents: the reports' HTML or text
         responses = {code: {"description": text, **({"content": {m: {"schema": schema} for m in media}}
                                                      if schema else {})} for code, (text, schema) in answers.items()}
-        if "media" in described:  # an answer that is not JSON (the report's HTML)
-            responses["200"]["content"] = {described["media"]: {"schema": {"type": "string"}}}
         if any(p.name == "format" for p in params):
             responses["200"]["content"]["text/csv"] = {"schema": {"type": "string"}}
         errors = {**ERRORS, **described.get("errors", {})}

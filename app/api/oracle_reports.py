@@ -30,7 +30,7 @@ DOCUMENT = {"ok": {"200": ("The report, as Oracle renders it: text/html or text/
             "errors": {"403": "The database user lacks the optional grant the report needs (code missing_grant); "
                               "the message names it.",
                        "404": "Unknown database or report; in the demo, a range whose report is not stored."},
-            "media": "document"}
+            "media": ("text/html", "text/plain")}
 
 
 def document(report, args, closed: bool) -> Response:

@@ -84,10 +84,11 @@
     return promise;
   }
 
-  /** GET path as a document (Oracle's own reports: awr-report-views.js): a Promise of {text, type (html or text),
-   * filename (the API's, from Content-Disposition)}. Fetched with the API key in its header, as every request, so
-   * the key never goes in a URL; not kept (a report is read once). */
-  function fetchDocument(path, params) {
+  /** GET path as a document or a file, fetched with the API key in its header as every request (a link or a frame's
+   * src cannot carry it, and the key never goes in a URL): a Promise of {text, type (html or text), filename} or, with
+   * `asBlob`, of {blob, filename}; the name is the API's, from Content-Disposition. Not kept (read once): Oracle's own
+   * reports (awr-report-views.js) and the app's report of a range (controls.js). */
+  function fetchDocument(path, params, asBlob) {
     var address = url(path, params);
     pending += 1;
     setBusy();
@@ -100,32 +101,23 @@
       referrerPolicy: "no-referrer" }).then(function (resp) {
       if (!resp.ok) {
         return resp.json().catch(function () { return {}; }).then(function (body) {
-          var err = failure({ status: resp.status, statusText: resp.statusText, responseJSON: body }, "error", address);
-          throw err;
+          throw failure({ status: resp.status, statusText: resp.statusText, responseJSON: body }, "error", address);
         });
       }
       var named = /filename="([^"]+)"/.exec(resp.headers.get("Content-Disposition") || "");
+      var filename = named ? named[1] : null;
+      if (asBlob) { return resp.blob().then(function (blob) { return { blob: blob, filename: filename }; }); }
       var html = /^text\/html/.test(resp.headers.get("Content-Type") || "");
-      return resp.text().then(function (text) {
-        return { text: text, type: html ? "html" : "text", filename: named ? named[1] : null };
-      });
+      return resp.text().then(function (text) { return { text: text, type: html ? "html" : "text", filename: filename }; });
     }, function () {
       throw failure({ status: 0 }, "error", address);
     }).finally(done);
-  /** GET path with params as a file (the report's HTML): a Promise of {blob, filename}, the name from the answer's
-   * Content-Disposition. fetch, not a link: a link cannot carry the X-API-Key header, and the key never goes in a URL. */
+  }
+
+  /** The app's report (or any document) as a file: fetchDocument's {blob, filename}. */
   function file(path, params) {
-    var address = url(path, params);
-    return fetch(address, { headers: cfg.apiKey ? { "x-api-key": cfg.apiKey } : {} }).then(function (resp) {
-      if (!resp.ok) {
-        return resp.json().catch(function () { return {}; }).then(function (body) {
-          throw failure({ responseJSON: body, status: resp.status, statusText: resp.statusText }, "error", address);
-        });
-      }
-      var named = /filename="([^"]+)"/.exec(resp.headers.get("Content-Disposition") || "");
-      return resp.blob().then(function (blob) { return { blob: blob, filename: named ? named[1] : "awrlens-report.html" }; });
-    }, function () {
-      throw failure({ status: 0 }, "error", address);
+    return fetchDocument(path, params, true).then(function (got) {
+      return { blob: got.blob, filename: got.filename || "awrlens-report.html" };
     });
   }
 
