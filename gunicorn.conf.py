@@ -4,6 +4,7 @@ thread, and the app lets only AWRLENS_MAX_IN_FLIGHT of them wait on one target (
 other targets, the page and the OpenAPI document keep being answered; a client that trickles its headers holds
 one thread too, not a whole worker. On Lambda none of this applies: API Gateway gives each container one request.
 """
+
 import os
 
 worker_class = "gthread"

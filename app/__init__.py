@@ -1,4 +1,5 @@
 """awrlens: browse Oracle AWR history (DBA_HIST_*) and share benchmark runs, as a JSON API and one page."""
+
 import gc
 import os
 
@@ -39,14 +40,14 @@ class OrjsonProvider(JSONProvider):
 
     def response(self, *args, **kwargs):
         obj = args[0] if len(args) == 1 else (args or kwargs)
-        return self._app.response_class(orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS),
-                                        mimetype="application/json")
+        return self._app.response_class(orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS), mimetype="application/json")
 
 
 def create_app(settings: Settings | None = None) -> Flask:
     settings = settings or Settings.from_env()
-    app = Flask(__name__, static_folder=str(ROOT / "static"), static_url_path="/static",
-                template_folder=str(ROOT / "templates"))
+    app = Flask(
+        __name__, static_folder=str(ROOT / "static"), static_url_path="/static", template_folder=str(ROOT / "templates")
+    )
     app.json = OrjsonProvider(app)
     app.config.update(SETTINGS=settings, MAX_CONTENT_LENGTH=MAX_BODY)
     app.extensions["awrlens"] = History(open_stores(settings))
@@ -60,27 +61,35 @@ def create_app(settings: Settings | None = None) -> Flask:
         resp.vary.add("Origin")
         return resp
 
-    from app.api.history import api
-    from app.api import oracle_reports  # noqa: F401  (its routes, on the same blueprint)
     from app.api import changes as _changes  # noqa: F401  (its views join the history API)
+    from app.api import oracle_reports  # noqa: F401  (its routes, on the same blueprint)
+    from app.api.history import api
+
     app.register_blueprint(api)
     from app.api.runs import runs_api
+
     app.register_blueprint(runs_api)
     from app.api.auth import require_api_key
+
     require_api_key(app)  # before the answer cache: a cached answer needs the key too
     from app.api.cache import AnswerCache
+
     AnswerCache(settings.answer_cache_mb * MIB, CLOSED_CACHE_TTL, settings.snapshot_ttl).init_app(app)
     from app.api.openapi import openapi_document
+
     app.add_url_rule("/api/v1/openapi.json", "openapi", lambda: jsonify(openapi_document(app)))
     from app.cli import register
+
     register(app)
     if os.environ.get("AWS_LAMBDA_FUNCTION_NAME"):  # behind Zappa's handler: answers are limited to 6 MB
         from app.api.respond import fit_lambda
+
         app.after_request(fit_lambda)  # registered last, so it runs before the answer cache and CORS see the answer
 
     @app.before_request
     def _start_sql_log():
         from flask import request
+
         if request.args.get("show_sql", "").lower() in ("1", "true", "yes"):
             sql_log.set([])
 
@@ -90,6 +99,7 @@ def create_app(settings: Settings | None = None) -> Flask:
         from flask import make_response, render_template, request
 
         from app import page as the_page
+
         if not (the_page.TEMPLATES / the_page.PAGE).exists():
             return jsonify({"name": "awrlens", "api": "/api/v1/", "openapi": "/api/v1/openapi.json"})
         resp = make_response(render_template(the_page.PAGE, **the_page.context(settings)))

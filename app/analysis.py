@@ -12,6 +12,7 @@
   means of readings between them (docs/awr-rules.md §21).
 Everything here is pure: plain values in, plain values out.
 """
+
 import itertools
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
@@ -38,8 +39,9 @@ def make_snap(snap_id, instance, startup, end, flag=0, tz_seconds=0.0) -> Snap:
     startup, end = as_datetime(startup), as_datetime(end)
     tz = timezone(timedelta(seconds=tz_seconds))
     local = end.replace(tzinfo=tz)
-    return Snap(snap_id, instance, startup, end, local.timestamp(), iso(local), int(flag or 0),
-                iso(startup.replace(tzinfo=tz)))
+    return Snap(
+        snap_id, instance, startup, end, local.timestamp(), iso(local), int(flag or 0), iso(startup.replace(tzinfo=tz))
+    )
 
 
 def as_datetime(value) -> datetime:
@@ -52,6 +54,7 @@ iso = iso8601.text
 
 class Point(NamedTuple):
     """One value of one instance: num / den, at a snapshot (or a minute). A tuple: thousands per answer."""
+
     key: int  # snap_id, or epoch second for per-minute detail
     epoch: float
     time: str
@@ -101,15 +104,42 @@ class Timeline:
         for inst, rows in self.kept.items():
             for a, b in itertools.pairwise(rows):
                 if b.startup != a.startup:
-                    self._events.append((inst, a.snap_id, b.snap_id, "restarts", {
-                        "instance": inst, "snap_id": b.snap_id, "time": b.time, "startup_time": b.startup_time}))
+                    self._events.append(
+                        (
+                            inst,
+                            a.snap_id,
+                            b.snap_id,
+                            "restarts",
+                            {"instance": inst, "snap_id": b.snap_id, "time": b.time, "startup_time": b.startup_time},
+                        )
+                    )
                 if b.epoch - a.epoch > GAP_STEPS * self.step:
-                    self._events.append((inst, a.snap_id, b.snap_id, "missing", {
-                        "instance": inst, "after_snap_id": a.snap_id, "before_snap_id": b.snap_id,
-                        "from": a.time, "to": b.time, "seconds": round(b.epoch - a.epoch)}))
+                    self._events.append(
+                        (
+                            inst,
+                            a.snap_id,
+                            b.snap_id,
+                            "missing",
+                            {
+                                "instance": inst,
+                                "after_snap_id": a.snap_id,
+                                "before_snap_id": b.snap_id,
+                                "from": a.time,
+                                "to": b.time,
+                                "seconds": round(b.epoch - a.epoch),
+                            },
+                        )
+                    )
         for m in self.merged:
-            self._events.append((m.instance, m.snap_id, m.snap_id, "merged_snapshots",
-                                 {"instance": m.instance, "snap_id": m.snap_id, "time": m.time}))
+            self._events.append(
+                (
+                    m.instance,
+                    m.snap_id,
+                    m.snap_id,
+                    "merged_snapshots",
+                    {"instance": m.instance, "snap_id": m.snap_id, "time": m.time},
+                )
+            )
 
     def newest(self) -> Snap | None:
         return max((rows[-1] for rows in self.all.values() if rows), key=lambda s: s.epoch, default=None)
@@ -126,7 +156,7 @@ class Timeline:
     def ending_in(self, t0: float, t1: float) -> tuple[int, int] | None:
         """The smallest and largest snap_id of the snapshots that end in [t0, t1], or None if none does."""
         epochs, ids = self._time_order
-        found = ids[bisect_left(epochs, t0):bisect_right(epochs, t1)]
+        found = ids[bisect_left(epochs, t0) : bisect_right(epochs, t1)]
         return (min(found), max(found)) if found else None
 
     def span(self, lo: int, hi: int, instance: int | None = None) -> dict[int, list[Snap]]:
@@ -143,7 +173,7 @@ class Timeline:
                 out[inst] = []
                 continue
             kept = self._kept_ids[inst]
-            middle = self.kept[inst][bisect_right(kept, ids[first]):bisect_left(kept, ids[last])]
+            middle = self.kept[inst][bisect_right(kept, ids[first]) : bisect_left(kept, ids[last])]
             out[inst] = [rows[first], *middle, rows[last]] if first < last else [rows[first]]
         return out
 

@@ -1,4 +1,5 @@
 """Command-line tools, as Flask commands: `flask --app app demo | sql | settings | runs`."""
+
 import json
 import time
 from pathlib import Path
@@ -16,16 +17,29 @@ def register(app):
     @click.option("--path", default=None, help="Where to write the store (default: AWRLENS_STORE_PATH).")
     @click.option("--days", default=45, show_default=True, help="Days of history.")
     @click.option("--seed", default=42, show_default=True, help="Random seed: the same seed gives the same data.")
-    @click.option("--detail-days", default=8.0, show_default=True,
-                  help="Days of per-minute sysmetric history, the most recent ones (0 = none).")
-    @click.option("--ash-days", default=None, type=float,
-                  help="Days of Active Session History, the most recent ones (default: --detail-days).")
-    @click.option("--ash-totals/--no-ash-totals", default=True, show_default=True,
-                  help="Keep ASH's per-minute and half-hour totals (faster top activity, a bigger store).")
+    @click.option(
+        "--detail-days",
+        default=8.0,
+        show_default=True,
+        help="Days of per-minute sysmetric history, the most recent ones (0 = none).",
+    )
+    @click.option(
+        "--ash-days",
+        default=None,
+        type=float,
+        help="Days of Active Session History, the most recent ones (default: --detail-days).",
+    )
+    @click.option(
+        "--ash-totals/--no-ash-totals",
+        default=True,
+        show_default=True,
+        help="Keep ASH's per-minute and half-hour totals (faster top activity, a bigger store).",
+    )
     @click.option("--if-missing", is_flag=True, help="Do nothing when the file already exists.")
     def demo(path, days, seed, detail_days, ash_days, ash_totals, if_missing):
         """Build the embedded demo AWR history (two databases, 30-minute snapshots)."""
         from app import demo as builder
+
         target = Path(path or app.config["SETTINGS"].store_path)
         if if_missing and target.exists():
             click.echo(f"{target} exists; keeping it")
@@ -39,27 +53,51 @@ def register(app):
                 pct = int(100 * done / total) if total else 100
                 bar.update(pct - state["done"])
                 state["done"] = pct
-            stories = builder.build(target, seed=seed, days=days, detail_days=detail_days, on_progress=progress,
-                                     ash_days=ash_days, ash_totals=ash_totals)
+
+            stories = builder.build(
+                target,
+                seed=seed,
+                days=days,
+                detail_days=detail_days,
+                on_progress=progress,
+                ash_days=ash_days,
+                ash_totals=ash_totals,
+            )
             bar.update(100 - state["done"])
         size = target.stat().st_size / MIB
         names = ", ".join(f"{d['db_name']} ({d['dbid']})" for d in stories.get("databases", []))
         click.echo(f"Built {target} in {time.monotonic() - started:.1f} s, {size:.0f} MiB: {names}")
 
     @app.cli.command("sql")
-    @click.option("--prefix", default="dba_hist_", type=click.Choice(PREFIXES), show_default=True,
-                  help="View prefix of the target.")
-    @click.option("--release", default=NEWEST, type=click.Choice(RELEASES), show_default=True,
-                  help="Oracle release of the target: the statements use the columns its views have.")
-    @click.option("--sqlite", is_flag=True, help="Instead, the embedded store's statements as "
-                  "app/store/sqlite_statements.json holds them (redirect the output there after changing one).")
+    @click.option(
+        "--prefix",
+        default="dba_hist_",
+        type=click.Choice(PREFIXES),
+        show_default=True,
+        help="View prefix of the target.",
+    )
+    @click.option(
+        "--release",
+        default=NEWEST,
+        type=click.Choice(RELEASES),
+        show_default=True,
+        help="Oracle release of the target: the statements use the columns its views have.",
+    )
+    @click.option(
+        "--sqlite",
+        is_flag=True,
+        help="Instead, the embedded store's statements as "
+        "app/store/sqlite_statements.json holds them (redirect the output there after changing one).",
+    )
     def sql(prefix, release, sqlite):
         """Print every SQL statement the API can run, compiled for Oracle, for review before granting access."""
         if sqlite:
             from app.store.sqlite import statement_texts
+
             click.echo(json.dumps(statement_texts(), indent=1))
             return
         from sqlalchemy.dialects import oracle  # here, not at import: every cold start on Lambda imports this module
+
         if release == RELEASES[0] and prefix != "dba_hist_":
             raise click.BadParameter(f"Oracle {release} has no {prefix.upper()} views", param_hint="--prefix")
         dialect = oracle.dialect()
@@ -80,4 +118,5 @@ def register(app):
             click.echo(f"{var:28} {default!s:22} {help_text}")
 
     from app.runs.cli import runs
+
     app.cli.add_command(runs)

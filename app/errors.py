@@ -64,6 +64,7 @@ class NotGranted(DatabaseUnavailable):
 
 class MissingGrant(ApiError):
     """An optional feature whose grant the database user lacks: the message names the grant."""
+
     status, code = 403, "missing_grant"
 
 

@@ -1,5 +1,6 @@
 """ISO 8601: the one parser of the dates and times the app reads (request parameters, uploaded runs, the embedded
 store's text columns, the demo's stories), and the one writer of the times it answers."""
+
 from datetime import UTC, datetime
 
 YEARS = range(1980, 3000)  # what a request or an upload may name: keeps offsets and defaults inside datetime's range

@@ -4,6 +4,7 @@ offers what the API it talks to would refuse.
 
 templates/ does not ship to Lambda (only app/ does): there `/` answers with the API's address instead.
 """
+
 from pathlib import Path
 
 from app.api import limits

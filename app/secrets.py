@@ -2,6 +2,7 @@
 
 boto3 is imported only when a secret is read: the Lambda runtime provides it, and a local run needs no secret.
 """
+
 import json
 
 
@@ -15,9 +16,13 @@ def secret_value(secret_id: str, key: str, timeout: float, what: str = "the secr
     try:
         import boto3
         from botocore.config import Config
+
         region = secret_id.split(":")[3] if secret_id.startswith("arn:") else None
-        client = boto3.client("secretsmanager", region_name=region, config=Config(
-            connect_timeout=timeout, read_timeout=timeout, retries={"total_max_attempts": 1}))
+        client = boto3.client(
+            "secretsmanager",
+            region_name=region,
+            config=Config(connect_timeout=timeout, read_timeout=timeout, retries={"total_max_attempts": 1}),
+        )
         text = client.get_secret_value(SecretId=secret_id).get("SecretString")
     except Exception as exc:
         code = getattr(exc, "response", {}).get("Error", {}).get("Code") or type(exc).__name__

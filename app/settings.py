@@ -2,6 +2,7 @@
 
 Unknown or malformed AWRLENS_* variables stop the app at start with a message that names them.
 """
+
 import json
 import os
 from dataclasses import dataclass, field, fields
@@ -26,40 +27,63 @@ def _targets(text):
 @dataclass(frozen=True)
 class Settings:
     store_path: str = setting("var/awrlens.sqlite", "Embedded SQLite store used when no targets are set.")
-    targets: dict = setting(None, "JSON object alias -> target. A target is {\"sqlite\": path} or an Oracle "
-                            "{\"dsn\", \"user\", \"password_env\" | \"password_secret\", \"view_prefix\"} (see Oracle "
-                            "above).", parse=_targets)
+    targets: dict = setting(
+        None,
+        "JSON object alias -> target. A target is {\"sqlite\": path} or an Oracle "
+        "{\"dsn\", \"user\", \"password_env\" | \"password_secret\", \"view_prefix\"} (see Oracle "
+        "above).",
+        parse=_targets,
+    )
     connect_timeout: float = setting(5.0, "Seconds allowed to get an Oracle connection (wall clock).")
     call_timeout: float = setting(10.0, "Seconds allowed for each round trip to the database.")
     expire_time: int = setting(1, "Minutes between TCP keepalive probes on Oracle connections (0 = off).")
-    pool_max: int = setting(1 if ON_LAMBDA else 4, "Oracle connections per process (1 per Lambda container).",
-                            shown="4 (1 on Lambda)")
+    pool_max: int = setting(
+        1 if ON_LAMBDA else 4, "Oracle connections per process (1 per Lambda container).", shown="4 (1 on Lambda)"
+    )
     snapshot_ttl: float = setting(60.0, "Seconds the snapshot list of a database is cached.")
-    min_interval: float = setting(300.0, "Snapshots closer than this many seconds to the previous one are merged "
-                                  "(manual snapshots).")
-    max_points: int = setting(2000, "Default points per series: a longer series is read in buckets "
-                              "(docs/awr-rules.md §21) or downsampled (LTTB).")
+    min_interval: float = setting(
+        300.0, "Snapshots closer than this many seconds to the previous one are merged (manual snapshots)."
+    )
+    max_points: int = setting(
+        2000,
+        "Default points per series: a longer series is read in buckets (docs/awr-rules.md §21) or downsampled (LTTB).",
+    )
     max_series: int = setting(8, "Most series names in one request.")
     max_range_days: float = setting(400.0, "Widest time range one request may ask for.")
-    row_cap: int = setting(500_000, "Most rows one statement may return, enforced in the statement: a question "
-                           "that reads more is answered 422 too_many_rows. The snapshot list reads the newest ones.")
-    max_in_flight: int = setting(8, "Statements in flight per Oracle target and process; past it a request is "
-                                 "answered 503 target_busy at once, so a slow or silent database holds a few of "
-                                 "the server's threads, never all of them.")
+    row_cap: int = setting(
+        500_000,
+        "Most rows one statement may return, enforced in the statement: a question "
+        "that reads more is answered 422 too_many_rows. The snapshot list reads the newest ones.",
+    )
+    max_in_flight: int = setting(
+        8,
+        "Statements in flight per Oracle target and process; past it a request is "
+        "answered 503 target_busy at once, so a slow or silent database holds a few of "
+        "the server's threads, never all of them.",
+    )
     answer_cache_mb: int = setting(64, "Memory per process for answers kept to serve again (0 = off).")
     cors_origins: str = setting("*", "Allowed CORS origins, comma separated.")
-    api_key_secret: str = setting(None, "Where the API key lives, when /api/v1 requires one in the X-API-Key "
-                                  "header: an AWS Secrets Manager secret id or ARN (plain, or JSON with an "
-                                  "\"api_key\" key), or env:NAME for an environment variable. Unset: no key. "
-                                  "/api/v1/, the OpenAPI document and CORS preflights stay open; a key in the URL "
-                                  "does not count.", parse=str)
-    runs_target: str = setting(None, "The target whose store holds the benchmark runs (the BENCH_RUN and "
-                               "BENCH_MEASUREMENT tables). Unset: the first target.", parse=str)
+    api_key_secret: str = setting(
+        None,
+        "Where the API key lives, when /api/v1 requires one in the X-API-Key "
+        "header: an AWS Secrets Manager secret id or ARN (plain, or JSON with an "
+        "\"api_key\" key), or env:NAME for an environment variable. Unset: no key. "
+        "/api/v1/, the OpenAPI document and CORS preflights stay open; a key in the URL "
+        "does not count.",
+        parse=str,
+    )
+    runs_target: str = setting(
+        None,
+        "The target whose store holds the benchmark runs (the BENCH_RUN and "
+        "BENCH_MEASUREMENT tables). Unset: the first target.",
+        parse=str,
+    )
 
     def __post_init__(self):
         if self.runs_target is not None and self.runs_target not in self.all_targets():
-            raise ValueError(f"AWRLENS_RUNS_TARGET={self.runs_target!r} is not a target; targets: "
-                             + ", ".join(self.all_targets()))
+            raise ValueError(
+                f"AWRLENS_RUNS_TARGET={self.runs_target!r} is not a target; targets: " + ", ".join(self.all_targets())
+            )
 
     @classmethod
     def from_env(cls, environ=os.environ, **overrides):
@@ -69,10 +93,9 @@ class Settings:
         for key, text in environ.items():
             if not key.startswith("AWRLENS_"):
                 continue
-            name = key[len("AWRLENS_"):].lower()
+            name = key[len("AWRLENS_") :].lower()
             if name not in known:
-                raise ValueError(f"unknown setting {key}; known: "
-                                 + ", ".join("AWRLENS_" + n.upper() for n in known))
+                raise ValueError(f"unknown setting {key}; known: " + ", ".join("AWRLENS_" + n.upper() for n in known))
             f = known[name]
             parse = f.metadata["parse"] or type(f.default)
             try:
@@ -97,8 +120,10 @@ class Settings:
     def markdown(cls) -> str:
         """The README's table of settings (tests/test_settings.py keeps the README equal to it)."""
         lines = ["| variable | default | meaning |", "|---|---|---|"]
-        lines += [f"| `{var}` | {default} | {help_text.replace('|', chr(92) + '|')} |"
-                  for var, default, help_text in cls.describe()]
+        lines += [
+            f"| `{var}` | {default} | {help_text.replace('|', chr(92) + '|')} |"
+            for var, default, help_text in cls.describe()
+        ]
         return "\n".join(lines) + "\n"
 
 

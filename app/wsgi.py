@@ -1,4 +1,5 @@
 """The WSGI entry: gunicorn (`app.wsgi:app`) locally and Zappa's `app_function` on Lambda."""
+
 import gc
 
 from app import create_app, tune_gc

@@ -9,6 +9,7 @@ is on execute-api.amazonaws.com, not on the emulator: with touch on, a deploy th
 its last step. Every AWS call reaches the emulator through AWS_ENDPOINT_URL, which boto3 reads for every client
 (Zappa's, deploy_site.py's, guard_rails.py's).
 """
+
 import argparse
 import json
 import sys

@@ -20,6 +20,7 @@ CloudFormation stack, as infra/deploy_site.py finds it) and function:
   timeout (DURATION_SHARE of timeout_seconds), each to --alarm-topic (an SNS topic) when given.
 The AWS calls it makes are exactly the actions of infra/iam/api-guard-rails.json (tests/test_iam.py checks).
 """
+
 import argparse
 import sys
 from dataclasses import dataclass, field
@@ -54,24 +55,56 @@ def alarms(stage: str, function: str, timeout_seconds: int) -> list[dict]:
     """The four alarms of a stage, as put_metric_alarm takes them (without the actions)."""
     api = [{"Name": "ApiName", "Value": function}, {"Name": "Stage", "Value": stage}]
     fn = [{"Name": "FunctionName", "Value": function}]
-    common = {"Period": PERIOD, "EvaluationPeriods": 1, "ComparisonOperator": "GreaterThanOrEqualToThreshold",
-              "TreatMissingData": "notBreaching"}
+    common = {
+        "Period": PERIOD,
+        "EvaluationPeriods": 1,
+        "ComparisonOperator": "GreaterThanOrEqualToThreshold",
+        "TreatMissingData": "notBreaching",
+    }
     return [
-        {"AlarmName": f"{function}-api-5xx", "Namespace": "AWS/ApiGateway", "MetricName": "5XXError",
-         "Dimensions": api, "Statistic": "Sum", "Threshold": 5.0,
-         "AlarmDescription": "5 or more 5xx answers in 5 minutes: the database unreachable or slow (503, 504), or "
-                             "the function failing (502)", **common},
-        {"AlarmName": f"{function}-errors", "Namespace": "AWS/Lambda", "MetricName": "Errors", "Dimensions": fn,
-         "Statistic": "Sum", "Threshold": 1.0,
-         "AlarmDescription": "the function failed (an unhandled error, a timeout, an answer over 6 MB)", **common},
-        {"AlarmName": f"{function}-throttles", "Namespace": "AWS/Lambda", "MetricName": "Throttles",
-         "Dimensions": fn, "Statistic": "Sum", "Threshold": 1.0,
-         "AlarmDescription": "requests refused at the function's concurrency limit (lambda_concurrency)", **common},
-        {"AlarmName": f"{function}-duration", "Namespace": "AWS/Lambda", "MetricName": "Duration",
-         "Dimensions": fn, "Statistic": "Maximum", "Threshold": round(DURATION_SHARE * timeout_seconds * 1000.0, 1),
-         "Unit": "Milliseconds",
-         "AlarmDescription": f"a run took {DURATION_SHARE:.0%} of the {timeout_seconds} s timeout: the database "
-                             "bounds are being reached (README, Never hang)", **common},
+        {
+            "AlarmName": f"{function}-api-5xx",
+            "Namespace": "AWS/ApiGateway",
+            "MetricName": "5XXError",
+            "Dimensions": api,
+            "Statistic": "Sum",
+            "Threshold": 5.0,
+            "AlarmDescription": "5 or more 5xx answers in 5 minutes: the database unreachable or slow (503, 504), or "
+            "the function failing (502)",
+            **common,
+        },
+        {
+            "AlarmName": f"{function}-errors",
+            "Namespace": "AWS/Lambda",
+            "MetricName": "Errors",
+            "Dimensions": fn,
+            "Statistic": "Sum",
+            "Threshold": 1.0,
+            "AlarmDescription": "the function failed (an unhandled error, a timeout, an answer over 6 MB)",
+            **common,
+        },
+        {
+            "AlarmName": f"{function}-throttles",
+            "Namespace": "AWS/Lambda",
+            "MetricName": "Throttles",
+            "Dimensions": fn,
+            "Statistic": "Sum",
+            "Threshold": 1.0,
+            "AlarmDescription": "requests refused at the function's concurrency limit (lambda_concurrency)",
+            **common,
+        },
+        {
+            "AlarmName": f"{function}-duration",
+            "Namespace": "AWS/Lambda",
+            "MetricName": "Duration",
+            "Dimensions": fn,
+            "Statistic": "Maximum",
+            "Threshold": round(DURATION_SHARE * timeout_seconds * 1000.0, 1),
+            "Unit": "Milliseconds",
+            "AlarmDescription": f"a run took {DURATION_SHARE:.0%} of the {timeout_seconds} s timeout: the database "
+            "bounds are being reached (README, Never hang)",
+            **common,
+        },
     ]
 
 
@@ -79,12 +112,18 @@ def cors_origin(settings: dict) -> str | None:
     """The one origin API Gateway's own answers may name: the stage's AWRLENS_CORS_ORIGINS when it is one origin
     or "*"; None for several (a gateway response has one fixed header)."""
     from app.settings import Settings
+
     origins = [o.strip() for o in Settings.from_env(settings.get("environment_variables", {})).cors_origins.split(",")]
     return origins[0] if len(origins) == 1 else None
 
 
-def apply(stage: str, aws: Aws | None = None, region: str | None = None, alarm_topic: str | None = None,
-          settings_file: Path = SETTINGS_FILE) -> Rails:
+def apply(
+    stage: str,
+    aws: Aws | None = None,
+    region: str | None = None,
+    alarm_topic: str | None = None,
+    settings_file: Path = SETTINGS_FILE,
+) -> Rails:
     aws = aws or Aws(region)
     try:
         settings = stage_settings(stage, settings_file)
@@ -111,9 +150,14 @@ def throttle(aws: Aws, rails: Rails):
     current = stage.get("methodSettings", {}).get("*/*", {})
     if current.get("throttlingRateLimit") == float(RATE) and current.get("throttlingBurstLimit") == BURST:
         return
-    aws.apigateway.update_stage(restApiId=rails.api_id, stageName=rails.stage, patchOperations=[
-        {"op": "replace", "path": "/*/*/throttling/rateLimit", "value": f"{RATE:g}"},
-        {"op": "replace", "path": "/*/*/throttling/burstLimit", "value": str(BURST)}])
+    aws.apigateway.update_stage(
+        restApiId=rails.api_id,
+        stageName=rails.stage,
+        patchOperations=[
+            {"op": "replace", "path": "/*/*/throttling/rateLimit", "value": f"{RATE:g}"},
+            {"op": "replace", "path": "/*/*/throttling/burstLimit", "value": str(BURST)},
+        ],
+    )
     rails.changed.append(f"stage throttling {RATE}/s, burst {BURST}")
 
 
@@ -121,10 +165,13 @@ def error_responses(aws: Aws, rails: Rails):
     """API Gateway's own 4xx and 5xx answers with the stage's CORS origin; the stage redeployed when they change
     (gateway responses take effect with a deployment)."""
     from botocore.exceptions import ClientError
+
     if rails.cors_origin is None:
         return
-    wanted = {"gatewayresponse.header.Access-Control-Allow-Origin": f"'{rails.cors_origin}'",
-              "gatewayresponse.header.Vary": "'Origin'"}
+    wanted = {
+        "gatewayresponse.header.Access-Control-Allow-Origin": f"'{rails.cors_origin}'",
+        "gatewayresponse.header.Vary": "'Origin'",
+    }
     changed = False
     for kind in ERROR_RESPONSES:
         try:
@@ -137,8 +184,11 @@ def error_responses(aws: Aws, rails: Rails):
             aws.apigateway.put_gateway_response(restApiId=rails.api_id, responseType=kind, responseParameters=wanted)
             changed = True
     if changed:
-        aws.apigateway.create_deployment(restApiId=rails.api_id, stageName=rails.stage,
-                                         description="awrlens guard rails: API Gateway's errors with CORS")
+        aws.apigateway.create_deployment(
+            restApiId=rails.api_id,
+            stageName=rails.stage,
+            description="awrlens guard rails: API Gateway's errors with CORS",
+        )
         rails.changed.append(f"API Gateway's own errors allow {rails.cors_origin}")
 
 
@@ -147,27 +197,35 @@ def usage_plan(aws: Aws, rails: Rails, api_key: str | None):
     made (named <stage>_<api id>)."""
     ag = aws.apigateway
     name = rails.function
-    plan = next((p for page in ag.get_paginator("get_usage_plans").paginate() for p in page["items"]
-                 if p["name"] == name), None)
+    plan = next(
+        (p for page in ag.get_paginator("get_usage_plans").paginate() for p in page["items"] if p["name"] == name), None
+    )
     throttle_ = {"rateLimit": float(RATE), "burstLimit": BURST}
     quota = {"limit": QUOTA_PER_DAY, "period": "DAY"}
     if plan is None:
-        plan = ag.create_usage_plan(name=name, description=f"awrlens {rails.stage}: throttle and quota per key",
-                                    apiStages=[{"apiId": rails.api_id, "stage": rails.stage}],
-                                    throttle=throttle_, quota=quota)
+        plan = ag.create_usage_plan(
+            name=name,
+            description=f"awrlens {rails.stage}: throttle and quota per key",
+            apiStages=[{"apiId": rails.api_id, "stage": rails.stage}],
+            throttle=throttle_,
+            quota=quota,
+        )
         rails.changed.append(f"usage plan {name}")
     else:
         ops = []
         if {"apiId": rails.api_id, "stage": rails.stage} not in [
-                {"apiId": s["apiId"], "stage": s["stage"]} for s in plan.get("apiStages", [])]:
+            {"apiId": s["apiId"], "stage": s["stage"]} for s in plan.get("apiStages", [])
+        ]:
             ops.append({"op": "add", "path": "/apiStages", "value": f"{rails.api_id}:{rails.stage}"})
         if plan.get("throttle", {}).get("rateLimit") != throttle_["rateLimit"]:
             ops.append({"op": "replace", "path": "/throttle/rateLimit", "value": f"{throttle_['rateLimit']:g}"})
         if plan.get("throttle", {}).get("burstLimit") != throttle_["burstLimit"]:
             ops.append({"op": "replace", "path": "/throttle/burstLimit", "value": str(throttle_["burstLimit"])})
         if plan.get("quota", {}).get("limit") != QUOTA_PER_DAY or plan.get("quota", {}).get("period") != "DAY":
-            ops += [{"op": "replace", "path": "/quota/limit", "value": str(QUOTA_PER_DAY)},
-                    {"op": "replace", "path": "/quota/period", "value": "DAY"}]
+            ops += [
+                {"op": "replace", "path": "/quota/limit", "value": str(QUOTA_PER_DAY)},
+                {"op": "replace", "path": "/quota/period", "value": "DAY"},
+            ]
         if ops:
             ag.update_usage_plan(usagePlanId=plan["id"], patchOperations=ops)
             rails.changed.append(f"usage plan {name} updated")
@@ -176,13 +234,22 @@ def usage_plan(aws: Aws, rails: Rails, api_key: str | None):
         keys = [api_key]
     else:
         zappas = f"{rails.stage}_{rails.api_id}"
-        keys = [k["id"] for page in ag.get_paginator("get_api_keys").paginate(nameQuery=zappas)
-                for k in page["items"] if k["name"] == zappas]
+        keys = [
+            k["id"]
+            for page in ag.get_paginator("get_api_keys").paginate(nameQuery=zappas)
+            for k in page["items"]
+            if k["name"] == zappas
+        ]
         if not keys:
-            raise DeployError(f"no API key {zappas} (Zappa makes it on deploy with api_key_required): deploy first, "
-                              "or name the key in the stage's api_key")
-    held = {k["id"] for page in ag.get_paginator("get_usage_plan_keys").paginate(usagePlanId=plan["id"])
-            for k in page["items"]}
+            raise DeployError(
+                f"no API key {zappas} (Zappa makes it on deploy with api_key_required): deploy first, "
+                "or name the key in the stage's api_key"
+            )
+    held = {
+        k["id"]
+        for page in ag.get_paginator("get_usage_plan_keys").paginate(usagePlanId=plan["id"])
+        for k in page["items"]
+    }
     for key in keys:
         if key not in held:
             ag.create_usage_plan_key(usagePlanId=plan["id"], keyId=key, keyType="API_KEY")
@@ -192,8 +259,12 @@ def usage_plan(aws: Aws, rails: Rails, api_key: str | None):
 def log_retention(aws: Aws, rails: Rails):
     logs = aws.logs
     group = f"/aws/lambda/{rails.function}"
-    found = [g for page in logs.get_paginator("describe_log_groups").paginate(logGroupNamePrefix=group)
-             for g in page["logGroups"] if g["logGroupName"] == group]
+    found = [
+        g
+        for page in logs.get_paginator("describe_log_groups").paginate(logGroupNamePrefix=group)
+        for g in page["logGroups"]
+        if g["logGroupName"] == group
+    ]
     if not found:
         logs.create_log_group(logGroupName=group)
     elif found[0].get("retentionInDays") == LOG_DAYS:
@@ -204,6 +275,7 @@ def log_retention(aws: Aws, rails: Rails):
 
 def main(argv=None):
     from botocore.exceptions import ClientError
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("stage", help="a stage of zappa_settings.json, deployed")
     parser.add_argument("--region", help="default: AWS_REGION / AWS_DEFAULT_REGION")
@@ -216,13 +288,18 @@ def main(argv=None):
         return 2
     except ClientError as exc:
         error = exc.response.get("Error", {})
-        print(f"guard_rails: AWS refused {exc.operation_name}: {error.get('Code')} {error.get('Message', '')}",
-              file=sys.stderr)
+        print(
+            f"guard_rails: AWS refused {exc.operation_name}: {error.get('Code')} {error.get('Message', '')}",
+            file=sys.stderr,
+        )
         return 2
-    print(f"{rails.function} (API {rails.api_id}, stage {rails.stage}): "
-          + ("; ".join(rails.changed) if rails.changed else "every guard rail already in place"))
-    print(f"alarms: {', '.join(rails.alarms)}" + ("" if args.alarm_topic else " (no --alarm-topic: they notify "
-                                                                             "nobody)"))
+    print(
+        f"{rails.function} (API {rails.api_id}, stage {rails.stage}): "
+        + ("; ".join(rails.changed) if rails.changed else "every guard rail already in place")
+    )
+    print(
+        f"alarms: {', '.join(rails.alarms)}" + ("" if args.alarm_topic else " (no --alarm-topic: they notify nobody)")
+    )
     if rails.cors_origin is None:
         print("API Gateway's own errors carry no CORS header: the stage allows several origins", file=sys.stderr)
     return 0

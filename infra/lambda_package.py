@@ -14,6 +14,7 @@ Run with the packaging virtualenv's Python (.venv-lambda: requirements.txt + Zap
    the project's own test and lab equipment or performance scripts (PROJECT_ONLY).
 The checks import nothing from Zappa, so the tests use them on small zips too.
 """
+
 import argparse
 import importlib.util
 import json
@@ -40,9 +41,27 @@ CP = f"cp{RUNTIME_PYTHON[0]}{RUNTIME_PYTHON[1]}"  # its wheel and extension tag
 TASK_ROOT = "/var/task"
 # Import names of packages that must never ship, besides every test-only requirement (requirements-dev.txt):
 # the test runner's own dependencies, and what only Zappa's command line needs.
-NEVER_SHIPPED = {"_pytest", "pluggy", "iniconfig", "py", "responses", "xmltodict", "werkzeug_debugger",
-                 "troposphere", "cfn_flip", "placebo", "hjson", "argcomplete", "tqdm", "slugify", "yaml",
-                 "setuptools", "pkg_resources", "pip", "wheel"}
+NEVER_SHIPPED = {
+    "_pytest",
+    "pluggy",
+    "iniconfig",
+    "py",
+    "responses",
+    "xmltodict",
+    "werkzeug_debugger",
+    "troposphere",
+    "cfn_flip",
+    "placebo",
+    "hjson",
+    "argcomplete",
+    "tqdm",
+    "slugify",
+    "yaml",
+    "setuptools",
+    "pkg_resources",
+    "pip",
+    "wheel",
+}
 # Imported from the Lambda runtime (/var/runtime) instead of the package: the app uses one Secrets Manager call.
 FROM_RUNTIME = {"boto3", "botocore", "s3transfer", "jmespath", "dateutil", "urllib3", "six", "certifi"}
 # The project's directories that hold test and lab equipment (the loopback TNS stand-in, the hang lab, the tests)
@@ -74,12 +93,19 @@ def runtime_python() -> str | None:
     """A CPython of the runtime's version on this machine (to build and compile the package, and to run it as
     Lambda would): $LAMBDA_PYTHON, python3.X on the PATH, or pyenv's; None when there is none."""
     version = ".".join(map(str, RUNTIME_PYTHON))
-    candidates = [os.environ.get("LAMBDA_PYTHON"), f"python{version}",
-                  *sorted(map(str, Path.home().glob(f".pyenv/versions/{version}*/bin/python{version}")), reverse=True)]
+    candidates = [
+        os.environ.get("LAMBDA_PYTHON"),
+        f"python{version}",
+        *sorted(map(str, Path.home().glob(f".pyenv/versions/{version}*/bin/python{version}")), reverse=True),
+    ]
     for candidate in filter(None, candidates):
         try:
-            done = subprocess.run([candidate, "-c", f"import sys; print(sys.version_info[:2] == {RUNTIME_PYTHON!r})"],
-                                  capture_output=True, text=True, timeout=30)
+            done = subprocess.run(
+                [candidate, "-c", f"import sys; print(sys.version_info[:2] == {RUNTIME_PYTHON!r})"],
+                capture_output=True,
+                text=True,
+                timeout=30,
+            )
         except OSError:
             continue
         if done.returncode == 0 and done.stdout.strip() == "True":
@@ -113,12 +139,15 @@ def forbidden_names(root: Path = ROOT) -> set[str]:
 
 # -- finishing ----------------------------------------------------------------------------------------------------
 
+
 def finish(zip_path: Path) -> dict:
     """Rewrite the zip with an unchecked-hash .pyc beside every module (stale .pyc files dropped), sorted, dated
     1980-01-01 like Zappa's entries, mode 0755. Returns counts."""
     if sys.version_info[:2] != RUNTIME_PYTHON:
-        raise SystemExit(f"compile with Python {'.'.join(map(str, RUNTIME_PYTHON))} (the {RUNTIME} runtime), "
-                         f"not {sys.version.split()[0]}")
+        raise SystemExit(
+            f"compile with Python {'.'.join(map(str, RUNTIME_PYTHON))} (the {RUNTIME} runtime), "
+            f"not {sys.version.split()[0]}"
+        )
     zip_path = Path(zip_path)
     compiled = failed = 0
     with tempfile.TemporaryDirectory(prefix="awrlens-pkg-") as tmp:
@@ -130,9 +159,13 @@ def finish(zip_path: Path) -> dict:
         for src in sorted(tmp.rglob("*.py")):
             rel = src.relative_to(tmp).as_posix()
             try:
-                py_compile.compile(str(src), cfile=importlib.util.cache_from_source(str(src)),
-                                   dfile=f"{TASK_ROOT}/{rel}", doraise=True,
-                                   invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+                py_compile.compile(
+                    str(src),
+                    cfile=importlib.util.cache_from_source(str(src)),
+                    dfile=f"{TASK_ROOT}/{rel}",
+                    doraise=True,
+                    invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH,
+                )
                 compiled += 1
             except py_compile.PyCompileError:
                 failed += 1  # e.g. a template that only looks like Python; it is never imported
@@ -166,8 +199,9 @@ def native_problems(name: str, data: bytes) -> list[str]:
         problems.append(f"{name}: built for cpython-{m.group(2)} {m.group(3)}, not cpython-{CP[2:]} x86_64")
     needed = max((tuple(map(int, v)) for v in GLIBC.findall(data)), default=(0, 0))
     if needed > RUNTIME_GLIBC:
-        problems.append(f"{name}: needs GLIBC_{needed[0]}.{needed[1]}; {RUNTIME_OS} has "
-                        f"{RUNTIME_GLIBC[0]}.{RUNTIME_GLIBC[1]}")
+        problems.append(
+            f"{name}: needs GLIBC_{needed[0]}.{needed[1]}; {RUNTIME_OS} has {RUNTIME_GLIBC[0]}.{RUNTIME_GLIBC[1]}"
+        )
     return problems
 
 
@@ -183,12 +217,21 @@ def wheel_tag_problems(name: str, text: str) -> list[str]:
         m = re.fullmatch(r"manylinux_(\d+)_(\d+)_x86_64|manylinux(2014|2010|1)_x86_64", plat)
         if not m:
             continue
-        glibc = (int(m.group(1)), int(m.group(2))) if m.group(1) else \
-            {"2014": (2, 17), "2010": (2, 12), "1": (2, 5)}[m.group(3)]
+        glibc = (
+            (int(m.group(1)), int(m.group(2)))
+            if m.group(1)
+            else {"2014": (2, 17), "2010": (2, 12), "1": (2, 5)}[m.group(3)]
+        )
         if glibc <= RUNTIME_GLIBC and python_runs(py, abi):
             ok.append(tag)
-    return [] if ok else [f"{name}: wheel tags {', '.join(tags)} do not run on {RUNTIME} x86_64 glibc "
-                          f"{RUNTIME_GLIBC[0]}.{RUNTIME_GLIBC[1]}"]
+    return (
+        []
+        if ok
+        else [
+            f"{name}: wheel tags {', '.join(tags)} do not run on {RUNTIME} x86_64 glibc "
+            f"{RUNTIME_GLIBC[0]}.{RUNTIME_GLIBC[1]}"
+        ]
+    )
 
 
 def python_runs(py: str, abi: str) -> bool:
@@ -255,12 +298,21 @@ def check(zip_path: Path, stage: str, settings: dict | None = None, root: Path =
             if pkg not in top:
                 problems.append(f"{pkg} missing: the stage reads Oracle")
     pycs = sum(1 for n in names if n.endswith(".pyc"))
-    return {"stage": stage, "zip": str(zip_path), "zipped": zipped, "unzipped": unzipped, "files": len(names),
-            "native_libraries": len(natives), "pyc": pycs, "within_target": zipped <= ZIPPED_TARGET,
-            "problems": problems}
+    return {
+        "stage": stage,
+        "zip": str(zip_path),
+        "zipped": zipped,
+        "unzipped": unzipped,
+        "files": len(names),
+        "native_libraries": len(natives),
+        "pyc": pycs,
+        "within_target": zipped <= ZIPPED_TARGET,
+        "problems": problems,
+    }
 
 
 # -- command ------------------------------------------------------------------------------------------------------
+
 
 def build(stage: str, output: Path) -> float:
     """`zappa package STAGE -o output` with this virtualenv; returns the seconds it took."""
@@ -270,11 +322,16 @@ def build(stage: str, output: Path) -> float:
     output.parent.mkdir(parents=True, exist_ok=True)
     output.unlink(missing_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWRLENS_")}
-    env.update(VIRTUAL_ENV=str(venv), PYTHONWARNINGS="ignore", AWS_DEFAULT_REGION=env.get("AWS_DEFAULT_REGION",
-                                                                                          "eu-west-1"))
+    env.update(
+        VIRTUAL_ENV=str(venv), PYTHONWARNINGS="ignore", AWS_DEFAULT_REGION=env.get("AWS_DEFAULT_REGION", "eu-west-1")
+    )
     started = time.monotonic()
-    subprocess.run([sys.executable, "-m", "zappa.cli", "package", stage, "-o", str(output.relative_to(ROOT))],
-                   cwd=ROOT, env=env, check=True)
+    subprocess.run(
+        [sys.executable, "-m", "zappa.cli", "package", stage, "-o", str(output.relative_to(ROOT))],
+        cwd=ROOT,
+        env=env,
+        check=True,
+    )
     return time.monotonic() - started
 
 
@@ -289,13 +346,16 @@ def main(argv=None):
     if not args.check_only:
         seconds = build(args.stage, output)
         counts = finish(output)
-        print(f"zappa package {args.stage}: {seconds:.1f} s; {counts['compiled']} modules compiled "
-              "(unchecked-hash .pyc)")
+        print(
+            f"zappa package {args.stage}: {seconds:.1f} s; {counts['compiled']} modules compiled (unchecked-hash .pyc)"
+        )
     report = check(output, args.stage)
-    print(f"{output.relative_to(ROOT) if output.is_relative_to(ROOT) else output}: "
-          f"{report['zipped'] / 1e6:.1f} MB zipped ({report['zipped'] / 2**20:.1f} MiB; target 25 MB), "
-          f"{report['unzipped'] / 1e6:.1f} MB unzipped, {report['files']} files, "
-          f"{report['native_libraries']} native libraries")
+    print(
+        f"{output.relative_to(ROOT) if output.is_relative_to(ROOT) else output}: "
+        f"{report['zipped'] / 1e6:.1f} MB zipped ({report['zipped'] / 2**20:.1f} MiB; target 25 MB), "
+        f"{report['unzipped'] / 1e6:.1f} MB unzipped, {report['files']} files, "
+        f"{report['native_libraries']} native libraries"
+    )
     for problem in report["problems"]:
         print("PROBLEM:", problem, file=sys.stderr)
     if not report["within_target"]:

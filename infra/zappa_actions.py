@@ -16,6 +16,7 @@ path of a feature the settings leave off (ALB, function URLs, EFS, managed roles
 Zappa's client methods become IAM actions through botocore's service models (method -> operation) and the tables
 below, for the few whose IAM action is not `<service>:<Operation>` (infra/README.md, IAM).
 """
+
 import argparse
 import ast
 import functools
@@ -41,9 +42,12 @@ COMMANDS = {
 IAM_PREFIX = {"monitoring": "cloudwatch"}
 # Operations whose IAM action has another name; (): no permission needed.
 ACTION_OF = {
-    ("s3", "HeadBucket"): ("s3:ListBucket",), ("s3", "ListObjects"): ("s3:ListBucket",),
-    ("s3", "ListObjectsV2"): ("s3:ListBucket",), ("s3", "HeadObject"): ("s3:GetObject",),
-    ("s3", "DeleteObjects"): ("s3:DeleteObject",), ("s3", "CopyObject"): ("s3:GetObject", "s3:PutObject"),
+    ("s3", "HeadBucket"): ("s3:ListBucket",),
+    ("s3", "ListObjects"): ("s3:ListBucket",),
+    ("s3", "ListObjectsV2"): ("s3:ListBucket",),
+    ("s3", "HeadObject"): ("s3:GetObject",),
+    ("s3", "DeleteObjects"): ("s3:DeleteObject",),
+    ("s3", "CopyObject"): ("s3:GetObject", "s3:PutObject"),
     ("s3", "PutPublicAccessBlock"): ("s3:PutBucketPublicAccessBlock",),
     ("s3", "PutBucketLifecycleConfiguration"): ("s3:PutLifecycleConfiguration",),
     ("s3", "GetBucketLifecycleConfiguration"): ("s3:GetLifecycleConfiguration",),
@@ -51,14 +55,31 @@ ACTION_OF = {
     ("sts", "GetCallerIdentity"): (),
 }
 # boto3's managed transfers (methods boto3 adds to the S3 client): the operations they make.
-S3_TRANSFERS = {"upload_file": ("PutObject",), "upload_fileobj": ("PutObject",), "download_file": ("GetObject",),
-                "download_fileobj": ("GetObject",), "copy": ("HeadObject", "CopyObject")}
+S3_TRANSFERS = {
+    "upload_file": ("PutObject",),
+    "upload_fileobj": ("PutObject",),
+    "download_file": ("GetObject",),
+    "download_fileobj": ("GetObject",),
+    "copy": ("HeadObject", "CopyObject"),
+}
 # API Gateway's IAM actions are HTTP verbs on resource paths.
-APIGATEWAY_VERBS = {"Get": "GET", "Create": "POST", "Put": "PUT", "Import": "PUT", "Update": "PATCH",
-                    "Delete": "DELETE", "Flush": "DELETE", "Test": "POST", "Generate": "POST"}
+APIGATEWAY_VERBS = {
+    "Get": "GET",
+    "Create": "POST",
+    "Put": "PUT",
+    "Import": "PUT",
+    "Update": "PATCH",
+    "Delete": "DELETE",
+    "Flush": "DELETE",
+    "Test": "POST",
+    "Generate": "POST",
+}
 # The IAM resource objects Zappa uses (boto3.resource("iam")): what a call or attribute of each needs.
-RESOURCE_ACTIONS = {("iam", "Role"): ("iam:GetRole",), ("iam", "RolePolicy"): ("iam:GetRolePolicy", "iam:PutRolePolicy"),
-                    ("iam", "create_role"): ("iam:CreateRole",)}
+RESOURCE_ACTIONS = {
+    ("iam", "Role"): ("iam:GetRole",),
+    ("iam", "RolePolicy"): ("iam:GetRolePolicy", "iam:PutRolePolicy"),
+    ("iam", "create_role"): ("iam:CreateRole",),
+}
 READ_ONLY_METHODS = {"get", "keys", "items", "values", "copy", "index", "count"}
 NO_REQUEST = {"get_paginator", "get_waiter", "can_paginate", "generate_presigned_url", "close", "meta", "exceptions"}
 
@@ -109,14 +130,19 @@ class Source:
     def __init__(self):
         import zappa.cli
         import zappa.core
+
         self.files = {"cli": Path(inspect.getsourcefile(zappa.cli)), "core": Path(inspect.getsourcefile(zappa.core))}
         trees = {name: ast.parse(path.read_text()) for name, path in self.files.items()}
         self.methods = {"cli": self._methods(trees["cli"], "ZappaCLI"), "core": self._methods(trees["core"], "Zappa")}
         self.clients, self.resources = {}, {}
         for node in ast.walk(self.methods["core"]["__init__"]):
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
-                    isinstance(node.value.func, ast.Attribute) and node.value.args and \
-                    isinstance(node.value.args[0], ast.Constant):
+            if (
+                isinstance(node, ast.Assign)
+                and isinstance(node.value, ast.Call)
+                and isinstance(node.value.func, ast.Attribute)
+                and node.value.args
+                and isinstance(node.value.args[0], ast.Constant)
+            ):
                 target = node.targets[0]
                 if isinstance(target, ast.Attribute) and _is_self(target.value):
                     kind = node.value.func.attr
@@ -125,11 +151,15 @@ class Source:
                     elif kind == "boto_resource":
                         self.resources[target.attr] = Resource(node.value.args[0].value)
         # Settings: attributes load_settings sets (on the CLI, or on its Zappa object) that nothing else changes
-        self.settled = {"cli": self._assigned(trees["cli"], "ZappaCLI", only="load_settings")
-                        - self._assigned(trees["cli"], "ZappaCLI", skip="load_settings"),
-                        "core": (self._assigned(trees["core"], "Zappa", only="__init__")
-                                 | self._assigned_on_zappa(self.methods["cli"]["load_settings"]))
-                        - self._assigned(trees["core"], "Zappa", skip="__init__")}
+        self.settled = {
+            "cli": self._assigned(trees["cli"], "ZappaCLI", only="load_settings")
+            - self._assigned(trees["cli"], "ZappaCLI", skip="load_settings"),
+            "core": (
+                self._assigned(trees["core"], "Zappa", only="__init__")
+                | self._assigned_on_zappa(self.methods["cli"]["load_settings"])
+            )
+            - self._assigned(trees["core"], "Zappa", skip="__init__"),
+        }
 
     @staticmethod
     def _methods(tree, cls):
@@ -142,14 +172,24 @@ class Source:
             if (only and name != only) or (skip and name == skip):
                 continue
             for node in ast.walk(fn):
-                targets = node.targets if isinstance(node, ast.Assign) else \
-                    [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+                targets = (
+                    node.targets
+                    if isinstance(node, ast.Assign)
+                    else [node.target]
+                    if isinstance(node, (ast.AugAssign, ast.AnnAssign))
+                    else []
+                )
                 for t in targets:
                     for sub in ast.walk(t):
                         if isinstance(sub, ast.Attribute) and _is_self(sub.value):
                             names.add(sub.attr)
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
-                        and node.args and _is_self(node.args[0]):
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Name)
+                    and node.func.id == "setattr"
+                    and node.args
+                    and _is_self(node.args[0])
+                ):
                     names.add("*")
         return names
 
@@ -158,6 +198,7 @@ class Source:
         """Attributes load_settings sets on its Zappa object (`setattr(self.zappa, setting, ...)` for
         CUSTOM_SETTINGS)."""
         from zappa.cli import CUSTOM_SETTINGS
+
         names = set()
         for node in ast.walk(fn):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr":
@@ -197,8 +238,11 @@ class Walker:
             return node.value
         if isinstance(node, (ast.List, ast.Tuple)):
             items = [self.value(e, owner, env) for e in node.elts]
-            return UNKNOWN if any(i is UNKNOWN or isinstance(e, ast.Starred) for i, e in zip(items, node.elts, strict=True)) \
+            return (
+                UNKNOWN
+                if any(i is UNKNOWN or isinstance(e, ast.Starred) for i, e in zip(items, node.elts, strict=True))
                 else (items if isinstance(node, ast.List) else tuple(items))
+            )
         if isinstance(node, ast.Dict):
             if any(k is None for k in node.keys):
                 return UNKNOWN
@@ -215,8 +259,12 @@ class Walker:
                 if owner == "core" and node.attr in self.src.resources:
                     return self.src.resources[node.attr]
                 return self.attr(owner, node.attr)
-            if owner == "cli" and isinstance(node.value, ast.Attribute) and _is_self(node.value.value) \
-                    and node.value.attr == "zappa":
+            if (
+                owner == "cli"
+                and isinstance(node.value, ast.Attribute)
+                and _is_self(node.value.value)
+                and node.value.attr == "zappa"
+            ):
                 if node.attr in self.src.clients:
                     return self.src.clients[node.attr]
                 return self.attr("core", node.attr)
@@ -236,8 +284,13 @@ class Walker:
                         return UNKNOWN
                     out[kw.arg] = self.value(kw.value, owner, env)
                 return out
-            if isinstance(f, ast.Attribute) and f.attr == "client" and node.args and \
-                    isinstance(node.args[0], ast.Constant) and "boto_session" in ast.unparse(f.value):
+            if (
+                isinstance(f, ast.Attribute)
+                and f.attr == "client"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and "boto_session" in ast.unparse(f.value)
+            ):
                 return Client(node.args[0].value)
             return UNKNOWN
         if isinstance(node, ast.Subscript):
@@ -266,9 +319,14 @@ class Walker:
                 return UNKNOWN
             op = type(node.ops[0])
             try:
-                return {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b, ast.Is: lambda a, b: a is b,
-                        ast.IsNot: lambda a, b: a is not b, ast.In: lambda a, b: a in b,
-                        ast.NotIn: lambda a, b: a not in b}[op](left, right)
+                return {
+                    ast.Eq: lambda a, b: a == b,
+                    ast.NotEq: lambda a, b: a != b,
+                    ast.Is: lambda a, b: a is b,
+                    ast.IsNot: lambda a, b: a is not b,
+                    ast.In: lambda a, b: a in b,
+                    ast.NotIn: lambda a, b: a not in b,
+                }[op](left, right)
             except (KeyError, TypeError):
                 return UNKNOWN
         return UNKNOWN
@@ -287,7 +345,7 @@ class Walker:
     def bind(self, fn, bound):
         args = fn.args
         params = [a.arg for a in args.posonlyargs + args.args][1:]  # without self
-        defaults = dict(zip(params[len(params) - len(args.defaults):], args.defaults, strict=True))
+        defaults = dict(zip(params[len(params) - len(args.defaults) :], args.defaults, strict=True))
         env = {KEYS: {}}
         for p in params + [a.arg for a in args.kwonlyargs]:
             if p in bound:
@@ -411,8 +469,13 @@ class Walker:
                 return  # role.put(...) on self.iam.RolePolicy(...): counted with the resource (RESOURCE_ACTIONS)
         if _is_self(f.value) and f.attr in self.src.methods[owner]:
             self.method(owner, f.attr, self.arguments(node, owner, env, self.src.methods[owner][f.attr]))
-        elif owner == "cli" and isinstance(f.value, ast.Attribute) and _is_self(f.value.value) and \
-                f.value.attr == "zappa" and f.attr in self.src.methods["core"]:
+        elif (
+            owner == "cli"
+            and isinstance(f.value, ast.Attribute)
+            and _is_self(f.value.value)
+            and f.value.attr == "zappa"
+            and f.attr in self.src.methods["core"]
+        ):
             self.method("core", f.attr, self.arguments(node, owner, env, self.src.methods["core"][f.attr]))
 
     def mutate(self, name, method, node, owner, env):
@@ -481,10 +544,10 @@ class Walker:
         self.found.calls.add(Call(client.service, method, operation, where, keywords))
 
 
-
 @functools.cache
 def _botocore():
     import botocore.session
+
     return botocore.session.get_session()
 
 
@@ -492,6 +555,7 @@ def _botocore():
 def _operations(service: str) -> dict[str, str]:
     """A client's method names -> the API operations they make (botocore's service model)."""
     from botocore import xform_name
+
     return {xform_name(op): op for op in _botocore().get_service_model(service).operation_names}
 
 
@@ -500,6 +564,7 @@ def _waiters(service: str) -> dict[str, str]:
     """A client's waiter names -> the operation each polls."""
     from botocore import xform_name
     from botocore.exceptions import DataNotFoundError
+
     try:
         model = _botocore().get_waiter_model(service)
     except DataNotFoundError:  # a service without waiters
@@ -520,8 +585,11 @@ def _literal_keys(node) -> set:
 
 
 def _copy(env: dict) -> dict:
-    out = {k: dict(v) if isinstance(v, dict) else list(v) if isinstance(v, list) else v
-           for k, v in env.items() if k != KEYS}
+    out = {
+        k: dict(v) if isinstance(v, dict) else list(v) if isinstance(v, list) else v
+        for k, v in env.items()
+        if k != KEYS
+    }
     out[KEYS] = {k: set(v) for k, v in env[KEYS].items()}
     return out
 
@@ -539,12 +607,14 @@ def _merge(env: dict, other: dict):
 
 # -- the stage ----------------------------------------------------------------------------------------------------
 
+
 def load_stage(stage: str, settings_file: Path = SETTINGS_FILE):
     """Zappa's CLI with the stage's settings loaded as `zappa <command> <stage>` loads them (no AWS call: the
     clients are created, none is used)."""
     import os
 
     from zappa.cli import ZappaCLI
+
     saved = {k: os.environ.get(k) for k in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_DEFAULT_REGION")}
     os.environ.setdefault("AWS_ACCESS_KEY_ID", "none")
     os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "none")

@@ -15,6 +15,7 @@
 
 Every endpoint's `close()` resets whatever it still holds, which also ends a client left waiting on it.
 """
+
 import hashlib
 import os
 import socket
@@ -135,6 +136,7 @@ class DroppedSyn:
 
 # -- a stand-in for an Oracle server process --------------------------------------------------------------------
 
+
 def ub(value: int) -> bytes:
     """TTC variable-length unsigned integer: a length byte, then the value big-endian."""
     if value == 0:
@@ -238,11 +240,16 @@ class TnsSession:
                 return
             # version, options (0x0400: breaks out of band, as on Linux), skipped fields, flags (no network
             # encryption required), more skipped fields, the SDU
-            self._send(ACCEPT, struct.pack(">HH", VERSION, 0x0400) + bytes(10) + b"\x00" + bytes(9)
-                       + struct.pack(">I", 8192))
+            self._send(
+                ACCEPT, struct.pack(">HH", VERSION, 0x0400) + bytes(10) + b"\x00" + bytes(9) + struct.pack(">I", 8192)
+            )
             self.large = True
-            for stage, answer in (("protocol", self._protocol), ("data_types", self._data_types),
-                                  ("auth1", self._auth1), ("auth2", self._auth2)):
+            for stage, answer in (
+                ("protocol", self._protocol),
+                ("data_types", self._data_types),
+                ("auth1", self._auth1),
+                ("auth2", self._auth2),
+            ):
                 request = self._request()
                 if self.arrived(stage, request):
                     return
@@ -264,8 +271,15 @@ class TnsSession:
         ccaps[0], ccaps[4], ccaps[7] = 6, 0x08 | 0x02 | 0x20 | 0x40 | 0x80, FIELD_VERSION
         rcaps = bytearray(16)
         rcaps[0], rcaps[6] = 2, 0x01 | 0x04
-        return (bytes([MSG_PROTOCOL, 6, 0]) + b"awrlens stand-in\x00" + struct.pack("<HBH", CHARSET_UTF8, 1, 0)
-                + struct.pack(">H", len(fdo)) + fdo + chunk(bytes(ccaps)) + chunk(bytes(rcaps)))
+        return (
+            bytes([MSG_PROTOCOL, 6, 0])
+            + b"awrlens stand-in\x00"
+            + struct.pack("<HBH", CHARSET_UTF8, 1, 0)
+            + struct.pack(">H", len(fdo))
+            + fdo
+            + chunk(bytes(ccaps))
+            + chunk(bytes(rcaps))
+        )
 
     def _data_types(self, _):
         return bytes([MSG_DATA_TYPES]) + b"\x00\x00"  # no conversions
@@ -276,23 +290,41 @@ class TnsSession:
         key = _pbkdf2(self.password, self.vfr + b"AUTH_PBKDF2_SPEEDY_KEY", 64, self.vgen)
         self.password_hash = hashlib.sha512(key + self.vfr).digest()[:32]
         self.server_key = os.urandom(32)
-        return params([("AUTH_SESSKEY", _aes(self.password_hash, self.server_key).hex().upper(), 0),
-                       ("AUTH_VFR_DATA", self.vfr.hex().upper(), VERIFIER_12C),
-                       ("AUTH_PBKDF2_CSK_SALT", self.salt.hex().upper(), 0),
-                       ("AUTH_PBKDF2_VGEN_COUNT", str(self.vgen), 0),
-                       ("AUTH_PBKDF2_SDER_COUNT", str(self.sder), 0)]) + status()
+        return (
+            params(
+                [
+                    ("AUTH_SESSKEY", _aes(self.password_hash, self.server_key).hex().upper(), 0),
+                    ("AUTH_VFR_DATA", self.vfr.hex().upper(), VERIFIER_12C),
+                    ("AUTH_PBKDF2_CSK_SALT", self.salt.hex().upper(), 0),
+                    ("AUTH_PBKDF2_VGEN_COUNT", str(self.vgen), 0),
+                    ("AUTH_PBKDF2_SDER_COUNT", str(self.sder), 0),
+                ]
+            )
+            + status()
+        )
 
     def _auth2(self, request):
         at = request.find(b"AUTH_SESSKEY")
         hexdigits = b"0123456789ABCDEF"
         start = next(i for i in range(at + 12, len(request)) if request[i] in hexdigits)
-        client_key = _aes(self.password_hash, bytes.fromhex(request[start:start + 64].decode()), decrypt=True)
+        client_key = _aes(self.password_hash, bytes.fromhex(request[start : start + 64].decode()), decrypt=True)
         combo = _pbkdf2((client_key + self.server_key).hex().upper().encode(), self.salt, 32, self.sder)
         proof = _aes(combo, os.urandom(16) + b"SERVER_TO_CLIENT")
-        return params([("AUTH_VERSION_NO", str(SERVER_VERSION), 0), ("AUTH_SESSION_ID", "1", 0),
-                       ("AUTH_SERIAL_NUM", "1", 0), ("AUTH_SVR_RESPONSE", proof.hex().upper(), 0),
-                       ("AUTH_MAX_IDEN_LENGTH", "128", 0), ("AUTH_SC_SERVICE_NAME", "standin", 0),
-                       ("AUTH_INSTANCENAME", "standin1", 0), ("AUTH_SC_DBUNIQUE_NAME", "STANDIN", 0)]) + status()
+        return (
+            params(
+                [
+                    ("AUTH_VERSION_NO", str(SERVER_VERSION), 0),
+                    ("AUTH_SESSION_ID", "1", 0),
+                    ("AUTH_SERIAL_NUM", "1", 0),
+                    ("AUTH_SVR_RESPONSE", proof.hex().upper(), 0),
+                    ("AUTH_MAX_IDEN_LENGTH", "128", 0),
+                    ("AUTH_SC_SERVICE_NAME", "standin", 0),
+                    ("AUTH_INSTANCENAME", "standin1", 0),
+                    ("AUTH_SC_DBUNIQUE_NAME", "STANDIN", 0),
+                ]
+            )
+            + status()
+        )
 
 
 class _StandInSession(TnsSession):

@@ -20,6 +20,7 @@ What each case exercises at the TCP level, without a real Oracle server:
   peer's kernel answers the probes; here the bound is call_timeout (twice at worst: the driver waits as long again
   for the answer to its break). Against a vanished host, keepalive is what ends a wait nothing else bounds.
 """
+
 import contextlib
 import re
 import threading
@@ -29,21 +30,31 @@ from app.runs.machine import machine
 from app.runs.model import default_slug, utc_now
 
 PASSWORD = "lab-Pw-1"  # shared by the stand-in and the client; nothing real
-CASES = (("new connection", ("silent", "drop", "reset")),
-         ("new call on a dead connection", ("silent", "reset")),
-         ("call in flight", ("silent", "reset")))
+CASES = (
+    ("new connection", ("silent", "drop", "reset")),
+    ("new call on a dead connection", ("silent", "reset")),
+    ("call in flight", ("silent", "reset")),
+)
 DEFAULTS, BOUNDED = "driver defaults", "app bounds"
 
 
 def plan() -> list[tuple[str, str, str]]:
-    return [(case, endpoint, mode) for case, endpoints in CASES for endpoint in endpoints
-            for mode in (DEFAULTS, BOUNDED)]
+    return [
+        (case, endpoint, mode) for case, endpoints in CASES for endpoint in endpoints for mode in (DEFAULTS, BOUNDED)
+    ]
 
 
-def run(settings, cap: float = 60.0, delay: float = 0.5, slug: str | None = None, visibility: str = "public",
-        on_progress=None) -> dict:
+def run(
+    settings,
+    cap: float = 60.0,
+    delay: float = 0.5,
+    slug: str | None = None,
+    visibility: str = "public",
+    on_progress=None,
+) -> dict:
     """Measure every case x endpoint x mode; returns the run document (not yet stored)."""
     import oracledb
+
     steps = plan()
     rows = []
     started = utc_now()
@@ -54,26 +65,39 @@ def run(settings, cap: float = 60.0, delay: float = 0.5, slug: str | None = None
             extra["bound_s"] = _bound(settings, case, endpoint)
         if call_s is not None:
             extra["call_s"] = round(call_s, 3)
-        rows.append({"series": mode, "x": f"{case} / {endpoint}", "y": round(waited, 3), "unit": "s",
-                     "extra": extra})
+        rows.append({"series": mode, "x": f"{case} / {endpoint}", "y": round(waited, 3), "unit": "s", "extra": extra})
         if on_progress:
             on_progress(done, len(steps))
     finished = utc_now()
     host = machine()
     s = settings
     return {
-        "slug": slug or default_slug("hang", started), "kind": "client_hang", "visibility": visibility,
+        "slug": slug or default_slug("hang", started),
+        "kind": "client_hang",
+        "visibility": visibility,
         "title": f"Client hangs against loopback endpoints: driver defaults vs the app's bounds "
-                 f"(connect {s.connect_timeout:g} s, call {s.call_timeout:g} s)",
-        "description": (__doc__.split("\n\n", 1)[1].strip() + f"\n\nWaits over {cap:g} s are drawn at {cap:g} s "
-                        "with still_hanging. Recorded by `flask runs hang`."),
-        "environment": {"host": host["host"], "vcpus": host["vcpus"], "cores": host["cores"],
-                        "db_version": f"python-oracledb {oracledb.__version__} thin, loopback stand-in"},
-        "started": started.isoformat(), "finished": finished.isoformat(),
-        "parameters": {"connect_timeout_s": s.connect_timeout, "call_timeout_s": s.call_timeout,
-                       "expire_time_min": s.expire_time, "cap_s": cap, "in_flight_delay_s": delay,
-                       "driver_defaults": "oracledb.connect(): tcp_connect_timeout 20 s, no call timeout, "
-                                          "no keepalive", "os": host["os"]},
+        f"(connect {s.connect_timeout:g} s, call {s.call_timeout:g} s)",
+        "description": (
+            __doc__.split("\n\n", 1)[1].strip() + f"\n\nWaits over {cap:g} s are drawn at {cap:g} s "
+            "with still_hanging. Recorded by `flask runs hang`."
+        ),
+        "environment": {
+            "host": host["host"],
+            "vcpus": host["vcpus"],
+            "cores": host["cores"],
+            "db_version": f"python-oracledb {oracledb.__version__} thin, loopback stand-in",
+        },
+        "started": started.isoformat(),
+        "finished": finished.isoformat(),
+        "parameters": {
+            "connect_timeout_s": s.connect_timeout,
+            "call_timeout_s": s.call_timeout,
+            "expire_time_min": s.expire_time,
+            "cap_s": cap,
+            "in_flight_delay_s": delay,
+            "driver_defaults": "oracledb.connect(): tcp_connect_timeout 20 s, no call timeout, no keepalive",
+            "os": host["os"],
+        },
         "measurements": rows,
     }
 
@@ -90,22 +114,25 @@ def _measure(s, case, endpoint, mode, cap, delay):
 
     from app.store.oracle import bounded_pool_options
     from lab.endpoints import DroppedSyn, Listener, OracleStandIn
+
     bounded = mode == BOUNDED
     pool = None
 
     def client():
         nonlocal pool
         if bounded:
-            pool = oracledb.create_pool(**bounded_pool_options(s, user="lab", password=PASSWORD, dsn=target.dsn,
-                                                               max_connections=1))
+            pool = oracledb.create_pool(
+                **bounded_pool_options(s, user="lab", password=PASSWORD, dsn=target.dsn, max_connections=1)
+            )
             conn = pool.acquire()
             conn.call_timeout = max(1, int(s.call_timeout * 1000))  # as the app sets it on every checkout
             return conn
         return oracledb.connect(user="lab", password=PASSWORD, dsn=target.dsn)
 
     if case == "new connection":
-        target = {"silent": lambda: Listener("silent"), "reset": lambda: Listener("reset"),
-                  "drop": DroppedSyn}[endpoint]()
+        target = {"silent": lambda: Listener("silent"), "reset": lambda: Listener("reset"), "drop": DroppedSyn}[
+            endpoint
+        ]()
         call, dead = client, None
     else:
         target = OracleStandIn(PASSWORD)

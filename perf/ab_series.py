@@ -5,6 +5,7 @@ Usage: .venv/bin/python perf/ab_series.py OLD_TREE NEW_TREE STORE [ROUNDS]
   e.g. git worktree add /tmp/old <commit>; ln -s $PWD/.venv /tmp/old/.venv
        .venv/bin/python perf/ab_series.py /tmp/old . var/awrlens.sqlite 7
 """
+
 import json
 import statistics
 import subprocess
@@ -26,11 +27,18 @@ OLD, NEW, STORE = sys.argv[1:4]
 out = {"old": [], "new": []}
 for _round in range(int(sys.argv[4]) if len(sys.argv) > 4 else 5):
     for name, tree in (("old", OLD), ("new", NEW)):
-        r = subprocess.run([f"{tree}/.venv/bin/python", "-c", CODE, str(Path(STORE).resolve())], cwd=tree,
-                           capture_output=True, text=True, check=True)
+        r = subprocess.run(
+            [f"{tree}/.venv/bin/python", "-c", CODE, str(Path(STORE).resolve())],
+            cwd=tree,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         f = json.loads(r.stdout.strip().splitlines()[-1])
         out[name].append((f["api_in_process_ms"], f["raw_lag_ms"], f["api_in_process_ms"] / f["raw_lag_ms"]))
         print(f"{name}: API {f['api_in_process_ms']:.2f} ms, LAG query {f['raw_lag_ms']:.2f} ms", flush=True)
 for name, rows in out.items():
-    print(f"{name}: median API {statistics.median(r[0] for r in rows):.2f} ms, median ratio to the LAG query "
-          f"{statistics.median(r[2] for r in rows):.3f}")
+    print(
+        f"{name}: median API {statistics.median(r[0] for r in rows):.2f} ms, median ratio to the LAG query "
+        f"{statistics.median(r[2] for r in rows):.3f}"
+    )

@@ -3,6 +3,7 @@ Session History, grouped by sql_id and by event, answered in-process (Flask test
 `--runs` requests after one warm-up. Targets: under 100 ms for a day, under 500 ms for 8 days.
 Usage: .venv/bin/python perf/activity.py [--store var/awrlens.sqlite] [--runs 7]
 """
+
 import argparse
 import json
 import statistics
@@ -41,9 +42,17 @@ def main():
                 if k:
                     times.append((time.perf_counter() - started) * 1000)
             body = r.get_json()
-            results.append({"days": days, "group_by": group_by, "median_ms": round(statistics.median(times), 1),
-                            "min_ms": round(min(times), 1), "target_ms": TARGETS_MS[days],
-                            "samples": body["total_samples"], "bucket_seconds": body["bucket_seconds"]})
+            results.append(
+                {
+                    "days": days,
+                    "group_by": group_by,
+                    "median_ms": round(statistics.median(times), 1),
+                    "min_ms": round(min(times), 1),
+                    "target_ms": TARGETS_MS[days],
+                    "samples": body["total_samples"],
+                    "bucket_seconds": body["bucket_seconds"],
+                }
+            )
     print(json.dumps({"store": args.store, "to": to, "results": results}, indent=1))
 
 

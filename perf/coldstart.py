@@ -11,6 +11,7 @@ the packages; wall time and CPU time (user + system) of each process are recorde
 package, awrlens as `zappa package` writes it (the .pyc files pip wrote, stale against the 1980 dates), shows what
 finish() in infra/lambda_package.py buys. Results: perf/results/coldstart.json.
 """
+
 import argparse
 import json
 import os
@@ -45,8 +46,14 @@ FINISH = "import sys; from infra.lambda_package import finish; finish(sys.argv[1
 def zappa_package(project: Path, stage: str, output: Path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWRLENS_")}
     env.update(VIRTUAL_ENV=str(ROOT / ".venv-lambda"), PYTHONWARNINGS="ignore", AWS_DEFAULT_REGION="eu-west-1")
-    subprocess.run([str(ROOT / ".venv-lambda/bin/python"), "-m", "zappa.cli", "package", stage, "-o", str(output)],
-                   cwd=project, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [str(ROOT / ".venv-lambda/bin/python"), "-m", "zappa.cli", "package", stage, "-o", str(output)],
+        cwd=project,
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def minimal_app(workdir: Path) -> Path:
@@ -55,8 +62,21 @@ def minimal_app(workdir: Path) -> Path:
     project.mkdir()
     (project / "hello.py").write_text(HELLO)
     demo = lambda_package.stage_settings("demo")
-    settings = {"baseline": {k: demo[k] for k in ("runtime", "architecture", "aws_region", "use_precompiled_packages",
-                                                  "debug", "log_level", "binary_support", "exclude")}}
+    settings = {
+        "baseline": {
+            k: demo[k]
+            for k in (
+                "runtime",
+                "architecture",
+                "aws_region",
+                "use_precompiled_packages",
+                "debug",
+                "log_level",
+                "binary_support",
+                "exclude",
+            )
+        }
+    }
     settings["baseline"].update(project_name="hello", app_function="hello.app", s3_bucket="hello-code")
     (project / "zappa_settings.json").write_text(json.dumps(settings))
     output = workdir / "hello.zip"
@@ -99,21 +119,28 @@ def main():
     results = {"runs": args.runs, "packages": {}}
     for name, answers in runs.items():
         results["packages"][name] = {
-            "wall_ms": {"median": ms(statistics.median(a["wall"] for a in answers)),
-                        "p90": ms(sorted(a["wall"] for a in answers)[int(0.9 * (len(answers) - 1))])},
+            "wall_ms": {
+                "median": ms(statistics.median(a["wall"] for a in answers)),
+                "p90": ms(sorted(a["wall"] for a in answers)[int(0.9 * (len(answers) - 1))]),
+            },
             "cpu_ms": {"median": ms(statistics.median(a["cpu"] for a in answers))},
             "import_handler_ms": ms(statistics.median(a["import"] for a in answers)),
             "first_event_ms": ms(statistics.median(a["events"] for a in answers)),
         }
     ours, base = results["packages"]["awrlens"], results["packages"]["minimal Flask app"]
-    results["ratio"] = {"wall": round(ours["wall_ms"]["median"] / base["wall_ms"]["median"], 2),
-                        "cpu": round(ours["cpu_ms"]["median"] / base["cpu_ms"]["median"], 2)}
+    results["ratio"] = {
+        "wall": round(ours["wall_ms"]["median"] / base["wall_ms"]["median"], 2),
+        "cpu": round(ours["cpu_ms"]["median"] / base["cpu_ms"]["median"], 2),
+    }
     for name, r in results["packages"].items():
-        print(f"{name:33} wall {r['wall_ms']['median']:6.0f} ms (p90 {r['wall_ms']['p90']:.0f})  cpu "
-              f"{r['cpu_ms']['median']:6.0f} ms  import handler {r['import_handler_ms']:5.0f} ms  first event "
-              f"{r['first_event_ms']:5.0f} ms")
-    print(f"ratio awrlens / minimal: wall {results['ratio']['wall']}x, cpu {results['ratio']['cpu']}x "
-          "(target <= 1.15x)")
+        print(
+            f"{name:33} wall {r['wall_ms']['median']:6.0f} ms (p90 {r['wall_ms']['p90']:.0f})  cpu "
+            f"{r['cpu_ms']['median']:6.0f} ms  import handler {r['import_handler_ms']:5.0f} ms  first event "
+            f"{r['first_event_ms']:5.0f} ms"
+        )
+    print(
+        f"ratio awrlens / minimal: wall {results['ratio']['wall']}x, cpu {results['ratio']['cpu']}x (target <= 1.15x)"
+    )
     out = ROOT / "perf" / "results" / "coldstart.json"
     out.write_text(json.dumps(results, indent=2) + "\n")
     print(f"wrote {out.relative_to(ROOT)}")

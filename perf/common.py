@@ -1,4 +1,5 @@
 """What the performance scripts share: a server on a free port, a load of keep-alive clients, worker memory."""
+
 import http.client
 import socket
 import subprocess
@@ -21,8 +22,9 @@ def free_port():
 def serving(argv, env, ready_path="/"):
     """Start `argv` (with {port} filled in) and yield (port, process) once `ready_path` answers; stop it after."""
     port = free_port()
-    proc = subprocess.Popen([a.format(port=port) for a in argv], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [a.format(port=port) for a in argv], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         for _ in range(300):
             try:
@@ -73,9 +75,13 @@ def load(port, urls, clients, seconds):
         t.join()
     elapsed = time.monotonic() - started
     latencies.sort()
-    return {"requests": len(latencies), "req_per_s": round(len(latencies) / elapsed, 1), "errors": len(errors),
-            "p50_ms": round(latencies[len(latencies) // 2] * 1000, 1),
-            "p99_ms": round(latencies[int(len(latencies) * 0.99)] * 1000, 1)}
+    return {
+        "requests": len(latencies),
+        "req_per_s": round(len(latencies) / elapsed, 1),
+        "errors": len(errors),
+        "p50_ms": round(latencies[len(latencies) // 2] * 1000, 1),
+        "p99_ms": round(latencies[int(len(latencies) * 0.99)] * 1000, 1),
+    }
 
 
 def rss_mb(pid):

@@ -13,6 +13,7 @@ panning, and the gzipped size of everything the page ships.
      JS and CSS file it loads (its links and scripts: static/vendor, static/js, static/css).
 Usage: .venv/bin/python perf/frontend.py [--store var/awrlens.sqlite] [--runs 10]
 """
+
 import argparse
 import gzip
 import json
@@ -29,8 +30,16 @@ sys.path.insert(0, str(ROOT))
 
 from perf.common import VENV_BIN, serving  # noqa: E402
 
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 RAC = "demo.3120466125"
 PAGES = {
     "overview, ORCL, last week (the page's default)": "/",
@@ -80,13 +89,22 @@ def first_chart(browser, base, path, runs):
         page.wait_for_function(SETTLED, timeout=60000)
         marks = page.evaluate(MARKS)
         settled = page.evaluate("performance.now()")
-        out.append({"first_chart_ms": marks["awrlens:first-chart"], "painted_ms": marks["awrlens:first-chart-painted"],
-                    "boot_ms": marks["awrlens:boot"], "settled_ms": settled})
+        out.append(
+            {
+                "first_chart_ms": marks["awrlens:first-chart"],
+                "painted_ms": marks["awrlens:first-chart-painted"],
+                "boot_ms": marks["awrlens:boot"],
+                "settled_ms": settled,
+            }
+        )
         context.close()
     warm = out[1:] or out
-    return {"cold": {k: round(v) for k, v in out[0].items()},
-            "warm_median": {k: round(statistics.median(r[k] for r in warm)) for k in out[0]},
-            "warm_max": {k: round(max(r[k] for r in warm)) for k in out[0]}, "runs": len(out)}
+    return {
+        "cold": {k: round(v) for k, v in out[0].items()},
+        "warm_median": {k: round(statistics.median(r[k] for r in warm)) for k in out[0]},
+        "warm_max": {k: round(max(r[k] for r in warm)) for k in out[0]},
+        "runs": len(out),
+    }
 
 
 def big_chart(browser, base):
@@ -104,16 +122,21 @@ def big_chart(browser, base):
 
 def sizes(html: str):
     """Bytes and gzip -6 bytes of the page (`html`, as served) and of every file its links and scripts load."""
+
     def size(body):
         return {"bytes": len(body), "gzip": len(gzip.compress(body, compresslevel=6, mtime=0))}
+
     refs = sorted(set(re.findall(r'<(?:script|link)\b[^>]*\b(?:src|href)="(static/[^"]+)"', html)))
     rows = {"index.html": size(html.encode()), **{ref: size((ROOT / ref).read_bytes()) for ref in refs}}
     vendor = [v for k, v in rows.items() if k.startswith("static/vendor/")]
     own = [v for k, v in rows.items() if not k.startswith("static/vendor/")]
     total = lambda vs, key: sum(v[key] for v in vs)  # noqa: E731
-    return {"files": rows, "vendor": {"bytes": total(vendor, "bytes"), "gzip": total(vendor, "gzip")},
-            "own": {"bytes": total(own, "bytes"), "gzip": total(own, "gzip")},
-            "all": {"bytes": total(rows.values(), "bytes"), "gzip": total(rows.values(), "gzip")}}
+    return {
+        "files": rows,
+        "vendor": {"bytes": total(vendor, "bytes"), "gzip": total(vendor, "gzip")},
+        "own": {"bytes": total(own, "bytes"), "gzip": total(own, "gzip")},
+        "all": {"bytes": total(rows.values(), "bytes"), "gzip": total(rows.values(), "gzip")},
+    }
 
 
 def main():
@@ -124,6 +147,7 @@ def main():
     if not (ROOT / "static/vendor/chart.umd.min.js").exists():
         sys.exit("static/vendor/ is not built: npm ci && npm run vendor (make perf does it)")
     from playwright.sync_api import sync_playwright
+
     env = {**os.environ, "AWRLENS_STORE_PATH": args.store}
     argv = [str(VENV_BIN / "gunicorn"), "--bind", "127.0.0.1:{port}", "--workers", "3", "app.wsgi:app"]
     results = {}
@@ -140,13 +164,17 @@ def main():
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(results, indent=2) + "\n")
     for name, r in results["first_chart"].items():
-        print(f"{name}: first chart painted {r['cold']['painted_ms']} ms cold, {r['warm_median']['painted_ms']} ms "
-              f"warm (median of {r['runs'] - 1}), everything drawn {r['warm_median']['settled_ms']} ms")
+        print(
+            f"{name}: first chart painted {r['cold']['painted_ms']} ms cold, {r['warm_median']['painted_ms']} ms "
+            f"warm (median of {r['runs'] - 1}), everything drawn {r['warm_median']['settled_ms']} ms"
+        )
     b = results["big_chart"]
     print(f"{b['points']} points: redraw per zoom/pan step median {b['median_ms']} ms, p95 {b['p95_ms']} ms")
     s = results["sizes"]
-    print(f"gzip -6: vendor {s['vendor']['gzip']} B, own {s['own']['gzip']} B, all {s['all']['gzip']} B "
-          f"({s['all']['bytes']} B raw)")
+    print(
+        f"gzip -6: vendor {s['vendor']['gzip']} B, own {s['own']['gzip']} B, all {s['all']['gzip']} B "
+        f"({s['all']['bytes']} B raw)"
+    )
     print(f"written to {out.relative_to(ROOT)}")
 
 

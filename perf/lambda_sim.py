@@ -3,6 +3,7 @@ the runtime brings (boto3 and its dependencies, from .venv-lambda) as /var/runti
 the runtime's version (infra/lambda_package.py: RUNTIME, python3.12) per invocation, with no site-packages and no
 bytecode writes (/var/task is read-only).
 """
+
 import json
 import os
 import shutil
@@ -27,8 +28,9 @@ def base_python() -> str:
     python = runtime_python()
     if python is None:
         raise SystemExit(f"no {RUNTIME} interpreter on this machine: set LAMBDA_PYTHON")
-    out = subprocess.run([python, "-c", "import sys; print(sys._base_executable)"], capture_output=True,
-                         text=True, check=True)
+    out = subprocess.run(
+        [python, "-c", "import sys; print(sys._base_executable)"], capture_output=True, text=True, check=True
+    )
     return out.stdout.strip()
 
 
@@ -73,8 +75,9 @@ def runtime_sdk(dest: Path) -> Path:
             shutil.copytree(src, dest / name)
         else:
             shutil.copy(src, dest / name)
-    subprocess.run([base_python(), "-m", "compileall", "-q", "-f", "--invalidation-mode", "unchecked-hash",
-                    str(dest)], check=True)
+    subprocess.run(
+        [base_python(), "-m", "compileall", "-q", "-f", "--invalidation-mode", "unchecked-hash", str(dest)], check=True
+    )
     (dest / ".ready").touch()
     return dest
 
@@ -91,20 +94,39 @@ with open(sys.argv[2], "w") as out:  # stdout carries the handler's own prints
 """
 
 
-def invoke(task: Path, runtime: Path, events: list[dict], function: str = "awrlens-demo",
-           python: str | None = None, extra_env: dict | None = None) -> dict:
+def invoke(
+    task: Path,
+    runtime: Path,
+    events: list[dict],
+    function: str = "awrlens-demo",
+    python: str | None = None,
+    extra_env: dict | None = None,
+) -> dict:
     """`events` through handler.lambda_handler in a fresh process, as a cold container would answer them.
     Returns the handler's results, the import and event times measured inside, and the process's wall and CPU
     seconds (user + system, from its rusage) measured outside."""
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "TZ": "UTC",
-           "PYTHONPATH": f"{task}:{runtime}", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1",
-           "AWS_LAMBDA_FUNCTION_NAME": function, "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "1024",
-           "AWS_REGION": "eu-west-1", "AWS_DEFAULT_REGION": "eu-west-1", "LAMBDA_TASK_ROOT": str(task),
-           **(extra_env or {})}
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "LANG": "C.UTF-8",
+        "TZ": "UTC",
+        "PYTHONPATH": f"{task}:{runtime}",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONNOUSERSITE": "1",
+        "AWS_LAMBDA_FUNCTION_NAME": function,
+        "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "1024",
+        "AWS_REGION": "eu-west-1",
+        "AWS_DEFAULT_REGION": "eu-west-1",
+        "LAMBDA_TASK_ROOT": str(task),
+        **(extra_env or {}),
+    }
     with tempfile.NamedTemporaryFile(suffix=".json") as result:
         started = time.perf_counter()
-        proc, cpu = run_timed([python or base_python(), "-S", "-c", INVOKE, json.dumps(events), result.name],
-                              cwd=task, env=env, capture_output=True)
+        proc, cpu = run_timed(
+            [python or base_python(), "-S", "-c", INVOKE, json.dumps(events), result.name],
+            cwd=task,
+            env=env,
+            capture_output=True,
+        )
         wall = time.perf_counter() - started
         if proc.returncode:
             raise RuntimeError(f"the invocation failed ({proc.returncode}):\n{proc.stderr.decode()[-3000:]}")

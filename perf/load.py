@@ -11,6 +11,7 @@ Usage: .venv/bin/python perf/load.py [--clients 8] [--seconds 30] [--workers 3] 
                                       [--store var/awrlens.sqlite] [--seed 1]
 Results: perf/results/load.json (per endpoint: requests, p50, p99, max); a Markdown table on stdout.
 """
+
 import argparse
 import http.client
 import json
@@ -30,10 +31,27 @@ sys.path.insert(0, str(ROOT))
 
 from perf.common import VENV_BIN, serving  # noqa: E402
 
-ENDPOINTS = ("dbs", "catalog", "series", "wait-classes", "load-profile", "top-events", "top-sql", "sql",
-             "tablespaces", "compare")
-SPANS = [timedelta(hours=1), timedelta(hours=6), timedelta(days=1), timedelta(days=3), timedelta(days=7),
-         timedelta(days=14), timedelta(days=45)]
+ENDPOINTS = (
+    "dbs",
+    "catalog",
+    "series",
+    "wait-classes",
+    "load-profile",
+    "top-events",
+    "top-sql",
+    "sql",
+    "tablespaces",
+    "compare",
+)
+SPANS = [
+    timedelta(hours=1),
+    timedelta(hours=6),
+    timedelta(days=1),
+    timedelta(days=3),
+    timedelta(days=7),
+    timedelta(days=14),
+    timedelta(days=45),
+]
 
 
 def get_json(port, path):
@@ -56,14 +74,24 @@ class Questions:
             catalog = get_json(port, f"/api/v1/dbs/{d['id']}/catalog")["rows"]
             names = [r["name"] for r in catalog if r["kind"] != "detail"]
             detail = [r["name"] for r in catalog if r["kind"] == "detail"]
-            top = get_json(port, f"/api/v1/dbs/{d['id']}/top-sql?limit=100&from={quote(s['from'])}"
-                                 f"&to={quote(s['to'])}")["rows"]
-            self.dbs.append({"id": d["id"], "rac": d["rac"], "instances": [i["instance_number"] for i in
-                                                                            d["instances"]],
-                             "from": datetime.fromisoformat(s["from"]), "to": datetime.fromisoformat(s["to"]),
-                             "first": s["first_snap"], "last": s["last_snap"], "names": names, "detail": detail,
-                             "sql_ids": sorted({r["sql_id"] for r in top}), "sources": sorted({r["source"] for r in
-                                                                                              catalog})})
+            top = get_json(
+                port, f"/api/v1/dbs/{d['id']}/top-sql?limit=100&from={quote(s['from'])}&to={quote(s['to'])}"
+            )["rows"]
+            self.dbs.append(
+                {
+                    "id": d["id"],
+                    "rac": d["rac"],
+                    "instances": [i["instance_number"] for i in d["instances"]],
+                    "from": datetime.fromisoformat(s["from"]),
+                    "to": datetime.fromisoformat(s["to"]),
+                    "first": s["first_snap"],
+                    "last": s["last_snap"],
+                    "names": names,
+                    "detail": detail,
+                    "sql_ids": sorted({r["sql_id"] for r in top}),
+                    "sources": sorted({r["source"] for r in catalog}),
+                }
+            )
 
     def _range(self, db, prefix="", span=None):
         rng = self.rng
@@ -75,8 +103,10 @@ class Questions:
         start = db["from"] + (db["to"] - db["from"] - span) * rng.random()
         if rng.random() < 0.2:  # an open range: from a moment to the newest snapshot
             return {f"{prefix}from": start.isoformat(timespec="seconds")}
-        return {f"{prefix}from": start.isoformat(timespec="seconds"),
-                f"{prefix}to": (start + span).isoformat(timespec="seconds")}
+        return {
+            f"{prefix}from": start.isoformat(timespec="seconds"),
+            f"{prefix}to": (start + span).isoformat(timespec="seconds"),
+        }
 
     def _instance(self, db, each=True):
         choices = ["all"] + [str(i) for i in db["instances"]] + (["each"] if each else [])
@@ -90,8 +120,9 @@ class Questions:
         if endpoint == "dbs":
             return "/api/v1/dbs", fmt
         if endpoint == "catalog":
-            query = rng.choice([{}, {"q": rng.choice(["redo", "cpu", "read", "wait", "sql"])},
-                                {"source": rng.choice(db["sources"])}])
+            query = rng.choice(
+                [{}, {"q": rng.choice(["redo", "cpu", "read", "wait", "sql"])}, {"source": rng.choice(db["sources"])}]
+            )
             return f"{base}/catalog", {**query, **fmt}
         if endpoint == "series":
             if rng.random() < 0.15 and db["detail"]:  # per-minute detail: the last 8 days only, keep it short
@@ -101,30 +132,53 @@ class Questions:
             else:
                 names = rng.sample(db["names"], rng.randint(1, 4))
                 query = self._range(db)
-            return f"{base}/series", {"name": names, **query, "instance": self._instance(db),
-                                      "rate": rng.choice(["per_second", "per_second", "per_txn", "raw"]),
-                                      "max_points": rng.choice([0, 300, 1000, 2000, 2000]), **fmt}
+            return f"{base}/series", {
+                "name": names,
+                **query,
+                "instance": self._instance(db),
+                "rate": rng.choice(["per_second", "per_second", "per_txn", "raw"]),
+                "max_points": rng.choice([0, 300, 1000, 2000, 2000]),
+                **fmt,
+            }
         if endpoint == "wait-classes":
-            return f"{base}/wait-classes", {**self._range(db), "instance": self._instance(db),
-                                            "max_points": rng.choice([0, 500, 2000]), **fmt}
+            return f"{base}/wait-classes", {
+                **self._range(db),
+                "instance": self._instance(db),
+                "max_points": rng.choice([0, 500, 2000]),
+                **fmt,
+            }
         if endpoint == "load-profile":
             return f"{base}/load-profile", {**self._range(db), "instance": self._instance(db, each=False)}
         if endpoint == "top-events":
-            return f"{base}/top-events", {**self._range(db), "instance": self._instance(db, each=False),
-                                          "limit": rng.choice([5, 10, 25]), **fmt}
+            return f"{base}/top-events", {
+                **self._range(db),
+                "instance": self._instance(db, each=False),
+                "limit": rng.choice([5, 10, 25]),
+                **fmt,
+            }
         if endpoint == "top-sql":
-            return f"{base}/top-sql", {**self._range(db), "limit": rng.choice([10, 25, 100]), **fmt,
-                                       "order_by": rng.choice(["elapsed", "cpu", "gets", "reads", "executions",
-                                                               "rows"])}
+            return f"{base}/top-sql", {
+                **self._range(db),
+                "limit": rng.choice([10, 25, 100]),
+                **fmt,
+                "order_by": rng.choice(["elapsed", "cpu", "gets", "reads", "executions", "rows"]),
+            }
         if endpoint == "sql":
-            return f"{base}/sql/{rng.choice(db['sql_ids'])}", {**rng.choice([{}, self._range(db)]),
-                                                                "max_points": rng.choice([0, 500]), **fmt}
+            return f"{base}/sql/{rng.choice(db['sql_ids'])}", {
+                **rng.choice([{}, self._range(db)]),
+                "max_points": rng.choice([0, 500]),
+                **fmt,
+            }
         if endpoint == "tablespaces":
             return f"{base}/tablespaces", {**rng.choice([{}, self._range(db)]), **fmt}
         if endpoint == "compare":
             span = rng.choice(SPANS[:5])
-            return f"{base}/compare", {**self._range(db, "a_", span), **self._range(db, "b_", span),
-                                       "instance": self._instance(db, each=False), **fmt}
+            return f"{base}/compare", {
+                **self._range(db, "a_", span),
+                **self._range(db, "b_", span),
+                "instance": self._instance(db, each=False),
+                **fmt,
+            }
         raise ValueError(endpoint)
 
     def urls(self, per_endpoint):
@@ -187,8 +241,14 @@ def memory(proc) -> list[dict]:
                         fields[key] = round(int(value.split()[0]) / 1024)
         except OSError:  # a worker that just exited
             continue
-        out.append({"rss_mb": fields.get("VmRSS"), "private_mb": fields.get("RssAnon"),
-                    "file_mb": fields.get("RssFile"), "pss_mb": fields.get("Pss")})
+        out.append(
+            {
+                "rss_mb": fields.get("VmRSS"),
+                "private_mb": fields.get("RssAnon"),
+                "file_mb": fields.get("RssFile"),
+                "pss_mb": fields.get("Pss"),
+            }
+        )
     return out
 
 
@@ -217,6 +277,7 @@ def main():
         def sample():
             while not done.wait(0.5):
                 rss.extend(memory(proc))
+
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
         _warm_lat, warm_err, _ = run(port, urls[::-1], args.clients, 3)  # the same kinds of questions, others
@@ -224,30 +285,50 @@ def main():
         done.set()
         sampler.join()
     total = sum(len(v) for v in latencies.values())
-    rows = {e: {"requests": len(latencies[e]), "p50_ms": pct(latencies[e], 0.5), "p99_ms": pct(latencies[e], 0.99),
-                "max_ms": pct(latencies[e], 1.0), "errors": len(errors[e])} for e in ENDPOINTS if latencies[e]}
-    result = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
-              "clients": args.clients, "seconds": args.seconds, "workers": args.workers,
-              "answer_cache_mb": args.answer_cache_mb, "seed": args.seed, "distinct_questions": len(set(urls)),
-              "requests": total, "req_per_s": round(total / elapsed, 1),
-              "p50_ms": pct([x for v in latencies.values() for x in v], 0.5),
-              "p99_ms": pct([x for v in latencies.values() for x in v], 0.99),
-              "errors": sum(len(v) for v in errors.values()), "warmup_errors": sum(len(v) for v in warm_err.values()),
-              "largest_worker": max(rss, key=lambda m: m["rss_mb"] or 0) if rss else None,
-              "largest_worker_private_mb": max((m["private_mb"] or 0 for m in rss), default=None),
-              "largest_worker_pss_mb": max((m["pss_mb"] or 0 for m in rss), default=None), "endpoints": rows,
-              "error_samples": [x for v in list(errors.values()) + list(warm_err.values()) for x in v][:20]}
+    rows = {
+        e: {
+            "requests": len(latencies[e]),
+            "p50_ms": pct(latencies[e], 0.5),
+            "p99_ms": pct(latencies[e], 0.99),
+            "max_ms": pct(latencies[e], 1.0),
+            "errors": len(errors[e]),
+        }
+        for e in ENDPOINTS
+        if latencies[e]
+    }
+    result = {
+        "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
+        "clients": args.clients,
+        "seconds": args.seconds,
+        "workers": args.workers,
+        "answer_cache_mb": args.answer_cache_mb,
+        "seed": args.seed,
+        "distinct_questions": len(set(urls)),
+        "requests": total,
+        "req_per_s": round(total / elapsed, 1),
+        "p50_ms": pct([x for v in latencies.values() for x in v], 0.5),
+        "p99_ms": pct([x for v in latencies.values() for x in v], 0.99),
+        "errors": sum(len(v) for v in errors.values()),
+        "warmup_errors": sum(len(v) for v in warm_err.values()),
+        "largest_worker": max(rss, key=lambda m: m["rss_mb"] or 0) if rss else None,
+        "largest_worker_private_mb": max((m["private_mb"] or 0 for m in rss), default=None),
+        "largest_worker_pss_mb": max((m["pss_mb"] or 0 for m in rss), default=None),
+        "endpoints": rows,
+        "error_samples": [x for v in list(errors.values()) + list(warm_err.values()) for x in v][:20],
+    }
     out = Path(args.out)
     runs = json.loads(out.read_text()) if out.exists() else {}
     runs = runs if isinstance(runs, dict) and "runs" in runs else {"runs": {}}
     runs["runs"][f"cache_{'on' if args.answer_cache_mb else 'off'}"] = result
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(runs, indent=2) + "\n")
-    print(f"{args.clients} clients, {args.seconds:g} s, gunicorn {args.workers} workers, answer cache "
-          f"{args.answer_cache_mb} MB: {total} requests, {result['req_per_s']} req/s, p50 {result['p50_ms']} ms, "
-          f"p99 {result['p99_ms']} ms, errors {result['errors']} (+{result['warmup_errors']} in warm-up), "
-          f"largest worker: {result['largest_worker']} (peak private {result['largest_worker_private_mb']} MB, "
-          f"peak PSS {result['largest_worker_pss_mb']} MB)\n")
+    print(
+        f"{args.clients} clients, {args.seconds:g} s, gunicorn {args.workers} workers, answer cache "
+        f"{args.answer_cache_mb} MB: {total} requests, {result['req_per_s']} req/s, p50 {result['p50_ms']} ms, "
+        f"p99 {result['p99_ms']} ms, errors {result['errors']} (+{result['warmup_errors']} in warm-up), "
+        f"largest worker: {result['largest_worker']} (peak private {result['largest_worker_private_mb']} MB, "
+        f"peak PSS {result['largest_worker_pss_mb']} MB)\n"
+    )
     print("| endpoint | requests | p50 | p99 | max | errors |\n|---|---:|---:|---:|---:|---:|")
     for e, r in rows.items():
         print(f"| {e} | {r['requests']} | {r['p50_ms']} ms | {r['p99_ms']} ms | {r['max_ms']} ms | {r['errors']} |")

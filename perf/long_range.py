@@ -8,6 +8,7 @@ the same questions answered by the code of another checkout (e.g. `git archive <
 side in its own process, the sides alternating.
 Usage: .venv/bin/python perf/long_range.py [--store var/awrlens-400.sqlite] [--build] [--before TREE] [--rounds 3]
 """
+
 import argparse
 import json
 import os
@@ -21,8 +22,11 @@ from urllib.parse import urlencode
 ROOT = Path(__file__).resolve().parent.parent
 DAYS = 400
 QUESTIONS = [  # (label, path, query) asked of each database over its whole history
-    ("series: AAS, redo, logons, host CPU metric", "/series",
-     {"name": ["derived:aas", "sysstat:redo size", "sysstat:logons current", "sysmetric:Host CPU Utilization (%)"]}),
+    (
+        "series: AAS, redo, logons, host CPU metric",
+        "/series",
+        {"name": ["derived:aas", "sysstat:redo size", "sysstat:logons current", "sysmetric:Host CPU Utilization (%)"]},
+    ),
     ("wait classes", "/wait-classes", {}),
 ]
 
@@ -33,6 +37,7 @@ def measure(tree: Path, store: Path, repeat: int, max_points: int) -> list[dict]
     from app import create_app, tune_gc
     from app.settings import Settings
     from app.store.base import Store
+
     tune_gc()  # as the server does (app/wsgi.py)
     counted = {"rows": 0, "statements": 0}
     rows = Store.rows
@@ -42,9 +47,11 @@ def measure(tree: Path, store: Path, repeat: int, max_points: int) -> list[dict]
         counted["rows"] += len(out)
         counted["statements"] += 1
         return out
+
     Store.rows = counting
-    client = create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(store)}},
-                                          answer_cache_mb=0, snapshot_ttl=3600)).test_client()
+    client = create_app(
+        Settings.from_env({}, targets={"demo": {"sqlite": str(store)}}, answer_cache_mb=0, snapshot_ttl=3600)
+    ).test_client()
     out = []
     for db in client.get("/api/v1/dbs").get_json()["databases"]:
         whole = {"from": db["snapshots"]["from"], "to": db["snapshots"]["to"], "max_points": max_points}
@@ -60,11 +67,20 @@ def measure(tree: Path, store: Path, repeat: int, max_points: int) -> list[dict]
                 client.get(url)
                 times.append((time.perf_counter() - t) * 1000)
             answer = json.loads(body)
-            out.append({"db": db["db_name"], "instances": len(db["instances"]), "question": label, "url": url,
-                        "rows": seen["rows"], "statements": seen["statements"],
-                        "ms": round(statistics.median(times), 1), "bytes": len(body),
-                        "points": max(len(s["points"]) for s in answer["series"]),
-                        "points_total": max(s["points_total"] for s in answer["series"])})
+            out.append(
+                {
+                    "db": db["db_name"],
+                    "instances": len(db["instances"]),
+                    "question": label,
+                    "url": url,
+                    "rows": seen["rows"],
+                    "statements": seen["statements"],
+                    "ms": round(statistics.median(times), 1),
+                    "bytes": len(body),
+                    "points": max(len(s["points"]) for s in answer["series"]),
+                    "points_total": max(s["points_total"] for s in answer["series"]),
+                }
+            )
     return out
 
 
@@ -84,23 +100,49 @@ def main():
         print(json.dumps(measure(Path(args.tree), store, args.repeat, args.max_points)))
         return
     if args.build and not store.exists():
-        subprocess.run([str(ROOT / ".venv/bin/flask"), "--app", "app", "demo", "--path", str(store), "--days",
-                        str(DAYS)], cwd=ROOT, check=True)
-    results = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}, "store": store.name,
-               "days": DAYS, "max_points": args.max_points}
+        subprocess.run(
+            [str(ROOT / ".venv/bin/flask"), "--app", "app", "demo", "--path", str(store), "--days", str(DAYS)],
+            cwd=ROOT,
+            check=True,
+        )
+    results = {
+        "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
+        "store": store.name,
+        "days": DAYS,
+        "max_points": args.max_points,
+    }
     sides = [(side, tree) for side, tree in (("before", args.before), ("after", str(ROOT))) if tree is not None]
     runs: dict = {side: [] for side, _ in sides}
     for _ in range(args.rounds):  # the sides alternate, each in its own process (the code of one tree imported)
         for side, tree in sides:
-            run = subprocess.run([sys.executable, __file__, "--tree", str(Path(tree).resolve()), "--store",
-                                  str(store), "--repeat", str(args.repeat), "--max-points", str(args.max_points)],
-                                 capture_output=True, text=True, check=True)
+            run = subprocess.run(
+                [
+                    sys.executable,
+                    __file__,
+                    "--tree",
+                    str(Path(tree).resolve()),
+                    "--store",
+                    str(store),
+                    "--repeat",
+                    str(args.repeat),
+                    "--max-points",
+                    str(args.max_points),
+                ],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             runs[side].append(json.loads(run.stdout.strip().splitlines()[-1]))
     for side, rounds in runs.items():  # each question's median time over the rounds
         results[side] = [{**r, "ms": statistics.median(x[k]["ms"] for x in rounds)} for k, r in enumerate(rounds[0])]
-        print("\n".join(f"{side:6} {r['db']:8} {r['question']:45} {r['rows']:>8,} rows in {r['statements']:>2} "
-                        f"statements, {r['ms']:7.1f} ms, {r['points']} of {r['points_total']} points, "
-                        f"{r['bytes']:,} bytes" for r in results[side]))
+        print(
+            "\n".join(
+                f"{side:6} {r['db']:8} {r['question']:45} {r['rows']:>8,} rows in {r['statements']:>2} "
+                f"statements, {r['ms']:7.1f} ms, {r['points']} of {r['points_total']} points, "
+                f"{r['bytes']:,} bytes"
+                for r in results[side]
+            )
+        )
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(results, indent=2) + "\n")
 

@@ -9,6 +9,7 @@ the package unpacked as Lambda unpacks it and real API Gateway events answered b
 (perf/lambda_sim.py), on a read-only mount like /var/task where the machine allows it. Results:
 perf/results/package.json.
 """
+
 import argparse
 import collections
 import json
@@ -27,12 +28,25 @@ from perf import lambda_sim  # noqa: E402
 from tests.apigw import api_event  # noqa: E402
 
 ORCL, RAC = "demo.1645932817", "demo.3120466125"
-PARTS = {"build": "demo store (SQLite)", "sqlalchemy": "SQLAlchemy", "oracledb": "python-oracledb",
-         "cryptography": "cryptography + cffi", "cffi": "cryptography + cffi", "_cffi_backend": "cryptography + cffi",
-         "pycparser": "cryptography + cffi", "app": "awrlens (app/)"}
-DEMO_EVENTS = [("/api/v1/dbs", ""), ("/api/v1/benchmarks", ""), (f"/api/v1/dbs/{RAC}/series", "name=derived:aas&instance=each&max_points=500"),
-               (f"/api/v1/dbs/{ORCL}/top-sql", "order_by=cpu"), (f"/api/v1/dbs/{ORCL}/load-profile", "format=csv"),
-               (f"/api/v1/dbs/{RAC}/sql/n9t346r3d25vu", ""), ("/api/v1/openapi.json", "")]
+PARTS = {
+    "build": "demo store (SQLite)",
+    "sqlalchemy": "SQLAlchemy",
+    "oracledb": "python-oracledb",
+    "cryptography": "cryptography + cffi",
+    "cffi": "cryptography + cffi",
+    "_cffi_backend": "cryptography + cffi",
+    "pycparser": "cryptography + cffi",
+    "app": "awrlens (app/)",
+}
+DEMO_EVENTS = [
+    ("/api/v1/dbs", ""),
+    ("/api/v1/benchmarks", ""),
+    (f"/api/v1/dbs/{RAC}/series", "name=derived:aas&instance=each&max_points=500"),
+    (f"/api/v1/dbs/{ORCL}/top-sql", "order_by=cpu"),
+    (f"/api/v1/dbs/{ORCL}/load-profile", "format=csv"),
+    (f"/api/v1/dbs/{RAC}/sql/n9t346r3d25vu", ""),
+    ("/api/v1/openapi.json", ""),
+]
 IMPORT_ALL = """
 import importlib, json, sys
 failed = {}
@@ -61,8 +75,9 @@ def by_part(zip_path: Path) -> dict:
         for info in z.infolist():
             zipped[part(info.filename)] += info.compress_size
             unzipped[part(info.filename)] += info.file_size
-    return {k: {"zipped_mb": round(v / 1e6, 2), "unzipped_mb": round(unzipped[k] / 1e6, 2)}
-            for k, v in zipped.most_common()}
+    return {
+        k: {"zipped_mb": round(v / 1e6, 2), "unzipped_mb": round(unzipped[k] / 1e6, 2)} for k, v in zipped.most_common()
+    }
 
 
 def native_modules(zip_path: Path) -> list[str]:
@@ -75,17 +90,23 @@ def native_modules(zip_path: Path) -> list[str]:
 def native_imports(task: Path, runtime: Path, modules: list[str]) -> dict:
     """Import every compiled extension in a fresh Python of the runtime's version: they load on this glibc; the
     package check has already made sure they need no more than Amazon Linux 2023's."""
-    proc, _ = lambda_sim.run_timed([lambda_sim.base_python(), "-S", "-c", IMPORT_ALL, json.dumps(modules)],
-                                   cwd=task, env={"PYTHONPATH": f"{task}:{runtime}", "PYTHONDONTWRITEBYTECODE": "1"},
-                                   capture_output=True, text=True)
+    proc, _ = lambda_sim.run_timed(
+        [lambda_sim.base_python(), "-S", "-c", IMPORT_ALL, json.dumps(modules)],
+        cwd=task,
+        env={"PYTHONPATH": f"{task}:{runtime}", "PYTHONDONTWRITEBYTECODE": "1"},
+        capture_output=True,
+        text=True,
+    )
     if proc.returncode:
         return {"failed": {"*": proc.stderr[-500:]}, "thin": None}
     return json.loads(proc.stdout)
 
 
 def smoke(stage: str, zip_path: Path, runtime: Path) -> dict:
-    with tempfile.TemporaryDirectory(prefix=f"awrlens-{stage}-task-") as tmp, \
-            lambda_sim.read_only(lambda_sim.unpack(zip_path, Path(tmp) / "task")) as (task, read_only):
+    with (
+        tempfile.TemporaryDirectory(prefix=f"awrlens-{stage}-task-") as tmp,
+        lambda_sim.read_only(lambda_sim.unpack(zip_path, Path(tmp) / "task")) as (task, read_only),
+    ):
         modules = native_modules(zip_path)
         native = native_imports(task, runtime, modules)
         if stage == "demo":
@@ -99,8 +120,15 @@ def smoke(stage: str, zip_path: Path, runtime: Path) -> dict:
         answer = lambda_sim.invoke(task, runtime, events, function=f"awrlens-{stage}")
         statuses = [r["statusCode"] for r in answer["results"]]
         ok = statuses == expected and not native["failed"] and (stage == "demo" or native["thin"] is True)
-        return {"events": shown, "statuses": statuses, "read_only_task": read_only, "native_modules": len(modules),
-                "native_import_failures": native["failed"], "oracledb_thin": native["thin"], "ok": ok}
+        return {
+            "events": shown,
+            "statuses": statuses,
+            "read_only_task": read_only,
+            "native_modules": len(modules),
+            "native_import_failures": native["failed"],
+            "oracledb_thin": native["thin"],
+            "ok": ok,
+        }
 
 
 def main():
@@ -113,21 +141,35 @@ def main():
         zip_path = ROOT / "dist" / f"awrlens-{stage}.zip"
         entry = {}
         if not args.no_build:
-            subprocess.run(["make", "--no-print-directory", ".venv-lambda/.installed"]
-                           + (["build/demo.sqlite"] if stage == "demo" else []), cwd=ROOT, check=True)
+            subprocess.run(
+                ["make", "--no-print-directory", ".venv-lambda/.installed"]
+                + (["build/demo.sqlite"] if stage == "demo" else []),
+                cwd=ROOT,
+                check=True,
+            )
             started = time.monotonic()
             subprocess.run(["make", "--no-print-directory", "package", f"STAGE={stage}"], cwd=ROOT, check=True)
             entry["package_seconds"] = round(time.monotonic() - started, 1)
         report = lambda_package.check(zip_path, stage)
-        entry.update({"zipped_mb": round(report["zipped"] / 1e6, 2), "zipped_mib": round(report["zipped"] / 2**20, 2),
-                      "unzipped_mb": round(report["unzipped"] / 1e6, 2), "files": report["files"],
-                      "native_libraries": report["native_libraries"], "problems": report["problems"],
-                      "within_25_mb_target": report["within_target"], "parts": by_part(zip_path),
-                      "smoke": smoke(stage, zip_path, runtime)})
+        entry.update(
+            {
+                "zipped_mb": round(report["zipped"] / 1e6, 2),
+                "zipped_mib": round(report["zipped"] / 2**20, 2),
+                "unzipped_mb": round(report["unzipped"] / 1e6, 2),
+                "files": report["files"],
+                "native_libraries": report["native_libraries"],
+                "problems": report["problems"],
+                "within_25_mb_target": report["within_target"],
+                "parts": by_part(zip_path),
+                "smoke": smoke(stage, zip_path, runtime),
+            }
+        )
         results["stages"][stage] = entry
-        print(f"{stage}: {entry['zipped_mb']} MB zipped ({entry['zipped_mib']} MiB), {entry['unzipped_mb']} MB "
-              f"unzipped, {entry['native_libraries']} native libraries, problems: {len(report['problems'])}, "
-              f"smoke {'ok' if entry['smoke']['ok'] else 'FAILED'} {entry['smoke']['statuses']}")
+        print(
+            f"{stage}: {entry['zipped_mb']} MB zipped ({entry['zipped_mib']} MiB), {entry['unzipped_mb']} MB "
+            f"unzipped, {entry['native_libraries']} native libraries, problems: {len(report['problems'])}, "
+            f"smoke {'ok' if entry['smoke']['ok'] else 'FAILED'} {entry['smoke']['statuses']}"
+        )
         for name, size in entry["parts"].items():
             print(f"    {name:55} {size['zipped_mb']:6.2f} MB zipped  {size['unzipped_mb']:6.2f} MB unzipped")
     out = ROOT / "perf" / "results" / "package.json"

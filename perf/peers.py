@@ -9,6 +9,7 @@ Each server gets the same load: `--clients` concurrent keep-alive clients for `-
 Usage: .venv/bin/python perf/peers.py [--store var/awrlens.sqlite] [--seconds 15] [--clients 8]
 (needs perf/requirements.txt: `make perf` installs it).
 """
+
 import argparse
 import json
 import os
@@ -34,33 +35,62 @@ def main():
     parser.add_argument("--out", default=str(ROOT / "perf/results/peers.json"))
     args = parser.parse_args()
     store = Path(args.store).resolve()
-    stat_id = sqlite3.connect(f"file:{store}?mode=ro", uri=True).execute(
-        "select stat_id from dba_hist_sysstat where dbid = ? and stat_name = ? limit 1", (DBID, STAT)).fetchone()[0]
+    stat_id = (
+        sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+        .execute("select stat_id from dba_hist_sysstat where dbid = ? and stat_name = ? limit 1", (DBID, STAT))
+        .fetchone()[0]
+    )
     floor = floor_vs_api(store)
     env = {**os.environ, "AWRLENS_STORE_PATH": str(store), "AWRLENS_ANSWER_CACHE_MB": "0", "STORE": str(store)}
     gunicorn = [str(VENV_BIN / "gunicorn"), "--bind", "127.0.0.1:{port}", "--workers", str(args.workers)]
     peer_query = {"dbid": DBID, "stat_id": stat_id}
     servers = {
         "awrlens": ([*gunicorn, "app.wsgi:app"], floor["url"], "/api/v1/dbs"),
-        "minimal Flask + LAG query": ([*gunicorn, "perf.peers.flask_lag:app"],
-                                      "/series?" + urlencode(peer_query), "/series?" + urlencode(peer_query)),
+        "minimal Flask + LAG query": (
+            [*gunicorn, "perf.peers.flask_lag:app"],
+            "/series?" + urlencode(peer_query),
+            "/series?" + urlencode(peer_query),
+        ),
         "Datasette + LAG query": (
-            [str(VENV_BIN / "datasette"), "serve", "--immutable", str(store), "--host", "127.0.0.1", "--port", "{port}",
-             "--setting", "sql_time_limit_ms", "20000", "--setting", "max_returned_rows", "10000"],
-            f"/{store.stem}.json?" + urlencode({"sql": LAG, "_shape": "array", **peer_query}), "/-/versions.json"),
+            [
+                str(VENV_BIN / "datasette"),
+                "serve",
+                "--immutable",
+                str(store),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "{port}",
+                "--setting",
+                "sql_time_limit_ms",
+                "20000",
+                "--setting",
+                "max_returned_rows",
+                "10000",
+            ],
+            f"/{store.stem}.json?" + urlencode({"sql": LAG, "_shape": "array", **peer_query}),
+            "/-/versions.json",
+        ),
     }
-    results = {"question": f"{STAT} per second, both RACPROD instances, 45 days, {floor['points']} points",
-               "floor": floor, "servers": {}}
-    print(f"floor: raw LAG query in-process {floor['raw_lag_ms']:.1f} ms; awrlens in-process "
-          f"{floor['api_in_process_ms']:.1f} ms ({floor['api_in_process_ms'] / floor['raw_lag_ms']:.2f}x)")
+    results = {
+        "question": f"{STAT} per second, both RACPROD instances, 45 days, {floor['points']} points",
+        "floor": floor,
+        "servers": {},
+    }
+    print(
+        f"floor: raw LAG query in-process {floor['raw_lag_ms']:.1f} ms; awrlens in-process "
+        f"{floor['api_in_process_ms']:.1f} ms ({floor['api_in_process_ms'] / floor['raw_lag_ms']:.2f}x)"
+    )
     for name, (argv, url, ready) in servers.items():
         r = measure(argv, env, [url], args.clients, args.seconds, ready_path=ready)
         results["servers"][name] = r
     base = results["servers"]["awrlens"]["req_per_s"]
     for name, r in results["servers"].items():
         r["awrlens_speedup"] = round(base / r["req_per_s"], 2)
-        print(f"{name:28} {r['req_per_s']:8.1f} req/s  p50 {r['p50_ms']:7.1f} ms  p99 {r['p99_ms']:7.1f} ms  "
-              f"awrlens is {r['awrlens_speedup']}x  (largest worker {r['largest_worker_rss_mb']} MB)")
+        print(
+            f"{name:28} {r['req_per_s']:8.1f} req/s  p50 {r['p50_ms']:7.1f} ms  p99 {r['p99_ms']:7.1f} ms  "
+            f"awrlens is {r['awrlens_speedup']}x  (largest worker {r['largest_worker_rss_mb']} MB)"
+        )
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(results, indent=2) + "\n")
 

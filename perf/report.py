@@ -4,6 +4,7 @@ off), median of `--runs` requests after one warm-up; the size of the HTML file a
 over the same range, as the report asks for top SQL four times (elapsed, CPU, gets, reads).
 Usage: .venv/bin/python perf/report.py [--store /tmp/report45.sqlite] [--runs 5]
 """
+
 import argparse
 import json
 import re
@@ -49,10 +50,17 @@ def main():
             _, top_sql = timed(client, f"/api/v1/dbs/{db}/top-sql?begin_snap={begin}", args.runs)
             text = r.get_data(as_text=True)
             charts = [len(m) for m in re.findall(r'src="(data:image/svg\+xml;base64,[^"]+)"', text)]
-            results.append({"db": db, "days": days, "median_ms": round(statistics.median(times), 1),
-                            "min_ms": round(min(times), 1), "kb": round(len(r.data) / 1024, 1),
-                            "top_sql_median_ms": round(statistics.median(top_sql), 1),
-                            "charts_kb": [round(c / 1024, 1) for c in charts]})
+            results.append(
+                {
+                    "db": db,
+                    "days": days,
+                    "median_ms": round(statistics.median(times), 1),
+                    "min_ms": round(min(times), 1),
+                    "kb": round(len(r.data) / 1024, 1),
+                    "top_sql_median_ms": round(statistics.median(top_sql), 1),
+                    "charts_kb": [round(c / 1024, 1) for c in charts],
+                }
+            )
     print(json.dumps({"store": args.store, "results": results}, indent=1))
 
 

@@ -2,6 +2,7 @@
 one statement that sums once and ranks by each (top_sql.by_orders), one after the other in one process, median of 4.
 Usage: .venv/bin/python perf/report_top_sql.py [--store /tmp/report45.sqlite]
 """
+
 import argparse
 import statistics
 import sys
@@ -36,8 +37,10 @@ def main():
             last = max(db.timeline().snap_ids)
             for days in (1, 45):
                 rng = db.resolve(begin_snap=last - days * 48, end_snap=last)
-                four = median_ms(lambda: [top_sql.compute(db, rng, o, 10) for o in report.TOP_SQL_ORDERS])
-                one = median_ms(lambda: top_sql.by_orders(db, rng, report.TOP_SQL_ORDERS, 10))
+                four = median_ms(
+                    lambda db=db, rng=rng: [top_sql.compute(db, rng, o, 10) for o in report.TOP_SQL_ORDERS]
+                )
+                one = median_ms(lambda db=db, rng=rng: top_sql.by_orders(db, rng, report.TOP_SQL_ORDERS, 10))
                 print(f"{name} {days} days: four statements {four} ms, one ranked {one} ms")
 
 

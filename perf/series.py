@@ -9,6 +9,7 @@ Measures, on the demo store (`make perf` builds it if missing):
   3. with --build, the time to build the 45-day demo store.
 Usage: .venv/bin/python perf/series.py [--store var/awrlens.sqlite] [--seconds 15] [--clients 8] [--build]
 """
+
 import argparse
 import json
 import os
@@ -37,8 +38,10 @@ from dba_hist_sysstat v join dba_hist_snapshot s
   on s.dbid = v.dbid and s.instance_number = v.instance_number and s.snap_id = v.snap_id
 where v.dbid = ? and v.stat_id = ?
 window w as (partition by v.instance_number order by v.snap_id)"""
-FETCH = ("select instance_number, snap_id, value from dba_hist_sysstat "
-         "where dbid = ? and stat_id = ? and snap_id between ? and ?")
+FETCH = (
+    "select instance_number, snap_id, value from dba_hist_sysstat "
+    "where dbid = ? and stat_id = ? and snap_id between ? and ?"
+)
 
 
 def timed(fn, repeat=100):
@@ -51,16 +54,20 @@ def timed(fn, repeat=100):
 
 
 def series_url(first, name=STAT):
-    return (f"/api/v1/dbs/demo.{DBID}/series?name={quote('sysstat:' + name)}&instance=each&max_points=0"
-            f"&from={quote(first)}")
+    return (
+        f"/api/v1/dbs/demo.{DBID}/series?name={quote('sysstat:' + name)}&instance=each&max_points=0&from={quote(first)}"
+    )
 
 
 def floor_vs_api(store: Path) -> dict:
     tune_gc()  # as the server does (app/wsgi.py)
     con = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
-    stat_id = con.execute("select stat_id from dba_hist_sysstat where dbid = ? and stat_name = ? limit 1",
-                          (DBID, STAT)).fetchone()[0]
-    client = create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(store)}}, answer_cache_mb=0)).test_client()
+    stat_id = con.execute(
+        "select stat_id from dba_hist_sysstat where dbid = ? and stat_name = ? limit 1", (DBID, STAT)
+    ).fetchone()[0]
+    client = create_app(
+        Settings.from_env({}, targets={"demo": {"sqlite": str(store)}}, answer_cache_mb=0)
+    ).test_client()
     cached = create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(store)}})).test_client()
     first = client.get(f"/api/v1/dbs/demo.{DBID}").get_json()["snapshots"]["from"]
     url = series_url(first)
@@ -71,12 +78,14 @@ def floor_vs_api(store: Path) -> dict:
     assert len(lag) == points, (len(lag), points)
     api = sorted(v for s in body["series"] for _, v in s["points"])
     assert all(abs(a - b) <= 1e-3 * max(1, abs(b)) for a, b in zip(api, sorted(r[2] for r in lag), strict=True))
-    return {"points": points,
-            "raw_fetch_ms": timed(lambda: con.execute(FETCH, (DBID, stat_id, 0, 10**9)).fetchall()),
-            "raw_lag_ms": timed(lambda: con.execute(LAG, (DBID, stat_id)).fetchall()),
-            "api_in_process_ms": timed(lambda: client.get(url).data),
-            "api_cached_ms": timed(lambda: cached.get(url).data),
-            "url": url}
+    return {
+        "points": points,
+        "raw_fetch_ms": timed(lambda: con.execute(FETCH, (DBID, stat_id, 0, 10**9)).fetchall()),
+        "raw_lag_ms": timed(lambda: con.execute(LAG, (DBID, stat_id)).fetchall()),
+        "api_in_process_ms": timed(lambda: client.get(url).data),
+        "api_cached_ms": timed(lambda: cached.get(url).data),
+        "url": url,
+    }
 
 
 def throughput(store: Path, url: str, clients: int, seconds: float, workers: int, cache: bool) -> dict:
@@ -84,8 +93,11 @@ def throughput(store: Path, url: str, clients: int, seconds: float, workers: int
     request is computed."""
     env = {**os.environ, "AWRLENS_STORE_PATH": str(store), "AWRLENS_ANSWER_CACHE_MB": "64" if cache else "0"}
     argv = [str(VENV_BIN / "gunicorn"), "--bind", "127.0.0.1:{port}", "--workers", str(workers), "app.wsgi:app"]
-    return {"workers": workers, "answer_cache": cache,
-            **measure(argv, env, [url], clients, seconds, ready_path="/api/v1/dbs")}
+    return {
+        "workers": workers,
+        "answer_cache": cache,
+        **measure(argv, env, [url], clients, seconds, ready_path="/api/v1/dbs"),
+    }
 
 
 def build_time() -> dict:
@@ -110,16 +122,20 @@ def main():
     results = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}}
     results["floor"] = floor_vs_api(store)
     f = results["floor"]
-    print(f"45-day series, {f['points']} points: raw fetch {f['raw_fetch_ms']:.1f} ms, raw LAG query "
-          f"{f['raw_lag_ms']:.1f} ms, API in-process {f['api_in_process_ms']:.1f} ms "
-          f"({f['api_in_process_ms'] / f['raw_lag_ms']:.2f}x the LAG query), from memory {f['api_cached_ms']:.2f} ms")
+    print(
+        f"45-day series, {f['points']} points: raw fetch {f['raw_fetch_ms']:.1f} ms, raw LAG query "
+        f"{f['raw_lag_ms']:.1f} ms, API in-process {f['api_in_process_ms']:.1f} ms "
+        f"({f['api_in_process_ms'] / f['raw_lag_ms']:.2f}x the LAG query), from memory {f['api_cached_ms']:.2f} ms"
+    )
     results["throughput"] = []
     for cache in (False, True):
         t = throughput(store, f["url"], args.clients, args.seconds, args.workers, cache)
         results["throughput"].append(t)
-        print(f"gunicorn {t['workers']} workers, {t['clients']} clients, answer cache {'on' if cache else 'off'}: "
-              f"{t['req_per_s']} req/s, p50 {t['p50_ms']} ms, p99 {t['p99_ms']} ms, errors {t['errors']}, "
-              f"largest worker RSS {t['largest_worker_rss_mb']} MB")
+        print(
+            f"gunicorn {t['workers']} workers, {t['clients']} clients, answer cache {'on' if cache else 'off'}: "
+            f"{t['req_per_s']} req/s, p50 {t['p50_ms']} ms, p99 {t['p99_ms']} ms, errors {t['errors']}, "
+            f"largest worker RSS {t['largest_worker_rss_mb']} MB"
+        )
     if args.build:
         results["build"] = b = build_time()
         print(f"demo build, 45 days: {b['seconds']} s, {b['size_mb']} MB")

@@ -6,6 +6,7 @@ accepts connections and never answers (lab/endpoints.py). 16 clients keep asking
 their p50 and p99 are measured, and the same load is measured once with no silent target for comparison.
 Usage: .venv/bin/python perf/silent.py [--store var/awrlens.sqlite] [--seconds 15] [--clients 4]
 """
+
 import argparse
 import http.client
 import json
@@ -22,8 +23,14 @@ from lab.endpoints import Listener  # noqa: E402
 from perf.common import VENV_BIN, load, serving  # noqa: E402
 
 SILENT_CLIENTS = 16
-QUESTIONS = ("/series?name=derived:aas&name=derived:tps", "/wait-classes", "/load-profile", "/top-events",
-             "/top-sql", "/series?name=sysstat:redo%20size&instance=each")
+QUESTIONS = (
+    "/series?name=derived:aas&name=derived:tps",
+    "/wait-classes",
+    "/load-profile",
+    "/top-events",
+    "/top-sql",
+    "/series?name=sysstat:redo%20size&instance=each",
+)
 
 
 def run(store: str, seconds: float, clients: int, silent: bool) -> dict:
@@ -45,6 +52,7 @@ def run(store: str, seconds: float, clients: int, silent: bool) -> dict:
                     status, _ = _get(port, "/api/v1/dbs/silent.1/series?name=derived:aas")
                     held["answers"] += 1
                     held["statuses"][status] = held["statuses"].get(status, 0) + 1
+
             holders = [threading.Thread(target=hold, daemon=True) for _ in range(SILENT_CLIENTS if silent else 0)]
             for t in holders:
                 t.start()
@@ -73,11 +81,15 @@ def main():
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--out", default=str(ROOT / "perf/results/silent.json"))
     args = parser.parse_args()
-    results = {"alone": run(args.store, args.seconds, args.clients, False),
-               "beside_a_silent_target": run(args.store, args.seconds, args.clients, True)}
+    results = {
+        "alone": run(args.store, args.seconds, args.clients, False),
+        "beside_a_silent_target": run(args.store, args.seconds, args.clients, True),
+    }
     for name, r in results.items():
-        print(f"{name}: {r['requests']} demo requests, {r['req_per_s']} req/s, p50 {r['p50_ms']} ms, "
-              f"p99 {r['p99_ms']} ms, errors {r['errors']}; silent target answers {r['silent_answers']}")
+        print(
+            f"{name}: {r['requests']} demo requests, {r['req_per_s']} req/s, p50 {r['p50_ms']} ms, "
+            f"p99 {r['p99_ms']} ms, errors {r['errors']}; silent target answers {r['silent_answers']}"
+        )
     Path(args.out).write_text(json.dumps(results, indent=2) + "\n")
 
 

@@ -10,6 +10,7 @@ an endpoint could not be tested (no starting URL that answers 200: the store nee
 Usage: .venv/bin/python perf/sqlmap_scan.py [--store var/awrlens.sqlite] [--level 2] [--risk 1] [--budget 900]
 Needs sqlmap on the PATH (`apt-get install -y sqlmap`). Results: perf/results/sqlmap.json.
 """
+
 import argparse
 import json
 import os
@@ -28,8 +29,11 @@ sys.path.insert(0, str(ROOT))
 
 from perf.common import VENV_BIN, serving  # noqa: E402
 
-FOUND = re.compile(r"identified the following injection point|parameter '[^']+' (?:is|appears to be) "
-                   r"'?[^']*'? ?(?:injectable|vulnerable)", re.I)
+FOUND = re.compile(
+    r"identified the following injection point|parameter '[^']+' (?:is|appears to be) "
+    r"'?[^']*'? ?(?:injectable|vulnerable)",
+    re.I,
+)
 NOT_FOUND = "do not appear to be injectable"
 
 
@@ -60,12 +64,33 @@ def good_values(port):
     except (OSError, KeyError, ValueError):
         runs = []
     slug = {"slug": runs[0], "runs": runs} if runs else {}
-    return {**slug, "db": rac["id"], "sql_id": top[0]["sql_id"] if top else "aaaaaaaaaaaaa", "name": "sysstat:redo size",
-            "from": f"{day}T00:00:00", "to": f"{day}T04:00:00", "begin_snap": lo, "end_snap": hi,
-            "a_from": f"{day}T00:00:00", "a_to": f"{day}T02:00:00", "b_from": f"{day}T02:00:00",
-            "b_to": f"{day}T04:00:00", "a_begin_snap": lo - 16, "a_end_snap": lo - 1, "b_begin_snap": lo,
-            "b_end_snap": hi, "instance": "1", "rate": "per_second", "max_points": 50, "format": "json",
-            "show_sql": 0, "q": "redo", "source": "sysstat", "order_by": "cpu", "limit": 5}
+    return {
+        **slug,
+        "db": rac["id"],
+        "sql_id": top[0]["sql_id"] if top else "aaaaaaaaaaaaa",
+        "name": "sysstat:redo size",
+        "from": f"{day}T00:00:00",
+        "to": f"{day}T04:00:00",
+        "begin_snap": lo,
+        "end_snap": hi,
+        "a_from": f"{day}T00:00:00",
+        "a_to": f"{day}T02:00:00",
+        "b_from": f"{day}T02:00:00",
+        "b_to": f"{day}T04:00:00",
+        "a_begin_snap": lo - 16,
+        "a_end_snap": lo - 1,
+        "b_begin_snap": lo,
+        "b_end_snap": hi,
+        "instance": "1",
+        "rate": "per_second",
+        "max_points": 50,
+        "format": "json",
+        "show_sql": 0,
+        "q": "redo",
+        "source": "sysstat",
+        "order_by": "cpu",
+        "limit": 5,
+    }
 
 
 BY_TIME, BY_SNAPSHOT = ("from", "to"), ("begin_snap", "end_snap")
@@ -115,20 +140,36 @@ def targets(port):
 
 
 def run_sqlmap(url, params, marked, level, risk, timeout, workdir):
-    argv = ["sqlmap", "-u", url, "--batch", "--flush-session", "--disable-coloring", f"--level={level}",
-            f"--risk={risk}", f"--output-dir={workdir}", "--timeout=30", "--retries=1"]
+    argv = [
+        "sqlmap",
+        "-u",
+        url,
+        "--batch",
+        "--flush-session",
+        "--disable-coloring",
+        f"--level={level}",
+        f"--risk={risk}",
+        f"--output-dir={workdir}",
+        "--timeout=30",
+        "--retries=1",
+    ]
     if not marked:
         argv.append("-p" + ",".join(params))
     started = time.monotonic()
     try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=workdir,
-                              stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            argv, capture_output=True, text=True, timeout=timeout, cwd=workdir, stdin=subprocess.DEVNULL
+        )
         output, timed_out = proc.stdout + proc.stderr, False
     except subprocess.TimeoutExpired as exc:
         output, timed_out = (exc.stdout or b"").decode() + (exc.stderr or b"").decode(), True
     found = [line.strip() for line in output.splitlines() if FOUND.search(line)]
-    return {"seconds": round(time.monotonic() - started, 1), "found": found, "timed_out": timed_out,
-            "clean": NOT_FOUND in output and not found}
+    return {
+        "seconds": round(time.monotonic() - started, 1),
+        "found": found,
+        "timed_out": timed_out,
+        "clean": NOT_FOUND in output and not found,
+    }
 
 
 def main():
@@ -146,8 +187,16 @@ def main():
         log = Path(workdir) / "access.log"
         env = {k: v for k, v in os.environ.items() if not k.startswith("AWRLENS_")}
         env.update(AWRLENS_STORE_PATH=str(Path(args.store).resolve()), AWRLENS_ANSWER_CACHE_MB="0")
-        argv = [str(VENV_BIN / "gunicorn"), "--bind", "127.0.0.1:{port}", "--workers", str(args.workers),
-                "--access-logfile", str(log), "app.wsgi:app"]
+        argv = [
+            str(VENV_BIN / "gunicorn"),
+            "--bind",
+            "127.0.0.1:{port}",
+            "--workers",
+            str(args.workers),
+            "--access-logfile",
+            str(log),
+            "app.wsgi:app",
+        ]
         with serving(argv, env, "/api/v1/") as (port, _):
             runs, skipped = targets(port)
             results = []
@@ -158,21 +207,35 @@ def main():
                     continue
                 r = run_sqlmap(url, params, marked, args.level, args.risk, left, workdir)
                 results.append({"target": label, "params": params, **r})
-                print(f"{label}: {'FOUND ' + '; '.join(r['found']) if r['found'] else 'clean' if r['clean'] else '?'}"
-                      f" ({r['seconds']} s{', timed out' if r['timed_out'] else ''})", flush=True)
+                print(
+                    f"{label}: {'FOUND ' + '; '.join(r['found']) if r['found'] else 'clean' if r['clean'] else '?'}"
+                    f" ({r['seconds']} s{', timed out' if r['timed_out'] else ''})",
+                    flush=True,
+                )
         lines = log.read_text().splitlines()
     statuses = Counter(int(m.group(1)) for m in (re.search(r'" (\d{3}) ', ln) for ln in lines) if m)
     findings = [f for r in results for f in r.get("found", [])]
-    summary = {"sqlmap": version, "level": args.level, "risk": args.risk, "seconds": round(time.monotonic() - started),
-               "targets": len(runs), "parameters": sum(len(r["params"]) for r in results),
-               "requests": len(lines), "by_status": dict(sorted(statuses.items())), "findings": findings,
-               "incomplete": [r["target"] for r in results if not r.get("clean")], "skipped": skipped,
-               "runs": results}
+    summary = {
+        "sqlmap": version,
+        "level": args.level,
+        "risk": args.risk,
+        "seconds": round(time.monotonic() - started),
+        "targets": len(runs),
+        "parameters": sum(len(r["params"]) for r in results),
+        "requests": len(lines),
+        "by_status": dict(sorted(statuses.items())),
+        "findings": findings,
+        "incomplete": [r["target"] for r in results if not r.get("clean")],
+        "skipped": skipped,
+        "runs": results,
+    }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(summary, indent=2) + "\n")
-    print(f"sqlmap {version}, level {args.level}, risk {args.risk}: {summary['parameters']} parameters on "
-          f"{len(runs)} targets, {len(lines)} requests in {summary['seconds']} s; by status {summary['by_status']}; "
-          f"findings: {len(findings)}; incomplete: {len(summary['incomplete'])}; skipped: {len(skipped)}")
+    print(
+        f"sqlmap {version}, level {args.level}, risk {args.risk}: {summary['parameters']} parameters on "
+        f"{len(runs)} targets, {len(lines)} requests in {summary['seconds']} s; by status {summary['by_status']}; "
+        f"findings: {len(findings)}; incomplete: {len(summary['incomplete'])}; skipped: {len(skipped)}"
+    )
     server_errors = sum(n for s, n in statuses.items() if s >= 500)
     sys.exit(1 if findings or server_errors or summary["incomplete"] or skipped else 0)  # untested counts as failed
 

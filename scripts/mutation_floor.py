@@ -3,6 +3,7 @@ floor in tests/data/mutation.json; exits 1 naming every module below its floor (
 
 score = killed / (mutants - equivalent), a timeout counting as killed; equivalent mutants are the ones the json lists
 with their reason. A mutant left unchecked (an interrupted run) counts as surviving."""
+
 import json
 import sys
 import tomllib
@@ -21,9 +22,14 @@ def scores(results: dict) -> dict:
         counted = {k: v for k, v in meta.items() if k not in equivalent}
         killed = sum(1 for v in counted.values() if v in KILLED)
         survivors = sorted(k for k, v in counted.items() if v not in KILLED)
-        out[module] = {"mutants": len(meta), "equivalent": len(equivalent & set(meta)), "killed": killed,
-                       "score": round(100.0 * killed / len(counted), 1) if counted else 100.0,
-                       "survivors": survivors, "floor": entry["floor"]}
+        out[module] = {
+            "mutants": len(meta),
+            "equivalent": len(equivalent & set(meta)),
+            "killed": killed,
+            "score": round(100.0 * killed / len(counted), 1) if counted else 100.0,
+            "survivors": survivors,
+            "floor": entry["floor"],
+        }
     return out
 
 
@@ -39,8 +45,10 @@ def main() -> int:
         return 1
     low = []
     for module, s in scores(results).items():
-        print(f"{module}: {s['score']}% ({s['killed']} killed of {s['mutants'] - s['equivalent']}, "
-              f"{s['equivalent']} equivalent), floor {s['floor']}%")
+        print(
+            f"{module}: {s['score']}% ({s['killed']} killed of {s['mutants'] - s['equivalent']}, "
+            f"{s['equivalent']} equivalent), floor {s['floor']}%"
+        )
         for name in s["survivors"]:
             print("    survived:", name)
         if s["score"] < s["floor"]:

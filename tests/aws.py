@@ -1,5 +1,6 @@
 """AWS test helpers: dummy credentials and moto's mock_aws, started before any boto3 client exists, and a
 record of every AWS operation the code under test calls (for the IAM policy checks)."""
+
 import copy
 import os
 
@@ -26,6 +27,7 @@ def aws(monkeypatch):
     """Dummy credentials, no profile or config from the machine, and every AWS call answered by moto."""
     dummy_credentials(monkeypatch)
     from moto import mock_aws
+
     with mock_aws():
         yield
 
@@ -49,6 +51,7 @@ def aws_calls(aws, monkeypatch):
 def record_calls(monkeypatch) -> Calls:
     """Every AWS API call from now on, recorded (and answered by `stubs` where moto lacks the operation)."""
     from botocore.client import BaseClient
+
     calls = Calls()
     original = BaseClient._make_api_call
 
@@ -85,8 +88,16 @@ class CloudFrontGaps:
         self.etags: dict[str, str] = {}
         self.configs: list[dict] = []
         self.distributions: dict[str, dict] = {}  # id -> the DistributionConfig last sent
-        for op in ("ListCachePolicies", "GetCachePolicy", "CreateCachePolicy", "UpdateCachePolicy",
-                   "CreateDistribution", "UpdateDistribution", "GetDistributionConfig", "ListDistributions"):
+        for op in (
+            "ListCachePolicies",
+            "GetCachePolicy",
+            "CreateCachePolicy",
+            "UpdateCachePolicy",
+            "CreateDistribution",
+            "UpdateDistribution",
+            "GetDistributionConfig",
+            "ListDistributions",
+        ):
             calls.stubs[("cloudfront", op)] = getattr(self, op)
 
     @wraps_moto

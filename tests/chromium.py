@@ -1,6 +1,7 @@
 """Real headless Chromium (Debian's `chromium`, driven by Playwright for Python) for the browser tests: the browser, the
 app under gunicorn on the session's demo store, and pages that record errors (fixtures shared by tests/conftest.py's
 pytest_plugins). Without Chromium or Playwright the tests are skipped locally and fail under CI=true."""
+
 import os
 import shutil
 from pathlib import Path
@@ -10,8 +11,16 @@ import pytest
 from conftest import gunicorn
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 SETTLED = "window.AWRLens && AWRLens.App && AWRLens.App.settled()"
 
 
@@ -87,8 +96,9 @@ class Page:
 def context(browser):
     """One browser context for the module's pages (its HTTP cache spares reloading the libraries each time);
     the share-link test opens its link in a context of its own."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, timezone_id="UTC", locale="en-US",
-                              accept_downloads=True)
+    ctx = browser.new_context(
+        viewport={"width": 1280, "height": 900}, timezone_id="UTC", locale="en-US", accept_downloads=True
+    )
     yield ctx
     ctx.close()
 

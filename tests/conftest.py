@@ -1,5 +1,6 @@
 """Shared fixtures: a demo store built once per run, an app on it, a client, the app under gunicorn, one
 error-shape check, and the fixtures of the API contract tests (tests/test_api_*.py; their helpers: contract.py)."""
+
 import os
 import pickle
 import socket
@@ -28,6 +29,7 @@ def demo_store(tmp_path_factory):
     """A 10-day demo history (same generator and stories as `make run`, fewer days). TESTS_DEMO_DIR (set by
     `make mutate`, docs/mutation.md) keeps one built store there for every pytest session of the run."""
     from app import demo
+
     keep = os.environ.get("TESTS_DEMO_DIR")
     if not keep:
         path = tmp_path_factory.mktemp("store") / "demo.sqlite"
@@ -66,6 +68,7 @@ def dbs(app):
 
 
 # -- the API contract tests' fixtures: one of each per test module ------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def api(app):
@@ -126,9 +129,13 @@ def gunicorn(store, workers: int = 2, env: dict | None = None, clean: bool = Fal
     /api/v1/ answers. `env` adds variables; `clean` drops the AWRLENS_* ones of this process first."""
     port = free_port()
     base = {k: v for k, v in os.environ.items() if not (clean and k.startswith("AWRLENS_"))}
-    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
-                             "app.wsgi:app"], cwd=ROOT, env={**base, "AWRLENS_STORE_PATH": str(store), **(env or {})},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "app.wsgi:app"],
+        cwd=ROOT,
+        env={**base, "AWRLENS_STORE_PATH": str(store), **(env or {})},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while True:

@@ -3,6 +3,7 @@ the time stamps of an answer. Their fixtures (api, sql3, doc, summary, tz, windo
 
 Expectations come from the demo's stories and straight from its SQLite file, never from the code under test.
 """
+
 import re
 from datetime import datetime
 
@@ -48,10 +49,15 @@ def stored_awr_reports(sql3, db):
     one's query}, as /awr-report (report, global) and /awr-report/compare (diff, global_diff) take it."""
     out = {}
     for kind, inst, lo, hi, lo2, hi2 in sql3.execute(
-            "select kind, instances, begin_snap, end_snap, begin_snap2, end_snap2 from awrlens_awr_reports where "
-            "dbid = ? and type = 'html' order by begin_snap, kind", (dbid_of(db),)):
-        query = ({"a_begin_snap": lo, "a_end_snap": hi, "b_begin_snap": lo2, "b_end_snap": hi2}
-                 if kind.endswith("diff") else {"begin_snap": lo, "end_snap": hi})
+        "select kind, instances, begin_snap, end_snap, begin_snap2, end_snap2 from awrlens_awr_reports where "
+        "dbid = ? and type = 'html' order by begin_snap, kind",
+        (dbid_of(db),),
+    ):
+        query = (
+            {"a_begin_snap": lo, "a_end_snap": hi, "b_begin_snap": lo2, "b_end_snap": hi2}
+            if kind.endswith("diff")
+            else {"begin_snap": lo, "end_snap": hi}
+        )
         out.setdefault(kind, {**query, "instance": "all" if "," in inst else inst})
     return out
 

@@ -19,9 +19,11 @@ connection stays stalled, like a zombie server after a failover, until `close()`
 
 What it answers to SQL: the handful of statements SQLAlchemy's Oracle dialect runs on a first connection (current
 schema, decimal character, isolation level) get plausible answers; a query containing a fragment of `errors` fails
-with that ORA error; one containing a fragment of `answers` gets those rows (as text); every other query gets no rows; PL/SQL blocks fail as if the package were not granted
-(PLS-00201); commits, rollbacks and pings succeed. It checks nothing: any password is accepted.
+with that ORA error; one containing a fragment of `answers` gets those rows (as text); every other query gets no
+rows; PL/SQL blocks fail as if the package were not granted (PLS-00201); commits, rollbacks and pings succeed. It
+checks nothing: any password is accepted.
 """
+
 import re
 import threading
 
@@ -132,8 +134,15 @@ class FakeOracle(LoopbackServer):
     """A listener on a free 127.0.0.1 port. The behaviour applies to every round trip from the moment it is set, on
     new and established connections alike (a stalled connection stays stalled until close())."""
 
-    def __init__(self, password: str, fault: str | None = None, at: str = "sql", match: str | None = None,
-                 answers: dict | None = None, errors: dict | None = None):
+    def __init__(
+        self,
+        password: str,
+        fault: str | None = None,
+        at: str = "sql",
+        match: str | None = None,
+        answers: dict | None = None,
+        errors: dict | None = None,
+    ):
         self.password, self.answers = password, answers or {}  # statement fragment (lower case) -> rows
         self.errors = errors or {}  # statement fragment (lower case) -> (ORA error number, message)
         self.behave(fault, at, match)

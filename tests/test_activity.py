@@ -1,6 +1,7 @@
 """Top activity from Active Session History (docs/awr-rules.md §22), against the store's own rows read with sqlite3
 (not through the app's statements): AAS per bucket = samples x sample spacing / bucket seconds; and the demo's ASH
 agrees with its time model, wait events and top SQL."""
+
 from collections import Counter
 from datetime import datetime, timedelta
 
@@ -10,13 +11,17 @@ ASH = "dba_hist_active_sess_history"
 
 
 def _samples(sql3, dbid, lo, hi, where="", params=()):
-    return sql3.execute(f"SELECT sample_time, session_state, wait_class, event, sql_id, instance_number FROM {ASH} "
-                        f"WHERE dbid = ? AND snap_id > ? AND snap_id <= ? {where}", (dbid, lo, hi, *params)).fetchall()
+    return sql3.execute(
+        f"SELECT sample_time, session_state, wait_class, event, sql_id, instance_number FROM {ASH} "
+        f"WHERE dbid = ? AND snap_id > ? AND snap_id <= ? {where}",
+        (dbid, lo, hi, *params),
+    ).fetchall()
 
 
 def _window(sql3, dbid, lo, hi):
-    ends = sql3.execute("SELECT snap_id, end_interval_time FROM dba_hist_snapshot WHERE dbid = ? AND snap_id IN (?, ?)",
-                        (dbid, lo, hi)).fetchall()
+    ends = sql3.execute(
+        "SELECT snap_id, end_interval_time FROM dba_hist_snapshot WHERE dbid = ? AND snap_id IN (?, ?)", (dbid, lo, hi)
+    ).fetchall()
     t0 = min(datetime.fromisoformat(t) for s, t in ends if s == lo)
     t1 = max(datetime.fromisoformat(t) for s, t in ends if s == hi)
     return t0, (t1 - t0).total_seconds()
@@ -57,8 +62,10 @@ def test_aas_by_wait_class_is_samples_times_ten_over_bucket_seconds(api, sql3, r
 def test_filters_and_the_top_groups_with_other(api, sql3, rac, stories):
     reg = stories["plan_regression"]
     base = f"/api/v1/dbs/{rac['id']}/activity"
-    body = ok(api, f"{base}?begin_snap={reg['begin_snap']}&end_snap={reg['begin_snap'] + 8}&group_by=event"
-                   f"&sql_id={reg['sql_id']}")
+    body = ok(
+        api,
+        f"{base}?begin_snap={reg['begin_snap']}&end_snap={reg['begin_snap'] + 8}&group_by=event&sql_id={reg['sql_id']}",
+    )
     rows = _samples(sql3, rac["dbid"], reg["begin_snap"], reg["begin_snap"] + 8, "AND sql_id = ?", (reg["sql_id"],))
     events = Counter("CPU" if state == "ON CPU" else event for _, state, _, event, *_ in rows)
     assert {s["name"]: s["samples"] for s in body["series"]} == dict(events)
@@ -84,15 +91,18 @@ def test_top_lists_and_the_blocking_chain(api, sql3, rac, stories):
     first = body["blocking"][0]
     assert first["waiters"] == 4 and first["samples"] == 2 * body["blocking"][1]["samples"]
     lo, hi = body["range"]["begin_snap"], body["range"]["end_snap"]
-    n = sql3.execute(f"SELECT count(*) FROM {ASH} WHERE dbid = ? AND snap_id > ? AND snap_id <= ? AND "
-                     "blocking_session = ?", (rac["dbid"], lo, hi, first["blocking_session"])).fetchone()[0]
+    n = sql3.execute(
+        f"SELECT count(*) FROM {ASH} WHERE dbid = ? AND snap_id > ? AND snap_id <= ? AND blocking_session = ?",
+        (rac["dbid"], lo, hi, first["blocking_session"]),
+    ).fetchone()[0]
     assert first["samples"] == n
     csv = api.get(f"/api/v1/dbs/{rac['id']}/activity/top?{window}&format=csv")
     assert csv.status_code == 200 and csv.data.decode().startswith("list,name,samples,aas,pct_activity")
 
 
-@pytest.mark.parametrize("query", ["group_by=nope", "sql_id=<b>x</b>", "session=1:2", "current_obj=abc",
-                                   "instance=9", "filter=1"])
+@pytest.mark.parametrize(
+    "query", ["group_by=nope", "sql_id=<b>x</b>", "session=1:2", "current_obj=abc", "instance=9", "filter=1"]
+)
 def test_bad_filters_are_refused(api, rac, query):
     r = api.get(f"/api/v1/dbs/{rac['id']}/activity?{query}")
     assert r.status_code == 400 and r.get_json()["error"]["parameter"]
@@ -104,24 +114,43 @@ def test_samples_agree_with_db_time_waits_and_top_sql(sql3, rac):
     dbid = rac["dbid"]
     hi = rac["snapshots"]["last_snap"]
     lo = hi - 48
-    ash = dict(sql3.execute(f"SELECT snap_id, count(*) FROM {ASH} WHERE dbid = ? AND instance_number = 1 AND "
-                            "snap_id > ? AND snap_id <= ? GROUP BY snap_id", (dbid, lo, hi)).fetchall())
-    cpu = dict(sql3.execute(f"SELECT snap_id, count(*) FROM {ASH} WHERE dbid = ? AND instance_number = 1 AND "
-                            "snap_id > ? AND snap_id <= ? AND session_state = 'ON CPU' GROUP BY snap_id",
-                            (dbid, lo, hi)).fetchall())
+    ash = dict(
+        sql3.execute(
+            f"SELECT snap_id, count(*) FROM {ASH} WHERE dbid = ? AND instance_number = 1 AND "
+            "snap_id > ? AND snap_id <= ? GROUP BY snap_id",
+            (dbid, lo, hi),
+        ).fetchall()
+    )
+    cpu = dict(
+        sql3.execute(
+            f"SELECT snap_id, count(*) FROM {ASH} WHERE dbid = ? AND instance_number = 1 AND "
+            "snap_id > ? AND snap_id <= ? AND session_state = 'ON CPU' GROUP BY snap_id",
+            (dbid, lo, hi),
+        ).fetchall()
+    )
     model = {}
     for name in ("DB time", "DB CPU"):
-        values = dict(sql3.execute("SELECT snap_id, value FROM dba_hist_sys_time_model WHERE dbid = ? AND "
-                                   "instance_number = 1 AND stat_name = ? AND snap_id BETWEEN ? AND ?",
-                                   (dbid, name, lo, hi)).fetchall())
+        values = dict(
+            sql3.execute(
+                "SELECT snap_id, value FROM dba_hist_sys_time_model WHERE dbid = ? AND "
+                "instance_number = 1 AND stat_name = ? AND snap_id BETWEEN ? AND ?",
+                (dbid, name, lo, hi),
+            ).fetchall()
+        )
         model[name] = {s: (values[s] - values[s - 1]) / 1e6 for s in range(lo + 1, hi + 1)}
     for s in range(lo + 1, hi + 1):
         assert ash[s] * 10 == pytest.approx(model["DB time"][s], rel=0.02, abs=20)
         assert cpu[s] * 10 == pytest.approx(model["DB CPU"][s], rel=0.15, abs=60)
-    top_ash = sql3.execute(f"SELECT sql_id FROM {ASH} WHERE dbid = ? AND snap_id > ? AND snap_id <= ? AND sql_id "
-                           "IS NOT NULL GROUP BY sql_id ORDER BY count(*) DESC LIMIT 1", (dbid, lo, hi)).fetchone()
-    top_sql = sql3.execute("SELECT sql_id FROM dba_hist_sqlstat WHERE dbid = ? AND snap_id > ? AND snap_id <= ? "
-                           "GROUP BY sql_id ORDER BY sum(elapsed_time_delta) DESC LIMIT 1", (dbid, lo, hi)).fetchone()
+    top_ash = sql3.execute(
+        f"SELECT sql_id FROM {ASH} WHERE dbid = ? AND snap_id > ? AND snap_id <= ? AND sql_id "
+        "IS NOT NULL GROUP BY sql_id ORDER BY count(*) DESC LIMIT 1",
+        (dbid, lo, hi),
+    ).fetchone()
+    top_sql = sql3.execute(
+        "SELECT sql_id FROM dba_hist_sqlstat WHERE dbid = ? AND snap_id > ? AND snap_id <= ? "
+        "GROUP BY sql_id ORDER BY sum(elapsed_time_delta) DESC LIMIT 1",
+        (dbid, lo, hi),
+    ).fetchone()
     assert top_ash == top_sql
 
 
@@ -136,6 +165,7 @@ def test_activity_from_the_stores_totals_equals_the_samples_grouped(api, summary
     from app import create_app
     from app.settings import Settings
     from app.store.schema import ASH_TOTALS
+
     bare = tmp_path / "bare.sqlite"
     shutil.copy(demo_store[0], bare)
     with sqlite3.connect(bare) as con:
@@ -144,8 +174,14 @@ def test_activity_from_the_stores_totals_equals_the_samples_grouped(api, summary
     read = 0
     for db in summary.values():
         last = db["snapshots"]["last_snap"]
-        for q in ({}, {"begin_snap": last - 2}, {"begin_snap": last - 48}, {"begin_snap": last - 200},
-                  {"begin_snap": last - 384}, {"begin_snap": last - 100, "end_snap": last - 20}):
+        for q in (
+            {},
+            {"begin_snap": last - 2},
+            {"begin_snap": last - 48},
+            {"begin_snap": last - 200},
+            {"begin_snap": last - 384},
+            {"begin_snap": last - 100, "end_snap": last - 20},
+        ):
             for group_by in ("wait_class", "event", "sql_id", "module"):
                 for filters in ({}, {"instance": "1"}):
                     args = {**q, "group_by": group_by, **filters, "show_sql": "1"}

@@ -1,4 +1,5 @@
 """The analysis rules on hand-computed cases (docs/awr-rules.md §3-§11)."""
+
 import math
 import random
 
@@ -82,8 +83,7 @@ def test_the_threshold_is_the_setting(min_interval, kept):
 def test_rac_counters_and_rates_are_summed():
     s1 = [snap(1, 0, instance=1), snap(2, 30, instance=1)]
     s2 = [snap(1, 0, instance=2), snap(2, 30, instance=2)]
-    per = {1: counter_points({1: 0, 2: 3600}, s1, "per_second"),
-           2: counter_points({1: 0, 2: 5400}, s2, "per_second")}
+    per = {1: counter_points({1: 0, 2: 3600}, s1, "per_second"), 2: counter_points({1: 0, 2: 5400}, s2, "per_second")}
     assert [p.num for p in combine(per, "sum_of_ratios")] == [5.0]  # 2/s + 3/s
 
 
@@ -91,8 +91,10 @@ def test_rac_percentages_are_ratio_of_sums():
     s1 = [snap(1, 0, instance=1), snap(2, 30, instance=1)]
     s2 = [snap(1, 0, instance=2), snap(2, 30, instance=2)]
     # node 1: busy 30 of 100 cs (30 %); node 2: busy 90 of 200 cs (45 %)
-    per = {1: ratio_points({1: 0, 2: 30}, {1: 0, 2: 100}, s1, 100),
-           2: ratio_points({1: 0, 2: 90}, {1: 0, 2: 200}, s2, 100)}
+    per = {
+        1: ratio_points({1: 0, 2: 30}, {1: 0, 2: 100}, s1, 100),
+        2: ratio_points({1: 0, 2: 90}, {1: 0, 2: 200}, s2, 100),
+    }
     assert combine(per, "ratio_of_sums")[0].num == pytest.approx(40.0)  # 120/300, not the mean 37.5
 
 
@@ -257,11 +259,14 @@ def test_a_bucket_of_readings_or_rates_is_the_mean_of_its_rows():
     weighted = {1: (10 * 60, 60), 3: (10 * 60 + 20 * 1800 + 40 * 240, 60 + 1800 + 240)}
     (point,) = analysis.bucket_means(weighted, rows[:2], first=1)
     assert point.num / point.den == pytest.approx((20 * 1800 + 40 * 240) / 2040)  # time-weighted
-    assert [(p.key, p.num / p.den) for p in analysis.bucket_means({1: (10, 1), 5: (150, 5)}, rows)] == [(1, 10),
-                                                                                                       (5, 35)]
+    assert [(p.key, p.num / p.den) for p in analysis.bucket_means({1: (10, 1), 5: (150, 5)}, rows)] == [
+        (1, 10),
+        (5, 35),
+    ]
 
 
 # -- the timeline's edges (docs/awr-rules.md §2, §4-§6), from the mutation run (docs/mutation.md) -----------------
+
 
 def at(snap_id, seconds, startup=A, instance=1):
     """A snapshot `seconds` after 2026-01-03 00:00:00."""
@@ -301,12 +306,19 @@ def test_a_gap_is_an_interval_longer_than_one_and_a_half_steps(last, gap):
 def test_markers_carry_every_field_the_api_documents():
     """§4: a restart marker has instance, snap_id, time and startup_time; §5: a missing marker has instance,
     after_snap_id, before_snap_id, from, to and seconds; §6: a merged one has instance, snap_id and time."""
-    tl = Timeline([at(1, 0), at(2, 1800), at(3, 1860), at(4, 3600), at(5, 5400), at(6, 9000),
-                   at(7, 10800, startup=B)])
+    tl = Timeline([at(1, 0), at(2, 1800), at(3, 1860), at(4, 3600), at(5, 5400), at(6, 9000), at(7, 10800, startup=B)])
     marks = tl.markers(1, 7)
-    assert marks["missing"] == [{"instance": 1, "after_snap_id": 5, "before_snap_id": 6,
-                                 "from": "2026-01-03T01:30:00+00:00", "to": "2026-01-03T02:30:00+00:00",
-                                 "seconds": 3600}]
-    assert marks["restarts"] == [{"instance": 1, "snap_id": 7, "time": "2026-01-03T03:00:00+00:00",
-                                  "startup_time": "2026-01-03T07:00:00+00:00"}]
+    assert marks["missing"] == [
+        {
+            "instance": 1,
+            "after_snap_id": 5,
+            "before_snap_id": 6,
+            "from": "2026-01-03T01:30:00+00:00",
+            "to": "2026-01-03T02:30:00+00:00",
+            "seconds": 3600,
+        }
+    ]
+    assert marks["restarts"] == [
+        {"instance": 1, "snap_id": 7, "time": "2026-01-03T03:00:00+00:00", "startup_time": "2026-01-03T07:00:00+00:00"}
+    ]
     assert marks["merged_snapshots"] == [{"instance": 1, "snap_id": 3, "time": "2026-01-03T00:31:00+00:00"}]

@@ -1,4 +1,5 @@
 """Answers kept in memory: served again without touching the store, bounded in bytes and in time."""
+
 import pytest
 
 from app import create_app

@@ -1,4 +1,5 @@
 """The recorded answers (tests/answers.py) are given again byte for byte: a refactoring changes no answer."""
+
 import json
 
 from answers import RECORD, fingerprint, readme_examples
@@ -21,4 +22,5 @@ def test_every_recorded_answer_is_the_same(app, demo_store):
         if got != expected:
             changed[url] = {k: (expected[k], got[k]) for k in expected if got[k] != expected[k]}
     assert not changed, f"{len(changed)} of {len(RECORDED['answers'])} answers changed: " + json.dumps(
-        dict(list(changed.items())[:5]), indent=1)
+        dict(list(changed.items())[:5]), indent=1
+    )

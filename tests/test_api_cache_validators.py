@@ -3,13 +3,16 @@
 Through the Flask test client on the demo store; expectations come from the demo's stories and straight from its
 SQLite file, never from the code under test (tests/contract.py, the fixtures in conftest.py).
 """
+
 from contract import AAS, url
 
 
 def test_closed_range_is_cacheable_and_revalidates_with_304(api, dbs, window):
     lo, hi = window
-    for query in ({"name": AAS, "begin_snap": lo, "end_snap": hi}, {"name": AAS, "begin_snap": lo, "end_snap": hi,
-                                                                     "format": "csv"}):
+    for query in (
+        {"name": AAS, "begin_snap": lo, "end_snap": hi},
+        {"name": AAS, "begin_snap": lo, "end_snap": hi, "format": "csv"},
+    ):
         first = api.get(url(dbs["rac"], "/series"), query_string=query)
         assert first.status_code == 200 and first.cache_control.public
         assert first.cache_control.max_age >= 3600
@@ -22,14 +25,19 @@ def test_closed_range_is_cacheable_and_revalidates_with_304(api, dbs, window):
 
 def test_open_range_is_cached_briefly(api, dbs, summary):
     last = summary[dbs["rac"]]["snapshots"]["last_snap"]
-    for path, query in ((url(dbs["rac"], "/series"), {"name": AAS}),
-                        (url(dbs["rac"], "/series"), {"name": AAS, "begin_snap": last - 5, "end_snap": last}),
-                        (url(dbs["rac"], "/series"), {"name": AAS, "to": "2027-01-01", "from": "2026-11-01"}),
-                        (url(dbs["rac"], "/top-sql"), {}), ("/api/v1/dbs", {}), (url(dbs["rac"], "/catalog"), {})):
+    for path, query in (
+        (url(dbs["rac"], "/series"), {"name": AAS}),
+        (url(dbs["rac"], "/series"), {"name": AAS, "begin_snap": last - 5, "end_snap": last}),
+        (url(dbs["rac"], "/series"), {"name": AAS, "to": "2027-01-01", "from": "2026-11-01"}),
+        (url(dbs["rac"], "/top-sql"), {}),
+        ("/api/v1/dbs", {}),
+        (url(dbs["rac"], "/catalog"), {}),
+    ):
         r = api.get(path, query_string=query)
         assert r.status_code == 200 and 0 < r.cache_control.max_age <= 300, (path, query)
-    closed = api.get(url(dbs["rac"], "/series"), query_string={"name": AAS, "begin_snap": last - 5,
-                                                               "end_snap": last - 1})
+    closed = api.get(
+        url(dbs["rac"], "/series"), query_string={"name": AAS, "begin_snap": last - 5, "end_snap": last - 1}
+    )
     assert closed.cache_control.max_age >= 3600
 
 

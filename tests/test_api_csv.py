@@ -3,6 +3,7 @@
 Through the Flask test client on the demo store; expectations come from the demo's stories and straight from its
 SQLite file, never from the code under test (tests/contract.py, the fixtures in conftest.py).
 """
+
 import csv
 import io
 import re
@@ -19,8 +20,19 @@ def csv_of(resp):
     return list(csv.reader(io.StringIO(resp.get_data(as_text=True))))
 
 
-CSV_ENDPOINTS = ["dbs", "snapshots", "catalog", "series", "wait-classes", "load-profile", "top-events", "top-sql",
-                 "sql", "tablespaces", "compare"]
+CSV_ENDPOINTS = [
+    "dbs",
+    "snapshots",
+    "catalog",
+    "series",
+    "wait-classes",
+    "load-profile",
+    "top-events",
+    "top-sql",
+    "sql",
+    "tablespaces",
+    "compare",
+]
 
 
 @pytest.fixture(scope="module")
@@ -29,29 +41,46 @@ def calls(dbs, stories, window):
     rac, sql_id = dbs["rac"], stories["plan_regression"]["sql_id"]
     lo, hi = window
     snaps = {"begin_snap": lo, "end_snap": hi}
-    return {"dbs": ("/api/v1/dbs", {}), "snapshots": (url(rac, "/snapshots"), snaps),
-            "catalog": (url(rac, "/catalog"), {"q": "per sec"}),
-            "series": (url(rac, "/series"), {"name": [REDO, AAS], "instance": "each", **snaps}),
-            "wait-classes": (url(rac, "/wait-classes"), snaps), "load-profile": (url(rac, "/load-profile"), snaps),
-            "top-events": (url(rac, "/top-events"), snaps), "top-sql": (url(rac, "/top-sql"), snaps),
-            "sql": (url(rac, f"/sql/{sql_id}"), snaps), "tablespaces": (url(rac, "/tablespaces"), snaps),
-            "compare": (url(rac, "/compare"), {"a_begin_snap": lo - 20, "a_end_snap": lo - 12,
-                                               "b_begin_snap": lo, "b_end_snap": hi})}
+    return {
+        "dbs": ("/api/v1/dbs", {}),
+        "snapshots": (url(rac, "/snapshots"), snaps),
+        "catalog": (url(rac, "/catalog"), {"q": "per sec"}),
+        "series": (url(rac, "/series"), {"name": [REDO, AAS], "instance": "each", **snaps}),
+        "wait-classes": (url(rac, "/wait-classes"), snaps),
+        "load-profile": (url(rac, "/load-profile"), snaps),
+        "top-events": (url(rac, "/top-events"), snaps),
+        "top-sql": (url(rac, "/top-sql"), snaps),
+        "sql": (url(rac, f"/sql/{sql_id}"), snaps),
+        "tablespaces": (url(rac, "/tablespaces"), snaps),
+        "compare": (
+            url(rac, "/compare"),
+            {"a_begin_snap": lo - 20, "a_end_snap": lo - 12, "b_begin_snap": lo, "b_end_snap": hi},
+        ),
+    }
 
 
 def test_every_endpoint_with_a_table_offers_csv(doc):
     with_csv = {path for path, item in doc["paths"].items() if "text/csv" in item["get"]["responses"]["200"]["content"]}
     assert with_csv == {"/api/v1/dbs", "/api/v1/dbs/{db}/sql/{sql_id}"} | {
-        f"/api/v1/dbs/{{db}}/{e}" for e in CSV_ENDPOINTS if e not in ("dbs", "sql")} | {
-        "/api/v1/benchmarks", "/api/v1/benchmarks/{slug}", "/api/v1/benchmarks/compare"} | {
-        "/api/v1/dbs/{db}/activity", "/api/v1/dbs/{db}/activity/top"} | {  # tests/test_activity.py
-        "/api/v1/dbs/{db}/sql/{sql_id}/monitor", "/api/v1/dbs/{db}/awr-report/stored",  # tests/test_oracle_reports.py
-        "/api/v1/dbs/{db}/changes", "/api/v1/dbs/{db}/parameters", "/api/v1/dbs/{db}/parameters/changes",
+        f"/api/v1/dbs/{{db}}/{e}" for e in CSV_ENDPOINTS if e not in ("dbs", "sql")
+    } | {"/api/v1/benchmarks", "/api/v1/benchmarks/{slug}", "/api/v1/benchmarks/compare"} | {
+        "/api/v1/dbs/{db}/activity",
+        "/api/v1/dbs/{db}/activity/top",
+    } | {  # tests/test_activity.py
+        "/api/v1/dbs/{db}/sql/{sql_id}/monitor",
+        "/api/v1/dbs/{db}/awr-report/stored",  # tests/test_oracle_reports.py
+        "/api/v1/dbs/{db}/changes",
+        "/api/v1/dbs/{db}/parameters",
+        "/api/v1/dbs/{db}/parameters/changes",
         "/api/v1/dbs/{db}/parameters/non-default",  # tests/test_changes.py
-        "/api/v1/dbs/{db}/sql/{sql_id}/plans", "/api/v1/dbs/{db}/sql/{sql_id}/plans/diff",
+        "/api/v1/dbs/{db}/sql/{sql_id}/plans",
+        "/api/v1/dbs/{db}/sql/{sql_id}/plans/diff",
         "/api/v1/dbs/{db}/sql/{sql_id}/binds",  # tests/test_plans.py
-        "/api/v1/dbs/{db}/event-histogram", "/api/v1/dbs/{db}/segments", "/api/v1/dbs/{db}/segments/{obj}",  # their tests
-        "/api/v1/dbs/{db}/range"}  # tests/test_api_report.py
+        "/api/v1/dbs/{db}/event-histogram",
+        "/api/v1/dbs/{db}/segments",
+        "/api/v1/dbs/{db}/segments/{obj}",  # their tests
+        "/api/v1/dbs/{db}/range",
+    }  # tests/test_api_report.py
 
 
 def _cell(value):
@@ -74,16 +103,23 @@ def test_csv_has_a_header_and_the_json_rows(api, calls, endpoint):
     if endpoint == "dbs":
         expected = body["databases"]
     elif endpoint == "compare":
-        expected = [{"table": t, **r} for t in ("movers", "differences", "load_profile", "top_events")
-                    for r in body[t]["rows"]]
+        expected = [
+            {"table": t, **r} for t in ("movers", "differences", "load_profile", "top_events") for r in body[t]["rows"]
+        ]
     elif endpoint in ("series", "wait-classes", "sql"):
-        expected = [{"time": t, "value": v, **{k: s[k] for k in ("name", "metric", "plan_hash_value", "instance",
-                                                                 "unit") if k in s}}
-                    for s in body["series"] + body.get("cpu_count", []) for t, v in s["points"]]
+        expected = [
+            {
+                "time": t,
+                "value": v,
+                **{k: s[k] for k in ("name", "metric", "plan_hash_value", "instance", "unit") if k in s},
+            }
+            for s in body["series"] + body.get("cpu_count", [])
+            for t, v in s["points"]
+        ]
         assert {"time", "value", "unit"} <= set(header)
     else:
         expected = body["rows"]
-        assert header[:len(body["columns"])] == body["columns"]
+        assert header[: len(body["columns"])] == body["columns"]
     assert len(rows) == len(expected)
     for row, want in zip(rows, expected, strict=True):
         cells = dict(zip(header, row, strict=True))
@@ -93,11 +129,33 @@ def test_csv_has_a_header_and_the_json_rows(api, calls, endpoint):
 
 
 def test_csv_neutralises_formulas_but_not_numbers():
-    text = to_csv([{"a": "=1+1", "b": "+1", "c": "-x", "d": "@SUM(A1)", "e": -5, "f": "x=1", "g": None,
-                    "h": -0.25, "i": "=cmd|' /C calc'!A0"}])
+    text = to_csv(
+        [
+            {
+                "a": "=1+1",
+                "b": "+1",
+                "c": "-x",
+                "d": "@SUM(A1)",
+                "e": -5,
+                "f": "x=1",
+                "g": None,
+                "h": -0.25,
+                "i": "=cmd|' /C calc'!A0",
+            }
+        ]
+    )
     header, row = csv.reader(io.StringIO(text))
-    assert dict(zip(header, row, strict=True)) == {"a": "'=1+1", "b": "'+1", "c": "'-x", "d": "'@SUM(A1)", "e": "-5",
-                                      "f": "x=1", "g": "", "h": "-0.25", "i": "'=cmd|' /C calc'!A0"}
+    assert dict(zip(header, row, strict=True)) == {
+        "a": "'=1+1",
+        "b": "'+1",
+        "c": "'-x",
+        "d": "'@SUM(A1)",
+        "e": "-5",
+        "f": "x=1",
+        "g": "",
+        "h": "-0.25",
+        "i": "'=cmd|' /C calc'!A0",
+    }
 
 
 def test_csv_neutralises_tab_and_carriage_return_starts_and_formula_headers():
@@ -120,12 +178,15 @@ def test_no_csv_cell_can_start_a_formula(api, calls):
 
 def test_sql_text_with_markup_is_verbatim_in_json_and_csv(api, dbs, sql3):
     db = dbs["single"]
-    marked = sql3.execute("select sql_id, sql_text from dba_hist_sqltext where dbid = ? and sql_text like '%<%>%'",
-                          (dbid_of(db),)).fetchall()
+    marked = sql3.execute(
+        "select sql_id, sql_text from dba_hist_sqltext where dbid = ? and sql_text like '%<%>%'", (dbid_of(db),)
+    ).fetchall()
     assert len(marked) >= 3
     for sql_id, text in marked:
-        snap, module = sql3.execute("select max(snap_id), max(module) from dba_hist_sqlstat where dbid = ? "
-                                    "and sql_id = ?", (dbid_of(db), sql_id)).fetchone()
+        snap, module = sql3.execute(
+            "select max(snap_id), max(module) from dba_hist_sqlstat where dbid = ? and sql_id = ?",
+            (dbid_of(db), sql_id),
+        ).fetchone()
         q = {"begin_snap": snap - 1, "end_snap": snap, "limit": 100}
         resp = api.get(url(db, "/top-sql"), query_string=q)
         row = next(r for r in resp.get_json()["rows"] if r["sql_id"] == sql_id)

@@ -4,6 +4,7 @@ snapshots.
 Through the Flask test client on the demo store; expectations come from the demo's stories and straight from its
 SQLite file, never from the code under test (tests/contract.py, the fixtures in conftest.py).
 """
+
 from datetime import datetime
 
 from conftest import assert_error
@@ -17,14 +18,17 @@ def test_dbs_lists_both_databases_with_instances_version_host_and_snapshot_range
         d = next(d for d in summary.values() if d["dbid"] == dbid)
         assert d["db_name"] == story["db_name"] and d["rac"] is story["rac"]
         assert d["id"].endswith(f".{dbid}") and d["version"] and d["platform"]
-        hosts = dict(sql3.execute("select instance_number, host_name from dba_hist_database_instance "
-                                  "where dbid = ?", (dbid,)))
+        hosts = dict(
+            sql3.execute("select instance_number, host_name from dba_hist_database_instance where dbid = ?", (dbid,))
+        )
         assert [i["instance_number"] for i in d["instances"]] == story["instances"]
         assert {i["instance_number"]: i["host_name"] for i in d["instances"]} == hosts
         assert all(i["instance_name"] and i["startups"] for i in d["instances"])
         first, last, count, t0, t1 = sql3.execute(
             "select min(snap_id), max(snap_id), count(distinct snap_id), min(end_interval_time), "
-            "max(end_interval_time) from dba_hist_snapshot where dbid = ?", (dbid,)).fetchone()
+            "max(end_interval_time) from dba_hist_snapshot where dbid = ?",
+            (dbid,),
+        ).fetchone()
         snaps = d["snapshots"]
         assert (snaps["first_snap"], snaps["last_snap"], snaps["count"]) == (first, last, count)
         assert (snaps["from"], snaps["to"]) == (local_iso(t0, zone), local_iso(t1, zone))
@@ -48,17 +52,22 @@ def test_snapshots_show_the_restart_and_the_missing_snapshots(api, dbs, stories,
     lo, hi = miss[0] - 2, st["first_snap_after"] + 1
     body = ok(api, url(dbs["rac"], "/snapshots"), begin_snap=lo, end_snap=hi)
     assert body["columns"] == list(body["rows"][0])
-    expected = sql3.execute("select snap_id, instance_number, end_interval_time, startup_time, snap_flag "
-                            "from dba_hist_snapshot where dbid = ? and snap_id between ? and ? "
-                            "order by snap_id, instance_number", (st["dbid"], lo, hi)).fetchall()
+    expected = sql3.execute(
+        "select snap_id, instance_number, end_interval_time, startup_time, snap_flag "
+        "from dba_hist_snapshot where dbid = ? and snap_id between ? and ? "
+        "order by snap_id, instance_number",
+        (st["dbid"], lo, hi),
+    ).fetchall()
     zone = tz[st["dbid"]]
-    assert [(r["snap_id"], r["instance"], r["end_interval_time"], r["startup_time"], r["snap_flag"])
-            for r in body["rows"]] == [(s, i, local_iso(e, zone), local_iso(u, zone), f) for s, i, e, u, f in expected]
+    assert [
+        (r["snap_id"], r["instance"], r["end_interval_time"], r["startup_time"], r["snap_flag"]) for r in body["rows"]
+    ] == [(s, i, local_iso(e, zone), local_iso(u, zone), f) for s, i, e, u, f in expected]
     assert not [r for r in body["rows"] if r["instance"] == st["instance"] and r["snap_id"] in miss]
     restart = [m for m in body["markers"]["restarts"] if m["instance"] == st["instance"]]
     assert [(m["snap_id"], m["startup_time"]) for m in restart] == [(st["first_snap_after"], st["startup_time"])]
-    assert [(m["after_snap_id"], m["before_snap_id"]) for m in body["markers"]["missing"]
-            if m["instance"] == st["instance"]] == [(miss[0] - 1, st["first_snap_after"])]
+    assert [
+        (m["after_snap_id"], m["before_snap_id"]) for m in body["markers"]["missing"] if m["instance"] == st["instance"]
+    ] == [(miss[0] - 1, st["first_snap_after"])]
     one = ok(api, url(dbs["rac"], "/snapshots"), begin_snap=lo, end_snap=hi, instance=1)
     assert {r["instance"] for r in one["rows"]} == {1} and len(one["rows"]) == hi - lo + 1
 
@@ -76,12 +85,14 @@ def test_a_database_can_be_named_by_its_name_where_that_is_unique(api, dbs, stor
     answers as its id; where two targets hold it, the name and the bare DBID are refused with both ids (issue 15)."""
     from app import create_app
     from app.settings import Settings
+
     for d in stories["databases"]:
         by_id = ok(api, url(f"demo.{d['dbid']}", "/series"), name=AAS, max_points=0)
         for key in (d["db_name"], d["db_name"].lower(), str(d["dbid"])):
             assert ok(api, url(key, "/series"), name=AAS, max_points=0) == by_id
-    two = create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(demo_store[0])},
-                                                     "copy": {"sqlite": str(demo_store[0])}})).test_client()
+    two = create_app(
+        Settings.from_env({}, targets={"demo": {"sqlite": str(demo_store[0])}, "copy": {"sqlite": str(demo_store[0])}})
+    ).test_client()
     orcl = next(d for d in stories["databases"] if not d["rac"])
     for key in (orcl["db_name"], str(orcl["dbid"])):
         err = assert_error(two.get(url(key, "/series"), query_string={"name": AAS}), 404, "db")

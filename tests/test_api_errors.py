@@ -4,6 +4,7 @@ and URLs.
 Through the Flask test client on the demo store; expectations come from the demo's stories and straight from its
 SQLite file, never from the code under test (tests/contract.py, the fixtures in conftest.py).
 """
+
 from datetime import datetime, timedelta
 
 import pytest
@@ -35,7 +36,7 @@ ERRORS = [  # (path under the RAC database, query, status, parameter named); {lo
     ("/load-profile", {"instance": "9"}, 400, "instance"),
     ("/top-events", {"instance": "0"}, 400, "instance"),
     ("/series", {"name": AAS, "max_points": "-1"}, 400, "max_points"),
-    ("/series", {"name": AAS, "max_points": str(10 ** 9)}, 400, "max_points"),
+    ("/series", {"name": AAS, "max_points": str(10**9)}, 400, "max_points"),
     ("/series", {"name": AAS, "max_points": "abc"}, 400, "max_points"),
     ("/series", {"name": AAS, "max_points": "1.5"}, 400, "max_points"),
     ("/series", {"name": AAS, "max_points": "1"}, 400, "max_points"),
@@ -55,10 +56,18 @@ ERRORS = [  # (path under the RAC database, query, status, parameter named); {lo
     ("/catalog", {"q": "x" * 201}, 400, "q"),
     ("/compare", {"b_begin_snap": "{lo}", "b_end_snap": "{hi}"}, 400, "a_from"),
     ("/compare", {"a_begin_snap": "{lo}", "a_end_snap": "{hi}"}, 400, "b_from"),
-    ("/compare", {"a_begin_snap": "{hi}", "a_end_snap": "{lo}", "b_begin_snap": "{lo}", "b_end_snap": "{hi}"}, 400,
-     "a_begin_snap"),
-    ("/compare", {"a_begin_snap": "{lo}", "a_end_snap": "{hi}", "b_begin_snap": "1", "b_end_snap": "2"}, 400,
-     "b_begin_snap"),
+    (
+        "/compare",
+        {"a_begin_snap": "{hi}", "a_end_snap": "{lo}", "b_begin_snap": "{lo}", "b_end_snap": "{hi}"},
+        400,
+        "a_begin_snap",
+    ),
+    (
+        "/compare",
+        {"a_begin_snap": "{lo}", "a_end_snap": "{hi}", "b_begin_snap": "1", "b_end_snap": "2"},
+        400,
+        "b_begin_snap",
+    ),
     ("/compare", {"a_from": "2026-11-18", "a_to": "2026-11-17", "b_begin_snap": "{lo}"}, 400, "a_from"),
     ("/compare", {"a_begin_snap": "{lo}", "b_to": "tomorrow"}, 400, "b_to"),
     ("/series", {"name": "sysstat:no such statistic"}, 404, "name"),
@@ -70,8 +79,12 @@ ERRORS = [  # (path under the RAC database, query, status, parameter named); {lo
     # a range by time or by snapshots, never both (neither silently wins)
     ("/series", {"name": AAS, "from": "2026-11-18", "begin_snap": "{lo}"}, 400, "from"),
     ("/load-profile", {"to": "2026-11-18", "end_snap": "{hi}"}, 400, "to"),
-    ("/compare", {"a_begin_snap": "{lo}", "a_end_snap": "{hi}", "b_from": "2026-11-18", "b_end_snap": "{hi}"}, 400,
-     "b_from"),
+    (
+        "/compare",
+        {"a_begin_snap": "{lo}", "a_end_snap": "{hi}", "b_from": "2026-11-18", "b_end_snap": "{hi}"},
+        400,
+        "b_from",
+    ),
     # numbers are ASCII digits (Python's int() reads any script's; the OpenAPI document's patterns do not)
     ("/series", {"name": AAS, "begin_snap": "\u0663"}, 400, "begin_snap"),
     ("/series", {"name": AAS, "max_points": "\uff15\uff10"}, 400, "max_points"),
@@ -80,22 +93,25 @@ ERRORS = [  # (path under the RAC database, query, status, parameter named); {lo
 ]
 
 
-@pytest.mark.parametrize("path, query, status, parameter", ERRORS,
-                         ids=[f"{p}-{'&'.join(q)}-{s}" for p, q, s, _ in ERRORS])
+@pytest.mark.parametrize(
+    "path, query, status, parameter", ERRORS, ids=[f"{p}-{'&'.join(q)}-{s}" for p, q, s, _ in ERRORS]
+)
 def test_error(api, dbs, window, path, query, status, parameter):
     lo, hi = window
 
     def fill(v):
         return v.format(lo=lo, hi=hi) if isinstance(v, str) and "{" in v else v
-    err = assert_error(api.get(url(dbs["rac"], path), query_string={k: fill(v) for k, v in query.items()}),
-                       status, parameter)
+
+    err = assert_error(
+        api.get(url(dbs["rac"], path), query_string={k: fill(v) for k, v in query.items()}), status, parameter
+    )
     if status == 400:
         assert parameter in err["message"] or "instance" in err["message"] or "period" in err["message"]
 
 
 def test_too_many_series(api, app, dbs):
     limit = app.config["SETTINGS"].max_series
-    names = [r["name"] for r in ok(api, url(dbs["rac"], "/catalog"), source="sysstat")["rows"]][:limit + 1]
+    names = [r["name"] for r in ok(api, url(dbs["rac"], "/catalog"), source="sysstat")["rows"]][: limit + 1]
     assert len(names) == limit + 1
     assert_error(api.get(url(dbs["rac"], "/series"), query_string={"name": names}), 400, "name")
     assert len(ok(api, url(dbs["rac"], "/series"), name=names[:limit])["series"]) == limit
@@ -108,17 +124,31 @@ def test_range_too_wide(api, app, dbs, summary, demo_store):
     assert_error(api.get(url(dbs["rac"], "/series"), query_string={"name": AAS, **too_wide}), 400, "from")
     assert_error(api.get(url(dbs["rac"], "/top-sql"), query_string=too_wide), 400, "from")
     period_b = {"b_from": (to - timedelta(days=2)).isoformat(), "b_to": to.isoformat()}
-    assert_error(api.get(url(dbs["rac"], "/compare"), query_string={
-        "a_from": too_wide["from"], "a_to": too_wide["to"], **period_b}), 400, "a_from")
+    assert_error(
+        api.get(
+            url(dbs["rac"], "/compare"), query_string={"a_from": too_wide["from"], "a_to": too_wide["to"], **period_b}
+        ),
+        400,
+        "a_from",
+    )
     # a snapshot range wider than the setting, on an app that allows two days
     narrow = create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(demo_store[0])}}, max_range_days=2))
     snaps = summary[dbs["rac"]]["snapshots"]
     everything = {"begin_snap": snaps["first_snap"], "end_snap": snaps["last_snap"]}
     client = narrow.test_client()
     assert_error(client.get(url(dbs["rac"], "/load-profile"), query_string=everything), 400, "begin_snap")
-    assert_error(client.get(url(dbs["rac"], "/compare"), query_string={
-        "a_begin_snap": snaps["last_snap"] - 4, "a_end_snap": snaps["last_snap"],
-        **{f"b_{k}": v for k, v in everything.items()}}), 400, "b_begin_snap")
+    assert_error(
+        client.get(
+            url(dbs["rac"], "/compare"),
+            query_string={
+                "a_begin_snap": snaps["last_snap"] - 4,
+                "a_end_snap": snaps["last_snap"],
+                **{f"b_{k}": v for k, v in everything.items()},
+            },
+        ),
+        400,
+        "b_begin_snap",
+    )
     assert_error(client.get(url(dbs["rac"], "/series"), query_string={"name": AAS, "from": "2026-11-10"}), 400, "from")
 
 
@@ -130,8 +160,13 @@ def test_unknown_database_is_404(api, dbs, db):
 
 
 def test_unknown_parameter_is_refused_on_every_endpoint(api, doc, dbs, stories, sql3):
-    fill = {"db": dbs["rac"], "sql_id": stories["plan_regression"]["sql_id"], "slug": RUN,
-            "report_id": monitor_report_id(sql3, dbs["rac"]), "obj": 1}
+    fill = {
+        "db": dbs["rac"],
+        "sql_id": stories["plan_regression"]["sql_id"],
+        "slug": RUN,
+        "report_id": monitor_report_id(sql3, dbs["rac"]),
+        "obj": 1,
+    }
     for path, item in doc["paths"].items():
         if any(p["in"] == "query" for p in item["get"]["parameters"]):
             err = assert_error(api.get(path.format(**fill), query_string={"frm": "2026-11-18"}), 400, "frm")
@@ -147,8 +182,17 @@ def test_other_methods_are_405_in_json(api, dbs, method):
         assert "GET" in r.headers["Allow"] and r.mimetype == "application/json"
 
 
-@pytest.mark.parametrize("path", ["/api/v1/nope", "/api/v1/dbs/{db}/nope", "/api/v2/dbs", "/api/v1/dbs/{db}/sql/",
-                                  "/nope", "/api/v1/dbs/{db}/series/extra"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/v1/nope",
+        "/api/v1/dbs/{db}/nope",
+        "/api/v2/dbs",
+        "/api/v1/dbs/{db}/sql/",
+        "/nope",
+        "/api/v1/dbs/{db}/series/extra",
+    ],
+)
 def test_unknown_url_is_404_in_json(api, dbs, path):
     assert_error(api.get(path.format(db=dbs["rac"])), 404)
 
@@ -170,14 +214,22 @@ def test_a_range_outside_the_history_names_the_historys_bounds(api, dbs, sql3, t
     """A time range that misses the whole history is an error that gives the history's first and last snapshot
     times (from the store), not an empty answer that reads as no activity (issue 15)."""
     for db in dbs.values():
-        first, last = sql3.execute("select min(end_interval_time), max(end_interval_time) from dba_hist_snapshot "
-                                   "where dbid = ?", (dbid_of(db),)).fetchone()
+        first, last = sql3.execute(
+            "select min(end_interval_time), max(end_interval_time) from dba_hist_snapshot where dbid = ?",
+            (dbid_of(db),),
+        ).fetchone()
         zone = tz[dbid_of(db)]
         first, last = (datetime.fromisoformat(t).replace(tzinfo=zone) for t in (first, last))
         if side == "before":
-            q, named = {"from": (first - timedelta(days=3)).isoformat(), "to": (first - timedelta(days=1)).isoformat()}, "to"
+            q, named = (
+                {"from": (first - timedelta(days=3)).isoformat(), "to": (first - timedelta(days=1)).isoformat()},
+                "to",
+            )
         else:
-            q, named = {"from": (last + timedelta(hours=1)).isoformat(), "to": (last + timedelta(days=1)).isoformat()}, "from"
+            q, named = (
+                {"from": (last + timedelta(hours=1)).isoformat(), "to": (last + timedelta(days=1)).isoformat()},
+                "from",
+            )
         for path, extra in (("/series", {"name": AAS}), ("/load-profile", {}), ("/top-sql", {}), ("/wait-classes", {})):
             err = assert_error(api.get(url(db, path), query_string={**q, **extra}), 400, named)
             assert first.isoformat() in err["message"] and last.isoformat() in err["message"], err["message"]

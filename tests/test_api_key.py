@@ -1,4 +1,5 @@
 """The API key (AWRLENS_API_KEY_SECRET): X-API-Key on /api/v1, CORS on the refusals, the secret read once."""
+
 import json
 
 import pytest
@@ -15,8 +16,11 @@ ORIGIN = "https://awrlens.example.com"
 
 
 def make_app(demo_store, source, **settings):
-    return create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(demo_store[0])}},
-                                        api_key_secret=source, cors_origins=ORIGIN, **settings))
+    return create_app(
+        Settings.from_env(
+            {}, targets={"demo": {"sqlite": str(demo_store[0])}}, api_key_secret=source, cors_origins=ORIGIN, **settings
+        )
+    )
 
 
 @pytest.fixture()
@@ -31,8 +35,10 @@ def test_the_setting_is_an_awrlens_variable():
     assert Settings.from_env({}).api_key_secret is None
 
 
-@pytest.mark.parametrize("headers", [{}, {"X-API-Key": "wrong"}, {"X-API-Key": KEY[:-1]}, {"X-API-Key": KEY + " "},
-                                     {"Authorization": f"Bearer {KEY}"}])
+@pytest.mark.parametrize(
+    "headers",
+    [{}, {"X-API-Key": "wrong"}, {"X-API-Key": KEY[:-1]}, {"X-API-Key": KEY + " "}, {"Authorization": f"Bearer {KEY}"}],
+)
 def test_missing_or_wrong_key_is_401_with_cors(client, headers):
     resp = client.get("/api/v1/dbs", headers={"Origin": ORIGIN, **headers})
     err = assert_error(resp, 401)
@@ -53,8 +59,14 @@ def test_a_key_in_the_url_does_not_count(client):
 
 
 def test_preflight_needs_no_key_and_allows_the_header(client):
-    resp = client.options("/api/v1/dbs", headers={"Origin": ORIGIN, "Access-Control-Request-Method": "GET",
-                                                  "Access-Control-Request-Headers": "X-API-Key"})
+    resp = client.options(
+        "/api/v1/dbs",
+        headers={
+            "Origin": ORIGIN,
+            "Access-Control-Request-Method": "GET",
+            "Access-Control-Request-Headers": "X-API-Key",
+        },
+    )
     assert resp.status_code == 200
     assert resp.headers["Access-Control-Allow-Origin"] == ORIGIN
     assert "x-api-key" in resp.headers["Access-Control-Allow-Headers"].lower()
@@ -100,8 +112,11 @@ def test_no_key_configured_means_open(demo_store):
 
 def test_env_variable_not_set_is_503(demo_store, monkeypatch):
     monkeypatch.delenv("AWRLENS_TEST_KEY", raising=False)
-    resp = make_app(demo_store, "env:AWRLENS_TEST_KEY").test_client().get(
-        "/api/v1/dbs", headers={"X-API-Key": "x", "Origin": ORIGIN})
+    resp = (
+        make_app(demo_store, "env:AWRLENS_TEST_KEY")
+        .test_client()
+        .get("/api/v1/dbs", headers={"X-API-Key": "x", "Origin": ORIGIN})
+    )
     err = assert_error(resp, 503)
     assert err["code"] == "api_key_unavailable" and "AWRLENS_TEST_KEY" in err["message"]
     assert resp.headers["Access-Control-Allow-Origin"] == ORIGIN
@@ -109,10 +124,13 @@ def test_env_variable_not_set_is_503(demo_store, monkeypatch):
 
 # -- Secrets Manager (moto) ----------------------------------------------------------------------------------------
 
+
 def test_key_from_a_json_secret_shared_with_the_password_read_once(demo_store, aws_calls):
     import boto3
+
     arn = boto3.client("secretsmanager").create_secret(
-        Name="awrlens/prod", SecretString=json.dumps({"password": "db-pass", "api_key": KEY}))["ARN"]
+        Name="awrlens/prod", SecretString=json.dumps({"password": "db-pass", "api_key": KEY})
+    )["ARN"]
     aws_calls.clear()
     c = make_app(demo_store, arn).test_client()
     assert aws_calls == set(), "nothing is read before the first request"
@@ -124,6 +142,7 @@ def test_key_from_a_json_secret_shared_with_the_password_read_once(demo_store, a
 
 def test_plain_secret_by_name(demo_store, aws):
     import boto3
+
     boto3.client("secretsmanager").create_secret(Name="awrlens/key", SecretString=KEY)
     c = make_app(demo_store, "awrlens/key").test_client()
     assert c.get("/api/v1/dbs", headers={"X-API-Key": KEY}).status_code == 200
@@ -131,6 +150,7 @@ def test_plain_secret_by_name(demo_store, aws):
 
 def test_a_rotated_key_is_picked_up(demo_store, aws, monkeypatch):
     import boto3
+
     sm = boto3.client("secretsmanager")
     sm.create_secret(Name="awrlens/key", SecretString="old-key")
     c = make_app(demo_store, "awrlens/key").test_client()
@@ -145,6 +165,7 @@ def test_a_rotated_key_is_picked_up(demo_store, aws, monkeypatch):
 @pytest.mark.parametrize("secret", [None, json.dumps({"password": "only"}), json.dumps({"api_key": ""})])
 def test_missing_or_empty_secret_is_503(demo_store, aws, secret):
     import boto3
+
     if secret is not None:
         boto3.client("secretsmanager").create_secret(Name="awrlens/key", SecretString=secret)
     resp = make_app(demo_store, "awrlens/key").test_client().get("/api/v1/dbs", headers={"X-API-Key": "x"})
@@ -170,15 +191,28 @@ def test_every_keyed_get_refuses_without_the_key_as_json_csv_and_with_its_sql(cl
     wrong one) and answers with it; the document's list of operations drives the test, so a new route is covered."""
     lo = stories["plan_regression"]["begin_snap"]
     stored = stored_awr_reports(sql3, dbs["rac"])  # the demo keeps Oracle's AWR reports of a few ranges (§27)
-    fill = {"db": dbs["rac"], "sql_id": stories["plan_regression"]["sql_id"],
-            "report_id": monitor_report_id(sql3, dbs["rac"]), "obj": HOSTILE_OBJ}
-    needs = {"/api/v1/dbs/{db}/series": {"name": "derived:aas"},
-             "/api/v1/dbs/{db}/event-histogram": {"event": "log file sync"},
-             "/api/v1/dbs/{db}/compare": {"a_begin_snap": lo, "a_end_snap": lo + 4, "b_begin_snap": lo + 4,
-                                          "b_end_snap": lo + 8},
-             "/api/v1/dbs/{db}/awr-report": stored["global"], "/api/v1/dbs/{db}/awr-report/compare": stored["global_diff"],
-             "/api/v1/dbs/{db}/sql/{sql_id}/plans/diff": {"a": stories["plan_regression"]["good_plan"],
-                                                          "b": stories["plan_regression"]["bad_plan"]}}
+    fill = {
+        "db": dbs["rac"],
+        "sql_id": stories["plan_regression"]["sql_id"],
+        "report_id": monitor_report_id(sql3, dbs["rac"]),
+        "obj": HOSTILE_OBJ,
+    }
+    needs = {
+        "/api/v1/dbs/{db}/series": {"name": "derived:aas"},
+        "/api/v1/dbs/{db}/event-histogram": {"event": "log file sync"},
+        "/api/v1/dbs/{db}/compare": {
+            "a_begin_snap": lo,
+            "a_end_snap": lo + 4,
+            "b_begin_snap": lo + 4,
+            "b_end_snap": lo + 8,
+        },
+        "/api/v1/dbs/{db}/awr-report": stored["global"],
+        "/api/v1/dbs/{db}/awr-report/compare": stored["global_diff"],
+        "/api/v1/dbs/{db}/sql/{sql_id}/plans/diff": {
+            "a": stories["plan_regression"]["good_plan"],
+            "b": stories["plan_regression"]["bad_plan"],
+        },
+    }
     checked = 0
     for path, op in _gets(client):
         if {} in op["security"]:
@@ -211,17 +245,22 @@ def test_without_the_key_only_public_runs_open_in_every_form(client):
             assert client.get(f"/api/v1/benchmarks/{slug}", query_string=variant).status_code == 200
         for slug in private:
             assert_error(client.get(f"/api/v1/benchmarks/{slug}", query_string=variant), 404, "slug")
-            assert_error(client.get("/api/v1/benchmarks/compare",
-                                    query_string={"runs": [public[0], slug], **variant}), 404, "runs")
+            assert_error(
+                client.get("/api/v1/benchmarks/compare", query_string={"runs": [public[0], slug], **variant}),
+                404,
+                "runs",
+            )
             assert client.get(f"/api/v1/benchmarks/{slug}", query_string=variant, headers=keyed).status_code == 200
 
 
 # -- the key's own rules (app/api/auth.py's docstring) --------------------------------------------------------------
 
+
 def test_the_secret_is_read_within_the_connect_timeout(demo_store, aws, monkeypatch):
     """AWRLENS_CONNECT_TIMEOUT bounds every Secrets Manager read of the key, the first and a re-read after a wrong
     key: a stalled endpoint must not hold a request for botocore's default minute."""
     import boto3
+
     boto3.client("secretsmanager").create_secret(Name="awrlens/key", SecretString=KEY)
     real, seen = boto3.client, []
 
@@ -247,6 +286,7 @@ def test_an_unreadable_secret_is_named_in_the_503(demo_store, aws):
 
 def test_a_secret_that_cannot_be_read_again_keeps_the_key_and_says_why(demo_store, aws, monkeypatch, caplog):
     import boto3
+
     sm = boto3.client("secretsmanager")
     sm.create_secret(Name="awrlens/key", SecretString=KEY)
     c = make_app(demo_store, "awrlens/key").test_client()
@@ -277,7 +317,7 @@ def counting_key(monkeypatch, value=KEY):
 
 
 def test_a_wrong_key_reads_the_secret_again_once_a_minute_has_passed(monkeypatch):
-    """"at most once a minute": not 59.9 s after the last read, but at 60 s (and after)."""
+    """ "at most once a minute": not 59.9 s after the last read, but at 60 s (and after)."""
     key, clock, reads = counting_key(monkeypatch)
     assert key.matches(KEY) and reads == [1000.0]
     clock.now = 1059.9

@@ -4,6 +4,7 @@ accepted.
 Through the Flask test client on the demo store; expectations come from the demo's stories and straight from its
 SQLite file, never from the code under test (tests/contract.py, the fixtures in conftest.py).
 """
+
 import re
 
 from conftest import assert_error
@@ -46,14 +47,21 @@ def test_openapi_document_is_valid_openapi_3(api, doc):
                 if k not in ("properties", "example"):
                     yield from types(v)
                 else:
-                    for sub in (v.values() if isinstance(v, dict) else []):
+                    for sub in v.values() if isinstance(v, dict) else []:
                         yield from types(sub)
         elif isinstance(value, list):
             for v in value:
                 yield from types(v)
 
-    assert set(types(doc["paths"])) | set(types(schemas)) <= {"object", "array", "string", "integer", "number",
-                                                               "boolean", "null"}
+    assert set(types(doc["paths"])) | set(types(schemas)) <= {
+        "object",
+        "array",
+        "string",
+        "integer",
+        "number",
+        "boolean",
+        "null",
+    }
     operation_ids = []
     for path, item in doc["paths"].items():
         assert path.startswith("/api/v1/")
@@ -98,32 +106,73 @@ def test_every_documented_query_parameter_is_accepted(api, doc, dbs, stories, wi
     """Each documented parameter, with a valid value, on its own: 200, never 'unknown parameter'."""
     rac = dbs["rac"]
     lo, hi = window
-    times = dict(sql3.execute("select snap_id, max(end_interval_time) from dba_hist_snapshot where dbid = ? "
-                              "and snap_id in (?, ?) group by snap_id", (dbid_of(rac), lo, hi)))
+    times = dict(
+        sql3.execute(
+            "select snap_id, max(end_interval_time) from dba_hist_snapshot where dbid = ? "
+            "and snap_id in (?, ?) group by snap_id",
+            (dbid_of(rac), lo, hi),
+        )
+    )
     zone = tz[dbid_of(rac)]
-    values = {"name": AAS, "q": "redo", "source": "sysstat", "instance": "1", "begin_snap": lo, "end_snap": hi,
-              "from": local_iso(times[lo], zone), "to": local_iso(times[hi], zone), "max_points": 10, "limit": 5,
-              "con_dbid": dbid_of(rac), "snap_id": hi}  # a non-CDB's one container is the database itself
+    values = {
+        "name": AAS,
+        "q": "redo",
+        "source": "sysstat",
+        "instance": "1",
+        "begin_snap": lo,
+        "end_snap": hi,
+        "from": local_iso(times[lo], zone),
+        "to": local_iso(times[hi], zone),
+        "max_points": 10,
+        "limit": 5,
+        "con_dbid": dbid_of(rac),
+        "snap_id": hi,
+    }  # a non-CDB's one container is the database itself
     values["runs"] = RUN
-    values.update({"wait_class": "CPU", "event": "CPU", "sql_id": stories["plan_regression"]["sql_id"],  # /activity
-                   "top_level_sql_id": stories["plan_regression"]["sql_id"], "sql_plan_hash_value": 1,
-                   "module": "billing", "action": "a", "program": "JDBC Thin Client", "service": 1, "user": 107,
-                   "session": "1:1802,1", "machine": "app-node1", "blocking_session": 1801, "current_obj": 1})
+    values.update(
+        {
+            "wait_class": "CPU",
+            "event": "CPU",
+            "sql_id": stories["plan_regression"]["sql_id"],  # /activity
+            "top_level_sql_id": stories["plan_regression"]["sql_id"],
+            "sql_plan_hash_value": 1,
+            "module": "billing",
+            "action": "a",
+            "program": "JDBC Thin Client",
+            "service": 1,
+            "user": 107,
+            "session": "1:1802,1",
+            "machine": "app-node1",
+            "blocking_session": 1801,
+            "current_obj": 1,
+        }
+    )
     reg = stories["plan_regression"]  # /sql/{sql_id}/plans and /plans/diff
     values.update({"plan_hash_value": reg["good_plan"], "a": reg["good_plan"], "b": reg["bad_plan"]})
-    obj = sql3.execute('select "OBJ#" from dba_hist_seg_stat where dbid = ? and snap_id > ? and snap_id <= ? '
-                       'and "OBJ#" = "DATAOBJ#" limit 1', (dbid_of(rac), lo, hi)).fetchone()[0]
+    obj = sql3.execute(
+        'select "OBJ#" from dba_hist_seg_stat where dbid = ? and snap_id > ? and snap_id <= ? '
+        'and "OBJ#" = "DATAOBJ#" limit 1',
+        (dbid_of(rac), lo, hi),
+    ).fetchone()[0]
     values["dataobj"] = obj
-    fill = {"db": rac, "sql_id": stories["plan_regression"]["sql_id"], "slug": RUN,
-            "report_id": monitor_report_id(sql3, rac), "obj": obj}
+    fill = {
+        "db": rac,
+        "sql_id": stories["plan_regression"]["sql_id"],
+        "slug": RUN,
+        "report_id": monitor_report_id(sql3, rac),
+        "obj": obj,
+    }
     by_path = {"/api/v1/dbs/{db}/event-histogram": {"event": "log file sync"}}  # a wait event, not /activity's CPU
     stored = stored_awr_reports(sql3, rac)  # the demo keeps Oracle's AWR reports of a few ranges (§27)
-    base = {"/api/v1/dbs/{db}/series": {"name": AAS}, "/api/v1/benchmarks/compare": {"runs": RUN},
-            "/api/v1/dbs/{db}/sql/{sql_id}/plans/diff": {"a": reg["good_plan"], "b": reg["bad_plan"]},
-            "/api/v1/dbs/{db}/compare": {"a_begin_snap": lo, "a_end_snap": hi, "b_begin_snap": lo, "b_end_snap": hi},
-            "/api/v1/dbs/{db}/awr-report": {k: v for k, v in stored["global"].items() if k != "instance"},
-            "/api/v1/dbs/{db}/awr-report/compare": {k: v for k, v in stored["global_diff"].items() if k != "instance"},
-            "/api/v1/dbs/{db}/event-histogram": {"event": "log file sync"}}
+    base = {
+        "/api/v1/dbs/{db}/series": {"name": AAS},
+        "/api/v1/benchmarks/compare": {"runs": RUN},
+        "/api/v1/dbs/{db}/sql/{sql_id}/plans/diff": {"a": reg["good_plan"], "b": reg["bad_plan"]},
+        "/api/v1/dbs/{db}/compare": {"a_begin_snap": lo, "a_end_snap": hi, "b_begin_snap": lo, "b_end_snap": hi},
+        "/api/v1/dbs/{db}/awr-report": {k: v for k, v in stored["global"].items() if k != "instance"},
+        "/api/v1/dbs/{db}/awr-report/compare": {k: v for k, v in stored["global_diff"].items() if k != "instance"},
+        "/api/v1/dbs/{db}/event-histogram": {"event": "log file sync"},
+    }
     checked = 0
     for path, item in doc["paths"].items():
         for p in item["get"]["parameters"]:
@@ -131,16 +180,20 @@ def test_every_documented_query_parameter_is_accepted(api, doc, dbs, stories, wi
                 continue
             schema = p["schema"].get("items", p["schema"])
             name = re.sub(r"^[ab]_", "", p["name"])
-            value = by_path.get(path, {}).get(name, values.get(name, schema.get("enum", [None])[-1] or (
-                "1" if schema["type"] == "boolean" else None)))
+            value = by_path.get(path, {}).get(
+                name, values.get(name, schema.get("enum", [None])[-1] or ("1" if schema["type"] == "boolean" else None))
+            )
             assert value is not None, f"no example value for {p['name']}"
             query = {**base.get(path, {}), p["name"]: value}
             if name in ("from", "to"):  # a period by time, not by snapshots too (that is a 400 naming both)
-                side = p["name"][:-len(name)]
+                side = p["name"][: -len(name)]
                 query = {k: v for k, v in query.items() if not (k.startswith(side) and k.endswith("_snap"))}
             r = api.get(path.format(**fill), query_string=query)
-            if r.status_code in (400, 404) and path.startswith("/api/v1/dbs/{db}/awr-report") and name in (
-                    "from", "to", "begin_snap", "end_snap", "instance"):
+            if (
+                r.status_code in (400, 404)
+                and path.startswith("/api/v1/dbs/{db}/awr-report")
+                and name in ("from", "to", "begin_snap", "end_snap", "instance")
+            ):
                 # Oracle's AWR report of a range the demo keeps no report of (404), or that mixes the window's
                 # snapshots with the stored range's (400): the parameter itself is accepted
                 assert not r.get_json()["error"]["message"].startswith("unknown parameter"), r.get_json()

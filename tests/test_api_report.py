@@ -5,6 +5,7 @@ The report's headline figures are compared with the demo store read by plain SQL
 range's two snapshots, as the AWR report takes them), never with the app's own code; its headers forbid scripts.
 Markup in database text is covered on a hostile store in test_browser_xss.py.
 """
+
 import base64
 import re
 import xml.etree.ElementTree as ET
@@ -15,8 +16,19 @@ import pytest
 from conftest import assert_error
 from contract import dbid_of, ok, url
 
-SECTIONS = ["header", "charts", "load-profile", "time-model", "top-events", "wait-classes", "top-sql", "io-functions",
-            "os-statistics", "tablespaces", "changes"]
+SECTIONS = [
+    "header",
+    "charts",
+    "load-profile",
+    "time-model",
+    "top-events",
+    "wait-classes",
+    "top-sql",
+    "io-functions",
+    "os-statistics",
+    "tablespaces",
+    "changes",
+]
 POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 
@@ -78,19 +90,29 @@ def report(api, db, **query):
 def delta(sql3, view, dbid, names, lo, hi):
     """sum over instances of value(hi) - value(lo) of the named counters: no restart in the range."""
     marks = ",".join("?" * len(names))
-    at = dict(sql3.execute(f"select snap_id, sum(value) from {view} where dbid = ? and stat_name in ({marks}) "
-                           f"and snap_id in (?, ?) group by snap_id", (dbid, *names, lo, hi)))
+    at = dict(
+        sql3.execute(
+            f"select snap_id, sum(value) from {view} where dbid = ? and stat_name in ({marks}) "
+            f"and snap_id in (?, ?) group by snap_id",
+            (dbid, *names, lo, hi),
+        )
+    )
     return at[hi] - at[lo]
 
 
 def test_the_headline_figures_are_the_stores(api, dbs, window, sql3):
     db, (lo, hi) = dbs["rac"], window
     dbid = dbid_of(db)
-    resp, rep = report(api, db, begin_snap=lo, end_snap=hi)
+    _resp, rep = report(api, db, begin_snap=lo, end_snap=hi)
     assert rep.sections == SECTIONS
     assert "changes" not in rep.rows  # no table: the window holds no restart and no missing snapshot
-    ends = dict(sql3.execute("select snap_id, max(end_interval_time) from dba_hist_snapshot where dbid = ? and "
-                             "snap_id in (?, ?) group by snap_id", (dbid, lo, hi)))
+    ends = dict(
+        sql3.execute(
+            "select snap_id, max(end_interval_time) from dba_hist_snapshot where dbid = ? and "
+            "snap_id in (?, ?) group by snap_id",
+            (dbid, lo, hi),
+        )
+    )
     elapsed = (datetime.fromisoformat(ends[hi]) - datetime.fromisoformat(ends[lo])).total_seconds()
     db_time = delta(sql3, "dba_hist_sys_time_model", dbid, ["DB time"], lo, hi) / 1e6
     name = sql3.execute("select distinct db_name from dba_hist_database_instance where dbid = ?", (dbid,)).fetchone()[0]
@@ -107,10 +129,14 @@ def test_the_headline_figures_are_the_stores(api, dbs, window, sql3):
     assert number(profile["Transactions"][1]) == pytest.approx(txns / elapsed, abs=0.006)
     assert number(profile["DB Time(s)"][1]) == pytest.approx(db_time / elapsed, abs=0.006)
     # the top event: the largest foreground time among the non-idle events and DB CPU
-    waits = dict(sql3.execute(
-        "select event_name, sum(case snap_id when ? then time_waited_micro_fg else -time_waited_micro_fg end) "
-        "from dba_hist_system_event where dbid = ? and snap_id in (?, ?) and wait_class != 'Idle' "
-        "group by event_name", (hi, dbid, lo, hi)))
+    waits = dict(
+        sql3.execute(
+            "select event_name, sum(case snap_id when ? then time_waited_micro_fg else -time_waited_micro_fg end) "
+            "from dba_hist_system_event where dbid = ? and snap_id in (?, ?) and wait_class != 'Idle' "
+            "group by event_name",
+            (hi, dbid, lo, hi),
+        )
+    )
     waits["DB CPU"] = delta(sql3, "dba_hist_sys_time_model", dbid, ["DB CPU"], lo, hi)
     top = max(waits, key=waits.get)
     first = rep.rows["top-events"][1]
@@ -118,9 +144,11 @@ def test_the_headline_figures_are_the_stores(api, dbs, window, sql3):
     assert number(first[5]) == pytest.approx(100 * waits[top] / 1e6 / db_time, abs=0.06)
     # the time model's DB time, and the top statement by elapsed time (DBA_HIST_SQLSTAT's deltas in (lo, hi])
     assert number(rep.table("time-model")["DB time"][1]) == pytest.approx(db_time, abs=0.006)
-    sql_id, ela = sql3.execute("select sql_id, sum(elapsed_time_delta) from dba_hist_sqlstat where dbid = ? and "
-                               "snap_id > ? and snap_id <= ? group by sql_id order by 2 desc limit 1",
-                               (dbid, lo, hi)).fetchone()
+    sql_id, ela = sql3.execute(
+        "select sql_id, sum(elapsed_time_delta) from dba_hist_sqlstat where dbid = ? and "
+        "snap_id > ? and snap_id <= ? group by sql_id order by 2 desc limit 1",
+        (dbid, lo, hi),
+    ).fetchone()
     by_elapsed = rep.rows["top-sql"][1]  # the first table's first row
     assert by_elapsed[0] == sql_id and number(by_elapsed[1]) == pytest.approx(ela / 1e6, abs=0.006)
     # the charts: two SVG images as data: URIs, the only images
@@ -137,12 +165,17 @@ def test_top_sql_by_each_order_is_the_top_sql_answers(api, dbs, window, sql3):
     assert len(tables) == 4
     cells = rep.rows["top-sql"]
     starts = [k for k, row in enumerate(cells) if row[0] == "SQL ID"] + [len(cells)]
-    for (order, k) in zip(("elapsed", "cpu", "gets", "reads"), starts):
-        shown = [row[0] for row in cells[k + 1:starts[starts.index(k) + 1]]]
-        assert shown == [r["sql_id"] for r in ok(api, url(db, "/top-sql"), order_by=order, limit=10, begin_snap=lo,
-                                                    end_snap=hi)["rows"]], order
-    (first,) = sql3.execute("select sql_id from dba_hist_sqlstat where dbid = ? and snap_id > ? and snap_id <= ? "
-                            "group by sql_id order by sum(disk_reads_delta) desc limit 1", (dbid_of(db), lo, hi)).fetchone()
+    for order, k in zip(("elapsed", "cpu", "gets", "reads"), starts[:-1], strict=True):
+        shown = [row[0] for row in cells[k + 1 : starts[starts.index(k) + 1]]]
+        assert shown == [
+            r["sql_id"]
+            for r in ok(api, url(db, "/top-sql"), order_by=order, limit=10, begin_snap=lo, end_snap=hi)["rows"]
+        ], order
+    (first,) = sql3.execute(
+        "select sql_id from dba_hist_sqlstat where dbid = ? and snap_id > ? and snap_id <= ? "
+        "group by sql_id order by sum(disk_reads_delta) desc limit 1",
+        (dbid_of(db), lo, hi),
+    ).fetchone()
     assert shown[0] == first
 
 
@@ -155,19 +188,31 @@ def test_the_charts_name_every_wait_class_and_instance(api, dbs, window, sql3):
     _, rep = report(api, db, begin_snap=lo, end_snap=hi)
     classes, per_instance = (ET.fromstring(base64.b64decode(i["src"].split(",", 1)[1])) for i in rep.images)
     texts = [t.text for t in classes.iter("{http://www.w3.org/2000/svg}text")]
-    stored = {c for (c,) in sql3.execute("select distinct wait_class from dba_hist_system_event where dbid = ? and "
-                                         "wait_class != 'Idle'", (dbid,))}
+    stored = {
+        c
+        for (c,) in sql3.execute(
+            "select distinct wait_class from dba_hist_system_event where dbid = ? and wait_class != 'Idle'", (dbid,)
+        )
+    }
     assert texts[0] == "Average active sessions by wait class"
     assert {"DB CPU", "CPUs"} | stored <= set(texts)
     lines = [t.text for t in per_instance.iter("{http://www.w3.org/2000/svg}text")]
     assert {"instance 1", "instance 2"} <= set(lines)
-    peak = max(v / s for v, s in sql3.execute(  # the highest AAS of an instance in an interval of the range
-        "select (b.value - a.value) / 1e6, (julianday(sb.end_interval_time) - julianday(sa.end_interval_time)) * 86400 "
-        "from dba_hist_sys_time_model a join dba_hist_sys_time_model b on b.dbid = a.dbid and b.instance_number = "
-        "a.instance_number and b.stat_name = a.stat_name and b.snap_id = a.snap_id + 1 join dba_hist_snapshot sa on "
-        "sa.dbid = a.dbid and sa.instance_number = a.instance_number and sa.snap_id = a.snap_id join dba_hist_snapshot "
-        "sb on sb.dbid = b.dbid and sb.instance_number = b.instance_number and sb.snap_id = b.snap_id "
-        "where a.dbid = ? and a.stat_name = 'DB time' and a.snap_id >= ? and b.snap_id <= ?", (dbid, lo, hi)))
+    peak = max(
+        v / s
+        for v, s in sql3.execute(  # the highest AAS of an instance in an interval of the range
+            "select (b.value - a.value) / 1e6, "
+            "(julianday(sb.end_interval_time) - julianday(sa.end_interval_time)) * 86400 "
+            "from dba_hist_sys_time_model a join dba_hist_sys_time_model b on b.dbid = a.dbid and b.instance_number = "
+            "a.instance_number and b.stat_name = a.stat_name and b.snap_id = a.snap_id + 1 "
+            "join dba_hist_snapshot sa on "
+            "sa.dbid = a.dbid and sa.instance_number = a.instance_number and sa.snap_id = a.snap_id "
+            "join dba_hist_snapshot sb on sb.dbid = b.dbid and sb.instance_number = b.instance_number "
+            "and sb.snap_id = b.snap_id "
+            "where a.dbid = ? and a.stat_name = 'DB time' and a.snap_id >= ? and b.snap_id <= ?",
+            (dbid, lo, hi),
+        )
+    )
     axis = [float(t.replace(",", "")) for t in lines[1:6]]
     assert axis[0] == 0 and peak <= axis[-1] < 2 * peak
     assert len(list(per_instance.iter("{http://www.w3.org/2000/svg}polyline"))) == 2
@@ -175,7 +220,7 @@ def test_the_charts_name_every_wait_class_and_instance(api, dbs, window, sql3):
 
 def test_headers_download_and_cache(api, dbs, window):
     db, (lo, hi) = dbs["rac"], window
-    for attempt in range(2):  # the second is served from the answer cache: the headers are kept
+    for _attempt in range(2):  # the second is served from the answer cache: the headers are kept
         resp, _ = report(api, db, begin_snap=lo, end_snap=hi, download=1)
         assert resp.mimetype == "text/html"
         assert resp.headers["Content-Security-Policy"].startswith(POLICY)
@@ -189,21 +234,28 @@ def test_headers_download_and_cache(api, dbs, window):
     assert resp.headers["Content-Disposition"].startswith("inline; ")
     # the file keeps the policy itself (a saved copy, the page's Blob URL): a meta tag before any content
     text = resp.get_data(as_text=True)
-    head = text[:text.index("<style>")]
-    assert re.search(r'<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; style-src '
-                     r'&#39;unsafe-inline&#39;; img-src data:', head)
+    head = text[: text.index("<style>")]
+    assert re.search(
+        r'<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; style-src '
+        r'&#39;unsafe-inline&#39;; img-src data:',
+        head,
+    )
     assert "<script" not in text and "http://" not in text and "https://" not in text
 
 
 def test_one_instance_and_a_restart_in_the_range(api, dbs, stories, sql3):
     db, crash = dbs["rac"], stories["restart"]
     lo, hi = crash["first_snap_after"] - 10, crash["first_snap_after"] + 10
-    restarted = [r for r in sql3.execute(
-        "select a.snap_id, b.snap_id from dba_hist_snapshot a join dba_hist_snapshot b on b.dbid = a.dbid and "
-        "b.instance_number = a.instance_number and b.snap_id = (select min(snap_id) from dba_hist_snapshot c "
-        "where c.dbid = a.dbid and c.instance_number = a.instance_number and c.snap_id > a.snap_id) "
-        "where a.dbid = ? and a.instance_number = 2 and a.startup_time != b.startup_time and b.snap_id between ? and ?",
-        (dbid_of(db), lo, hi))]
+    restarted = list(
+        sql3.execute(
+            "select a.snap_id, b.snap_id from dba_hist_snapshot a join dba_hist_snapshot b on b.dbid = a.dbid and "
+            "b.instance_number = a.instance_number and b.snap_id = (select min(snap_id) from dba_hist_snapshot c "
+            "where c.dbid = a.dbid and c.instance_number = a.instance_number and c.snap_id > a.snap_id) "
+            "where a.dbid = ? and a.instance_number = 2 and a.startup_time != b.startup_time "
+            "and b.snap_id between ? and ?",
+            (dbid_of(db), lo, hi),
+        )
+    )
     assert len(restarted) == 1
     _, rep = report(api, db, begin_snap=lo, end_snap=hi)
     changes = rep.rows["changes"][1:]
@@ -221,10 +273,17 @@ def test_a_range_without_an_interval_says_so(api, dbs, window):
     assert "the range holds one snapshot: an interval needs two." in "".join(rep.text)
 
 
-@pytest.mark.parametrize("query, parameter", [
-    ({"from": "yesterday"}, "from"), ({"instance": "each"}, "instance"), ({"instance": "7"}, "instance"),
-    ({"download": "maybe"}, "download"), ({"format": "csv"}, "format"), ({"begin_snap": "5", "end_snap": "1"},
-                                                                         "begin_snap")])
+@pytest.mark.parametrize(
+    "query, parameter",
+    [
+        ({"from": "yesterday"}, "from"),
+        ({"instance": "each"}, "instance"),
+        ({"instance": "7"}, "instance"),
+        ({"download": "maybe"}, "download"),
+        ({"format": "csv"}, "format"),
+        ({"begin_snap": "5", "end_snap": "1"}, "begin_snap"),
+    ],
+)
 def test_bad_input_is_a_400(api, dbs, query, parameter):
     assert_error(api.get(url(dbs["rac"], "/report"), query_string=query), 400, parameter)
 
@@ -232,17 +291,26 @@ def test_bad_input_is_a_400(api, dbs, query, parameter):
 def test_openapi_entries(doc):
     op = doc["paths"]["/api/v1/dbs/{db}/report"]["get"]
     assert list(op["responses"]["200"]["content"]) == ["text/html"]
-    assert {p["name"] for p in op["parameters"]} == {"db", "from", "to", "begin_snap", "end_snap", "instance",
-                                                      "download"}
+    assert {p["name"] for p in op["parameters"]} == {
+        "db",
+        "from",
+        "to",
+        "begin_snap",
+        "end_snap",
+        "instance",
+        "download",
+    }
     assert "/api/v1/dbs/{db}/range" in doc["paths"]
 
 
 def test_a_time_range_resolves_to_the_snapshots_that_end_in_it(api, dbs, sql3):
     for db in dbs.values():
         body = ok(api, url(db, "/range"), **{"from": "2026-11-17T09:00:00", "to": "2026-11-17T17:00:00"})
-        lo, hi = sql3.execute("select min(snap_id), max(snap_id) from dba_hist_snapshot where dbid = ? and "
-                              "end_interval_time between '2026-11-17 09:00:00' and '2026-11-17 17:00:00'",
-                              (dbid_of(db),)).fetchone()
+        lo, hi = sql3.execute(
+            "select min(snap_id), max(snap_id) from dba_hist_snapshot where dbid = ? and "
+            "end_interval_time between '2026-11-17 09:00:00' and '2026-11-17 17:00:00'",
+            (dbid_of(db),),
+        ).fetchone()
         assert (body["range"]["begin_snap"], body["range"]["end_snap"]) == (lo, hi)
         assert body["range"]["begin_time"].startswith("2026-11-17T09:00:00")
         assert body["range"]["end_time"].startswith("2026-11-17T17:00:00")
@@ -256,9 +324,14 @@ def test_the_changes_of_the_range_are_the_changes_layers(api, dbs, stories, sql3
     and after read from DBA_HIST_PARAMETER) and the benchmark run linked to the window."""
     fix, db = stories["async_io_fix"], dbs["single"]
     first = fix["first_snap_after"]
-    before, after = (sql3.execute("select value from dba_hist_parameter where dbid = ? and snap_id = ? and "
-                                  "parameter_name = 'filesystemio_options'", (dbid_of(db), s)).fetchone()[0]
-                     for s in (first - 1, first))
+    before, after = (
+        sql3.execute(
+            "select value from dba_hist_parameter where dbid = ? and snap_id = ? and "
+            "parameter_name = 'filesystemio_options'",
+            (dbid_of(db), s),
+        ).fetchone()[0]
+        for s in (first - 1, first)
+    )
     assert before != after
     _, rep = report(api, db, begin_snap=first - 6, end_snap=first + 6)
     changes = rep.rows["changes"][1:]

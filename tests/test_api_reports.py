@@ -4,6 +4,7 @@ database's offset on every timestamp of every answer.
 Through the Flask test client on the demo store; expectations come from the demo's stories and straight from its
 SQLite file, never from the code under test (tests/contract.py, the fixtures in conftest.py).
 """
+
 import itertools
 from datetime import datetime, timedelta
 from math import fsum
@@ -19,8 +20,12 @@ def test_wait_classes_have_db_cpu_every_non_idle_class_and_the_cpu_count(api, db
     cpus = {d["dbid"]: d["cpus"] * len(d["instances"]) for d in stories["databases"]}
     for db in dbs.values():
         dbid = dbid_of(db)
-        classes = {c for (c,) in sql3.execute("select distinct wait_class from dba_hist_system_event "
-                                              "where dbid = ? and wait_class != 'Idle'", (dbid,))}
+        classes = {
+            c
+            for (c,) in sql3.execute(
+                "select distinct wait_class from dba_hist_system_event where dbid = ? and wait_class != 'Idle'", (dbid,)
+            )
+        }
         body = ok(api, url(db, "/wait-classes"))
         names = [s["name"] for s in body["series"]]
         assert names[0] == "derived:db_cpu"
@@ -45,14 +50,23 @@ def test_load_profile_matches_the_awr_report_arithmetic(api, dbs, stories, sql3)
 
     def delta(*stats):
         marks = ",".join("?" * len(stats))
-        at = dict(sql3.execute(f"select snap_id, sum(value) from dba_hist_sysstat where dbid = ? and "
-                               f"stat_name in ({marks}) and snap_id in (?, ?) group by snap_id",
-                               (dbid_of(db), *stats, lo, hi)))
+        at = dict(
+            sql3.execute(
+                f"select snap_id, sum(value) from dba_hist_sysstat where dbid = ? and "
+                f"stat_name in ({marks}) and snap_id in (?, ?) group by snap_id",
+                (dbid_of(db), *stats, lo, hi),
+            )
+        )
         return at[hi] - at[lo]
 
-    t0, t1 = (datetime.fromisoformat(sql3.execute("select end_interval_time from dba_hist_snapshot where dbid = ? "
-                                                  "and snap_id = ?", (dbid_of(db), s)).fetchone()[0])
-              for s in (lo, hi))
+    t0, t1 = (
+        datetime.fromisoformat(
+            sql3.execute(
+                "select end_interval_time from dba_hist_snapshot where dbid = ? and snap_id = ?", (dbid_of(db), s)
+            ).fetchone()[0]
+        )
+        for s in (lo, hi)
+    )
     elapsed = (t1 - t0).total_seconds()
     assert body["elapsed_seconds"] == round(elapsed)
     txns = delta("user commits", "user rollbacks")
@@ -80,23 +94,29 @@ def test_rac_load_profile_with_an_instance_down_agrees_with_itself_and_the_serie
     body = ok(api, url(db, "/load-profile"), begin_snap=lo, end_snap=hi)
     snaps = {}
     for inst, snap, startup, end in sql3.execute(
-            "select instance_number, snap_id, startup_time, end_interval_time from dba_hist_snapshot where dbid = ? "
-            "and snap_id between ? and ? order by instance_number, snap_id", (dbid_of(db), lo, hi)):
+        "select instance_number, snap_id, startup_time, end_interval_time from dba_hist_snapshot where dbid = ? "
+        "and snap_id between ? and ? order by instance_number, snap_id",
+        (dbid_of(db), lo, hi),
+    ):
         snaps.setdefault(inst, []).append((snap, startup, datetime.fromisoformat(end)))
     assert len(snaps[2]) < len(snaps[1]) == hi - lo + 1  # instance 2 was down for part of the range
 
     def total(*stats):
         out, covered = 0.0, {}
         for inst, rows in snaps.items():
-            values = dict(sql3.execute(
-                f"select snap_id, sum(value) from dba_hist_sysstat where dbid = ? and instance_number = ? and "
-                f"stat_name in ({','.join('?' * len(stats))}) and snap_id between ? and ? group by snap_id",
-                (dbid_of(db), inst, *stats, lo, hi)))
+            values = dict(
+                sql3.execute(
+                    f"select snap_id, sum(value) from dba_hist_sysstat where dbid = ? and instance_number = ? and "
+                    f"stat_name in ({','.join('?' * len(stats))}) and snap_id between ? and ? group by snap_id",
+                    (dbid_of(db), inst, *stats, lo, hi),
+                )
+            )
             for (s0, up0, t0), (s1, up1, t1) in itertools.pairwise(rows):
                 if up0 == up1 and values[s1] >= values[s0]:
                     out += values[s1] - values[s0]
                     covered[inst] = covered.get(inst, 0) + (t1 - t0).total_seconds()
         return out, covered
+
     txns, covered = total("user commits", "user rollbacks")
     elapsed = (snaps[1][-1][2] - snaps[1][0][2]).total_seconds()
     assert body["elapsed_seconds"] == round(elapsed) == round(max(covered.values()))
@@ -111,7 +131,9 @@ def test_rac_load_profile_with_an_instance_down_agrees_with_itself_and_the_serie
     # the series of the same range, averaged over its intervals' seconds, is the same rate
     (tps,) = ok(api, url(db, "/series"), name="derived:tps", begin_snap=lo, end_snap=hi, max_points=0)["series"]
     times = [datetime.fromisoformat(t) for t, _ in tps["points"]]
-    seconds = [(b - a).total_seconds() for a, b in itertools.pairwise([snaps[1][0][2].replace(tzinfo=times[0].tzinfo), *times])]
+    seconds = [
+        (b - a).total_seconds() for a, b in itertools.pairwise([snaps[1][0][2].replace(tzinfo=times[0].tzinfo), *times])
+    ]
     average = fsum(v * s for (_, v), s in zip(tps["points"], seconds, strict=True)) / fsum(seconds)
     assert average == pytest.approx(rows["Transactions"]["per_second"], rel=1e-3)
 
@@ -127,11 +149,18 @@ def test_every_answer_of_one_range_covers_the_same_intervals(api, dbs, stories, 
     (docs/awr-rules.md §12; issue 12: the series used to start one interval earlier)."""
     db = dbs["rac"]
     lo, hi = _crash_range(stories)
-    ends = dict(sql3.execute("select snap_id, min(end_interval_time) from dba_hist_snapshot where dbid = ? and "
-                             "snap_id in (?, ?) group by snap_id", (dbid_of(db), lo, hi)))
+    ends = dict(
+        sql3.execute(
+            "select snap_id, min(end_interval_time) from dba_hist_snapshot where dbid = ? and "
+            "snap_id in (?, ?) group by snap_id",
+            (dbid_of(db), lo, hi),
+        )
+    )
     zone = tz[dbid_of(db)]
-    by_time = {"from": datetime.fromisoformat(ends[lo]).replace(tzinfo=zone).isoformat(),
-               "to": datetime.fromisoformat(ends[hi]).replace(tzinfo=zone).isoformat()}
+    by_time = {
+        "from": datetime.fromisoformat(ends[lo]).replace(tzinfo=zone).isoformat(),
+        "to": datetime.fromisoformat(ends[hi]).replace(tzinfo=zone).isoformat(),
+    }
     for q in ({"begin_snap": lo, "end_snap": hi}, by_time):
         lp = ok(api, url(db, "/load-profile"), **q)
         assert (lp["range"]["begin_snap"], lp["range"]["end_snap"]) == (lo, hi)
@@ -148,7 +177,8 @@ def test_every_answer_of_one_range_covers_the_same_intervals(api, dbs, stories, 
             # each point is rounded to 4 decimals: at most half of 0.0001 session over its seconds
             assert fsum(sec * v for sec, v in points) == pytest.approx(
                 fsum(e["time_s"] for e in events if e["wait_class"] == label),
-                abs=0.00005 * fsum(sec for sec, _ in points) + 1e-6), s["name"]
+                abs=0.00005 * fsum(sec for sec, _ in points) + 1e-6,
+            ), s["name"]
         # one statement: its detail and the top SQL of the range count the same executions
         top = ok(api, url(db, "/top-sql"), limit=1, order_by="executions", **q)["rows"][0]
         detail = ok(api, url(db, f"/sql/{top['sql_id']}"), **q)
@@ -158,8 +188,11 @@ def test_every_answer_of_one_range_covers_the_same_intervals(api, dbs, stories, 
 def _interval_seconds(sql3, dbid, lo, hi, zone):
     """{end time of a combined point: seconds of its interval}, per snapshot of instance 1, which was up throughout:
     each RACPROD point in this range is timed at instance 1's snapshot, whose interval both instances share."""
-    rows = sql3.execute("select snap_id, end_interval_time from dba_hist_snapshot where dbid = ? and instance_number = 1"
-                        " and snap_id between ? and ? order by snap_id", (dbid, lo, hi)).fetchall()
+    rows = sql3.execute(
+        "select snap_id, end_interval_time from dba_hist_snapshot where dbid = ? and instance_number = 1"
+        " and snap_id between ? and ? order by snap_id",
+        (dbid, lo, hi),
+    ).fetchall()
     ends = [datetime.fromisoformat(e).replace(tzinfo=zone) for _, e in rows]
     return {b: (b - a).total_seconds() for a, b in itertools.pairwise(ends)}
 
@@ -172,14 +205,19 @@ def test_combined_points_that_sum_one_instance_say_so(api, dbs, stories, sql3, t
     lo, hi = _crash_range(stories)
     snaps = {}
     for inst, snap, startup, end in sql3.execute(
-            "select instance_number, snap_id, startup_time, end_interval_time from dba_hist_snapshot where dbid = ? "
-            "and snap_id between ? and ? order by instance_number, snap_id", (dbid_of(db), lo, hi)):
+        "select instance_number, snap_id, startup_time, end_interval_time from dba_hist_snapshot where dbid = ? "
+        "and snap_id between ? and ? order by instance_number, snap_id",
+        (dbid_of(db), lo, hi),
+    ):
         snaps.setdefault(inst, []).append((snap, startup, end))
     # an instance has an interval ending at b when its previous snapshot in the range has the same startup time
     has = {i: {b[0] for a, b in itertools.pairwise(rows) if a[1] == b[1]} for i, rows in snaps.items()}
     zone = tz[dbid_of(db)]
-    expected = [{"time": datetime.fromisoformat(end).replace(tzinfo=zone).isoformat(), "instances": 1,
-                 "missing": [2]} for snap, _, end in snaps[1] if snap in has[1] - has[2]]
+    expected = [
+        {"time": datetime.fromisoformat(end).replace(tzinfo=zone).isoformat(), "instances": 1, "missing": [2]}
+        for snap, _, end in snaps[1]
+        if snap in has[1] - has[2]
+    ]
     assert len(expected) >= 4  # three missing snapshots and the restart
     for name in (REDO, "derived:aas", "derived:host_cpu_pct"):
         (s,) = ok(api, url(db, "/series"), name=name, begin_snap=lo, end_snap=hi, max_points=0)["series"]
@@ -204,13 +242,16 @@ def test_top_events_have_db_cpu_and_shares_of_db_time_up_to_100(api, dbs, window
                 assert r["avg_ms"] == pytest.approx(r["time_s"] * 1000 / r["waits"], rel=1e-3, abs=1e-3)
         lp = {r["metric"]: r for r in ok(api, url(db, "/load-profile"), **q)["rows"]}
         assert cpu["time_s"] == pytest.approx(lp["DB CPU(s)"]["total"], rel=1e-6)
-        assert cpu["pct_db_time"] == pytest.approx(100 * lp["DB CPU(s)"]["total"] / lp["DB Time(s)"]["total"],
-                                                   rel=1e-3)
+        assert cpu["pct_db_time"] == pytest.approx(100 * lp["DB CPU(s)"]["total"] / lp["DB Time(s)"]["total"], rel=1e-3)
         assert len(ok(api, url(db, "/top-events"), limit=3, **q)["rows"]) == 3
     # one event straight from the file: foreground time waited over (lo, hi], both instances
-    micro = dict(sql3.execute("select snap_id, sum(time_waited_micro_fg) from dba_hist_system_event where dbid = ? "
-                              "and event_name = 'log file sync' and snap_id in (?, ?) group by snap_id",
-                              (dbid_of(dbs["rac"]), lo, hi)))
+    micro = dict(
+        sql3.execute(
+            "select snap_id, sum(time_waited_micro_fg) from dba_hist_system_event where dbid = ? "
+            "and event_name = 'log file sync' and snap_id in (?, ?) group by snap_id",
+            (dbid_of(dbs["rac"]), lo, hi),
+        )
+    )
     rows = ok(api, url(dbs["rac"], "/top-events"), limit=100, begin_snap=lo, end_snap=hi)["rows"]
     sync = next(r for r in rows if r["event"] == "log file sync")
     assert sync["time_s"] == pytest.approx((micro[hi] - micro[lo]) / 1e6, rel=1e-6)
@@ -219,10 +260,22 @@ def test_top_events_have_db_cpu_and_shares_of_db_time_up_to_100(api, dbs, window
 @pytest.mark.parametrize("order_by", sorted(TOP_SQL_ORDER))
 def test_top_sql_by_each_order(api, dbs, stories, sql3, order_by):
     pr = stories["plan_regression"]
-    key = {"elapsed": "elapsed_s", "cpu": "cpu_s", "gets": "buffer_gets", "reads": "disk_reads",
-           "executions": "executions", "rows": "rows_processed"}[order_by]
-    body = ok(api, url(dbs["rac"], "/top-sql"), order_by=order_by, limit=20, begin_snap=pr["begin_snap"],
-              end_snap=pr["end_snap"])
+    key = {
+        "elapsed": "elapsed_s",
+        "cpu": "cpu_s",
+        "gets": "buffer_gets",
+        "reads": "disk_reads",
+        "executions": "executions",
+        "rows": "rows_processed",
+    }[order_by]
+    body = ok(
+        api,
+        url(dbs["rac"], "/top-sql"),
+        order_by=order_by,
+        limit=20,
+        begin_snap=pr["begin_snap"],
+        end_snap=pr["end_snap"],
+    )
     rows = body["rows"]
     assert body["order_by"] == order_by and len(rows) == 20
     assert [r[key] for r in rows] == sorted((r[key] for r in rows), reverse=True)
@@ -232,9 +285,11 @@ def test_top_sql_by_each_order(api, dbs, stories, sql3, order_by):
         assert r["plan_hash_values"] and all(isinstance(p, int) for p in r["plan_hash_values"])
         assert r["sql_text"] == texts[r["sql_id"]][:400]
     top = rows[0]
-    ela, execs = sql3.execute("select sum(elapsed_time_delta), sum(executions_delta) from dba_hist_sqlstat "
-                              "where dbid = ? and sql_id = ? and snap_id > ? and snap_id <= ?",
-                              (pr["dbid"], top["sql_id"], pr["begin_snap"], pr["end_snap"])).fetchone()
+    ela, execs = sql3.execute(
+        "select sum(elapsed_time_delta), sum(executions_delta) from dba_hist_sqlstat "
+        "where dbid = ? and sql_id = ? and snap_id > ? and snap_id <= ?",
+        (pr["dbid"], top["sql_id"], pr["begin_snap"], pr["end_snap"]),
+    ).fetchone()
     assert top["elapsed_s"] == pytest.approx(ela / 1e6, rel=1e-6) and top["executions"] == execs
     if order_by == "elapsed":
         assert top["sql_id"] == pr["sql_id"]
@@ -245,14 +300,20 @@ def test_one_sql_over_time_shows_the_plan_regression(api, dbs, stories, sql3):
     pr = stories["plan_regression"]
     body = ok(api, url(dbs["rac"], f"/sql/{pr['sql_id']}"))
     assert body["sql_id"] == pr["sql_id"]
-    assert body["sql_text"] == sql3.execute("select sql_text from dba_hist_sqltext where dbid = ? and sql_id = ?",
-                                            (pr["dbid"], pr["sql_id"])).fetchone()[0]
+    assert (
+        body["sql_text"]
+        == sql3.execute(
+            "select sql_text from dba_hist_sqltext where dbid = ? and sql_id = ?", (pr["dbid"], pr["sql_id"])
+        ).fetchone()[0]
+    )
     plans = {p["plan_hash_value"]: p for p in body["plans"]}
     assert set(plans) == {pr["good_plan"], pr["bad_plan"]}
     lo, hi = body["range"]["begin_snap"], body["range"]["end_snap"]
     for plan, ela, execs in sql3.execute(
-            "select plan_hash_value, sum(elapsed_time_delta), sum(executions_delta) from dba_hist_sqlstat "
-            "where dbid = ? and sql_id = ? and snap_id > ? and snap_id <= ? group by 1", (pr["dbid"], pr["sql_id"], lo, hi)):
+        "select plan_hash_value, sum(elapsed_time_delta), sum(executions_delta) from dba_hist_sqlstat "
+        "where dbid = ? and sql_id = ? and snap_id > ? and snap_id <= ? group by 1",
+        (pr["dbid"], pr["sql_id"], lo, hi),
+    ):
         assert plans[plan]["executions"] == execs
         assert plans[plan]["elapsed_per_exec_ms"] == pytest.approx(ela / execs / 1000, rel=1e-4)
     bad, good = plans[pr["bad_plan"]], plans[pr["good_plan"]]
@@ -260,12 +321,18 @@ def test_one_sql_over_time_shows_the_plan_regression(api, dbs, stories, sql3):
     assert datetime.fromisoformat(pr["from"]) <= datetime.fromisoformat(bad["first_seen"])
     assert datetime.fromisoformat(bad["last_seen"]) <= datetime.fromisoformat(pr["to"])
     lines = {(s["metric"], s["plan_hash_value"]): s for s in body["series"]}
-    assert {m for m, _ in lines} == {"elapsed_per_exec", "cpu_per_exec", "buffer_gets_per_exec", "executions",
-                                     "elapsed"}
+    assert {m for m, _ in lines} == {
+        "elapsed_per_exec",
+        "cpu_per_exec",
+        "buffer_gets_per_exec",
+        "executions",
+        "elapsed",
+    }
     assert {p for _, p in lines} == set(plans)
     assert lines[("elapsed_per_exec", pr["bad_plan"])]["unit"] == "ms/exec"
-    assert min(v for _, v in lines[("elapsed_per_exec", pr["bad_plan"])]["points"]) > \
-        max(v for _, v in lines[("elapsed_per_exec", pr["good_plan"])]["points"])
+    assert min(v for _, v in lines[("elapsed_per_exec", pr["bad_plan"])]["points"]) > max(
+        v for _, v in lines[("elapsed_per_exec", pr["good_plan"])]["points"]
+    )
     small = ok(api, url(dbs["rac"], f"/sql/{pr['sql_id']}"), max_points=5)
     assert all(len(s["points"]) <= 5 for s in small["series"])
 
@@ -274,20 +341,28 @@ def test_tablespaces_grow(api, dbs, sql3):
     for db in dbs.values():
         body = ok(api, url(db, "/tablespaces"), max_points=10)
         rows = {r["tablespace"]: r for r in body["rows"]}
-        names = {n for (n,) in sql3.execute("select t.tsname from dba_hist_tablespace t join dba_hist_tbspc_space_usage"
-                                            " u on u.dbid = t.dbid and u.tablespace_id = t.\"TS#\" where t.dbid = ?",
-                                            (dbid_of(db),))}
+        names = {
+            n
+            for (n,) in sql3.execute(
+                "select t.tsname from dba_hist_tablespace t join dba_hist_tbspc_space_usage"
+                " u on u.dbid = t.dbid and u.tablespace_id = t.\"TS#\" where t.dbid = ?",
+                (dbid_of(db),),
+            )
+        }
         assert set(rows) == names
         assert body["columns"] == list(next(iter(rows.values())))
         assert all(r["used_mb"] <= r["size_mb"] <= r["max_mb"] for r in rows.values())
         assert any(r["growth_mb"] > 0 for r in rows.values())
-        assert {(s["tablespace"], s["metric"]) for s in body["series"]} == {(n, m) for n in names
-                                                                          for m in ("used", "size", "max")}
+        assert {(s["tablespace"], s["metric"]) for s in body["series"]} == {
+            (n, m) for n in names for m in ("used", "size", "max")
+        }
         assert all(s["unit"] == "MB" and 0 < len(s["points"]) <= 10 for s in body["series"])
         used, block = sql3.execute(
             "select u.tablespace_usedsize, t.block_size from dba_hist_tbspc_space_usage u join dba_hist_tablespace t "
             "on u.dbid = t.dbid and u.tablespace_id = t.\"TS#\" where t.dbid = ? and t.tsname = 'SYSTEM' "
-            "order by u.snap_id desc limit 1", (dbid_of(db),)).fetchone()
+            "order by u.snap_id desc limit 1",
+            (dbid_of(db),),
+        ).fetchone()
         assert rows["SYSTEM"]["used_mb"] == pytest.approx(used * block / 1048576, abs=1e-3)
 
 
@@ -300,12 +375,17 @@ def test_compare_two_ranges_with_percent_change(api, dbs, window):
     rows = body["load_profile"]["rows"]
     assert [r["metric"] for r in rows] == list(lp_a)
     for r in rows:
-        assert (r["a_per_second"], r["b_per_second"]) == (lp_a[r["metric"]]["per_second"],
-                                                          lp_b[r["metric"]]["per_second"])
-        assert (r["a_per_transaction"], r["b_per_transaction"]) == (lp_a[r["metric"]]["per_transaction"],
-                                                                    lp_b[r["metric"]]["per_transaction"])
-        assert r["change_pct"] == pytest.approx(100 * (r["b_per_second"] - r["a_per_second"]) / r["a_per_second"],
-                                                rel=1e-3, abs=1e-3)
+        assert (r["a_per_second"], r["b_per_second"]) == (
+            lp_a[r["metric"]]["per_second"],
+            lp_b[r["metric"]]["per_second"],
+        )
+        assert (r["a_per_transaction"], r["b_per_transaction"]) == (
+            lp_a[r["metric"]]["per_transaction"],
+            lp_b[r["metric"]]["per_transaction"],
+        )
+        assert r["change_pct"] == pytest.approx(
+            100 * (r["b_per_second"] - r["a_per_second"]) / r["a_per_second"], rel=1e-3, abs=1e-3
+        )
     assert any(r["change_pct"] > 0 for r in rows) and any(r["change_pct"] < 0 for r in rows)
     ev_a = {r["event"]: r for r in ok(api, url(db, "/top-events"), limit=15, **a)["rows"]}
     events = {r["event"]: r for r in body["top_events"]["rows"]}
@@ -314,8 +394,9 @@ def test_compare_two_ranges_with_percent_change(api, dbs, window):
         if name in ev_a:
             assert r["a_time_s"] == ev_a[name]["time_s"] and r["a_avg_ms"] == ev_a[name]["avg_ms"]
         if r["a_time_s"] and r["b_time_s"] is not None:
-            assert r["change_pct"] == pytest.approx(100 * (r["b_time_s"] - r["a_time_s"]) / r["a_time_s"],
-                                                    rel=1e-3, abs=1e-3)
+            assert r["change_pct"] == pytest.approx(
+                100 * (r["b_time_s"] - r["a_time_s"]) / r["a_time_s"], rel=1e-3, abs=1e-3
+            )
     assert body["load_profile"]["columns"] == list(rows[0])
 
 
@@ -323,8 +404,12 @@ def test_compare_finds_the_async_io_fix(api, dbs, stories):
     """Around the restart that turned on async I/O: more transactions, shorter commits."""
     restart = datetime.fromisoformat(stories["async_io_fix"]["startup_time"])
     day = timedelta(days=1)
-    q = {"a_from": (restart - 2 * day).isoformat(), "a_to": (restart - day).isoformat(),
-         "b_from": (restart + day).isoformat(), "b_to": (restart + 2 * day).isoformat()}
+    q = {
+        "a_from": (restart - 2 * day).isoformat(),
+        "a_to": (restart - day).isoformat(),
+        "b_from": (restart + day).isoformat(),
+        "b_to": (restart + 2 * day).isoformat(),
+    }
     body = ok(api, url(dbs["single"], "/compare"), **q)
     tps = next(r for r in body["load_profile"]["rows"] if r["metric"] == "Transactions")
     assert tps["change_pct"] > 10
@@ -338,14 +423,31 @@ def test_every_timestamp_has_the_database_offset(api, dbs, stories, tz, summary)
         newest = datetime.fromisoformat(summary[db]["snapshots"]["to"])
         offset = datetime(2026, 1, 1, tzinfo=tz[dbid_of(db)]).isoformat()[-6:]
         sql_id = pr["sql_id"] if key == "rac" else ok(api, url(db, "/top-sql"), limit=1)["rows"][0]["sql_id"]
-        answers = [ok(api, url(db)), ok(api, url(db, "/snapshots")),
-                   ok(api, url(db, "/series"), name=[REDO, "sysmetric_history:Host CPU Utilization (%)"],
-                      instance="each", **{"from": pr["from"], "to": pr["to"]}),
-                   ok(api, url(db, "/wait-classes")), ok(api, url(db, "/load-profile")),
-                   ok(api, url(db, "/top-events")), ok(api, url(db, "/top-sql")),
-                   ok(api, url(db, f"/sql/{sql_id}")), ok(api, url(db, "/tablespaces"), max_points=20),
-                   ok(api, url(db, "/compare"), a_from=(newest - timedelta(days=3)).isoformat(),
-                      a_to=(newest - timedelta(days=2)).isoformat(), b_from=pr["from"], b_to=pr["to"])]
+        answers = [
+            ok(api, url(db)),
+            ok(api, url(db, "/snapshots")),
+            ok(
+                api,
+                url(db, "/series"),
+                name=[REDO, "sysmetric_history:Host CPU Utilization (%)"],
+                instance="each",
+                **{"from": pr["from"], "to": pr["to"]},
+            ),
+            ok(api, url(db, "/wait-classes")),
+            ok(api, url(db, "/load-profile")),
+            ok(api, url(db, "/top-events")),
+            ok(api, url(db, "/top-sql")),
+            ok(api, url(db, f"/sql/{sql_id}")),
+            ok(api, url(db, "/tablespaces"), max_points=20),
+            ok(
+                api,
+                url(db, "/compare"),
+                a_from=(newest - timedelta(days=3)).isoformat(),
+                a_to=(newest - timedelta(days=2)).isoformat(),
+                b_from=pr["from"],
+                b_to=pr["to"],
+            ),
+        ]
         seen = 0
         for body in answers:
             for t in timestamps(body):
@@ -364,6 +466,7 @@ def test_wait_classes_from_the_stores_class_totals_equal_the_view_summed(api, db
     from app import create_app
     from app.settings import Settings
     from app.store.schema import CLASS_TOTALS
+
     bare = tmp_path / "bare.sqlite"
     shutil.copy(demo_store[0], bare)
     with sqlite3.connect(bare) as con:

@@ -1,4 +1,5 @@
 """The rules end to end: a hand-made two-instance store, the real API, hand-computed answers."""
+
 import itertools
 import json
 import sqlite3
@@ -16,12 +17,10 @@ T0 = "2026-03-01 00:00:00"
 T_RESTART = "2026-03-01 01:10:00"
 # snap_id -> minutes after midnight. Instance 2 restarts between snap 3 and 4 (snapshot 4 comes late:
 # it is missing for one interval); snap 5 of instance 1 is a manual snapshot 3 minutes after snap 4.
-SNAPS = {1: [(1, 0), (2, 30), (3, 60), (4, 90), (5, 93), (6, 120)],
-         2: [(1, 0), (2, 30), (3, 60), (6, 120)]}
+SNAPS = {1: [(1, 0), (2, 30), (3, 60), (4, 90), (5, 93), (6, 120)], 2: [(1, 0), (2, 30), (3, 60), (6, 120)]}
 STARTUP = {1: {s: T0 for s, _ in SNAPS[1]}, 2: {1: T0, 2: T0, 3: T0, 6: T_RESTART}}
 # cumulative values per instance and snap_id
-REDO = {1: {1: 0, 2: 1800, 3: 3600, 4: 5400, 5: 9000, 6: 9000},
-        2: {1: 0, 2: 3600, 3: 7200, 6: 99999}}
+REDO = {1: {1: 0, 2: 1800, 3: 3600, 4: 5400, 5: 9000, 6: 9000}, 2: {1: 0, 2: 3600, 3: 7200, 6: 99999}}
 COMMITS = {1: {1: 0, 2: 10, 3: 20, 4: 30, 5: 30, 6: 50}, 2: {1: 0, 2: 30, 3: 60, 6: 400}}
 BUSY = {1: {1: 0, 2: 300, 3: 600, 4: 900, 5: 930, 6: 1200}, 2: {1: 0, 2: 900, 3: 1800, 6: 100}}
 IDLE = {1: {1: 0, 2: 700, 3: 1400, 4: 2100, 5: 2170, 6: 2800}, 2: {1: 0, 2: 1100, 3: 2200, 6: 100}}
@@ -38,24 +37,42 @@ def tiny(tmp_path_factory):
     views().metadata.create_all(create_engine(f"sqlite:///{path}"))
     con = sqlite3.connect(path)
     for inst in (1, 2):
-        con.execute("insert into dba_hist_database_instance (dbid, instance_number, startup_time, parallel,"
-                    " db_name, instance_name, host_name, version) values (?,?,?,?,?,?,?,?)",
-                    (DBID, inst, T0, "YES", "TINY", f"TINY{inst}", f"node{inst}", "19.0.0.0.0"))
+        con.execute(
+            "insert into dba_hist_database_instance (dbid, instance_number, startup_time, parallel,"
+            " db_name, instance_name, host_name, version) values (?,?,?,?,?,?,?,?)",
+            (DBID, inst, T0, "YES", "TINY", f"TINY{inst}", f"node{inst}", "19.0.0.0.0"),
+        )
         prev = None
         for snap_id, minutes in SNAPS[inst]:
-            con.execute("insert into dba_hist_snapshot (snap_id, dbid, instance_number, startup_time, "
-                        "begin_interval_time, end_interval_time, snap_flag, snap_timezone) values (?,?,?,?,?,?,?,?)",
-                        (snap_id, DBID, inst, STARTUP[inst][snap_id], prev or _time(minutes), _time(minutes),
-                         1 if (inst, snap_id) == (1, 5) else 0, 0))
+            con.execute(
+                "insert into dba_hist_snapshot (snap_id, dbid, instance_number, startup_time, "
+                "begin_interval_time, end_interval_time, snap_flag, snap_timezone) values (?,?,?,?,?,?,?,?)",
+                (
+                    snap_id,
+                    DBID,
+                    inst,
+                    STARTUP[inst][snap_id],
+                    prev or _time(minutes),
+                    _time(minutes),
+                    1 if (inst, snap_id) == (1, 5) else 0,
+                    0,
+                ),
+            )
             prev = _time(minutes)
-            for view, stat_id, name, table in (("sysstat", 1, "redo size", REDO), ("sysstat", 2, "user commits", COMMITS),
-                                               ("sysstat", 3, "user rollbacks", None),
-                                               ("sysstat", 4, "logons current", LOGONS),
-                                               ("osstat", 1, "BUSY_TIME", BUSY), ("osstat", 0, "IDLE_TIME", IDLE)):
+            for view, stat_id, name, table in (
+                ("sysstat", 1, "redo size", REDO),
+                ("sysstat", 2, "user commits", COMMITS),
+                ("sysstat", 3, "user rollbacks", None),
+                ("sysstat", 4, "logons current", LOGONS),
+                ("osstat", 1, "BUSY_TIME", BUSY),
+                ("osstat", 0, "IDLE_TIME", IDLE),
+            ):
                 value = table[inst][snap_id] if table else 0
-                con.execute(f"insert into dba_hist_{view} (snap_id, dbid, instance_number, stat_id, stat_name, "
-                            "value) values (?,?,?,?,?,?)",
-                            (snap_id, DBID, inst, stat_id, name, value))
+                con.execute(
+                    f"insert into dba_hist_{view} (snap_id, dbid, instance_number, stat_id, stat_name, "
+                    "value) values (?,?,?,?,?,?)",
+                    (snap_id, DBID, inst, stat_id, name, value),
+                )
     con.commit()
     con.close()
     app = create_app(Settings.from_env({}, targets={"t": {"sqlite": str(path)}}, min_interval=300))
@@ -63,8 +80,10 @@ def tiny(tmp_path_factory):
 
 
 def _series(client, name, **params):
-    r = client.get(f"/api/v1/dbs/t.{DBID}/series", query_string={"name": name, "begin_snap": 1, "end_snap": 6,
-                                                                "max_points": 0, **params})
+    r = client.get(
+        f"/api/v1/dbs/t.{DBID}/series",
+        query_string={"name": name, "begin_snap": 1, "end_snap": 6, "max_points": 0, **params},
+    )
     assert r.status_code == 200, r.get_json()
     return r.get_json()
 
@@ -91,8 +110,13 @@ def test_awrlens_min_interval_reaches_the_rules(tiny, tmp_path):
     short = create_app(Settings.from_env(env)).test_client()
     body = _series(short, "sysstat:redo size", instance="each")
     by_inst = {s["instance"]: [v for _, v in s["points"]] for s in body["series"]}
-    assert by_inst[1] == [1.0, 1.0, 1.0, pytest.approx((REDO[1][5] - REDO[1][4]) / 180),
-                          pytest.approx((REDO[1][6] - REDO[1][5]) / 1620)]
+    assert by_inst[1] == [
+        1.0,
+        1.0,
+        1.0,
+        pytest.approx((REDO[1][5] - REDO[1][4]) / 180),
+        pytest.approx((REDO[1][6] - REDO[1][5]) / 1620),
+    ]
     assert body["markers"]["merged_snapshots"] == []
     assert _series(tiny, "sysstat:redo size", instance="each")["markers"]["merged_snapshots"] != []
 
@@ -176,10 +200,16 @@ def test_a_range_from_or_to_a_manual_snapshot_uses_it(tiny):
     rows = {r["metric"]: r for r in from_manual["rows"]}
     assert from_manual["elapsed_seconds"] == 1620 and rows["Transactions"]["total"] == 50 - 30
     assert rows["Redo size (bytes)"]["total"] == 0 and from_manual["reason"] is None  # a measured 0
-    assert _series(tiny, "sysstat:redo size", rate="raw", instance="1", begin_snap=4, end_snap=5)["series"][0][
-        "points"][0][1] == 3600
-    assert [v for _, v in _series(tiny, "sysstat:user commits", rate="raw", instance="1", begin_snap=5)["series"][0][
-        "points"]] == [20]
+    assert (
+        _series(tiny, "sysstat:redo size", rate="raw", instance="1", begin_snap=4, end_snap=5)["series"][0]["points"][
+            0
+        ][1]
+        == 3600
+    )
+    assert [
+        v
+        for _, v in _series(tiny, "sysstat:user commits", rate="raw", instance="1", begin_snap=5)["series"][0]["points"]
+    ] == [20]
     # the range's own ends are not merged in its answer; a manual snapshot inside it still is
     assert _series(tiny, "sysstat:redo size", begin_snap=4, end_snap=5)["markers"]["merged_snapshots"] == []
     inside = _series(tiny, "sysstat:redo size", instance="1", begin_snap=4, end_snap=6)
@@ -202,11 +232,16 @@ def test_every_answer_covers_the_intervals_begin_to_end(tiny, lo, hi, instance):
         assert sum(v for _, v in s["points"]) == rows[metric]["total"]
         # per second is rounded to 4 decimals: half of 0.0001 per second, over the elapsed seconds
         assert rows[metric]["per_second"] * lp["elapsed_seconds"] == pytest.approx(
-            rows[metric]["total"], abs=0.00005 * lp["elapsed_seconds"])
+            rows[metric]["total"], abs=0.00005 * lp["elapsed_seconds"]
+        )
+
     # by hand: the intervals (lo, hi] of each instance, without those across instance 2's restart
     def delta(inst):
         ids = [s for s, _ in SNAPS[inst] if lo <= s <= hi]
-        return sum(REDO[inst][b] - REDO[inst][a] for a, b in itertools.pairwise(ids) if STARTUP[inst][a] == STARTUP[inst][b])
+        return sum(
+            REDO[inst][b] - REDO[inst][a] for a, b in itertools.pairwise(ids) if STARTUP[inst][a] == STARTUP[inst][b]
+        )
+
     expected = sum(delta(i) for i in ((1, 2) if instance == "all" else (int(instance),)))
     assert rows.get("Redo size (bytes)", {}).get("total", 0) == expected
 
@@ -216,10 +251,15 @@ def test_a_combined_point_says_which_instances_it_sums(tiny):
     sum instance 1 alone, and say so (docs/awr-rules.md §11, issue 12)."""
     (s,) = _series(tiny, "sysstat:redo size")["series"]
     times = {round(datetime.fromisoformat(t).timestamp()): t for t, _ in s["points"]}
-    at = {snap: times[round(datetime.fromisoformat(_time(m) + "+00:00").timestamp())] for snap, m in SNAPS[1]
-          if snap in (4, 6)}
-    assert s["partial"] == [{"time": at[4], "instances": 1, "missing": [2]},
-                            {"time": at[6], "instances": 1, "missing": [2]}]
+    at = {
+        snap: times[round(datetime.fromisoformat(_time(m) + "+00:00").timestamp())]
+        for snap, m in SNAPS[1]
+        if snap in (4, 6)
+    }
+    assert s["partial"] == [
+        {"time": at[4], "instances": 1, "missing": [2]},
+        {"time": at[6], "instances": 1, "missing": [2]},
+    ]
     assert _series(tiny, "sysstat:redo size", end_snap=3)["series"][0]["partial"] == []
     assert all(x["partial"] == [] for x in _series(tiny, "sysstat:redo size", instance="each")["series"])
     (cpu,) = _series(tiny, "derived:host_cpu_pct")["series"]  # a ratio of sums is marked the same way

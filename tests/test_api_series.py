@@ -3,6 +3,7 @@
 Through the Flask test client on the demo store; expectations come from the demo's stories and straight from its
 SQLite file, never from the code under test (tests/contract.py, the fixtures in conftest.py).
 """
+
 import itertools
 from datetime import UTC, datetime, timedelta
 from math import fsum
@@ -25,7 +26,9 @@ def _counter_from_sqlite(sql3, dbid, stats, lo, hi, zone):
         f"from dba_hist_snapshot s join dba_hist_sysstat t on t.dbid = s.dbid and "
         f"t.instance_number = s.instance_number and t.snap_id = s.snap_id "
         f"where s.dbid = ? and t.stat_name in ({marks}) and s.snap_id between ? and ? "
-        f"group by 1, 2, 3, 4 order by 1, 2", (dbid, *stats, lo, hi)).fetchall()
+        f"group by 1, 2, 3, 4 order by 1, 2",
+        (dbid, *stats, lo, hi),
+    ).fetchall()
     out: dict = {}
     for a, b in itertools.pairwise(rows):
         if a[0] == b[0] and a[3] == b[3] and b[1] > lo:
@@ -48,13 +51,13 @@ def test_series_rates_match_the_sqlite_file(api, dbs, window, sql3, tz):
     each = fetch(instance="each")
     assert [s["instance"] for s in each] == [1, 2] and each[0]["unit"] == "bytes/s"
     for s in each:
-        assert points_by_time(s) == pytest.approx({t: d / sec for t, (d, sec) in redo[s["instance"]].items()},
-                                                  **approx)
+        assert points_by_time(s) == pytest.approx({t: d / sec for t, (d, sec) in redo[s["instance"]].items()}, **approx)
         assert s["points_total"] == len(s["points"]) == hi - lo
     (combined,) = fetch(instance="all")
     assert combined["instance"] == "all"
     assert points_by_time(combined) == pytest.approx(
-        {t: sum(redo[i][t][0] / redo[i][t][1] for i in redo) for t in redo[1]}, **approx)
+        {t: sum(redo[i][t][0] / redo[i][t][1] for i in redo) for t in redo[1]}, **approx
+    )
     (second,) = fetch(instance="2")
     assert second["points"] == each[1]["points"]
     (raw,) = fetch(rate="raw")
@@ -63,7 +66,8 @@ def test_series_rates_match_the_sqlite_file(api, dbs, window, sql3, tz):
     (per_txn,) = fetch(rate="per_txn")
     assert per_txn["unit"] == "bytes/txn"
     assert points_by_time(per_txn) == pytest.approx(
-        {t: sum(redo[i][t][0] for i in redo) / sum(txn[i][t][0] for i in txn) for t in redo[1]}, **approx)
+        {t: sum(redo[i][t][0] for i in redo) / sum(txn[i][t][0] for i in txn) for t in redo[1]}, **approx
+    )
     for s in fetch(rate="per_txn", instance="each"):
         i = s["instance"]
         assert points_by_time(s) == pytest.approx({t: redo[i][t][0] / txn[i][t][0] for t in redo[i]}, **approx)
@@ -78,6 +82,7 @@ def without_twin(demo_store, tmp_path_factory):
 
     from app import create_app
     from app.settings import Settings
+
     path = tmp_path_factory.mktemp("twin") / "demo.sqlite"
     shutil.copy(demo_store[0], path)
     con = sqlite3.connect(path)
@@ -92,21 +97,32 @@ def test_derived_per_second_metric_is_per_txn_times_transactions_per_second(with
     dbid = dbid_of(db)
     metric = {}
     for inst, end, name, avg in sql3.execute(
-            "select m.instance_number, s.end_interval_time, m.metric_name, m.average "
-            "from dba_hist_sysmetric_summary m join dba_hist_snapshot s on s.dbid = m.dbid and "
-            "s.instance_number = m.instance_number and s.snap_id = m.snap_id where m.dbid = ? and m.group_id = 2 "
-            "and m.metric_name in ('Response Time Per Txn', 'User Transaction Per Sec') "
-            "and m.snap_id > ? and m.snap_id <= ?", (dbid, lo, hi)):
+        "select m.instance_number, s.end_interval_time, m.metric_name, m.average "
+        "from dba_hist_sysmetric_summary m join dba_hist_snapshot s on s.dbid = m.dbid and "
+        "s.instance_number = m.instance_number and s.snap_id = m.snap_id where m.dbid = ? and m.group_id = 2 "
+        "and m.metric_name in ('Response Time Per Txn', 'User Transaction Per Sec') "
+        "and m.snap_id > ? and m.snap_id <= ?",
+        (dbid, lo, hi),
+    ):
         metric.setdefault(inst, {}).setdefault(local_iso(end, tz[dbid]), {})[name] = avg
-    body = ok(api, url(db, "/series"), name="derived:Response Time Per Sec", instance="each", begin_snap=lo,
-              end_snap=hi, max_points=0)
+    body = ok(
+        api,
+        url(db, "/series"),
+        name="derived:Response Time Per Sec",
+        instance="each",
+        begin_snap=lo,
+        end_snap=hi,
+        max_points=0,
+    )
     for s in body["series"]:
-        expected = {t: m["Response Time Per Txn"] * m["User Transaction Per Sec"]
-                    for t, m in metric[s["instance"]].items()}
+        expected = {
+            t: m["Response Time Per Txn"] * m["User Transaction Per Sec"] for t, m in metric[s["instance"]].items()
+        }
         assert points_by_time(s) == pytest.approx(expected, rel=1e-6, abs=1e-3)
         assert s["unit"] and s["kind"] == "rate"
-    (combined,) = ok(api, url(db, "/series"), name="derived:Response Time Per Sec", begin_snap=lo, end_snap=hi,
-                     max_points=0)["series"]
+    (combined,) = ok(
+        api, url(db, "/series"), name="derived:Response Time Per Sec", begin_snap=lo, end_snap=hi, max_points=0
+    )["series"]
     a, b = (points_by_time(s) for s in body["series"])
     assert points_by_time(combined) == pytest.approx({t: a[t] + b[t] for t in a}, rel=1e-6, abs=1e-3)
 
@@ -147,15 +163,24 @@ def test_a_range_longer_than_max_points_is_read_in_buckets(api, dbs):
 def test_range_by_time_equals_range_by_snapshots(api, dbs, window, sql3, tz):
     db, (lo, hi) = dbs["rac"], window
     zone = tz[dbid_of(db)]
-    t_lo, t_hi = (local_iso(sql3.execute("select max(end_interval_time) from dba_hist_snapshot where dbid = ? "
-                                         "and snap_id = ?", (dbid_of(db), s)).fetchone()[0], zone) for s in (lo, hi))
+    t_lo, t_hi = (
+        local_iso(
+            sql3.execute(
+                "select max(end_interval_time) from dba_hist_snapshot where dbid = ? and snap_id = ?", (dbid_of(db), s)
+            ).fetchone()[0],
+            zone,
+        )
+        for s in (lo, hi)
+    )
     by_snap = ok(api, url(db, "/series"), name=[REDO, AAS], begin_snap=lo, end_snap=hi)
     by_time = ok(api, url(db, "/series"), name=[REDO, AAS], **{"from": t_lo, "to": t_hi})
     assert by_time["range"] == by_snap["range"] == {"begin_snap": lo, "end_snap": hi, "from": t_lo, "to": t_hi}
     assert by_time["series"] == by_snap["series"]
     # the same instants in UTC, or without an offset (the database's time zone), give the same range
-    utc = {k: datetime.fromisoformat(v).astimezone(UTC).isoformat().replace("+00:00", "Z")
-           for k, v in (("from", t_lo), ("to", t_hi))}
+    utc = {
+        k: datetime.fromisoformat(v).astimezone(UTC).isoformat().replace("+00:00", "Z")
+        for k, v in (("from", t_lo), ("to", t_hi))
+    }
     naive = {k: v[:19] for k, v in (("from", t_lo), ("to", t_hi))}
     for q in (utc, naive):
         assert ok(api, url(db, "/series"), name=[REDO, AAS], **q)["range"] == by_snap["range"]
@@ -170,8 +195,11 @@ def test_per_minute_sysmetric_history_gives_sixty_points_an_hour(api, dbs, stori
     (combined,) = ok(api, url(db, "/series"), name=f"sysmetric_history:{name}", **q)["series"]
     (summary,) = ok(api, url(db, "/series"), name=f"sysmetric:{name}", **q)["series"]
     lo, hi = body["range"]["begin_snap"], body["range"]["end_snap"]
-    rows = sql3.execute("select instance_number, end_time, value from dba_hist_sysmetric_history where dbid = ? "
-                        "and metric_name = ? and snap_id > ? and snap_id <= ?", (dbid_of(db), name, lo, hi)).fetchall()
+    rows = sql3.execute(
+        "select instance_number, end_time, value from dba_hist_sysmetric_history where dbid = ? "
+        "and metric_name = ? and snap_id > ? and snap_id <= ?",
+        (dbid_of(db), name, lo, hi),
+    ).fetchall()
     per_minute: dict = {}
     for inst, end, value in rows:
         per_minute.setdefault(end, {})[inst] = value
@@ -197,12 +225,15 @@ def test_instance_each_and_numbers_on_the_single_instance_database(api, dbs):
     assert_error(api.get(url(db, "/series"), query_string={"name": AAS, "instance": "2"}), 400, "instance")
 
 
-@pytest.mark.parametrize("path,query", [
-    ("/series", {"name": [REDO, AAS, "sysstat:logons current"], "instance": "each"}),
-    ("/series", {"name": [REDO, AAS], "max_points": 50}),
-    ("/wait-classes", {"max_points": 0}),
-    ("/tablespaces", {}),
-])
+@pytest.mark.parametrize(
+    "path,query",
+    [
+        ("/series", {"name": [REDO, AAS, "sysstat:logons current"], "instance": "each"}),
+        ("/series", {"name": [REDO, AAS], "max_points": 50}),
+        ("/wait-classes", {"max_points": 0}),
+        ("/tablespaces", {}),
+    ],
+)
 def test_the_axes_shape_holds_the_same_points_with_each_time_list_once(api, dbs, path, query):
     """shape=axes is the pairs' answer with each distinct list of times sent once: zipping every series' values
     with its axis gives back its pairs, and no two axes are the same list (issue 16)."""
@@ -216,8 +247,9 @@ def test_the_axes_shape_holds_the_same_points_with_each_time_list_once(api, dbs,
     for p, a in zip(listed, shaped, strict=True):
         assert [list(x) for x in zip(axes["axes"][a.pop("axis")], a.pop("values"), strict=True)] == p.pop("points")
         assert a == p
-    assert {k: v for k, v in axes.items() if k not in ("series", "cpu_count", "axes")} == \
-        {k: v for k, v in pairs.items() if k not in ("series", "cpu_count")}
+    assert {k: v for k, v in axes.items() if k not in ("series", "cpu_count", "axes")} == {
+        k: v for k, v in pairs.items() if k not in ("series", "cpu_count")
+    }
     # the time lists are shared: fewer axes than series where series share their snapshots (not downsampled: LTTB
     # keeps other points of each series)
     if path != "/tablespaces" and query.get("max_points", 0) == 0:
@@ -231,5 +263,7 @@ def test_the_sql_history_in_axes_shape(api, dbs, stories):
     for p, a in zip(pairs["series"], axes["series"], strict=True):
         assert [list(x) for x in zip(axes["axes"][a["axis"]], a["values"], strict=True)] == p["points"]
     csv_text = api.get(url(dbs["rac"], f"/sql/{pr['sql_id']}"), query_string={"shape": "axes", "format": "csv"})
-    assert csv_text.get_data() == api.get(url(dbs["rac"], f"/sql/{pr['sql_id']}"),
-                                          query_string={"format": "csv"}).get_data()
+    assert (
+        csv_text.get_data()
+        == api.get(url(dbs["rac"], f"/sql/{pr['sql_id']}"), query_string={"format": "csv"}).get_data()
+    )

@@ -3,6 +3,7 @@
 Through the Flask test client on the demo store; expectations come from the demo's stories and straight from its
 SQLite file, never from the code under test (tests/contract.py, the fixtures in conftest.py).
 """
+
 from urllib.parse import quote
 
 import pytest
@@ -13,7 +14,9 @@ from contract import REDO, dbid_of, ok, url
 def _statements(body):
     assert isinstance(body["sql"], list)
     for s in body["sql"]:
-        assert set(s) == {"sql", "sql_oracle", "params", "rows", "ms"} and s["sql"].lstrip().upper().startswith("SELECT")
+        assert set(s) == {"sql", "sql_oracle", "params", "rows", "ms"} and s["sql"].lstrip().upper().startswith(
+            "SELECT"
+        )
     return body["sql"]
 
 
@@ -51,8 +54,11 @@ def test_show_sql_on_the_embedded_store_also_gives_each_statement_as_oracle_runs
 @pytest.mark.parametrize("value", ["x' OR '1'='1", "1; DROP TABLE x", "'; --", "redo' size"])
 def test_request_values_never_reach_the_sql_text(api, dbs, value):
     db = dbs["rac"]
-    for path, query in ((url(db, "/catalog"), {"q": value}), (url(db, "/top-sql"), {"limit": 3}),
-                        (url(db, "/series"), {"name": REDO})):
+    for path, query in (
+        (url(db, "/catalog"), {"q": value}),
+        (url(db, "/top-sql"), {"limit": 3}),
+        (url(db, "/series"), {"name": REDO}),
+    ):
         body = ok(api, path, show_sql="1", **query)
         assert all(value not in s["sql"] for s in _statements(body))
     assert_error(api.get(url(db, "/series"), query_string={"name": f"sysstat:{value}", "show_sql": "1"}), 404, "name")

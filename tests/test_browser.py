@@ -4,6 +4,7 @@ errors, hostile SQL text, Back and Forward, and no console errors.
 
 Without Chromium or Playwright these tests are skipped locally and fail under CI=true.
 """
+
 import csv
 import io
 import json
@@ -57,6 +58,7 @@ def hostile(demo_store, dbs):
 
 # -- every view renders with data ----------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("view", VIEWS)
 def test_every_view_renders_with_data(server, dbs, stories, demo_store, page, view):
     rac = dbs["rac"]
@@ -86,16 +88,21 @@ def test_every_view_renders_with_data(server, dbs, stories, demo_store, page, vi
     assert page.page.evaluate("document.documentElement.scrollWidth") <= 1280
     if view == "overview":
         titles = [c["title"] for c in charts]
-        assert titles[:2] == ["Average active sessions by wait class · instance 1",
-                              "Average active sessions by wait class · instance 2"]
+        assert titles[:2] == [
+            "Average active sessions by wait class · instance 1",
+            "Average active sessions by wait class · instance 2",
+        ]
         aas = charts[0]["datasets"]
         assert aas[0]["label"] == "DB CPU" and aas[-1]["label"] == "CPU count"
         assert {d["label"] for d in aas} >= {"User I/O", "Commit", "Cluster"}
         assert [d["label"] for d in charts[2]["datasets"]][:2] == ["Host CPU % · inst 1", "Host CPU % · inst 2"]
         assert _rows(page, "load-profile") == 19 and _rows(page, "top-sql") == 10
         # the restart of RACPROD instance 2 is marked on its charts, and its line breaks across the gap
-        assert page.page.evaluate("""Chart.getChart(document.querySelector('[data-chart=aas-2] canvas'))
-                                     .$awr.markers.restarts.length""") == 1
+        assert (
+            page.page.evaluate("""Chart.getChart(document.querySelector('[data-chart=aas-2] canvas'))
+                                     .$awr.markers.restarts.length""")
+            == 1
+        )
     if view == "sql":
         plans = {d["label"] for d in charts[0]["datasets"]}
         assert plans == {"plan 1718423581", "plan 3904417271"}
@@ -113,9 +120,13 @@ def _explorer_search(page):
 
     def options(text):
         box.fill(text)
-        page.page.wait_for_function("(q) => [...document.querySelectorAll('#catalog-matches li')].some("
-                                    "li => li.textContent.toLowerCase().includes(q))", arg=text.split()[-1].lower())
+        page.page.wait_for_function(
+            "(q) => [...document.querySelectorAll('#catalog-matches li')].some("
+            "li => li.textContent.toLowerCase().includes(q))",
+            arg=text.split()[-1].lower(),
+        )
         return page.page.locator("#catalog-matches [role=option] .name").all_text_contents()
+
     wanted = "system_event:log file sync:avg_ms"
     assert wanted in options("log file sync") and wanted in options("sync log")
     assert "wait_class:Commit" in options("commit class")  # a word of the description: "Wait class Commit"
@@ -124,7 +135,9 @@ def _explorer_search(page):
     assert "Did you mean" in page.page.locator("#catalog-matches .none").text_content()
     page.page.locator("#catalog-matches .suggest", has_text="log file sync").first.dispatch_event("mousedown")
     page.page.wait_for_function("document.querySelectorAll('#catalog-matches [role=option]').length > 0")
-    assert all("log file sync" in n for n in page.page.locator("#catalog-matches [role=option] .name").all_text_contents())
+    assert all(
+        "log file sync" in n for n in page.page.locator("#catalog-matches [role=option] .name").all_text_contents()
+    )
     options("redo size")
     first = page.page.locator("#catalog-matches [role=option] .name").first.text_content()
     box.press("ArrowDown")
@@ -145,6 +158,7 @@ def test_overview_screenshot(server, dbs, page):
 
 
 # -- zoom, pan ---------------------------------------------------------------------------------------------------
+
 
 def _drag(pg, selector, a, b, shift=False):
     box = pg.page.locator(f"{selector} canvas").bounding_box()
@@ -203,12 +217,13 @@ def _snapshot_times(demo_store, dbid, instance, lo_ms, hi_ms):
     """Epoch ms of an instance's snapshots whose end falls in [lo_ms, hi_ms], straight from the store."""
     con = sqlite3.connect(f"file:{demo_store[0]}?mode=ro", uri=True)
     try:
-        rows = con.execute("select end_interval_time, snap_timezone from dba_hist_snapshot where dbid = ? and "
-                           "instance_number = ?", (dbid, instance)).fetchall()
+        rows = con.execute(
+            "select end_interval_time, snap_timezone from dba_hist_snapshot where dbid = ? and instance_number = ?",
+            (dbid, instance),
+        ).fetchall()
     finally:
         con.close()
-    times = [round((datetime.fromisoformat(end).replace(tzinfo=UTC).timestamp() - tz) * 1000)
-             for end, tz in rows]
+    times = [round((datetime.fromisoformat(end).replace(tzinfo=UTC).timestamp() - tz) * 1000) for end, tz in rows]
     return sorted(t for t in times if lo_ms <= t <= hi_ms)
 
 
@@ -220,8 +235,11 @@ def test_a_window_shows_the_point_at_its_first_snapshot(server, dbs, stories, de
     dbid = int(db.split(".")[1])
     start = datetime.fromisoformat(stories["plan_regression"]["from"]).astimezone(UTC)
     lo, hi = start + timedelta(minutes=1), start + timedelta(hours=12, minutes=1)
-    page.open(_url(server, db=db, view="explorer", series="sysstat:redo size",
-                   **{"from": lo.isoformat(), "to": hi.isoformat()}))
+    page.open(
+        _url(
+            server, db=db, view="explorer", series="sysstat:redo size", **{"from": lo.isoformat(), "to": hi.isoformat()}
+        )
+    )
     (chart,) = page.charts()
     drawn = [p[0] for p in chart["datasets"][0]["points"]]
     assert drawn == _snapshot_times(demo_store, dbid, 1, chart["from"], chart["to"])
@@ -241,13 +259,23 @@ def test_points_that_sum_fewer_instances_are_marked(server, dbs, stories, client
     left out (issue 12: the combined AAS quietly halved)."""
     db = dbs["rac"]
     first = stories["restart"]["first_snap_after"]
-    body = client.get(f"/api/v1/dbs/{db}/series", query_string={"name": "derived:aas", "begin_snap": first - 12,
-                                                                "end_snap": first + 12, "max_points": 0}).get_json()
+    body = client.get(
+        f"/api/v1/dbs/{db}/series",
+        query_string={"name": "derived:aas", "begin_snap": first - 12, "end_snap": first + 12, "max_points": 0},
+    ).get_json()
     (api_series,) = body["series"]
     short = {round(datetime.fromisoformat(p["time"]).timestamp() * 1000) for p in api_series["partial"]}
     assert len(short) >= 4
-    page.open(_url(server, db=db, view="explorer", series="derived:aas", inst="all",
-                   **{"from": body["range"]["from"], "to": body["range"]["to"]}))
+    page.open(
+        _url(
+            server,
+            db=db,
+            view="explorer",
+            series="derived:aas",
+            inst="all",
+            **{"from": body["range"]["from"], "to": body["range"]["to"]},
+        )
+    )
     (chart,) = page.charts()
     (aas,) = chart["datasets"]
     marked = {int(ms) for ms in aas["partial"]} & {p[0] for p in aas["points"]}
@@ -280,18 +308,33 @@ def test_zoom_buttons_and_keyboard(server, dbs, page):
     item.focus()
     page.page.keyboard.press("Space")
     assert item.get_attribute("aria-pressed") == "false"
-    assert page.page.evaluate("Chart.getChart(document.querySelector('[data-chart=explorer] canvas')).isDatasetVisible(0)") is False
+    assert (
+        page.page.evaluate("Chart.getChart(document.querySelector('[data-chart=explorer] canvas')).isDatasetVisible(0)")
+        is False
+    )
     assert page.errors == []
 
 
 def test_empty_state(server, dbs, page):
     """Per-minute history exists for the last days only: older windows say so instead of drawing nothing."""
-    page.open(_url(server, db=dbs["single"], view="explorer", series="sysmetric_history:Session Count",
-                   **{"from": "2026-11-11T00:00", "to": "2026-11-12T00:00"}))
+    page.open(
+        _url(
+            server,
+            db=dbs["single"],
+            view="explorer",
+            series="sysmetric_history:Session Count",
+            **{"from": "2026-11-11T00:00", "to": "2026-11-12T00:00"},
+        )
+    )
     card = page.page.locator("[data-chart=explorer]")
     assert card.get_attribute("data-state") == "empty"
-    assert card.locator(".status").text_content().startswith("No per-minute detail in this window: AWR keeps the "
-                                                             "per-minute history (sysmetric history) for recent days")
+    assert (
+        card.locator(".status")
+        .text_content()
+        .startswith(
+            "No per-minute detail in this window: AWR keeps the per-minute history (sysmetric history) for recent days"
+        )
+    )
     # zoomed into a few hours that old, the overview draws the snapshot values and says why there is no detail
     page.open(_url(server, db=dbs["single"], view="overview", **{"from": "2026-11-11T10:00", "to": "2026-11-11T13:00"}))
     cpu = page.page.locator("[data-chart=host-cpu]")
@@ -315,11 +358,25 @@ def test_a_link_naming_an_objects_own_member_opens_the_default(server, dbs, page
 
 # -- the share link ---------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("view,extra", [
-    ("overview", {"inst": "each"}),
-    ("explorer", {"inst": "each", "series": ["sysstat:redo size", "system_event:log file sync:avg_ms",
-                                             "sysmetric:Host CPU Utilization (%)"], "rate": "per_txn"}),
-])
+
+@pytest.mark.parametrize(
+    "view,extra",
+    [
+        ("overview", {"inst": "each"}),
+        (
+            "explorer",
+            {
+                "inst": "each",
+                "series": [
+                    "sysstat:redo size",
+                    "system_event:log file sync:avg_ms",
+                    "sysmetric:Host CPU Utilization (%)",
+                ],
+                "rate": "per_txn",
+            },
+        ),
+    ],
+)
 def test_share_link_round_trip(server, dbs, browser, page, view, extra):
     query = urlencode({"db": dbs["rac"], "view": view, "range": "7d", **extra}, doseq=True)
     page.open(f"{server}/?{query}")
@@ -350,14 +407,18 @@ def _state_examples(dbs, stories):
     from test_browser_histseg import state_examples as histseg_state_examples
     from test_browser_plans import state_examples as plans_state_examples
     from test_browser_reports import state_examples as reports_state_examples  # Oracle reports (issues 13, 14)
+
     rac, single = dbs["rac"], dbs["single"]
     lo, sql = stories["plan_regression"]["begin_snap"], stories["plan_regression"]["sql_id"]
     day = {"from": "2026-11-16T08:00+01:00", "to": "2026-11-17T08:00+01:00"}
     return {
-        "db": ({"view": "overview", "range": "1d"}, single), "inst": ({"db": rac, "range": "1d"}, "2"),
-        "view": ({"db": single, "range": "1d"}, "tablespaces"), "run": ({"view": "run"}, "ebs-5x-gp2-burst"),
+        "db": ({"view": "overview", "range": "1d"}, single),
+        "inst": ({"db": rac, "range": "1d"}, "2"),
+        "view": ({"db": single, "range": "1d"}, "tablespaces"),
+        "run": ({"view": "run"}, "ebs-5x-gp2-burst"),
         "runs": ({"view": "runs"}, ["ebs-5x-gp2-burst", "ebs-io1-gp2-io-size-model"]),
-        "range": ({"db": single}, "1d"), "from": ({"db": single, "to": day["to"]}, day["from"]),
+        "range": ({"db": single}, "1d"),
+        "from": ({"db": single, "to": day["to"]}, day["from"]),
         "to": ({"db": single, "from": day["from"]}, day["to"]),
         "begin_snap": ({"db": rac, "end_snap": str(lo + 8)}, str(lo)),
         "end_snap": ({"db": rac, "begin_snap": str(lo)}, str(lo + 8)),
@@ -368,9 +429,18 @@ def _state_examples(dbs, stories):
         "con": ({"db": rac, "view": "sql", "range": "7d", "sql": sql}, rac.split(".")[1]),
         "order": ({"db": rac, "view": "sql", "range": "7d"}, "cpu"),
         "ts": ({"db": single, "view": "tablespaces", "range": "7d"}, "SYSAUX"),
-        **{f"{side}_{end}": ({"db": single, "view": "compare", **{f"{s}_{e}": day[e] for s in "ab" for e in day
-                                                                  if (s, e) != (side, end)}}, day[end])
-           for side in "ab" for end in ("from", "to")},
+        **{
+            f"{side}_{end}": (
+                {
+                    "db": single,
+                    "view": "compare",
+                    **{f"{s}_{e}": day[e] for s in "ab" for e in day if (s, e) != (side, end)},
+                },
+                day[end],
+            )
+            for side in "ab"
+            for end in ("from", "to")
+        },
         **activity_state_examples(dbs, stories),  # by, filter, aas: the Top activity view's (issue 13)
         **reports_state_examples(dbs, stories),  # rtype, b_begin_snap, b_end_snap: the Oracle reports view's
         **plans_state_examples(dbs, stories),  # plan, plan_b: the SQL detail's plans (issue 13)
@@ -403,8 +473,7 @@ def test_every_key_of_the_state_survives_the_link_and_back(server, dbs, stories,
 
 
 def test_time_zone_switch(server, dbs, page, browser):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, timezone_id="America/New_York",
-                              locale="en-US")
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, timezone_id="America/New_York", locale="en-US")
     try:
         pg = Page(ctx).open(_url(server, db=dbs["rac"], view="overview", range="1d"))
         in_db = pg.page.locator("#from").input_value()
@@ -476,7 +545,9 @@ def test_config_points_at_another_origin(server, dbs, page):
     api_origin = server.replace("127.0.0.1", "localhost")
     settings(page, apiBase=api_origin, apiKey="k-123")
     headers = []
-    page.page.on("request", lambda r: headers.append((r.url, r.headers.get("x-api-key"))) if "/api/v1/" in r.url else None)
+    page.page.on(
+        "request", lambda r: headers.append((r.url, r.headers.get("x-api-key"))) if "/api/v1/" in r.url else None
+    )
     page.open(_url(server, db=dbs["single"], view="overview", range="1d"))
     assert headers and all(u.startswith(api_origin + "/api/v1/") and key == "k-123" for u, key in headers)
     assert all(c["state"] == "ready" for c in page.charts())
@@ -487,12 +558,21 @@ def test_the_limits_come_from_the_page_settings(server, dbs, page):
     """The API's limits reach the page through its settings (tests/test_page.py: rendered from the server's):
     the explorer's most series, the size of each series request, the longest range the form accepts."""
     settings(page, maxSeries=2, maxRangeDays=2)
-    page.open(_url(server, db=dbs["single"], view="explorer", series=["derived:aas", "derived:tps"],
-                   **{"from": "2026-11-17T09:00+00:00", "to": "2026-11-17T12:00+00:00"}))
+    page.open(
+        _url(
+            server,
+            db=dbs["single"],
+            view="explorer",
+            series=["derived:aas", "derived:tps"],
+            **{"from": "2026-11-17T09:00+00:00", "to": "2026-11-17T12:00+00:00"},
+        )
+    )
     asked = [parse_qs(urlsplit(u).query)["name"] for u in page.requests if "/series?" in u]
     assert asked and all(len(names) == 2 for names in asked)  # two names and their per-minute twins, 2 by 2
-    assert ["derived:aas", "derived:tps"] in asked and \
-        ["sysmetric_history:Average Active Sessions", "sysmetric_history:User Transaction Per Sec"] in asked
+    assert ["derived:aas", "derived:tps"] in asked and [
+        "sysmetric_history:Average Active Sessions",
+        "sysmetric_history:User Transaction Per Sec",
+    ] in asked
     assert len(page.charts()[0]["datasets"]) == 2
     page.page.get_by_label("Add a series").fill("derived:executions")
     page.page.get_by_label("Add a series").press("Enter")
@@ -508,11 +588,13 @@ def test_the_limits_come_from_the_page_settings(server, dbs, page):
 
 # -- a CDB root -----------------------------------------------------------------------------------------------------
 
+
 def test_a_cdb_root_names_the_container_of_each_row(tmp_path, server, dbs, page):
     """In a CDB root (tests/test_multitenant.py's store) top SQL and tablespaces show each row's container, by its
     PDB's name; a statement picked in one container opens its detail there (con=CON_DBID in the link), and the
     tablespace picked is charted in its own container. A non-CDB shows no container column."""
     import test_multitenant as cdb
+
     path = tmp_path / "cdb.sqlite"
     cdb.build(path)
     with gunicorn(path, workers=1) as url:
@@ -520,7 +602,8 @@ def test_a_cdb_root_names_the_container_of_each_row(tmp_path, server, dbs, page)
         headers = page.page.locator("[data-table=top-sql] thead th").all_text_contents()
         assert headers[:2] == ["SQL ID", "Container"], headers
         cells = page.page.locator("[data-table=top-sql] tbody tr").evaluate_all(
-            "rows => rows.map(r => [r.cells[0].textContent, r.cells[1].textContent])")
+            "rows => rows.map(r => [r.cells[0].textContent, r.cells[1].textContent])"
+        )
         assert sorted(cells) == sorted([sql_id, cdb.NAMES[con]] for con, sql_id, _ in cdb.SQL), cells
         page.page.locator("[data-table=top-sql] tbody tr", has_text="HR").filter(has_text="0s4ruwf8v2hxq").click()
         page.settle()
@@ -540,13 +623,15 @@ def test_a_cdb_root_names_the_container_of_each_row(tmp_path, server, dbs, page)
         used = next(d for d in chart["datasets"] if d["key"] == "used")
         assert used["label"] == "SALES SYSAUX used"
         assert [p[1] for p in used["points"]] == pytest.approx(
-            [b * 8192 / 1048576 for b in cdb.TABLESPACES[(cdb.PDB1, 1, "SYSAUX", 8192)].values()], abs=1e-4)
+            [b * 8192 / 1048576 for b in cdb.TABLESPACES[(cdb.PDB1, 1, "SYSAUX", 8192)].values()], abs=1e-4
+        )
         assert page.errors == []
     page.open(_url(server, db=dbs["single"], view="tablespaces", range="7d"))
     assert "Container" not in page.page.locator("[data-table=tablespaces] thead th").all_text_contents()
 
 
 # -- CSV ----------------------------------------------------------------------------------------------------------
+
 
 def test_csv_downloads(server, dbs, client, page):
     page.open(_url(server, db=dbs["single"], view="overview", range="7d"))
@@ -582,9 +667,9 @@ def _png(data: bytes) -> tuple[tuple[int, int], dict]:
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     pos, size, texts = 8, None, {}
     while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + length]
-        assert struct.unpack(">I", data[pos + 8 + length:pos + 12 + length])[0] == zlib.crc32(kind + body), kind
+        length, kind = struct.unpack(">I4s", data[pos : pos + 8])
+        body = data[pos + 8 : pos + 8 + length]
+        assert struct.unpack(">I", data[pos + 8 + length : pos + 12 + length])[0] == zlib.crc32(kind + body), kind
         if kind == b"IHDR":
             size = struct.unpack(">II", body[:8])
         elif kind == b"tEXt":
@@ -603,8 +688,9 @@ def test_a_charts_png_stands_alone(server, dbs, stories, page):
     with page.page.expect_download() as info:
         page.page.locator("[data-chart=host-cpu] button[data-act=png]").click()
     (width, height), texts = _png(Path(info.value.path()).read_bytes())
-    canvas = page.page.evaluate("(() => { const c = document.querySelector('[data-chart=host-cpu] canvas');"
-                                " return [c.width, c.height]; })()")
+    canvas = page.page.evaluate(
+        "(() => { const c = document.querySelector('[data-chart=host-cpu] canvas'); return [c.width, c.height]; })()"
+    )
     assert width == canvas[0] and height > canvas[1] + 60  # the title, what it shows, legend and link around it
     assert texts["Title"] == chart["title"] and texts["Source"] == page.page.url
     name = next(d["db_name"] for d in stories["databases"] if d["rac"])
@@ -612,12 +698,14 @@ def test_a_charts_png_stands_alone(server, dbs, stories, page):
     assert lines[0] == f"{name} ({db}) · instances 1, 2, one line each"
     zone = page.page.evaluate("AWRLens.Databases.zone(AWRLens.Databases.get(AWRLens.State.get().db))")
     frm = datetime.fromtimestamp(chart["from"] / 1000, UTC).astimezone(
-        datetime.fromisoformat(stories["restart"]["startup_time"]).tzinfo)
+        datetime.fromisoformat(stories["restart"]["startup_time"]).tzinfo
+    )
     assert lines[1].startswith(frm.strftime("%Y-%m-%d %H:%M")) and lines[1].endswith(f"({zone})"), lines
     assert page.errors == []
 
 
 # -- errors --------------------------------------------------------------------------------------------------------
+
 
 def test_api_errors_are_shown(server, dbs, page):
     # an unknown series in a link: the API's 404 message, and the rest of the page still works
@@ -628,10 +716,15 @@ def test_api_errors_are_shown(server, dbs, page):
     assert "unknown series" in page.page.locator("[data-chart=explorer] .status").text_content()
     assert page.page.locator("#series-search").is_visible()
     # an API failure on one table: its message shown, the other panels drawn
-    page.page.route("**/top-events?*", lambda route: route.fulfill(
-        status=503, content_type="application/json",
-        body='{"error": {"status": 503, "code": "unavailable", '
-             '"message": "the database <b>ORCL</b> cannot be reached"}}'))
+    page.page.route(
+        "**/top-events?*",
+        lambda route: route.fulfill(
+            status=503,
+            content_type="application/json",
+            body='{"error": {"status": 503, "code": "unavailable", '
+            '"message": "the database <b>ORCL</b> cannot be reached"}}',
+        ),
+    )
     page.page.get_by_role("button", name="Overview").click()
     page.settle()
     assert "the database <b>ORCL</b> cannot be reached" in page.error_text()  # as text: the tags shown
@@ -648,9 +741,15 @@ def test_api_errors_are_shown(server, dbs, page):
 
 
 def test_boot_failure_is_shown(server, dbs, page):
-    page.page.route("**/api/v1/dbs", lambda route: route.fulfill(status=500, content_type="application/json",
-        body='{"error": {"status": 500, "code": "internal_error", '
-             '"message": "unexpected error; see the server log"}}'))
+    page.page.route(
+        "**/api/v1/dbs",
+        lambda route: route.fulfill(
+            status=500,
+            content_type="application/json",
+            body='{"error": {"status": 500, "code": "internal_error", '
+            '"message": "unexpected error; see the server log"}}',
+        ),
+    )
     page.page.goto(server + "/")
     page.page.wait_for_selector("main .is-error")
     assert "Cannot load the list of databases: unexpected error" in page.page.locator("main").text_content()
@@ -658,6 +757,7 @@ def test_boot_failure_is_shown(server, dbs, page):
 
 
 # -- database text stays text -----------------------------------------------------------------------------------
+
 
 def test_markup_in_sql_text_stays_inert(server, dbs, hostile, page):
     assert len(hostile) >= 6  # three statements in each database
@@ -707,6 +807,7 @@ def test_markup_in_sql_text_stays_inert(server, dbs, hostile, page):
 
 # -- Back and Forward ----------------------------------------------------------------------------------------------
 
+
 def test_back_and_forward(server, dbs, page):
     page.open(_url(server, db=dbs["rac"]))
     assert page.state()["view"] == "overview" and page.state()["range"] == "7d"
@@ -742,8 +843,9 @@ def test_a_chart_and_its_table_read_in_the_same_unit(server, dbs, page):
     """The tablespaces chart's axis reads in the unit its table shows (GB for hundreds of GB), on round ticks
     (issue 15: the chart was in MB, the table in GB)."""
     page.open(_url(server, db=dbs["rac"], view="tablespaces", range="7d"))
-    ticks = page.page.evaluate("Chart.getChart(document.querySelector('[data-chart=tablespace] canvas'))"
-                               ".scales.y0.ticks.map(t => t.label)")
+    ticks = page.page.evaluate(
+        "Chart.getChart(document.querySelector('[data-chart=tablespace] canvas')).scales.y0.ticks.map(t => t.label)"
+    )
     used = page.page.locator("[data-table=tablespaces] tbody tr td:nth-child(3)").first.text_content()
     assert used.split()[-1] == ticks[-1].split()[-1] == "GB", (used, ticks)
     assert all(float(t.split()[0].replace(",", "")).is_integer() for t in ticks if t.split()[-1] == "GB"), ticks
@@ -757,8 +859,7 @@ def test_time_axes_tick_on_round_times_name_the_zone_and_mark_manual_snapshots(s
     at = datetime.fromisoformat(manual["time"])
     for hours in (8, 24 * 6):
         frm, to = at - timedelta(hours=hours / 2), at + timedelta(hours=hours / 2)
-        page.open(_url(server, db=dbs["single"], view="overview",
-                       **{"from": frm.isoformat(), "to": to.isoformat()}))
+        page.open(_url(server, db=dbs["single"], view="overview", **{"from": frm.isoformat(), "to": to.isoformat()}))
         axis = page.page.evaluate("""(() => {
             const c = Chart.getChart(document.querySelector('[data-chart=host-cpu] canvas'));
             return {ticks: c.scales.x.ticks.map(t => t.value), title: c.options.scales.x.title.text,

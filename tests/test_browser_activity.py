@@ -3,6 +3,7 @@ from Active Session History stacked by a dimension, the top lists and blocking s
 as a filter (a chip, the link), zoom, the link round trip and Back, no ASH in old windows, and the overview's AAS
 chart switched to ASH. Every expectation comes from the API's answer to the request the page made (asked again
 through the app's test client on the same store), or from the store."""
+
 import csv
 import io
 from datetime import datetime, timedelta
@@ -17,17 +18,24 @@ from tests.chromium import Page
 pytestmark = [pytest.mark.browser, pytest.mark.wire, pytest.mark.slow]
 
 OTHERS = "others (beyond the top 10)"  # the page's name for the API's "other" after its top 10
-LISTS = {"sql_id": "ash-sql", "event": "ash-events", "session": "ash-sessions", "module": "ash-modules",
-         "current_obj": "ash-objects"}
+LISTS = {
+    "sql_id": "ash-sql",
+    "event": "ash-events",
+    "session": "ash-sessions",
+    "module": "ash-modules",
+    "current_obj": "ash-objects",
+}
 
 
 def state_examples(dbs, stories):
     """The keys of the link this view adds, {key: (the link's other keys, its value)}, as test_browser.py's
     _state_examples takes them (issue 17's rule test, on the branches that have it)."""
     rac, sql = dbs["rac"], stories["plan_regression"]["sql_id"]
-    return {"by": ({"db": rac, "view": "activity", "range": "1d"}, "event"),
-            "filter": ({"db": rac, "view": "activity", "range": "1d", "by": "event"}, [f"sql_id:{sql}", "module:billing"]),
-            "aas": ({"db": rac, "view": "overview", "range": "1d"}, "ash")}
+    return {
+        "by": ({"db": rac, "view": "activity", "range": "1d"}, "event"),
+        "filter": ({"db": rac, "view": "activity", "range": "1d", "by": "event"}, [f"sql_id:{sql}", "module:billing"]),
+        "aas": ({"db": rac, "view": "overview", "range": "1d"}, "ash"),
+    }
 
 
 def _asked(pg, kind):
@@ -78,7 +86,8 @@ def _same_points(chart, body):
 
 def _cells(pg, table_id, column=0):
     return pg.page.locator(f"[data-table='{table_id}'] tbody tr").evaluate_all(
-        f"trs => trs.map(tr => tr.cells[{column}].textContent)")
+        f"trs => trs.map(tr => tr.cells[{column}].textContent)"
+    )
 
 
 def _chips(pg):
@@ -86,6 +95,7 @@ def _chips(pg):
 
 
 # -- the view --------------------------------------------------------------------------------------------------------
+
 
 def test_the_view_renders_with_data(server, client, dbs, page):
     page.open(_url(server, db=dbs["rac"], view="activity", range="1d"))
@@ -135,8 +145,16 @@ def test_the_dimension_switch_changes_the_request_and_the_legend(server, client,
 def test_a_click_on_a_row_filters(server, client, dbs, stories, page):
     """A SQL_ID clicked: the chart shows that statement's activity, then by event; a chip says so and removes it."""
     reg = stories["plan_regression"]
-    page.open(_url(server, db=dbs["rac"], view="activity", by="wait_class", begin_snap=reg["begin_snap"],
-                   end_snap=reg["begin_snap"] + 8))
+    page.open(
+        _url(
+            server,
+            db=dbs["rac"],
+            view="activity",
+            by="wait_class",
+            begin_snap=reg["begin_snap"],
+            end_snap=reg["begin_snap"] + 8,
+        )
+    )
     before, every = _chart(page), _answer(client, page)
     row = page.page.locator("[data-table=ash-sql] tbody tr", has_text=reg["sql_id"])
     row.locator("td").nth(1).click()
@@ -177,14 +195,27 @@ def test_the_blocking_chain(server, client, dbs, stories, page):
     """The demo's row-lock chain: its blockers listed for the window as the API lists them; a click on one shows the
     sessions it blocks, on its event."""
     lock = stories["row_lock"]
-    page.open(_url(server, db=dbs["rac"], view="activity", by="event",
-                   **{"from": lock["from"][:11] + "13:30" + lock["from"][16:], "to": lock["to"][:11] + "15:30" + lock["to"][16:]}))
+    page.open(
+        _url(
+            server,
+            db=dbs["rac"],
+            view="activity",
+            by="event",
+            **{
+                "from": lock["from"][:11] + "13:30" + lock["from"][16:],
+                "to": lock["to"][:11] + "15:30" + lock["to"][16:],
+            },
+        )
+    )
     top = _answer(client, page, "/top")
     assert top["blocking"]
     shown = page.page.locator("[data-table=ash-blocking] tbody tr").evaluate_all(
-        "trs => trs.map(tr => [tr.cells[0].textContent, tr.cells[1].textContent, tr.cells[2].textContent])")
-    assert shown == [[f"{b['blocking_instance']}:{b['blocking_session']},{b['blocking_serial']}", b["event"],
-                      str(b["waiters"])] for b in top["blocking"]]
+        "trs => trs.map(tr => [tr.cells[0].textContent, tr.cells[1].textContent, tr.cells[2].textContent])"
+    )
+    assert shown == [
+        [f"{b['blocking_instance']}:{b['blocking_session']},{b['blocking_serial']}", b["event"], str(b["waiters"])]
+        for b in top["blocking"]
+    ]
     assert top["blocking"][0]["event"] == lock["event"]
     page.page.locator("[data-table=ash-blocking] tbody tr").first.click()
     page.settle()
@@ -199,8 +230,16 @@ def test_png_and_csv_of_a_filtered_chart(server, client, dbs, stories, page):
     """A filter whose value holds ':' and spaces (an event) survives the link; the chart's CSV holds the API's
     points, and its PNG says which samples it shows."""
     lock = stories["row_lock"]
-    page.open(_url(server, db=dbs["rac"], view="activity", by="session", filter=f"event:{lock['event']}",
-                   **{"from": lock["from"], "to": lock["to"]}))
+    page.open(
+        _url(
+            server,
+            db=dbs["rac"],
+            view="activity",
+            by="session",
+            filter=f"event:{lock['event']}",
+            **{"from": lock["from"], "to": lock["to"]},
+        )
+    )
     assert page.state()["filter"] == f"event:{lock['event']}" and ("event", lock["event"]) in _asked(page, "")[1]
     body = _answer(client, page)
     chart = _chart(page)
@@ -209,7 +248,7 @@ def test_png_and_csv_of_a_filtered_chart(server, client, dbs, stories, page):
         page.page.locator("[data-chart=activity] button[data-act=csv]").click()
     rows = list(csv.DictReader(io.StringIO(Path(info.value.path()).read_text(encoding="utf-8"))))
     assert len(rows) == sum(len(d["points"]) for d in chart["datasets"])
-    assert [r["series"] for r in rows][::len(rows) // len(body["series"])] == _names(body)
+    assert [r["series"] for r in rows][:: len(rows) // len(body["series"])] == _names(body)
     assert {r["unit"] for r in rows} == {"sessions"}
     with page.page.expect_download() as info:
         page.page.locator("[data-chart=activity] button[data-act=png]").click()
@@ -239,15 +278,26 @@ def test_zoom_refetches_finer_buckets(server, client, dbs, page):
     assert cpu[1][0] - cpu[0][0] == narrow["bucket_seconds"] * 1000
     _same_points(chart, narrow)
     width = narrow["bucket_seconds"]
-    assert (f"{width} s" if width < 60 else f"{width // 60} min") + " buckets" in page.page.locator("[data-chart=activity] .status").text_content()
+    assert (f"{width} s" if width < 60 else f"{width // 60} min") + " buckets" in page.page.locator(
+        "[data-chart=activity] .status"
+    ).text_content()
     assert dict(_asked(page, "/top")[1])["from"] == state["from"]  # the lists follow the window
     assert page.errors == []
 
 
 def test_the_link_round_trip_and_back(server, client, dbs, stories, browser, page):
     reg = stories["plan_regression"]
-    page.open(_url(server, db=dbs["rac"], view="activity", by="event", filter=f"sql_id:{reg['sql_id']}",
-                   begin_snap=reg["begin_snap"], end_snap=reg["begin_snap"] + 8))
+    page.open(
+        _url(
+            server,
+            db=dbs["rac"],
+            view="activity",
+            by="event",
+            filter=f"sql_id:{reg['sql_id']}",
+            begin_snap=reg["begin_snap"],
+            end_snap=reg["begin_snap"] + 8,
+        )
+    )
     original = _chart(page)
     chips = _chips(page)
     page.page.get_by_role("button", name="Copy link").click()
@@ -309,8 +359,13 @@ def test_no_ash_in_old_windows_is_said(server, client, dbs, stories, page):
     assert _answer(client, page)["total_samples"] == 0
     card = page.page.locator("[data-chart=activity]")
     assert card.get_attribute("data-state") == "empty"
-    assert card.locator(".status").text_content().startswith("No Active Session History in this window: AWR keeps "
-                                                             "its ASH samples for fewer days than its snapshots")
+    assert (
+        card.locator(".status")
+        .text_content()
+        .startswith(
+            "No Active Session History in this window: AWR keeps its ASH samples for fewer days than its snapshots"
+        )
+    )
     assert page.error_text() == "" and page.errors == []
 
 

@@ -3,6 +3,7 @@ test_browser.py): on the overview of ORCL around the async I/O fix, every time c
 one for the FILESYSTEMIO_OPTIONS change, whose text shows on hover, and lists both under the chart; the toggle hides
 them. Then on a copy of the session's demo store where the new value holds markup: it stays text.
 """
+
 import shutil
 import sqlite3
 from datetime import datetime, timedelta
@@ -22,8 +23,11 @@ def hostile(demo_store, stories, tmp_path_factory):
     path = tmp_path_factory.mktemp("changes") / "demo.sqlite"
     shutil.copy(demo_store[0], path)
     with sqlite3.connect(path) as con:  # the store's own table under DBA_HIST_PARAMETER (app/store/schema.py)
-        con.execute("update awrlens_parameter set value = ? where dbid = ? and parameter_name = 'filesystemio_options' "
-                    "and value = 'SETALL'", (VALUE, stories["async_io_fix"]["dbid"]))
+        con.execute(
+            "update awrlens_parameter set value = ? where dbid = ? and parameter_name = 'filesystemio_options' "
+            "and value = 'SETALL'",
+            (VALUE, stories["async_io_fix"]["dbid"]),
+        )
         assert con.total_changes == 1
     with gunicorn(path, workers=2) as url:
         yield url
@@ -34,9 +38,12 @@ def overview(pg, url, stories):
     listed."""
     fix = stories["async_io_fix"]
     startup = datetime.fromisoformat(fix["startup_time"])
-    query = {"db": f"demo.{fix['dbid']}", "view": "overview",
-             "from": (startup - timedelta(hours=12)).isoformat(timespec="minutes"),
-             "to": (startup + timedelta(hours=12)).isoformat(timespec="minutes")}
+    query = {
+        "db": f"demo.{fix['dbid']}",
+        "view": "overview",
+        "from": (startup - timedelta(hours=12)).isoformat(timespec="minutes"),
+        "to": (startup + timedelta(hours=12)).isoformat(timespec="minutes"),
+    }
     pg.open(f"{url}/?{urlencode(query)}")
     pg.page.wait_for_function("document.querySelectorAll('.chart-card .change-list li').length > 0", timeout=20000)
     cards = pg.page.locator(".chart-card:has(canvas)")
@@ -49,14 +56,16 @@ def lines(card):
     return [items.nth(i).text_content() for i in range(items.count())]
 
 
-def test_the_async_io_fix_shows_the_restart_and_the_parameter_on_every_chart(server, page, stories):  # noqa: F811
+def test_the_async_io_fix_shows_the_restart_and_the_parameter_on_every_chart(server, page, stories):
     pg = page
     cards = overview(pg, server, stories)
     for k in range(cards.count()):
         card = cards.nth(k)
         texts = lines(card)
         assert any("inst 1 · restart: instance 1 restarted" in t for t in texts), texts
-        assert any("inst 1 · parameter: filesystemio_options: none → SETALL (at the restart)" in t for t in texts), texts
+        assert any("inst 1 · parameter: filesystemio_options: none → SETALL (at the restart)" in t for t in texts), (
+            texts
+        )
         assert card.locator(".change-pin[data-kind=restart]").count() == 1
         assert card.locator(".change-pin[data-kind=parameter]").count() == 1
     first = cards.nth(0)
@@ -77,7 +86,7 @@ def test_the_async_io_fix_shows_the_restart_and_the_parameter_on_every_chart(ser
     assert pg.api("/changes") and not pg.errors
 
 
-def test_markup_in_a_parameter_value_stays_text(hostile, page, stories):  # noqa: F811
+def test_markup_in_a_parameter_value_stays_text(hostile, page, stories):
     pg = page
     cards = overview(pg, hostile, stories)
     assert any(f"filesystemio_options: none → {VALUE} (at the restart)" in t for t in lines(cards.nth(0)))

@@ -3,6 +3,7 @@ first (DB time per second, the movers as bars and as a table, the plans), colour
 is better (docs/awr-rules.md §29), a wait new in B at +100 %, and the charts of A and B on one axis with B shifted onto
 A. Every expectation comes from the API's answer to the same question (asked through the app's test client on the
 same store) or from the store."""
+
 import csv
 import io
 from datetime import datetime, timedelta
@@ -21,15 +22,23 @@ def periods(stories):
     """A: the six hours before the plan regression (the quiet early morning); B: its first three hours."""
     start = datetime.fromisoformat(stories["plan_regression"]["from"]).replace(tzinfo=None)
     iso = lambda t: t.isoformat(timespec="seconds")  # noqa: E731
-    return {"a_from": iso(start - timedelta(hours=7)), "a_to": iso(start - timedelta(hours=1)),
-            "b_from": iso(start), "b_to": iso(start + timedelta(hours=3))}
+    return {
+        "a_from": iso(start - timedelta(hours=7)),
+        "a_to": iso(start - timedelta(hours=1)),
+        "b_from": iso(start),
+        "b_to": iso(start + timedelta(hours=3)),
+    }
 
 
 @pytest.fixture(scope="module")
 def opened(server, dbs, periods, context, app):
     pg = Page(context)
     pg.open(_url(server, db=dbs["rac"], view="compare", **periods))
-    answer = app.test_client().get(f"/api/v1/dbs/{dbs['rac']}/compare", query_string={**periods, "instance": "all"}).get_json()
+    answer = (
+        app.test_client()
+        .get(f"/api/v1/dbs/{dbs['rac']}/compare", query_string={**periods, "instance": "all"})
+        .get_json()
+    )
     yield pg, answer
     pg.page.close()
 
@@ -65,7 +74,8 @@ def test_what_changed_comes_first(opened):
     assert [p[1] for p in bars["datasets"][0]["points"]] == [r["db_time_change_pct"] for r in time]
     plans = pg.page.locator("[data-table=compare-differences] tbody tr").all()
     assert [[c.text_content() for c in p.locator("td").all()] for p in plans] == [
-        [r["kind"], r["item"], r["a"] or "", r["b"] or "", r["change"]] for r in answer["differences"]["rows"]]
+        [r["kind"], r["item"], r["a"] or "", r["b"] or "", r["change"]] for r in answer["differences"]["rows"]
+    ]
     assert {r["change"] for r in answer["differences"]["rows"]} == {"appeared", "disappeared"}
     assert pg.errors == []
 
@@ -114,8 +124,14 @@ def test_b_is_drawn_shifted_onto_a_with_its_own_time_in_the_tooltip(opened, app,
     shift = -7 * 3600 * 1000  # A.from - B.from, as asked
     series = {}
     for side in "ab":
-        body = app.test_client().get(f"/api/v1/dbs/{dbs['rac']}/series", query_string={
-            "name": "derived:aas", "from": periods[f"{side}_from"], "to": periods[f"{side}_to"]}).get_json()
+        body = (
+            app.test_client()
+            .get(
+                f"/api/v1/dbs/{dbs['rac']}/series",
+                query_string={"name": "derived:aas", "from": periods[f"{side}_from"], "to": periods[f"{side}_to"]},
+            )
+            .get_json()
+        )
         series[side] = {_ms(t): v for t, v in body["series"][0]["points"]}
     assert a["points"] and {p[0]: p[1] for p in a["points"]}.items() <= series["a"].items()
     assert len(b["points"]) >= 5

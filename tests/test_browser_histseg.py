@@ -3,6 +3,7 @@ test_browser.py): the heat map's cells and percentile lines, the distribution's 
 segments' table, a click on a segment charting it, and markup in an object name staying inert. Every expectation
 comes from the API's answer to the request the page made (asked again through the app's test client on the same
 store)."""
+
 import csv
 import io
 from datetime import datetime
@@ -21,9 +22,11 @@ LFS = "log file sync"
 def state_examples(dbs, stories):
     """The keys of the link these views add, as test_browser.py's _state_examples takes them."""
     single, rac = dbs["single"], dbs["rac"]
-    return {"event": ({"db": single, "view": "histogram", "range": "1d"}, "db file sequential read"),
-            "stat": ({"db": rac, "view": "segments", "range": "1d"}, "physical_reads_direct"),
-            "seg": ({"db": rac, "view": "segments", "range": "1d", "stat": "logical_reads"}, "60050.60050")}
+    return {
+        "event": ({"db": single, "view": "histogram", "range": "1d"}, "db file sequential read"),
+        "stat": ({"db": rac, "view": "segments", "range": "1d"}, "physical_reads_direct"),
+        "seg": ({"db": rac, "view": "segments", "range": "1d", "stat": "logical_reads"}, "60050.60050"),
+    }
 
 
 def _answer(client, pg, path_part, also="", which=-1):
@@ -56,11 +59,16 @@ def test_heat_map_with_percentile_lines_and_the_distribution(server, dbs, storie
     assert lines["p99 (estimated)"] == [[_ms(i["time"]), i["p99_ms"]] for i in body["intervals"]]
     win = (heat["from"], heat["to"])
     cells = sum(1 for i in body["intervals"] if win[0] <= _ms(i["time"]) <= win[1] for n in i["counts"] if n)
-    drawn = page.page.evaluate("Chart.getChart(document.querySelector('[data-chart=event-histogram] canvas')).$heatCells")
+    drawn = page.page.evaluate(
+        "Chart.getChart(document.querySelector('[data-chart=event-histogram] canvas')).$heatCells"
+    )
     assert drawn == cells > 200
     # the restart of the async I/O fix is marked, and the distribution's bars are the range's
-    assert page.page.evaluate("""Chart.getChart(document.querySelector('[data-chart=event-histogram] canvas'))
-                                 .$awr.markers.restarts.length""") == 1
+    assert (
+        page.page.evaluate("""Chart.getChart(document.querySelector('[data-chart=event-histogram] canvas'))
+                                 .$awr.markers.restarts.length""")
+        == 1
+    )
     whole = _answer(client, page, "/event-histogram?", "begin_snap=")
     bars = _chart(page, "event-histogram-distribution")["datasets"][0]["points"]
     assert bars == [[d["label"], d["waits"]] for d in whole["distribution"]]

@@ -3,6 +3,7 @@ test_browser.py): the regression's plans as indented plan tables with the time b
 side by side with the full scan line marked, the captured binds, the chosen plans in the link, and markup in
 predicates and bind values inert (on a copy of the store where they hold some). Every expectation comes from the
 API's answer (asked through the app's test client on the same store) or from the store."""
+
 import csv
 import sqlite3
 from urllib.parse import urlencode
@@ -21,14 +22,17 @@ def state_examples(dbs, stories):
     """The keys of the link this view adds, as test_browser.py's _state_examples takes them."""
     reg, rac = stories["plan_regression"], dbs["rac"]
     sql = {"db": rac, "view": "sql", "range": "7d", "sql": reg["sql_id"]}
-    return {"plan": (sql, str(reg["bad_plan"])),
-            "plan_b": ({**sql, "plan": str(reg["good_plan"])}, str(reg["bad_plan"]))}
+    return {
+        "plan": (sql, str(reg["bad_plan"])),
+        "plan_b": ({**sql, "plan": str(reg["good_plan"])}, str(reg["bad_plan"])),
+    }
 
 
 def _rows(pg, table_id):
     """The text of every cell of a table's rows, and each row's data-mark."""
     return pg.page.locator(f"[data-table='{table_id}'] tbody tr").evaluate_all(
-        "trs => trs.map(tr => [Array.from(tr.cells).map(td => td.textContent), tr.getAttribute('data-mark')])")
+        "trs => trs.map(tr => [Array.from(tr.cells).map(td => td.textContent), tr.getAttribute('data-mark')])"
+    )
 
 
 def _api(client, path, **query):
@@ -45,8 +49,15 @@ def _asked(pg, part):
 
 def _sql_url(server, dbs, stories, **extra):
     reg = stories["plan_regression"]
-    return _url(server, db=dbs["rac"], view="sql", sql=reg["sql_id"], begin_snap=reg["begin_snap"],
-                end_snap=reg["begin_snap"] + 12, **extra)
+    return _url(
+        server,
+        db=dbs["rac"],
+        view="sql",
+        sql=reg["sql_id"],
+        begin_snap=reg["begin_snap"],
+        end_snap=reg["begin_snap"] + 12,
+        **extra,
+    )
 
 
 def test_the_plan_view_shows_the_indented_plan_and_the_time_by_line(server, client, dbs, stories, page):
@@ -54,20 +65,24 @@ def test_the_plan_view_shows_the_indented_plan_and_the_time_by_line(server, clie
     hours, the bad plan, its full scan line holding most of the time."""
     reg = stories["plan_regression"]
     page.open(_sql_url(server, dbs, stories))
-    body = _api(client, f"/api/v1/dbs/{dbs['rac']}/sql/{reg['sql_id']}/plans", begin_snap=reg["begin_snap"],
-                end_snap=reg["begin_snap"] + 12)
+    body = _api(
+        client,
+        f"/api/v1/dbs/{dbs['rac']}/sql/{reg['sql_id']}/plans",
+        begin_snap=reg["begin_snap"],
+        end_snap=reg["begin_snap"] + 12,
+    )
     bad = next(p for p in body["plans"] if p["plan_hash_value"] == reg["bad_plan"])
     assert bad["samples"] == max(p["samples"] for p in body["plans"])
     rows = _rows(page, "plan-lines")
     assert [r[0][0] for r in rows] == [str(line["id"]) for line in bad["lines"]]
-    for (cells, mark), line in zip(rows, bad["lines"]):
+    for (cells, mark), line in zip(rows, bad["lines"], strict=True):
         # the operation indented two no-break spaces per depth, its options after it
         assert cells[1] == "\u00a0\u00a0" * line["depth"] + " ".join(filter(None, (line["operation"], line["options"])))
         assert cells[2] == (f"{line['object_owner']}.{line['object_name']}" if line["object_name"] else "")
         assert cells[10] == (line["access_predicates"] or "") and cells[11] == (line["filter_predicates"] or "")
         assert cells[3].replace(",", "") == str(line["samples"])  # the time by line beside the line
         assert mark == ("sampled" if line["samples"] else None)
-    top = max(zip(rows, bad["lines"]), key=lambda pair: pair[1]["samples"])
+    top = max(zip(rows, bad["lines"], strict=True), key=lambda pair: pair[1]["samples"])
     assert top[0][0][1].strip() == "TABLE ACCESS FULL" and top[0][0][2] == "APP.ORDER_LINES"
     assert page.page.locator("#plan-pick").input_value() == str(reg["bad_plan"])
     options = page.page.locator("#plan-pick option").all_text_contents()
@@ -88,8 +103,9 @@ def test_the_diff_of_the_regression_marks_the_full_scan(server, client, dbs, sto
     assert page.state()["plan_b"] == str(reg["bad_plan"])
     asked = _asked(page, "/plans/diff")
     assert f"a={reg['good_plan']}" in asked and f"b={reg['bad_plan']}" in asked
-    diff = _api(client, f"/api/v1/dbs/{dbs['rac']}/sql/{reg['sql_id']}/plans/diff", a=reg["good_plan"],
-                b=reg["bad_plan"])
+    diff = _api(
+        client, f"/api/v1/dbs/{dbs['rac']}/sql/{reg['sql_id']}/plans/diff", a=reg["good_plan"], b=reg["bad_plan"]
+    )
     rows = _rows(page, "plan-diff")
     assert [mark for _, mark in rows] == [r["change"] for r in diff["rows"]]
     full = next(cells for cells, mark in rows if "TABLE ACCESS FULL" in cells[6])
@@ -97,7 +113,8 @@ def test_the_diff_of_the_regression_marks_the_full_scan(server, client, dbs, sto
     marked = page.page.locator("[data-table=plan-diff] tr[data-mark=changed]", has_text="TABLE ACCESS FULL")
     color = marked.locator("td").first.evaluate("td => getComputedStyle(td).backgroundColor")
     plain = page.page.locator("[data-table=plan-diff] tr[data-mark=same] td").first.evaluate(
-        "td => getComputedStyle(td).backgroundColor")
+        "td => getComputedStyle(td).backgroundColor"
+    )
     assert color != plain  # a changed line looks different from a line both plans share
     # the plan table shows plan A, the good one: no full scan in it
     assert not any("FULL" in cells[1] for cells, _ in _rows(page, "plan-lines"))
@@ -131,11 +148,13 @@ def test_the_binds_table_lists_the_captured_values(server, client, dbs, stories,
     assert 0 < len(body["rows"]) <= 10  # one page of the table
     shown = [cells for cells, _ in _rows(page, "sql-binds")]
     assert [(c[2], c[3], c[4], c[5]) for c in shown] == [
-        (str(r["position"]), r["name"], r["datatype"], r["value"]) for r in body["rows"]]
+        (str(r["position"]), r["name"], r["datatype"], r["value"]) for r in body["rows"]
+    ]
     assert page.errors == []
 
 
 # -- markup in predicates and bind values -----------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def hostile_plans(demo_store, stories, tmp_path_factory):
@@ -147,22 +166,42 @@ def hostile_plans(demo_store, stories, tmp_path_factory):
     source.backup(con)
     source.close()
     with con:
-        assert con.execute("UPDATE dba_hist_sql_plan SET access_predicates = ?, filter_predicates = ?, "
-                           "object_name = ? WHERE sql_id = ? AND plan_hash_value = ? AND id = 5",
-                           (IMG, CELL, "<b>LINES</b>", reg["sql_id"], reg["bad_plan"])).rowcount == 1
-        assert con.execute("UPDATE dba_hist_sqlbind SET value_string = ?, name = ? WHERE sql_id = ?",
-                           (IMG + CELL, "<i>:1</i>", reg["sql_id"])).rowcount > 0
+        assert (
+            con.execute(
+                "UPDATE dba_hist_sql_plan SET access_predicates = ?, filter_predicates = ?, "
+                "object_name = ? WHERE sql_id = ? AND plan_hash_value = ? AND id = 5",
+                (IMG, CELL, "<b>LINES</b>", reg["sql_id"], reg["bad_plan"]),
+            ).rowcount
+            == 1
+        )
+        assert (
+            con.execute(
+                "UPDATE dba_hist_sqlbind SET value_string = ?, name = ? WHERE sql_id = ?",
+                (IMG + CELL, "<i>:1</i>", reg["sql_id"]),
+            ).rowcount
+            > 0
+        )
     con.close()
     return path
 
 
 def test_markup_in_predicates_and_bind_values_stays_inert(hostile_plans, stories, dbs, page):
     reg = stories["plan_regression"]
-    last_snap = sqlite3.connect(hostile_plans).execute(
-        "SELECT max(snap_id) FROM dba_hist_snapshot WHERE dbid = ?", (int(dbs["rac"].split(".")[1]),)).fetchone()[0]
+    last_snap = (
+        sqlite3.connect(hostile_plans)
+        .execute("SELECT max(snap_id) FROM dba_hist_snapshot WHERE dbid = ?", (int(dbs["rac"].split(".")[1]),))
+        .fetchone()[0]
+    )
     with gunicorn(hostile_plans) as url:
-        query = {"db": dbs["rac"], "view": "sql", "sql": reg["sql_id"], "plan": reg["good_plan"],
-                 "plan_b": reg["bad_plan"], "begin_snap": last_snap - 4, "end_snap": last_snap}
+        query = {
+            "db": dbs["rac"],
+            "view": "sql",
+            "sql": reg["sql_id"],
+            "plan": reg["good_plan"],
+            "plan_b": reg["bad_plan"],
+            "begin_snap": last_snap - 4,
+            "end_snap": last_snap,
+        }
         page.open(f"{url}/?" + urlencode(query))
         diff = [cells for cells, _ in _rows(page, "plan-diff")]
         full = next(c for c in diff if "TABLE ACCESS FULL" in c[6])
@@ -175,6 +214,10 @@ def test_markup_in_predicates_and_bind_values_stays_inert(hostile_plans, stories
         assert lines[5][2] == "APP.<b>LINES</b>" and lines[5][10] == IMG and lines[5][11] == CELL
         assert page.page.evaluate("window.__xss") is None
         tables = ("plan-lines", "plan-diff", "sql-binds")
-        assert page.page.locator(", ".join(f"[data-table={t}] tbody {tag}" for t in tables for tag in ("img", "b", "i"))
-                                 ).count() == 0
+        assert (
+            page.page.locator(
+                ", ".join(f"[data-table={t}] tbody {tag}" for t in tables for tag in ("img", "b", "i"))
+            ).count()
+            == 0
+        )
         assert page.dialogs == [] and page.errors == []

@@ -3,8 +3,10 @@ headless Chromium (the browser, server and page helpers of test_browser.py): the
 whose document has the sections and the chart images, printing breaks the pages between sections, the download
 has the file's name; and the range label names the snapshots the store has in the range (plain SQL here).
 """
+
 import sqlite3
 from datetime import datetime, timedelta
+from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
@@ -14,8 +16,19 @@ from tests.chromium import Page
 
 pytestmark = [pytest.mark.browser, pytest.mark.wire, pytest.mark.slow]
 
-SECTIONS = ["header", "charts", "load-profile", "time-model", "top-events", "wait-classes", "top-sql", "io-functions",
-            "os-statistics", "tablespaces", "changes"]
+SECTIONS = [
+    "header",
+    "charts",
+    "load-profile",
+    "time-model",
+    "top-events",
+    "wait-classes",
+    "top-sql",
+    "io-functions",
+    "os-statistics",
+    "tablespaces",
+    "changes",
+]
 DOCUMENT = """() => ({
   sections: Array.from(document.querySelectorAll('header[id], section[id]')).map(s => s.id),
   images: Array.from(document.images).map(i => ({data: i.src.startsWith('data:image/svg+xml;base64,'),
@@ -38,11 +51,15 @@ def _snapshots_ending_in(demo_store, dbid, days):
     """The first and last snap_id whose END_INTERVAL_TIME falls in the last `days` days before the newest one."""
     con = sqlite3.connect(f"file:{demo_store[0]}?mode=ro", uri=True)
     try:
-        (newest,) = con.execute("select max(end_interval_time) from dba_hist_snapshot where dbid = ?",
-                                (dbid,)).fetchone()
+        (newest,) = con.execute(
+            "select max(end_interval_time) from dba_hist_snapshot where dbid = ?", (dbid,)
+        ).fetchone()
         start = (datetime.fromisoformat(newest) - timedelta(days=days)).isoformat(sep=" ")
-        return con.execute("select min(snap_id), max(snap_id) from dba_hist_snapshot where dbid = ? and "
-                           "end_interval_time between ? and ?", (dbid, start, newest)).fetchone()
+        return con.execute(
+            "select min(snap_id), max(snap_id) from dba_hist_snapshot where dbid = ? and "
+            "end_interval_time between ? and ?",
+            (dbid, start, newest),
+        ).fetchone()
     finally:
         con.close()
 
@@ -85,7 +102,7 @@ def test_the_report_opens_in_a_new_tab_prints_and_downloads(server, dbs, demo_st
         page.page.get_by_role("button", name="Download report").click()
     download = info.value
     assert download.suggested_filename == f"awrlens-RACPROD-{lo}-{hi}.html"
-    text = open(download.path(), encoding="utf-8").read()
+    text = Path(download.path()).read_text(encoding="utf-8")
     assert f"<h1>RACPROD · snapshots {lo}–{hi}</h1>" in text and "<script" not in text
     assert any("/report?from=" in u and "instance=all" in u for u in page.api("/report"))
     assert page.errors == []

@@ -3,6 +3,7 @@ test_browser.py): the Oracle reports view opens and downloads the AWR report the
 empty sandbox and text in a <pre>; SQL detail lists the monitored executions and opens their reports; and a report
 holding script, from a store planted with one, runs nothing and reaches nothing, in the page and opened on its own.
 Expectations come from the API's answers (through the app's test client on the same store) and from the store."""
+
 import shutil
 import sqlite3
 import zlib
@@ -14,19 +15,23 @@ from test_browser import _url
 
 pytestmark = [pytest.mark.browser, pytest.mark.wire, pytest.mark.slow]
 
-PLANTED = ("<!DOCTYPE html><html><head><title>AWR</title></head><body><h1>WORKLOAD REPOSITORY report</h1>"
-           "<script>window.top.pwned = 1; parent.pwned = 1; window.pwned = 1; "
-           "document.body.setAttribute('data-ran', 'script');</script>"
-           "<img src=\"x\" onerror=\"parent.pwned2 = 1; this.setAttribute('data-ran', 'onerror')\">"
-           "<form action=\"/api/v1/\"><button id=\"go\">go</button></form><p id=\"end\">End of Report</p></body></html>")
+PLANTED = (
+    "<!DOCTYPE html><html><head><title>AWR</title></head><body><h1>WORKLOAD REPOSITORY report</h1>"
+    "<script>window.top.pwned = 1; parent.pwned = 1; window.pwned = 1; "
+    "document.body.setAttribute('data-ran', 'script');</script>"
+    "<img src=\"x\" onerror=\"parent.pwned2 = 1; this.setAttribute('data-ran', 'onerror')\">"
+    "<form action=\"/api/v1/\"><button id=\"go\">go</button></form><p id=\"end\">End of Report</p></body></html>"
+)
 
 
 def state_examples(dbs, stories):
     """The keys of the link this view adds, as test_browser.py's _state_examples takes them."""
     single = dbs["single"]
-    return {"rtype": ({"db": single, "view": "oracle-reports", "range": "1d"}, "text"),
-            "b_begin_snap": ({"db": single, "view": "oracle-reports", "range": "1d", "b_end_snap": "20400"}, "20396"),
-            "b_end_snap": ({"db": single, "view": "oracle-reports", "range": "1d", "b_begin_snap": "20396"}, "20400")}
+    return {
+        "rtype": ({"db": single, "view": "oracle-reports", "range": "1d"}, "text"),
+        "b_begin_snap": ({"db": single, "view": "oracle-reports", "range": "1d", "b_end_snap": "20400"}, "20396"),
+        "b_end_snap": ({"db": single, "view": "oracle-reports", "range": "1d", "b_begin_snap": "20396"}, "20400"),
+    }
 
 
 def _stored(client, db):
@@ -49,8 +54,15 @@ def test_the_view_lists_the_stored_reports_and_opens_one_sandboxed_then_as_text(
     page.settle()
     state = page.state()
     assert (state["begin_snap"], state["end_snap"]) == (str(report["begin_snap"]), str(report["end_snap"]))
-    api = client.get(f"/api/v1/dbs/{db}/awr-report", query_string={
-        "begin_snap": report["begin_snap"], "end_snap": report["end_snap"], "instance": "all", "type": "html"})
+    api = client.get(
+        f"/api/v1/dbs/{db}/awr-report",
+        query_string={
+            "begin_snap": report["begin_snap"],
+            "end_snap": report["end_snap"],
+            "instance": "all",
+            "type": "html",
+        },
+    )
     frame = _frame(page)
     assert frame.count() == 1
     assert frame.get_attribute("sandbox") == ""  # no allow-scripts, no allow-same-origin
@@ -63,8 +75,10 @@ def test_the_view_lists_the_stored_reports_and_opens_one_sandboxed_then_as_text(
     page.page.get_by_role("button", name="Open report").click()
     page.settle()
     assert page.state()["rtype"] == "text"
-    text = client.get(f"/api/v1/dbs/{db}/awr-report", query_string={
-        "begin_snap": report["begin_snap"], "end_snap": report["end_snap"], "type": "text"}).get_data(as_text=True)
+    text = client.get(
+        f"/api/v1/dbs/{db}/awr-report",
+        query_string={"begin_snap": report["begin_snap"], "end_snap": report["end_snap"], "type": "text"},
+    ).get_data(as_text=True)
     assert page.page.locator("[data-report=awr-report] pre.report-text").text_content() == text
     assert _frame(page).count() == 0
     assert page.errors == [], page.errors
@@ -73,14 +87,32 @@ def test_the_view_lists_the_stored_reports_and_opens_one_sandboxed_then_as_text(
 def test_download_saves_the_api_document_under_its_name(server, dbs, client, page):
     db = dbs["single"]
     diff = next(r for r in _stored(client, db) if r["kind"] == "diff")
-    page.open(_url(server, db=db, view="oracle-reports", begin_snap=diff["begin_snap"], end_snap=diff["end_snap"],
-                   b_begin_snap=diff["b_begin_snap"], b_end_snap=diff["b_end_snap"]))
+    page.open(
+        _url(
+            server,
+            db=db,
+            view="oracle-reports",
+            begin_snap=diff["begin_snap"],
+            end_snap=diff["end_snap"],
+            b_begin_snap=diff["b_begin_snap"],
+            b_end_snap=diff["b_end_snap"],
+        )
+    )
     assert page.page.locator("#awr-compare").is_checked()
     with page.page.expect_download() as info:
         page.page.locator("[data-report=awr-report] .report-download").click()
-    api = client.get(f"/api/v1/dbs/{db}/awr-report/compare", query_string={
-        "a_begin_snap": diff["begin_snap"], "a_end_snap": diff["end_snap"], "b_begin_snap": diff["b_begin_snap"],
-        "b_end_snap": diff["b_end_snap"], "instance": "all", "type": "html", "download": 1})
+    api = client.get(
+        f"/api/v1/dbs/{db}/awr-report/compare",
+        query_string={
+            "a_begin_snap": diff["begin_snap"],
+            "a_end_snap": diff["end_snap"],
+            "b_begin_snap": diff["b_begin_snap"],
+            "b_end_snap": diff["b_end_snap"],
+            "instance": "all",
+            "type": "html",
+            "download": 1,
+        },
+    )
     name = api.headers["Content-Disposition"].split('filename="')[1].rstrip('"')
     assert info.value.suggested_filename == name and name.startswith("awrdiff_ORCL_1_")
     assert Path(info.value.path()).read_bytes() == api.get_data()
@@ -89,8 +121,15 @@ def test_download_saves_the_api_document_under_its_name(server, dbs, client, pag
 
 def test_a_range_without_a_stored_report_says_so(server, dbs, client, page):
     report = _stored(client, dbs["single"])[0]
-    page.open(_url(server, db=dbs["single"], view="oracle-reports", begin_snap=report["begin_snap"],
-                   end_snap=report["end_snap"] + 1))
+    page.open(
+        _url(
+            server,
+            db=dbs["single"],
+            view="oracle-reports",
+            begin_snap=report["begin_snap"],
+            end_snap=report["end_snap"] + 1,
+        )
+    )
     card = page.page.locator("[data-report=awr-report]")
     assert card.get_attribute("data-state") == "error"
     assert "/awr-report/stored" in card.locator(".status").text_content()
@@ -99,8 +138,10 @@ def test_a_range_without_a_stored_report_says_so(server, dbs, client, page):
 def test_sql_detail_lists_monitored_executions_and_opens_their_report(server, dbs, client, demo_store, page):
     db = dbs["rac"]
     con = sqlite3.connect(f"file:{demo_store[0]}?mode=ro", uri=True)
-    sql_id = con.execute("select key1 from dba_hist_reports where dbid = ? group by key1 order by count(*) desc "
-                         "limit 1", (int(db.split(".")[1]),)).fetchone()[0]
+    sql_id = con.execute(
+        "select key1 from dba_hist_reports where dbid = ? group by key1 order by count(*) desc limit 1",
+        (int(db.split(".")[1]),),
+    ).fetchone()[0]
     con.close()
     page.open(_url(server, db=db, view="sql", sql=sql_id, range="7d"))
     api = client.get(f"/api/v1/dbs/{db}/sql/{sql_id}/monitor", query_string={"instance": "all"}).get_json()["rows"]
@@ -159,6 +200,10 @@ def test_script_planted_in_a_stored_report_runs_nothing_and_reaches_nothing(plan
     own.wait_for_timeout(500)
     assert own.locator("#end").text_content() == "End of Report"
     assert own.evaluate("[window.pwned, window.pwned2, document.body.getAttribute('data-ran'), window.origin]") == [
-        None, None, None, "null"]
+        None,
+        None,
+        None,
+        "null",
+    ]
     own.close()
     assert not page.dialogs

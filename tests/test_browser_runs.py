@@ -3,6 +3,7 @@ list, a run's chart by kind with its raw measurements, a shared run link opened 
 same chart data, comparing runs, the button to the AWR window's history, PNG and CSV, and public versus private
 runs on a server that wants a key.
 """
+
 import csv
 import io
 from pathlib import Path
@@ -16,8 +17,14 @@ from tests.chromium import Page
 
 pytestmark = [pytest.mark.browser, pytest.mark.wire, pytest.mark.slow]
 
-CPU, GP2, HANG, ASYNC, HTTPD, MODEL = ("cpu-consistency-c4-4xlarge", "ebs-5x-gp2-burst", "client-hang-rds-failover",
-                                       "async-io-fix-orcl", "httpd-freebsd-vs-linux", "ebs-io1-gp2-io-size-model")
+CPU, GP2, HANG, ASYNC, HTTPD, MODEL = (
+    "cpu-consistency-c4-4xlarge",
+    "ebs-5x-gp2-burst",
+    "client-hang-rds-failover",
+    "async-io-fix-orcl",
+    "httpd-freebsd-vs-linux",
+    "ebs-io1-gp2-io-size-model",
+)
 KEY = "browser-runs-key-0123456789"
 RUN_SHOT = Path(__file__).resolve().parent.parent / "docs" / "run.png"
 
@@ -31,11 +38,13 @@ def api_rows(client, slug):
 
 
 def fresh(browser):
-    return browser.new_context(viewport={"width": 1280, "height": 900}, timezone_id="UTC", locale="en-US",
-                               accept_downloads=True)
+    return browser.new_context(
+        viewport={"width": 1280, "height": 900}, timezone_id="UTC", locale="en-US", accept_downloads=True
+    )
 
 
 # -- the list and the run pages -------------------------------------------------------------------------------------
+
 
 def test_the_list_links_to_every_run(server, page):
     page.open(f"{server}/?view=benchmarks")
@@ -50,13 +59,16 @@ def test_the_list_links_to_every_run(server, page):
     assert page.errors == []
 
 
-@pytest.mark.parametrize("slug, charts", [
-    (CPU, {"run-cpu": ["every session", "median", "fastest", "slowest"]}),
-    (GP2, {"run-1": 6, "run-2": 6}),
-    (HANG, {"run-1": ["defaults", "with the settings"]}),
-    (ASYNC, {"run-1": 2, "run-2": 2}),
-    (HTTPD, {"run-1": 2, "run-2": 2, "run-3": 2}),
-])
+@pytest.mark.parametrize(
+    "slug, charts",
+    [
+        (CPU, {"run-cpu": ["every session", "median", "fastest", "slowest"]}),
+        (GP2, {"run-1": 6, "run-2": 6}),
+        (HANG, {"run-1": ["defaults", "with the settings"]}),
+        (ASYNC, {"run-1": 2, "run-2": 2}),
+        (HTTPD, {"run-1": 2, "run-2": 2, "run-3": 2}),
+    ],
+)
 def test_each_kind_draws_the_chart_that_fits_it(server, client, page, slug, charts):
     page.open(run_url(server, slug))
     got = {c["id"]: c for c in page.charts()}
@@ -96,6 +108,7 @@ def test_run_screenshot(server, page):
 
 
 # -- the share link --------------------------------------------------------------------------------------------------
+
 
 def test_a_shared_run_link_opens_the_same_chart_in_a_fresh_context(server, client, browser, page):
     page.open(f"{server}/?view=benchmarks")
@@ -178,11 +191,15 @@ def test_a_run_links_to_the_database_history_of_its_awr_window(server, client, p
     assert (state["db"], state["view"]) == (run["awr_db"], "overview")
     assert (state["begin_snap"], state["end_snap"]) == (str(run["awr_begin_snap"]), str(run["awr_end_snap"]))
     assert "run" not in state
-    assert f"snapshots {run['awr_begin_snap']}–{run['awr_end_snap']}" in page.page.locator("#range-label").text_content()
+    assert (
+        f"snapshots {run['awr_begin_snap']}–{run['awr_end_snap']}" in page.page.locator("#range-label").text_content()
+    )
     assert page.page.locator(".rangebar").is_visible()
     charts = page.charts()
     assert charts and all(c["state"] == "ready" for c in charts)
-    restart = page.page.evaluate("Chart.getChart(document.querySelector('[data-chart=aas] canvas')).$awr.markers.restarts")
+    restart = page.page.evaluate(
+        "Chart.getChart(document.querySelector('[data-chart=aas] canvas')).$awr.markers.restarts"
+    )
     assert len(restart) == 1  # the restart that applied the fix is inside the window
     page.page.go_back()
     page.settle()
@@ -228,6 +245,7 @@ def test_a_run_charts_csv_keeps_every_field_of_each_measurement(server, client, 
 
 
 # -- public and private on a server that wants a key ---------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def keyed_server(demo_store):

@@ -2,6 +2,7 @@
 test_browser.py): on a phone and on the common laptop widths, in the light and the dark theme, the mouse wheel and
 Back, several units on one chart, and runs of different kinds compared.
 """
+
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -23,18 +24,26 @@ def _url(server, **params):
 def _views(server, dbs, stories):
     """A link to every view: the history views on RACPROD, the benchmark list, a run and runs compared."""
     rac = dbs["rac"]
-    return [_url(server, db=rac, view="overview", inst="each", range="7d"),
-            _url(server, db=rac, view="explorer", range="7d", series=["derived:aas", "sysstat:redo size"]),
-            _url(server, db=rac, view="sql", range="7d", sql=stories["plan_regression"]["sql_id"]),
-            _url(server, db=rac, view="compare", range="7d"),
-            _url(server, db=rac, view="tablespaces", range="7d"),
-            f"{server}/?view=benchmarks", f"{server}/?view=run&run={HANG}",
-            f"{server}/?view=runs&runs={GP2}&runs={MODEL}"]
+    return [
+        _url(server, db=rac, view="overview", inst="each", range="7d"),
+        _url(server, db=rac, view="explorer", range="7d", series=["derived:aas", "sysstat:redo size"]),
+        _url(server, db=rac, view="sql", range="7d", sql=stories["plan_regression"]["sql_id"]),
+        _url(server, db=rac, view="compare", range="7d"),
+        _url(server, db=rac, view="tablespaces", range="7d"),
+        f"{server}/?view=benchmarks",
+        f"{server}/?view=run&run={HANG}",
+        f"{server}/?view=runs&runs={GP2}&runs={MODEL}",
+    ]
 
 
 def _open(browser, width, scheme="light"):
-    ctx = browser.new_context(viewport={"width": width, "height": 844}, timezone_id="UTC", locale="en-US",
-                              color_scheme=scheme, accept_downloads=True)
+    ctx = browser.new_context(
+        viewport={"width": width, "height": 844},
+        timezone_id="UTC",
+        locale="en-US",
+        color_scheme=scheme,
+        accept_downloads=True,
+    )
     return ctx, Page(ctx)
 
 
@@ -52,6 +61,7 @@ LAYOUT = """() => {
 
 # -- phones and laptops --------------------------------------------------------------------------------------------
 
+
 def test_a_phone_never_scrolls_sideways(server, dbs, stories, browser):
     """At 390 px: no view scrolls sideways, the view tabs are a menu (keyboard too), charts stack one per row at the
     grid's width, and a table wider than the screen scrolls inside its card."""
@@ -63,8 +73,9 @@ def test_a_phone_never_scrolls_sideways(server, dbs, stories, browser):
             assert got["scroll"] <= got["width"] == 390, url
             assert got["menu"] and not got["tabs"], url
             for c in got["charts"]:
-                assert c["left"] == pytest.approx(got["grid"]["left"], abs=1) and \
-                    c["width"] == pytest.approx(got["grid"]["width"], abs=1), (url, c)
+                assert c["left"] == pytest.approx(got["grid"]["left"], abs=1) and c["width"] == pytest.approx(
+                    got["grid"]["width"], abs=1
+                ), (url, c)
             tops = [c["top"] for c in got["charts"]]
             assert tops == sorted(tops) and len(set(tops)) == len(tops), url
             assert all(t["right"] <= 390 for t in got["tables"]), url
@@ -78,7 +89,9 @@ def test_a_phone_never_scrolls_sideways(server, dbs, stories, browser):
         page.open(_views(server, dbs, stories)[0])
         assert page.page.locator("#view-menu").input_value() == "overview"
         page.page.locator("#view-menu").focus()
-        following = page.page.locator("#view-menu option").nth(1).get_attribute("value")  # Top activity, then the explorer
+        following = (
+            page.page.locator("#view-menu option").nth(1).get_attribute("value")
+        )  # Top activity, then the explorer
         page.page.keyboard.press("ArrowDown")
         page.settle()
         assert page.state()["view"] == following != "overview"
@@ -211,6 +224,7 @@ def _lum(rgb):
     def lin(v):
         v /= 255
         return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
+
     r, g, b = (lin(v) for v in rgb)
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
@@ -219,6 +233,7 @@ def test_a_dark_charts_png_is_readable(server, dbs, browser):
     """A chart's PNG in the dark theme: filled with the theme's background (not transparent, not white), its title
     readable on it (4.5:1 at least)."""
     import base64
+
     ctx, page = _open(browser, 1366, "dark")
     try:
         page.open(_url(server, db=dbs["rac"], view="overview", range="7d"))
@@ -226,9 +241,11 @@ def test_a_dark_charts_png_is_readable(server, dbs, browser):
             page.page.locator("[data-chart=host-cpu] button[data-act=png]").click()
         data = base64.b64encode(Path(info.value.path()).read_bytes()).decode()
         got = page.page.evaluate(PNG_PIXELS, data)
-        panel = page.page.evaluate("(() => { const g = document.createElement('canvas').getContext('2d');"
-                                   " g.fillStyle = AWRLens.Theme.color('--panel'); return g.fillStyle; })()")
-        assert got["corner"] == [int(panel[i:i + 2], 16) for i in (1, 3, 5)], (got["corner"], panel)
+        panel = page.page.evaluate(
+            "(() => { const g = document.createElement('canvas').getContext('2d');"
+            " g.fillStyle = AWRLens.Theme.color('--panel'); return g.fillStyle; })()"
+        )
+        assert got["corner"] == [int(panel[i : i + 2], 16) for i in (1, 3, 5)], (got["corner"], panel)
         bg = _lum(got["corner"])
         best = max((max(_lum(p), bg) + 0.05) / (min(_lum(p), bg) + 0.05) for p in got["band"])
         assert bg < 0.05 and best >= 4.5, best
@@ -318,16 +335,21 @@ def test_each_axis_names_its_unit_and_series_and_more_units_make_small_multiples
         page.open(_url(server, db=dbs["single"], view="explorer", range="1d", series=two))
         (_chart,) = page.charts()
         axes = page.page.evaluate(AXES, "explorer")
-        assert [a["title"] for a in axes] == ["ms — log file sync (average wait), db file sequential read (average wait)",
-                                              "sessions — Average active sessions"], axes
+        assert [a["title"] for a in axes] == [
+            "ms — log file sync (average wait), db file sequential read (average wait)",
+            "sessions — Average active sessions",
+        ], axes
         assert all(len(set(a["units"])) == 1 for a in axes)
         page.open(_url(server, db=dbs["single"], view="explorer", range="1d", series=[*two, "sysstat:redo size"]))
         charts = page.charts()
         assert [c["id"] for c in charts] == ["explorer-1", "explorer-2", "explorer-3"]
         assert [len({d["unit"] for d in c["datasets"]}) for c in charts] == [1, 1, 1]
         assert sorted(len(c["datasets"]) for c in charts) == [1, 1, 2]
-        assert {c["title"] for c in charts} == {"Metric explorer · ms", "Metric explorer · sessions",
-                                                "Metric explorer · bytes/s"}, [c["title"] for c in charts]
+        assert {c["title"] for c in charts} == {
+            "Metric explorer · ms",
+            "Metric explorer · sessions",
+            "Metric explorer · bytes/s",
+        }, [c["title"] for c in charts]
         for c in charts:
             (axis,) = page.page.evaluate(AXES, c["id"])
             assert c["state"] == "ready" and " — " in axis["title"]
@@ -355,8 +377,15 @@ def test_log_scale_on_demand(server, dbs, stories, browser):
         tool.click()
         assert page.page.evaluate(AXES, "sql-elapsed-per-exec")[0]["type"] == "linear"
         # values of zero cannot be on a log axis: said under the chart
-        page.open(_url(server, db=dbs["single"], view="explorer", range="7d",
-                       series=["wait_class:Configuration", "wait_class:Application"]))
+        page.open(
+            _url(
+                server,
+                db=dbs["single"],
+                view="explorer",
+                range="7d",
+                series=["wait_class:Configuration", "wait_class:Application"],
+            )
+        )
         page.page.locator("[data-chart=explorer] button[data-act=log]").click()
         zeros = sum(p[1] <= 0 for d in page.charts()[0]["datasets"] for p in d["points"])
         status = page.page.locator("[data-chart=explorer] .status").text_content()
@@ -378,6 +407,7 @@ def test_log_scale_on_demand(server, dbs, stories, browser):
 
 # -- runs of different kinds ---------------------------------------------------------------------------------------
 
+
 def test_runs_of_different_kinds_are_compared_one_unit_per_axis(server, client, browser):
     """A client-hang run (seconds, by case) beside an I/O sweep (IO/s and KB/s against I/O size): a chart per unit,
     each axis titled with its one unit, the sweep still drawn against its sizes, and the page says why."""
@@ -394,8 +424,12 @@ def test_runs_of_different_kinds_are_compared_one_unit_per_axis(server, client, 
             (axis,) = page.page.evaluate(AXES, c["id"])
             assert axis["title"] == page.page.evaluate("(u) => AWRLens.Format.unitTitle(u)", unit)
         assert seen == units
-        kinds = {c["id"]: page.page.evaluate(f"Chart.getChart(document.querySelector('[data-chart={c['id']}] canvas'))"
-                                             ".config.type") for c in charts}
+        kinds = {
+            c["id"]: page.page.evaluate(
+                f"Chart.getChart(document.querySelector('[data-chart={c['id']}] canvas')).config.type"
+            )
+            for c in charts
+        }
         assert sorted(kinds.values()) == ["bar", "scatter", "scatter"], kinds
         note = page.page.locator(".run-head .kinds").text_content()
         assert "client hangs" in note and "I/O by size" in note and all(u in note for u in ("s", "IO/s", "KB/s"))

@@ -18,6 +18,7 @@ window.__xss, no dialog and no console error.
 The same store holds a run whose text starts as spreadsheet formulas do (= + - @, a tab): its chart CSV and its
 table CSV (and Copy) must come out guarded with a leading apostrophe, as the API's CSV is.
 """
+
 import base64
 import csv
 import io
@@ -49,30 +50,58 @@ DBID = 1645932817  # ORCL, the single-instance demo database
 DB = f"demo.{DBID}"
 SQL_ID = "zz9xssmodule1"
 H = {  # no ':' in a name that becomes part of a series name (source:item:field)
-    "db_name": "ORCL" + IMG, "instance_name": SCRIPT + "orcl", "host_name": CELL + "host",
-    "platform_name": IMG + "platform", "stat": "redo " + IMG + " size", "event": "log " + CELL + IMG + " sync",
-    "wait_class": "<i>Class</i>" + SCRIPT, "tablespace": IMG + "TS", "contents": CELL + "contents",
-    "module": SCRIPT + CELL + "billing", "sql_text": "select '" + IMG + "' from dual /* " + CELL + " */",
+    "db_name": "ORCL" + IMG,
+    "instance_name": SCRIPT + "orcl",
+    "host_name": CELL + "host",
+    "platform_name": IMG + "platform",
+    "stat": "redo " + IMG + " size",
+    "event": "log " + CELL + IMG + " sync",
+    "wait_class": "<i>Class</i>" + SCRIPT,
+    "tablespace": IMG + "TS",
+    "contents": CELL + "contents",
+    "module": SCRIPT + CELL + "billing",
+    "sql_text": "select '" + IMG + "' from dual /* " + CELL + " */",
 }
 SLUG = "xss-run"
 PARAMETERS = {IMG: SCRIPT, "note": CELL, "list": [IMG, 1]}
 RUN = {
-    "slug": SLUG, "title": "Hostile " + IMG + " run", "kind": "ab", "visibility": "public",
+    "slug": SLUG,
+    "title": "Hostile " + IMG + " run",
+    "kind": "ab",
+    "visibility": "public",
     "description": SCRIPT + " and " + CELL + " in a description",
-    "environment": {"host": CELL + "host", "instance_type": "<b>c5</b>.large", "vcpus": 4, "cores": 2,
-                    "db_version": "19c " + IMG},
+    "environment": {
+        "host": CELL + "host",
+        "instance_type": "<b>c5</b>.large",
+        "vcpus": 4,
+        "cores": 2,
+        "db_version": "19c " + IMG,
+    },
     "parameters": PARAMETERS,
     "measurements": [
-        {"series": IMG + " A", "x": CELL + " case", "y": 12.5, "unit": SVG,
-         "extra": {IMG + "attr": SCRIPT, "note": CELL + "note"}},
-        {"series": "<b>B</b>" + SCRIPT, "x": CELL + " case", "y": 14.0, "unit": SVG,
-         "extra": {IMG + "attr": "<u>u</u>", "note": IMG}},
+        {
+            "series": IMG + " A",
+            "x": CELL + " case",
+            "y": 12.5,
+            "unit": SVG,
+            "extra": {IMG + "attr": SCRIPT, "note": CELL + "note"},
+        },
+        {
+            "series": "<b>B</b>" + SCRIPT,
+            "x": CELL + " case",
+            "y": 14.0,
+            "unit": SVG,
+            "extra": {IMG + "attr": "<u>u</u>", "note": IMG},
+        },
     ],
 }
 HTTPD = "httpd-freebsd-vs-linux"
 FORMULA = '=HYPERLINK("http://x","y")'
 FORMULA_RUN = {
-    "slug": "formula-run", "title": "Formulas in a run", "kind": "ab", "visibility": "public",
+    "slug": "formula-run",
+    "title": "Formulas in a run",
+    "kind": "ab",
+    "visibility": "public",
     "measurements": [
         {"series": FORMULA, "x": "+SUM(1,2)", "y": 1.5, "unit": "s", "extra": {"note": "-2+3"}},
         {"series": "@cmd", "x": "+SUM(1,2)", "y": -2.0, "unit": "s", "extra": {"note": "\tTAB"}},
@@ -99,41 +128,60 @@ INJECTED = """() => ({
 
 # -- the hostile store and a server on it -------------------------------------------------------------------------
 
+
 def _hostile_copy(src, dst):
     con, source = sqlite3.connect(dst), sqlite3.connect(f"file:{src}?mode=ro", uri=True)
     source.backup(con)
     source.close()
     with con:
-        con.execute("""update dba_hist_database_instance set db_name = ?, instance_name = ?, host_name = ?,
+        con.execute(
+            """update dba_hist_database_instance set db_name = ?, instance_name = ?, host_name = ?,
                        platform_name = ? where dbid = ?""",
-                    (H["db_name"], H["instance_name"], H["host_name"], H["platform_name"], DBID))
+            (H["db_name"], H["instance_name"], H["host_name"], H["platform_name"], DBID),
+        )
         # a statistic: 'redo size' under a new id and name
-        con.execute("""insert into dba_hist_sysstat (snap_id, dbid, instance_number, stat_id, stat_name, value)
+        con.execute(
+            """insert into dba_hist_sysstat (snap_id, dbid, instance_number, stat_id, stat_name, value)
                        select snap_id, dbid, instance_number, 4000000001, ?, value from dba_hist_sysstat
-                       where dbid = ? and stat_name = 'redo size'""", (H["stat"], DBID))
+                       where dbid = ? and stat_name = 'redo size'""",
+            (H["stat"], DBID),
+        )
         # a wait event of a new class, 1.5 times 'log file sync': second in the top events
-        con.execute("""insert into dba_hist_system_event select snap_id, dbid, instance_number, 4000000002, ?,
+        con.execute(
+            """insert into dba_hist_system_event select snap_id, dbid, instance_number, 4000000002, ?,
                        4000000003, ?, cast(total_waits * 1.5 as integer), total_timeouts,
                        cast(time_waited_micro * 1.5 as integer), cast(total_waits_fg * 1.5 as integer),
                        total_timeouts_fg, cast(time_waited_micro_fg * 1.5 as integer), con_dbid
                        from dba_hist_system_event where dbid = ? and event_name = 'log file sync'""",
-                    (H["event"], H["wait_class"], DBID))
+            (H["event"], H["wait_class"], DBID),
+        )
         # a tablespace: APP_DATA's usage, at its allocated size (the fullest: the one charted by default)
-        con.execute("insert into dba_hist_tablespace values (?, 8, ?, ?, 8192, ?)",
-                    (DBID, H["tablespace"], H["contents"], DBID))
-        con.execute("""insert into dba_hist_tbspc_space_usage select dbid, snap_id, 8, tablespace_size,
+        con.execute(
+            "insert into dba_hist_tablespace values (?, 8, ?, ?, 8192, ?)", (DBID, H["tablespace"], H["contents"], DBID)
+        )
+        con.execute(
+            """insert into dba_hist_tbspc_space_usage select dbid, snap_id, 8, tablespace_size,
                        tablespace_size, tablespace_usedsize, rtime, con_dbid from dba_hist_tbspc_space_usage
-                       where dbid = ? and tablespace_id = 5""", (DBID,))
+                       where dbid = ? and tablespace_id = 5""",
+            (DBID,),
+        )
         # a statement: the top one's history, doubled (the new top SQL), with its own module and text
-        top = con.execute("""select sql_id from dba_hist_sqlstat where dbid = ? group by sql_id
-                             order by sum(elapsed_time_delta) desc limit 1""", (DBID,)).fetchone()[0]
+        top = con.execute(
+            """select sql_id from dba_hist_sqlstat where dbid = ? group by sql_id
+                             order by sum(elapsed_time_delta) desc limit 1""",
+            (DBID,),
+        ).fetchone()[0]
         cols = [r[1] for r in con.execute("pragma table_info(dba_hist_sqlstat)")]
         picked = [f":{c}" if c in ("sql_id", "module") else f"{c} * 2" if c.endswith("_delta") else c for c in cols]
-        con.execute(f"insert into dba_hist_sqlstat ({', '.join(cols)}) select {', '.join(picked)} "
-                    "from dba_hist_sqlstat where dbid = :dbid and sql_id = :top",
-                    {"sql_id": SQL_ID, "module": H["module"], "dbid": DBID, "top": top})
-        con.execute("insert into dba_hist_sqltext (dbid, sql_id, sql_text, command_type, con_dbid) "
-                    "values (?, ?, ?, 3, ?)", (DBID, SQL_ID, H["sql_text"], DBID))
+        con.execute(
+            f"insert into dba_hist_sqlstat ({', '.join(cols)}) select {', '.join(picked)} "
+            "from dba_hist_sqlstat where dbid = :dbid and sql_id = :top",
+            {"sql_id": SQL_ID, "module": H["module"], "dbid": DBID, "top": top},
+        )
+        con.execute(
+            "insert into dba_hist_sqltext (dbid, sql_id, sql_text, command_type, con_dbid) values (?, ?, ?, 3, ?)",
+            (DBID, SQL_ID, H["sql_text"], DBID),
+        )
         # Active Session History: the samples of a module and of a wait event take the hostile names (top activity).
         # The store keeps each text once, in awrlens_ash_names, for its samples and its totals (schema.ASH_BASE, a
         # view over it): the names are renamed there, for both databases
@@ -175,7 +223,8 @@ def _url(server, **params):
 def _cells(pg, table_id):
     """The text of every cell of a table's rows, as shown."""
     return pg.page.locator(f"[data-table='{table_id}'] tbody tr").evaluate_all(
-        "trs => trs.map(tr => Array.from(tr.cells).map(td => td.textContent))")
+        "trs => trs.map(tr => Array.from(tr.cells).map(td => td.textContent))"
+    )
 
 
 def _legend(pg, chart_id):
@@ -191,6 +240,7 @@ def _inert(pg):
 
 
 # -- the API answers every hostile string (else the browser tests would prove nothing) ---------------------------
+
 
 def test_the_api_returns_the_hostile_strings(api):
     db = next(d for d in api.get("/api/v1/dbs").get_json()["databases"] if d["id"] == DB)
@@ -208,17 +258,21 @@ def test_the_api_returns_the_hostile_strings(api):
     assert H["module"] in [r["name"] for r in ash["module"]] and H["event"] in [r["name"] for r in ash["event"]]
     body = api.get(f"/api/v1/benchmarks/{SLUG}").get_json()
     assert body["run"]["title"] == RUN["title"] and body["run"]["parameters"] == PARAMETERS
-    assert [(r["series"], r["x"], r["unit"], r["extra"]) for r in body["rows"]] == \
-        [(m["series"], m["x"], m["unit"], m["extra"]) for m in RUN["measurements"]]
+    assert [(r["series"], r["x"], r["unit"], r["extra"]) for r in body["rows"]] == [
+        (m["series"], m["x"], m["unit"], m["extra"]) for m in RUN["measurements"]
+    ]
 
 
 # -- the history views -----------------------------------------------------------------------------------------
 
+
 def test_overview_pickers_tables_and_legend(server, page):
     page.open(_url(server, db=DB, view="overview", range="7d"))
     assert page.page.locator(f"#db option[value='{DB}']").text_content() == f"{H['db_name']} ({DBID})"
-    assert page.page.locator("#instance option[value='1']").text_content() == \
-        f"1: {H['instance_name']} on {H['host_name']}"
+    assert (
+        page.page.locator("#instance option[value='1']").text_content()
+        == f"1: {H['instance_name']} on {H['host_name']}"
+    )
     assert page.page.locator("#range-label").text_content().startswith(H["db_name"] + " · ")
     assert page.page.title() == f"awrlens · {H['db_name']} · Overview"
     assert H["wait_class"] in _legend(page, "aas")
@@ -226,8 +280,10 @@ def test_overview_pickers_tables_and_legend(server, page):
     assert events[1][:2] == [H["event"], H["wait_class"]] and len(events) == 10
     sql = _cells(page, "top-sql")
     assert len(sql) == 10 and sql[0][0] == SQL_ID and sql[0][-2:] == [H["module"], H["sql_text"]]
-    assert page.page.locator("[data-table=top-sql] tbody tr").first.locator("td").last.get_attribute("title") == \
-        H["sql_text"]
+    assert (
+        page.page.locator("[data-table=top-sql] tbody tr").first.locator("td").last.get_attribute("title")
+        == H["sql_text"]
+    )
     _inert(page)
     # the statement's detail, from its row
     page.page.get_by_role("link", name=SQL_ID).click()
@@ -245,11 +301,17 @@ def test_explorer_type_ahead_chip_and_legend(server, page):
     def matches(text):
         """The search list's options for `text`, as {name: its label line}: the names shown as text."""
         page.page.get_by_label("Add a series").fill(text)
-        page.page.wait_for_function("(q) => { const o = document.querySelectorAll('#catalog-matches [role=option]');"
-                                    " return o.length && [...o].some(li => li.textContent.includes(q)); }",
-                                    arg=text.split()[0])
-        return dict(page.page.locator("#catalog-matches [role=option]").evaluate_all(
-            "os => os.map(o => [o.querySelector('.name').textContent, o.querySelector('.meta').textContent])"))
+        page.page.wait_for_function(
+            "(q) => { const o = document.querySelectorAll('#catalog-matches [role=option]');"
+            " return o.length && [...o].some(li => li.textContent.includes(q)); }",
+            arg=text.split()[0],
+        )
+        return dict(
+            page.page.locator("#catalog-matches [role=option]").evaluate_all(
+                "os => os.map(o => [o.querySelector('.name').textContent, o.querySelector('.meta').textContent])"
+            )
+        )
+
     assert matches(H["stat"])[name].startswith(H["stat"] + " · ")
     assert any(v.startswith(f"system_event:{H['event']}") for v in matches(H["event"]))
     assert matches(H["wait_class"])[f"wait_class:{H['wait_class']}"].startswith(H["wait_class"] + " · ")
@@ -313,10 +375,46 @@ def test_top_activity_legend_lists_and_chips(server, page):
 
 # -- the report (docs/awr-rules.md §28) ---------------------------------------------------------------------------
 
-REPORTED = ("db_name", "instance_name", "host_name", "platform_name", "event", "wait_class", "tablespace", "contents",
-            "module", "sql_text")
-REPORT_TAGS = {"html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3", "p", "dl", "dt", "dd",
-               "section", "figure", "img", "figcaption", "table", "thead", "tbody", "tr", "th", "td", "span", "footer"}
+REPORTED = (
+    "db_name",
+    "instance_name",
+    "host_name",
+    "platform_name",
+    "event",
+    "wait_class",
+    "tablespace",
+    "contents",
+    "module",
+    "sql_text",
+)
+REPORT_TAGS = {
+    "html",
+    "head",
+    "meta",
+    "title",
+    "style",
+    "body",
+    "header",
+    "h1",
+    "h2",
+    "h3",
+    "p",
+    "dl",
+    "dt",
+    "dd",
+    "section",
+    "figure",
+    "img",
+    "figcaption",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "span",
+    "footer",
+}
 
 
 class _Tags(HTMLParser):
@@ -362,6 +460,7 @@ def test_the_report_tab_is_inert(server, page):
 
 # -- the benchmark views --------------------------------------------------------------------------------------
 
+
 def test_benchmarks_list_and_run_page(server, page):
     page.open(_url(server, view="benchmarks"))
     row = next(r for r in _cells(page, "benchmarks") if r[-1] == SLUG)
@@ -374,24 +473,37 @@ def test_benchmarks_list_and_run_page(server, page):
     assert head.get_attribute("data-state") == "ready"
     assert head.locator("h2").text_content() == RUN["title"] and page.page.title() == f"awrlens · {RUN['title']}"
     env = RUN["environment"]
-    assert head.locator("dl.env dd").all_text_contents() == \
-        [env["host"], env["instance_type"], str(env["vcpus"]), str(env["cores"]), env["db_version"]]
+    assert head.locator("dl.env dd").all_text_contents() == [
+        env["host"],
+        env["instance_type"],
+        str(env["vcpus"]),
+        str(env["cores"]),
+        env["db_version"],
+    ]
     assert head.locator(".description").text_content() == RUN["description"]
     assert head.locator(".parameters pre").text_content() == json.dumps(PARAMETERS, indent=2)
     series = [m["series"] for m in RUN["measurements"]]
     assert _legend(page, "run-1") == series
     assert page.page.locator("[data-chart=run-1] h3").text_content().endswith(" · " + SVG)
     extra = list(RUN["measurements"][0]["extra"])
-    assert page.page.locator("[data-table=measurements] thead th").all_text_contents() == \
-        ["#", "Series", "x", "y", "Unit", *extra]
-    assert [r[1:3] + r[4:] for r in _cells(page, "measurements")] == \
-        [[m["series"], m["x"], m["unit"]] + [m["extra"][k] for k in extra] for m in RUN["measurements"]]
+    assert page.page.locator("[data-table=measurements] thead th").all_text_contents() == [
+        "#",
+        "Series",
+        "x",
+        "y",
+        "Unit",
+        *extra,
+    ]
+    assert [r[1:3] + r[4:] for r in _cells(page, "measurements")] == [
+        [m["series"], m["x"], m["unit"]] + [m["extra"][k] for k in extra] for m in RUN["measurements"]
+    ]
     with page.page.expect_download() as info:  # the export has the raw text, titles too
         page.page.locator("[data-table=measurements] button.buttons-csv").click()
     table = list(csv.reader(io.StringIO(Path(info.value.path()).read_text(encoding="utf-8"))))
     assert table[0] == ["#", "Series", "x", "y", "Unit", *extra]
-    assert [r[1:3] + r[4:] for r in table[1:]] == \
-        [[m["series"], m["x"], m["unit"]] + [m["extra"][k] for k in extra] for m in RUN["measurements"]]
+    assert [r[1:3] + r[4:] for r in table[1:]] == [
+        [m["series"], m["x"], m["unit"]] + [m["extra"][k] for k in extra] for m in RUN["measurements"]
+    ]
     _inert(page)
 
 
@@ -410,6 +522,7 @@ def test_compare_runs(server, page):
 
 # -- spreadsheet formulas in the CSV exports ---------------------------------------------------------------------
 
+
 def _download(pg, selector):
     with pg.page.expect_download() as info:
         pg.page.locator(selector).click()
@@ -422,10 +535,15 @@ def test_chart_and_table_csv_are_formula_safe(server, page):
     assert page.page.locator(".run-head").get_attribute("data-state") == "ready"
     assert _legend(page, "run-1") == [FORMULA, "@cmd"]  # shown as they are
     chart = _download(page, "[data-chart=run-1] button[data-act=csv]")
-    assert chart == [["series", "unit", "x", "value", "note"],  # every field of a measurement (issue 15)
-                     ["'" + FORMULA, "s", "'+SUM(1,2)", "1.5", "'-2+3"], ["'@cmd", "s", "'+SUM(1,2)", "-2", "'\tTAB"]]
+    assert chart == [
+        ["series", "unit", "x", "value", "note"],  # every field of a measurement (issue 15)
+        ["'" + FORMULA, "s", "'+SUM(1,2)", "1.5", "'-2+3"],
+        ["'@cmd", "s", "'+SUM(1,2)", "-2", "'\tTAB"],
+    ]
     table = _download(page, "[data-table=measurements] button.buttons-csv")
-    assert table == [["#", "Series", "x", "y", "Unit", "note"],
-                     ["1", "'" + FORMULA, "'+SUM(1,2)", "1.5", "s", "'-2+3"],
-                     ["2", "'@cmd", "'+SUM(1,2)", "-2", "s", "'\tTAB"]]
+    assert table == [
+        ["#", "Series", "x", "y", "Unit", "note"],
+        ["1", "'" + FORMULA, "'+SUM(1,2)", "1.5", "s", "'-2+3"],
+        ["2", "'@cmd", "'+SUM(1,2)", "-2", "s", "'\tTAB"],
+    ]
     assert page.dialogs == [] and page.errors == []

@@ -4,6 +4,7 @@ ones, and one list of what changed (restarts, parameter changes, new plans, vers
 Through the Flask test client on the demo store. Expectations come from the stories and straight from the store's
 rows with plain SQL (consecutive snapshots' values compared in the test), never from the code under test.
 """
+
 import csv
 import io
 import json
@@ -26,8 +27,11 @@ def all_snaps(sql3, dbid):
 def changes_by_sql(sql3, dbid, lo, hi):
     """(instance, snap_id, name, old, new): each parameter value that differs from the one at the instance's previous
     snapshot that has the parameter, both in [lo, hi], the later in (lo, hi]."""
-    rows = sql3.execute("select instance_number, parameter_name, snap_id, value from dba_hist_parameter where dbid = ? "
-                        "and snap_id between ? and ? order by 1, 2, 3", (dbid, lo, hi)).fetchall()
+    rows = sql3.execute(
+        "select instance_number, parameter_name, snap_id, value from dba_hist_parameter where dbid = ? "
+        "and snap_id between ? and ? order by 1, 2, 3",
+        (dbid, lo, hi),
+    ).fetchall()
     out, prev = set(), {}
     for inst, name, snap, value in rows:
         key = (inst, name)
@@ -38,8 +42,10 @@ def changes_by_sql(sql3, dbid, lo, hi):
 
 
 def time_of(sql3, dbid, inst, snap):
-    return sql3.execute("select end_interval_time from dba_hist_snapshot where dbid = ? and instance_number = ? and "
-                        "snap_id = ?", (dbid, inst, snap)).fetchone()[0]
+    return sql3.execute(
+        "select end_interval_time from dba_hist_snapshot where dbid = ? and instance_number = ? and snap_id = ?",
+        (dbid, inst, snap),
+    ).fetchone()[0]
 
 
 def test_parameter_changes_are_the_values_that_differ_between_consecutive_snapshots(api, dbs, sql3):
@@ -75,15 +81,23 @@ def test_values_at_a_snapshot_are_the_rows_of_each_instance(api, dbs, stories, s
     missing = stories["restart"]["missing_snap_ids"]
     for snap in (missing[1], stories["plan_regression"]["begin_snap"]):
         body = ok(api, url(db, "/parameters"), snap_id=snap)
-        got = {(r["instance"], r["snap_id"], r["parameter"], r["value"], r["isdefault"], r["ismodified"])
-               for r in body["rows"]}
+        got = {
+            (r["instance"], r["snap_id"], r["parameter"], r["value"], r["isdefault"], r["ismodified"])
+            for r in body["rows"]
+        }
         expected = set()
         for inst in (1, 2):  # each instance's own snapshot at or before (instance 2 was down)
-            (own,) = sql3.execute("select max(snap_id) from dba_hist_snapshot where dbid = ? and instance_number = ? "
-                                  "and snap_id <= ?", (dbid, inst, snap)).fetchone()
-            expected |= set(sql3.execute("select instance_number, snap_id, parameter_name, value, isdefault, ismodified "
-                                         "from dba_hist_parameter where dbid = ? and instance_number = ? and snap_id = ?",
-                                         (dbid, inst, own)))
+            (own,) = sql3.execute(
+                "select max(snap_id) from dba_hist_snapshot where dbid = ? and instance_number = ? and snap_id <= ?",
+                (dbid, inst, snap),
+            ).fetchone()
+            expected |= set(
+                sql3.execute(
+                    "select instance_number, snap_id, parameter_name, value, isdefault, ismodified "
+                    "from dba_hist_parameter where dbid = ? and instance_number = ? and snap_id = ?",
+                    (dbid, inst, own),
+                )
+            )
         assert got == expected and len(got) > 100
     assert {r["instance"] for r in ok(api, url(db, "/parameters"), snap_id=snap, instance=2)["rows"]} == {2}
 
@@ -94,10 +108,13 @@ def test_non_default_parameters_of_a_range(api, dbs, stories, sql3):
     lo, hi = reg["begin_snap"] - 2, reg["end_snap"] + 2
     body = ok(api, url(db, "/parameters/non-default"), begin_snap=lo, end_snap=hi)
     got = {(r["parameter"], r["instance"], r["value"], r["first_snap"], r["last_snap"]) for r in body["rows"]}
-    expected = set(sql3.execute(
-        "select parameter_name, instance_number, value, min(snap_id), max(snap_id) from dba_hist_parameter where "
-        "dbid = ? and snap_id between ? and ? and (isdefault = 'FALSE' or ismodified != 'FALSE') group by 1, 2, 3",
-        (dbid, lo, hi)))
+    expected = set(
+        sql3.execute(
+            "select parameter_name, instance_number, value, min(snap_id), max(snap_id) from dba_hist_parameter where "
+            "dbid = ? and snap_id between ? and ? and (isdefault = 'FALSE' or ismodified != 'FALSE') group by 1, 2, 3",
+            (dbid, lo, hi),
+        )
+    )
     assert got == expected
     # the optimizer setting raised for the regression: not at its default, with both values
     assert {v for p, _, v, *_ in got if p == "optimizer_index_cost_adj"} == {"100", "400"}
@@ -108,13 +125,19 @@ def new_plans_by_sql(sql3, dbid, lo, hi):
     statements seen before with another plan."""
     out = {}
     for sql_id, plan, first in sql3.execute(
-            "select sql_id, plan_hash_value, min(snap_id) from dba_hist_sqlstat where dbid = ? group by 1, 2 "
-            "having min(snap_id) > ? and min(snap_id) <= ?", (dbid, lo, hi)):
-        before = sql3.execute("select max(snap_id) from dba_hist_sqlstat where dbid = ? and sql_id = ? and snap_id < ?",
-                              (dbid, sql_id, first)).fetchone()[0]
+        "select sql_id, plan_hash_value, min(snap_id) from dba_hist_sqlstat where dbid = ? group by 1, 2 "
+        "having min(snap_id) > ? and min(snap_id) <= ?",
+        (dbid, lo, hi),
+    ):
+        before = sql3.execute(
+            "select max(snap_id) from dba_hist_sqlstat where dbid = ? and sql_id = ? and snap_id < ?",
+            (dbid, sql_id, first),
+        ).fetchone()[0]
         if before is not None:
-            (previous,) = sql3.execute("select min(plan_hash_value) from dba_hist_sqlstat where dbid = ? and sql_id = ? "
-                                       "and snap_id = ?", (dbid, sql_id, before)).fetchone()
+            (previous,) = sql3.execute(
+                "select min(plan_hash_value) from dba_hist_sqlstat where dbid = ? and sql_id = ? and snap_id = ?",
+                (dbid, sql_id, before),
+            ).fetchone()
             out[(sql_id, plan)] = (first, previous)
     return out
 
@@ -126,12 +149,18 @@ def test_the_changes_around_the_plan_regression(api, dbs, stories, sql3):
     body = ok(api, url(db, "/changes"), begin_snap=lo, end_snap=hi)
     assert body["columns"] == ["time", "snap_id", "instance", "kind", "text", "details"]
     rows = body["rows"]
-    plans = {(r["details"]["sql_id"], r["details"]["plan_hash_value"]): (r["snap_id"], r["details"]["previous_plan"])
-             for r in rows if r["kind"] == "plan"}
+    plans = {
+        (r["details"]["sql_id"], r["details"]["plan_hash_value"]): (r["snap_id"], r["details"]["previous_plan"])
+        for r in rows
+        if r["kind"] == "plan"
+    }
     assert plans == new_plans_by_sql(sql3, dbid, lo, hi)
     assert plans[(reg["sql_id"], reg["bad_plan"])] == (reg["begin_snap"], reg["good_plan"])  # the good plan is not new
-    params = {(r["instance"], r["snap_id"], r["details"]["parameter"], r["details"]["old_value"],
-               r["details"]["new_value"]) for r in rows if r["kind"] == "parameter"}
+    params = {
+        (r["instance"], r["snap_id"], r["details"]["parameter"], r["details"]["old_value"], r["details"]["new_value"])
+        for r in rows
+        if r["kind"] == "parameter"
+    }
     assert params == changes_by_sql(sql3, dbid, lo, hi)
     raised = {(i, s) for i, s, name, old, new in params if name == "optimizer_index_cost_adj" and new == "400"}
     assert raised == {(1, reg["begin_snap"]), (2, reg["begin_snap"])}  # with the bad plan, on both instances
@@ -162,8 +191,11 @@ def test_the_instance_2_crash_and_the_sga_resize(api, dbs, stories, sql3):
     rows = ok(api, url(db, "/changes"), begin_snap=lo, end_snap=hi)["rows"]
     restarts = [(r["instance"], r["snap_id"], r["time"]) for r in rows if r["kind"] == "restart"]
     assert restarts == [(2, stories["restart"]["first_snap_after"], stories["restart"]["startup_time"])]
-    resized = {r["instance"]: r["details"] for r in rows if r["kind"] == "parameter"
-               and r["details"]["parameter"] == "sga_target"}
+    resized = {
+        r["instance"]: r["details"]
+        for r in rows
+        if r["kind"] == "parameter" and r["details"]["parameter"] == "sga_target"
+    }
     assert set(resized) == {1, 2}
     assert {(d["old_value"], d["new_value"]) for d in resized.values()} == {(str(64 << 30), str(80 << 30))}
     only_2 = ok(api, url(db, "/changes"), begin_snap=lo, end_snap=hi, instance=2)["rows"]
@@ -172,34 +204,48 @@ def test_the_instance_2_crash_and_the_sga_resize(api, dbs, stories, sql3):
 
 def test_changes_as_csv(api, dbs, stories):
     first = stories["async_io_fix"]["first_snap_after"]
-    r = api.get(url(dbs["single"], "/changes"), query_string={"begin_snap": first - 2, "end_snap": first + 2,
-                                                               "format": "csv"})
+    r = api.get(
+        url(dbs["single"], "/changes"), query_string={"begin_snap": first - 2, "end_snap": first + 2, "format": "csv"}
+    )
     assert r.status_code == 200 and r.mimetype == "text/csv"
     rows = list(csv.DictReader(io.StringIO(r.get_data(as_text=True))))
     assert list(rows[0]) == ["time", "snap_id", "instance", "kind", "text", "details"]
     param = next(x for x in rows if x["kind"] == "parameter")
     assert json.loads(param["details"])["new_value"] == "SETALL"
     for tail in ("/parameters", "/parameters/changes", "/parameters/non-default"):
-        r = api.get(url(dbs["single"], tail), query_string={"begin_snap": first - 2, "end_snap": first + 2,
-                                                             "format": "csv"})
+        r = api.get(
+            url(dbs["single"], tail), query_string={"begin_snap": first - 2, "end_snap": first + 2, "format": "csv"}
+        )
         assert r.status_code == 200 and r.get_data(as_text=True).count("\r\n") > 1, tail
 
 
-@pytest.mark.parametrize("tail,query,parameter", [
-    ("/changes", {"instance": "9"}, "instance"), ("/changes", {"from": "yesterday"}, "from"),
-    ("/changes", {"begin_snap": "x"}, "begin_snap"), ("/changes", {"kind": "plan"}, "kind"),
-    ("/changes", {"from": "2026-11-10", "begin_snap": "1"}, "from"),
-    ("/parameters", {"snap_id": "abc"}, "snap_id"), ("/parameters", {"snap_id": "-1"}, "snap_id"),
-    ("/parameters", {"snap_id": "1"}, "snap_id"), ("/parameters", {"snap_id": "99999999"}, "snap_id"),
-    ("/parameters/changes", {"instance": "each"}, "instance"), ("/parameters/non-default", {"format": "xml"}, "format"),
-])
+@pytest.mark.parametrize(
+    "tail,query,parameter",
+    [
+        ("/changes", {"instance": "9"}, "instance"),
+        ("/changes", {"from": "yesterday"}, "from"),
+        ("/changes", {"begin_snap": "x"}, "begin_snap"),
+        ("/changes", {"kind": "plan"}, "kind"),
+        ("/changes", {"from": "2026-11-10", "begin_snap": "1"}, "from"),
+        ("/parameters", {"snap_id": "abc"}, "snap_id"),
+        ("/parameters", {"snap_id": "-1"}, "snap_id"),
+        ("/parameters", {"snap_id": "1"}, "snap_id"),
+        ("/parameters", {"snap_id": "99999999"}, "snap_id"),
+        ("/parameters/changes", {"instance": "each"}, "instance"),
+        ("/parameters/non-default", {"format": "xml"}, "format"),
+    ],
+)
 def test_bad_input_is_a_400_naming_the_parameter(api, dbs, tail, query, parameter):
     assert_error(api.get(url(dbs["rac"], tail), query_string=query), 400, parameter)
 
 
 def test_every_endpoint_is_in_the_openapi_document(doc):
-    for path in ("/api/v1/dbs/{db}/changes", "/api/v1/dbs/{db}/parameters", "/api/v1/dbs/{db}/parameters/changes",
-                 "/api/v1/dbs/{db}/parameters/non-default"):
+    for path in (
+        "/api/v1/dbs/{db}/changes",
+        "/api/v1/dbs/{db}/parameters",
+        "/api/v1/dbs/{db}/parameters/changes",
+        "/api/v1/dbs/{db}/parameters/non-default",
+    ):
         op = doc["paths"][path]["get"]
         assert "text/csv" in op["responses"]["200"]["content"] and "400" in op["responses"]
         assert op["responses"]["200"]["content"]["application/json"]["schema"]["required"] == ["columns", "rows"]
@@ -208,18 +254,35 @@ def test_every_endpoint_is_in_the_openapi_document(doc):
 def test_differences_between_two_ranges_for_compare(app, dbs, stories, sql3):
     """history.parameters.differences: the values in force at the end of each range that differ (for compare)."""
     from app.history import parameters
+
     db = app.extensions["awrlens"].database(dbs["single"])
     first = stories["async_io_fix"]["first_snap_after"]
     a, b = db.resolve(begin_snap=first - 6, end_snap=first - 1), db.resolve(begin_snap=first, end_snap=first + 6)
     expected = []
-    ends = {s: dict(sql3.execute("select parameter_name, value from dba_hist_parameter where dbid = ? and snap_id = ?",
-                                 (dbid_of(dbs["single"]), s))) for s in (first - 1, first + 6)}
+    ends = {
+        s: dict(
+            sql3.execute(
+                "select parameter_name, value from dba_hist_parameter where dbid = ? and snap_id = ?",
+                (dbid_of(dbs["single"]), s),
+            )
+        )
+        for s in (first - 1, first + 6)
+    }
     for name in sorted(ends[first - 1]):
         if ends[first - 1][name] != ends[first + 6].get(name):
-            expected.append({"parameter": name, "instance": 1, "a_value": ends[first - 1][name],
-                             "b_value": ends[first + 6].get(name)})
-    assert parameters.differences(db, a, b) == expected == [
-        {"parameter": "filesystemio_options", "instance": 1, "a_value": "none", "b_value": "SETALL"}]
+            expected.append(
+                {
+                    "parameter": name,
+                    "instance": 1,
+                    "a_value": ends[first - 1][name],
+                    "b_value": ends[first + 6].get(name),
+                }
+            )
+    assert (
+        parameters.differences(db, a, b)
+        == expected
+        == [{"parameter": "filesystemio_options", "instance": 1, "a_value": "none", "b_value": "SETALL"}]
+    )
 
 
 @pytest.fixture(scope="module")
@@ -229,8 +292,10 @@ def upgraded(demo_store, stories, tmp_path_factory):
     shutil.copy(demo_store[0], path)
     fix = stories["async_io_fix"]
     with sqlite3.connect(path) as con:
-        con.execute("update dba_hist_database_instance set version = '19.24.0.0.0' where dbid = ? and startup_time = ?",
-                    (fix["dbid"], fix["startup_time"][:19].replace("T", " ")))
+        con.execute(
+            "update dba_hist_database_instance set version = '19.24.0.0.0' where dbid = ? and startup_time = ?",
+            (fix["dbid"], fix["startup_time"][:19].replace("T", " ")),
+        )
         assert con.total_changes == 1
     return create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(path)}})).test_client()
 
@@ -239,7 +304,11 @@ def test_a_version_change_at_a_startup(upgraded, dbs, stories):
     first = stories["async_io_fix"]["first_snap_after"]
     rows = ok(upgraded, url(dbs["single"], "/changes"), begin_snap=first - 2, end_snap=first + 2)["rows"]
     (version,) = [r for r in rows if r["kind"] == "version"]
-    assert (version["snap_id"], version["instance"], version["time"]) == (first, 1, stories["async_io_fix"]["startup_time"])
+    assert (version["snap_id"], version["instance"], version["time"]) == (
+        first,
+        1,
+        stories["async_io_fix"]["startup_time"],
+    )
     assert version["details"] == {"old_version": "19.0.0.0.0", "new_version": "19.24.0.0.0"}
     later = ok(upgraded, url(dbs["single"], "/changes"), begin_snap=first, end_snap=first + 4)["rows"]
     assert not [r for r in later if r["kind"] == "version"]  # seen at its first snapshot only
@@ -251,6 +320,7 @@ def test_the_oracle_statements_over_the_view_give_what_the_stores_runs_give(app,
     rows, and the view's LAG gives the changes plain SQL finds."""
     from app.history import parameters
     from app.store import queries
+
     for db in dbs.values():
         dbid = dbid_of(db)
         d = app.extensions["awrlens"].database(db)
@@ -262,7 +332,9 @@ def test_the_oracle_statements_over_the_view_give_what_the_stores_runs_give(app,
         for a, b in ((lo, hi), (lo + 100, lo + 300)):
             grouped = d.rows(queries.non_default_parameters(v), lo=a, hi=b)
             runs = d.rows(queries.non_default_parameters(v, True), lo=a, hi=b)
-            assert sorted(grouped) == sorted(parameters._clipped(d.timeline(), runs, d.resolve(begin_snap=a, end_snap=b)))
+            assert sorted(grouped) == sorted(
+                parameters._clipped(d.timeline(), runs, d.resolve(begin_snap=a, end_snap=b))
+            )
 
 
 def test_a_closed_range_of_changes_is_kept_only_as_long_as_the_snapshot_list(api, dbs, stories, app):

@@ -6,6 +6,7 @@ instances, per second of the period; ranked as §29 says), never from the code u
 around the plan regression (no restart, missing or manual snapshot in them) and of different lengths, so that only
 per-second values can agree.
 """
+
 import csv
 import io
 from datetime import datetime
@@ -14,17 +15,34 @@ import pytest
 from contract import dbid_of, ok, url
 
 # §29's table of directions, as the rules page states it
-BETTER_PER_TRANSACTION = {"DB Time(s)", "DB CPU(s)", "Logical read (blocks)", "Physical read (blocks)",
-                          "Read IO requests", "Read IO (MB)", "Parses (SQL)", "Hard parses (SQL)"}
+BETTER_PER_TRANSACTION = {
+    "DB Time(s)",
+    "DB CPU(s)",
+    "Logical read (blocks)",
+    "Physical read (blocks)",
+    "Read IO requests",
+    "Read IO (MB)",
+    "Parses (SQL)",
+    "Hard parses (SQL)",
+}
 LOAD_PROFILE_STATS = {  # §13's rows: statistics summed and scale
-    "Redo size (bytes)": (("redo size",), 1), "Logical read (blocks)": (("session logical reads",), 1),
-    "Block changes": (("db block changes",), 1), "Physical read (blocks)": (("physical reads",), 1),
-    "Physical write (blocks)": (("physical writes",), 1), "Read IO requests": (("physical read IO requests",), 1),
-    "Write IO requests": (("physical write IO requests",), 1), "Read IO (MB)": (("physical read bytes",), 1 / 2 ** 20),
-    "Write IO (MB)": (("physical write bytes",), 1 / 2 ** 20), "User calls": (("user calls",), 1),
-    "Parses (SQL)": (("parse count (total)",), 1), "Hard parses (SQL)": (("parse count (hard)",), 1),
-    "Logons": (("logons cumulative",), 1), "Executes (SQL)": (("execute count",), 1),
-    "Rollbacks": (("user rollbacks",), 1), "Transactions": (("user commits", "user rollbacks"), 1)}
+    "Redo size (bytes)": (("redo size",), 1),
+    "Logical read (blocks)": (("session logical reads",), 1),
+    "Block changes": (("db block changes",), 1),
+    "Physical read (blocks)": (("physical reads",), 1),
+    "Physical write (blocks)": (("physical writes",), 1),
+    "Read IO requests": (("physical read IO requests",), 1),
+    "Write IO requests": (("physical write IO requests",), 1),
+    "Read IO (MB)": (("physical read bytes",), 1 / 2**20),
+    "Write IO (MB)": (("physical write bytes",), 1 / 2**20),
+    "User calls": (("user calls",), 1),
+    "Parses (SQL)": (("parse count (total)",), 1),
+    "Hard parses (SQL)": (("parse count (hard)",), 1),
+    "Logons": (("logons cumulative",), 1),
+    "Executes (SQL)": (("execute count",), 1),
+    "Rollbacks": (("user rollbacks",), 1),
+    "Transactions": (("user commits", "user rollbacks"), 1),
+}
 
 
 class Period:
@@ -33,29 +51,38 @@ class Period:
     def __init__(self, sql3, dbid, lo, hi):
         self.lo, self.hi = lo, hi
         ends = {}
-        for inst, snap, end in sql3.execute("select instance_number, snap_id, end_interval_time from dba_hist_snapshot "
-                                            "where dbid = ? and snap_id in (?, ?)", (dbid, lo, hi)):
+        for inst, snap, end in sql3.execute(
+            "select instance_number, snap_id, end_interval_time from dba_hist_snapshot "
+            "where dbid = ? and snap_id in (?, ?)",
+            (dbid, lo, hi),
+        ):
             ends.setdefault(inst, {})[snap] = datetime.fromisoformat(end)
         self.elapsed = max((e[hi] - e[lo]).total_seconds() for e in ends.values())
 
         def deltas(select, table, where=""):
             out = {}
             for name, snap, value in sql3.execute(
-                    f"select {select}, snap_id, sum(value) from (select {select}, snap_id, {table[1]} as value "
-                    f"from {table[0]} where dbid = ? and snap_id in (?, ?) {where}) group by {select}, snap_id",
-                    (dbid, lo, hi)):
+                f"select {select}, snap_id, sum(value) from (select {select}, snap_id, {table[1]} as value "
+                f"from {table[0]} where dbid = ? and snap_id in (?, ?) {where}) group by {select}, snap_id",
+                (dbid, lo, hi),
+            ):
                 out[name] = out.get(name, 0) + (value if snap == hi else -value)
             return out
+
         self.time_model = {k: v / 1e6 for k, v in deltas("stat_name", ("dba_hist_sys_time_model", "value")).items()}
         self.sysstat = deltas("stat_name", ("dba_hist_sysstat", "value"))
         idle = "and wait_class != 'Idle'"
-        self.events = {k: v / 1e6 for k, v in deltas("event_name", ("dba_hist_system_event", "time_waited_micro_fg"),
-                                                       idle).items()}
+        self.events = {
+            k: v / 1e6 for k, v in deltas("event_name", ("dba_hist_system_event", "time_waited_micro_fg"), idle).items()
+        }
         self.waits = deltas("event_name", ("dba_hist_system_event", "total_waits_fg"), idle)
         # top SQL (§15): the first 200 (statement, plan) pairs by elapsed time, then per statement
-        pairs = sql3.execute("select sql_id, plan_hash_value, sum(elapsed_time_delta) as e from dba_hist_sqlstat "
-                             "where dbid = ? and snap_id > ? and snap_id <= ? group by con_dbid, sql_id, "
-                             "plan_hash_value order by e desc limit 200", (dbid, lo, hi)).fetchall()
+        pairs = sql3.execute(
+            "select sql_id, plan_hash_value, sum(elapsed_time_delta) as e from dba_hist_sqlstat "
+            "where dbid = ? and snap_id > ? and snap_id <= ? group by con_dbid, sql_id, "
+            "plan_hash_value order by e desc limit 200",
+            (dbid, lo, hi),
+        ).fetchall()
         self.sql, self.plans = {}, {}
         for sql_id, plan, ela in pairs:
             self.sql[sql_id] = self.sql.get(sql_id, 0) + ela / 1e6
@@ -77,8 +104,7 @@ def _union(*lists):
 
 
 def _ask(api, db, a, b, **extra):
-    return ok(api, url(db, "/compare"), a_begin_snap=a[0], a_end_snap=a[1], b_begin_snap=b[0], b_end_snap=b[1],
-              **extra)
+    return ok(api, url(db, "/compare"), a_begin_snap=a[0], a_end_snap=a[1], b_begin_snap=b[0], b_end_snap=b[1], **extra)
 
 
 @pytest.fixture(scope="module")
@@ -100,17 +126,24 @@ def test_the_time_movers_are_time_per_second_ranked_by_their_share_of_a_db_time(
     expected = []  # (kind, item, A per second, B per second)
     for name in set(pa.time_model) | set(pb.time_model):
         if name != "DB time" and (pa.time_model.get(name) or pb.time_model.get(name)):
-            expected.append(("time model", name, pa.per_second(pa.time_model.get(name, 0)),
-                             pb.per_second(pb.time_model.get(name, 0))))
+            expected.append(
+                (
+                    "time model",
+                    name,
+                    pa.per_second(pa.time_model.get(name, 0)),
+                    pb.per_second(pb.time_model.get(name, 0)),
+                )
+            )
     for name in _union(pa.top(pa.events, 15), pb.top(pb.events, 15)):
-        expected.append(("wait event", name, pa.per_second(pa.events.get(name, 0)),
-                         pb.per_second(pb.events.get(name, 0))))
+        expected.append(
+            ("wait event", name, pa.per_second(pa.events.get(name, 0)), pb.per_second(pb.events.get(name, 0)))
+        )
     for sql_id in _union(pa.top(pa.sql, 10), pb.top(pb.sql, 10)):
         expected.append(("sql", sql_id, pa.per_second(pa.sql.get(sql_id, 0)), pb.per_second(pb.sql.get(sql_id, 0))))
     expected.sort(key=lambda e: -abs(e[3] - e[2]))
     rows = [r for r in body["movers"]["rows"] if r["group"] == "time"]
     assert [(r["kind"], r["item"]) for r in rows] == [(k, i) for k, i, _, _ in expected[:15]]
-    for r, (kind, item, va, vb) in zip(rows, expected):
+    for r, (_kind, _item, va, vb) in zip(rows, expected[:15], strict=True):
         assert (r["a"], r["b"]) == (pytest.approx(va, abs=1e-4), pytest.approx(vb, abs=1e-4)), r
         assert r["db_time_change_pct"] == pytest.approx(100 * (vb - va) / db_a, abs=1e-3), r
         assert r["unit"] == "s/s" and r["measure"] == "per second" and r["better"] == "lower"
@@ -118,8 +151,9 @@ def test_the_time_movers_are_time_per_second_ranked_by_their_share_of_a_db_time(
     assert rows[0]["item"] == "n9t346r3d25vu" or rows[0]["kind"] != "sql"
     assert any(r["kind"] == "sql" and r["item"] == "n9t346r3d25vu" and r["db_time_change_pct"] > 50 for r in rows)
     series = {r["kind"]: r["series"] for r in rows}
-    assert series.get("sql") is None and all(r["series"] == f"system_event:{r['item']}:time"
-                                             for r in rows if r["kind"] == "wait event")
+    assert series.get("sql") is None and all(
+        r["series"] == f"system_event:{r['item']}:time" for r in rows if r["kind"] == "wait event"
+    )
 
 
 def test_the_workload_movers_are_volumes_per_second_and_costs_per_transaction(api, dbs, sql3, periods):
@@ -144,7 +178,9 @@ def test_the_workload_movers_are_volumes_per_second_and_costs_per_transaction(ap
     changes = [abs(r["change_pct"]) for r in rows]
     assert changes == sorted(changes, reverse=True)
     neutral = {r["item"]: r["better"] for r in rows}
-    assert neutral["Transactions"] is None and neutral["Executes (SQL)"] is None and neutral["Redo size (bytes)"] is None
+    assert (
+        neutral["Transactions"] is None and neutral["Executes (SQL)"] is None and neutral["Redo size (bytes)"] is None
+    )
     assert neutral["Hard parses (SQL)"] == "lower" and neutral["Parses (SQL)"] == "lower"
     lp = {r["metric"]: r for r in body["load_profile"]["rows"]}
     assert lp["Transactions"]["better_per_second"] is None and lp["Parses (SQL)"]["better_per_transaction"] == "lower"
@@ -177,7 +213,7 @@ def test_a_wait_in_one_period_only_is_plus_or_minus_100_percent(api, dbs, sql3, 
         events = {r["event"]: r for r in body["top_events"]["rows"]}
         new = [e for e in _union(px.top(px.events, 15), py.top(py.events, 15)) if not px.events.get(e)]
         gone = [e for e in _union(px.top(px.events, 15), py.top(py.events, 15)) if not py.events.get(e)]
-        assert (new if sign > 0 else gone), "the regression's CPU saturation brings a wait A never had"
+        assert new if sign > 0 else gone, "the regression's CPU saturation brings a wait A never had"
         for name in new:
             r = events[name]
             assert (r["only_in"], r["change_pct"], r["a_time_s"]) == ("b", 100.0, 0), r
@@ -207,12 +243,13 @@ def test_the_movers_as_csv_come_first(api, dbs, periods):
     resp = api.get(url(db, "/compare"), query_string={**query, "format": "csv"})
     assert resp.mimetype == "text/csv"
     header, *rows = list(csv.reader(io.StringIO(resp.get_data(as_text=True))))
-    assert header[:len(body["movers"]["columns"]) + 1] == ["table", *body["movers"]["columns"]]
-    movers = [dict(zip(header, r)) for r in rows if r[0] == "movers"]
+    assert header[: len(body["movers"]["columns"]) + 1] == ["table", *body["movers"]["columns"]]
+    movers = [dict(zip(header, r, strict=True)) for r in rows if r[0] == "movers"]
     assert [m["item"] for m in movers] == [r["item"] for r in body["movers"]["rows"]]
     assert [m["better"] for m in movers] == [r["better"] or "" for r in body["movers"]["rows"]]
-    assert [r[0] for r in rows] == sorted((r[0] for r in rows), key=["movers", "differences", "load_profile",
-                                                                      "top_events"].index)
+    assert [r[0] for r in rows] == sorted(
+        (r[0] for r in rows), key=["movers", "differences", "load_profile", "top_events"].index
+    )
     assert {m["db_time_change_pct"] for m in movers if m["group"] == "time"} != {""}
 
 
@@ -235,14 +272,23 @@ def test_parameters_that_differ_at_the_ends_of_the_periods(api, dbs, sql3, perio
     db, (a, b) = dbs["rac"], periods
 
     def at(snap):
-        return {(name, inst): value for name, inst, value in sql3.execute(
-            "select parameter_name, instance_number, value from dba_hist_parameter where dbid = ? and snap_id = ?",
-            (dbid_of(db), snap))}
+        return {
+            (name, inst): value
+            for name, inst, value in sql3.execute(
+                "select parameter_name, instance_number, value from dba_hist_parameter where dbid = ? and snap_id = ?",
+                (dbid_of(db), snap),
+            )
+        }
+
     va, vb = at(a[1]), at(b[1])
-    expected = sorted((name, inst, va.get((name, inst)), vb.get((name, inst)))
-                      for name, inst in set(va) | set(vb) if va.get((name, inst)) != vb.get((name, inst)))
+    expected = sorted(
+        (name, inst, va.get((name, inst)), vb.get((name, inst)))
+        for name, inst in set(va) | set(vb)
+        if va.get((name, inst)) != vb.get((name, inst))
+    )
     assert any(name == "optimizer_index_cost_adj" for name, *_ in expected)
     rows = [r for r in _ask(api, db, a, b)["differences"]["rows"] if r["kind"] == "parameter"]
     assert [(r["item"], r["a"], r["b"]) for r in rows] == [
-        (f"{name} (instance {inst})", x, y) for name, inst, x, y in expected]
+        (f"{name} (instance {inst})", x, y) for name, inst, x, y in expected
+    ]
     assert all(r["change"] == "changed" for r in rows if r["a"] is not None and r["b"] is not None)

@@ -1,5 +1,6 @@
 """The demo history: its contents, its internal consistency (docs/awr-rules.md §10), its stories, determinism and an
 atomic build. Checked straight from the SQLite file and, for the stories, through the API a user would call."""
+
 import hashlib
 import itertools
 import sqlite3
@@ -25,12 +26,14 @@ def ids(stories):
 
 def deltas(db, view, name, dbid, instance=1, column="value", name_column="stat_name"):
     """snap_id -> (delta, seconds) over intervals of the same startup, straight from the file."""
-    rows = db.execute(f"""
+    rows = db.execute(
+        f"""
         select s.snap_id, s.startup_time, s.end_interval_time, v.{column}
         from dba_hist_{view} v join dba_hist_snapshot s
           on s.dbid = v.dbid and s.instance_number = v.instance_number and s.snap_id = v.snap_id
         where v.dbid = ? and v.instance_number = ? and v.{name_column} = ? order by s.snap_id""",
-                      (dbid, instance, name)).fetchall()
+        (dbid, instance, name),
+    ).fetchall()
     out = {}
     for (_, st0, t0, v0), (snap, st1, t1, v1) in itertools.pairwise(rows):
         if st0 == st1:
@@ -40,16 +43,24 @@ def deltas(db, view, name, dbid, instance=1, column="value", name_column="stat_n
 
 
 def test_two_databases_as_the_issue_describes(db, stories):
-    rows = db.execute("select db_name, count(distinct instance_number), max(parallel) "
-                      "from dba_hist_database_instance group by dbid order by db_name").fetchall()
+    rows = db.execute(
+        "select db_name, count(distinct instance_number), max(parallel) "
+        "from dba_hist_database_instance group by dbid order by db_name"
+    ).fetchall()
     assert rows == [("ORCL", 1, "NO"), ("RACPROD", 2, "YES")]
-    cpus = dict(db.execute("select i.db_name, max(o.value) from dba_hist_osstat o join dba_hist_database_instance i "
-                           "using (dbid, instance_number) where o.stat_name = 'NUM_CPUS' group by i.db_name"))
+    cpus = dict(
+        db.execute(
+            "select i.db_name, max(o.value) from dba_hist_osstat o join dba_hist_database_instance i "
+            "using (dbid, instance_number) where o.stat_name = 'NUM_CPUS' group by i.db_name"
+        )
+    )
     assert cpus == {"ORCL": 4, "RACPROD": 16}
-    steps = db.execute("select (julianday(b.end_interval_time) - julianday(a.end_interval_time)) * 1440 as m, count(*) "
-                       "from dba_hist_snapshot a join dba_hist_snapshot b on b.dbid = a.dbid "
-                       "and b.instance_number = a.instance_number and b.snap_id = a.snap_id + 1 "
-                       "group by round(m) order by 2 desc").fetchall()
+    steps = db.execute(
+        "select (julianday(b.end_interval_time) - julianday(a.end_interval_time)) * 1440 as m, count(*) "
+        "from dba_hist_snapshot a join dba_hist_snapshot b on b.dbid = a.dbid "
+        "and b.instance_number = a.instance_number and b.snap_id = a.snap_id + 1 "
+        "group by round(m) order by 2 desc"
+    ).fetchall()
     assert round(steps[0][0]) == 30 and steps[0][1] > 0.95 * sum(n for _, n in steps)
 
 
@@ -63,15 +74,35 @@ def test_contents_cover_what_a_dba_reads(db):
     assert load_profile <= sysstat
     assert {"physical read total IO requests", "physical write total IO requests"} <= sysstat
     time_model = names("select distinct stat_name from dba_hist_sys_time_model")
-    assert {"DB time", "DB CPU", "background cpu time", "sql execute elapsed time", "parse time elapsed",
-            "hard parse elapsed time", "PL/SQL execution elapsed time", "connection management call elapsed time",
-            "RMAN cpu time (backup/restore)"} <= time_model and len(time_model) >= 18
+    assert {
+        "DB time",
+        "DB CPU",
+        "background cpu time",
+        "sql execute elapsed time",
+        "parse time elapsed",
+        "hard parse elapsed time",
+        "PL/SQL execution elapsed time",
+        "connection management call elapsed time",
+        "RMAN cpu time (backup/restore)",
+    } <= time_model and len(time_model) >= 18
     events = db.execute("select count(distinct event_name), count(distinct wait_class) from dba_hist_system_event")
     n_events, n_classes = events.fetchone()
     assert n_events >= 60 and n_classes >= 11
     assert names("select distinct wait_class from dba_hist_system_event") >= {
-        "Idle", "User I/O", "System I/O", "Commit", "Concurrency", "Application", "Configuration", "Network",
-        "Cluster", "Other", "Scheduler", "Administrative", "Queueing"}
+        "Idle",
+        "User I/O",
+        "System I/O",
+        "Commit",
+        "Concurrency",
+        "Application",
+        "Configuration",
+        "Network",
+        "Cluster",
+        "Other",
+        "Scheduler",
+        "Administrative",
+        "Queueing",
+    }
     units = dict(db.execute("select distinct metric_name, metric_unit from dba_hist_sysmetric_summary"))
     assert units["Host CPU Utilization (%)"] == "% Busy/(Idle+Busy)"
     assert units["Average Active Sessions"] == "Active Sessions"
@@ -80,15 +111,28 @@ def test_contents_cover_what_a_dba_reads(db):
     assert units["User Transaction Per Sec"] == "Transactions Per Second"
     assert units["Executions Per Sec"] == "Executes Per Second"
     assert names("select distinct stat_name from dba_hist_osstat") >= {
-        "BUSY_TIME", "IDLE_TIME", "USER_TIME", "SYS_TIME", "IOWAIT_TIME", "RSRC_MGR_CPU_WAIT_TIME", "NUM_CPUS",
-        "NUM_CPU_CORES", "LOAD", "PHYSICAL_MEMORY_BYTES"}
+        "BUSY_TIME",
+        "IDLE_TIME",
+        "USER_TIME",
+        "SYS_TIME",
+        "IOWAIT_TIME",
+        "RSRC_MGR_CPU_WAIT_TIME",
+        "NUM_CPUS",
+        "NUM_CPU_CORES",
+        "LOAD",
+        "PHYSICAL_MEMORY_BYTES",
+    }
     assert {"LGWR", "DBWR", "Direct Reads", "Buffer Cache Reads", "RMAN"} <= names(
-        "select distinct function_name from dba_hist_iostat_function")
+        "select distinct function_name from dba_hist_iostat_function"
+    )
     assert {"Data File", "Log File", "Temp File", "Control File"} <= names(
-        "select distinct filetype_name from dba_hist_iostat_filetype")
-    per_db = db.execute("select t.dbid, count(distinct t.sql_id) from dba_hist_sqltext t "
-                        "where t.sql_text <> '' and exists (select 1 from dba_hist_sqlstat s "
-                        "where s.dbid = t.dbid and s.sql_id = t.sql_id) group by t.dbid").fetchall()
+        "select distinct filetype_name from dba_hist_iostat_filetype"
+    )
+    per_db = db.execute(
+        "select t.dbid, count(distinct t.sql_id) from dba_hist_sqltext t "
+        "where t.sql_text <> '' and exists (select 1 from dba_hist_sqlstat s "
+        "where s.dbid = t.dbid and s.sql_id = t.sql_id) group by t.dbid"
+    ).fetchall()
     assert len(per_db) == 2 and all(n >= 200 for _, n in per_db)
     assert db.execute("select count(*) from dba_hist_sqltext where sql_text like '%<script>%'").fetchone()[0] >= 2
     assert db.execute("select count(*) from dba_hist_sgastat").fetchone()[0] > 0
@@ -98,17 +142,30 @@ def test_contents_cover_what_a_dba_reads(db):
 def test_tablespaces_grow(db, stories):
     for dbid in ids(stories).values():
         first, last = db.execute(
-            "select min(snap_id), max(snap_id) from dba_hist_tbspc_space_usage where dbid = ?", (dbid,)).fetchone()
-        used = dict(db.execute("select t.tsname, u.tablespace_usedsize from dba_hist_tbspc_space_usage u "
-                               "join dba_hist_tablespace t on t.dbid = u.dbid and t.\"TS#\" = u.tablespace_id "
-                               "where u.dbid = ? and u.snap_id = ?", (dbid, last)))
-        before = dict(db.execute("select t.tsname, u.tablespace_usedsize from dba_hist_tbspc_space_usage u "
-                                 "join dba_hist_tablespace t on t.dbid = u.dbid and t.\"TS#\" = u.tablespace_id "
-                                 "where u.dbid = ? and u.snap_id = ?", (dbid, first)))
+            "select min(snap_id), max(snap_id) from dba_hist_tbspc_space_usage where dbid = ?", (dbid,)
+        ).fetchone()
+        used = dict(
+            db.execute(
+                "select t.tsname, u.tablespace_usedsize from dba_hist_tbspc_space_usage u "
+                "join dba_hist_tablespace t on t.dbid = u.dbid and t.\"TS#\" = u.tablespace_id "
+                "where u.dbid = ? and u.snap_id = ?",
+                (dbid, last),
+            )
+        )
+        before = dict(
+            db.execute(
+                "select t.tsname, u.tablespace_usedsize from dba_hist_tbspc_space_usage u "
+                "join dba_hist_tablespace t on t.dbid = u.dbid and t.\"TS#\" = u.tablespace_id "
+                "where u.dbid = ? and u.snap_id = ?",
+                (dbid, first),
+            )
+        )
         assert used["APP_DATA"] > before["APP_DATA"] * 1.01
-        bad = db.execute("select count(*) from dba_hist_tbspc_space_usage where dbid = ? and "
-                         "(tablespace_usedsize > tablespace_size or tablespace_size > tablespace_maxsize)",
-                         (dbid,)).fetchone()[0]
+        bad = db.execute(
+            "select count(*) from dba_hist_tbspc_space_usage where dbid = ? and "
+            "(tablespace_usedsize > tablespace_size or tablespace_size > tablespace_maxsize)",
+            (dbid,),
+        ).fetchone()[0]
         assert bad == 0
 
 
@@ -155,11 +212,21 @@ def test_sysmetric_rates_agree_with_sysstat_deltas(db, stories):
         commits = deltas(db, "sysstat", "user commits", dbid)
         rollbacks = deltas(db, "sysstat", "user rollbacks", dbid)
         execs = deltas(db, "sysstat", "execute count", dbid)
-        metric = {r[0]: r[1:] for r in db.execute(
-            "select snap_id, average, intsize from dba_hist_sysmetric_summary "
-            "where dbid = ? and instance_number = 1 and metric_name = 'User Transaction Per Sec'", (dbid,))}
-        exec_metric = dict(db.execute("select snap_id, average from dba_hist_sysmetric_summary where dbid = ? "
-                                      "and instance_number = 1 and metric_name = 'Executions Per Sec'", (dbid,)))
+        metric = {
+            r[0]: r[1:]
+            for r in db.execute(
+                "select snap_id, average, intsize from dba_hist_sysmetric_summary "
+                "where dbid = ? and instance_number = 1 and metric_name = 'User Transaction Per Sec'",
+                (dbid,),
+            )
+        }
+        exec_metric = dict(
+            db.execute(
+                "select snap_id, average from dba_hist_sysmetric_summary where dbid = ? "
+                "and instance_number = 1 and metric_name = 'Executions Per Sec'",
+                (dbid,),
+            )
+        )
         checked = 0
         for snap, (c, seconds) in commits.items():
             average, intsize = metric[snap]
@@ -172,16 +239,25 @@ def test_sysmetric_rates_agree_with_sysstat_deltas(db, stories):
 
 def test_per_minute_history_covers_the_last_eight_days_and_averages_to_the_summary(db, stories):
     dbid = ids(stories)["ORCL"]
-    first, last = db.execute("select min(begin_time), max(end_time) from dba_hist_sysmetric_history "
-                             "where dbid = ?", (dbid,)).fetchone()
+    first, last = db.execute(
+        "select min(begin_time), max(end_time) from dba_hist_sysmetric_history where dbid = ?", (dbid,)
+    ).fetchone()
     span = db.execute("select julianday(?) - julianday(?)", (last, first)).fetchone()[0]
     assert 7.9 < span < 8.1
     snap = db.execute("select max(snap_id) from dba_hist_snapshot where dbid = ?", (dbid,)).fetchone()[0] - 10
-    minutes = [r[0] for r in db.execute("select value from dba_hist_sysmetric_history where dbid = ? and snap_id = ? "
-                                        "and metric_name = 'User Transaction Per Sec' order by begin_time",
-                                        (dbid, snap))]
-    summary = db.execute("select average, num_interval from dba_hist_sysmetric_summary where dbid = ? and snap_id = ? "
-                         "and metric_name = 'User Transaction Per Sec'", (dbid, snap)).fetchone()
+    minutes = [
+        r[0]
+        for r in db.execute(
+            "select value from dba_hist_sysmetric_history where dbid = ? and snap_id = ? "
+            "and metric_name = 'User Transaction Per Sec' order by begin_time",
+            (dbid, snap),
+        )
+    ]
+    summary = db.execute(
+        "select average, num_interval from dba_hist_sysmetric_summary where dbid = ? and snap_id = ? "
+        "and metric_name = 'User Transaction Per Sec'",
+        (dbid, snap),
+    ).fetchone()
     assert len(minutes) == summary[1] == 30
     assert sum(minutes) / len(minutes) == pytest.approx(summary[0], rel=0.01)
 
@@ -197,15 +273,22 @@ def test_story_async_io_fix(client, dbs, stories):
     """Field test 004 (docs/field-tests.md §004): ~101 TPS and ~90 ms with high iowait before; ~136 TPS and ~70 ms
     after the restart."""
     fix = stories["async_io_fix"]
-    got, markers = series(client, dbs["single"], ["derived:tps", "sysmetric:Response Time Per Txn",
-                                                  "derived:host_iowait_pct"], max_points=0)
+    got, markers = series(
+        client,
+        dbs["single"],
+        ["derived:tps", "sysmetric:Response Time Per Txn", "derived:host_iowait_pct"],
+        max_points=0,
+    )
     assert [m["startup_time"] for m in markers["restarts"]] == [fix["startup_time"]]
 
     def busy_hours(name, after):
         pts = got[name]["points"]
         tps = dict(got["derived:tps"]["points"])
-        return [v for t, v in pts if (t >= fix["startup_time"]) == after and tps.get(t, 0) > 90
-                and "T10:00" <= t[10:16] <= "T17:00"]
+        return [
+            v
+            for t, v in pts
+            if (t >= fix["startup_time"]) == after and tps.get(t, 0) > 90 and "T10:00" <= t[10:16] <= "T17:00"
+        ]
 
     assert median(busy_hours("derived:tps", False)) == pytest.approx(101, abs=5)
     assert median(busy_hours("derived:tps", True)) == pytest.approx(136, abs=6)
@@ -243,10 +326,14 @@ def test_story_plan_regression_saturates_cpu(client, dbs, stories):
     plans = {p["plan_hash_value"]: p for p in detail["plans"]}
     assert set(plans) == {story["good_plan"], story["bad_plan"]}
     got, _ = series(client, dbs["rac"], ["derived:host_cpu_pct"], max_points=0)
-    during = [v for t, v in got["derived:host_cpu_pct"]["points"] if story["from"] < t <= story["to"]
-              and "T12:00" <= t[10:16] <= "T16:00"]
-    before = [v for t, v in got["derived:host_cpu_pct"]["points"] if t < story["from"]
-              and "T12:00" <= t[10:16] <= "T16:00"]
+    during = [
+        v
+        for t, v in got["derived:host_cpu_pct"]["points"]
+        if story["from"] < t <= story["to"] and "T12:00" <= t[10:16] <= "T16:00"
+    ]
+    before = [
+        v for t, v in got["derived:host_cpu_pct"]["points"] if t < story["from"] and "T12:00" <= t[10:16] <= "T16:00"
+    ]
     assert min(during) > 90 > 2 * median(before)
     top = client.get(f"/api/v1/dbs/{dbs['rac']}/top-sql?from={story['from']}&to={story['to']}".replace("+", "%2B"))
     assert top.get_json()["rows"][0]["sql_id"] == story["sql_id"]

@@ -3,6 +3,7 @@ CloudFront (origin access control, HTTPS, the cache policy against every object'
 every object's headers, the page rendered from its template (the stage URL found through Zappa's stack, the
 stage's limits, no key), the API's CORS origin, idempotent re-runs, stale-file removal. Where moto's CloudFront
 falls short, tests/aws.py's CloudFrontGaps answers as CloudFront does."""
+
 import hashlib
 import json
 import os
@@ -56,9 +57,16 @@ def static(tmp_path):
 
 def run(static, **kw):
     """The website hosting unless told: what these tests check of the files is the same for both."""
-    return deploy(BUCKET, api_url=kw.pop("api_url", API), static=static, aws=Aws(REGION), progress=False,
-                  templates=kw.pop("templates", static.parent / "templates"), hosting=kw.pop("hosting", "website"),
-                  **kw)
+    return deploy(
+        BUCKET,
+        api_url=kw.pop("api_url", API),
+        static=static,
+        aws=Aws(REGION),
+        progress=False,
+        templates=kw.pop("templates", static.parent / "templates"),
+        hosting=kw.pop("hosting", "website"),
+        **kw,
+    )
 
 
 def objects(s3):
@@ -68,6 +76,7 @@ def objects(s3):
 @pytest.fixture()
 def s3(aws):
     import boto3
+
     return boto3.client("s3", region_name=REGION)
 
 
@@ -89,8 +98,9 @@ def test_bucket_website_and_public_read_policy(static, s3):
 
 def test_every_object_has_its_type_and_cache_headers(static, s3):
     report = run(static)
-    version = re.search(r"static/vendor/([0-9a-f]{12})/", s3.get_object(Bucket=BUCKET, Key="index.html")["Body"]
-                        .read().decode()).group(1)
+    version = re.search(
+        r"static/vendor/([0-9a-f]{12})/", s3.get_object(Bucket=BUCKET, Key="index.html")["Body"].read().decode()
+    ).group(1)
     expected = {
         "index.html": ("text/html; charset=utf-8", NO_CACHE),
         "static/css/app.css": ("text/css; charset=utf-8", NO_CACHE),
@@ -122,32 +132,64 @@ def test_the_page_has_the_stage_url_the_limits_and_no_key(static, s3):
     assert 'apiKey: ""' in text
     version = re.search(r"static/vendor/([0-9a-f]{12})/", text).group(1)
     defaults = Settings.from_env({})  # no stage: the API's defaults
-    assert text == PAGE.replace('{{ api_base|tojson }}', f'"{API}"') \
-        .replace("{{ vendor }}", f"static/vendor/{version}") \
-        .replace("{{ limits.max_series|tojson }}", str(defaults.max_series)) \
-        .replace("{{ limits.max_range_days|tojson }}", str(defaults.max_range_days)) \
-        .replace("{{ limits.max_compare_runs|tojson }}", "8").rstrip("\n")  # everything else as the template has it
+    assert text == PAGE.replace('{{ api_base|tojson }}', f'"{API}"').replace(
+        "{{ vendor }}", f"static/vendor/{version}"
+    ).replace("{{ limits.max_series|tojson }}", str(defaults.max_series)).replace(
+        "{{ limits.max_range_days|tojson }}", str(defaults.max_range_days)
+    ).replace("{{ limits.max_compare_runs|tojson }}", "8").rstrip("\n")  # everything else as the template has it
 
 
 def test_the_limits_are_the_stages(static, s3, tmp_path):
     """With a stage, the page's limits are the API's there: its environment_variables, with `extends`."""
     zappa = tmp_path / "zappa_settings.json"
-    zappa.write_text(json.dumps({"base": {"environment_variables": {"AWRLENS_MAX_SERIES": "12"}},
-                                 "small": {"extends": "base", "environment_variables": {
-                                     "AWRLENS_MAX_SERIES": "4", "AWRLENS_MAX_RANGE_DAYS": "31"}}}))
+    zappa.write_text(
+        json.dumps(
+            {
+                "base": {"environment_variables": {"AWRLENS_MAX_SERIES": "12"}},
+                "small": {
+                    "extends": "base",
+                    "environment_variables": {"AWRLENS_MAX_SERIES": "4", "AWRLENS_MAX_RANGE_DAYS": "31"},
+                },
+            }
+        )
+    )
     zappa_stack("small")
-    report = deploy(BUCKET, stage="small", static=static, aws=Aws(REGION), progress=False, hosting="website",
-                    templates=static.parent / "templates", settings_file=zappa)
+    report = deploy(
+        BUCKET,
+        stage="small",
+        static=static,
+        aws=Aws(REGION),
+        progress=False,
+        hosting="website",
+        templates=static.parent / "templates",
+        settings_file=zappa,
+    )
     text = s3.get_object(Bucket=BUCKET, Key="index.html")["Body"].read().decode()
     assert "maxSeries: 4," in text and "maxRangeDays: 31.0," in text
     assert report.limits["max_series"] == 4 and report.limits["max_range_days"] == 31.0
     zappa.write_text(json.dumps({"small": {"environment_variables": {"AWRLENS_MAX_SERIE": "4"}}}))
     with pytest.raises(DeployError, match="AWRLENS_MAX_SERIE"):  # a setting the API would refuse at start
-        deploy(BUCKET, stage="small", static=static, aws=Aws(REGION), progress=False, hosting="website",
-               templates=static.parent / "templates", settings_file=zappa)
+        deploy(
+            BUCKET,
+            stage="small",
+            static=static,
+            aws=Aws(REGION),
+            progress=False,
+            hosting="website",
+            templates=static.parent / "templates",
+            settings_file=zappa,
+        )
     with pytest.raises(DeployError, match="no stage 'nope'"):
-        deploy(BUCKET, stage="nope", static=static, aws=Aws(REGION), progress=False, hosting="website",
-               templates=static.parent / "templates", settings_file=zappa)
+        deploy(
+            BUCKET,
+            stage="nope",
+            static=static,
+            aws=Aws(REGION),
+            progress=False,
+            hosting="website",
+            templates=static.parent / "templates",
+            settings_file=zappa,
+        )
 
 
 def test_a_key_in_the_page_is_refused_before_any_upload(static, s3):
@@ -176,8 +218,10 @@ def test_second_run_changes_nothing(static, s3):
     assert again.uploaded == [] and again.deleted == []
     assert sorted(again.unchanged) == sorted(first.uploaded)
     assert {k: o["ETag"] for k, o in objects(s3).items()} == before
-    assert before["index.html"].strip('"') == hashlib.md5(
-        s3.get_object(Bucket=BUCKET, Key="index.html")["Body"].read()).hexdigest()
+    assert (
+        before["index.html"].strip('"')
+        == hashlib.md5(s3.get_object(Bucket=BUCKET, Key="index.html")["Body"].read()).hexdigest()
+    )
 
 
 def test_changes_are_uploaded_and_stale_files_deleted(static, s3):
@@ -213,19 +257,32 @@ def zappa_stack(stage: str, project: str = "awrlens") -> str:
     """What `zappa deploy STAGE` leaves: the CloudFormation stack <project>-<stage> whose resource "Api" is the REST
     API (named the same, with one method, as Zappa's template has), deployed to the stage. Returns the API's id."""
     import boto3
+
     name = f"{project}-{stage}"
-    uri = f"arn:aws:apigateway:{REGION}:lambda:path/2015-03-31/functions/arn:aws:lambda:{REGION}:123456789012:" \
-          f"function:{name}/invocations"
-    template = {"Resources": {
-        "Api": {"Type": "AWS::ApiGateway::RestApi", "Properties": {"Name": name}},
-        "ANY0": {"Type": "AWS::ApiGateway::Method", "Properties": {
-            "RestApiId": {"Ref": "Api"}, "ResourceId": {"Fn::GetAtt": ["Api", "RootResourceId"]}, "HttpMethod": "ANY",
-            "AuthorizationType": "NONE", "Integration": {"Type": "AWS_PROXY", "IntegrationHttpMethod": "POST",
-                                                         "Uri": uri}}}}}
+    uri = (
+        f"arn:aws:apigateway:{REGION}:lambda:path/2015-03-31/functions/arn:aws:lambda:{REGION}:123456789012:"
+        f"function:{name}/invocations"
+    )
+    template = {
+        "Resources": {
+            "Api": {"Type": "AWS::ApiGateway::RestApi", "Properties": {"Name": name}},
+            "ANY0": {
+                "Type": "AWS::ApiGateway::Method",
+                "Properties": {
+                    "RestApiId": {"Ref": "Api"},
+                    "ResourceId": {"Fn::GetAtt": ["Api", "RootResourceId"]},
+                    "HttpMethod": "ANY",
+                    "AuthorizationType": "NONE",
+                    "Integration": {"Type": "AWS_PROXY", "IntegrationHttpMethod": "POST", "Uri": uri},
+                },
+            },
+        }
+    }
     cfn = boto3.client("cloudformation", region_name=REGION)
     cfn.create_stack(StackName=name, TemplateBody=json.dumps(template))
     api_id = cfn.describe_stack_resource(StackName=name, LogicalResourceId="Api")["StackResourceDetail"][
-        "PhysicalResourceId"]
+        "PhysicalResourceId"
+    ]
     boto3.client("apigateway", region_name=REGION).create_deployment(restApiId=api_id, stageName=stage)
     return api_id
 
@@ -234,12 +291,20 @@ def test_api_url_from_zappas_stack_not_the_first_api_of_that_name(static, s3):
     """The API is the stack's, as Zappa finds it (get_api_id): an older REST API of the same name, left behind by a
     deploy, is not taken even when it comes first."""
     import boto3
+
     apigateway = boto3.client("apigateway", region_name=REGION)
     stale = apigateway.create_rest_api(name="awrlens-prod")["id"]
     api_id = zappa_stack("prod")
     assert next(a["id"] for a in apigateway.get_rest_apis()["items"]) == stale  # the name alone would pick it
-    report = deploy(BUCKET, stage="prod", static=static, aws=Aws(REGION), progress=False, hosting="website",
-                    templates=static.parent / "templates")
+    report = deploy(
+        BUCKET,
+        stage="prod",
+        static=static,
+        aws=Aws(REGION),
+        progress=False,
+        hosting="website",
+        templates=static.parent / "templates",
+    )
     assert report.api_url == f"https://{api_id}.execute-api.{REGION}.amazonaws.com/prod"
 
 
@@ -248,9 +313,15 @@ def test_api_url_without_a_stack(static, s3):
     back to; several are an error naming them, none is an error naming the stage, and so is an API without the
     stage."""
     import boto3
+
     apigateway = boto3.client("apigateway", region_name=REGION)
-    site = {"static": static, "aws": Aws(REGION), "progress": False, "hosting": "website",
-            "templates": static.parent / "templates"}
+    site = {
+        "static": static,
+        "aws": Aws(REGION),
+        "progress": False,
+        "hosting": "website",
+        "templates": static.parent / "templates",
+    }
     with pytest.raises(DeployError, match="no CloudFormation stack awrlens-prod and no REST API named 'awrlens-prod'"):
         deploy(BUCKET, stage="prod", **site)
     only = apigateway.create_rest_api(name="awrlens-prod")["id"]
@@ -283,8 +354,12 @@ def test_the_real_page(s3, tmp_path):
     if not (static / "vendor").is_dir():
         pytest.skip("static/vendor is not built (make static/vendor/.installed)")
     report = run(static, templates=ROOT / "templates")
-    local = [Path(d, n) for d, _, names in os.walk(static, followlinks=True) for n in names  # vendor: maybe a link
-             if not any(part.startswith(".") for part in Path(d, n).relative_to(static).parts)]
+    local = [
+        Path(d, n)
+        for d, _, names in os.walk(static, followlinks=True)
+        for n in names  # vendor: maybe a link
+        if not any(part.startswith(".") for part in Path(d, n).relative_to(static).parts)
+    ]
     assert len(report.uploaded) == len(local) + 1  # and index.html
     for key, _obj in objects(s3).items():
         head = s3.head_object(Bucket=BUCKET, Key=key)
@@ -293,34 +368,70 @@ def test_the_real_page(s3, tmp_path):
     html = s3.get_object(Bucket=BUCKET, Key="index.html")["Body"].read().decode()
     version = re.search(r"static/vendor/([0-9a-f]{12})/", html).group(1)
     from app import create_app  # nothing is read from the store to serve the page
+
     local_app = create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(tmp_path / "none.sqlite")}}))
     served = local_app.test_client().get("/").get_data(as_text=True)
     assert html == served.replace('apiBase: ""', f'apiBase: "{API}"').replace(
-        "static/vendor/", f"static/vendor/{version}/")
+        "static/vendor/", f"static/vendor/{version}/"
+    )
     refs = re.findall(r'(?:src|href)="(static/[^"]+)"', html)
     assert len(refs) > 20 and all(ref in objects(s3) for ref in refs), refs
 
 
 def test_command_line(static, s3, capsys):
     templates = str(static.parent / "templates")
-    assert deploy_site.main(["--bucket", BUCKET, "--api-url", API, "--region", REGION, "--static", str(static),
-                             "--templates", templates, "--hosting", "website"]) == 0
+    assert (
+        deploy_site.main(
+            [
+                "--bucket",
+                BUCKET,
+                "--api-url",
+                API,
+                "--region",
+                REGION,
+                "--static",
+                str(static),
+                "--templates",
+                templates,
+                "--hosting",
+                "website",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "6 uploaded, 0 unchanged, 0 deleted" in out and "s3-website-eu-west-1" in out
     assert "HTTP only, for the public demo" in out
     assert "limits, as the API's defaults: max_series 8," in out
-    assert deploy_site.main(["--bucket", BUCKET, "--api-url", "http://insecure", "--region", REGION,
-                             "--static", str(static), "--templates", templates]) == 2
+    assert (
+        deploy_site.main(
+            [
+                "--bucket",
+                BUCKET,
+                "--api-url",
+                "http://insecure",
+                "--region",
+                REGION,
+                "--static",
+                str(static),
+                "--templates",
+                templates,
+            ]
+        )
+        == 2
+    )
     with pytest.raises(SystemExit):  # neither where the API is nor its stage
         deploy_site.main(["--bucket", BUCKET, "--region", REGION])
 
 
 # -- CloudFront: HTTPS in front of a private bucket ---------------------------------------------------------------
 
+
 @pytest.fixture()
 def cloudfront(aws_calls, s3):
     """moto's CloudFront, with what it lacks answered as CloudFront does (tests/aws.py)."""
     import boto3
+
     gaps = CloudFrontGaps(aws_calls)
     gaps.client = boto3.client("cloudfront", region_name=REGION)
     gaps.calls = aws_calls
@@ -336,8 +447,9 @@ def edge_ttl(cache_control: str, policy: dict) -> int:
     states (step 8): `no-cache`, `no-store` or `private` from the origin are honoured (not kept) only when the
     minimum TTL is 0, else kept the minimum TTL; `max-age` (or `s-maxage`) is kept between the minimum and maximum
     TTL; no header at all: the default TTL."""
-    directives = {d.strip().split("=")[0]: (d.split("=")[1] if "=" in d else None)
-                  for d in cache_control.split(",") if d.strip()}
+    directives = {
+        d.strip().split("=")[0]: (d.split("=")[1] if "=" in d else None) for d in cache_control.split(",") if d.strip()
+    }
     if directives.keys() & {"no-cache", "no-store", "private"}:
         return policy["MinTTL"]
     age = directives.get("s-maxage") or directives.get("max-age")
@@ -357,8 +469,11 @@ def test_cloudfront_serves_a_private_bucket_over_https(static, cloudfront, s3):
     assert origin["S3OriginConfig"] == {"OriginAccessIdentity": ""}  # OAC, not the legacy identity
     [oac] = cloudfront.client.list_origin_access_controls()["OriginAccessControlList"]["Items"]
     assert origin["OriginAccessControlId"] == oac["Id"]
-    assert (oac["SigningProtocol"], oac["SigningBehavior"], oac["OriginAccessControlOriginType"]) == \
-        ("sigv4", "always", "s3")
+    assert (oac["SigningProtocol"], oac["SigningBehavior"], oac["OriginAccessControlOriginType"]) == (
+        "sigv4",
+        "always",
+        "s3",
+    )
     behaviour = config["DefaultCacheBehavior"]
     assert behaviour["ViewerProtocolPolicy"] == "redirect-to-https" and behaviour["TargetOriginId"] == origin["Id"]
     assert behaviour["ResponseHeadersPolicyId"] == SECURITY_HEADERS_POLICY
@@ -368,6 +483,7 @@ def test_cloudfront_serves_a_private_bucket_over_https(static, cloudfront, s3):
     block = s3.get_public_access_block(Bucket=BUCKET)["PublicAccessBlockConfiguration"]
     assert all(block.values()) and len(block) == 4
     from botocore.exceptions import ClientError
+
     with pytest.raises(ClientError):
         s3.get_bucket_website(Bucket=BUCKET)
     [statement] = json.loads(s3.get_bucket_policy(Bucket=BUCKET)["Policy"])["Statement"]
@@ -401,17 +517,27 @@ def test_a_second_cloudfront_run_changes_nothing_and_a_domain_updates_the_distri
     again = run(static, hosting="cloudfront")
     assert again.uploaded == [] and again.distribution["id"] == first.distribution["id"]
     assert not again.distribution["created"] and first.distribution["created"]
-    for op, count in [("CreateDistribution", 1), ("UpdateDistribution", 0), ("CreateOriginAccessControl", 1),
-                      ("CreateCachePolicy", 1), ("UpdateCachePolicy", 0)]:
+    for op, count in [
+        ("CreateDistribution", 1),
+        ("UpdateDistribution", 0),
+        ("CreateOriginAccessControl", 1),
+        ("CreateCachePolicy", 1),
+        ("UpdateCachePolicy", 0),
+    ]:
         assert len(sent(cloudfront.calls, op)) == count, op
     cert = "arn:aws:acm:us-east-1:123456789012:certificate/0a1b2c3d-aaaa-bbbb-cccc-0123456789ab"
     report = run(static, hosting="cloudfront", domain="awrlens.example.com", certificate_arn=cert)
     [update] = sent(cloudfront.calls, "UpdateDistribution")
     assert update["DistributionConfig"]["Aliases"] == {"Quantity": 1, "Items": ["awrlens.example.com"]}
     assert update["DistributionConfig"]["ViewerCertificate"] == {
-        "ACMCertificateArn": cert, "SSLSupportMethod": "sni-only", "MinimumProtocolVersion": "TLSv1.2_2021"}
-    assert update["DistributionConfig"]["CallerReference"] == \
-        sent(cloudfront.calls, "CreateDistribution")[0]["DistributionConfig"]["CallerReference"]
+        "ACMCertificateArn": cert,
+        "SSLSupportMethod": "sni-only",
+        "MinimumProtocolVersion": "TLSv1.2_2021",
+    }
+    assert (
+        update["DistributionConfig"]["CallerReference"]
+        == sent(cloudfront.calls, "CreateDistribution")[0]["DistributionConfig"]["CallerReference"]
+    )
     assert report.site_url == "https://awrlens.example.com"
     run(static, hosting="cloudfront", domain="awrlens.example.com", certificate_arn=cert)
     assert len(sent(cloudfront.calls, "UpdateDistribution")) == 1  # nothing changed the second time
@@ -428,14 +554,14 @@ def test_a_changed_cache_policy_is_brought_up_to_date(static, cloudfront, monkey
 
 
 def test_a_domain_needs_its_certificate_from_us_east_1(static, cloudfront, s3):
-    for kw, message in [({"domain": "awrlens.example.com"}, "go together"),
-                        ({"domain": "a.example.com", "certificate_arn": "arn:aws:acm:eu-west-1:1:certificate/x"},
-                         "us-east-1 only")]:
+    for kw, message in [
+        ({"domain": "awrlens.example.com"}, "go together"),
+        ({"domain": "a.example.com", "certificate_arn": "arn:aws:acm:eu-west-1:1:certificate/x"}, "us-east-1 only"),
+    ]:
         with pytest.raises(DeployError, match=message):
             run(static, hosting="cloudfront", **kw)
     with pytest.raises(DeployError, match="need CloudFront"):
-        run(static, hosting="website", domain="a.example.com",
-            certificate_arn="arn:aws:acm:us-east-1:1:certificate/x")
+        run(static, hosting="website", domain="a.example.com", certificate_arn="arn:aws:acm:us-east-1:1:certificate/x")
 
 
 def test_the_demo_website_moves_behind_cloudfront(static, cloudfront, s3):
@@ -451,19 +577,35 @@ def test_the_demo_website_moves_behind_cloudfront(static, cloudfront, s3):
 def test_the_apis_cors_origin_is_the_sites(static, cloudfront, s3, tmp_path, capsys):
     """The stage's AWRLENS_CORS_ORIGINS must allow the site's HTTPS origin: the deploy says so, with what to set."""
     zappa = tmp_path / "zappa_settings.json"
-    zappa.write_text(json.dumps({"prod": {"environment_variables": {
-        "AWRLENS_CORS_ORIGINS": "https://awrlens.example.com"}}}))
+    zappa.write_text(
+        json.dumps({"prod": {"environment_variables": {"AWRLENS_CORS_ORIGINS": "https://awrlens.example.com"}}})
+    )
     zappa_stack("prod")
-    site = {"static": static, "aws": Aws(REGION), "progress": False, "templates": static.parent / "templates",
-            "settings_file": zappa}
+    site = {
+        "static": static,
+        "aws": Aws(REGION),
+        "progress": False,
+        "templates": static.parent / "templates",
+        "settings_file": zappa,
+    }
     report = deploy(BUCKET, stage="prod", **site)
     assert report.site_url.startswith("https://") and report.site_url.endswith(".cloudfront.net")
     assert report.cors_allows_site is False
     cert = "arn:aws:acm:us-east-1:123456789012:certificate/x"
     report = deploy(BUCKET, stage="prod", domain="awrlens.example.com", certificate_arn=cert, **site)
     assert report.cors_allows_site is True
-    args = ["--bucket", BUCKET, "--stage", "prod", "--region", REGION, "--static", str(static),
-            "--templates", str(static.parent / "templates")]
+    args = [
+        "--bucket",
+        BUCKET,
+        "--stage",
+        "prod",
+        "--region",
+        REGION,
+        "--static",
+        str(static),
+        "--templates",
+        str(static.parent / "templates"),
+    ]
     assert deploy_site.main(args) == 0  # zappa_settings.json's prod allows https://awrlens.example.com only
     out = capsys.readouterr().out
     assert "CloudFront distribution" in out

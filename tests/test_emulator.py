@@ -1,6 +1,7 @@
 """infra/README.md's rehearsal on an AWS emulator, run as written against moto's server in its own process: the
 role, the emulator's Zappa settings (touch off), `zappa deploy`, the site (the S3 website: no emulator here has
 CloudFront's cache policies) and the guard rails, every command reaching the emulator through AWS_ENDPOINT_URL."""
+
 import json
 import os
 import socket
@@ -25,6 +26,7 @@ def test_every_stage_of_the_emulator_settings_has_touch_off():
     import inspect
 
     from zappa.cli import ZappaCLI
+
     for command in (ZappaCLI.deploy, ZappaCLI.update):  # what the setting turns off: Zappa's request to the stage
         source = inspect.getsource(command)
         assert 'if self.stage_config.get("touch", True):' in source and "self.touch_endpoint(" in source
@@ -36,8 +38,9 @@ def moto_server(tmp_path):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     log = open(tmp_path / "moto.log", "w")  # noqa: SIM115  (the server writes to it until the fixture stops it)
-    proc = subprocess.Popen([str(Path(sys.executable).parent / "moto_server"), "-p", str(port)], stdout=log,
-                            stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [str(Path(sys.executable).parent / "moto_server"), "-p", str(port)], stdout=log, stderr=subprocess.STDOUT
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         for _ in range(100):
@@ -55,22 +58,30 @@ def moto_server(tmp_path):
 
 @pytest.mark.slow
 def test_the_documented_rehearsal_runs_as_written(moto_server, tmp_path):
-    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "AWS_ENDPOINT_URL": moto_server,
-           "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "AWS_DEFAULT_REGION": "eu-west-1",
-           "AWS_CONFIG_FILE": os.devnull, "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
-           "VIRTUAL_ENV": str(Path(sys.executable).parent.parent)}
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp_path),
+        "AWS_ENDPOINT_URL": moto_server,
+        "AWS_ACCESS_KEY_ID": "test",
+        "AWS_SECRET_ACCESS_KEY": "test",
+        "AWS_DEFAULT_REGION": "eu-west-1",
+        "AWS_CONFIG_FILE": os.devnull,
+        "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+        "VIRTUAL_ENV": str(Path(sys.executable).parent.parent),
+    }
 
     def run(*argv):
-        done = subprocess.run([sys.executable, *argv], cwd=ROOT, env=env, capture_output=True, text=True,
-                              timeout=300)
+        done = subprocess.run([sys.executable, *argv], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, f"{argv}: {done.stdout[-1500:]}{done.stderr[-1500:]}"
         return done.stdout
 
     import boto3
+
     session = boto3.session.Session(aws_access_key_id="test", aws_secret_access_key="test", region_name="eu-west-1")
     session.client("iam", endpoint_url=moto_server).create_role(
-        RoleName="awrlens-demo-lambda", AssumeRolePolicyDocument=(ROOT / "infra" / "iam" / "lambda-trust.json")
-        .read_text())
+        RoleName="awrlens-demo-lambda",
+        AssumeRolePolicyDocument=(ROOT / "infra" / "iam" / "lambda-trust.json").read_text(),
+    )
     settings = tmp_path / "zappa_settings.emulator.json"
     package = tmp_path / "awrlens-demo.zip"  # the emulator stores the code; it never runs it
     with zipfile.ZipFile(package, "w") as z:
@@ -80,9 +91,14 @@ def test_the_documented_rehearsal_runs_as_written(moto_server, tmp_path):
     assert "Deployment complete" in out
     out = run("infra/deploy_site.py", "--bucket", "awrlens-site-emulator", "--stage", "demo", "--hosting", "website")
     api_id = session.client("cloudformation", endpoint_url=moto_server).describe_stack_resource(
-        StackName="awrlens-demo", LogicalResourceId="Api")["StackResourceDetail"]["PhysicalResourceId"]
-    page = session.client("s3", endpoint_url=moto_server).get_object(
-        Bucket="awrlens-site-emulator", Key="index.html")["Body"].read().decode()
+        StackName="awrlens-demo", LogicalResourceId="Api"
+    )["StackResourceDetail"]["PhysicalResourceId"]
+    page = (
+        session.client("s3", endpoint_url=moto_server)
+        .get_object(Bucket="awrlens-site-emulator", Key="index.html")["Body"]
+        .read()
+        .decode()
+    )
     assert f"https://{api_id}.execute-api.eu-west-1.amazonaws.com/demo" in page
     out = run("infra/guard_rails.py", "demo")
     assert "stage throttling" in out

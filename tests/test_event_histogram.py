@@ -1,6 +1,8 @@
 """Event histograms (docs/awr-rules.md §24), against the store's own rows read with sqlite3: per interval, each bucket's
 WAIT_COUNT at the later snapshot minus the earlier one (a bucket without a row counts 0), only between snapshots of
 the same STARTUP_TIME; p50/p95/p99 by the documented rule; the demo's histograms agree with DBA_HIST_SYSTEM_EVENT."""
+
+import itertools
 import math
 from collections import defaultdict
 
@@ -13,23 +15,29 @@ LFS = "log file sync"
 
 
 def _event_id(sql3, dbid, name):
-    return sql3.execute("SELECT DISTINCT event_id FROM dba_hist_system_event WHERE dbid = ? AND event_name = ?",
-                        (dbid, name)).fetchone()[0]
+    return sql3.execute(
+        "SELECT DISTINCT event_id FROM dba_hist_system_event WHERE dbid = ? AND event_name = ?", (dbid, name)
+    ).fetchone()[0]
 
 
 def _expected(sql3, dbid, event, lo, hi, instance=None):
     """{snap_id: {bucket: count}} from plain SQL: consecutive snapshots of [lo, hi] per instance (no manual snapshot
     in the ranges used here), same startup only, summed over instances."""
     eid = _event_id(sql3, dbid, event)
-    snaps = sql3.execute("SELECT instance_number, snap_id, startup_time FROM dba_hist_snapshot WHERE dbid = ? AND "
-                         "snap_id BETWEEN ? AND ? ORDER BY instance_number, snap_id", (dbid, lo, hi)).fetchall()
+    snaps = sql3.execute(
+        "SELECT instance_number, snap_id, startup_time FROM dba_hist_snapshot WHERE dbid = ? AND "
+        "snap_id BETWEEN ? AND ? ORDER BY instance_number, snap_id",
+        (dbid, lo, hi),
+    ).fetchall()
     counts = defaultdict(dict)
     for i, s, upper, n in sql3.execute(
-            "SELECT instance_number, snap_id, wait_time_milli, wait_count FROM dba_hist_event_histogram WHERE dbid = ? "
-            "AND event_id = ? AND snap_id BETWEEN ? AND ?", (dbid, eid, lo, hi)):
+        "SELECT instance_number, snap_id, wait_time_milli, wait_count FROM dba_hist_event_histogram WHERE dbid = ? "
+        "AND event_id = ? AND snap_id BETWEEN ? AND ?",
+        (dbid, eid, lo, hi),
+    ):
         counts[(i, s)][upper] = n
     out = defaultdict(lambda: defaultdict(int))
-    for (i, s, start), (j, t, start2) in zip(snaps, snaps[1:]):
+    for (i, s, start), (j, t, start2) in itertools.pairwise(snaps):
         if i != j or start != start2 or (instance is not None and i != instance):
             continue
         a, b = counts.get((i, s)), counts.get((i, t))
@@ -49,7 +57,7 @@ def _percentile(counts: dict, p):
         n = counts[upper]
         if n and before + n >= want:
             f = (want - before) / n
-            return upper * f if upper == 1 else upper / 2 * 2 ** f
+            return upper * f if upper == 1 else upper / 2 * 2**f
         before += n
 
 
@@ -70,7 +78,7 @@ def test_buckets_are_deltas_per_interval_and_skip_the_restart(api, sql3, single,
     expected = _expected(sql3, single["dbid"], LFS, lo, hi)
     uppers = [b["wait_time_milli"] for b in body["buckets"]]
     assert uppers == sorted(uppers) and all(u & (u - 1) == 0 for u in uppers)  # powers of two
-    got = {i["snap_id"]: dict(zip(uppers, i["counts"])) for i in body["intervals"]}
+    got = {i["snap_id"]: dict(zip(uppers, i["counts"], strict=True)) for i in body["intervals"]}
     assert fix not in got and fix not in expected  # the interval across the restart (§4)
     assert set(got) == set(expected) and len(got) == 11
     for snap, counts in expected.items():
@@ -107,13 +115,22 @@ def test_demo_histograms_agree_with_system_event(sql3, single, rac, stories):
     """The demo: each interval's bucket counts add up to the event's TOTAL_WAITS delta, and the mean they imply (each
     bucket at the geometric middle of its bounds) is near TIME_WAITED_MICRO / TOTAL_WAITS where the buckets can tell
     (2 ms and more); under 1 ms, most waits are in the first two buckets."""
-    for db, event in ((single, LFS), (single, "db file sequential read"), (rac, "gc cr block 2-way"),
-                      (rac, "direct path read")):
+    for db, event in (
+        (single, LFS),
+        (single, "db file sequential read"),
+        (rac, "gc cr block 2-way"),
+        (rac, "direct path read"),
+    ):
         last = db["snapshots"]["last_snap"]
         expected = _expected(sql3, db["dbid"], event, last - 20, last, instance=1)
-        rows = dict(((s, (w, t)) for s, w, t in sql3.execute(
-            "SELECT snap_id, total_waits, time_waited_micro FROM dba_hist_system_event WHERE dbid = ? AND "
-            "instance_number = 1 AND event_name = ? AND snap_id BETWEEN ? AND ?", (db["dbid"], event, last - 20, last))))
+        rows = {
+            s: (w, t)
+            for s, w, t in sql3.execute(
+                "SELECT snap_id, total_waits, time_waited_micro FROM dba_hist_system_event WHERE dbid = ? AND "
+                "instance_number = 1 AND event_name = ? AND snap_id BETWEEN ? AND ?",
+                (db["dbid"], event, last - 20, last),
+            )
+        }
         assert len(expected) == 20
         for snap, counts in expected.items():
             waits = rows[snap][0] - rows[snap - 1][0]
@@ -129,20 +146,24 @@ def test_demo_histograms_agree_with_system_event(sql3, single, rac, stories):
 def test_rac_combined_is_the_sum_of_the_instances(api, rac, window):
     lo, hi = window
     both = ok(api, url(rac["id"], "/event-histogram"), event="gc cr block 2-way", begin_snap=lo, end_snap=hi)
-    one = [ok(api, url(rac["id"], "/event-histogram"), event="gc cr block 2-way", begin_snap=lo, end_snap=hi,
-              instance=i) for i in (1, 2)]
+    one = [
+        ok(api, url(rac["id"], "/event-histogram"), event="gc cr block 2-way", begin_snap=lo, end_snap=hi, instance=i)
+        for i in (1, 2)
+    ]
     assert both["buckets"] == one[0]["buckets"] == one[1]["buckets"]
     by = [{i["snap_id"]: i["counts"] for i in b["intervals"]} for b in one]
     for i in both["intervals"]:
-        assert i["counts"] == [a + b for a, b in zip(by[0][i["snap_id"]], by[1][i["snap_id"]])]
+        assert i["counts"] == [a + b for a, b in zip(by[0][i["snap_id"]], by[1][i["snap_id"]], strict=True)]
     assert both["waits"] == one[0]["waits"] + one[1]["waits"] > 0
 
 
 def test_csv_has_a_row_per_interval_and_a_column_per_bucket(api, rac, window):
     lo, hi = window
     body = ok(api, url(rac["id"], "/event-histogram"), event="gc cr block 2-way", begin_snap=lo, end_snap=hi)
-    r = api.get(url(rac["id"], "/event-histogram"), query_string={"event": "gc cr block 2-way", "begin_snap": lo,
-                                                                   "end_snap": hi, "format": "csv"})
+    r = api.get(
+        url(rac["id"], "/event-histogram"),
+        query_string={"event": "gc cr block 2-way", "begin_snap": lo, "end_snap": hi, "format": "csv"},
+    )
     assert r.status_code == 200 and r.mimetype == "text/csv"
     lines = r.get_data(as_text=True).strip().split("\r\n")
     assert lines[0].split(",")[:6] == ["time", "snap_id", "waits", "p50_ms", "p95_ms", "p99_ms"]

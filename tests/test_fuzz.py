@@ -33,6 +33,7 @@ requests, with a random seed each time:
 It prints the number of requests and the answers by status (GET, and POST apart, with the repeated uploads) and
 writes them to perf/results/fuzz.json (BENCHMARKS.md, "Hostile input").
 """
+
 import copy
 import hashlib
 import itertools
@@ -69,12 +70,28 @@ EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "10"))
 FULL = "FUZZ_EXAMPLES" in os.environ
 CHECKS = [status_code_conformance, content_type_conformance, response_schema_conformance]
 RESULTS = Path(__file__).resolve().parent.parent / "perf/results/fuzz.json"
-SERIES = ["derived:aas", "derived:tps", "derived:host_cpu_pct", "sysstat:redo size", "sys_time_model:DB time",
-          "system_event:log file sync:avg_ms", "wait_class:User I/O", "sysmetric:Host CPU Utilization (%)",
-          "sysmetric_history:Average Active Sessions", "iostat_function:LGWR:megabytes", "osstat:BUSY_TIME",
-          "sysstat:user commits"]
-TALLY: dict = {"statuses": Counter(), "kinds": Counter(), "known": Counter(), "post": Counter(),
-               "post_kinds": Counter(), "post_known": Counter()}
+SERIES = [
+    "derived:aas",
+    "derived:tps",
+    "derived:host_cpu_pct",
+    "sysstat:redo size",
+    "sys_time_model:DB time",
+    "system_event:log file sync:avg_ms",
+    "wait_class:User I/O",
+    "sysmetric:Host CPU Utilization (%)",
+    "sysmetric_history:Average Active Sessions",
+    "iostat_function:LGWR:megabytes",
+    "osstat:BUSY_TIME",
+    "sysstat:user commits",
+]
+TALLY: dict = {
+    "statuses": Counter(),
+    "kinds": Counter(),
+    "known": Counter(),
+    "post": Counter(),
+    "post_kinds": Counter(),
+    "post_known": Counter(),
+}
 
 
 class Recorder:
@@ -89,6 +106,7 @@ class Recorder:
             with self.lock:
                 self.counter[int(status.split()[0])] += 1
             return start_response(status, headers, *args)
+
         return self.app(environ, recording)
 
 
@@ -111,8 +129,7 @@ def exact_check(documented, path, response, method="get"):
     answer = documented["paths"][path][method]["responses"].get(str(response.status_code), {})
     schema = answer.get("content", {}).get("application/json", {}).get("schema")
     if schema is not None:
-        jsonschema_rs.Draft202012Validator({**schema, "components": documented["components"]}).validate(
-            response.json())
+        jsonschema_rs.Draft202012Validator({**schema, "components": documented["components"]}).validate(response.json())
 
 
 def with_known_values(doc: dict, known: dict) -> dict:
@@ -131,8 +148,12 @@ def with_known_values(doc: dict, known: dict) -> dict:
 
 def _operations():
     """(path, kind) for every GET operation, from the document of an app that reads no store."""
-    doc = create_app(Settings.from_env({}, targets={"demo": {"sqlite": "/nonexistent"}})).test_client().get(
-        "/api/v1/openapi.json").get_json()
+    doc = (
+        create_app(Settings.from_env({}, targets={"demo": {"sqlite": "/nonexistent"}}))
+        .test_client()
+        .get("/api/v1/openapi.json")
+        .get_json()
+    )
     for path, item in doc["paths"].items():
         if "get" not in item:  # POST: test_uploads_... below, on a store of its own
             continue
@@ -154,16 +175,30 @@ def known_values(app, dbs, stories):
     single = client.get(f"/api/v1/dbs/{dbs['single']}").get_json()["snapshots"]
     first, last = min(rac["first_snap"], single["first_snap"]), max(rac["last_snap"], single["last_snap"])
     snaps = sorted({first, first + 1, (first + last) // 2, last - 3, last, stories["plan_regression"]["begin_snap"]})
-    times = [rac["from"], rac["to"], single["from"][:10], single["to"][:16], rac["to"][:10] + "T09:00:00",
-             rac["to"][:10] + "T02:00:00+01:00", single["to"][:10]]
+    times = [
+        rac["from"],
+        rac["to"],
+        single["from"][:10],
+        single["to"][:16],
+        rac["to"][:10] + "T09:00:00",
+        rac["to"][:10] + "T02:00:00+01:00",
+        single["to"][:10],
+    ]
     slugs = [r["slug"] for r in client.get("/api/v1/benchmarks").get_json()["rows"]]
-    return {"db": [dbs["rac"], dbs["single"], dbs["rac"].rsplit(".", 1)[1]],
-            "sql_id": [stories["plan_regression"]["sql_id"]], "slug": [*slugs, "no-such-run"], "runs": slugs,
-            "name": SERIES, "instance": ["all", "each", "1", "2"],
-            "source": ["sysstat", "derived", "system_event", "sysmetric_history", "iostat_filetype"],
-            "q": ["redo", "cpu", "file", "%"], "order_by": list(TOP_SQL_ORDER), "max_points": [0, 3, 50, 2000],
-            **{f"{p}{k}": snaps for p in ("", "a_", "b_") for k in ("begin_snap", "end_snap")},
-            **{f"{p}{k}": times for p in ("", "a_", "b_") for k in ("from", "to")}}
+    return {
+        "db": [dbs["rac"], dbs["single"], dbs["rac"].rsplit(".", 1)[1]],
+        "sql_id": [stories["plan_regression"]["sql_id"]],
+        "slug": [*slugs, "no-such-run"],
+        "runs": slugs,
+        "name": SERIES,
+        "instance": ["all", "each", "1", "2"],
+        "source": ["sysstat", "derived", "system_event", "sysmetric_history", "iostat_filetype"],
+        "q": ["redo", "cpu", "file", "%"],
+        "order_by": list(TOP_SQL_ORDER),
+        "max_points": [0, 3, 50, 2000],
+        **{f"{p}{k}": snaps for p in ("", "a_", "b_") for k in ("begin_snap", "end_snap")},
+        **{f"{p}{k}": times for p in ("", "a_", "b_") for k in ("from", "to")},
+    }
 
 
 @pytest.fixture(scope="session")
@@ -183,8 +218,13 @@ def test_the_api_answers_every_generated_request_as_documented(schemas, document
     mode = GenerationMode.NEGATIVE if kind == "invalid" else GenerationMode.POSITIVE
 
     @given(case=operation.as_strategy(generation_mode=mode))
-    @settings(max_examples=EXAMPLES, deadline=None, derandomize=not FULL, database=None,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        derandomize=not FULL,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
     def check(case):
         TALLY["kinds"][kind] += 1
         response = case.call()
@@ -194,6 +234,7 @@ def test_the_api_answers_every_generated_request_as_documented(schemas, document
         case.validate_response(response, checks=CHECKS + ([negative_data_rejection] if kind == "invalid" else []))
         exact_check(documented, path, response)
         error_shape(response)
+
     check()
 
 
@@ -211,11 +252,13 @@ def test_known_values_change_only_parameters(documented, known_values):
     for path, item in documented["paths"].items():
         for method, operation in item.items():
             assert narrowed["paths"][path][method]["responses"] == operation["responses"]
-            assert [p["name"] for p in narrowed["paths"][path][method]["parameters"]] == \
-                [p["name"] for p in operation["parameters"]]
+            assert [p["name"] for p in narrowed["paths"][path][method]["parameters"]] == [
+                p["name"] for p in operation["parameters"]
+            ]
     assert narrowed["components"] == documented["components"]
-    documented_names = {p["name"] for item in documented["paths"].values() for p in item.get("get", {}).get(
-        "parameters", [])}
+    documented_names = {
+        p["name"] for item in documented["paths"].values() for p in item.get("get", {}).get("parameters", [])
+    }
     assert set(known_values) <= documented_names, set(known_values) - documented_names
 
 
@@ -258,30 +301,71 @@ def with_known_upload(doc: dict, slugs: list, targets: list) -> dict:
         return {"type": "integer", "minimum": low, "maximum": high}
 
     def rows(x):
-        return {"type": "array", "minItems": 2, "maxItems": 12, "items": {
-            "type": "object", "required": ["series", "x", "y"], "additionalProperties": False, "properties": {
-                "series": pick("a", "N=9", " FreeBSD 13.0 ", "Ünïcode ✓"), "x": x,
-                "y": {"type": "number", "minimum": -1e12, "maximum": 1e12}, "unit": pick("s", "ms", "%", "1/s"),
-                "extra": {"type": "object", "maxProperties": 3, "propertyNames": pick("session", "source", "note"),
-                          "additionalProperties": {"type": ["integer", "string"], "maxLength": 20}}}}}
+        return {
+            "type": "array",
+            "minItems": 2,
+            "maxItems": 12,
+            "items": {
+                "type": "object",
+                "required": ["series", "x", "y"],
+                "additionalProperties": False,
+                "properties": {
+                    "series": pick("a", "N=9", " FreeBSD 13.0 ", "Ünïcode ✓"),
+                    "x": x,
+                    "y": {"type": "number", "minimum": -1e12, "maximum": 1e12},
+                    "unit": pick("s", "ms", "%", "1/s"),
+                    "extra": {
+                        "type": "object",
+                        "maxProperties": 3,
+                        "propertyNames": pick("session", "source", "note"),
+                        "additionalProperties": {"type": ["integer", "string"], "maxLength": 20},
+                    },
+                },
+            },
+        }
+
     upload_schema(doc)["properties"] = {
         "slug": pick(*slugs),
         "title": pick("Lab run", "Apache httpd: FreeBSD 13.0 vs Oracle Linux 8.4", "Ünïcode ✓ 日本"),
-        "kind": documented["kind"], "visibility": documented["visibility"],
+        "kind": documented["kind"],
+        "visibility": documented["visibility"],
         "description": pick("", "4 vCPU / 4 GB VMs.", "Two lines,\nand a tab\t."),
-        "environment": {"type": "object", "additionalProperties": False, "properties": {
-            "host": pick("lab", "db1.example.com"), "instance_type": pick("c4.4xlarge", "VM 4 vCPU"),
-            "db_version": pick("19.21.0.0.0", "12.1.0.2"), "vcpus": between(8, 64), "cores": between(1, 8)}},
+        "environment": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "host": pick("lab", "db1.example.com"),
+                "instance_type": pick("c4.4xlarge", "VM 4 vCPU"),
+                "db_version": pick("19.21.0.0.0", "12.1.0.2"),
+                "vcpus": between(8, 64),
+                "cores": between(1, 8),
+            },
+        },
         "started": pick("2017-01-10T09:00:00.250Z", "2021-09-01T10:00:00+02:00"),
         "finished": pick("2021-09-01T08:20:00Z", "2026-11-20T08:00:00+00:00"),
-        "parameters": {"type": "object", "maxProperties": 4,
-                       "additionalProperties": {"type": ["integer", "string", "boolean", "null"], "maxLength": 20}},
-        "awr": {"type": "object", "additionalProperties": False,
-                "required": ["target", "dbid", "begin_snap", "end_snap"],
-                "properties": {"target": pick(*targets), "dbid": between(0, 10**12), "begin_snap": between(1, 250),
-                               "end_snap": between(250, 500)}},
-        "measurements": {"anyOf": [rows({"type": "number", "minimum": -1e6, "maximum": 1e6}),
-                                   rows(pick("requests/s", "system CPU", " p99 "))]}}
+        "parameters": {
+            "type": "object",
+            "maxProperties": 4,
+            "additionalProperties": {"type": ["integer", "string", "boolean", "null"], "maxLength": 20},
+        },
+        "awr": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["target", "dbid", "begin_snap", "end_snap"],
+            "properties": {
+                "target": pick(*targets),
+                "dbid": between(0, 10**12),
+                "begin_snap": between(1, 250),
+                "end_snap": between(250, 500),
+            },
+        },
+        "measurements": {
+            "anyOf": [
+                rows({"type": "number", "minimum": -1e6, "maximum": 1e6}),
+                rows(pick("requests/s", "system CPU", " p99 ")),
+            ]
+        },
+    }
     return doc
 
 
@@ -291,9 +375,11 @@ def stored(path, but=None) -> tuple[str, set]:
     con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
         digest = hashlib.sha256()
-        for stmt in ("select * from bench_run where slug is not ? order by run_id",
-                     "select * from bench_measurement where run_id not in (select run_id from bench_run where slug"
-                     " is ?) order by run_id, seq"):
+        for stmt in (
+            "select * from bench_run where slug is not ? order by run_id",
+            "select * from bench_measurement where run_id not in (select run_id from bench_run where slug"
+            " is ?) order by run_id, seq",
+        ):
             for row in con.execute(stmt, (but,)):
                 digest.update(repr(row).encode())
         return digest.hexdigest(), {s for (s,) in con.execute("select slug from bench_run")}
@@ -313,8 +399,9 @@ def lab(demo_store, tmp_path_factory):
         src.close(), dst.close()
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("AWRLENS_FUZZ_TEST_KEY", KEY)
-        app = create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(path)}},
-                                           api_key_secret="env:AWRLENS_FUZZ_TEST_KEY"))
+        app = create_app(
+            Settings.from_env({}, targets={"demo": {"sqlite": str(path)}}, api_key_secret="env:AWRLENS_FUZZ_TEST_KEY")
+        )
         client = app.test_client()
         doc = client.get("/api/v1/openapi.json").get_json()
         slugs = [r["slug"] for r in client.get(UPLOAD, headers={auth.HEADER: KEY}).get_json()["rows"]]
@@ -349,20 +436,31 @@ def test_uploads_are_answered_as_documented_and_stored_all_or_nothing(lab, kind)
     operation = lab.schemas["known" if kind == "known" else "documented"][UPLOAD]["POST"]
     mode = GenerationMode.NEGATIVE if kind == "invalid" else GenerationMode.POSITIVE
     keys = st.sampled_from([None, "", "wrong-" + KEY]) if kind == "no key" else st.just(KEY)
-    valid_body = jsonschema_rs.Draft202012Validator({**upload_schema(lab.documented),
-                                                    "components": lab.documented["components"]})
+    valid_body = jsonschema_rs.Draft202012Validator(
+        {**upload_schema(lab.documented), "components": lab.documented["components"]}
+    )
     checks = CHECKS + ([negative_data_rejection] if kind == "invalid" else [])
 
     def again(body, query):
         TALLY["post_kinds"]["repeated"] += 1
-        resp = lab.client.post(UPLOAD, query_string=query, data=json.dumps(body), content_type="application/json",
-                               headers={auth.HEADER: KEY})
+        resp = lab.client.post(
+            UPLOAD,
+            query_string=query,
+            data=json.dumps(body),
+            content_type="application/json",
+            headers={auth.HEADER: KEY},
+        )
         TALLY["post"][resp.status_code] += 1
         return resp
 
     @given(case=operation.as_strategy(generation_mode=mode), key=keys, fresh=st.sampled_from([True, False]))
-    @settings(max_examples=NO_KEY_EXAMPLES if kind == "no key" else EXAMPLES, deadline=None,
-              derandomize=not FULL, database=None, suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=NO_KEY_EXAMPLES if kind == "no key" else EXAMPLES,
+        deadline=None,
+        derandomize=not FULL,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
     def check(case, key, fresh):
         TALLY["post_kinds"][kind] += 1
         if kind == "known":
@@ -394,8 +492,11 @@ def test_uploads_are_answered_as_documented_and_stored_all_or_nothing(lab, kind)
         assert status == 201 or replace_asked(case.query), "a stored run replaced without replace=1"
         assert stored(lab.path, but=slug)[0] == others, "an upload changed another run"
         saved = response.json()
-        assert (saved["slug"], saved["measurements"], saved["replaced"]) == \
-            (sent["slug"], len(sent["measurements"]), status == 200), saved
+        assert (saved["slug"], saved["measurements"], saved["replaced"]) == (
+            sent["slug"],
+            len(sent["measurements"]),
+            status == 200,
+        ), saved
         assert response.headers["location"] == [f"{UPLOAD}/{sent['slug']}"], response.headers
         read_back(lab, sent)
         after = stored(lab.path)[0]
@@ -405,6 +506,7 @@ def test_uploads_are_answered_as_documented_and_stored_all_or_nothing(lab, kind)
         assert replaced.status_code == 200 and replaced.get_json()["replaced"], replaced.get_data(as_text=True)
         assert stored(lab.path, but=slug)[0] == others, "a replacement changed another run"
         read_back(lab, sent)
+
     check()
 
 
@@ -415,8 +517,12 @@ def test_every_run_the_fuzzing_stored_reads_back(lab):
     assert slugs >= set(lab.slugs)
     con = sqlite3.connect(f"file:{lab.path}?mode=ro", uri=True)
     try:
-        counts = dict(con.execute("select r.slug, count(m.run_id) from bench_run r left join bench_measurement m "
-                                  "on m.run_id = r.run_id group by r.slug"))
+        counts = dict(
+            con.execute(
+                "select r.slug, count(m.run_id) from bench_run r left join bench_measurement m "
+                "on m.run_id = r.run_id group by r.slug"
+            )
+        )
     finally:
         con.close()
     for slug in sorted(slugs):
@@ -432,14 +538,16 @@ def test_known_upload_changes_only_the_body(lab):
     checked against lists the 401 of a configured key."""
     documented = lab.documented
     narrowed = with_known_upload(documented, lab.slugs, ["demo"])
-    assert {k: v for k, v in upload_schema(narrowed).items() if k != "properties"} == \
-        {k: v for k, v in upload_schema(documented).items() if k != "properties"}
+    assert {k: v for k, v in upload_schema(narrowed).items() if k != "properties"} == {
+        k: v for k, v in upload_schema(documented).items() if k != "properties"
+    }
     assert narrowed["paths"][UPLOAD]["post"]["responses"] == documented["paths"][UPLOAD]["post"]["responses"]
     assert narrowed["paths"][UPLOAD]["post"]["parameters"] == documented["paths"][UPLOAD]["post"]["parameters"]
     assert set(upload_schema(narrowed)["properties"]) == set(upload_schema(documented)["properties"])
     assert narrowed["components"] == documented["components"]
-    assert "security" in documented["paths"][UPLOAD]["post"] and "401" in documented["paths"][UPLOAD]["post"][
-        "responses"]
+    assert (
+        "security" in documented["paths"][UPLOAD]["post"] and "401" in documented["paths"][UPLOAD]["post"]["responses"]
+    )
 
 
 def test_fuzz_volume(documented):
@@ -450,10 +558,12 @@ def test_fuzz_volume(documented):
     if not total or not post_total:
         pytest.skip("the fuzzing tests did not all run")
     operations = sum("get" in item for item in documented["paths"].values())
-    print(f"\nfuzz: {total} requests over {operations} GET operations, {EXAMPLES} examples per operation and kind; "
-          f"by kind: {dict(TALLY['kinds'])}; by status: {statuses}; known values, by status: {dict(TALLY['known'])}"
-          f"\nfuzz: {post_total} POST {UPLOAD}; by kind: {dict(TALLY['post_kinds'])}; by status: {posts}; "
-          f"known bodies, by status: {dict(TALLY['post_known'])}")
+    print(
+        f"\nfuzz: {total} requests over {operations} GET operations, {EXAMPLES} examples per operation and kind; "
+        f"by kind: {dict(TALLY['kinds'])}; by status: {statuses}; known values, by status: {dict(TALLY['known'])}"
+        f"\nfuzz: {post_total} POST {UPLOAD}; by kind: {dict(TALLY['post_kinds'])}; by status: {posts}; "
+        f"known bodies, by status: {dict(TALLY['post_known'])}"
+    )
     assert not [s for s in statuses if s >= 500], statuses
     assert total >= 2 * EXAMPLES * operations, statuses
     assert TALLY["known"][200] >= TALLY["kinds"]["known"] // 2, TALLY["known"]  # known values reach real answers
@@ -461,14 +571,29 @@ def test_fuzz_volume(documented):
     assert post_total >= 3 * EXAMPLES + NO_KEY_EXAMPLES, posts
     assert posts.get(201) and posts.get(200) and posts.get(409) and posts.get(400), posts  # stored, replaced, refused
     assert posts.get(401, 0) >= NO_KEY_EXAMPLES, posts
-    assert TALLY["post_known"][201] + TALLY["post_known"][200] >= TALLY["post_kinds"]["known"] // 5, \
-        TALLY["post_known"]  # known bodies reach the store
+    assert TALLY["post_known"][201] + TALLY["post_known"][200] >= TALLY["post_kinds"]["known"] // 5, TALLY[
+        "post_known"
+    ]  # known bodies reach the store
     if FULL:
         RESULTS.parent.mkdir(parents=True, exist_ok=True)
-        RESULTS.write_text(json.dumps({"examples_per_operation_and_kind": EXAMPLES, "operations": operations,
-                                       "requests": total, "by_kind": dict(TALLY["kinds"]),
-                                       "by_status": statuses, "known_values_by_status": dict(TALLY["known"]),
-                                       "post": {"path": UPLOAD, "requests": post_total,
-                                                "by_kind": dict(TALLY["post_kinds"]), "by_status": posts,
-                                                "known_bodies_by_status": dict(TALLY["post_known"])}},
-                                      indent=2) + "\n")
+        RESULTS.write_text(
+            json.dumps(
+                {
+                    "examples_per_operation_and_kind": EXAMPLES,
+                    "operations": operations,
+                    "requests": total,
+                    "by_kind": dict(TALLY["kinds"]),
+                    "by_status": statuses,
+                    "known_values_by_status": dict(TALLY["known"]),
+                    "post": {
+                        "path": UPLOAD,
+                        "requests": post_total,
+                        "by_kind": dict(TALLY["post_kinds"]),
+                        "by_status": posts,
+                        "known_bodies_by_status": dict(TALLY["post_known"]),
+                    },
+                },
+                indent=2,
+            )
+            + "\n"
+        )

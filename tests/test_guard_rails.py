@@ -1,6 +1,7 @@
 """infra/guard_rails.py against moto: stage throttling, API Gateway's own errors with the stage's CORS origin, the
 usage plan where API Gateway requires the key, the log group's retention, the four alarms; idempotent; what Zappa's
 `update` leaves of them."""
+
 import json
 from pathlib import Path
 
@@ -18,6 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture()
 def clients(aws):
     import boto3
+
     return {name: boto3.client(name, region_name=REGION) for name in ("apigateway", "logs", "cloudwatch")}
 
 
@@ -43,11 +45,16 @@ def test_the_rails_of_the_prod_stage(clients):
     [group] = clients["logs"].describe_log_groups(logGroupNamePrefix="/aws/lambda/awrlens-prod")["logGroups"]
     assert group["logGroupName"] == "/aws/lambda/awrlens-prod" and group["retentionInDays"] == guard_rails.LOG_DAYS
     found = {a["AlarmName"]: a for a in clients["cloudwatch"].describe_alarms()["MetricAlarms"]}
-    assert set(found) == {"awrlens-prod-api-5xx", "awrlens-prod-errors", "awrlens-prod-throttles",
-                          "awrlens-prod-duration"} == set(rails.alarms)
+    assert (
+        set(found)
+        == {"awrlens-prod-api-5xx", "awrlens-prod-errors", "awrlens-prod-throttles", "awrlens-prod-duration"}
+        == set(rails.alarms)
+    )
     dims = lambda a: {d["Name"]: d["Value"] for d in a["Dimensions"]}  # noqa: E731
-    assert (found["awrlens-prod-api-5xx"]["Namespace"], found["awrlens-prod-api-5xx"]["MetricName"]) == \
-        ("AWS/ApiGateway", "5XXError")
+    assert (found["awrlens-prod-api-5xx"]["Namespace"], found["awrlens-prod-api-5xx"]["MetricName"]) == (
+        "AWS/ApiGateway",
+        "5XXError",
+    )
     assert dims(found["awrlens-prod-api-5xx"]) == {"ApiName": "awrlens-prod", "Stage": "prod"}
     for name, metric in [("errors", "Errors"), ("throttles", "Throttles"), ("duration", "Duration")]:
         alarm = found[f"awrlens-prod-{name}"]
@@ -56,8 +63,10 @@ def test_the_rails_of_the_prod_stage(clients):
     timeout_ms = stage_settings("prod")["timeout_seconds"] * 1000
     duration = found["awrlens-prod-duration"]
     assert duration["Statistic"] == "Maximum" and timeout_ms / 2 < duration["Threshold"] < timeout_ms
-    assert all(a["AlarmActions"] == [topic] and a["ComparisonOperator"] == "GreaterThanOrEqualToThreshold"
-               for a in found.values())
+    assert all(
+        a["AlarmActions"] == [topic] and a["ComparisonOperator"] == "GreaterThanOrEqualToThreshold"
+        for a in found.values()
+    )
 
 
 @pytest.mark.slow
@@ -78,8 +87,7 @@ def test_an_existing_log_group_gets_its_retention(clients):
     clients["logs"].create_log_group(logGroupName="/aws/lambda/awrlens-demo")  # made by Lambda at first run
     clients["logs"].create_log_group(logGroupName="/aws/lambda/awrlens-demo-other")  # the prefix matches it too
     guard_rails.apply("demo", Aws(REGION))
-    groups = {g["logGroupName"]: g.get("retentionInDays")
-              for g in clients["logs"].describe_log_groups()["logGroups"]}
+    groups = {g["logGroupName"]: g.get("retentionInDays") for g in clients["logs"].describe_log_groups()["logGroups"]}
     assert groups == {"/aws/lambda/awrlens-demo": guard_rails.LOG_DAYS, "/aws/lambda/awrlens-demo-other": None}
 
 
@@ -91,8 +99,14 @@ def test_a_usage_plan_where_api_gateway_requires_the_key(clients, tmp_path):
     api_id = zappa_stack("keyed")
     key = ag.create_api_key(name=f"keyed_{api_id}", enabled=True)["id"]  # as Zappa's create_api_key names it
     ag.create_api_key(name="keyed_other", enabled=True)
-    path = settings_file(tmp_path, keyed={"api_key_required": True, "timeout_seconds": 27,
-                                          "environment_variables": {"AWRLENS_CORS_ORIGINS": "https://a.example"}})
+    path = settings_file(
+        tmp_path,
+        keyed={
+            "api_key_required": True,
+            "timeout_seconds": 27,
+            "environment_variables": {"AWRLENS_CORS_ORIGINS": "https://a.example"},
+        },
+    )
     rails = guard_rails.apply("keyed", Aws(REGION), settings_file=path)
     [plan] = ag.get_usage_plans()["items"]
     assert rails.usage_plan == plan["id"] and plan["name"] == "awrlens-keyed"
@@ -101,8 +115,9 @@ def test_a_usage_plan_where_api_gateway_requires_the_key(clients, tmp_path):
     assert plan["quota"]["limit"] == guard_rails.QUOTA_PER_DAY and plan["quota"]["period"] == "DAY"
     assert [k["id"] for k in ag.get_usage_plan_keys(usagePlanId=plan["id"])["items"]] == [key]
     assert guard_rails.apply("keyed", Aws(REGION), settings_file=path).changed == []
-    ag.update_usage_plan(usagePlanId=plan["id"], patchOperations=[
-        {"op": "replace", "path": "/throttle/rateLimit", "value": "1000"}])
+    ag.update_usage_plan(
+        usagePlanId=plan["id"], patchOperations=[{"op": "replace", "path": "/throttle/rateLimit", "value": "1000"}]
+    )
     assert guard_rails.apply("keyed", Aws(REGION), settings_file=path).changed == ["usage plan awrlens-keyed updated"]
     assert ag.get_usage_plan(usagePlanId=plan["id"])["throttle"]["rateLimit"] == guard_rails.RATE
 
@@ -118,12 +133,14 @@ def test_a_usage_plan_needs_the_key(clients, tmp_path):
 @pytest.mark.slow
 def test_several_origins_leave_api_gateways_errors_alone(clients, tmp_path):
     api_id = zappa_stack("two")
-    path = settings_file(tmp_path, two={"environment_variables": {
-        "AWRLENS_CORS_ORIGINS": "https://a.example,https://b.example"}})
+    path = settings_file(
+        tmp_path, two={"environment_variables": {"AWRLENS_CORS_ORIGINS": "https://a.example,https://b.example"}}
+    )
     assert guard_rails.apply("two", Aws(REGION), settings_file=path).cors_origin is None
     assert clients["apigateway"].get_gateway_responses(restApiId=api_id)["items"] == [] or all(
         "gatewayresponse.header.Access-Control-Allow-Origin" not in (r.get("responseParameters") or {})
-        for r in clients["apigateway"].get_gateway_responses(restApiId=api_id)["items"])
+        for r in clients["apigateway"].get_gateway_responses(restApiId=api_id)["items"]
+    )
 
 
 @pytest.mark.slow
@@ -146,10 +163,17 @@ def test_zappa_update_leaves_the_throttling_alone():
     import inspect
 
     from zappa.core import Zappa
+
     tree = ast.parse(inspect.getsource(Zappa.deploy_api_gateway).strip().replace("\n    ", "\n"))
-    written = [node.args[0].value for node in ast.walk(tree) if isinstance(node, ast.Call)
-               and getattr(node.func, "attr", "") == "get_patch_op"]
+    written = [
+        node.args[0].value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "get_patch_op"
+    ]
     assert written and {p.split("/")[0] for p in written} == {"logging", "metrics", "caching"}, written
-    updates = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
-               and getattr(node.func, "attr", "") in ("update_stage", "create_stage")]
+    updates = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") in ("update_stage", "create_stage")
+    ]
     assert len(updates) == 1  # the one update_stage, with the patch operations above

@@ -9,6 +9,7 @@ beyond the operation itself (iam:PassRole where a role is handed over, the templ
 CloudFormation creates for Zappa) and what the Lambda service does with the function's role (logs, VPC network
 interfaces) are the tables below (infra/README.md, IAM).
 """
+
 import fnmatch
 import json
 import zipfile
@@ -27,23 +28,46 @@ SETTINGS = json.loads((ROOT / "zappa_settings.json").read_text())
 
 ACCOUNT = "123456789012"  # moto's account, and the placeholder of the documents
 # Checked on the caller besides the operation itself (a role handed over is iam:PassRole: ROLE_PARAMETERS).
-IMPLIED = {("cloudformation", "CreateStack"): {"s3:GetObject"},  # CloudFormation reads TemplateURL as the caller
-           ("cloudformation", "UpdateStack"): {"s3:GetObject"}}
+IMPLIED = {
+    ("cloudformation", "CreateStack"): {"s3:GetObject"},  # CloudFormation reads TemplateURL as the caller
+    ("cloudformation", "UpdateStack"): {"s3:GetObject"},
+}
 VPC_CHECKS = {"ec2:DescribeSecurityGroups", "ec2:DescribeSubnets", "ec2:DescribeVpcs"}  # a VpcConfig in the call
 # CloudFormation creates a template's resources with the caller's rights.
-STACK_RESOURCES = {"AWS::ApiGateway::": {"apigateway:GET", "apigateway:POST", "apigateway:PUT", "apigateway:PATCH",
-                                         "apigateway:DELETE"},
-                   "AWS::Lambda::Permission": {"lambda:AddPermission", "lambda:RemovePermission"}}
+STACK_RESOURCES = {
+    "AWS::ApiGateway::": {
+        "apigateway:GET",
+        "apigateway:POST",
+        "apigateway:PUT",
+        "apigateway:PATCH",
+        "apigateway:DELETE",
+    },
+    "AWS::Lambda::Permission": {"lambda:AddPermission", "lambda:RemovePermission"},
+}
 # The service that assumes a role named in a template property of a resource of this type.
-CREDENTIAL_USERS = {"AWS::ApiGateway::": "apigateway.amazonaws.com", "AWS::ApiGatewayV2::": "apigateway.amazonaws.com",
-                    "AWS::Events::": "events.amazonaws.com"}
+CREDENTIAL_USERS = {
+    "AWS::ApiGateway::": "apigateway.amazonaws.com",
+    "AWS::ApiGatewayV2::": "apigateway.amazonaws.com",
+    "AWS::Events::": "events.amazonaws.com",
+}
 CREDENTIAL_PROPERTIES = {"Credentials", "AuthorizerCredentials", "CredentialsArn", "RoleArn"}
 # What the Lambda service does with the function's role: its logs, and network interfaces in the VPC.
 LAMBDA_LOGS = {"logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"}
-UNSCOPED = {"events:ListRuleNamesByTarget", "cloudwatch:GetMetricStatistics", "cloudfront:ListDistributions",
-            "cloudfront:ListOriginAccessControls", "cloudfront:ListCachePolicies"}  # take no resource but "*"
-LAMBDA_VPC = {"ec2:CreateNetworkInterface", "ec2:DescribeNetworkInterfaces", "ec2:DescribeSubnets",
-              "ec2:DeleteNetworkInterface", "ec2:AssignPrivateIpAddresses", "ec2:UnassignPrivateIpAddresses"}
+UNSCOPED = {
+    "events:ListRuleNamesByTarget",
+    "cloudwatch:GetMetricStatistics",
+    "cloudfront:ListDistributions",
+    "cloudfront:ListOriginAccessControls",
+    "cloudfront:ListCachePolicies",
+}  # take no resource but "*"
+LAMBDA_VPC = {
+    "ec2:CreateNetworkInterface",
+    "ec2:DescribeNetworkInterfaces",
+    "ec2:DescribeSubnets",
+    "ec2:DeleteNetworkInterface",
+    "ec2:AssignPrivateIpAddresses",
+    "ec2:UnassignPrivateIpAddresses",
+}
 
 
 def iam_actions(calls) -> set[str]:
@@ -89,6 +113,7 @@ def test_policies_parse_and_allow_only_named_actions(name):
 
 # -- the site deployer ----------------------------------------------------------------------------------------------
 
+
 @pytest.mark.slow
 def test_site_deployer_names_exactly_what_deploy_site_calls(aws_calls, tmp_path, monkeypatch):
     """deploy_site.py against moto: the demo's website, then the same bucket behind CloudFront with a change and a
@@ -97,11 +122,14 @@ def test_site_deployer_names_exactly_what_deploy_site_calls(aws_calls, tmp_path,
     from infra import deploy_site
     from tests.aws import CloudFrontGaps
     from tests.test_deploy import zappa_stack
+
     static, templates = tmp_path / "static", tmp_path / "templates"
     (static / "vendor").mkdir(parents=True)
     templates.mkdir()
-    (templates / "index.html").write_text('<script>window.AWRLENS_CONFIG = {\n  apiBase: {{ api_base|tojson }},\n'
-                                          '  apiKey: ""\n};</script><script src="{{ vendor }}/a.js"></script>')
+    (templates / "index.html").write_text(
+        '<script>window.AWRLENS_CONFIG = {\n  apiBase: {{ api_base|tojson }},\n'
+        '  apiKey: ""\n};</script><script src="{{ vendor }}/a.js"></script>'
+    )
     (static / "vendor" / "a.js").write_text("a")
     (static / "app.js").write_text("app")  # unchanged by the second deploy
     (static / "old.js").write_text("old")
@@ -117,20 +145,36 @@ def test_site_deployer_names_exactly_what_deploy_site_calls(aws_calls, tmp_path,
     deploy(bucket, stage="prod", **site)  # nothing to do
     assert report.deleted and report.uploaded and report.distribution["created"]
     monkeypatch.setitem(deploy_site.CACHE_POLICY, "Comment", "changed")
-    deploy(bucket, stage="prod", domain="awrlens.example.com",
-           certificate_arn=f"arn:aws:acm:us-east-1:{ACCOUNT}:certificate/x", **site)
-    assert {"UpdateDistribution", "UpdateCachePolicy", "GetStage", "DescribeStackResource"} <= {op for _, op in aws_calls}
+    deploy(
+        bucket,
+        stage="prod",
+        domain="awrlens.example.com",
+        certificate_arn=f"arn:aws:acm:us-east-1:{ACCOUNT}:certificate/x",
+        **site,
+    )
+    assert {"UpdateDistribution", "UpdateCachePolicy", "GetStage", "DescribeStackResource"} <= {
+        op for _, op in aws_calls
+    }
     doc = policy("site-deployer.json")
     assert policy_actions(doc) == iam_actions(aws_calls)
-    denied = [f"{a} on {arn}" for service, op, params in aws_calls.log for a in zappa_actions.actions_of(service, op)
-              for arn in touched(service, op, params) if not allowed(doc, a, arn)]
+    denied = [
+        f"{a} on {arn}"
+        for service, op, params in aws_calls.log
+        for a in zappa_actions.actions_of(service, op)
+        for arn in touched(service, op, params)
+        if not allowed(doc, a, arn)
+    ]
     assert not denied, sorted(set(denied))
-    assert {r for st in doc["Statement"] for r in ([st["Resource"]] if isinstance(st["Resource"], str) else
-                                                   st["Resource"]) if r.startswith("arn:aws:s3")} == \
-        {f"arn:aws:s3:::{bucket}", f"arn:aws:s3:::{bucket}/*"}
+    assert {
+        r
+        for st in doc["Statement"]
+        for r in ([st["Resource"]] if isinstance(st["Resource"], str) else st["Resource"])
+        if r.startswith("arn:aws:s3")
+    } == {f"arn:aws:s3:::{bucket}", f"arn:aws:s3:::{bucket}/*"}
 
 
 # -- the API's guard rails ---------------------------------------------------------------------------------------------
+
 
 @pytest.mark.slow
 def test_guard_rails_policy_names_exactly_what_guard_rails_calls(aws_calls, tmp_path):
@@ -141,6 +185,7 @@ def test_guard_rails_policy_names_exactly_what_guard_rails_calls(aws_calls, tmp_
 
     from infra import guard_rails
     from tests.test_deploy import zappa_stack
+
     ag = boto3.client("apigateway", region_name=REGION)
     zappa_stack("prod")
     api_id = zappa_stack("demo")
@@ -154,28 +199,38 @@ def test_guard_rails_policy_names_exactly_what_guard_rails_calls(aws_calls, tmp_
     guard_rails.apply("prod", Aws(REGION))
     guard_rails.apply("demo", Aws(REGION), settings_file=settings)
     [plan] = ag.get_usage_plans()["items"]
-    ag.update_usage_plan(usagePlanId=plan["id"], patchOperations=[
-        {"op": "replace", "path": "/quota/limit", "value": "1"}])
+    ag.update_usage_plan(
+        usagePlanId=plan["id"], patchOperations=[{"op": "replace", "path": "/quota/limit", "value": "1"}]
+    )
     aws_calls.log[:] = [c for c in aws_calls.log if c[1] != "UpdateUsagePlan"]  # the line above, not the code
     guard_rails.apply("demo", Aws(REGION), settings_file=settings)
-    assert {"UpdateUsagePlan", "CreateUsagePlanKey", "PutGatewayResponse", "PutRetentionPolicy",
-            "PutMetricAlarm"} <= {op for _, op, _ in aws_calls.log}
+    assert {"UpdateUsagePlan", "CreateUsagePlanKey", "PutGatewayResponse", "PutRetentionPolicy", "PutMetricAlarm"} <= {
+        op for _, op, _ in aws_calls.log
+    }
     doc = policy("api-guard-rails.json")
     assert policy_actions(doc) == iam_actions(aws_calls)
-    denied = [f"{a} on {arn}" for service, op, params in aws_calls.log for a in zappa_actions.actions_of(service, op)
-              for arn in touched(service, op, params) if not allowed(doc, a, arn)]
+    denied = [
+        f"{a} on {arn}"
+        for service, op, params in aws_calls.log
+        for a in zappa_actions.actions_of(service, op)
+        for arn in touched(service, op, params)
+        if not allowed(doc, a, arn)
+    ]
     assert not denied, sorted(set(denied))
 
 
 # -- the Lambda roles ---------------------------------------------------------------------------------------------
+
 
 def test_lambda_roles_name_what_the_app_calls_and_what_lambda_does(aws_calls, monkeypatch):
     import boto3
 
     from app.api.auth import read_key
     from app.store import oracle
+
     arn = boto3.client("secretsmanager", region_name=REGION).create_secret(
-        Name="awrlens/prod", SecretString=json.dumps({"password": "pw", "api_key": "k"}))["ARN"]
+        Name="awrlens/prod", SecretString=json.dumps({"password": "pw", "api_key": "k"})
+    )["ARN"]
     aws_calls.log.clear()
     monkeypatch.setattr(oracle, "_secrets", {})
     assert oracle.read_secret("prod", arn, 2.0) == "pw"
@@ -193,8 +248,9 @@ def test_lambda_roles_are_scoped_to_their_function_and_the_one_secret():
         logs = next(st for st in doc["Statement"] if st["Sid"] == "OwnLogs")
         name = f"{SETTINGS['demo']['project_name']}-{stage}"
         assert all(r.split(":log-group:")[1].split(":")[0] == f"/aws/lambda/{name}" for r in logs["Resource"])
-    [secret_resource] = next(st for st in policy("lambda-prod.json")["Statement"]
-                             if st["Sid"] == "ReadTheOneSecret")["Resource"]
+    [secret_resource] = next(st for st in policy("lambda-prod.json")["Statement"] if st["Sid"] == "ReadTheOneSecret")[
+        "Resource"
+    ]
     env = SETTINGS["prod"]["environment_variables"]
     targets = json.loads(env["AWRLENS_TARGETS"])
     secrets = {t["password_secret"] for t in targets.values()} | {env["AWRLENS_API_KEY_SECRET"]}
@@ -208,8 +264,7 @@ def test_roles_named_in_the_settings_exist_as_documents():
         assert SETTINGS[stage]["role_name"] == f"awrlens-{stage}-lambda"
         assert (IAM / f"lambda-{stage}.json").is_file()
     [resources] = statements(policy("zappa-deployer.json"), "iam:PassRole")
-    assert sorted(r.rsplit("/", 1)[1] for r in resources["Resource"]) == ["awrlens-demo-lambda",
-                                                                          "awrlens-prod-lambda"]
+    assert sorted(r.rsplit("/", 1)[1] for r in resources["Resource"]) == ["awrlens-demo-lambda", "awrlens-prod-lambda"]
 
 
 # -- the Zappa deployer and what the roles must allow for Zappa's API ------------------------------------------------
@@ -224,6 +279,7 @@ def templates():
     ARN from IAM)."""
     import boto3
     from moto import mock_aws
+
     with pytest.MonkeyPatch.context() as mp, mock_aws():
         dummy_credentials(mp)
         trust = (IAM / "lambda-trust.json").read_text()
@@ -237,11 +293,19 @@ def zappa_template(stage: str) -> dict:
     cli.deploy gives it (the slow test below checks it is the one Zappa deploys)."""
     cli = zappa_actions.load_stage(stage)
     cli.zappa.create_stack_template(
-        lambda_arn=function_arn(stage), lambda_name=cli.lambda_name, api_key_required=cli.api_key_required,
-        iam_authorization=cli.iam_authorization, authorizer=cli.authorizer, cors_options=cli.cors,
-        description=cli.apigateway_description, endpoint_configuration=cli.endpoint_configuration,
-        apigateway_version=cli.apigateway_version, stage_name=cli.api_stage,
-        lambda_qualifier=cli.apigateway_lambda_qualifier, websocket=cli.use_websocket)
+        lambda_arn=function_arn(stage),
+        lambda_name=cli.lambda_name,
+        api_key_required=cli.api_key_required,
+        iam_authorization=cli.iam_authorization,
+        authorizer=cli.authorizer,
+        cors_options=cli.cors,
+        description=cli.apigateway_description,
+        endpoint_configuration=cli.endpoint_configuration,
+        apigateway_version=cli.apigateway_version,
+        stage_name=cli.api_stage,
+        lambda_qualifier=cli.apigateway_lambda_qualifier,
+        websocket=cli.use_websocket,
+    )
     return json.loads(cli.zappa.cf_template.to_json())
 
 
@@ -277,8 +341,9 @@ def service_of(resource_type: str) -> str:
 
 
 def statements(doc, action):
-    return [st for st in doc["Statement"] if action in ([st["Action"]] if isinstance(st["Action"], str) else
-                                                         st["Action"])]
+    return [
+        st for st in doc["Statement"] if action in ([st["Action"]] if isinstance(st["Action"], str) else st["Action"])
+    ]
 
 
 def allowed(doc, action, arn, context=None) -> bool:
@@ -320,8 +385,9 @@ def test_zappa_deployer_allows_every_call_of_zappas_source_and_nothing_more(zapp
         for call in found.calls:
             for action in IMPLIED.get((call.service, call.operation), ()):
                 need.setdefault(action, set()).add(f"{call.where} (implied)")
-            if call.operation in ("CreateFunction", "UpdateFunctionConfiguration") and \
-                    STAGE_SETTINGS[stage].get("vpc_config"):
+            if call.operation in ("CreateFunction", "UpdateFunctionConfiguration") and STAGE_SETTINGS[stage].get(
+                "vpc_config"
+            ):
                 for action in VPC_CHECKS:
                     need.setdefault(action, set()).add(f"{call.where} (VpcConfig of {stage})")
         for _service, where in zappa_actions.role_passed_to(found).items():
@@ -341,6 +407,7 @@ def test_zappa_deployer_allows_every_call_of_zappas_source_and_nothing_more(zapp
 def test_zappas_version_is_the_one_packaged():
     """The source read above is the Zappa that deploys: the packaging venv's pin (infra/requirements-zappa.txt)."""
     from importlib.metadata import version
+
     pins = (ROOT / "infra" / "requirements-zappa.txt").read_text()
     assert f"zappa=={version('zappa')}\n" in pins
 
@@ -369,8 +436,9 @@ def test_the_roles_trust_every_service_they_are_handed_to(zappa_source, template
         for stage in STAGES:
             assert allowed(deployer, "iam:PassRole", role_arn(stage), {"iam:PassedToService": service}), service
     assert not allowed(deployer, "iam:PassRole", role_arn("prod"), {"iam:PassedToService": "ec2.amazonaws.com"})
-    assert not allowed(deployer, "iam:PassRole", f"arn:aws:iam::{ACCOUNT}:role/admin",
-                       {"iam:PassedToService": "lambda.amazonaws.com"})
+    assert not allowed(
+        deployer, "iam:PassRole", f"arn:aws:iam::{ACCOUNT}:role/admin", {"iam:PassedToService": "lambda.amazonaws.com"}
+    )
 
 
 def test_the_roles_let_api_gateway_invoke_their_function(templates):
@@ -394,6 +462,7 @@ def test_the_roles_let_api_gateway_invoke_their_function(templates):
 
 # -- Zappa against moto: every call it makes, allowed on what it touches ----------------------------------------------
 
+
 def touched(service, op, params) -> list[str]:
     """The ARNs a recorded call acts on, for the policy's Resource check ("*" where the action takes no resource)."""
     region = f"{REGION}:{ACCOUNT}"
@@ -406,8 +475,11 @@ def touched(service, op, params) -> list[str]:
     if service == "cloudformation":
         return [f"arn:aws:cloudformation:{region}:stack/{params['StackName']}/0a1b2c3d"]
     if service == "cloudfront":
-        kind = {"Distribution": "distribution", "OriginAccessControl": "origin-access-control",
-                "CachePolicy": "cache-policy"}
+        kind = {
+            "Distribution": "distribution",
+            "OriginAccessControl": "origin-access-control",
+            "CachePolicy": "cache-policy",
+        }
         if op.startswith("List"):
             return ["*"]
         name = next(v for k, v in kind.items() if op.endswith((k, k + "Config")))
@@ -463,6 +535,7 @@ def zappa_against_moto(tmp_path_factory):
     from botocore.client import BaseClient
     from moto import mock_aws
     from zappa.cli import ZappaCLI
+
     with pytest.MonkeyPatch.context() as mp, mock_aws():
         dummy_credentials(mp)
         trust = (IAM / "lambda-trust.json").read_text()
@@ -474,6 +547,7 @@ def zappa_against_moto(tmp_path_factory):
             if op in ("CreateStack", "UpdateStack"):
                 bucket, key = params["TemplateURL"].split(".amazonaws.com/", 1)[1].split("/", 1)
                 from moto.s3.models import s3_backends  # read in moto, not through the recorded client
+
                 templates.append(json.loads(s3_backends[ACCOUNT]["aws"].get_object(bucket, key).value))
             name = params.get("FunctionName", "")
             if name.startswith("function:"):  # rollback's partial ARN "function:NAME:VERSION", which moto cannot read
@@ -492,15 +566,21 @@ def zappa_against_moto(tmp_path_factory):
         with zipfile.ZipFile(package, "w") as z:
             z.writestr("handler.py", "def lambda_handler(event, context):\n    return {}\n")
         calls.log.clear()
-        for argv in (["deploy", "prod", "-z", str(package)], ["update", "prod", "-z", str(package)],
-                     ["status", "prod"], ["rollback", "prod", "-n", "1"], ["undeploy", "prod", "--yes"]):
+        for argv in (
+            ["deploy", "prod", "-z", str(package)],
+            ["update", "prod", "-z", str(package)],
+            ["status", "prod"],
+            ["rollback", "prod", "-n", "1"],
+            ["undeploy", "prod", "--yes"],
+        ):
             ZappaCLI().handle(argv)
         yield calls, templates
 
 
 @pytest.mark.slow
-def test_zappa_against_moto_makes_only_calls_the_deployer_allows_on_what_they_touch(zappa_against_moto, zappa_source,
-                                                                                     templates):
+def test_zappa_against_moto_makes_only_calls_the_deployer_allows_on_what_they_touch(
+    zappa_against_moto, zappa_source, templates
+):
     calls, deployed = zappa_against_moto
     ops = {op for _, op, _ in calls.log}
     # (moto's stacks are complete at once: Zappa's wait, ListStackResources, runs in a real account only)

@@ -16,6 +16,7 @@ and after all of it, the SQLite file is byte for byte the same (SHA-256).
 
 sqlmap against a live server is perf/sqlmap_scan.py (BENCHMARKS.md, "Hostile input"); it is too slow for `make test`.
 """
+
 import hashlib
 import re
 import sqlite3
@@ -49,17 +50,36 @@ ACTIVITY_TEXT = {"wait_class", "event", "module", "action", "program", "machine"
 
 def _no_samples(body) -> bool:
     """Whether an answer of /activity or /activity/top counts no sample."""
-    return body["total_samples"] == 0 and not body.get("series") and not body.get("blocking") \
+    return (
+        body["total_samples"] == 0
+        and not body.get("series")
+        and not body.get("blocking")
         and not any(body.get("lists", {}).values())
+    )
 
 
 def valid_values(dbs, stories, lo, hi):
     """A valid value for each parameter (the prefix of the "after a valid value" variants)."""
-    return {"db": dbs["rac"], "sql_id": stories["plan_regression"]["sql_id"], "name": "sysstat:redo size",
-            "from": "2026-11-17T09:00:00", "to": "2026-11-17T17:00:00", "begin_snap": str(lo),
-            "end_snap": str(hi), "instance": "1", "rate": "per_second", "max_points": "10", "format": "json",
-            "show_sql": "1", "q": "redo", "source": "sysstat", "order_by": "cpu", "limit": "5", "_": "1700000000000",
-            "obj": str(HOSTILE_OBJ)}  # a segment of every interval
+    return {
+        "db": dbs["rac"],
+        "sql_id": stories["plan_regression"]["sql_id"],
+        "name": "sysstat:redo size",
+        "from": "2026-11-17T09:00:00",
+        "to": "2026-11-17T17:00:00",
+        "begin_snap": str(lo),
+        "end_snap": str(hi),
+        "instance": "1",
+        "rate": "per_second",
+        "max_points": "10",
+        "format": "json",
+        "show_sql": "1",
+        "q": "redo",
+        "source": "sysstat",
+        "order_by": "cpu",
+        "limit": "5",
+        "_": "1700000000000",
+        "obj": str(HOSTILE_OBJ),
+    }  # a segment of every interval
 
 
 class Executed(list):
@@ -84,6 +104,7 @@ def executed(app):
         def execute(self, sql, parameters=(), /):
             seen(sql, parameters)
             return super().execute(sql, parameters)
+
     connect = sqlite3.connect
     stores = app.extensions["awrlens"].stores.values()
     with pytest.MonkeyPatch.context() as patch:
@@ -148,8 +169,9 @@ def test_every_parameter_is_attacked(doc, dbs, stories, window):
 
 
 @pytest.mark.slow
-def test_payloads_in_every_parameter_are_refused_or_answered_normally(app, doc, dbs, stories, window, executed,
-                                                                     store_hash):
+def test_payloads_in_every_parameter_are_refused_or_answered_normally(
+    app, doc, dbs, stories, window, executed, store_hash
+):
     client = app.test_client()
     done = 0
     for path, query, name, payload in _requests(doc, dbs, stories, window):
@@ -180,8 +202,7 @@ def test_payloads_in_every_parameter_are_refused_or_answered_normally(app, doc, 
 
 @pytest.mark.parametrize("payload", PAYLOADS)
 def test_payload_as_a_parameter_name_is_refused(app, dbs, payload):
-    resp = app.test_client().get(f"/api/v1/dbs/{dbs['rac']}/series", query_string={
-        "name": "derived:aas", payload: "1"})
+    resp = app.test_client().get(f"/api/v1/dbs/{dbs['rac']}/series", query_string={"name": "derived:aas", payload: "1"})
     err = assert_error(resp, 400)
     assert err["parameter"] == payload and "unknown parameter" in err["message"]
 
@@ -197,8 +218,10 @@ def test_show_sql_never_carries_a_payload_in_the_sql_text(app, dbs, payload, exe
         assert payload not in s["sql"]
         assert re.search(r"[:?]\w*", s["sql"]) or "dbid" not in s["sql"].lower()  # bound, never inlined
     assert all(payload not in statement for statement, _ in executed)
-    resp = client.get(f"/api/v1/dbs/{dbs['rac']}/series", query_string={
-        "name": ["derived:aas", f"sysstat:{payload}"], "show_sql": "1"})
+    resp = client.get(
+        f"/api/v1/dbs/{dbs['rac']}/series",
+        query_string={"name": ["derived:aas", f"sysstat:{payload}"], "show_sql": "1"},
+    )
     assert_error(resp, 404, "name")
 
 
@@ -206,7 +229,8 @@ def test_show_sql_never_carries_a_payload_in_the_sql_text(app, dbs, payload, exe
 def test_the_store_is_unchanged(demo_store, store_hash, executed):
     """Last in this module: after every attempt the SQLite file has the same bytes, and nothing but SELECT ran."""
     assert _sha256(demo_store[0]) == store_hash
-    assert executed.every and all(re.match(r"\s*(SELECT|PRAGMA (query_only|cache_size))\b", sql, re.I)
-                                  for sql in executed.every), {sql[:60] for sql in executed.every}
+    assert executed.every and all(
+        re.match(r"\s*(SELECT|PRAGMA (query_only|cache_size))\b", sql, re.I) for sql in executed.every
+    ), {sql[:60] for sql in executed.every}
     assert not (demo_store[0].parent / (demo_store[0].name + "-journal")).exists()
     assert not (demo_store[0].parent / (demo_store[0].name + "-wal")).exists()

@@ -5,6 +5,7 @@ zappa_settings.json by Zappa itself and put on sys.path, and `zappa.handler.lamb
 Only what cannot exist here is replaced: the demo store is the test one, and the prod stage reads it instead of
 Oracle (its key comes from a moto Secrets Manager).
 """
+
 import json
 import os
 import sys
@@ -24,6 +25,7 @@ KEY = "0123456789abcdef-prod-key"
 def zappa_settings_module(stage: str) -> str:
     """The text of zappa_settings.py for `stage`, as `zappa package` writes it into the zip."""
     from zappa.cli import ZappaCLI
+
     env = {k: os.environ.pop(k) for k in list(os.environ) if k.startswith("AWS_PROFILE")}
     os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
     os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
@@ -41,6 +43,7 @@ def stage(tmp_path, monkeypatch, demo_store):
     """stage(name, **env) -> invoke(event): a fresh Lambda container for `name`, its ENVIRONMENT_VARIABLES
     updated with `env`; the process's environment, modules and Zappa's singleton are restored afterwards."""
     from zappa import handler
+
     saved_env, saved_path = dict(os.environ), list(sys.path)
 
     def forget():
@@ -51,7 +54,8 @@ def stage(tmp_path, monkeypatch, demo_store):
     def start(name, **env):
         forget()
         (tmp_path / "zappa_settings.py").write_text(
-            zappa_settings_module(name) + f"ENVIRONMENT_VARIABLES.update({env!r})\n")
+            zappa_settings_module(name) + f"ENVIRONMENT_VARIABLES.update({env!r})\n"
+        )
         sys.path.insert(0, str(tmp_path))
         monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", f"awrlens-{name}")
         monkeypatch.chdir(ROOT)
@@ -72,10 +76,13 @@ def demo(stage, demo_store):
 @pytest.fixture()
 def prod(stage, demo_store, aws):
     import boto3
+
     arn = boto3.client("secretsmanager", region_name="eu-west-1").create_secret(
-        Name="awrlens/prod", SecretString=json.dumps({"password": "not-used-here", "api_key": KEY}))["ARN"]
-    return stage("prod", AWRLENS_API_KEY_SECRET=arn,
-                 AWRLENS_TARGETS=json.dumps({"prod": {"sqlite": str(demo_store[0])}}))
+        Name="awrlens/prod", SecretString=json.dumps({"password": "not-used-here", "api_key": KEY})
+    )["ARN"]
+    return stage(
+        "prod", AWRLENS_API_KEY_SECRET=arn, AWRLENS_TARGETS=json.dumps({"prod": {"sqlite": str(demo_store[0])}})
+    )
 
 
 def body(result):
@@ -93,6 +100,7 @@ def assert_error(result, status):
 
 # -- demo -----------------------------------------------------------------------------------------------------------
 
+
 def test_demo_answers_through_zappa(demo):
     result = demo(api_event("/api/v1/dbs", headers={"Origin": "https://anyone.example.org"}))
     assert result["statusCode"] == 200
@@ -107,8 +115,11 @@ def test_demo_answers_through_zappa(demo):
 
 def test_demo_errors_carry_cors_and_the_error_shape(demo):
     origin = {"Origin": "https://anyone.example.org"}
-    for path, query, status in [("/api/v1/dbs/demo.1", "", 404), ("/api/v1/dbs", "bogus=1", 400),
-                                ("/api/v1/nowhere", "", 404)]:
+    for path, query, status in [
+        ("/api/v1/dbs/demo.1", "", 404),
+        ("/api/v1/dbs", "bogus=1", 400),
+        ("/api/v1/nowhere", "", 404),
+    ]:
         result = demo(api_event(path, query, headers=origin))
         assert_error(result, status)
         assert result["headers"]["Access-Control-Allow-Origin"] in ("*", origin["Origin"])
@@ -164,6 +175,7 @@ def test_stage_prefix_on_the_execute_api_host_only(demo):
 
 # -- prod -----------------------------------------------------------------------------------------------------------
 
+
 def test_prod_needs_the_key_and_allows_only_the_site(prod):
     for headers in ({"Origin": SITE}, {"Origin": SITE, "X-API-Key": "guess"}):
         result = prod(api_event("/api/v1/dbs", headers=headers, stage="prod"))
@@ -172,15 +184,25 @@ def test_prod_needs_the_key_and_allows_only_the_site(prod):
     result = prod(api_event("/api/v1/dbs", headers={"Origin": SITE, "X-API-Key": KEY}, stage="prod"))
     assert result["statusCode"] == 200 and body(result)["databases"]
     assert result["headers"]["Access-Control-Allow-Origin"] == SITE
-    other = prod(api_event("/api/v1/dbs", headers={"Origin": "https://evil.example.net", "X-API-Key": KEY},
-                           stage="prod"))
+    other = prod(
+        api_event("/api/v1/dbs", headers={"Origin": "https://evil.example.net", "X-API-Key": KEY}, stage="prod")
+    )
     assert "Access-Control-Allow-Origin" not in other["headers"]
 
 
 def test_prod_preflight_and_open_documents(prod):
-    result = prod(api_event("/api/v1/dbs", method="OPTIONS", stage="prod",
-                            headers={"Origin": SITE, "Access-Control-Request-Method": "GET",
-                                     "Access-Control-Request-Headers": "x-api-key"}))
+    result = prod(
+        api_event(
+            "/api/v1/dbs",
+            method="OPTIONS",
+            stage="prod",
+            headers={
+                "Origin": SITE,
+                "Access-Control-Request-Method": "GET",
+                "Access-Control-Request-Headers": "x-api-key",
+            },
+        )
+    )
     assert result["statusCode"] == 200
     assert result["headers"]["Access-Control-Allow-Origin"] == SITE
     assert "x-api-key" in result["headers"]["Access-Control-Allow-Headers"].lower()
@@ -196,8 +218,10 @@ def test_prod_keep_warm_ping_loads_the_app_and_answers_nothing(prod):
 def test_prod_errors_past_the_key_keep_cors(stage, aws):
     """The real prod settings, with the Oracle host unreachable (a refused port): 503 in JSON, with CORS."""
     import boto3
+
     arn = boto3.client("secretsmanager", region_name="eu-west-1").create_secret(
-        Name="awrlens/prod", SecretString=json.dumps({"password": "pw", "api_key": KEY}))["ARN"]
+        Name="awrlens/prod", SecretString=json.dumps({"password": "pw", "api_key": KEY})
+    )["ARN"]
     targets = {"prod": {"dsn": "127.0.0.1:9/ORCL", "user": "AWRLENS", "password_secret": arn}}
     invoke = stage("prod", AWRLENS_API_KEY_SECRET=arn, AWRLENS_TARGETS=json.dumps(targets))
     result = invoke(api_event("/api/v1/dbs", headers={"Origin": SITE, "X-API-Key": KEY}, stage="prod"))
@@ -207,6 +231,7 @@ def test_prod_errors_past_the_key_keep_cors(stage, aws):
 
 
 # -- answers that fit Lambda --------------------------------------------------------------------------------------
+
 
 def payload_bytes(result) -> int:
     """What the python3.12 runtime sends back for the handler's result: its JSON, non-ASCII as UTF-8."""
@@ -222,6 +247,7 @@ def test_an_answer_lambda_cannot_return_is_a_json_422_naming_max_points_and_the_
     demo store holds no 6 MB answer): the answer is refused as JSON, with CORS, saying how to ask for less; with the
     limit just over it, the same answer goes through."""
     from app.api import respond
+
     assert respond.LAMBDA_RESPONSE_LIMIT == 6_291_556  # Lambda's quota, as the runtime states it when it refuses
     origin = {"Origin": "https://anyone.example.org"}
     rac = next(d for d in body(demo(api_event("/api/v1/dbs")))["databases"] if d["rac"])
@@ -243,6 +269,7 @@ def test_an_answer_lambda_cannot_return_is_a_json_422_naming_max_points_and_the_
 
 def test_other_long_answers_say_to_ask_for_less(demo, monkeypatch):
     from app.api import respond
+
     monkeypatch.setattr(respond, "LAMBDA_RESPONSE_LIMIT", 20_000)
     err = assert_error(demo(api_event("/api/v1/openapi.json")), 422)
     assert "AWS Lambda function can return" in err["message"] and "range" not in err["message"]
@@ -251,6 +278,7 @@ def test_other_long_answers_say_to_ask_for_less(demo, monkeypatch):
 def test_off_lambda_nothing_is_refused(client, monkeypatch):
     """Under gunicorn there is no 6 MB limit: the check runs only behind Zappa's handler."""
     from app.api import respond
+
     monkeypatch.setattr(respond, "LAMBDA_RESPONSE_LIMIT", 1000)
     assert client.get("/api/v1/openapi.json").status_code == 200
 
@@ -284,19 +312,46 @@ def test_the_app_is_built_at_init_with_nothing_unique_to_a_process(name, tmp_pat
     nothing that must be one per process or fresh: no file or socket open (no SQLite connection, no Oracle session:
     prod's database and secret are unreachable from here, and init does not notice), no thread, no AWS call; the
     first request after it is answered."""
-    env = {"AWRLENS_STORE_PATH": str(demo_store[0])} if name == "demo" else {
-        "AWRLENS_TARGETS": json.dumps({"prod": {"dsn": "127.0.0.1:9/ORCL", "user": "AWRLENS",
-                                                "password_secret": "arn:aws:secretsmanager:eu-west-1:123456789012:"
-                                                                   "secret:awrlens/prod-AbCdEf"}}),
-        "AWRLENS_API_KEY_SECRET": "arn:aws:secretsmanager:eu-west-1:123456789012:secret:awrlens/prod-AbCdEf"}
-    (tmp_path / "zappa_settings.py").write_text(zappa_settings_module(name) + f"ENVIRONMENT_VARIABLES.update({env!r})\n")
+    env = (
+        {"AWRLENS_STORE_PATH": str(demo_store[0])}
+        if name == "demo"
+        else {
+            "AWRLENS_TARGETS": json.dumps(
+                {
+                    "prod": {
+                        "dsn": "127.0.0.1:9/ORCL",
+                        "user": "AWRLENS",
+                        "password_secret": "arn:aws:secretsmanager:eu-west-1:123456789012:secret:awrlens/prod-AbCdEf",
+                    }
+                }
+            ),
+            "AWRLENS_API_KEY_SECRET": "arn:aws:secretsmanager:eu-west-1:123456789012:secret:awrlens/prod-AbCdEf",
+        }
+    )
+    (tmp_path / "zappa_settings.py").write_text(
+        zappa_settings_module(name) + f"ENVIRONMENT_VARIABLES.update({env!r})\n"
+    )
     event = api_event("/api/v1/dbs" if name == "demo" else "/api/v1/", stage=name)
-    run_env = {"PATH": os.environ["PATH"], "PYTHONPATH": f"{tmp_path}:{ROOT}", "AWS_LAMBDA_FUNCTION_NAME":
-               f"awrlens-{name}", "INSTANTIATE_LAMBDA_HANDLER_ON_IMPORT": "true", "AWS_DEFAULT_REGION": "eu-west-1",
-               "AWS_ACCESS_KEY_ID": "none", "AWS_SECRET_ACCESS_KEY": "none", "AWS_EC2_METADATA_DISABLED": "true"}
+    run_env = {
+        "PATH": os.environ["PATH"],
+        "PYTHONPATH": f"{tmp_path}:{ROOT}",
+        "AWS_LAMBDA_FUNCTION_NAME": f"awrlens-{name}",
+        "INSTANTIATE_LAMBDA_HANDLER_ON_IMPORT": "true",
+        "AWS_DEFAULT_REGION": "eu-west-1",
+        "AWS_ACCESS_KEY_ID": "none",
+        "AWS_SECRET_ACCESS_KEY": "none",
+        "AWS_EC2_METADATA_DISABLED": "true",
+    }
     import subprocess
-    done = subprocess.run([sys.executable, "-c", INIT, json.dumps(event)], cwd=ROOT, env=run_env,
-                          capture_output=True, text=True, timeout=120)
+
+    done = subprocess.run(
+        [sys.executable, "-c", INIT, json.dumps(event)],
+        cwd=ROOT,
+        env=run_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     state = json.loads(done.stdout.strip().splitlines()[-1])
     assert state["app_built"]

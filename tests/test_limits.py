@@ -5,6 +5,7 @@ a Content-Length over 1 MiB, over-long values, too many series, thousands of par
   a chunked body within the limit still reaches the view whole;
 - too many series over the wire, and gunicorn's own limits on the request line and on headers (its 414 and 431).
 """
+
 import contextlib
 import io
 import json
@@ -76,8 +77,11 @@ def test_a_chunked_body_over_the_limit_is_refused(port, dbs):
     for size in (0, 10, MAX_BODY):  # within the limit: ignored, as a body with a length is
         status, _, content = send(port, request(series, extra="Transfer-Encoding: chunked\n"), chunked(size))
         assert status == 200 and b'"series"' in content, (size, status, content[:200])
-    status, headers, content = send(port, request("/api/v1/benchmarks", "POST", "Transfer-Encoding: chunked\n"
-                                                  "Content-Type: application/json\n"), chunked(4 * MAX_BODY))
+    status, headers, content = send(
+        port,
+        request("/api/v1/benchmarks", "POST", "Transfer-Encoding: chunked\nContent-Type: application/json\n"),
+        chunked(4 * MAX_BODY),
+    )
     json_error(status, headers, content, 413)  # before the route's own checks (and before anything is written)
 
 
@@ -85,21 +89,27 @@ def test_a_chunked_body_within_the_limit_reaches_the_view_whole(demo_store, monk
     """The one route that reads a body gets a chunked one, read ahead by the limit check, byte for byte (here: JSON
     it cannot parse, quoted back in the error)."""
     monkeypatch.setenv("TEST_LIMITS_API_KEY", "k-123")
-    app = create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(demo_store[0])}},
-                                       api_key_secret="env:TEST_LIMITS_API_KEY"))
+    app = create_app(
+        Settings.from_env(
+            {}, targets={"demo": {"sqlite": str(demo_store[0])}}, api_key_secret="env:TEST_LIMITS_API_KEY"
+        )
+    )
     body = b'{"slug": "x", ' + b"y" * 5000
-    resp = app.test_client().post("/api/v1/benchmarks", input_stream=io.BytesIO(body),
-                                  headers={"Transfer-Encoding": "chunked", "X-API-Key": "k-123",
-                                           "Content-Type": "application/json"},
-                                  environ_overrides={"wsgi.input_terminated": True})
+    resp = app.test_client().post(
+        "/api/v1/benchmarks",
+        input_stream=io.BytesIO(body),
+        headers={"Transfer-Encoding": "chunked", "X-API-Key": "k-123", "Content-Type": "application/json"},
+        environ_overrides={"wsgi.input_terminated": True},
+    )
     err = assert_error(resp, 400, "body")
     assert "empty" not in err["message"].lower(), err  # the view saw the bytes, not an empty stream
 
 
 def test_a_body_with_a_length_over_the_limit_is_refused_over_the_wire(port, dbs):
     series = f"/api/v1/dbs/{dbs['rac']}/series?name=derived:aas"
-    status, headers, content = send(port, request(series, extra=f"Content-Length: {MAX_BODY + 1}\n"),
-                                    b"x" * (MAX_BODY + 1))
+    status, headers, content = send(
+        port, request(series, extra=f"Content-Length: {MAX_BODY + 1}\n"), b"x" * (MAX_BODY + 1)
+    )
     json_error(status, headers, content, 413)
 
 
@@ -109,11 +119,14 @@ def test_too_many_series_over_the_wire(port, dbs):
     assert json_error(status, headers, content, 400)["parameter"] == "name"
 
 
-@pytest.mark.parametrize("case, head, expected", [
-    ("request line over 4094 bytes", request("/api/v1/dbs?" + "a" * 5000), 414),
-    ("more than 100 headers", request("/api/v1/dbs", extra="".join(f"X-H{i}: 1\n" for i in range(150))), 431),
-    ("a header over 8190 bytes", request("/api/v1/dbs", extra="X-Big: " + "a" * 9000 + "\n"), 431),
-])
+@pytest.mark.parametrize(
+    "case, head, expected",
+    [
+        ("request line over 4094 bytes", request("/api/v1/dbs?" + "a" * 5000), 414),
+        ("more than 100 headers", request("/api/v1/dbs", extra="".join(f"X-H{i}: 1\n" for i in range(150))), 431),
+        ("a header over 8190 bytes", request("/api/v1/dbs", extra="X-Big: " + "a" * 9000 + "\n"), 431),
+    ],
+)
 def test_gunicorn_limits_on_the_request_itself(port, case, head, expected):
     status, _, _ = send(port, head)
     assert status == expected, (case, status)
@@ -124,12 +137,24 @@ def test_the_longest_documented_request_is_within_gunicorns_limits(port, dbs, ap
     documents comes near: the 8 longest series names of the catalog, percent-encoded, with every other parameter of
     /series at its longest, is answered by the app (issue 12)."""
     from urllib.parse import urlencode
-    names = sorted((r["name"] for r in api.get(f"/api/v1/dbs/{dbs['rac']}/catalog").get_json()["rows"]),
-                   key=lambda n: len(urlencode({"name": n})))[-8:]
-    query = urlencode([("name", n) for n in names] + [
-        ("from", "2026-11-10T00:00:00.000000+01:00"), ("to", "2026-11-17T00:00:00.000000+01:00"),
-        ("instance", "each"), ("rate", "per_second"), ("max_points", "50000"), ("shape", "axes"),
-        ("format", "json"), ("show_sql", "1")])
+
+    names = sorted(
+        (r["name"] for r in api.get(f"/api/v1/dbs/{dbs['rac']}/catalog").get_json()["rows"]),
+        key=lambda n: len(urlencode({"name": n})),
+    )[-8:]
+    query = urlencode(
+        [("name", n) for n in names]
+        + [
+            ("from", "2026-11-10T00:00:00.000000+01:00"),
+            ("to", "2026-11-17T00:00:00.000000+01:00"),
+            ("instance", "each"),
+            ("rate", "per_second"),
+            ("max_points", "50000"),
+            ("shape", "axes"),
+            ("format", "json"),
+            ("show_sql", "1"),
+        ]
+    )
     path = f"/api/v1/dbs/{dbs['rac']}/series?{query}"
     assert len(f"GET {path} HTTP/1.1") < 4094 / 2  # half of gunicorn's request line limit at most
     status, _, content = send(port, request(path, extra="X-API-Key: " + "k" * 256 + "\n"))

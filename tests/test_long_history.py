@@ -5,6 +5,7 @@ bucketed point is checked against the rules applied to the store's own rows: a c
 interval deltas over the sum of their seconds (restarts left out, §3-§5), a reading's the mean of the readings in
 it, an Oracle rate's the mean of its averages weighted by their interval (§8, §9).
 """
+
 import itertools
 import re
 import sqlite3
@@ -25,14 +26,22 @@ from app.store.base import Store
 from app.store.queries import IN_LIST, capped
 
 MAX_POINTS = 2000
-SERIES = ["sysstat:redo size", "derived:aas", "derived:host_cpu_pct", "sysstat:logons current",
-          "sysmetric:Host CPU Utilization (%)", "derived:Response Time Per Sec", "wait_class:User I/O",
-          "iostat_function:LGWR:megabytes"]
+SERIES = [
+    "sysstat:redo size",
+    "derived:aas",
+    "derived:host_cpu_pct",
+    "sysstat:logons current",
+    "sysmetric:Host CPU Utilization (%)",
+    "derived:Response Time Per Sec",
+    "wait_class:User I/O",
+    "iostat_function:LGWR:megabytes",
+]
 
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
     import long_history
+
     path = tmp_path_factory.mktemp("long") / "long.sqlite"
     long_history.build(path)
     return path
@@ -60,6 +69,7 @@ def fetched(monkeypatch):
         out = rows(self, stmt, params)
         log.append((stmt, params or {}, len(out)))
         return out
+
     monkeypatch.setattr(Store, "rows", counted)
     return log
 
@@ -100,8 +110,11 @@ def test_the_statements_for_oracle_bound_the_rows_in_valid_in_lists(api, fetched
     ask(api, "/wait-classes", max_points=MAX_POINTS)
     assert len(fetched) >= 8
     for stmt, params, _ in fetched:
-        compiled = capped(queries.core(stmt), Settings.row_cap).params(**params).compile(
-            dialect=oracle.dialect(), compile_kwargs={"render_postcompile": True})
+        compiled = (
+            capped(queries.core(stmt), Settings.row_cap)
+            .params(**params)
+            .compile(dialect=oracle.dialect(), compile_kwargs={"render_postcompile": True})
+        )
         text = compiled.string
         lists = re.findall(r"snap_id IN \(([^)]*)\)", text)
         assert len(lists) == 2 and all(0 < s.count(":snap_ids_") <= IN_LIST for s in lists), text[:400]
@@ -112,6 +125,7 @@ def test_the_statements_for_oracle_bound_the_rows_in_valid_in_lists(api, fetched
 
 # -- the rules applied to the store's rows -----------------------------------------------------------------------
 
+
 def iso(text):
     return datetime.fromisoformat(text).replace(tzinfo=UTC).isoformat()
 
@@ -119,8 +133,11 @@ def iso(text):
 def snapshots(sql3, inst):
     """(snap_id, startup, end as in answers, epoch) of one instance, and the kept ones: a snapshot less than 300 s
     after the previous kept one of the same startup is merged (§6)."""
-    rows = sql3.execute("select snap_id, startup_time, end_interval_time from dba_hist_snapshot where dbid = ? and "
-                        "instance_number = ? order by snap_id", (DBID, inst)).fetchall()
+    rows = sql3.execute(
+        "select snap_id, startup_time, end_interval_time from dba_hist_snapshot where dbid = ? and "
+        "instance_number = ? order by snap_id",
+        (DBID, inst),
+    ).fetchall()
     every = [(s, up, iso(end), datetime.fromisoformat(end).timestamp()) for s, up, end in rows]
     kept = []
     for s in every:
@@ -134,8 +151,11 @@ def intervals(sql3, inst, query):
     value) of the instance (? = dbid, instance)."""
     values = dict(sql3.execute(query, (DBID, inst)).fetchall())
     _, kept = snapshots(sql3, inst)
-    return [(b[2], values[b[0]] - values[a[0]], b[3] - a[3]) for a, b in itertools.pairwise(kept)
-            if a[1] == b[1] and values[b[0]] >= values[a[0]]]
+    return [
+        (b[2], values[b[0]] - values[a[0]], b[3] - a[3])
+        for a, b in itertools.pairwise(kept)
+        if a[1] == b[1] and values[b[0]] >= values[a[0]]
+    ]
 
 
 def buckets(points, rows, start):
@@ -149,16 +169,33 @@ def buckets(points, rows, start):
 STAT = "select snap_id, {} from dba_hist_{} where dbid = ? and instance_number = ? and stat_name {} group by snap_id"
 
 
-@pytest.mark.parametrize("name,query,scale,den", [
-    ("sysstat:redo size", STAT.format("sum(value)", "sysstat", "= 'redo size'"), 1, None),
-    ("derived:aas", STAT.format("sum(value)", "sys_time_model", "= 'DB time'"), 1e-6, None),
-    ("wait_class:User I/O", "select snap_id, sum(time_waited_micro_fg) from dba_hist_system_event where dbid = ? and "
-                            "instance_number = ? and wait_class = 'User I/O' group by snap_id", 1e-6, None),
-    ("iostat_function:LGWR:megabytes", "select snap_id, small_write_megabytes from dba_hist_iostat_function where "
-                                       "dbid = ? and instance_number = ?", 1, None),
-    ("derived:host_cpu_pct", STAT.format("sum(value)", "osstat", "= 'BUSY_TIME'"), 100,
-     STAT.format("sum(value)", "osstat", "in ('BUSY_TIME', 'IDLE_TIME')")),
-])
+@pytest.mark.parametrize(
+    "name,query,scale,den",
+    [
+        ("sysstat:redo size", STAT.format("sum(value)", "sysstat", "= 'redo size'"), 1, None),
+        ("derived:aas", STAT.format("sum(value)", "sys_time_model", "= 'DB time'"), 1e-6, None),
+        (
+            "wait_class:User I/O",
+            "select snap_id, sum(time_waited_micro_fg) from dba_hist_system_event where dbid = ? and "
+            "instance_number = ? and wait_class = 'User I/O' group by snap_id",
+            1e-6,
+            None,
+        ),
+        (
+            "iostat_function:LGWR:megabytes",
+            "select snap_id, small_write_megabytes from dba_hist_iostat_function where "
+            "dbid = ? and instance_number = ?",
+            1,
+            None,
+        ),
+        (
+            "derived:host_cpu_pct",
+            STAT.format("sum(value)", "osstat", "= 'BUSY_TIME'"),
+            100,
+            STAT.format("sum(value)", "osstat", "in ('BUSY_TIME', 'IDLE_TIME')"),
+        ),
+    ],
+)
 def test_a_counters_bucket_is_its_intervals_deltas_over_their_seconds(api, sql3, name, query, scale, den):
     """Per instance, each point is Σ delta / Σ seconds (or / Σ delta of the denominator) of the valid intervals since
     the previous point, at that point's real snapshot time: the totals of the range are those of every interval,
@@ -184,14 +221,17 @@ def test_a_restart_inside_a_bucket_is_left_out_and_the_combined_point_says_so(ap
     query = STAT.format("sum(value)", "sysstat", "= 'redo size'")
     for s in raw:
         assert fsum(v for _, v in s["points"]) == pytest.approx(
-            fsum(d for _, d, _ in intervals(sql3, s["instance"], query)), rel=1e-9)
+            fsum(d for _, d, _ in intervals(sql3, s["instance"], query)), rel=1e-9
+        )
     (combined,) = ask(api, "/series", name="sysstat:redo size", max_points=MAX_POINTS)["series"]
     every, _ = snapshots(sql3, 2)
     after = {s[2] for a, s in itertools.pairwise(every) if a[1] != s[1]}
     assert len(after) == 2
     assert {p["time"] for p in combined["partial"] if p["missing"] == [2]} >= after
-    each = {s["instance"]: dict(map(tuple, s["points"])) for s in
-            ask(api, "/series", name="sysstat:redo size", instance="each", max_points=MAX_POINTS)["series"]}
+    each = {
+        s["instance"]: dict(map(tuple, s["points"]))
+        for s in ask(api, "/series", name="sysstat:redo size", instance="each", max_points=MAX_POINTS)["series"]
+    }
     for t, value in combined["points"]:
         assert value == pytest.approx(sum(each[i][t] for i in each if t in each[i]), rel=1e-6, abs=1e-3)
 
@@ -208,9 +248,13 @@ def test_a_readings_bucket_is_the_mean_of_its_readings(api, sql3):
             assert part and v == pytest.approx(fsum(x for _, x in part) / len(part), rel=1e-6, abs=1e-4), t
 
 
-@pytest.mark.parametrize("name,metrics", [("sysmetric:Host CPU Utilization (%)", ("Host CPU Utilization (%)",)),
-                                          ("derived:Response Time Per Sec",
-                                           ("Response Time Per Txn", "User Transaction Per Sec"))])
+@pytest.mark.parametrize(
+    "name,metrics",
+    [
+        ("sysmetric:Host CPU Utilization (%)", ("Host CPU Utilization (%)",)),
+        ("derived:Response Time Per Sec", ("Response Time Per Txn", "User Transaction Per Sec")),
+    ],
+)
 def test_an_oracle_rates_bucket_is_its_averages_weighted_by_their_intervals(api, sql3, name, metrics):
     body = ask(api, "/series", name=name, instance="each", max_points=MAX_POINTS)
     for s in body["series"]:
@@ -219,8 +263,10 @@ def test_an_oracle_rates_bucket_is_its_averages_weighted_by_their_intervals(api,
         end = {snap: e for snap, _, e, _ in every}
         per: dict = {}
         for snap, metric, intsize, average in sql3.execute(
-                "select snap_id, metric_name, intsize, average from dba_hist_sysmetric_summary where dbid = ? and "
-                "instance_number = ?", (DBID, inst)):
+            "select snap_id, metric_name, intsize, average from dba_hist_sysmetric_summary where dbid = ? and "
+            "instance_number = ?",
+            (DBID, inst),
+        ):
             per.setdefault(snap, {})[metric] = (intsize, average)
         rows = []
         for snap, m in per.items():
@@ -230,8 +276,9 @@ def test_an_oracle_rates_bucket_is_its_averages_weighted_by_their_intervals(api,
             rows.append((end[snap], m[metrics[0]][0] * product, m[metrics[0]][0]))
         rows.sort()
         for (t, v), part in zip(s["points"], buckets(s["points"], rows[1:], rows[0][0]), strict=True):
-            assert part and v == pytest.approx(fsum(x for _, x, _ in part) / fsum(w for _, _, w in part),
-                                               rel=1e-6, abs=1e-4), t
+            assert part and v == pytest.approx(
+                fsum(x for _, x, _ in part) / fsum(w for _, _, w in part), rel=1e-6, abs=1e-4
+            ), t
 
 
 def test_a_range_with_fewer_intervals_than_max_points_is_read_as_before(api, fetched):
@@ -243,7 +290,7 @@ def test_a_range_with_fewer_intervals_than_max_points_is_read_as_before(api, fet
     assert default == every
     fetched.clear()
     ok(api, f"/api/v1/dbs/l.{DBID}/series", name="sysstat:redo size", max_points=300, **week)
-    (_stmt, params, rows), = fetched
+    ((_stmt, params, rows),) = fetched
     assert rows <= 2 * 300 and any(k.startswith("snap_ids_") for k in params)  # past max_points: in buckets
 
 

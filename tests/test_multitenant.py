@@ -3,6 +3,7 @@ computed by hand from the rows written here. In a CDB root TS# repeats in every 
 several PDBs: the tablespace join includes CON_DBID and top SQL keeps one row per container (docs/awr-rules.md §15,
 §16). The same store shows the statement-level row cap (a 422 naming how to narrow) and the bounded snapshot list.
 """
+
 import sqlite3
 
 import pytest
@@ -16,19 +17,26 @@ from app.store.schema import views
 DBID = 900  # the CDB
 ROOT, PDB1, PDB2 = DBID, 901, 902  # CON_DBID of the root and of two PDBs
 # DBA_HIST_PDB_INSTANCE: each PDB as opened on each instance; PDB2 was renamed, its newest name counts
-PDBS = [(PDB1, "SALES", "2026-03-01 00:00:05"), (PDB2, "OLDHR", "2026-02-01 00:00:05"),
-        (PDB2, "HR", "2026-03-01 00:00:05")]
+PDBS = [
+    (PDB1, "SALES", "2026-03-01 00:00:05"),
+    (PDB2, "OLDHR", "2026-02-01 00:00:05"),
+    (PDB2, "HR", "2026-03-01 00:00:05"),
+]
 NAMES = {ROOT: "CDB$ROOT", PDB1: "SALES", PDB2: "HR"}
 MIB = 1024 * 1024
 SNAPS = {1: "2026-03-01 00:00:00", 2: "2026-03-01 00:30:00", 3: "2026-03-01 01:00:00"}
 # (container, TS#, name, block size) -> used blocks per snap_id: TS# 1 is in every container, under other names
-TABLESPACES = {(ROOT, 1, "SYSAUX", 8192): {1: 100, 2: 110, 3: 120},
-               (PDB1, 1, "SYSAUX", 8192): {1: 200, 2: 260, 3: 320},
-               (PDB2, 1, "APPDATA", 16384): {1: 1000, 2: 1500, 3: 1800}}
+TABLESPACES = {
+    (ROOT, 1, "SYSAUX", 8192): {1: 100, 2: 110, 3: 120},
+    (PDB1, 1, "SYSAUX", 8192): {1: 200, 2: 260, 3: 320},
+    (PDB2, 1, "APPDATA", 16384): {1: 1000, 2: 1500, 3: 1800},
+}
 # (container, sql_id, plan) -> (executions, elapsed µs) per interval ending at snap 2 and 3, on instance 1
-SQL = {(PDB1, "0s4ruwf8v2hxq", 11): {2: (10, 4_000_000), 3: (30, 6_000_000)},
-       (PDB2, "0s4ruwf8v2hxq", 11): {2: (5, 9_000_000), 3: (5, 1_000_000)},
-       (PDB2, "7h35uxf5uhmm1", 22): {2: (1, 500_000), 3: (0, 0)}}
+SQL = {
+    (PDB1, "0s4ruwf8v2hxq", 11): {2: (10, 4_000_000), 3: (30, 6_000_000)},
+    (PDB2, "0s4ruwf8v2hxq", 11): {2: (5, 9_000_000), 3: (5, 1_000_000)},
+    (PDB2, "7h35uxf5uhmm1", 22): {2: (1, 500_000), 3: (0, 0)},
+}
 
 # (container, TS#, OBJ#, owner, name) -> logical reads per interval ending at snap 2 and 3: the same TS#, OBJ# and
 # DATAOBJ# in two PDBs are two segments
@@ -39,39 +47,58 @@ def build(path):
     views().metadata.create_all(create_engine(f"sqlite:///{path}"))
     con = sqlite3.connect(path)
     for inst in (1, 2):
-        con.execute("insert into dba_hist_database_instance (dbid, instance_number, startup_time, parallel, db_name,"
-                    " instance_name, host_name, version, cdb) values (?,?,?,?,?,?,?,?,?)",
-                    (DBID, inst, SNAPS[1], "YES", "CDB1", f"CDB1{inst}", f"node{inst}", "19.0.0.0.0", "YES"))
+        con.execute(
+            "insert into dba_hist_database_instance (dbid, instance_number, startup_time, parallel, db_name,"
+            " instance_name, host_name, version, cdb) values (?,?,?,?,?,?,?,?,?)",
+            (DBID, inst, SNAPS[1], "YES", "CDB1", f"CDB1{inst}", f"node{inst}", "19.0.0.0.0", "YES"),
+        )
         for snap_id, time in SNAPS.items():
-            con.execute("insert into dba_hist_snapshot (snap_id, dbid, instance_number, startup_time, "
-                        "begin_interval_time, end_interval_time, snap_flag, snap_timezone) values (?,?,?,?,?,?,0,0)",
-                        (snap_id, DBID, inst, SNAPS[1], SNAPS.get(snap_id - 1, time), time))
+            con.execute(
+                "insert into dba_hist_snapshot (snap_id, dbid, instance_number, startup_time, "
+                "begin_interval_time, end_interval_time, snap_flag, snap_timezone) values (?,?,?,?,?,?,0,0)",
+                (snap_id, DBID, inst, SNAPS[1], SNAPS.get(snap_id - 1, time), time),
+            )
         for con_dbid, name, opened in PDBS:
-            con.execute("insert into dba_hist_pdb_instance (dbid, instance_number, startup_time, con_dbid, open_time, "
-                        "open_mode, pdb_name) values (?,?,?,?,?,?,?)",
-                        (DBID, inst, opened[:10] + " 00:00:00", con_dbid, opened, "READ WRITE", name))
+            con.execute(
+                "insert into dba_hist_pdb_instance (dbid, instance_number, startup_time, con_dbid, open_time, "
+                "open_mode, pdb_name) values (?,?,?,?,?,?,?)",
+                (DBID, inst, opened[:10] + " 00:00:00", con_dbid, opened, "READ WRITE", name),
+            )
     for (con_dbid, ts, name, block), used in TABLESPACES.items():
-        con.execute('insert into dba_hist_tablespace (dbid, "TS#", tsname, contents, block_size, con_dbid) '
-                    "values (?,?,?,?,?,?)", (DBID, ts, name, "PERMANENT", block, con_dbid))
+        con.execute(
+            'insert into dba_hist_tablespace (dbid, "TS#", tsname, contents, block_size, con_dbid) '
+            "values (?,?,?,?,?,?)",
+            (DBID, ts, name, "PERMANENT", block, con_dbid),
+        )
         for snap_id, blocks in used.items():
-            con.execute("insert into dba_hist_tbspc_space_usage (dbid, snap_id, tablespace_id, tablespace_size, "
-                        "tablespace_maxsize, tablespace_usedsize, con_dbid) values (?,?,?,?,?,?,?)",
-                        (DBID, snap_id, ts, 4000, 8000, blocks, con_dbid))
+            con.execute(
+                "insert into dba_hist_tbspc_space_usage (dbid, snap_id, tablespace_id, tablespace_size, "
+                "tablespace_maxsize, tablespace_usedsize, con_dbid) values (?,?,?,?,?,?,?)",
+                (DBID, snap_id, ts, 4000, 8000, blocks, con_dbid),
+            )
     for (con_dbid, sql_id, plan), deltas in SQL.items():
-        con.execute("insert into dba_hist_sqltext (dbid, sql_id, sql_text, command_type, con_dbid) values (?,?,?,3,?)",
-                    (DBID, sql_id, f"select /* {sql_id} */ 1 from dual", con_dbid))
+        con.execute(
+            "insert into dba_hist_sqltext (dbid, sql_id, sql_text, command_type, con_dbid) values (?,?,?,3,?)",
+            (DBID, sql_id, f"select /* {sql_id} */ 1 from dual", con_dbid),
+        )
         for snap_id, (execs, elapsed) in deltas.items():
-            con.execute("insert into dba_hist_sqlstat (snap_id, dbid, instance_number, sql_id, plan_hash_value, "
-                        "executions_delta, elapsed_time_delta, con_dbid) values (?,?,1,?,?,?,?,?)",
-                        (snap_id, DBID, sql_id, plan, execs, elapsed, con_dbid))
+            con.execute(
+                "insert into dba_hist_sqlstat (snap_id, dbid, instance_number, sql_id, plan_hash_value, "
+                "executions_delta, elapsed_time_delta, con_dbid) values (?,?,1,?,?,?,?,?)",
+                (snap_id, DBID, sql_id, plan, execs, elapsed, con_dbid),
+            )
     for (con_dbid, ts, obj, owner, name), deltas in SEGMENTS.items():
-        con.execute('insert into dba_hist_seg_stat_obj (dbid, "TS#", "OBJ#", "DATAOBJ#", owner, object_name, '
-                    "object_type, tablespace_name, con_dbid) values (?,?,?,?,?,?,?,?,?)",
-                    (DBID, ts, obj, obj, owner, name, "TABLE", "USERS", con_dbid))
+        con.execute(
+            'insert into dba_hist_seg_stat_obj (dbid, "TS#", "OBJ#", "DATAOBJ#", owner, object_name, '
+            "object_type, tablespace_name, con_dbid) values (?,?,?,?,?,?,?,?,?)",
+            (DBID, ts, obj, obj, owner, name, "TABLE", "USERS", con_dbid),
+        )
         for snap_id, reads in deltas.items():
-            con.execute('insert into dba_hist_seg_stat (snap_id, dbid, instance_number, "TS#", "OBJ#", "DATAOBJ#", '
-                        "logical_reads_delta, con_dbid) values (?,?,1,?,?,?,?,?)",
-                        (snap_id, DBID, ts, obj, obj, reads, con_dbid))
+            con.execute(
+                'insert into dba_hist_seg_stat (snap_id, dbid, instance_number, "TS#", "OBJ#", "DATAOBJ#", '
+                "logical_reads_delta, con_dbid) values (?,?,1,?,?,?,?,?)",
+                (snap_id, DBID, ts, obj, obj, reads, con_dbid),
+            )
     con.commit()
     con.close()
 
@@ -84,8 +111,9 @@ def cdb(tmp_path_factory):
 
 
 def client(path, **settings):
-    return create_app(Settings.from_env({}, targets={"c": {"sqlite": str(path)}}, answer_cache_mb=0,
-                                        **settings)).test_client()
+    return create_app(
+        Settings.from_env({}, targets={"c": {"sqlite": str(path)}}, answer_cache_mb=0, **settings)
+    ).test_client()
 
 
 def test_tablespaces_of_each_container_keep_their_own_name_and_block_size(cdb):
@@ -152,13 +180,11 @@ def test_a_question_wider_than_the_row_cap_is_a_422_that_says_how_to_narrow_it(c
     """AWRLENS_ROW_CAP = 7: the tablespace statement of (1, 3] returns 9 rows, so the statement, limited to 8, stops
     in the database and the answer is 422 naming the cap and what to narrow; a narrower range answers."""
     api = client(cdb, row_cap=7)
-    err = assert_error(api.get(f"/api/v1/dbs/c.{DBID}/tablespaces", query_string={"begin_snap": 1, "end_snap": 3}),
-                       422)
+    err = assert_error(api.get(f"/api/v1/dbs/c.{DBID}/tablespaces", query_string={"begin_snap": 1, "end_snap": 3}), 422)
     assert err["code"] == "too_many_rows"
     assert "more than 7 rows" in err["message"] and "AWRLENS_ROW_CAP" in err["message"], err
     assert "from DBA_HIST_TBSPC_SPACE_USAGE" in err["message"] and "narrow" in err["message"], err
-    narrow = api.get(f"/api/v1/dbs/c.{DBID}/tablespaces", query_string={"begin_snap": 2, "end_snap": 3,
-                                                                         "show_sql": 1})
+    narrow = api.get(f"/api/v1/dbs/c.{DBID}/tablespaces", query_string={"begin_snap": 2, "end_snap": 3, "show_sql": 1})
     assert narrow.status_code == 200, narrow.get_json()
     sent = [s for s in narrow.get_json()["sql"] if "dba_hist_tbspc_space_usage" in s["sql"]]
     assert sent and "LIMIT" in sent[0]["sql"] and "FETCH FIRST 8 ROWS ONLY" in sent[0]["sql_oracle"]
@@ -181,6 +207,8 @@ def test_top_segments_keep_one_row_per_container_with_its_own_name(cdb):
     """TS#, OBJ# and DATAOBJ# repeat across PDBs: the name join includes CON_DBID (docs/awr-rules.md §25)."""
     body = client(cdb).get(f"/api/v1/dbs/c.{DBID}/segments", query_string={"begin_snap": 1, "end_snap": 3}).get_json()
     got = [(r["con_dbid"], r["container"], r["owner"], r["object_name"], r["logical_reads"]) for r in body["rows"]]
-    assert got == [(con, NAMES[con], owner, name, sum(d.values()))
-                   for (con, _, _, owner, name), d in sorted(SEGMENTS.items(), key=lambda kv: -sum(kv[1].values()))]
+    assert got == [
+        (con, NAMES[con], owner, name, sum(d.values()))
+        for (con, _, _, owner, name), d in sorted(SEGMENTS.items(), key=lambda kv: -sum(kv[1].values()))
+    ]
     assert body["captured"] == sum(sum(d.values()) for d in SEGMENTS.values())

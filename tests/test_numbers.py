@@ -1,14 +1,23 @@
 """Numbers as the answers carry them (docs/awr-rules.md §19: four decimals, whole numbers beyond ±1,000,000; §29's
 compare: 100 × (B − A) / A, empty when either is missing, ±100 % from 0), on values chosen either side of each bound."""
+
 import pytest
 
 from app.analysis import Point
 from app.history.numbers import change_pct, drawn, rates, round4
 
 # value -> what the answer carries: four decimals inside ±1,000,000, whole beyond it
-CASES = [(0.123456, 0.1235), (-0.123456, -0.1235), (999999.12344, 999999.1234), (-999999.12344, -999999.1234),
-         (1000000.4, 1000000), (-1000000.4, -1000000), (1000000.6, 1000001), (-1000000.6, -1000001),
-         (123456789.5678, 123456790)]
+CASES = [
+    (0.123456, 0.1235),
+    (-0.123456, -0.1235),
+    (999999.12344, 999999.1234),
+    (-999999.12344, -999999.1234),
+    (1000000.4, 1000000),
+    (-1000000.4, -1000000),
+    (1000000.6, 1000001),
+    (-1000000.6, -1000001),
+    (123456789.5678, 123456790),
+]
 
 
 @pytest.mark.parametrize("value, carried", CASES)
@@ -29,15 +38,38 @@ def test_a_rate_is_num_over_den_times_the_scale_which_is_one_unless_given():
     assert rates(group, 100.0) == (["t1", "t2"], [150.0, 25.0])
 
 
-@pytest.mark.parametrize("a, b, pct", [(1, 2, 100.0), (2, 1, -50.0), (1, 1, 0.0), (3, 4, 33.3333), (-4, -2, -50.0),
-                                       (None, 5, None), (5, None, None), (None, None, None), (0, None, None)])
+@pytest.mark.parametrize(
+    "a, b, pct",
+    [
+        (1, 2, 100.0),
+        (2, 1, -50.0),
+        (1, 1, 0.0),
+        (3, 4, 33.3333),
+        (-4, -2, -50.0),
+        (None, 5, None),
+        (5, None, None),
+        (None, None, None),
+        (0, None, None),
+    ],
+)
 def test_change_from_a_to_b_in_percent(a, b, pct):
     assert change_pct(a, b) == pct
 
 
-@pytest.mark.parametrize("a, b, pct", [(0, 5, 100.0), (0, 0.0001, 100.0), (0.0, 3e9, 100.0), (0, -2, -100.0),
-                                       (0, -0.0001, -100.0), (0, 0, 0.0), (0.0, 0.0, 0.0), (5, 0, -100.0),
-                                       (0.0001, 0, -100.0)])
+@pytest.mark.parametrize(
+    "a, b, pct",
+    [
+        (0, 5, 100.0),
+        (0, 0.0001, 100.0),
+        (0.0, 3e9, 100.0),
+        (0, -2, -100.0),
+        (0, -0.0001, -100.0),
+        (0, 0, 0.0),
+        (0.0, 0.0, 0.0),
+        (5, 0, -100.0),
+        (0.0001, 0, -100.0),
+    ],
+)
 def test_what_one_period_alone_holds_is_plus_or_minus_100_percent(a, b, pct):
     """§29: new in B (from 0) is +100 %, or -100 % to a negative value; gone in B (to 0) is -100 %; 0 to 0 is no
     change. The value is exactly that float."""

@@ -3,6 +3,7 @@ stand-in of tests/fake_oracle.py: it learns the server's release at connect and 
 a view prefix the release has no views for, fetches large results 1000 rows a round trip, and `flask runs cpu
 --snapshots` checks the EXECUTE grant on DBMS_WORKLOAD_REPOSITORY before anything runs.
 """
+
 import pytest
 from fake_oracle import FakeOracle
 from sqlalchemy import event, select, text
@@ -30,6 +31,7 @@ def fake():
     def make(**kwargs):
         made.append(FakeOracle(PASSWORD, **kwargs))
         return made[-1]
+
     yield make
     for f in made:
         f.close()
@@ -38,13 +40,13 @@ def fake():
 def app_for(monkeypatch, server, **target):
     monkeypatch.setenv("AWRLENS_ESTATE_PW", PASSWORD)
     target = {"dsn": f"127.0.0.1:{server.port}/svc", "user": "awrlens", "password_env": "AWRLENS_ESTATE_PW", **target}
-    return create_app(Settings.from_env({}, targets={"ora": target}, connect_timeout=2, call_timeout=2,
-                                        answer_cache_mb=0))
+    return create_app(
+        Settings.from_env({}, targets={"ora": target}, connect_timeout=2, call_timeout=2, answer_cache_mb=0)
+    )
 
 
 @pytest.mark.parametrize("version, release", [((19, 3), "19c"), ((12, 1, 0, 2), "12.1"), ((23, 26), "23ai")])
-def test_the_store_learns_the_release_at_connect_and_builds_its_statements_for_it(monkeypatch, fake, version,
-                                                                                   release):
+def test_the_store_learns_the_release_at_connect_and_builds_its_statements_for_it(monkeypatch, fake, version, release):
     """Until it has connected the store builds statements with the oldest release's columns (valid on every later
     one); the server's version at connect picks the release, whose views the statements then use (on 12.1 no
     BLOCK_SIZE nor CON_DBID in DBA_HIST_TABLESPACE, from 12.2 both)."""
@@ -79,8 +81,11 @@ def test_large_results_come_1000_rows_a_round_trip_with_the_first_ones_prefetche
     app = app_for(monkeypatch, fake())
     store = app.extensions["awrlens"].stores["ora"]
     seen = []
-    event.listen(store.engine, "after_cursor_execute",
-                 lambda conn, cursor, *args: seen.append((cursor.arraysize, cursor.prefetchrows)))
+    event.listen(
+        store.engine,
+        "after_cursor_execute",
+        lambda conn, cursor, *args: seen.append((cursor.arraysize, cursor.prefetchrows)),
+    )
     store.rows(select(text("1")).select_from(text("dual")))
     assert seen and set(seen) == {(oracle.FETCH_ROWS, oracle.FETCH_ROWS + 1)} and oracle.FETCH_ROWS == 1000
 
@@ -106,8 +111,13 @@ def test_runs_cpu_snapshots_with_the_grant_goes_on_to_take_the_first_snapshot(mo
     """The same check answered 1: the run goes on to read the DBID and the newest snapshot and to take a snapshot
     (which the stand-in refuses as PL/SQL it cannot run, so the run stops there, with the driver's error, not the
     check's message)."""
-    server = fake(answers={"all_objects": [("1",)], "sys_context": [("1645932817",)],
-                           "max(dba_hist_snapshot.snap_id)": [("20250",)]})
+    server = fake(
+        answers={
+            "all_objects": [("1",)],
+            "sys_context": [("1645932817",)],
+            "max(dba_hist_snapshot.snap_id)": [("20250",)],
+        }
+    )
     result = cpu_snapshots(app_for(monkeypatch, server))
     assert result.exit_code == 1 and "needs EXECUTE" not in result.output, result.output
     assert "PLS-00201" in result.output

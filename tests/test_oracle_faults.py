@@ -6,6 +6,7 @@ Two kinds of endpoints: plain TCP listeners (refused, SYN dropped, silent, reset
 middle of a call, tests/fake_oracle.py, a loopback server that speaks enough of Oracle's wire protocol for the real
 driver to connect, log in and run the API's queries, and that resets or stalls at a chosen round trip.
 """
+
 import json
 import socket
 import threading
@@ -66,6 +67,7 @@ def listeners():
     def make(mode):
         made.append(Listener(mode))
         return made[-1]
+
     yield make
     for lis in made:
         lis.close()
@@ -85,10 +87,14 @@ def make_app(monkeypatch):
 
     def make(dsn, **target):
         target = {"dsn": dsn, "user": "u", "password_env": "AWRLENS_TEST_PW", **target}
-        app = create_app(Settings.from_env({}, targets={"ora": target}, connect_timeout=CONNECT,
-                                           call_timeout=CALL, answer_cache_mb=0))  # every request asks
+        app = create_app(
+            Settings.from_env(
+                {}, targets={"ora": target}, connect_timeout=CONNECT, call_timeout=CALL, answer_cache_mb=0
+            )
+        )  # every request asks
         stores.append(app.extensions["awrlens"].stores["ora"])
         return app
+
     yield make
     for store in stores:  # no request may leave a connection checked out
         assert store.pool is None or store.pool.busy == 0
@@ -102,6 +108,7 @@ def ask(app):
         started = time.monotonic()
         out["resp"] = app.test_client().get("/api/v1/dbs")
         out["elapsed"] = time.monotonic() - started
+
     worker = threading.Thread(target=run, daemon=True)
     worker.start()
     worker.join(BOUND + 5)
@@ -126,6 +133,7 @@ def store_of(app):
 
 
 # -- faults ----------------------------------------------------------------------------------------------------
+
 
 def test_silent_listener_times_out_with_504(make_app, listeners):
     lis = listeners("silent")
@@ -199,6 +207,7 @@ def test_concurrent_request_during_a_hang_is_bounded_too(make_app, listeners):
     def run(i, delay):
         time.sleep(delay)
         results[i] = call(app)
+
     threads = [threading.Thread(target=run, args=(0, 0.0)), threading.Thread(target=run, args=(1, 0.3))]
     started = time.monotonic()
     for t in threads:
@@ -251,6 +260,7 @@ def fake_oracle():
     def make(*args, **kwargs):
         made.append(FakeOracle(PASSWORD, *args, **kwargs))
         return made[-1]
+
     yield make
     for fake in made:
         fake.close()
@@ -371,6 +381,7 @@ def test_the_cpu_tests_own_connections_are_bounded_by_the_call_timeout_too(make_
 
 # -- translation of driver errors that need a live server to provoke ---------------------------------------------
 
+
 def _driver_error(num, *args, **kwargs):
     try:
         driver_errors._raise_err(num, *args, **kwargs)
@@ -383,8 +394,12 @@ def test_call_timeout_and_dead_connection_map_to_504_and_503(make_app, refused_p
     store = store_of(make_app(f"127.0.0.1:{refused_port}/svc"))
     timeout = store.translate(_driver_error(driver_errors.ERR_CALL_TIMEOUT_EXCEEDED, timeout=1000), 1.0)
     assert isinstance(timeout, DatabaseTimeout) and "longer than 1 s" in timeout.message
-    gave_up = store.translate(_driver_error(driver_errors.ERR_CONNECTION_CLOSED, "socket timed out while "
-                                            "recovering from previous socket timeout"), 2.0)
+    gave_up = store.translate(
+        _driver_error(
+            driver_errors.ERR_CONNECTION_CLOSED, "socket timed out while recovering from previous socket timeout"
+        ),
+        2.0,
+    )
     assert isinstance(gave_up, DatabaseTimeout)
     closed = store.translate(_driver_error(driver_errors.ERR_CONNECTION_CLOSED), 0.1)
     assert isinstance(closed, DatabaseUnavailable) and "DPY-4011" in closed.message
@@ -395,6 +410,7 @@ def test_call_timeout_and_dead_connection_map_to_504_and_503(make_app, refused_p
 class FakePool:
     """Stands in for oracledb's pool where a live server would be needed, keeping the driver's contract:
     a pooled connection's close() releases it to the pool; drop() removes it for good."""
+
     max = 4
 
     def __init__(self):
@@ -447,8 +463,15 @@ class FakeCursor:
             raise oracledb.DatabaseError("ORA-00942: table or view does not exist")
         columns = 9 if "database_instance" in sql else 1
         self.description = [(f"C{i}", oracledb.DB_TYPE_VARCHAR, 10, 10, None, None, True) for i in range(columns)]
-        self.rows = [("U",)] if "current_schema" in sql else [("1.1",)] if "1.1" in sql else \
-            [("19.0.0",)] if "compatible" in sql else []
+        self.rows = (
+            [("U",)]
+            if "current_schema" in sql
+            else [("1.1",)]
+            if "1.1" in sql
+            else [("19.0.0",)]
+            if "compatible" in sql
+            else []
+        )
 
     def fetchone(self):
         return self.rows.pop(0) if self.rows else None
@@ -498,18 +521,26 @@ def test_connections_go_back_to_the_pool_and_broken_ones_are_dropped(make_app, r
 
 # -- targets ---------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("target, words", [
-    ({"user": "u", "password_env": "AWRLENS_TEST_PW"}, ["'bad'", '"dsn"']),
-    ({"dsn": "h:1521/s", "password_env": "AWRLENS_TEST_PW"}, ["'bad'", '"user"']),
-    ({"dsn": "h:1521/s", "user": "u"}, ["'bad'", "password_env", "password_secret"]),
-    ({"dsn": "h:1521/s", "user": "u", "password_env": "AWRLENS_NO_SUCH_VAR"}, ["'bad'", "AWRLENS_NO_SUCH_VAR"]),
-    ({"dsn": "h:1521/s", "user": "u", "password_env": "AWRLENS_TEST_PW", "password": "x"},
-     ["'bad'", "'password_env'", "'password'"]),
-    ({"dsn": "h:1521/s", "user": "u", "pasword_env": "AWRLENS_TEST_PW"}, ["'bad'", "'pasword_env'"]),
-    ({"dsn": "h:1521/s", "user": "u", "password_env": "AWRLENS_TEST_PW", "view_prefix": "v$"},
-     ["'bad'", "view_prefix"]),
-    ({"dsn": "u/secret@h:1521/s", "user": "u", "password_env": "AWRLENS_TEST_PW"}, ["'bad'", '"dsn"']),
-])
+
+@pytest.mark.parametrize(
+    "target, words",
+    [
+        ({"user": "u", "password_env": "AWRLENS_TEST_PW"}, ["'bad'", '"dsn"']),
+        ({"dsn": "h:1521/s", "password_env": "AWRLENS_TEST_PW"}, ["'bad'", '"user"']),
+        ({"dsn": "h:1521/s", "user": "u"}, ["'bad'", "password_env", "password_secret"]),
+        ({"dsn": "h:1521/s", "user": "u", "password_env": "AWRLENS_NO_SUCH_VAR"}, ["'bad'", "AWRLENS_NO_SUCH_VAR"]),
+        (
+            {"dsn": "h:1521/s", "user": "u", "password_env": "AWRLENS_TEST_PW", "password": "x"},
+            ["'bad'", "'password_env'", "'password'"],
+        ),
+        ({"dsn": "h:1521/s", "user": "u", "pasword_env": "AWRLENS_TEST_PW"}, ["'bad'", "'pasword_env'"]),
+        (
+            {"dsn": "h:1521/s", "user": "u", "password_env": "AWRLENS_TEST_PW", "view_prefix": "v$"},
+            ["'bad'", "view_prefix"],
+        ),
+        ({"dsn": "u/secret@h:1521/s", "user": "u", "password_env": "AWRLENS_TEST_PW"}, ["'bad'", '"dsn"']),
+    ],
+)
 def test_bad_targets_are_refused_at_start(monkeypatch, target, words):
     monkeypatch.setenv("AWRLENS_TEST_PW", PASSWORD)
     monkeypatch.delenv("AWRLENS_NO_SUCH_VAR", raising=False)
@@ -522,28 +553,42 @@ def test_bad_targets_are_refused_at_start(monkeypatch, target, words):
 
 # -- password from AWS Secrets Manager (moto) --------------------------------------------------------------------
 
+
 @pytest.fixture()
 def aws(monkeypatch):
     from moto import mock_aws
-    for name, value in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
-                        "AWS_SESSION_TOKEN": "testing", "AWS_DEFAULT_REGION": "us-east-1"}.items():
+
+    for name, value in {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_SESSION_TOKEN": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1",
+    }.items():
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("AWS_PROFILE", raising=False)
     monkeypatch.setattr(oracle, "_secrets", {})
     with mock_aws():
         import boto3
+
         yield boto3.client("secretsmanager", region_name="us-east-1")
 
 
 def test_password_from_a_json_secret_is_read_lazily_once(refused_port, aws, monkeypatch):
-    arn = aws.create_secret(Name="awrlens/ora", SecretString=json.dumps(
-        {"username": "u", "password": PASSWORD, "engine": "oracle"}))["ARN"]
+    arn = aws.create_secret(
+        Name="awrlens/ora", SecretString=json.dumps({"username": "u", "password": PASSWORD, "engine": "oracle"})
+    )["ARN"]
     reads = []
     real = oracle.read_secret
     monkeypatch.setattr(oracle, "read_secret", lambda *a: reads.append(a) or real(*a))
-    app = create_app(Settings.from_env({}, targets={"ora": {
-        "dsn": f"127.0.0.1:{refused_port}/svc", "user": "u", "password_secret": arn}},
-        connect_timeout=CONNECT, call_timeout=CALL, answer_cache_mb=0))
+    app = create_app(
+        Settings.from_env(
+            {},
+            targets={"ora": {"dsn": f"127.0.0.1:{refused_port}/svc", "user": "u", "password_secret": arn}},
+            connect_timeout=CONNECT,
+            call_timeout=CALL,
+            answer_cache_mb=0,
+        )
+    )
     assert reads == []  # the app starts without the secret ...
     status, err, elapsed = call(app)
     assert status == 503 and "refused" in err["message"].lower() and elapsed < FAST, err  # got as far as TCP
@@ -555,15 +600,22 @@ def test_password_from_a_json_secret_is_read_lazily_once(refused_port, aws, monk
 def test_plain_secret_and_missing_secret(refused_port, aws):
     aws.create_secret(Name="plain", SecretString=PASSWORD)
     assert oracle.read_secret("ora", "plain", 1.0) == PASSWORD
-    app = create_app(Settings.from_env({}, targets={"ora": {
-        "dsn": f"127.0.0.1:{refused_port}/svc", "user": "u", "password_secret": "no-such-secret"}},
-        connect_timeout=CONNECT, call_timeout=CALL, answer_cache_mb=0))
+    app = create_app(
+        Settings.from_env(
+            {},
+            targets={"ora": {"dsn": f"127.0.0.1:{refused_port}/svc", "user": "u", "password_secret": "no-such-secret"}},
+            connect_timeout=CONNECT,
+            call_timeout=CALL,
+            answer_cache_mb=0,
+        )
+    )
     status, err, elapsed = call(app)
     assert status == 503 and "no-such-secret" in err["message"] and "ResourceNotFound" in err["message"], err
     assert elapsed < BOUND
 
 
 # -- one failure stays one failure: a dead target beside a healthy one ------------------------------------------
+
 
 @pytest.mark.parametrize("dead_first", [True, False])
 def test_a_dead_target_never_breaks_a_healthy_one(demo_store, listeners, refused_port, monkeypatch, dead_first):
@@ -573,12 +625,17 @@ def test_a_dead_target_never_breaks_a_healthy_one(demo_store, listeners, refused
     is asked concurrently; runs live where AWRLENS_RUNS_TARGET says, whichever target is first."""
     monkeypatch.setenv("AWRLENS_TEST_PW", PASSWORD)
     silent = listeners("silent")
-    dead = {"silent": {"dsn": f"127.0.0.1:{silent.port}/svc", "user": "u", "password_env": "AWRLENS_TEST_PW"},
-            "refused": {"dsn": f"127.0.0.1:{refused_port}/svc", "user": "u", "password_env": "AWRLENS_TEST_PW"}}
+    dead = {
+        "silent": {"dsn": f"127.0.0.1:{silent.port}/svc", "user": "u", "password_env": "AWRLENS_TEST_PW"},
+        "refused": {"dsn": f"127.0.0.1:{refused_port}/svc", "user": "u", "password_env": "AWRLENS_TEST_PW"},
+    }
     healthy = {"demo": {"sqlite": str(demo_store[0])}}
     targets = {**dead, **healthy} if dead_first else {**healthy, **dead}
-    app = create_app(Settings.from_env({}, targets=targets, connect_timeout=CONNECT, call_timeout=CALL,
-                                       answer_cache_mb=0, runs_target="demo"))
+    app = create_app(
+        Settings.from_env(
+            {}, targets=targets, connect_timeout=CONNECT, call_timeout=CALL, answer_cache_mb=0, runs_target="demo"
+        )
+    )
     client = app.test_client()
     started = time.monotonic()
     resp = client.get("/api/v1/dbs")
@@ -596,12 +653,22 @@ def test_a_dead_target_never_breaks_a_healthy_one(demo_store, listeners, refused
     # eight requests for the dead target's databases in flight, and the demo answers meanwhile
     results, workers = [], []
     for _ in range(8):
-        workers.append(threading.Thread(target=lambda: results.append(
-            app.test_client().get("/api/v1/dbs/silent.1/series?name=derived:aas").status_code), daemon=True))
+        workers.append(
+            threading.Thread(
+                target=lambda: results.append(
+                    app.test_client().get("/api/v1/dbs/silent.1/series?name=derived:aas").status_code
+                ),
+                daemon=True,
+            )
+        )
         workers[-1].start()
     time.sleep(0.1)
-    for path in (f"/api/v1/dbs/{demo_db}/series?name=derived:aas", f"/api/v1/dbs/{demo_db}/load-profile",
-                 "/api/v1/benchmarks", "/api/v1/"):
+    for path in (
+        f"/api/v1/dbs/{demo_db}/series?name=derived:aas",
+        f"/api/v1/dbs/{demo_db}/load-profile",
+        "/api/v1/benchmarks",
+        "/api/v1/",
+    ):
         started = time.monotonic()
         assert client.get(path).status_code == 200, path
         assert time.monotonic() - started < 1.0, path
@@ -619,11 +686,19 @@ def test_a_silent_target_and_slow_clients_cannot_starve_the_server(demo_store, l
     from urllib.request import urlopen
 
     from conftest import gunicorn
+
     silent = listeners("silent")
-    targets = {"demo": {"sqlite": str(demo_store[0])},
-               "silent": {"dsn": f"127.0.0.1:{silent.port}/svc", "user": "u", "password_env": "ORACLE_TEST_PW"}}
-    env = {"AWRLENS_TARGETS": json.dumps(targets), "ORACLE_TEST_PW": PASSWORD, "AWRLENS_CONNECT_TIMEOUT": "3",
-           "AWRLENS_CALL_TIMEOUT": "3", "AWRLENS_ANSWER_CACHE_MB": "0"}
+    targets = {
+        "demo": {"sqlite": str(demo_store[0])},
+        "silent": {"dsn": f"127.0.0.1:{silent.port}/svc", "user": "u", "password_env": "ORACLE_TEST_PW"},
+    }
+    env = {
+        "AWRLENS_TARGETS": json.dumps(targets),
+        "ORACLE_TEST_PW": PASSWORD,
+        "AWRLENS_CONNECT_TIMEOUT": "3",
+        "AWRLENS_CALL_TIMEOUT": "3",
+        "AWRLENS_ANSWER_CACHE_MB": "0",
+    }
     with gunicorn(demo_store[0], workers=2, env=env, clean=True) as url:
         dbs = json.loads(urlopen(f"{url}/api/v1/dbs", timeout=30).read())
         demo_db = dbs["databases"][0]["id"]
@@ -645,14 +720,20 @@ def test_a_silent_target_and_slow_clients_cannot_starve_the_server(demo_store, l
                         sock.sendall(b"X")
                     except OSError:
                         return
+
         workers = [threading.Thread(target=held, daemon=True) for _ in range(16)]
         workers += [threading.Thread(target=trickle, daemon=True) for _ in range(4)]
         for w in workers:
             w.start()
         time.sleep(0.5)  # all of them in flight
         try:
-            for path in ("/", "/api/v1/openapi.json", f"/api/v1/dbs/{demo_db}/series?name=derived:aas",
-                         f"/api/v1/dbs/{demo_db}/top-sql", "/api/v1/benchmarks"):
+            for path in (
+                "/",
+                "/api/v1/openapi.json",
+                f"/api/v1/dbs/{demo_db}/series?name=derived:aas",
+                f"/api/v1/dbs/{demo_db}/top-sql",
+                "/api/v1/benchmarks",
+            ):
                 started = time.monotonic()
                 assert urlopen(f"{url}{path}", timeout=10).status == 200, path
                 assert time.monotonic() - started < 1.0, (path, time.monotonic() - started)

@@ -1,4 +1,5 @@
 """The Oracle scripts of infra/oracle: current with the code, and granting exactly the views the app reads."""
+
 import re
 import sys
 from pathlib import Path
@@ -20,8 +21,7 @@ def views_in_the_sql(prefix: str) -> set[str]:
     names = set()
     for _, stmt in all_statements(views(prefix)):
         text = str(stmt.compile(dialect=oracle.dialect()))
-        names |= {n.upper() for n in re.findall(r"\b(?:FROM|JOIN)\s+(\w+)", text, re.I)
-                  if n.lower().startswith(prefix)}
+        names |= {n.upper() for n in re.findall(r"\b(?:FROM|JOIN)\s+(\w+)", text, re.I) if n.lower().startswith(prefix)}
     return names
 
 
@@ -30,8 +30,11 @@ def test_scripts_are_current():
         assert (ORACLE / name).read_text() == text, f"infra/oracle/{name} is stale: run infra/oracle/generate.py"
 
 
-SCRIPTS = [("create_user.sql", "dba_hist_", "AWRLENS"), ("create_user_pdb.sql", "awr_pdb_", "AWRLENS"),
-           ("create_user_cdb.sql", "awr_root_", "C##AWRLENS")]
+SCRIPTS = [
+    ("create_user.sql", "dba_hist_", "AWRLENS"),
+    ("create_user_pdb.sql", "awr_pdb_", "AWRLENS"),
+    ("create_user_cdb.sql", "awr_root_", "C##AWRLENS"),
+]
 
 
 def statements(text: str) -> list[str]:
@@ -73,8 +76,10 @@ def test_rds_grants_the_same_through_rdsadmin():
     assert [line for line in text.splitlines() if line.startswith("GRANT")] == ["GRANT CREATE SESSION TO AWRLENS;"]
     assert "SYS." not in text  # RDS has no SYS access
     assert "EXECUTE" not in "\n".join(statements(text))
-    assert ("-- EXEC rdsadmin.rdsadmin_util.grant_sys_object('DBMS_WORKLOAD_REPOSITORY', 'AWRLENS', 'EXECUTE');"
-            in text.splitlines())
+    assert (
+        "-- EXEC rdsadmin.rdsadmin_util.grant_sys_object('DBMS_WORKLOAD_REPOSITORY', 'AWRLENS', 'EXECUTE');"
+        in text.splitlines()
+    )
 
 
 def test_the_benchmark_tables_script_says_who_runs_it_with_the_privileges_its_ddl_needs():
@@ -88,13 +93,18 @@ def test_the_benchmark_tables_script_says_who_runs_it_with_the_privileges_its_dd
     user = re.search(r"CREATE USER (\w+)", (ORACLE / "create_user.sql").read_text()).group(1)
     needed = {"CREATE TABLE"} | ({"CREATE SEQUENCE"} if "AS IDENTITY" in ddl else set())
     assert "CREATE TABLE" in ddl
+
     def privileges(step, verb, word):
         m = re.fullmatch(rf"{verb} (.+) {word} {user};", step)
         return m and set(m.group(1).split(", "))
+
     assert privileges(steps[0], "GRANT", "TO") == needed
     assert any(re.fullmatch(rf"ALTER USER {user} QUOTA \d+M ON \w+;", step) for step in steps)
-    assert any(step.startswith(f"sqlplus {user}@") and step.endswith("@infra/oracle/bench_tables.sql") for step in steps)
+    assert any(
+        step.startswith(f"sqlplus {user}@") and step.endswith("@infra/oracle/bench_tables.sql") for step in steps
+    )
     assert privileges(steps[-1], "REVOKE", "FROM") == needed
-    granted = " ".join(line for line in (ORACLE / "create_user.sql").read_text().splitlines()
-                       if line.startswith("GRANT"))
+    granted = " ".join(
+        line for line in (ORACLE / "create_user.sql").read_text().splitlines() if line.startswith("GRANT")
+    )
     assert not any(priv in granted for priv in needed)  # so the script's own step is what makes it work

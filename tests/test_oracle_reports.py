@@ -2,6 +2,7 @@
 as isolated documents, the monitored executions of a statement, and on Oracle the calls to DBMS_WORKLOAD_REPOSITORY and
 DBMS_AUTO_REPORT with the real python-oracledb driver against the loopback stand-in (tests/fake_oracle.py), a missing
 grant answered with the grant named. Expectations come from the store's rows read with plain SQL."""
+
 import re
 import shutil
 import sqlite3
@@ -25,15 +26,19 @@ PASSWORD = "Pw-reports-never-in-messages"
 
 
 def stored_reports(sql3, dbid):
-    return sql3.execute("select kind, instances, begin_snap, end_snap, begin_snap2, end_snap2, type, report from "
-                        "awrlens_awr_reports where dbid = ? order by begin_snap, kind, instances, type",
-                        (dbid,)).fetchall()
+    return sql3.execute(
+        "select kind, instances, begin_snap, end_snap, begin_snap2, end_snap2, type, report from "
+        "awrlens_awr_reports where dbid = ? order by begin_snap, kind, instances, type",
+        (dbid,),
+    ).fetchall()
 
 
 def url_of(db, kind, instances, lo, hi, lo2, hi2, kind_type):
     if kind.endswith("diff"):
-        return (f"/api/v1/dbs/{db}/awr-report/compare?a_begin_snap={lo}&a_end_snap={hi}&b_begin_snap={lo2}"
-                f"&b_end_snap={hi2}&instance={instances}&type={kind_type}")
+        return (
+            f"/api/v1/dbs/{db}/awr-report/compare?a_begin_snap={lo}&a_end_snap={hi}&b_begin_snap={lo2}"
+            f"&b_end_snap={hi2}&instance={instances}&type={kind_type}"
+        )
     return f"/api/v1/dbs/{db}/awr-report?begin_snap={lo}&end_snap={hi}&instance={instances}&type={kind_type}"
 
 
@@ -48,6 +53,7 @@ def assert_isolated(resp, kind_type):
 
 # -- the demo's AWR reports ----------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("dbid", [ORCL, RAC])
 def test_every_stored_awr_report_is_listed_and_served_as_stored_isolated(client, sql3, dbid):
     rows = stored_reports(sql3, dbid)
@@ -55,8 +61,11 @@ def test_every_stored_awr_report_is_listed_and_served_as_stored_isolated(client,
     assert kinds == ({"report", "diff"} if dbid == ORCL else {"report", "global", "global_diff"})
     listed = client.get(f"/api/v1/dbs/demo.{dbid}/awr-report/stored").get_json()
     assert listed["any_range"] is False
-    assert sorted((r["kind"], ",".join(map(str, r["instances"])), r["begin_snap"], r["end_snap"], t)
-                  for r in listed["reports"] for t in r["types"]) == sorted(r[:4] + (r[6],) for r in rows)
+    assert sorted(
+        (r["kind"], ",".join(map(str, r["instances"])), r["begin_snap"], r["end_snap"], t)
+        for r in listed["reports"]
+        for t in r["types"]
+    ) == sorted((*r[:4], r[6]) for r in rows)
     for kind, inst, lo, hi, lo2, hi2, kind_type, blob in rows:
         resp = client.get(url_of(f"demo.{dbid}", kind, inst, lo, hi, lo2, hi2, kind_type))
         assert_isolated(resp, kind_type)
@@ -80,42 +89,51 @@ def test_a_download_is_an_attachment_and_a_cached_answer_keeps_the_isolation(cli
 
 def test_the_demo_reports_numbers_are_the_stores(client, sql3):
     """DB time and the elapsed minutes in the header, and the time of log file sync, read from the store's rows."""
-    for kind, inst, lo, hi, _, _, kind_type, blob in stored_reports(sql3, ORCL):
+    for kind, _inst, lo, hi, _, _, kind_type, blob in stored_reports(sql3, ORCL):
         if kind != "report" or kind_type != "text":
             continue
         text = zlib.decompress(blob).decode()
-        db_time = sql3.execute("select sum(case snap_id when ? then value else -value end) from "
-                               "dba_hist_sys_time_model where dbid = ? and snap_id in (?, ?) and stat_name = 'DB time'",
-                               (hi, ORCL, lo, hi)).fetchone()[0]
+        db_time = sql3.execute(
+            "select sum(case snap_id when ? then value else -value end) from "
+            "dba_hist_sys_time_model where dbid = ? and snap_id in (?, ?) and stat_name = 'DB time'",
+            (hi, ORCL, lo, hi),
+        ).fetchone()[0]
         assert f"{db_time / 6e7:,.2f} (mins)" in text
-        lfs = sql3.execute("select sum(case snap_id when ? then time_waited_micro_fg else -time_waited_micro_fg end) "
-                           "from dba_hist_system_event where dbid = ? and snap_id in (?, ?) and "
-                           "event_name = 'log file sync'", (hi, ORCL, lo, hi)).fetchone()[0]
+        lfs = sql3.execute(
+            "select sum(case snap_id when ? then time_waited_micro_fg else -time_waited_micro_fg end) "
+            "from dba_hist_system_event where dbid = ? and snap_id in (?, ?) and "
+            "event_name = 'log file sync'",
+            (hi, ORCL, lo, hi),
+        ).fetchone()[0]
         line = next(ln for ln in text.splitlines() if ln.startswith("log file sync"))
         assert f"{lfs / 1e6:,.1f}" in line
 
 
 def test_html_reports_escape_the_sql_text(sql3):
     """A statement's text holding markup shows as text in the HTML report, as Oracle's reports escape it."""
-    for kind, *_, kind_type, blob in stored_reports(sql3, RAC):
+    for _kind, *_, kind_type, blob in stored_reports(sql3, RAC):
         if kind_type == "html":
             page = zlib.decompress(blob).decode()
             assert "<script>alert" not in page and "<img src=x" not in page
 
 
-@pytest.mark.parametrize("query, parameter, status", [
-    ("begin_snap=1&end_snap=2", "begin_snap", 400),  # no such snapshots
-    ("begin_snap={lo}&end_snap={lo}", "begin_snap", 400),  # one snapshot is no range
-    ("begin_snap={lo}&end_snap={hi}&type=pdf", "type", 400),
-    ("begin_snap={lo}&end_snap={hi}&instance=3", "instance", 400),
-    ("begin_snap={lo}&end_snap={hi}&instance=1;2", "instance", 400),
-    ("begin_snap={lo}&end_snap={hi}&download=maybe", "download", 400),
-    ("begin_snap={lo}&end_snap={next}", "begin_snap", 404),  # a range the demo keeps no report of
-])
+@pytest.mark.parametrize(
+    "query, parameter, status",
+    [
+        ("begin_snap=1&end_snap=2", "begin_snap", 400),  # no such snapshots
+        ("begin_snap={lo}&end_snap={lo}", "begin_snap", 400),  # one snapshot is no range
+        ("begin_snap={lo}&end_snap={hi}&type=pdf", "type", 400),
+        ("begin_snap={lo}&end_snap={hi}&instance=3", "instance", 400),
+        ("begin_snap={lo}&end_snap={hi}&instance=1;2", "instance", 400),
+        ("begin_snap={lo}&end_snap={hi}&download=maybe", "download", 400),
+        ("begin_snap={lo}&end_snap={next}", "begin_snap", 404),  # a range the demo keeps no report of
+    ],
+)
 def test_bad_questions_are_named(client, sql3, query, parameter, status):
     _, _, lo, hi, *_ = stored_reports(sql3, RAC)[0]
-    err = assert_error(client.get(f"/api/v1/dbs/demo.{RAC}/awr-report?" + query.format(lo=lo, hi=hi, next=hi + 1)),
-                       status, parameter)
+    err = assert_error(
+        client.get(f"/api/v1/dbs/demo.{RAC}/awr-report?" + query.format(lo=lo, hi=hi, next=hi + 1)), status, parameter
+    )
     if status == 404:
         assert "/awr-report/stored" in err["message"]
 
@@ -124,34 +142,42 @@ def test_a_range_over_a_restart_is_refused_naming_the_instance(client, stories):
     """Oracle refuses an AWR report over an instance restart (its counters start again): RACPROD instance 2."""
     restart = stories["restart"]
     lo, hi = min(restart["missing_snap_ids"]) - 2, restart["first_snap_after"] + 1
-    err = assert_error(client.get(f"/api/v1/dbs/demo.{RAC}/awr-report?begin_snap={lo}&end_snap={hi}"), 400,
-                       "begin_snap")
+    err = assert_error(
+        client.get(f"/api/v1/dbs/demo.{RAC}/awr-report?begin_snap={lo}&end_snap={hi}"), 400, "begin_snap"
+    )
     assert "instance 2 restarted" in err["message"]
 
 
 def test_compare_needs_both_periods(client):
-    err = assert_error(client.get(f"/api/v1/dbs/demo.{ORCL}/awr-report/compare?a_begin_snap=1&a_end_snap=2"), 400,
-                       "b_begin_snap")
+    err = assert_error(
+        client.get(f"/api/v1/dbs/demo.{ORCL}/awr-report/compare?a_begin_snap=1&a_end_snap=2"), 400, "b_begin_snap"
+    )
     assert "period B" in err["message"]
 
 
 # -- monitored executions and their reports ---------------------------------------------------------------------
 
+
 def batch_sql_id(sql3, dbid):
-    return sql3.execute("select key1 from dba_hist_reports where dbid = ? group by key1 order by count(*) desc "
-                        "limit 1", (dbid,)).fetchone()[0]
+    return sql3.execute(
+        "select key1 from dba_hist_reports where dbid = ? group by key1 order by count(*) desc limit 1", (dbid,)
+    ).fetchone()[0]
 
 
 def test_monitored_executions_are_the_reports_rows_and_add_up_to_top_sqls_elapsed(client, sql3):
     """The list is DBA_HIST_REPORTS' rows of the SQL_ID in the range; the executions of an interval add up to the
     statement's DBA_HIST_SQLSTAT elapsed time there (the demo splits it evenly), each minutes long."""
     sql_id = batch_sql_id(sql3, RAC)
-    lo, hi = sql3.execute("select min(snap_id) - 1, max(snap_id) from dba_hist_reports where dbid = ?",
-                          (RAC,)).fetchone()
+    lo, hi = sql3.execute(
+        "select min(snap_id) - 1, max(snap_id) from dba_hist_reports where dbid = ?", (RAC,)
+    ).fetchone()
     body = client.get(f"/api/v1/dbs/demo.{RAC}/sql/{sql_id}/monitor?begin_snap={lo}&end_snap={hi}").get_json()
-    expected = sql3.execute("select report_id, instance_number, snap_id, key2 from dba_hist_reports where dbid = ? "
-                            "and key1 = ? and component_name = 'sqlmonitor' and snap_id > ? and snap_id <= ? "
-                            "order by period_start_time, report_id", (RAC, sql_id, lo, hi)).fetchall()
+    expected = sql3.execute(
+        "select report_id, instance_number, snap_id, key2 from dba_hist_reports where dbid = ? "
+        "and key1 = ? and component_name = 'sqlmonitor' and snap_id > ? and snap_id <= ? "
+        "order by period_start_time, report_id",
+        (RAC, sql_id, lo, hi),
+    ).fetchall()
     assert [(r["report_id"], r["instance"], r["snap_id"], str(r["sql_exec_id"])) for r in body["rows"]] == expected
     assert len(expected) > 4 and all(r["status"] == "DONE" for r in body["rows"])
     per_interval: dict = {}
@@ -161,8 +187,11 @@ def test_monitored_executions_are_the_reports_rows_and_add_up_to_top_sqls_elapse
         start, end = (datetime.fromisoformat(r[k]) for k in ("start", "end"))
         assert abs((end - start).total_seconds() - r["duration_s"]) <= 1
     for (snap_id, inst), seconds in per_interval.items():
-        elapsed = sql3.execute("select elapsed_time_delta from dba_hist_sqlstat where dbid = ? and snap_id = ? and "
-                               "instance_number = ? and sql_id = ?", (RAC, snap_id, inst, sql_id)).fetchone()[0]
+        elapsed = sql3.execute(
+            "select elapsed_time_delta from dba_hist_sqlstat where dbid = ? and snap_id = ? and "
+            "instance_number = ? and sql_id = ?",
+            (RAC, snap_id, inst, sql_id),
+        ).fetchone()[0]
         assert seconds == pytest.approx(elapsed / 1e6, abs=0.01)
     csv = client.get(f"/api/v1/dbs/demo.{RAC}/sql/{sql_id}/monitor?begin_snap={lo}&end_snap={hi}&format=csv")
     assert csv.mimetype == "text/csv" and csv.get_data(as_text=True).count("\r\n") == len(expected) + 1
@@ -170,25 +199,31 @@ def test_monitored_executions_are_the_reports_rows_and_add_up_to_top_sqls_elapse
 
 def test_the_plan_regressions_executions_are_too_short_to_be_monitored(client, stories):
     reg = stories["plan_regression"]
-    body = client.get(f"/api/v1/dbs/demo.{RAC}/sql/{reg['sql_id']}/monitor?begin_snap={reg['begin_snap']}"
-                      f"&end_snap={reg['end_snap']}").get_json()
+    body = client.get(
+        f"/api/v1/dbs/demo.{RAC}/sql/{reg['sql_id']}/monitor?begin_snap={reg['begin_snap']}&end_snap={reg['end_snap']}"
+    ).get_json()
     assert body["rows"] == []
 
 
 def test_a_monitor_report_is_served_as_stored_isolated_and_downloads(client, sql3):
     report_id, sql_id, inst, start = sql3.execute(
         "select report_id, key1, instance_number, period_start_time from dba_hist_reports where dbid = ? "
-        "order by report_id desc limit 1", (ORCL,)).fetchone()
+        "order by report_id desc limit 1",
+        (ORCL,),
+    ).fetchone()
     for kind_type in ("html", "text"):
         resp = client.get(f"/api/v1/dbs/demo.{ORCL}/sql-monitor/{report_id}?type={kind_type}&download=1")
         assert_isolated(resp, kind_type)
-        blob = sql3.execute("select report from awrlens_monitor_reports where dbid = ? and report_id = ? and type = ?",
-                            (ORCL, report_id, kind_type)).fetchone()[0]
+        blob = sql3.execute(
+            "select report from awrlens_monitor_reports where dbid = ? and report_id = ? and type = ?",
+            (ORCL, report_id, kind_type),
+        ).fetchone()[0]
         assert resp.get_data() == zlib.decompress(blob)
         stamp = datetime.fromisoformat(start).strftime("%Y%m%d_%H%M%S")
         assert resp.headers["Content-Disposition"] == (
             f'attachment; filename="sqlmon_ORCL_{sql_id}_{inst}_{stamp}_{report_id}.'
-            f'{"html" if kind_type == "html" else "txt"}"')
+            f'{"html" if kind_type == "html" else "txt"}"'
+        )
         assert sql_id in resp.get_data(as_text=True)
     assert_error(client.get(f"/api/v1/dbs/demo.{ORCL}/sql-monitor/999999999"), 404, "report_id")
     assert_error(client.get(f"/api/v1/dbs/demo.{ORCL}/sql-monitor/x1"), 400, "report_id")
@@ -197,40 +232,55 @@ def test_a_monitor_report_is_served_as_stored_isolated_and_downloads(client, sql
 def test_the_summary_is_read_as_data_only():
     """REPORT_SUMMARY is parsed without fetching an external entity or expanding entities, and a broken one says
     nothing."""
-    assert summary('<report_repository_summary><sql sql_id="a"><status>DONE</status><duration>12</duration>'
-                   '<stats type="monitor"><stat name="elapsed_time">12000000</stat></stats></sql>'
-                   '</report_repository_summary>') == {"status": "DONE", "duration": 12,
-                                                       "stats": {"elapsed_time": 12000000}}
+    assert summary(
+        '<report_repository_summary><sql sql_id="a"><status>DONE</status><duration>12</duration>'
+        '<stats type="monitor"><stat name="elapsed_time">12000000</stat></stats></sql>'
+        '</report_repository_summary>'
+    ) == {"status": "DONE", "duration": 12, "stats": {"elapsed_time": 12000000}}
     assert summary('<!DOCTYPE s [<!ENTITY x SYSTEM "file:///etc/hostname">]><sql><status>&x;</status></sql>') == {}
-    laughs = '<!DOCTYPE s [<!ENTITY a "aaaaaaaaaa">' + "".join(
-        f'<!ENTITY {chr(98 + k)} "{("&" + chr(97 + k) + ";") * 10}">' for k in range(8)) + ']><sql><status>&i;</status></sql>'
+    laughs = (
+        '<!DOCTYPE s [<!ENTITY a "aaaaaaaaaa">'
+        + "".join(f'<!ENTITY {chr(98 + k)} "{("&" + chr(97 + k) + ";") * 10}">' for k in range(8))
+        + ']><sql><status>&i;</status></sql>'
+    )
     assert summary(laughs) == {}  # longer than a VARCHAR2(4000) can hold, or refused by the parser
     assert summary("<sql><status>DONE") == {} and summary(None) == {}
 
 
 def test_the_openapi_document_describes_the_reports(client):
     paths = client.get("/api/v1/openapi.json").get_json()["paths"]
-    for path in ("/api/v1/dbs/{db}/awr-report", "/api/v1/dbs/{db}/awr-report/compare",
-                 "/api/v1/dbs/{db}/sql-monitor/{report_id}"):
+    for path in (
+        "/api/v1/dbs/{db}/awr-report",
+        "/api/v1/dbs/{db}/awr-report/compare",
+        "/api/v1/dbs/{db}/sql-monitor/{report_id}",
+    ):
         op = paths[path]["get"]
         assert set(op["responses"]["200"]["content"]) == {"text/html", "text/plain"}, path
         assert {"type", "download", "instance"} & {p["name"] for p in op["parameters"]}
         assert "403" in op["responses"]
     monitor = paths["/api/v1/dbs/{db}/sql/{sql_id}/monitor"]["get"]
     assert "text/csv" in monitor["responses"]["200"]["content"]
-    assert "any_range" in paths["/api/v1/dbs/{db}/awr-report/stored"]["get"]["responses"]["200"]["content"][
-        "application/json"]["schema"]["required"]
+    assert (
+        "any_range"
+        in paths["/api/v1/dbs/{db}/awr-report/stored"]["get"]["responses"]["200"]["content"]["application/json"][
+            "schema"
+        ]["required"]
+    )
 
 
 # -- on Oracle: the real driver against the loopback stand-in ----------------------------------------------------
+
 
 def test_the_report_calls_compile_for_oracle_with_binds_only():
     for name, stmt in queries.report_statements():
         text = str(stmt.compile(dialect=oracle.dialect()))
         assert "'" not in text and not re.search(r"(?<!\w)\d", text), (name, text)  # no literal: binds only
-        assert re.fullmatch(r"SELECT (output FROM TABLE\(DBMS_WORKLOAD_REPOSITORY\.AWR_\w+_(HTML|TEXT)\(:dbid, :inst, "
-                            r":bid, :eid(, :dbid2, :inst2, :bid2, :eid2)?\)\)|DBMS_AUTO_REPORT\.REPORT_REPOSITORY_DETAIL"
-                            r"\(RID => :rid, TYPE => :type\) FROM DUAL)", text), text
+        assert re.fullmatch(
+            r"SELECT (output FROM TABLE\(DBMS_WORKLOAD_REPOSITORY\.AWR_\w+_(HTML|TEXT)\(:dbid, :inst, "
+            r":bid, :eid(, :dbid2, :inst2, :bid2, :eid2)?\)\)|DBMS_AUTO_REPORT\.REPORT_REPOSITORY_DETAIL"
+            r"\(RID => :rid, TYPE => :type\) FROM DUAL)",
+            text,
+        ), text
 
 
 @pytest.fixture()
@@ -243,26 +293,43 @@ def oracle_app(monkeypatch):
         server = FakeOracle(PASSWORD, **behaviour)
         made.append(server)
         monkeypatch.setenv("AWRLENS_REPORTS_PW", PASSWORD)
-        app = create_app(Settings.from_env({}, targets={"ora": {
-            "dsn": f"127.0.0.1:{server.port}/svc", "user": "awrlens", "password_env": "AWRLENS_REPORTS_PW"}},
-            connect_timeout=2, call_timeout=2, answer_cache_mb=0))
+        app = create_app(
+            Settings.from_env(
+                {},
+                targets={
+                    "ora": {
+                        "dsn": f"127.0.0.1:{server.port}/svc",
+                        "user": "awrlens",
+                        "password_env": "AWRLENS_REPORTS_PW",
+                    }
+                },
+                connect_timeout=2,
+                call_timeout=2,
+                answer_cache_mb=0,
+            )
+        )
         store = app.extensions["awrlens"].stores["ora"]
         startup = datetime(2026, 11, 1, 4, 0, 12)
         db = Database(store, ORCL, [(ORCL, 1, startup, "ORCL", "ORCL", "db1", "19.0.0.0.0", "NO", "Linux x86 64-bit")])
-        snaps = [analysis.make_snap(100 + k, 1, startup, datetime(2026, 11, 20, 10) + timedelta(minutes=30 * k))
-                 for k in range(5)]
+        snaps = [
+            analysis.make_snap(100 + k, 1, startup, datetime(2026, 11, 20, 10) + timedelta(minutes=30 * k))
+            for k in range(5)
+        ]
         now = time.monotonic()
         store._cache[("databases",)] = (now, [db])
         store._cache[("timeline", ORCL)] = (now, analysis.Timeline(snaps))
         return app.test_client(), server
+
     yield make
     for server in made:
         server.close()
 
 
-GRANT_ERRORS = [(904, 'ORA-00904: "DBMS_WORKLOAD_REPOSITORY"."AWR_REPORT_HTML": invalid identifier'),
-                (6550, "ORA-06550: line 1, column 7: PLS-00201: identifier 'DBMS_WORKLOAD_REPOSITORY' must be declared"),
-                (1031, "ORA-01031: insufficient privileges")]
+GRANT_ERRORS = [
+    (904, 'ORA-00904: "DBMS_WORKLOAD_REPOSITORY"."AWR_REPORT_HTML": invalid identifier'),
+    (6550, "ORA-06550: line 1, column 7: PLS-00201: identifier 'DBMS_WORKLOAD_REPOSITORY' must be declared"),
+    (1031, "ORA-01031: insufficient privileges"),
+]
 
 
 @pytest.mark.wire
@@ -279,26 +346,36 @@ def test_without_the_grant_the_awr_report_is_a_403_naming_it(oracle_app, number,
 
 @pytest.mark.wire
 def test_with_the_grant_the_report_is_oracles_lines_isolated(oracle_app):
-    lines = [("<html><body>",), ("<script>parent.pwned = 1</script>",), ("WORKLOAD REPOSITORY report",),
-             ("</body></html>",)]
+    lines = [
+        ("<html><body>",),
+        ("<script>parent.pwned = 1</script>",),
+        ("WORKLOAD REPOSITORY report",),
+        ("</body></html>",),
+    ]
     client, server = oracle_app(answers={"awr_diff_report_text": lines})
-    resp = client.get(f"/api/v1/dbs/ora.{ORCL}/awr-report/compare?a_begin_snap=100&a_end_snap=102&b_begin_snap=102"
-                      "&b_end_snap=104&type=text&download=1")
+    resp = client.get(
+        f"/api/v1/dbs/ora.{ORCL}/awr-report/compare?a_begin_snap=100&a_end_snap=102&b_begin_snap=102"
+        "&b_end_snap=104&type=text&download=1"
+    )
     assert_isolated(resp, "text")
     assert resp.get_data(as_text=True) == "\n".join(r[0] for r in lines)
     assert resp.headers["Content-Disposition"] == 'attachment; filename="awrdiff_ORCL_1_100_102_102_104.txt"'
     assert [s for s in server.statements if "awr_" in s] == [
         "select output from table(dbms_workload_repository.awr_diff_report_text(:dbid, :inst, :bid, :eid, :dbid2, "
-        ":inst2, :bid2, :eid2))"]
+        ":inst2, :bid2, :eid2))"
+    ]
 
 
 @pytest.mark.wire
 def test_without_the_grant_the_monitor_report_is_a_403_naming_it(oracle_app):
     client, server = oracle_app(
-        answers={"dba_hist_reports.report_id = :report_id": [("7", "1", "6da5n2tu8uq4d", "16777216",
-                                                               "2026-11-20 01:00:00")]},
-        errors={"dbms_auto_report": (904, 'ORA-00904: "DBMS_AUTO_REPORT"."REPORT_REPOSITORY_DETAIL": invalid '
-                                          "identifier")})
+        answers={
+            "dba_hist_reports.report_id = :report_id": [("7", "1", "6da5n2tu8uq4d", "16777216", "2026-11-20 01:00:00")]
+        },
+        errors={
+            "dbms_auto_report": (904, 'ORA-00904: "DBMS_AUTO_REPORT"."REPORT_REPOSITORY_DETAIL": invalid identifier')
+        },
+    )
     err = assert_error(client.get(f"/api/v1/dbs/ora.{ORCL}/sql-monitor/7?type=html"), 403)
     assert err["code"] == "missing_grant" and "GRANT EXECUTE ON SYS.DBMS_AUTO_REPORT TO AWRLENS" in err["message"]
     assert any("report_repository_detail(rid => :rid, type => :type) from dual" in s for s in server.statements)
@@ -308,12 +385,29 @@ def test_without_the_grant_the_monitor_report_is_a_403_naming_it(oracle_app):
 def test_the_monitored_executions_come_from_dba_hist_reports_with_binds(oracle_app):
     """On Oracle the list is one statement on DBA_HIST_REPORTS, its values bound; the summary's XML gives status and
     duration (the stand-in answers text)."""
-    xml = ('<sql sql_id="6da5n2tu8uq4d"><status>DONE (ERROR)</status><duration>1805</duration><stats>'
-           '<stat name="elapsed_time">1805000000</stat><stat name="cpu_time">700000000</stat></stats></sql>')
+    xml = (
+        '<sql sql_id="6da5n2tu8uq4d"><status>DONE (ERROR)</status><duration>1805</duration><stats>'
+        '<stat name="elapsed_time">1805000000</stat><stat name="cpu_time">700000000</stat></stats></sql>'
+    )
     assert len(xml) < 250  # the stand-in sends a value in one piece
-    client, server = oracle_app(answers={"dba_hist_reports.key1 = :sql_id": [
-        ("7", "1", "102", "16777216", "11/20/2026 10:30:00", "2026-11-20 10:30:00", "2026-11-20 11:00:05", "55",
-         "1234", xml)]})
+    client, server = oracle_app(
+        answers={
+            "dba_hist_reports.key1 = :sql_id": [
+                (
+                    "7",
+                    "1",
+                    "102",
+                    "16777216",
+                    "11/20/2026 10:30:00",
+                    "2026-11-20 10:30:00",
+                    "2026-11-20 11:00:05",
+                    "55",
+                    "1234",
+                    xml,
+                )
+            ]
+        }
+    )
     body = client.get(f"/api/v1/dbs/ora.{ORCL}/sql/6da5n2tu8uq4d/monitor?begin_snap=100&end_snap=104").get_json()
     assert "rows" in body, body
     (row,) = body["rows"]

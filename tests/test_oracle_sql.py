@@ -8,6 +8,7 @@ statement, as built for each release, must name only views and columns that rele
 travel as named binds, and the same statements must run on a real, empty SQLite database built from the same
 tables.
 """
+
 import json
 import re
 from datetime import datetime
@@ -30,16 +31,50 @@ from app.store.schema import ABSENT, PREFIXES, RELEASES, views
 REFERENCE = json.loads((Path(__file__).parent / "data" / "oracle_views.json").read_text())
 ORACLE_VIEWS = {name: cols for name, cols in REFERENCE.items() if not name.startswith("_")}
 # Representative values for every bind the API fills at request time.
-BINDS = dict(dbid=1, lo=1, hi=2, item_id=1, snap_id=1, snap_ids=[1, 2], names=["x"], sql_id="abc", sql_ids=["abc"], con_dbid=1,
-             t0=datetime(2026, 11, 20), width=60, f_sql_id_0="abc", f_session_0=1, f_session_1=2, f_session_2=3,
-             report_id=1)
+BINDS = {
+    "dbid": 1,
+    "lo": 1,
+    "hi": 2,
+    "item_id": 1,
+    "snap_id": 1,
+    "snap_ids": [1, 2],
+    "names": ["x"],
+    "sql_id": "abc",
+    "sql_ids": ["abc"],
+    "con_dbid": 1,
+    "t0": datetime(2026, 11, 20),
+    "width": 60,
+    "f_sql_id_0": "abc",
+    "f_session_0": 1,
+    "f_session_1": 2,
+    "f_session_2": 3,
+    "report_id": 1,
+}
 ROW_CAP = Settings.row_cap  # AWRLENS_ROW_CAP's default: the snapshot list's bound, and one more for the rest
 # Values the code itself puts into statements (bound, never pasted): the only ones allowed at compile time.
-CODE_CONSTANTS = {queries.METRIC_GROUP, queries.TOP_SQL_ROWS, "Idle", ROW_CAP, ROW_CAP + 1, queries.ON_CPU, queries.CPU,
-                  queries.SECONDS_PER_DAY, queries.TOP_ACTIVITY_ROWS, queries.SQL_MONITOR, queries.NOT_SET,
-                  queries.TOP_NEW_PLANS, queries.TOP_SEGMENT_ROWS}
-LIMITS = {queries.TOP_SQL_ROWS, queries.TOP_ACTIVITY_ROWS, queries.TOP_NEW_PLANS, queries.TOP_SEGMENT_ROWS, ROW_CAP,
-          ROW_CAP + 1}  # the only literals sent
+CODE_CONSTANTS = {
+    queries.METRIC_GROUP,
+    queries.TOP_SQL_ROWS,
+    "Idle",
+    ROW_CAP,
+    ROW_CAP + 1,
+    queries.ON_CPU,
+    queries.CPU,
+    queries.SECONDS_PER_DAY,
+    queries.TOP_ACTIVITY_ROWS,
+    queries.SQL_MONITOR,
+    queries.NOT_SET,
+    queries.TOP_NEW_PLANS,
+    queries.TOP_SEGMENT_ROWS,
+}
+LIMITS = {
+    queries.TOP_SQL_ROWS,
+    queries.TOP_ACTIVITY_ROWS,
+    queries.TOP_NEW_PLANS,
+    queries.TOP_SEGMENT_ROWS,
+    ROW_CAP,
+    ROW_CAP + 1,
+}  # the only literals sent
 
 BINDS.update(item_id2=2, snap_ids_0=[1, 2], snap_ids_1=[3])  # a long range's buckets (docs/awr-rules.md §21)
 BINDS.update(obj=1, dataobj=1)  # one segment (docs/awr-rules.md §25)
@@ -54,7 +89,9 @@ def release_columns(release: str) -> dict[str, set[str]]:
         if view in diff.get("columns", {}):
             out[view] = set(diff["columns"][view])
         else:
-            out[view] = (set(cols) - set(diff.get("absent", {}).get(view, ()))) | set(diff.get("added", {}).get(view, ()))
+            out[view] = (set(cols) - set(diff.get("absent", {}).get(view, ()))) | set(
+                diff.get("added", {}).get(view, ())
+            )
     return out
 
 
@@ -68,7 +105,7 @@ def reference_view(table_name: str) -> str:
     name = table_name.upper()
     for prefix in PREFIXES:
         if name.startswith(prefix.upper()):
-            return "DBA_HIST_" + name[len(prefix):]
+            return "DBA_HIST_" + name[len(prefix) :]
     raise AssertionError(f"{table_name} has none of the view prefixes {PREFIXES}")
 
 
@@ -135,6 +172,7 @@ def referenced_columns(sql: str):
 
 # --- the reference itself ---------------------------------------------------------------------------------
 
+
 def test_reference_covers_exactly_the_views_of_the_schema():
     schema_views = {t.upper() for t in views("dba_hist_").metadata.tables}
     assert schema_views == set(ORACLE_VIEWS)
@@ -157,6 +195,7 @@ def test_the_reference_names_every_supported_release_with_its_evidence():
 
 
 # --- the SQLite stand-in has no column Oracle lacks -------------------------------------------------------
+
 
 @pytest.mark.parametrize("table", sorted(views("dba_hist_").metadata.tables))
 def test_every_schema_column_exists_in_oracle(table):
@@ -189,6 +228,7 @@ def test_multitenant_prefixes_have_the_same_tables_and_columns(prefix):
 
 # --- every statement, compiled for Oracle, names only real views and columns ---------------------------------
 
+
 @pytest.mark.parametrize("prefix,name,stmt", STATEMENTS, ids=IDS)
 def test_oracle_statement_uses_only_documented_views_and_columns(prefix, name, stmt):
     sql = oracle_text(stmt)
@@ -201,8 +241,11 @@ def test_oracle_statement_uses_only_documented_views_and_columns(prefix, name, s
     assert not unknown, f"{name}: not columns of the Oracle 19c views: {unknown}\n{sql}"
 
     # The parse saw every column SQLAlchemy put in the statement (nothing slipped past the parser).
-    expected = {(view_of(c).name.upper(), c.name if c.name != c.name.lower() else c.name.upper())
-                for c in visitors.iterate(stmt) if isinstance(c, Column) and view_of(c) is not None}
+    expected = {
+        (view_of(c).name.upper(), c.name if c.name != c.name.lower() else c.name.upper())
+        for c in visitors.iterate(stmt)
+        if isinstance(c, Column) and view_of(c) is not None
+    }
     assert columns == expected, f"{name}: parsed {sorted(columns)} but the statement uses {sorted(expected)}"
 
 
@@ -235,6 +278,7 @@ def test_columns_that_differ_by_release_are_chosen_from_the_release():
 
 # --- no value from outside the code is pasted into SQL -----------------------------------------------------
 
+
 @pytest.mark.parametrize("prefix,name,stmt", STATEMENTS, ids=IDS)
 def test_values_travel_as_named_binds(prefix, name, stmt):
     compiled = stmt.compile(dialect=oracle.dialect())
@@ -252,13 +296,13 @@ def test_values_travel_as_named_binds(prefix, name, stmt):
     tree = sqlglot.parse_one(oracle_text(stmt), read="oracle")
     literals = list(tree.find_all(sqlglot.exp.Literal))
     assert not [lit.sql() for lit in literals if lit.is_string], name
-    assert {int(lit.name) for lit in literals} <= LIMITS, \
-        f"{name}: {[lit.sql() for lit in literals]}"
+    assert {int(lit.name) for lit in literals} <= LIMITS, f"{name}: {[lit.sql() for lit in literals]}"
     placeholders = [p.name for p in tree.find_all(sqlglot.exp.Placeholder)]
     assert all(re.fullmatch(r"[a-z_][a-z0-9_]*", p) for p in placeholders), f"{name}: {placeholders}"
 
 
 # --- the same statements run on SQLite ---------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def sqlite_engines():
@@ -282,6 +326,7 @@ def test_statement_runs_on_empty_sqlite(sqlite_engines, prefix, name, stmt):
 
 
 # --- `flask --app app sql` prints every statement, compiled for Oracle ------------------------------------
+
 
 @pytest.fixture(scope="module")
 def cli_runner():
@@ -310,8 +355,9 @@ def test_sql_command_prints_every_statement_for_oracle(cli_runner, prefix):
     assert out.count(f"FETCH FIRST {queries.TOP_SEGMENT_ROWS} ROWS ONLY") == len(queries.SEGMENT_ORDER)
     assert out.count(f"FETCH FIRST {ROW_CAP} ROWS ONLY") == 1
     assert out.count(f"FETCH FIRST {queries.TOP_NEW_PLANS} ROWS ONLY") == 1
-    assert out.count(f"FETCH FIRST {ROW_CAP + 1} ROWS ONLY") == (len(pairs) - len(queries.TOP_SQL_ORDER) - 1 - tops - 1
-                                                                 - len(queries.SEGMENT_ORDER))
+    assert out.count(f"FETCH FIRST {ROW_CAP + 1} ROWS ONLY") == (
+        len(pairs) - len(queries.TOP_SQL_ORDER) - 1 - tops - 1 - len(queries.SEGMENT_ORDER)
+    )
     assert not re.search(r"\bLIMIT\b|\bOFFSET\b|\?", out)
     assert "'" not in out
     other = [p.upper() for p in PREFIXES if p != prefix]
@@ -334,6 +380,7 @@ def test_sql_command_prints_the_statements_of_a_release(cli_runner):
 
 # --- Active Session History: grouped in the database -----------------------------------------------------------
 
+
 @pytest.mark.parametrize("group_by", list(queries.DIMENSIONS))
 def test_activity_groups_by_bucket_and_dimension_in_oracle(group_by):
     """Top activity's statement, compiled for Oracle, groups the range's samples by a bucket computed in SQL from
@@ -341,8 +388,11 @@ def test_activity_groups_by_bucket_and_dimension_in_oracle(group_by):
     the samples never leave the database (docs/awr-rules.md §22)."""
     stmt = queries.activity(views("dba_hist_"), group_by, ("sql_id",)).core()
     text = str(stmt.compile(dialect=oracle.dialect()))
-    assert re.search(r"FLOOR\(ROUND\(\(CAST\(dba_hist_active_sess_history\.sample_time AS DATE\) - :t0\) "
-                     r"\* :seconds_per_day\) / :width\) AS g0", text), text
+    assert re.search(
+        r"FLOOR\(ROUND\(\(CAST\(dba_hist_active_sess_history\.sample_time AS DATE\) - :t0\) "
+        r"\* :seconds_per_day\) / :width\) AS g0",
+        text,
+    ), text
     inner, outer = text.rsplit(") anon_1", 1)
     assert "GROUP BY" not in inner and "GROUP BY anon_1.g0" in outer, text
     columns = len(queries.DIMENSIONS[group_by](views("dba_hist_").active_sess_history))
@@ -352,6 +402,7 @@ def test_activity_groups_by_bucket_and_dimension_in_oracle(group_by):
 
 
 # --- Plans, time by plan line and binds (docs/awr-rules.md §26) ------------------------------------------------------
+
 
 def test_time_by_plan_line_groups_one_statements_samples_in_oracle():
     """The statement's samples are grouped by plan hash value and line in the database, bound and pruned on DBID,

@@ -1,5 +1,6 @@
 """zappa_settings.json and the packaging rules, checked fast (the full `zappa package` of both stages, with its
 smoke test on the unzipped package, is perf/package.py)."""
+
 import json
 import os
 import re
@@ -45,11 +46,14 @@ def test_runtime_matches_the_package_build(stage):
     glibc = {"manylinux2014_x86_64": (2, 17)}
     assert platforms[0] == "manylinux2014_x86_64"  # the most portable first: pip prefers the first it can
     for platform in platforms:
-        needed = glibc.get(platform) or tuple(map(int, re.fullmatch(r"manylinux_(\d+)_(\d+)_x86_64", platform).groups()))
+        needed = glibc.get(platform) or tuple(
+            map(int, re.fullmatch(r"manylinux_(\d+)_(\d+)_x86_64", platform).groups())
+        )
         assert needed <= lp.RUNTIME_GLIBC, platform
     assert s["use_precompiled_packages"] is False  # no PyPI lookups: the wheels are installed for the runtime
     from zappa.core import build_manylinux_wheel_file_match_pattern
     from zappa.utilities import get_runtime_from_python_version  # noqa: F401  (Zappa knows the runtime)
+
     assert build_manylinux_wheel_file_match_pattern(lp.RUNTIME, "x86_64")
 
 
@@ -117,18 +121,29 @@ def test_prod_reads_oracle_in_a_vpc_with_a_key_and_one_origin():
 
 # -- what the package holds ---------------------------------------------------------------------------------------
 
+
 def project_top_level():
     """The repository's top-level names, tracked or made locally by the Makefile and the tools."""
     tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True).stdout.split()
     names = {p.split("/", 1)[0] for p in tracked}
-    return names | {".venv", ".venv-lambda", "node_modules", "var", "dist", "build", ".pytest_cache",
-                    ".hypothesis", ".git"}
+    return names | {
+        ".venv",
+        ".venv-lambda",
+        "node_modules",
+        "var",
+        "dist",
+        "build",
+        ".pytest_cache",
+        ".hypothesis",
+        ".git",
+    }
 
 
 def ignored(stage, names):
     """The top-level names Zappa leaves out: its own excludes, the stage's `exclude` (names at any depth) and
     `exclude_glob` (paths from the package root)."""
     from zappa.core import ZIP_EXCLUDES
+
     out = shutil.ignore_patterns(*ZIP_EXCLUDES, *STAGES[stage]["exclude"])(str(ROOT), sorted(names))
     return out | {n for n in names for g in STAGES[stage]["exclude_glob"] if "/" not in g and fnmatch(n, g)}
 
@@ -137,8 +152,10 @@ def ignored(stage, names):
 def test_only_the_app_leaves_the_project(stage, kept):
     names = project_top_level()
     shipped = names - ignored(stage, names)
-    assert shipped == kept, (f"{sorted(shipped - kept)} would ship in the {stage} Lambda package: add it to "
-                             "exclude_glob in zappa_settings.json, or here if the app needs it on Lambda")
+    assert shipped == kept, (
+        f"{sorted(shipped - kept)} would ship in the {stage} Lambda package: add it to "
+        "exclude_glob in zappa_settings.json, or here if the app needs it on Lambda"
+    )
 
 
 @pytest.mark.parametrize("stage", sorted(STAGES))
@@ -169,18 +186,21 @@ def test_test_and_lab_equipment_and_performance_scripts_stay_out(stage):
 def test_nothing_in_the_app_imports_the_lab_at_import_time():
     """Importing the app and every module under app/ (as Lambda's handler and the CLI's start do) never imports
     lab/: `flask runs hang` imports it only when it runs, and lab/ is not in the Lambda package."""
-    script = ("import importlib, pkgutil, sys\n"
-              "import app\n"
-              "app.create_app()\n"
-              "names = [m.name for m in pkgutil.walk_packages(app.__path__, 'app.')]\n"
-              "for name in names:\n"
-              "    importlib.import_module(name)\n"
-              "print(len(names))\n"
-              "leaked = sorted(m for m in sys.modules if m == 'lab' or m.startswith('lab.'))\n"
-              "assert not leaked, leaked\n")
+    script = (
+        "import importlib, pkgutil, sys\n"
+        "import app\n"
+        "app.create_app()\n"
+        "names = [m.name for m in pkgutil.walk_packages(app.__path__, 'app.')]\n"
+        "for name in names:\n"
+        "    importlib.import_module(name)\n"
+        "print(len(names))\n"
+        "leaked = sorted(m for m in sys.modules if m == 'lab' or m.startswith('lab.'))\n"
+        "assert not leaked, leaked\n"
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWRLENS_")}
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert int(done.stdout.split()[-1]) >= 30  # every module of app/ was imported, runs and the CLI included
 
@@ -215,12 +235,14 @@ def test_zappa_settings_module_names_the_app(monkeypatch):
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
     from tests.test_lambda import zappa_settings_module
+
     text = zappa_settings_module("prod")
     assert "APP_MODULE='app.wsgi'" in text and "APP_FUNCTION='app'" in text
     assert "DEBUG=False" in text and "BINARY_SUPPORT=False" in text
 
 
 # -- finishing and checking a zip ---------------------------------------------------------------------------------
+
 
 def elf(glibc="2.17", machine=0x3E):
     header = b"\x7fELF" + bytes([2, 1, 1]) + bytes(9) + struct.pack("<HH", 3, machine)
@@ -234,14 +256,18 @@ def make_zip(path, files):
     return path
 
 
-GOOD = {"handler.py": "def lambda_handler(e, c): pass\n",
-        "zappa_settings.py": "APP_MODULE='app.wsgi'\nAPP_FUNCTION='app'\n",
-        "app/__init__.py": "", "app/wsgi.py": "app = None\n", "build/demo.sqlite": b"SQLite format 3\0",
-        "orjson/orjson.cpython-312-x86_64-linux-gnu.so": elf(),
-        "orjson-3.13.0.dist-info/WHEEL": "Tag: cp312-cp312-manylinux_2_17_x86_64\nTag: cp312-cp312-manylinux2014_x86_64\n",
-        "cryptography-50.0.2.dist-info/WHEEL": "Tag: cp311-abi3-manylinux_2_34_x86_64\n",  # abi3 of 3.11, glibc 2.34
-        "markupsafe/_speedups.cpython-312-x86_64-linux-gnu.so": elf("2.34"),
-        "flask-3.1.3.dist-info/WHEEL": "Tag: py3-none-any\n"}
+GOOD = {
+    "handler.py": "def lambda_handler(e, c): pass\n",
+    "zappa_settings.py": "APP_MODULE='app.wsgi'\nAPP_FUNCTION='app'\n",
+    "app/__init__.py": "",
+    "app/wsgi.py": "app = None\n",
+    "build/demo.sqlite": b"SQLite format 3\0",
+    "orjson/orjson.cpython-312-x86_64-linux-gnu.so": elf(),
+    "orjson-3.13.0.dist-info/WHEEL": "Tag: cp312-cp312-manylinux_2_17_x86_64\nTag: cp312-cp312-manylinux2014_x86_64\n",
+    "cryptography-50.0.2.dist-info/WHEEL": "Tag: cp311-abi3-manylinux_2_34_x86_64\n",  # abi3 of 3.11, glibc 2.34
+    "markupsafe/_speedups.cpython-312-x86_64-linux-gnu.so": elf("2.34"),
+    "flask-3.1.3.dist-info/WHEEL": "Tag: py3-none-any\n",
+}
 
 
 def test_check_passes_a_good_package(tmp_path):
@@ -249,25 +275,28 @@ def test_check_passes_a_good_package(tmp_path):
     assert report["problems"] == [] and report["native_libraries"] == 2
 
 
-@pytest.mark.parametrize("extra, problem", [
-    ({"pytest/__init__.py": ""}, "pytest: test-only"),
-    ({"moto-5.2.1.dist-info/METADATA": ""}, "moto: test-only"),
-    ({"playwright/__init__.py": ""}, "playwright"),
-    ({"boto3/__init__.py": ""}, "boto3: comes with the Lambda runtime"),
-    ({"troposphere/__init__.py": ""}, "troposphere: test-only or build-only"),
-    ({"x/_rust.abi3.so": elf("2.35")}, "needs GLIBC_2.35; Amazon Linux 2023 has 2.34"),
-    ({"x/y.cpython-311-x86_64-linux-gnu.so": elf()}, "built for cpython-311"),
-    ({"x/y.cpython-313-x86_64-linux-gnu.so": elf()}, "built for cpython-313"),
-    ({"x/z.cpython-312-aarch64-linux-gnu.so": elf(machine=0xB7)}, "not built for x86_64"),
-    ({"cryptography-50.0.2.dist-info/WHEEL": "Tag: cp311-abi3-manylinux_2_39_x86_64\n"}, "do not run on"),
-    ({"orjson-3.13.0.dist-info/WHEEL": "Tag: cp311-cp311-manylinux_2_17_x86_64\n"}, "do not run on python3.12"),
-    ({"x-1.dist-info/WHEEL": "Tag: cp313-abi3-manylinux_2_17_x86_64\n"}, "do not run on"),
-    ({"x-1.dist-info/WHEEL": "Tag: cp312-cp312-musllinux_1_2_x86_64\n"}, "do not run on"),
-    ({"lab/__init__.py": "", "lab/endpoints.py": ""}, "lab/: the project's test and lab equipment"),
-    ({"tests/fake_oracle.py": ""}, "tests/: the project's test and lab equipment"),
-    ({"perf/__init__.py": "", "perf/results/load.json": "{}"}, "perf/: the project's test and lab equipment"),
-    ({"app/demo/__init__.py": ""}, "app/demo/: runs where the package is built"),
-])
+@pytest.mark.parametrize(
+    "extra, problem",
+    [
+        ({"pytest/__init__.py": ""}, "pytest: test-only"),
+        ({"moto-5.2.1.dist-info/METADATA": ""}, "moto: test-only"),
+        ({"playwright/__init__.py": ""}, "playwright"),
+        ({"boto3/__init__.py": ""}, "boto3: comes with the Lambda runtime"),
+        ({"troposphere/__init__.py": ""}, "troposphere: test-only or build-only"),
+        ({"x/_rust.abi3.so": elf("2.35")}, "needs GLIBC_2.35; Amazon Linux 2023 has 2.34"),
+        ({"x/y.cpython-311-x86_64-linux-gnu.so": elf()}, "built for cpython-311"),
+        ({"x/y.cpython-313-x86_64-linux-gnu.so": elf()}, "built for cpython-313"),
+        ({"x/z.cpython-312-aarch64-linux-gnu.so": elf(machine=0xB7)}, "not built for x86_64"),
+        ({"cryptography-50.0.2.dist-info/WHEEL": "Tag: cp311-abi3-manylinux_2_39_x86_64\n"}, "do not run on"),
+        ({"orjson-3.13.0.dist-info/WHEEL": "Tag: cp311-cp311-manylinux_2_17_x86_64\n"}, "do not run on python3.12"),
+        ({"x-1.dist-info/WHEEL": "Tag: cp313-abi3-manylinux_2_17_x86_64\n"}, "do not run on"),
+        ({"x-1.dist-info/WHEEL": "Tag: cp312-cp312-musllinux_1_2_x86_64\n"}, "do not run on"),
+        ({"lab/__init__.py": "", "lab/endpoints.py": ""}, "lab/: the project's test and lab equipment"),
+        ({"tests/fake_oracle.py": ""}, "tests/: the project's test and lab equipment"),
+        ({"perf/__init__.py": "", "perf/results/load.json": "{}"}, "perf/: the project's test and lab equipment"),
+        ({"app/demo/__init__.py": ""}, "app/demo/: runs where the package is built"),
+    ],
+)
 def test_check_finds_what_must_not_ship(tmp_path, extra, problem):
     report = lp.check(make_zip(tmp_path / "p.zip", {**GOOD, **extra}), "demo", STAGES["demo"])
     assert any(problem in p for p in report["problems"]), report["problems"]
@@ -275,8 +304,9 @@ def test_check_finds_what_must_not_ship(tmp_path, extra, problem):
 
 def test_check_knows_each_stage_needs(tmp_path):
     demo = {k: v for k, v in GOOD.items() if k != "build/demo.sqlite"}
-    assert any("embedded store" in p for p in lp.check(make_zip(tmp_path / "d.zip", demo), "demo",
-                                                         STAGES["demo"])["problems"])
+    assert any(
+        "embedded store" in p for p in lp.check(make_zip(tmp_path / "d.zip", demo), "demo", STAGES["demo"])["problems"]
+    )
     problems = lp.check(make_zip(tmp_path / "p.zip", GOOD), "prod", STAGES["prod"])["problems"]
     assert any("SQLite file ships" in p for p in problems) and any("oracledb missing" in p for p in problems)
 
@@ -286,13 +316,29 @@ def test_finish_compiles_hash_based_pyc(tmp_path):
     runtime's (cpython-312), hash-based."""
     python = lp.runtime_python()
     if python is None:
-        pytest.skip(f"no CPython {lp.RUNTIME_PYTHON} on this machine (set LAMBDA_PYTHON): the package's .pyc are "
-                    "compiled by the runtime's Python")
-    path = make_zip(tmp_path / "p.zip", {"app/__init__.py": "X = 1\n", "app/broken_template.py": "{{ not python",
-                                         "app/__pycache__/__init__.cpython-312.pyc": b"stale"})
-    done = subprocess.run([python, "-c", "import json, sys; from infra.lambda_package import finish; "
-                           f"print(json.dumps(finish({str(path)!r})))"], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120)
+        pytest.skip(
+            f"no CPython {lp.RUNTIME_PYTHON} on this machine (set LAMBDA_PYTHON): the package's .pyc are "
+            "compiled by the runtime's Python"
+        )
+    path = make_zip(
+        tmp_path / "p.zip",
+        {
+            "app/__init__.py": "X = 1\n",
+            "app/broken_template.py": "{{ not python",
+            "app/__pycache__/__init__.cpython-312.pyc": b"stale",
+        },
+    )
+    done = subprocess.run(
+        [
+            python,
+            "-c",
+            f"import json, sys; from infra.lambda_package import finish; print(json.dumps(finish({str(path)!r})))",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"compiled": 1, "not_compiled": 1}
     with zipfile.ZipFile(path) as z:
@@ -303,6 +349,7 @@ def test_finish_compiles_hash_based_pyc(tmp_path):
     assert struct.unpack("<I", pyc[4:8])[0] == 0b01, "hash-based, source not checked"
     assert re.search(rb"/var/task/app/__init__\.py", pyc)
     import importlib.util
+
     assert pyc[:4] != importlib.util.MAGIC_NUMBER or sys.version_info[:2] == lp.RUNTIME_PYTHON  # 3.12's magic
 
 

@@ -1,5 +1,6 @@
 """`/`: the page rendered from templates/index.html with the API's own limits, and, where the template is not
 shipped (Lambda), the API's address as before. The S3 copy of the page is tests/test_deploy.py's."""
+
 import re
 
 import pytest
@@ -57,7 +58,11 @@ def test_without_the_template_the_root_names_the_api(tmp_path, monkeypatch):
 @pytest.mark.parametrize("settings", [{}, {"max_series": 3, "max_points": 500, "max_range_days": 7.5}])
 def test_limits_follow_the_settings(settings, demo_store):
     s = Settings.from_env({}, targets={"demo": {"sqlite": str(demo_store[0])}}, **settings)
-    expected = {"max_series": s.max_series, "max_points": s.max_points, "max_range_days": s.max_range_days,
-                "max_compare_runs": MAX_COMPARE}
+    expected = {
+        "max_series": s.max_series,
+        "max_points": s.max_points,
+        "max_range_days": s.max_range_days,
+        "max_compare_runs": MAX_COMPARE,
+    }
     assert limits(s) == expected
     assert create_app(s).test_client().get("/api/v1/").get_json()["limits"] == expected  # API users see the same

@@ -1,13 +1,27 @@
 """Query parameters (app/api/params.py's docstring): what a boolean accepts, and where the length limit falls."""
+
 import pytest
 
 from app.api.params import SHOW_SQL, Param
 from app.errors import BadParameter
 
 
-@pytest.mark.parametrize("raw, value", [("1", True), ("true", True), ("TRUE", True), ("Yes", True), ("yes", True),
-                                        ("0", False), ("false", False), ("False", False), ("NO", False),
-                                        ("no", False), ("", False)])
+@pytest.mark.parametrize(
+    "raw, value",
+    [
+        ("1", True),
+        ("true", True),
+        ("TRUE", True),
+        ("Yes", True),
+        ("yes", True),
+        ("0", False),
+        ("false", False),
+        ("False", False),
+        ("NO", False),
+        ("no", False),
+        ("", False),
+    ],
+)
 def test_a_boolean_takes_1_0_true_false_yes_no_in_any_case(raw, value):
     assert SHOW_SQL.parse(raw) is value
 

@@ -1,6 +1,7 @@
 """Plans, time by plan line and binds of a statement (docs/awr-rules.md §26), against the store's own rows read with
 sqlite3 (not through the app's statements), and the demo's plan regression as a DBA sees it: the bad plan's full
 scan where the good plan had an index, its time on that line, its buffer gets per execution."""
+
 import csv
 import difflib
 import io
@@ -10,9 +11,11 @@ import pytest
 from conftest import assert_error
 
 ASH = "dba_hist_active_sess_history"
-PLAN_SQL = ("SELECT plan_hash_value, id, parent_id, depth, operation, options, object_name, cost, cardinality, "
-            "access_predicates, filter_predicates FROM dba_hist_sql_plan WHERE dbid = ? AND sql_id = ? "
-            "ORDER BY plan_hash_value, id")
+PLAN_SQL = (
+    "SELECT plan_hash_value, id, parent_id, depth, operation, options, object_name, cost, cardinality, "
+    "access_predicates, filter_predicates FROM dba_hist_sql_plan WHERE dbid = ? AND sql_id = ? "
+    "ORDER BY plan_hash_value, id"
+)
 
 
 def ok(api, url):
@@ -42,9 +45,21 @@ def test_every_plan_of_the_statement_with_its_lines_in_order(api, sql3, rac, reg
     assert [p["plan_hash_value"] for p in body["plans"]] == sorted({r[0] for r in rows})
     for plan in body["plans"]:
         mine = [r for r in rows if r[0] == plan["plan_hash_value"]]
-        assert [(line["id"], line["parent_id"], line["depth"], line["operation"], line["options"], line["object_name"],
-                 line["cost"], line["cardinality"], line["access_predicates"], line["filter_predicates"])
-                for line in plan["lines"]] == [r[1:] for r in mine]
+        assert [
+            (
+                line["id"],
+                line["parent_id"],
+                line["depth"],
+                line["operation"],
+                line["options"],
+                line["object_name"],
+                line["cost"],
+                line["cardinality"],
+                line["access_predicates"],
+                line["filter_predicates"],
+            )
+            for line in plan["lines"]
+        ] == [r[1:] for r in mine]
         ids = [line["id"] for line in plan["lines"]]
         assert ids == list(range(len(ids)))
         for line in plan["lines"][1:]:  # a child is one deeper than its parent, and comes after it
@@ -54,8 +69,14 @@ def test_every_plan_of_the_statement_with_its_lines_in_order(api, sql3, rac, reg
 
 def test_the_regression_turns_an_index_range_scan_into_a_full_scan(api, sql3, rac, reg):
     """The good plan reads ORDER_LINES by its index in nested loops; the bad one full scans it into a hash join."""
-    lines = {phv: [(op, opt, obj) for p, _, _, _, op, opt, obj, *_ in sql3.execute(PLAN_SQL, (
-        rac["dbid"], reg["sql_id"])).fetchall() if p == phv] for phv in (reg["good_plan"], reg["bad_plan"])}
+    lines = {
+        phv: [
+            (op, opt, obj)
+            for p, _, _, _, op, opt, obj, *_ in sql3.execute(PLAN_SQL, (rac["dbid"], reg["sql_id"])).fetchall()
+            if p == phv
+        ]
+        for phv in (reg["good_plan"], reg["bad_plan"])
+    }
     good, bad = lines[reg["good_plan"]], lines[reg["bad_plan"]]
     assert ("INDEX", "RANGE SCAN", "ORDER_LINES_ORDER_IX") in good and ("NESTED LOOPS", None, None) in good
     assert ("TABLE ACCESS", "FULL", "ORDER_LINES") in bad and ("HASH JOIN", None, None) in bad
@@ -92,9 +113,12 @@ def test_the_diff_marks_the_full_scan_and_keeps_the_same_lines(api, sql3, rac, r
 def test_time_by_plan_line_is_the_statements_samples_grouped_by_line(api, sql3, rac, reg):
     lo, hi = reg["begin_snap"], reg["begin_snap"] + 12
     body = ok(api, f"{_base(rac, reg)}/plans?begin_snap={lo}&end_snap={hi}")
-    rows = sql3.execute(f"SELECT sql_plan_hash_value, sql_plan_line_id, count(*), sum(session_state = 'ON CPU') "
-                        f"FROM {ASH} WHERE dbid = ? AND snap_id > ? AND snap_id <= ? AND sql_id = ? "
-                        f"GROUP BY 1, 2", (rac["dbid"], lo, hi, reg["sql_id"])).fetchall()
+    rows = sql3.execute(
+        f"SELECT sql_plan_hash_value, sql_plan_line_id, count(*), sum(session_state = 'ON CPU') "
+        f"FROM {ASH} WHERE dbid = ? AND snap_id > ? AND snap_id <= ? AND sql_id = ? "
+        f"GROUP BY 1, 2",
+        (rac["dbid"], lo, hi, reg["sql_id"]),
+    ).fetchall()
     total = sum(r[2] for r in rows)
     assert body["total_samples"] == total > 100
     expected = {(p, line): (n, cpu) for p, line, n, cpu in rows}
@@ -118,43 +142,67 @@ def test_time_by_plan_line_is_the_statements_samples_grouped_by_line(api, sql3, 
 
 def test_every_ash_sample_of_a_statement_sits_on_a_line_of_its_plan(sql3, rac):
     """The demo's plan line ids are its plans' (a PL/SQL block, with no plan, has none)."""
-    lines = set(sql3.execute("SELECT sql_id, plan_hash_value, id, operation, coalesce(options, '') "
-                             "FROM dba_hist_sql_plan WHERE dbid = ?", (rac["dbid"],)).fetchall())
-    sampled = sql3.execute(f"SELECT DISTINCT sql_id, sql_plan_hash_value, sql_plan_line_id, sql_plan_operation, "
-                           f"coalesce(sql_plan_options, '') FROM {ASH} WHERE dbid = ? AND snap_id > ? AND "
-                           f"sql_plan_line_id IS NOT NULL", (rac["dbid"], rac["snapshots"]["last_snap"] - 48)
-                           ).fetchall()
+    lines = set(
+        sql3.execute(
+            "SELECT sql_id, plan_hash_value, id, operation, coalesce(options, '') "
+            "FROM dba_hist_sql_plan WHERE dbid = ?",
+            (rac["dbid"],),
+        ).fetchall()
+    )
+    sampled = sql3.execute(
+        f"SELECT DISTINCT sql_id, sql_plan_hash_value, sql_plan_line_id, sql_plan_operation, "
+        f"coalesce(sql_plan_options, '') FROM {ASH} WHERE dbid = ? AND snap_id > ? AND "
+        f"sql_plan_line_id IS NOT NULL",
+        (rac["dbid"], rac["snapshots"]["last_snap"] - 48),
+    ).fetchall()
     assert sampled and set(sampled) <= lines
 
 
 def test_buffer_gets_per_execution_follow_the_plan(sql3, rac, reg):
     """SQLSTAT's gets per execution: the full scan plan reads far more than the index plan."""
-    per = dict(sql3.execute("SELECT plan_hash_value, sum(buffer_gets_delta) * 1.0 / sum(executions_delta) FROM "
-                            "dba_hist_sqlstat WHERE dbid = ? AND sql_id = ? GROUP BY 1",
-                            (rac["dbid"], reg["sql_id"])).fetchall())
+    per = dict(
+        sql3.execute(
+            "SELECT plan_hash_value, sum(buffer_gets_delta) * 1.0 / sum(executions_delta) FROM "
+            "dba_hist_sqlstat WHERE dbid = ? AND sql_id = ? GROUP BY 1",
+            (rac["dbid"], reg["sql_id"]),
+        ).fetchall()
+    )
     assert per[reg["bad_plan"]] > 100 * per[reg["good_plan"]]
 
 
 def test_every_demo_statement_but_plsql_has_a_plan(sql3, summary):
     for db in summary.values():
         texts = dict(sql3.execute("SELECT sql_id, sql_text FROM dba_hist_sqltext WHERE dbid = ?", (db["dbid"],)))
-        planned = {s for (s,) in sql3.execute("SELECT DISTINCT sql_id FROM dba_hist_sql_plan WHERE dbid = ?",
-                                               (db["dbid"],))}
+        planned = {
+            s for (s,) in sql3.execute("SELECT DISTINCT sql_id FROM dba_hist_sql_plan WHERE dbid = ?", (db["dbid"],))
+        }
         assert {s for s, t in texts.items() if not t.startswith("BEGIN")} == planned
-        used = sql3.execute("SELECT DISTINCT s.sql_id, s.plan_hash_value FROM dba_hist_sqlstat s WHERE s.dbid = ? "
-                            "AND NOT EXISTS (SELECT 1 FROM dba_hist_sql_plan p WHERE p.dbid = s.dbid AND p.sql_id = "
-                            "s.sql_id AND p.plan_hash_value = s.plan_hash_value)", (db["dbid"],)).fetchall()
+        used = sql3.execute(
+            "SELECT DISTINCT s.sql_id, s.plan_hash_value FROM dba_hist_sqlstat s WHERE s.dbid = ? "
+            "AND NOT EXISTS (SELECT 1 FROM dba_hist_sql_plan p WHERE p.dbid = s.dbid AND p.sql_id = "
+            "s.sql_id AND p.plan_hash_value = s.plan_hash_value)",
+            (db["dbid"],),
+        ).fetchall()
         assert all(texts[s].startswith("BEGIN") for s, _ in used)
 
 
 def test_binds_are_the_captured_values_of_the_range_as_text(api, sql3, rac, reg):
     lo, hi = rac["snapshots"]["last_snap"] - 10, rac["snapshots"]["last_snap"]
     body = ok(api, f"{_base(rac, reg)}/binds?begin_snap={lo}&end_snap={hi}")
-    rows = sql3.execute("SELECT snap_id, instance_number, position, name, datatype_string, value_string "
-                        "FROM dba_hist_sqlbind WHERE dbid = ? AND sql_id = ? AND snap_id > ? AND snap_id <= ? "
-                        "ORDER BY 1, 2, 3", (rac["dbid"], reg["sql_id"], lo, hi)).fetchall()
-    assert rows and [(r["snap_id"], r["instance_number"], r["position"], r["name"], r["datatype"], r["value"])
-                     for r in body["rows"]] == rows
+    rows = sql3.execute(
+        "SELECT snap_id, instance_number, position, name, datatype_string, value_string "
+        "FROM dba_hist_sqlbind WHERE dbid = ? AND sql_id = ? AND snap_id > ? AND snap_id <= ? "
+        "ORDER BY 1, 2, 3",
+        (rac["dbid"], reg["sql_id"], lo, hi),
+    ).fetchall()
+    assert (
+        rows
+        and [
+            (r["snap_id"], r["instance_number"], r["position"], r["name"], r["datatype"], r["value"])
+            for r in body["rows"]
+        ]
+        == rows
+    )
     assert all(isinstance(r["value"], str) for r in body["rows"])
     text = api.get(f"{_base(rac, reg)}/binds?begin_snap={lo}&end_snap={hi}&format=csv").get_data(as_text=True)
     assert [r["value"] for r in csv.DictReader(io.StringIO(text))] == [r[5] for r in rows]
@@ -163,7 +211,7 @@ def test_binds_are_the_captured_values_of_the_range_as_text(api, sql3, rac, reg)
 def test_bind_values_look_as_oracle_shows_them(sql3):
     kinds = dict(sql3.execute("SELECT datatype_string, max(value_string) FROM dba_hist_sqlbind GROUP BY 1"))
     assert set(kinds) >= {"NUMBER", "DATE", "VARCHAR2(32)"}
-    for value, in sql3.execute("SELECT DISTINCT value_string FROM dba_hist_sqlbind WHERE datatype_string = 'DATE'"):
+    for (value,) in sql3.execute("SELECT DISTINCT value_string FROM dba_hist_sqlbind WHERE datatype_string = 'DATE'"):
         assert re.fullmatch(r"\d\d/\d\d/\d{4} \d\d:\d\d:\d\d", value)  # MM/DD/YYYY HH24:MI:SS
     hostile = sql3.execute("SELECT count(*) FROM dba_hist_sqlbind WHERE value_string LIKE '<img%'").fetchone()[0]
     assert hostile > 0
@@ -178,11 +226,21 @@ def test_a_plan_hash_value_that_is_not_there_is_404_naming_the_plans(api, rac, r
     assert [p["plan_hash_value"] for p in one["plans"]] == [reg["bad_plan"]]
 
 
-@pytest.mark.parametrize("query, parameter", [
-    ("/plans?plan_hash_value=abc", "plan_hash_value"), ("/plans?plan_hash_value=-1", "plan_hash_value"),
-    ("/plans?plan_hash_value=99999999999", "plan_hash_value"), ("/plans?phv=1", "phv"),
-    ("/plans/diff", "a"), ("/plans/diff?a=1", "b"), ("/plans/diff?a=x&b=1", "a"), ("/binds?from=yesterday", "from"),
-    ("/binds?begin_snap=1&from=2026-11-01", "from"), ("/plans?format=xml", "format")])
+@pytest.mark.parametrize(
+    "query, parameter",
+    [
+        ("/plans?plan_hash_value=abc", "plan_hash_value"),
+        ("/plans?plan_hash_value=-1", "plan_hash_value"),
+        ("/plans?plan_hash_value=99999999999", "plan_hash_value"),
+        ("/plans?phv=1", "phv"),
+        ("/plans/diff", "a"),
+        ("/plans/diff?a=1", "b"),
+        ("/plans/diff?a=x&b=1", "a"),
+        ("/binds?from=yesterday", "from"),
+        ("/binds?begin_snap=1&from=2026-11-01", "from"),
+        ("/plans?format=xml", "format"),
+    ],
+)
 def test_bad_input_is_400_naming_the_parameter(api, rac, reg, query, parameter):
     assert_error(api.get(_base(rac, reg) + query), 400, parameter)
 
@@ -194,8 +252,9 @@ def test_unknown_statement_is_404_and_a_malformed_sql_id_400(api, rac):
 
 
 def test_a_plsql_block_has_no_plan_and_says_why(api, sql3, rac):
-    sql_id = sql3.execute("SELECT sql_id FROM dba_hist_sqltext WHERE dbid = ? AND sql_text LIKE 'BEGIN%'",
-                          (rac["dbid"],)).fetchone()[0]
+    sql_id = sql3.execute(
+        "SELECT sql_id FROM dba_hist_sqltext WHERE dbid = ? AND sql_text LIKE 'BEGIN%'", (rac["dbid"],)
+    ).fetchone()[0]
     body = ok(api, f"/api/v1/dbs/{rac['id']}/sql/{sql_id}/plans")
     assert body["plans"] == [] and "PL/SQL" in body["reason"]
 
@@ -210,7 +269,10 @@ def test_the_plans_csv_is_one_row_per_line(api, rac, reg):
 
 
 def test_openapi_describes_the_three_endpoints(doc):
-    for path in ("/api/v1/dbs/{db}/sql/{sql_id}/plans", "/api/v1/dbs/{db}/sql/{sql_id}/plans/diff",
-                 "/api/v1/dbs/{db}/sql/{sql_id}/binds"):
+    for path in (
+        "/api/v1/dbs/{db}/sql/{sql_id}/plans",
+        "/api/v1/dbs/{db}/sql/{sql_id}/plans/diff",
+        "/api/v1/dbs/{db}/sql/{sql_id}/binds",
+    ):
         op = doc["paths"][path]["get"]
         assert "text/csv" in op["responses"]["200"]["content"] and "404" in op["responses"]

@@ -1,6 +1,7 @@
 """The two commands on a fresh machine stop with one line naming what is missing (scripts/preflight.sh, README
 "Before the two commands"), instead of a stack trace from pip, npm or apt. The tools are the machine's own; a
 missing one is left out of PATH."""
+
 import os
 import shutil
 import subprocess
@@ -21,16 +22,23 @@ def _run(tmp_path, leave_out, target="preflight-run"):
         found = str(Path(sys.base_prefix, "bin", "python3").resolve()) if tool == "python3" else shutil.which(tool)
         if found and tool not in leave_out:
             (bin_dir / tool).symlink_to(found)
-    return subprocess.run([shutil.which("make"), "-s", target], cwd=ROOT, capture_output=True, text=True,
-                          env={**os.environ, "PATH": str(bin_dir)}, timeout=60)
+    return subprocess.run(
+        [shutil.which("make"), "-s", target],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PATH": str(bin_dir)},
+        timeout=60,
+    )
 
 
 def test_a_machine_with_every_tool_passes(tmp_path):
     assert _run(tmp_path, ()).returncode == 0
 
 
-@pytest.mark.parametrize("missing,named", [("python3", "Python 3.11 or newer"), ("node", "Node.js 18 or newer"),
-                                           ("npm", "npm 9 or newer")])
+@pytest.mark.parametrize(
+    "missing,named", [("python3", "Python 3.11 or newer"), ("node", "Node.js 18 or newer"), ("npm", "npm 9 or newer")]
+)
 def test_a_missing_tool_is_one_line_naming_it(tmp_path, missing, named):
     done = _run(tmp_path, (missing,))
     assert done.returncode != 0

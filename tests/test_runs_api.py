@@ -5,6 +5,7 @@ the OpenAPI document.
 
 Reads use the session's demo store (never written here); uploads go to a store of each test's own.
 """
+
 import csv
 import io
 import json
@@ -20,12 +21,25 @@ from app.settings import Settings
 
 KEY = "runs-key-with-enough-length-0123"
 PUBLIC, PRIVATE = "httpd-freebsd-vs-linux", "async-io-fix-orcl"
-DEMO_SLUGS = {"cpu-consistency-c4-4xlarge", "ebs-5x-gp2-burst", "ebs-io1-gp2-io-size-model",
-              "client-hang-rds-failover", PRIVATE, PUBLIC}
+DEMO_SLUGS = {
+    "cpu-consistency-c4-4xlarge",
+    "ebs-5x-gp2-burst",
+    "ebs-io1-gp2-io-size-model",
+    "client-hang-rds-failover",
+    PRIVATE,
+    PUBLIC,
+}
 WITH_KEY = {"X-API-Key": KEY}
-RUN = {"slug": "lab-run", "title": "Lab run", "kind": "other",
-       "measurements": [{"series": "a", "x": 1, "y": 2.5, "unit": "s"}, {"series": "a", "x": 2, "y": 3.5, "unit": "s"},
-                        {"series": "b", "x": 1, "y": 4.0, "unit": "s", "extra": {"k": "v"}}]}
+RUN = {
+    "slug": "lab-run",
+    "title": "Lab run",
+    "kind": "other",
+    "measurements": [
+        {"series": "a", "x": 1, "y": 2.5, "unit": "s"},
+        {"series": "a", "x": 2, "y": 3.5, "unit": "s"},
+        {"series": "b", "x": 1, "y": 4.0, "unit": "s", "extra": {"k": "v"}},
+    ],
+}
 
 
 def body(resp, status=200):
@@ -48,8 +62,11 @@ def open_api(app):
 def keyed(demo_store, monkeypatch):
     """The demo store behind a configured key."""
     monkeypatch.setenv("AWRLENS_RUNS_TEST_KEY", KEY)
-    return create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(demo_store[0])}},
-                                        api_key_secret="env:AWRLENS_RUNS_TEST_KEY")).test_client()
+    return create_app(
+        Settings.from_env(
+            {}, targets={"demo": {"sqlite": str(demo_store[0])}}, api_key_secret="env:AWRLENS_RUNS_TEST_KEY"
+        )
+    ).test_client()
 
 
 @pytest.fixture()
@@ -58,16 +75,20 @@ def lab(tmp_path, monkeypatch):
     monkeypatch.setenv("AWRLENS_RUNS_TEST_KEY", KEY)
     path = tmp_path / "lab.sqlite"
     sqlite3.connect(path).close()
-    app = create_app(Settings.from_env({}, targets={"lab": {"sqlite": str(path)}},
-                                       api_key_secret="env:AWRLENS_RUNS_TEST_KEY"))
+    app = create_app(
+        Settings.from_env({}, targets={"lab": {"sqlite": str(path)}}, api_key_secret="env:AWRLENS_RUNS_TEST_KEY")
+    )
     return app.test_client(), path
 
 
 def stored(path):
     con = sqlite3.connect(path)
     try:
-        return dict(con.execute("select r.slug, (select count(*) from bench_measurement m where m.run_id = r.run_id)"
-                                " from bench_run r"))
+        return dict(
+            con.execute(
+                "select r.slug, (select count(*) from bench_measurement m where m.run_id = r.run_id) from bench_run r"
+            )
+        )
     except sqlite3.OperationalError:
         return {}
     finally:
@@ -75,6 +96,7 @@ def stored(path):
 
 
 # -- the demo runs ----------------------------------------------------------------------------------------------
+
 
 def test_the_demo_store_holds_the_field_runs(open_api, stories):
     listed = body(open_api.get("/api/v1/benchmarks"))
@@ -117,15 +139,25 @@ def test_the_real_figures_are_there(open_api):
     assert sorted(r["y"] for r in fix if r["x"] == "transactions/s") == [101, 136]
     assert sorted(r["y"] for r in fix if r["x"] == "response time") == [70, 90]
     httpd = body(open_api.get(f"/api/v1/benchmarks/{PUBLIC}"))["rows"]
-    assert {(r["series"], r["y"]) for r in httpd if r["x"] == "requests/s"} == {("Oracle Linux 8.4", 8800),
-                                                                                ("FreeBSD 13.0", 10300)}
+    assert {(r["series"], r["y"]) for r in httpd if r["x"] == "requests/s"} == {
+        ("Oracle Linux 8.4", 8800),
+        ("FreeBSD 13.0", 10300),
+    }
 
 
 def test_the_awr_window_of_the_async_io_run_is_a_range_the_history_api_answers(open_api, stories):
     run = body(open_api.get(f"/api/v1/benchmarks/{PRIVATE}"))["run"]
-    series = body(open_api.get(f"/api/v1/dbs/{run['awr_db']}/series", query_string={
-        "name": "derived:tps", "begin_snap": run["awr_begin_snap"], "end_snap": run["awr_end_snap"],
-        "max_points": 0}))
+    series = body(
+        open_api.get(
+            f"/api/v1/dbs/{run['awr_db']}/series",
+            query_string={
+                "name": "derived:tps",
+                "begin_snap": run["awr_begin_snap"],
+                "end_snap": run["awr_end_snap"],
+                "max_points": 0,
+            },
+        )
+    )
     restart = stories["async_io_fix"]["startup_time"]
     points = [(t, v) for t, v in series["series"][0]["points"] if v is not None]
     before = [v for t, v in points if t < restart]
@@ -139,6 +171,7 @@ def test_demo_runs_are_deterministic(stories):
 
 
 # -- visibility ---------------------------------------------------------------------------------------------------
+
 
 def test_without_a_key_only_public_runs_are_seen(keyed):
     listed = body(keyed.get("/api/v1/benchmarks"))
@@ -182,8 +215,10 @@ def test_a_private_answer_is_never_served_to_someone_without_the_key(keyed):
     full = body(keyed.get("/api/v1/benchmarks", headers=WITH_KEY))
     assert PRIVATE not in {r["slug"] for r in body(keyed.get("/api/v1/benchmarks"))["rows"]}
     assert PRIVATE in {r["slug"] for r in full["rows"]}
-    again = keyed.get(f"/api/v1/benchmarks/{PUBLIC}", headers={"If-None-Match": keyed.get(
-        f"/api/v1/benchmarks/{PUBLIC}").headers["ETag"]})
+    again = keyed.get(
+        f"/api/v1/benchmarks/{PUBLIC}",
+        headers={"If-None-Match": keyed.get(f"/api/v1/benchmarks/{PUBLIC}").headers["ETag"]},
+    )
     assert again.status_code == 304
 
 
@@ -195,6 +230,7 @@ def test_without_a_configured_key_everything_is_open_but_uploads_are_refused(ope
 
 # -- CSV and compare -------------------------------------------------------------------------------------------
 
+
 def test_csv_of_the_list_a_run_and_a_comparison(open_api):
     listed = csv_rows(open_api.get("/api/v1/benchmarks", query_string={"format": "csv"}))
     assert {r["slug"] for r in listed} == DEMO_SLUGS
@@ -202,8 +238,12 @@ def test_csv_of_the_list_a_run_and_a_comparison(open_api):
     rows = csv_rows(open_api.get("/api/v1/benchmarks/cpu-consistency-c4-4xlarge", query_string={"format": "csv"}))
     assert len(rows) == len(run["rows"]) and list(rows[0]) == ["seq", "series", "x", "y", "unit", "session", "repeat"]
     assert [float(r["y"]) for r in rows] == [r["y"] for r in run["rows"]]
-    compared = csv_rows(open_api.get("/api/v1/benchmarks/compare", query_string={
-        "runs": ["ebs-5x-gp2-burst", "ebs-io1-gp2-io-size-model"], "format": "csv"}))
+    compared = csv_rows(
+        open_api.get(
+            "/api/v1/benchmarks/compare",
+            query_string={"runs": ["ebs-5x-gp2-burst", "ebs-io1-gp2-io-size-model"], "format": "csv"},
+        )
+    )
     assert {r["run"] for r in compared} == {"ebs-5x-gp2-burst", "ebs-io1-gp2-io-size-model"}
     assert list(compared[0])[:6] == ["run", "seq", "series", "x", "y", "unit"]
 
@@ -213,28 +253,31 @@ def test_a_runs_csv_imports_again_as_the_same_measurements(open_api):
     text = open_api.get(f"/api/v1/benchmarks/{PUBLIC}", query_string={"format": "csv"}).get_data(as_text=True)
     document, _ = read_csv(text)
     assert [(m["series"], m["x"], m["y"], m.get("unit")) for m in document["measurements"]] == [
-        (r["series"], r["x"], r["y"], r["unit"]) for r in original["rows"]]
+        (r["series"], r["x"], r["y"], r["unit"]) for r in original["rows"]
+    ]
 
 
 def test_compare_runs_in_the_order_given(open_api):
-    got = body(open_api.get("/api/v1/benchmarks/compare", query_string={"runs": [PUBLIC, "ebs-5x-gp2-burst",
-                                                                                 PUBLIC]}))
+    got = body(open_api.get("/api/v1/benchmarks/compare", query_string={"runs": [PUBLIC, "ebs-5x-gp2-burst", PUBLIC]}))
     assert [r["slug"] for r in got["runs"]] == [PUBLIC, "ebs-5x-gp2-burst"]
     assert got["columns"][0] == "run" and {r["run"] for r in got["rows"]} == {PUBLIC, "ebs-5x-gp2-burst"}
 
 
-@pytest.mark.parametrize("path, query, status, parameter", [
-    ("/api/v1/benchmarks/compare", {}, 400, "runs"),
-    ("/api/v1/benchmarks/compare", {"runs": [f"r{i}" for i in range(9)]}, 400, "runs"),
-    ("/api/v1/benchmarks/compare", {"runs": [PUBLIC, "no-such-run"]}, 404, "runs"),
-    ("/api/v1/benchmarks/compare", {"runs": "Bad Slug"}, 400, "runs"),
-    ("/api/v1/benchmarks/no-such-run", {}, 404, "slug"),
-    ("/api/v1/benchmarks/" + "x" * 81, {}, 400, "slug"),
-    ("/api/v1/benchmarks/UPPER", {}, 400, "slug"),
-    ("/api/v1/benchmarks", {"kind": "speed"}, 400, "kind"),
-    ("/api/v1/benchmarks", {"format": "xml"}, 400, "format"),
-    ("/api/v1/benchmarks", {"frm": "x"}, 400, "frm"),
-])
+@pytest.mark.parametrize(
+    "path, query, status, parameter",
+    [
+        ("/api/v1/benchmarks/compare", {}, 400, "runs"),
+        ("/api/v1/benchmarks/compare", {"runs": [f"r{i}" for i in range(9)]}, 400, "runs"),
+        ("/api/v1/benchmarks/compare", {"runs": [PUBLIC, "no-such-run"]}, 404, "runs"),
+        ("/api/v1/benchmarks/compare", {"runs": "Bad Slug"}, 400, "runs"),
+        ("/api/v1/benchmarks/no-such-run", {}, 404, "slug"),
+        ("/api/v1/benchmarks/" + "x" * 81, {}, 400, "slug"),
+        ("/api/v1/benchmarks/UPPER", {}, 400, "slug"),
+        ("/api/v1/benchmarks", {"kind": "speed"}, 400, "kind"),
+        ("/api/v1/benchmarks", {"format": "xml"}, 400, "format"),
+        ("/api/v1/benchmarks", {"frm": "x"}, 400, "frm"),
+    ],
+)
 def test_errors_have_the_one_shape(open_api, path, query, status, parameter):
     assert_error(open_api.get(path, query_string=query), status, parameter)
 
@@ -245,6 +288,7 @@ def test_kind_filter(open_api):
 
 
 # -- uploads ------------------------------------------------------------------------------------------------------
+
 
 def test_upload_then_read_back(lab):
     client, path = lab
@@ -264,9 +308,16 @@ def _nested(levels: int) -> str:
     return '{"deep": ' + '{"a": [' * wraps + "1" + "]}" * wraps + "}"
 
 
-@pytest.mark.parametrize("where, levels, parameter", [
-    ("parameters", 33, "parameters"), ("parameters", 300, "parameters"), ("parameters", 1000, "parameters"),
-    ("extra", 40, "measurements[2].extra"), ("extra", 900, "measurements[2].extra")])  # rows count from 1
+@pytest.mark.parametrize(
+    "where, levels, parameter",
+    [
+        ("parameters", 33, "parameters"),
+        ("parameters", 300, "parameters"),
+        ("parameters", 1000, "parameters"),
+        ("extra", 40, "measurements[2].extra"),
+        ("extra", 900, "measurements[2].extra"),
+    ],
+)  # rows count from 1
 def test_what_could_not_be_read_back_is_refused_at_the_door(lab, where, levels, parameter):
     """Nesting that orjson cannot write back (254 levels) or the standard library cannot even dump (about 1,000)
     answered 500 for ever after, or at upload: refused with a 400 naming the field, nothing stored."""
@@ -277,8 +328,11 @@ def test_what_could_not_be_read_back_is_refused_at_the_door(lab, where, levels, 
     else:
         doc["measurements"][1]["extra"] = "DEEP"
     text = json.dumps(doc).replace('"DEEP"', _nested(levels))
-    err = assert_error(client.post("/api/v1/benchmarks", data=text.encode(), content_type="application/json",
-                                   headers=WITH_KEY), 400, parameter)
+    err = assert_error(
+        client.post("/api/v1/benchmarks", data=text.encode(), content_type="application/json", headers=WITH_KEY),
+        400,
+        parameter,
+    )
     assert "levels deep" in err["message"] and stored(path) == {}
 
 
@@ -292,8 +346,12 @@ def test_the_deepest_accepted_upload_reads_back(lab):
 
 def test_an_upload_with_a_byte_order_mark_is_read(lab):
     client, path = lab
-    resp = client.post("/api/v1/benchmarks", data=b"\xef\xbb\xbf" + json.dumps(RUN).encode(),
-                       content_type="application/json", headers=WITH_KEY)
+    resp = client.post(
+        "/api/v1/benchmarks",
+        data=b"\xef\xbb\xbf" + json.dumps(RUN).encode(),
+        content_type="application/json",
+        headers=WITH_KEY,
+    )
     assert body(resp, 201)["slug"] == "lab-run" and stored(path) == {"lab-run": 3}
 
 
@@ -304,14 +362,23 @@ def test_upload_needs_the_key(lab):
     assert stored(path) == {}
 
 
-@pytest.mark.parametrize("change, parameter, words", [
-    ({"measurements": [*RUN["measurements"][:2], {"series": "b", "x": 1, "y": "4,0"}]}, "measurements[3].y",
-     ["row 3", "field y"]),
-    ({"measurements": [RUN["measurements"][0], {"series": "", "x": 2, "y": 1}]}, "measurements[2].series",
-     ["row 2", "field series"]),
-    ({"slug": "Lab Run"}, "slug", ["malformed"]),
-    ({"awr": {"target": "elsewhere", "dbid": 1, "begin_snap": 1, "end_snap": 2}}, "awr.target", ["lab"]),
-])
+@pytest.mark.parametrize(
+    "change, parameter, words",
+    [
+        (
+            {"measurements": [*RUN["measurements"][:2], {"series": "b", "x": 1, "y": "4,0"}]},
+            "measurements[3].y",
+            ["row 3", "field y"],
+        ),
+        (
+            {"measurements": [RUN["measurements"][0], {"series": "", "x": 2, "y": 1}]},
+            "measurements[2].series",
+            ["row 2", "field series"],
+        ),
+        ({"slug": "Lab Run"}, "slug", ["malformed"]),
+        ({"awr": {"target": "elsewhere", "dbid": 1, "begin_snap": 1, "end_snap": 2}}, "awr.target", ["lab"]),
+    ],
+)
 def test_a_bad_upload_names_row_and_field_and_stores_nothing(lab, change, parameter, words):
     client, path = lab
     err = assert_error(client.post("/api/v1/benchmarks", json={**RUN, **change}, headers=WITH_KEY), 400, parameter)
@@ -319,12 +386,14 @@ def test_a_bad_upload_names_row_and_field_and_stores_nothing(lab, change, parame
     assert stored(path) == {}
 
 
-@pytest.mark.parametrize("data", [b"{", b"[]", b"", b"null", "{\"slug\": \"\u00e9\"}".encode("latin-1"),
-                                  b'{"slug": "x", "y": NaN}'])
+@pytest.mark.parametrize(
+    "data", [b"{", b"[]", b"", b"null", "{\"slug\": \"\u00e9\"}".encode("latin-1"), b'{"slug": "x", "y": NaN}']
+)
 def test_a_body_that_is_not_a_run_is_a_400(lab, data):
     client, path = lab
-    err = assert_error(client.post("/api/v1/benchmarks", data=data, headers={**WITH_KEY,
-                                                                           "Content-Type": "application/json"}), 400)
+    err = assert_error(
+        client.post("/api/v1/benchmarks", data=data, headers={**WITH_KEY, "Content-Type": "application/json"}), 400
+    )
     assert err["message"]
     assert stored(path) == {}
 
@@ -332,13 +401,11 @@ def test_a_body_that_is_not_a_run_is_a_400(lab, data):
 def test_slug_conflict_then_explicit_replace(lab):
     client, path = lab
     body(client.post("/api/v1/benchmarks", json=RUN, headers=WITH_KEY), 201)
-    err = assert_error(client.post("/api/v1/benchmarks", json={**RUN, "title": "Other"}, headers=WITH_KEY), 409,
-                       "slug")
+    err = assert_error(client.post("/api/v1/benchmarks", json={**RUN, "title": "Other"}, headers=WITH_KEY), 409, "slug")
     assert "replace" in err["message"]
     assert body(client.get("/api/v1/benchmarks/lab-run"))["run"]["title"] == "Lab run"
     smaller = {**RUN, "title": "Second", "measurements": RUN["measurements"][:1]}
-    saved = body(client.post("/api/v1/benchmarks", json=smaller, headers=WITH_KEY,
-                             query_string={"replace": "1"}), 200)
+    saved = body(client.post("/api/v1/benchmarks", json=smaller, headers=WITH_KEY, query_string={"replace": "1"}), 200)
     assert saved["replaced"] is True and stored(path) == {"lab-run": 1}
     assert body(client.get("/api/v1/benchmarks/lab-run"))["run"]["title"] == "Second"
 
@@ -348,8 +415,9 @@ def test_an_oversized_upload_is_413_before_anything_is_written(lab):
     rows = [{"series": "s", "x": i, "y": 1.0, "unit": "s"} for i in range(40_000)]
     data = json.dumps({**RUN, "measurements": rows}).encode()
     assert len(data) > MAX_BODY
-    assert_error(client.post("/api/v1/benchmarks", data=data, headers={**WITH_KEY,
-                                                                      "Content-Type": "application/json"}), 413)
+    assert_error(
+        client.post("/api/v1/benchmarks", data=data, headers={**WITH_KEY, "Content-Type": "application/json"}), 413
+    )
     con = sqlite3.connect(path)
     tables = con.execute("select count(*) from sqlite_master").fetchone()[0]
     con.close()
@@ -375,17 +443,22 @@ def test_cors_on_benchmark_answers_and_errors(open_api):
 
 # -- where runs are stored -----------------------------------------------------------------------------------------
 
+
 def test_the_api_the_cli_and_the_demo_store_runs_where_app_runs_where_says(tmp_path, monkeypatch, stories):
     """One rule (app.runs.where): the first configured target's store holds the runs, for an upload through the
     API and for `flask runs ...`; with no targets that is the embedded store, the alias the demo build's runs use."""
     from app.runs import where
     from app.settings import EMBEDDED
+
     monkeypatch.setenv("AWRLENS_RUNS_TEST_KEY", KEY)
     paths = {alias: tmp_path / f"{alias}.sqlite" for alias in ("first", "second")}
     for path in paths.values():
         sqlite3.connect(path).close()
-    app = create_app(Settings.from_env({}, targets={a: {"sqlite": str(p)} for a, p in paths.items()},
-                                       api_key_secret="env:AWRLENS_RUNS_TEST_KEY"))
+    app = create_app(
+        Settings.from_env(
+            {}, targets={a: {"sqlite": str(p)} for a, p in paths.items()}, api_key_secret="env:AWRLENS_RUNS_TEST_KEY"
+        )
+    )
     assert where.runs_store(app.extensions["awrlens"].stores).alias == "first"
     body(app.test_client().post("/api/v1/benchmarks", json=RUN, headers=WITH_KEY), 201)
     other = tmp_path / "other.json"
@@ -394,8 +467,13 @@ def test_the_api_the_cli_and_the_demo_store_runs_where_app_runs_where_says(tmp_p
     assert result.exit_code == 0 and "in first:" in result.output, result.output
     assert stored(paths["first"]) == {"lab-run": 3, "from-the-cli": 3} and stored(paths["second"]) == {}
     # a setting, not only "the first target": AWRLENS_RUNS_TARGET names another
-    second = create_app(Settings.from_env({"AWRLENS_RUNS_TARGET": "second"}, api_key_secret="env:AWRLENS_RUNS_TEST_KEY",
-                                          targets={a: {"sqlite": str(p)} for a, p in paths.items()}))
+    second = create_app(
+        Settings.from_env(
+            {"AWRLENS_RUNS_TARGET": "second"},
+            api_key_secret="env:AWRLENS_RUNS_TEST_KEY",
+            targets={a: {"sqlite": str(p)} for a, p in paths.items()},
+        )
+    )
     body(second.test_client().post("/api/v1/benchmarks", json=RUN, headers=WITH_KEY), 201)
     assert stored(paths["second"]) == {"lab-run": 3}
     with pytest.raises(ValueError, match="AWRLENS_RUNS_TARGET='third' is not a target; targets: first, second"):
@@ -407,6 +485,7 @@ def test_the_api_the_cli_and_the_demo_store_runs_where_app_runs_where_says(tmp_p
 
 # -- OpenAPI -------------------------------------------------------------------------------------------------------
 
+
 def test_openapi_documents_the_benchmark_routes(open_api):
     doc = body(open_api.get("/api/v1/openapi.json"))
     paths = doc["paths"]
@@ -414,8 +493,12 @@ def test_openapi_documents_the_benchmark_routes(open_api):
     assert set(paths["/api/v1/benchmarks/{slug}"]) == {"get"} and set(paths["/api/v1/benchmarks/compare"]) == {"get"}
     post = paths["/api/v1/benchmarks"]["post"]
     assert {"200", "201", "400", "401", "403", "409", "413", "503"} <= set(post["responses"])
-    assert post["requestBody"]["content"]["application/json"]["schema"]["required"] == ["slug", "title", "kind",
-                                                                                         "measurements"]
+    assert post["requestBody"]["content"]["application/json"]["schema"]["required"] == [
+        "slug",
+        "title",
+        "kind",
+        "measurements",
+    ]
     assert [p["name"] for p in post["parameters"]] == ["replace"]
     for path in ("/api/v1/benchmarks", "/api/v1/benchmarks/{slug}", "/api/v1/benchmarks/compare"):
         get = paths[path]["get"]
@@ -423,14 +506,20 @@ def test_openapi_documents_the_benchmark_routes(open_api):
     slug = paths["/api/v1/benchmarks/{slug}"]["get"]["parameters"][0]
     assert slug["in"] == "path" and slug["required"] and slug["schema"]["maxLength"] == 80
     assert {op["operationId"] for item in paths.values() for op in item.values()} >= {
-        "list_runs", "create_run", "get_run", "compare_runs"}
+        "list_runs",
+        "create_run",
+        "get_run",
+        "compare_runs",
+    }
 
 
 def test_answers_match_the_documented_required_fields(open_api):
     doc = body(open_api.get("/api/v1/openapi.json"))["paths"]
-    for path, url in (("/api/v1/benchmarks", "/api/v1/benchmarks"),
-                      ("/api/v1/benchmarks/{slug}", f"/api/v1/benchmarks/{PUBLIC}"),
-                      ("/api/v1/benchmarks/compare", f"/api/v1/benchmarks/compare?runs={PUBLIC}")):
+    for path, url in (
+        ("/api/v1/benchmarks", "/api/v1/benchmarks"),
+        ("/api/v1/benchmarks/{slug}", f"/api/v1/benchmarks/{PUBLIC}"),
+        ("/api/v1/benchmarks/compare", f"/api/v1/benchmarks/compare?runs={PUBLIC}"),
+    ):
         schema = doc[path]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
         got = body(open_api.get(url))
         assert set(schema["required"]) <= set(got)

@@ -3,6 +3,7 @@ stored run -> API), field test 001 (client hangs) in the hang lab against loopba
 python-oracledb driver (bounded vs unbounded, measured), the machine's vCPU and core counts, and the AWR window a
 run on Oracle records.
 """
+
 import os
 import sqlite3
 from contextlib import contextmanager
@@ -30,8 +31,9 @@ def scratch(tmp_path, monkeypatch):
     monkeypatch.setenv("AWRLENS_FIELD_TEST_KEY", KEY)
     path = tmp_path / "lab.sqlite"
     sqlite3.connect(path).close()
-    return create_app(Settings.from_env({}, targets={"lab": {"sqlite": str(path)}},
-                                        api_key_secret="env:AWRLENS_FIELD_TEST_KEY"))
+    return create_app(
+        Settings.from_env({}, targets={"lab": {"sqlite": str(path)}}, api_key_secret="env:AWRLENS_FIELD_TEST_KEY")
+    )
 
 
 def runs(app, *args):
@@ -47,6 +49,7 @@ def get(app, path):
 
 # -- CPU consistency ---------------------------------------------------------------------------------------------
 
+
 def test_cpu_consistency_end_to_end_on_sqlite(scratch, monkeypatch):
     store = scratch.extensions["awrlens"].stores["lab"]
     connects = []
@@ -57,10 +60,24 @@ def test_cpu_consistency_end_to_end_on_sqlite(scratch, monkeypatch):
         with real(sessions, call_timeout) as engine:
             event.listen(engine, "connect", lambda dbapi_conn, rec: connects.append(id(dbapi_conn)))
             yield engine
+
     monkeypatch.setattr(store, "session_engine", counting)
 
-    result = runs(scratch, "cpu", "--max-sessions", "3", "--repeats", "2", "--level", "20", "--slug", "cpu-small",
-                  "--private", "--instance-type", "lab VM")
+    result = runs(
+        scratch,
+        "cpu",
+        "--max-sessions",
+        "3",
+        "--repeats",
+        "2",
+        "--level",
+        "20",
+        "--slug",
+        "cpu-small",
+        "--private",
+        "--instance-type",
+        "lab VM",
+    )
     assert result.exit_code == 0, result.output
     assert "Stored cpu_consistency run 'cpu-small' (12 measurements, private)" in result.output
     got = get(scratch, "/api/v1/benchmarks/cpu-small")
@@ -85,12 +102,13 @@ def test_cpu_consistency_end_to_end_on_sqlite(scratch, monkeypatch):
 
 def test_cpu_statement_is_the_field_tests_on_oracle_and_counts_level_to_the_fourth_on_sqlite():
     sql = render(cpu.statement("oracle"), oracle.dialect())
-    assert sql == ("with t as (select rownum from dual connect by level <= :lvl) "
-                   "select /*+ ALL_ROWS */ count(*) from t,t,t,t")
+    assert sql == (
+        "with t as (select rownum from dual connect by level <= :lvl) select /*+ ALL_ROWS */ count(*) from t,t,t,t"
+    )
     engine = create_engine("sqlite://")
     with engine.connect() as conn:
         for level in (1, 3, 7, 12):
-            assert conn.execute(cpu.statement("sqlite"), {"lvl": level}).scalar() == level ** 4
+            assert conn.execute(cpu.statement("sqlite"), {"lvl": level}).scalar() == level**4
 
 
 def test_a_session_over_its_time_limit_stops_the_test_with_a_message(scratch):
@@ -110,9 +128,11 @@ def test_physical_cores_from_cpuinfo():
 
 # -- AWR window --------------------------------------------------------------------------------------------------
 
+
 class FakeOracleStore:
     """Answers the window's questions (may the user take snapshots, the database id, the newest snapshot) as an
     Oracle store would; `packages` is how many packages ALL_OBJECTS lists for the privilege check."""
+
     dialect, alias, user = "oracle", "prod", "awrlens"
 
     def __init__(self, snaps, packages=1):
@@ -191,8 +211,20 @@ CAP = 1.5
 def test_hang_lab_against_loopback_endpoints(scratch):
     """The real driver: unbounded waits outlast the cap where the endpoint is silent or drops, the app's bounds end
     them within connect_timeout or twice call_timeout, and a reset ends every case at once."""
-    result = runs(scratch, "hang", "--cap", str(CAP), "--connect-timeout", str(CONNECT), "--call-timeout", str(CALL),
-                  "--delay", "0.2", "--slug", "hang-small")
+    result = runs(
+        scratch,
+        "hang",
+        "--cap",
+        str(CAP),
+        "--connect-timeout",
+        str(CONNECT),
+        "--call-timeout",
+        str(CALL),
+        "--delay",
+        "0.2",
+        "--slug",
+        "hang-small",
+    )
     assert result.exit_code == 0, result.output
     got = get(scratch, "/api/v1/benchmarks/hang-small")
     assert got["run"]["kind"] == "client_hang" and "python-oracledb" in got["run"]["db_version"]
@@ -224,6 +256,7 @@ def test_the_stand_in_logs_on_with_the_real_driver_and_dies_on_command():
     import oracledb
 
     from lab.endpoints import OracleStandIn
+
     with OracleStandIn(hang.PASSWORD) as server:
         conn = oracledb.connect(user="u", password=hang.PASSWORD, dsn=server.dsn)
         assert conn.version == "19.3.0.0.0"

@@ -3,6 +3,7 @@ the store's write path (one transaction, slug conflicts, replace, tables created
 
 Each test writes to its own SQLite file, never to the session's demo store (whose bytes other tests compare).
 """
+
 import copy
 import json
 import re
@@ -23,15 +24,21 @@ from app.store.runs_schema import TABLES
 ROOT = Path(__file__).resolve().parent.parent
 
 RUN = {
-    "slug": "httpd-freebsd-vs-linux", "title": "Apache httpd: FreeBSD 13.0 vs Oracle Linux 8.4", "kind": "ab",
+    "slug": "httpd-freebsd-vs-linux",
+    "title": "Apache httpd: FreeBSD 13.0 vs Oracle Linux 8.4",
+    "kind": "ab",
     "description": "4 vCPU / 4 GB VMs, 1000 virtual users, 20 minutes.",
     "environment": {"host": "lab", "instance_type": "VM 4 vCPU", "vcpus": 4, "cores": 4, "db_version": None},
-    "started": "2021-09-01T10:00:00+02:00", "finished": "2021-09-01T10:20:00+02:00",
-    "parameters": {"users": 1000, "minutes": 20}, "visibility": "public",
-    "measurements": [{"series": "Linux", "x": "requests/s", "y": 8800, "unit": "1/s"},
-                     {"series": "FreeBSD", "x": "requests/s", "y": 10300, "unit": "1/s"},
-                     {"series": "Linux", "x": "system CPU", "y": 47, "unit": "%", "extra": {"source": "004"}},
-                     {"series": "FreeBSD", "x": "system CPU", "y": 70, "unit": "%", "extra": {"source": "004"}}],
+    "started": "2021-09-01T10:00:00+02:00",
+    "finished": "2021-09-01T10:20:00+02:00",
+    "parameters": {"users": 1000, "minutes": 20},
+    "visibility": "public",
+    "measurements": [
+        {"series": "Linux", "x": "requests/s", "y": 8800, "unit": "1/s"},
+        {"series": "FreeBSD", "x": "requests/s", "y": 10300, "unit": "1/s"},
+        {"series": "Linux", "x": "system CPU", "y": 47, "unit": "%", "extra": {"source": "004"}},
+        {"series": "FreeBSD", "x": "system CPU", "y": 70, "unit": "%", "extra": {"source": "004"}},
+    ],
 }
 
 
@@ -66,8 +73,11 @@ def stored(path):
     """{slug: number of measurements} straight from the file."""
     con = sqlite3.connect(path)
     try:
-        return dict(con.execute("select r.slug, (select count(*) from bench_measurement m where m.run_id = r.run_id)"
-                                " from bench_run r"))
+        return dict(
+            con.execute(
+                "select r.slug, (select count(*) from bench_measurement m where m.run_id = r.run_id) from bench_run r"
+            )
+        )
     except sqlite3.OperationalError:  # no tables
         return {}
     finally:
@@ -80,21 +90,28 @@ def runs(app, *args):
 
 # -- the run document --------------------------------------------------------------------------------------------
 
+
 def test_a_valid_run_is_parsed_and_normalised():
     run = parse_run(RUN, targets=["demo"])
     assert run.slug == RUN["slug"] and run.kind == "ab" and run.visibility == "public"
     assert run.started.isoformat() == "2021-09-01T08:00:00" and run.finished.isoformat() == "2021-09-01T08:20:00"
     assert run.environment == {"host": "lab", "instance_type": "VM 4 vCPU", "vcpus": 4, "cores": 4}
     assert [(m.series, m.x, m.y, m.unit) for m in run.measurements][:2] == [
-        ("Linux", "requests/s", 8800.0, "1/s"), ("FreeBSD", "requests/s", 10300.0, "1/s")]
+        ("Linux", "requests/s", 8800.0, "1/s"),
+        ("FreeBSD", "requests/s", 10300.0, "1/s"),
+    ]
     assert run.measurements[2].extra == {"source": "004"}
 
 
 def test_a_whole_number_may_have_a_zero_fraction():
     """8.0 is an integer to JSON Schema, so to the OpenAPI document: accepted, stored as 8 (found by test_fuzz)."""
-    run = parse_run(doc(environment={"vcpus": 8.0, "cores": 4.0},
-                        awr={"target": "demo", "dbid": 1645932817.0, "begin_snap": 100.0, "end_snap": 104}),
-                    targets=["demo"])
+    run = parse_run(
+        doc(
+            environment={"vcpus": 8.0, "cores": 4.0},
+            awr={"target": "demo", "dbid": 1645932817.0, "begin_snap": 100.0, "end_snap": 104},
+        ),
+        targets=["demo"],
+    )
     assert run.environment == {"vcpus": 8, "cores": 4}
     assert run.awr == {"target": "demo", "dbid": 1645932817, "begin_snap": 100, "end_snap": 104}
     assert all(type(v) is int for v in [*run.environment.values(), run.awr["dbid"], run.awr["begin_snap"]])
@@ -126,15 +143,18 @@ BAD = [  # (document, parameter named, words in the message)
     (doc(awr={"target": "demo", "dbid": 1, "begin_snap": 5, "end_snap": 2}), "awr.begin_snap", ["after"]),
     (doc(awr={"target": "demo", "dbid": "1", "begin_snap": 1, "end_snap": 2}), "awr.dbid", ["whole number"]),
     (doc(awr={"target": "demo", "dbid": 1, "begin_snap": 1}), "awr.end_snap", ["whole number"]),
-    (doc(awr={"target": "demo", "dbid": 1, "begin_snap": 1, "end_snap": float("inf")}), "awr.end_snap",
-     ["whole number"]),
+    (
+        doc(awr={"target": "demo", "dbid": 1, "begin_snap": 1, "end_snap": float("inf")}),
+        "awr.end_snap",
+        ["whole number"],
+    ),
     (doc(measurements=[]), "measurements", ["non-empty"]),
     (doc(measurements={"series": "a"}), "measurements", ["list"]),
     (doc(measurements=rows(2, y="fast")), "measurements[2].y", ["row 2", "field y", "'fast'"]),
     (doc(measurements=rows(3, y=None)), "measurements[3].y", ["row 3", "field y"]),
     (doc(measurements=rows(3, y=True)), "measurements[3].y", ["row 3", "field y"]),
     (doc(measurements=rows(4, y=float("inf"))), "measurements[4].y", ["row 4", "finite"]),
-    (doc(measurements=rows(4, y=10 ** 400)), "measurements[4].y", ["row 4", "finite"]),
+    (doc(measurements=rows(4, y=10**400)), "measurements[4].y", ["row 4", "finite"]),
     (doc(measurements=rows(1, series="")), "measurements[1].series", ["row 1", "field series"]),
     (doc(measurements=rows(2, series="x" * 101)), "measurements[2].series", ["row 2", "100"]),
     (doc(measurements=rows(3, x=None)), "measurements[3].x", ["row 3", "field x"]),
@@ -167,22 +187,27 @@ def test_too_many_measurements():
 
 # -- CSV --------------------------------------------------------------------------------------------------------
 
+
 def test_csv_rows_become_measurements_with_numbers_categories_and_extra_columns():
     text = "\ufeffseries,x,y,unit,session,note\nN=1,1,40.1,s,1,\nN=2,2,40.3,s,2,warm\n\nN=2,2.5,1e1,s,3,x\n"
     document, where = read_csv(text)
     assert document["measurements"] == [
         {"series": "N=1", "x": 1, "y": 40.1, "unit": "s", "extra": {"session": 1}},
         {"series": "N=2", "x": 2, "y": 40.3, "unit": "s", "extra": {"session": 2, "note": "warm"}},
-        {"series": "N=2", "x": 2.5, "y": 10.0, "unit": "s", "extra": {"session": 3, "note": "x"}}]
+        {"series": "N=2", "x": 2.5, "y": 10.0, "unit": "s", "extra": {"session": 3, "note": "x"}},
+    ]
     assert where == ["line 2", "line 3", "line 5"]
 
 
-@pytest.mark.parametrize("text, parameter, words", [
-    ("", "measurements", ["empty"]),
-    ("series,y\na,1\n", "measurements", ["missing x"]),
-    ("series,x,y,x\na,1,2,3\n", "measurements", ["repeated"]),
-    ("series,x,y\na,1,2\nb,2\n", "measurements[2]", ["row 2 (line 3)", "2 cells"]),
-])
+@pytest.mark.parametrize(
+    "text, parameter, words",
+    [
+        ("", "measurements", ["empty"]),
+        ("series,y\na,1\n", "measurements", ["missing x"]),
+        ("series,x,y,x\na,1,2,3\n", "measurements", ["repeated"]),
+        ("series,x,y\na,1,2\nb,2\n", "measurements[2]", ["row 2 (line 3)", "2 cells"]),
+    ],
+)
 def test_bad_csv_files(text, parameter, words):
     with pytest.raises(BadParameter) as info:
         document, where = read_csv(text)
@@ -201,6 +226,7 @@ def test_a_bad_csv_cell_is_named_by_row_line_and_field():
 
 # -- flask runs import ------------------------------------------------------------------------------------------
 
+
 def test_import_json_then_list(lab, tmp_path):
     assert stored(lab.db_path) == {}
     path = tmp_path / "run.json"
@@ -216,14 +242,33 @@ def test_import_json_then_list(lab, tmp_path):
 def test_import_csv_with_the_run_fields_as_options(lab, tmp_path):
     path = tmp_path / "sweep.csv"
     path.write_text("series,x,y,unit,volume\nio1 MB/s,8,8,MB/s,100 GB\nio1 MB/s,64,32,MB/s,100 GB\n")
-    result = runs(lab, "import", str(path), "--slug", "ebs-sweep", "--title", "EBS sweep", "--kind", "io_sweep",
-                  "--vcpus", "16", "--cores", "8", "--visibility", "private", "--started", "2017-03-01T10:00:00")
+    result = runs(
+        lab,
+        "import",
+        str(path),
+        "--slug",
+        "ebs-sweep",
+        "--title",
+        "EBS sweep",
+        "--kind",
+        "io_sweep",
+        "--vcpus",
+        "16",
+        "--cores",
+        "8",
+        "--visibility",
+        "private",
+        "--started",
+        "2017-03-01T10:00:00",
+    )
     assert result.exit_code == 0, result.output
     got = repo.get_run(store_of(lab), "ebs-sweep", private=True)
     assert got["run"]["vcpus"] == 16 and got["run"]["cores"] == 8 and got["run"]["visibility"] == "private"
     assert got["run"]["started"] == "2017-03-01T10:00:00+00:00"
-    assert [(r["x"], r["y"], r["extra"]) for r in got["rows"]] == [(8.0, 8.0, {"volume": "100 GB"}),
-                                                                   (64.0, 32.0, {"volume": "100 GB"})]
+    assert [(r["x"], r["y"], r["extra"]) for r in got["rows"]] == [
+        (8.0, 8.0, {"volume": "100 GB"}),
+        (64.0, 32.0, {"volume": "100 GB"}),
+    ]
     assert got["extra_columns"] == ["volume"]
 
 
@@ -263,8 +308,19 @@ def test_a_run_exported_by_the_api_imports_again(lab, tmp_path, client):
     result = runs(lab, "import", str(path))
     assert result.exit_code == 0, result.output
     again = repo.get_run(store_of(lab), "async-io-fix-orcl", True)
-    for key in ("title", "kind", "visibility", "description", "parameters", "started", "finished", "vcpus",
-                "db_version", "awr_begin_snap", "awr_end_snap"):
+    for key in (
+        "title",
+        "kind",
+        "visibility",
+        "description",
+        "parameters",
+        "started",
+        "finished",
+        "vcpus",
+        "db_version",
+        "awr_begin_snap",
+        "awr_end_snap",
+    ):
         assert again["run"][key] == answer["run"][key], key
     assert again["run"]["awr_db"] == answer["run"]["awr_db"]
     assert again["rows"] == answer["rows"]
@@ -281,6 +337,7 @@ def test_delete(lab, tmp_path):
 
 # -- the write path: one transaction ---------------------------------------------------------------------------
 
+
 def test_a_write_that_fails_half_way_leaves_nothing(lab, monkeypatch):
     """The run row is inserted, then the measurements fail: the run row goes too, and on a replace the old run and
     all its measurements are still there."""
@@ -293,6 +350,7 @@ def test_a_write_that_fails_half_way_leaves_nothing(lab, monkeypatch):
         if seq == 3:
             raise RuntimeError("disk full")
         return real(run_id, seq, m)
+
     monkeypatch.setattr(repo, "_measurement_row", failing)
     with pytest.raises(ApiError):
         repo.save(store, parse_run(doc(slug="second")))
@@ -312,10 +370,18 @@ def test_a_constraint_violation_rolls_back_and_is_a_409(lab):
         from sqlalchemy import insert
 
         from app.store.runs_schema import bench_run
-        conn.execute(insert(bench_run).values(slug="other", title="t", kind="ab", visibility="public",
-                                              created_at=parse_run(RUN).started))
-        conn.execute(insert(bench_run).values(slug=RUN["slug"], title="t", kind="ab", visibility="public",
-                                              created_at=parse_run(RUN).started))
+
+        conn.execute(
+            insert(bench_run).values(
+                slug="other", title="t", kind="ab", visibility="public", created_at=parse_run(RUN).started
+            )
+        )
+        conn.execute(
+            insert(bench_run).values(
+                slug=RUN["slug"], title="t", kind="ab", visibility="public", created_at=parse_run(RUN).started
+            )
+        )
+
     with pytest.raises(Conflict):
         store.write(sneak)
     assert stored(lab.db_path) == {RUN["slug"]: 4}
@@ -338,6 +404,7 @@ def test_tables_are_created_on_the_first_write_and_read_as_empty_before(lab):
 def test_reads_stay_read_only(lab):
     """The AWR side of the store is opened read-only: a write through rows() is refused by SQLite itself."""
     from sqlalchemy import text
+
     store = store_of(lab)
     with pytest.raises(ApiError):
         store.rows(text("create table sneaky (a)"))
@@ -364,6 +431,7 @@ def test_a_read_only_store_refuses_writes_with_a_clear_503(lab, monkeypatch):
 
 # -- Oracle DDL ------------------------------------------------------------------------------------------------
 
+
 def _statements(sql):
     body = "\n".join(line for line in sql.splitlines() if not line.startswith("--"))
     return [re.sub(r"\s+", " ", s).strip() for s in body.split(";") if s.strip()]
@@ -380,6 +448,7 @@ def test_the_oracle_ddl_in_infra_matches_the_tables_the_app_uses():
 
 # -- Oracle: the same statements, compiled for it ------------------------------------------------------------------
 
+
 class _Result:
     inserted_primary_key = (7,)
 
@@ -389,10 +458,12 @@ class _Result:
 
 class OracleLike:
     """Stands in for an OracleStore: records every statement compiled for Oracle, returns no rows."""
+
     dialect, alias = "oracle", "prod"
 
     def __init__(self):
         from sqlalchemy.dialects import oracle
+
         self.oracle, self.sql = oracle.dialect(), []
 
     def _record(self, stmt, params):
@@ -412,13 +483,15 @@ class OracleLike:
             def execute(self, stmt, params=None):
                 store._record(stmt, params)
                 return _Result()
+
         return work(Conn())
 
 
 def test_the_statements_on_oracle_use_bind_variables_only():
     store = OracleLike()
-    run = parse_run(doc(slug="ora-run", awr={"target": "prod", "dbid": 42, "begin_snap": 1, "end_snap": 2}),
-                    targets=["prod"])
+    run = parse_run(
+        doc(slug="ora-run", awr={"target": "prod", "dbid": 42, "begin_snap": 1, "end_snap": 2}), targets=["prod"]
+    )
     saved = repo.save(store, run)
     assert saved["replaced"] is False
     repo.list_runs(store, private=False, kind="ab")

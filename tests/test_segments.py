@@ -1,6 +1,7 @@
 """Segment statistics (docs/awr-rules.md §25), against the store's own rows read with sqlite3: the *_DELTA columns of
 DBA_HIST_SEG_STAT summed over the intervals (begin_snap, end_snap], named from DBA_HIST_SEG_STAT_OBJ; and the demo's
 segments agree with DBA_HIST_SYSSTAT, the batch and the blocking chain."""
+
 from datetime import datetime, timedelta
 
 import pytest
@@ -9,8 +10,18 @@ from app.demo.detail import HOSTILE_SEGMENT
 from tests.conftest import assert_error
 from tests.contract import ok, url
 
-STATS = ("logical_reads", "physical_reads", "physical_writes", "physical_reads_direct", "physical_writes_direct",
-         "row_lock_waits", "itl_waits", "buffer_busy_waits", "db_block_changes", "space_used")
+STATS = (
+    "logical_reads",
+    "physical_reads",
+    "physical_writes",
+    "physical_reads_direct",
+    "physical_writes_direct",
+    "row_lock_waits",
+    "itl_waits",
+    "buffer_busy_waits",
+    "db_block_changes",
+    "space_used",
+)
 
 
 def _sums(sql3, dbid, lo, hi, stat):
@@ -19,14 +30,21 @@ def _sums(sql3, dbid, lo, hi, stat):
         f'SELECT s."OBJ#", o.object_name, sum(s.{stat}_delta) AS v FROM dba_hist_seg_stat s LEFT JOIN '
         'dba_hist_seg_stat_obj o ON o.dbid = s.dbid AND o."TS#" = s."TS#" AND o."OBJ#" = s."OBJ#" AND '
         'o."DATAOBJ#" = s."DATAOBJ#" WHERE s.dbid = ? AND s.snap_id > ? AND s.snap_id <= ? GROUP BY s."OBJ#", '
-        'o.object_name ORDER BY v DESC, s."OBJ#"', (dbid, lo, hi)).fetchall()
+        'o.object_name ORDER BY v DESC, s."OBJ#"',
+        (dbid, lo, hi),
+    ).fetchall()
 
 
 def _sysstat_delta(sql3, dbid, lo, hi, name):
     """A counter's change from lo to hi, summed over instances (ranges without a restart)."""
-    rows = dict(((i, s), v) for i, s, v in sql3.execute(
-        "SELECT instance_number, snap_id, value FROM dba_hist_sysstat WHERE dbid = ? AND stat_name = ? AND "
-        "snap_id IN (?, ?)", (dbid, name, lo, hi)))
+    rows = {
+        (i, s): v
+        for i, s, v in sql3.execute(
+            "SELECT instance_number, snap_id, value FROM dba_hist_sysstat WHERE dbid = ? AND stat_name = ? AND "
+            "snap_id IN (?, ?)",
+            (dbid, name, lo, hi),
+        )
+    }
     return sum(rows[(i, hi)] - rows[(i, lo)] for i, s in rows if s == lo)
 
 
@@ -71,8 +89,9 @@ def test_demo_segments_hold_most_of_the_reads_and_tell_the_stories(api, sql3, su
         last = db["snapshots"]["last_snap"]
         a, b = (lo, hi) if db is rac else (last - 48, last)
         for stat, counter in (("logical_reads", "session logical reads"), ("physical_reads", "physical reads")):
-            share = sum(e[2] for e in _sums(sql3, db["dbid"], a, b, stat)) / _sysstat_delta(sql3, db["dbid"], a, b,
-                                                                                               counter)
+            share = sum(e[2] for e in _sums(sql3, db["dbid"], a, b, stat)) / _sysstat_delta(
+                sql3, db["dbid"], a, b, counter
+            )
             assert 0.7 < share < 0.9, (db["db_name"], stat, share)
     direct = ok(api, url(rac["id"], "/segments"), order_by="physical_reads_direct", begin_snap=lo, end_snap=hi)
     assert direct["rows"][0]["object_name"] == "ORDERS" and direct["rows"][0]["pct_captured"] == 100
@@ -85,8 +104,11 @@ def test_row_lock_waits_fall_on_the_blocking_chains_table(api, sql3, rac, storie
     to = (datetime.fromisoformat(lock["to"]) + timedelta(hours=1)).isoformat()  # the intervals that hold the story
     body = ok(api, url(rac["id"], "/segments"), order_by="row_lock_waits", **{"from": lock["from"], "to": to})
     top = body["rows"][0]
-    obj = sql3.execute("SELECT DISTINCT \"CURRENT_OBJ#\" FROM dba_hist_active_sess_history WHERE dbid = ? AND "
-                       "event = ? AND blocking_session IS NOT NULL", (rac["dbid"], lock["event"])).fetchall()
+    obj = sql3.execute(
+        "SELECT DISTINCT \"CURRENT_OBJ#\" FROM dba_hist_active_sess_history WHERE dbid = ? AND "
+        "event = ? AND blocking_session IS NOT NULL",
+        (rac["dbid"], lock["event"]),
+    ).fetchall()
     assert [top["obj"]] == [o for (o,) in obj] and top["pct_captured"] > 80
     assert top["object_type"] == "TABLE" and top["owner"] == "APP"
 
@@ -96,14 +118,19 @@ def test_one_segment_over_time(api, sql3, rac, last_day):
     top = ok(api, url(rac["id"], "/segments"), begin_snap=lo, end_snap=hi, limit=1)["rows"][0]
     body = ok(api, url(rac["id"], f"/segments/{top['obj']}"), begin_snap=lo, end_snap=hi)
     assert body["object_name"] == top["object_name"]
-    expected = dict(sql3.execute('SELECT snap_id, sum(logical_reads_delta) FROM dba_hist_seg_stat WHERE dbid = ? AND '
-                                 '"OBJ#" = ? AND snap_id > ? AND snap_id <= ? GROUP BY snap_id',
-                                 (rac["dbid"], top["obj"], lo, hi)))
+    expected = dict(
+        sql3.execute(
+            'SELECT snap_id, sum(logical_reads_delta) FROM dba_hist_seg_stat WHERE dbid = ? AND '
+            '"OBJ#" = ? AND snap_id > ? AND snap_id <= ? GROUP BY snap_id',
+            (rac["dbid"], top["obj"], lo, hi),
+        )
+    )
     line = next(s for s in body["series"] if s["metric"] == "logical_reads")
     assert [v for _, v in line["points"]] == [expected[s] for s in sorted(expected)]
     assert sum(expected.values()) == top["logical_reads"]
-    r = api.get(url(rac["id"], f"/segments/{top['obj']}"), query_string={"begin_snap": lo, "end_snap": hi,
-                                                                         "format": "csv"})
+    r = api.get(
+        url(rac["id"], f"/segments/{top['obj']}"), query_string={"begin_snap": lo, "end_snap": hi, "format": "csv"}
+    )
     assert r.status_code == 200 and r.get_data(as_text=True).startswith("metric,unit,time,value")
 
 
@@ -111,8 +138,9 @@ def test_an_object_name_is_data(api, rac, last_day):
     lo, hi = last_day
     body = ok(api, url(rac["id"], "/segments"), begin_snap=lo, end_snap=hi, limit=100)
     assert HOSTILE_SEGMENT in [r["object_name"] for r in body["rows"]]
-    csv = api.get(url(rac["id"], "/segments"), query_string={"begin_snap": lo, "end_snap": hi, "limit": 100,
-                                                             "format": "csv"}).get_data(as_text=True)
+    csv = api.get(
+        url(rac["id"], "/segments"), query_string={"begin_snap": lo, "end_snap": hi, "limit": 100, "format": "csv"}
+    ).get_data(as_text=True)
     assert HOSTILE_SEGMENT in csv
 
 

@@ -1,4 +1,5 @@
 """Settings: the README's table is the one `Settings` makes, and bad AWRLENS_* variables stop the app."""
+
 from pathlib import Path
 
 import pytest
@@ -15,11 +16,14 @@ def test_the_readme_table_is_the_settings():
     assert documented == {var for var, _, _ in Settings.describe()}
 
 
-@pytest.mark.parametrize("env, message", [
-    ({"AWRLENS_MAX_SERIE": "8"}, "unknown setting AWRLENS_MAX_SERIE"),
-    ({"AWRLENS_MAX_SERIES": "eight"}, "AWRLENS_MAX_SERIES='eight' is not valid"),
-    ({"AWRLENS_TARGETS": "[]"}, "AWRLENS_TARGETS='[]' is not valid"),
-])
+@pytest.mark.parametrize(
+    "env, message",
+    [
+        ({"AWRLENS_MAX_SERIE": "8"}, "unknown setting AWRLENS_MAX_SERIE"),
+        ({"AWRLENS_MAX_SERIES": "eight"}, "AWRLENS_MAX_SERIES='eight' is not valid"),
+        ({"AWRLENS_TARGETS": "[]"}, "AWRLENS_TARGETS='[]' is not valid"),
+    ],
+)
 def test_a_bad_variable_is_named(env, message):
     with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
         Settings.from_env(env)

@@ -2,6 +2,7 @@
 the file is what the Core statements of app/store/queries.py compile to, each text gives the rows SQLAlchemy gives
 running the Core statement, and the page's questions are answered without importing SQLAlchemy (most of a Lambda
 cold start: BENCHMARKS.md)."""
+
 import inspect
 import json
 import subprocess
@@ -15,18 +16,29 @@ from sqlalchemy import create_engine
 from app.settings import Settings
 from app.store import queries, sqlite
 
-ITEMS = {"counter_series": (None, "stat_id"), "event_series": ("system_event", "event_id"),  # (view, item column)
-         "metric_series": ("sysmetric_summary", "metric_id"), "running_sums": (None, None),
-         "metric_detail_series": ("sysmetric_history", "metric_id"), "event_histogram": ("event_histogram", "event_id")}
+ITEMS = {
+    "counter_series": (None, "stat_id"),
+    "event_series": ("system_event", "event_id"),  # (view, item column)
+    "metric_series": ("sysmetric_summary", "metric_id"),
+    "running_sums": (None, None),
+    "metric_detail_series": ("sysmetric_history", "metric_id"),
+    "event_histogram": ("event_histogram", "event_id"),
+}
 ASH = {"activity", "activity_top", "blocking", "sample_spacing", "ash_total_groups", "ash_total_buckets"}
-REPORTS = {"monitored_executions", "monitored_execution", "stored_awr_reports", "stored_awr_report",
-           "stored_monitor_report"}
+REPORTS = {
+    "monitored_executions",
+    "monitored_execution",
+    "stored_awr_reports",
+    "stored_awr_report",
+    "stored_monitor_report",
+}
 NO_ROWS = {"containers", "blocking"}  # non-CDBs: DBA_HIST_PDB_INSTANCE is empty; the blocking chain is older
 
 
 def test_the_file_holds_what_the_statements_compile_to():
-    assert json.loads(sqlite.STATEMENTS.read_text()) == sqlite.statement_texts(), \
+    assert json.loads(sqlite.STATEMENTS.read_text()) == sqlite.statement_texts(), (
         "out of date: flask --app app sql --sqlite > app/store/sqlite_statements.json"
+    )
 
 
 def test_each_text_gives_the_rows_sqlalchemy_gives(app, demo_store, dbs, window, stories, sql3):
@@ -35,8 +47,17 @@ def test_each_text_gives_the_rows_sqlalchemy_gives(app, demo_store, dbs, window,
     dbid, (lo, hi) = dbid_of(dbs["rac"]), window
     newest = sql3.execute("select max(snap_id) from dba_hist_snapshot where dbid = ?", (dbid,)).fetchone()[0]
     sql_id = stories["plan_regression"]["sql_id"]
-    common = {"dbid": dbid, "lo": lo, "hi": hi, "snap_id": hi, "snap_ids": [lo, hi], "sql_id": sql_id,
-              "sql_ids": [sql_id, "none"], "names": ["redo size", "DB time", "NUM_CPUS", "user commits"], "con_dbid": dbid}
+    common = {
+        "dbid": dbid,
+        "lo": lo,
+        "hi": hi,
+        "snap_id": hi,
+        "snap_ids": [lo, hi],
+        "sql_id": sql_id,
+        "sql_ids": [sql_id, "none"],
+        "names": ["redo size", "DB time", "NUM_CPUS", "user commits"],
+        "con_dbid": dbid,
+    }
     every = sqlite.embedded_statements()
     assert {stmt.key for stmt in every} == set(sqlite.TEXTS["statements"])
     engine = create_engine(f"sqlite:///file:{demo_store[0]}?mode=ro&uri=true")
@@ -52,42 +73,81 @@ def test_each_text_gives_the_rows_sqlalchemy_gives(app, demo_store, dbs, window,
                 params.update(lo=newest - 4, hi=newest)  # per-minute history, histograms, segments: the newest days
             if name == "segment_history":
                 params["obj"] = params["dataobj"] = sql3.execute(
-                    'select "OBJ#" from dba_hist_seg_stat where dbid = ? and snap_id > ? limit 1',
-                    (dbid, newest - 4)).fetchone()[0]
+                    'select "OBJ#" from dba_hist_seg_stat where dbid = ? and snap_id > ? limit 1', (dbid, newest - 4)
+                ).fetchone()[0]
             if name in ASH:  # ASH is kept for the newest days only (docs/awr-rules.md §22)
-                first = sql3.execute("select min(sample_time) from dba_hist_active_sess_history where dbid = ? "
-                                     "and snap_id > ?", (dbid, newest - 4)).fetchone()[0]
-                params.update(lo=newest - 4, hi=newest, snap_id=newest, width=600, dimension=1, period=1800,
-                              t0=datetime.fromisoformat(first).replace(second=0, microsecond=0))
+                first = sql3.execute(
+                    "select min(sample_time) from dba_hist_active_sess_history where dbid = ? and snap_id > ?",
+                    (dbid, newest - 4),
+                ).fetchone()[0]
+                params.update(
+                    lo=newest - 4,
+                    hi=newest,
+                    snap_id=newest,
+                    width=600,
+                    dimension=1,
+                    period=1800,
+                    t0=datetime.fromisoformat(first).replace(second=0, microsecond=0),
+                )
                 inst, sid, serial, sql = sql3.execute(
                     'select instance_number, session_id, "SESSION_SERIAL#", sql_id from dba_hist_active_sess_history '
-                    "where dbid = ? and snap_id > ? and sql_id is not null limit 1", (dbid, newest - 4)).fetchone()
+                    "where dbid = ? and snap_id > ? and sql_id is not null limit 1",
+                    (dbid, newest - 4),
+                ).fetchone()
                 params.update(f_sql_id_0=sql, f_session_0=inst, f_session_1=sid, f_session_2=serial)
                 if name == "ash_total_buckets":
-                    params.update(t0=int(params["t0"].replace(tzinfo=UTC).timestamp()), period=60,
-                                  top=[r[0] for r in sql3.execute("select distinct code from awrlens_ash_totals "
-                                                                  "where dbid = ? limit 3", (dbid,))])
+                    params.update(
+                        t0=int(params["t0"].replace(tzinfo=UTC).timestamp()),
+                        period=60,
+                        top=[
+                            r[0]
+                            for r in sql3.execute(
+                                "select distinct code from awrlens_ash_totals where dbid = ? limit 3", (dbid,)
+                            )
+                        ],
+                    )
             if name in REPORTS:  # Oracle's own reports, as the demo keeps them (docs/awr-rules.md §27)
-                report_id, key1, snap = sql3.execute("select report_id, key1, snap_id from dba_hist_reports where "
-                                                     "dbid = ? order by report_id limit 1", (dbid,)).fetchone()
-                kept = sql3.execute("select kind, instances, begin_snap, end_snap, begin_snap2, end_snap2, type from "
-                                    "awrlens_awr_reports where dbid = ? limit 1", (dbid,)).fetchone()
-                params.update(report_id=report_id, sql_id=key1, lo=snap - 1, hi=snap, **dict(zip(
-                    ("kind", "instances", "begin_snap", "end_snap", "begin_snap2", "end_snap2", "type"), kept)))
-            chunks = dict(zip(list(inspect.signature(stmt.build).parameters)[1:], stmt.args)).get("chunks", 0)
+                report_id, key1, snap = sql3.execute(
+                    "select report_id, key1, snap_id from dba_hist_reports where dbid = ? order by report_id limit 1",
+                    (dbid,),
+                ).fetchone()
+                kept = sql3.execute(
+                    "select kind, instances, begin_snap, end_snap, begin_snap2, end_snap2, type from "
+                    "awrlens_awr_reports where dbid = ? limit 1",
+                    (dbid,),
+                ).fetchone()
+                params.update(
+                    report_id=report_id,
+                    sql_id=key1,
+                    lo=snap - 1,
+                    hi=snap,
+                    **dict(
+                        zip(
+                            ("kind", "instances", "begin_snap", "end_snap", "begin_snap2", "end_snap2", "type"),
+                            kept,
+                            strict=True,
+                        )
+                    ),
+                )
+            chunks = dict(zip(list(inspect.signature(stmt.build).parameters)[1:], stmt.args, strict=True)).get(
+                "chunks", 0
+            )
             params.update({f"snap_ids_{k}": [lo, (lo + hi) // 2, hi] for k in range(chunks)})  # a bucket's bounds
             if name == "io_series":
                 view, column = stmt.args[0], f"{queries.IO_VIEWS[stmt.args[0]]}_id"
             elif name == "running_sums":
                 view = stmt.args[0]
                 column = "metric_id" if view == "sysmetric_summary" else "stat_id"
-                params["item_id2"] = sql3.execute("select metric_id from dba_hist_sysmetric_summary where "
-                                                  "metric_name = 'User Transaction Per Sec'").fetchone()[0]
+                params["item_id2"] = sql3.execute(
+                    "select metric_id from dba_hist_sysmetric_summary where metric_name = 'User Transaction Per Sec'"
+                ).fetchone()[0]
             elif name in ITEMS:
                 view, column = ITEMS[name][0] or stmt.args[0], ITEMS[name][1]
             if name == "io_series" or name in ITEMS:  # the item with the most rows
-                params["item_id"] = sql3.execute(f"select {column} from dba_hist_{view} where dbid = ? group by 1 "
-                                                 "order by count(*) desc limit 1", (dbid,)).fetchone()[0]
+                params["item_id"] = sql3.execute(
+                    f"select {column} from dba_hist_{view} where dbid = ? group by 1 order by count(*) desc limit 1",
+                    (dbid,),
+                ).fetchone()[0]
             ours = store.rows(stmt, params)
             theirs = [tuple(r) for r in conn.execute(queries.capped(stmt.core(), Settings.row_cap), params)]
             assert (ours or name in NO_ROWS) and ours == theirs, stmt.key
@@ -108,15 +168,29 @@ def test_the_pages_questions_import_no_sqlalchemy(demo_store, dbs, window, stori
     through the file's texts, never importing SQLAlchemy (only the runs, show_sql and writes do)."""
     rac, (lo, hi) = dbs["rac"], window
     span = f"begin_snap={lo}&end_snap={hi}"
-    paths = ["/api/v1/dbs", url(rac), url(rac, "/snapshots"), url(rac, "/catalog"),
-             url(rac, "/series?name=derived:aas&instance=each"),
-             url(rac, "/series?name=sysmetric:Host CPU Utilization (%)"),
-             url(rac, "/series?name=iostat_function:LGWR:megabytes"), url(rac, f"/wait-classes?{span}"),
-             url(rac, f"/load-profile?{span}"), url(rac, f"/top-events?{span}"), url(rac, f"/top-sql?{span}"),
-             url(rac, f"/sql/{stories['plan_regression']['sql_id']}?{span}"), url(rac, f"/tablespaces?{span}"),
-             url(rac, f"/compare?a_begin_snap={lo}&a_end_snap={lo + 4}&b_begin_snap={lo + 4}&b_end_snap={hi}")]
-    done = subprocess.run([sys.executable, "-c", COLD, str(demo_store[0]), json.dumps(paths)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    paths = [
+        "/api/v1/dbs",
+        url(rac),
+        url(rac, "/snapshots"),
+        url(rac, "/catalog"),
+        url(rac, "/series?name=derived:aas&instance=each"),
+        url(rac, "/series?name=sysmetric:Host CPU Utilization (%)"),
+        url(rac, "/series?name=iostat_function:LGWR:megabytes"),
+        url(rac, f"/wait-classes?{span}"),
+        url(rac, f"/load-profile?{span}"),
+        url(rac, f"/top-events?{span}"),
+        url(rac, f"/top-sql?{span}"),
+        url(rac, f"/sql/{stories['plan_regression']['sql_id']}?{span}"),
+        url(rac, f"/tablespaces?{span}"),
+        url(rac, f"/compare?a_begin_snap={lo}&a_end_snap={lo + 4}&b_begin_snap={lo + 4}&b_end_snap={hi}"),
+    ]
+    done = subprocess.run(
+        [sys.executable, "-c", COLD, str(demo_store[0]), json.dumps(paths)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["statuses"] == [200] * len(paths), list(zip(paths, result["statuses"], strict=True))

@@ -8,6 +8,7 @@ must filter on the database id, or one database's numbers take in the other's.
   value three times ORCL's. Every recorded answer about the demo's databases (tests/answers.py) is unchanged, and
   the clone answers with its own numbers.
 """
+
 import json
 import re
 import sqlite3
@@ -23,9 +24,31 @@ from app.store.queries import all_statements
 from app.store.schema import ASH_BASE_NAME, ASH_TOTALS_NAME, CLASS_TOTALS, PREFIXES, views
 
 ORCL, CLONE = 1645932817, 4111111111  # the clone sorts after the demo's DBIDs: its rows come last
-KEYS = {"dbid", "snap_id", "instance_number", "con_dbid", "plan_hash_value", "group_id", "metric_id", "stat_id",
-        "event_id", "wait_class_id", "function_id", "filetype_id", "tablespace_id", "TS#", "snap_flag", "snap_level",
-        "error_count", "snap_timezone", "command_type", "intsize", "num_interval", "block_size", "user_id"}
+KEYS = {
+    "dbid",
+    "snap_id",
+    "instance_number",
+    "con_dbid",
+    "plan_hash_value",
+    "group_id",
+    "metric_id",
+    "stat_id",
+    "event_id",
+    "wait_class_id",
+    "function_id",
+    "filetype_id",
+    "tablespace_id",
+    "TS#",
+    "snap_flag",
+    "snap_level",
+    "error_count",
+    "snap_timezone",
+    "command_type",
+    "intsize",
+    "num_interval",
+    "block_size",
+    "user_id",
+}
 # ASH as the store keeps it (codes, sample ids, minutes): copied as it is, under the clone's DBID
 ASH_OWN = {ASH_BASE_NAME, ASH_TOTALS_NAME}
 EVERY_DATABASE = {"databases"}  # the one statement that lists the databases themselves
@@ -42,8 +65,12 @@ def test_every_statement_on_an_awr_view_is_bound_to_one_database(prefix):
         read = {t.name for t in find_tables(stmt, include_joins=True, include_selects=True) if hasattr(t, "name")} & awr
         assert read, name
         bound = {t for t in read if f"{t}.dbid = :dbid" in text}
-        joined = {t for t in read - bound for b in bound
-                  if re.search(rf"\b{b}\.dbid = {t}\.dbid\b|\b{t}\.dbid = {b}\.dbid\b", text)}
+        joined = {
+            t
+            for t in read - bound
+            for b in bound
+            if re.search(rf"\b{b}\.dbid = {t}\.dbid\b|\b{t}\.dbid = {b}\.dbid\b", text)
+        }
         assert bound | joined == read, (name, read - bound - joined, text)
 
 
@@ -74,8 +101,9 @@ def cloned(demo_store, tmp_path_factory):
                 else:
                     picked.append(f'"{col}"')
             quoted = ", ".join(f'"{c}"' for c in names)
-            con.execute(f"insert into {table} ({quoted}) select {', '.join(picked)} from {table} where dbid = ?",
-                        (ORCL,))
+            con.execute(
+                f"insert into {table} ({quoted}) select {', '.join(picked)} from {table} where dbid = ?", (ORCL,)
+            )
     con.close()
     return create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(path)}}, answer_cache_mb=0)).test_client()
 

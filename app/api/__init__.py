@@ -7,5 +7,10 @@ def limits(settings) -> dict:
     """The limits a client must respect, as `GET /api/v1/` lists them and the page is rendered with (app/page.py):
     series per request, points per series (the default), days per range, benchmark runs compared at once."""
     from app.api.runs import MAX_COMPARE
-    return {"max_series": settings.max_series, "max_points": settings.max_points,
-            "max_range_days": settings.max_range_days, "max_compare_runs": MAX_COMPARE}
+
+    return {
+        "max_series": settings.max_series,
+        "max_points": settings.max_points,
+        "max_range_days": settings.max_range_days,
+        "max_compare_runs": MAX_COMPARE,
+    }

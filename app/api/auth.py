@@ -10,6 +10,7 @@ The key travels in the header only, never in the URL, where it would land in acc
 Exempt: CORS preflights (OPTIONS carries no custom header), /api/v1/ and /api/v1/openapi.json, and views marked
 `key_optional`, which check the key themselves (the benchmark runs: public ones open without a key).
 """
+
 import hmac
 import logging
 import os

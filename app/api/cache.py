@@ -6,14 +6,21 @@ is cached), in a least-recently-used map bounded in bytes. A hit skips the datab
 validators still apply (If-None-Match gives 304), and CORS headers are added as for any answer.
 Requests with show_sql=1 always run, since their answer is the SQL that ran.
 """
+
 import threading
 import time
 from collections import OrderedDict
 
 from flask import Response, g, request
 
-KEPT_HEADERS = ("Content-Type", "Cache-Control", "ETag", "Content-Disposition", "Content-Security-Policy",
-                "X-Content-Type-Options")  # documents keep their isolation: Oracle's reports, the app's report
+KEPT_HEADERS = (
+    "Content-Type",
+    "Cache-Control",
+    "ETag",
+    "Content-Disposition",
+    "Content-Security-Policy",
+    "X-Content-Type-Options",
+)  # documents keep their isolation: Oracle's reports, the app's report
 
 
 class AnswerCache:
@@ -25,9 +32,14 @@ class AnswerCache:
 
     def init_app(self, app, prefix="/api/v1/"):
         app.extensions["answer_cache"] = self
+
         def cacheable():
-            return (self.max_bytes > 0 and request.method == "GET" and request.path.startswith(prefix)
-                    and not request.args.get("show_sql"))
+            return (
+                self.max_bytes > 0
+                and request.method == "GET"
+                and request.path.startswith(prefix)
+                and not request.args.get("show_sql")
+            )
 
         @app.before_request
         def _answer_from_cache():
@@ -41,13 +53,18 @@ class AnswerCache:
 
         @app.after_request
         def _keep_answer(resp):
-            if (resp.status_code == 200 and cacheable() and not g.get("answer_from_cache")
-                    and not resp.direct_passthrough):
+            if (
+                resp.status_code == 200
+                and cacheable()
+                and not g.get("answer_from_cache")
+                and not resp.direct_passthrough
+            ):
                 max_age = resp.cache_control.max_age or 0
                 ttl = min(max_age, self.closed_ttl if max_age > self.open_ttl else self.open_ttl)
                 if ttl > 0:
-                    self.put(_key(), ttl, resp.get_data(),
-                             [(h, resp.headers[h]) for h in KEPT_HEADERS if h in resp.headers])
+                    self.put(
+                        _key(), ttl, resp.get_data(), [(h, resp.headers[h]) for h in KEPT_HEADERS if h in resp.headers]
+                    )
             return resp
 
     def get(self, key):

@@ -1,16 +1,22 @@
 """What changed: the parameters of a database (values at a snapshot, changes, non-default ones) and the changes layer
 (restarts, parameter changes, new plans, version changes, benchmark runs) under the history API (docs/awr-rules.md
 §23). Thin views, as in history.py."""
+
 from dataclasses import replace
 
 from app import history
-from app.api.history import _asked, _databases, api
+from app.api.history import _asked, api
 from app.api.params import FORMAT, RANGE, SHOW_SQL, TABLE_INSTANCE, Param, accepts
 from app.api.respond import answer
 from app.errors import ApiError
 
-SNAP_ID = Param("snap_id", "integer", "The snapshot whose values to give (each instance's own at or before it); "
-                                      "default: the range's last snapshot.", minimum=0, maximum=10**12)
+SNAP_ID = Param(
+    "snap_id",
+    "integer",
+    "The snapshot whose values to give (each instance's own at or before it); default: the range's last snapshot.",
+    minimum=0,
+    maximum=10**12,
+)
 
 
 @api.get("/dbs/<db>/parameters")
@@ -52,6 +58,7 @@ def every_run() -> list[dict]:
     """Every benchmark run (a request that reached this view carries the API key where one is configured, so private
     runs too); none when the store that holds them cannot be read: the other changes answer all the same."""
     from app.runs import repo, where
+
     try:
         return repo.list_runs(where.store(), private=True)
     except ApiError:

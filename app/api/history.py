@@ -1,4 +1,5 @@
 """The JSON history API under /api/v1. Thin views: parse, ask a question of app.history, shape the answer."""
+
 import io
 from dataclasses import replace
 
@@ -17,8 +18,13 @@ from app.store.queries import DIMENSIONS, SEGMENT_ORDER, TOP_SEGMENT_ROWS, TOP_S
 
 api = Blueprint("api", __name__, url_prefix="/api/v1")
 
-SQL_ID = Param("sql_id", "string", "An Oracle SQL_ID: 13 characters, digits and lower-case letters.",
-               in_path=True, pattern=r"[0-9a-z]{13}")
+SQL_ID = Param(
+    "sql_id",
+    "string",
+    "An Oracle SQL_ID: 13 characters, digits and lower-case letters.",
+    in_path=True,
+    pattern=r"[0-9a-z]{13}",
+)
 
 
 @api.before_app_request
@@ -53,16 +59,25 @@ def _asked(db_key, args, default_days=7):
 
 def _range(db, args, prefix="", default_days=7):
     """The request's time or snapshot range, resolved against the database's snapshots."""
-    names = dict(zip(("start", "end", "begin_snap", "end_snap"),
-                     (f"{prefix}{n}" for n in ("from", "to", "begin_snap", "end_snap")), strict=True))
+    names = dict(
+        zip(
+            ("start", "end", "begin_snap", "end_snap"),
+            (f"{prefix}{n}" for n in ("from", "to", "begin_snap", "end_snap")),
+            strict=True,
+        )
+    )
     by_time = [names[r] for r in ("start", "end") if args.get(names[r]) is not None]
     by_snap = [names[r] for r in ("begin_snap", "end_snap") if args.get(names[r]) is not None]
     if by_time and by_snap:
-        raise BadParameter(f"a range is {names['start']}/{names['end']} or {names['begin_snap']}/{names['end_snap']}, "
-                           f"not both: got {' and '.join(by_time + by_snap)}", by_time[0])
+        raise BadParameter(
+            f"a range is {names['start']}/{names['end']} or {names['begin_snap']}/{names['end_snap']}, "
+            f"not both: got {' and '.join(by_time + by_snap)}",
+            by_time[0],
+        )
     try:
-        return db.resolve(*(args.get(n) for n in names.values()), default_days=default_days,
-                          max_days=_settings().max_range_days)
+        return db.resolve(
+            *(args.get(n) for n in names.values()), default_days=default_days, max_days=_settings().max_range_days
+        )
     except BadRange as problem:
         raise problem.named(names) from None
 
@@ -70,8 +85,13 @@ def _range(db, args, prefix="", default_days=7):
 @api.get("/")
 def index():
     """Where to start, and the limits a client must respect."""
-    return {"name": "awrlens", "version": "v1", "openapi": "/api/v1/openapi.json", "databases": "/api/v1/dbs",
-            "limits": limits(_settings())}
+    return {
+        "name": "awrlens",
+        "version": "v1",
+        "openapi": "/api/v1/openapi.json",
+        "databases": "/api/v1/dbs",
+        "limits": limits(_settings()),
+    }
 
 
 @api.get("/dbs")
@@ -108,33 +128,46 @@ def snapshots(db, args):
 
 
 @api.get("/dbs/<db>/catalog")
-@accepts(Param("q", "string", "Only series with every word of this text, in any order, in their name, label or "
-                              "description (any case); where none has, `did_you_mean` lists the closest names."),
-         Param("source", "string", "Only series from this source (sysstat, sys_time_model, osstat, system_event, "
-                                   "wait_class, sysmetric, sysmetric_history, iostat_function, iostat_filetype, "
-                                   "derived).", pattern=r"[a-z_]{1,40}"),
-         FORMAT, SHOW_SQL)
+@accepts(
+    Param(
+        "q",
+        "string",
+        "Only series with every word of this text, in any order, in their name, label or "
+        "description (any case); where none has, `did_you_mean` lists the closest names.",
+    ),
+    Param(
+        "source",
+        "string",
+        "Only series from this source (sysstat, sys_time_model, osstat, system_event, "
+        "wait_class, sysmetric, sysmetric_history, iostat_function, iostat_filetype, "
+        "derived).",
+        pattern=r"[a-z_]{1,40}",
+    ),
+    FORMAT,
+    SHOW_SQL,
+)
 def catalog(db, args):
     """Every chartable series: name, source, label, unit and kind."""
     d = _databases().database(db)
     found, close = history.catalog.search(d, args["q"] or "")
-    rows = sorted((s.public() for s in found if not args["source"] or s.source == args["source"]),
-                  key=lambda r: r["name"])
+    rows = sorted(
+        (s.public() for s in found if not args["source"] or s.source == args["source"]), key=lambda r: r["name"]
+    )
     body = {"db": d.key, "count": len(rows), "columns": ["name", "label", "source", "unit", "kind"], "rows": rows}
     if args["q"]:
         body["did_you_mean"] = close
     return answer(body, args)
 
 
-NAMES = Param("name", "string", "Series name from the catalog; repeat the parameter for several series.",
-              multi=True)
+NAMES = Param("name", "string", "Series name from the catalog; repeat the parameter for several series.", multi=True)
 
 
 def _max_points(args):
     value = args["max_points"]
     if value in (1, 2):  # LTTB keeps the first and last points, and one per bucket between
-        raise BadParameter(f"max_points must be 0 (every point) or between 3 and {MAX_POINTS.maximum}, got {value}",
-                           "max_points")
+        raise BadParameter(
+            f"max_points must be 0 (every point) or between 3 and {MAX_POINTS.maximum}, got {value}", "max_points"
+        )
     return _settings().max_points if value is None else value
 
 
@@ -150,8 +183,7 @@ def series(db, args):
     if len(names) > _settings().max_series:
         raise BadParameter(f"at most {_settings().max_series} series per request, got {len(names)}", "name")
     d, rng = _asked(db, args)
-    body = history.series.compute(d, list(dict.fromkeys(names)), rng, args["instance"], args["rate"],
-                                  _max_points(args))
+    body = history.series.compute(d, list(dict.fromkeys(names)), rng, args["instance"], args["rate"], _max_points(args))
     return _series_answer(body, args, rng)
 
 
@@ -173,8 +205,13 @@ def load_profile(db, args):
 
 
 @api.get("/dbs/<db>/top-events")
-@accepts(*RANGE, TABLE_INSTANCE, Param("limit", "integer", "Rows to return.", default=10, minimum=1, maximum=100),
-         FORMAT, SHOW_SQL)
+@accepts(
+    *RANGE,
+    TABLE_INSTANCE,
+    Param("limit", "integer", "Rows to return.", default=10, minimum=1, maximum=100),
+    FORMAT,
+    SHOW_SQL,
+)
 def top_events(db, args):
     """Foreground wait events and DB CPU by time: waits, time, average ms, % of DB time."""
     d, rng = _asked(db, args)
@@ -182,8 +219,13 @@ def top_events(db, args):
 
 
 @api.get("/dbs/<db>/top-sql")
-@accepts(*RANGE, Param("order_by", "enum", "Sort key.", default="elapsed", choices=tuple(TOP_SQL_ORDER)),
-         Param("limit", "integer", "Rows to return.", default=25, minimum=1, maximum=100), FORMAT, SHOW_SQL)
+@accepts(
+    *RANGE,
+    Param("order_by", "enum", "Sort key.", default="elapsed", choices=tuple(TOP_SQL_ORDER)),
+    Param("limit", "integer", "Rows to return.", default=25, minimum=1, maximum=100),
+    FORMAT,
+    SHOW_SQL,
+)
 def top_sql(db, args):
     """Top SQL by elapsed time, CPU, gets, reads, executions or rows, with text and plan hash values."""
     d, rng = _asked(db, args)
@@ -191,10 +233,22 @@ def top_sql(db, args):
 
 
 @api.get("/dbs/<db>/sql/<sql_id>")
-@accepts(SQL_ID, *RANGE, Param("con_dbid", "integer", "In a CDB root, the container (its CON_DBID, as top SQL gives "
-                                  "it) whose rows to read; default: every container's, summed.",
-                                  minimum=0, maximum=2**32 - 1),
-         MAX_POINTS, SHAPE, FORMAT, SHOW_SQL)
+@accepts(
+    SQL_ID,
+    *RANGE,
+    Param(
+        "con_dbid",
+        "integer",
+        "In a CDB root, the container (its CON_DBID, as top SQL gives "
+        "it) whose rows to read; default: every container's, summed.",
+        minimum=0,
+        maximum=2**32 - 1,
+    ),
+    MAX_POINTS,
+    SHAPE,
+    FORMAT,
+    SHOW_SQL,
+)
 def sql(db, sql_id, args):
     """One statement over time, one line per plan hash value: elapsed and CPU per execution, gets, executions."""
     SQL_ID.parse(sql_id)
@@ -202,12 +256,17 @@ def sql(db, sql_id, args):
     return _series_answer(history.sql.compute(d, sql_id, rng, _max_points(args), args["con_dbid"]), args, rng)
 
 
-PLAN_HASH = dict(kind="integer", minimum=0, maximum=2**32 - 1)
+PLAN_HASH = {"kind": "integer", "minimum": 0, "maximum": 2**32 - 1}
 
 
 @api.get("/dbs/<db>/sql/<sql_id>/plans")
-@accepts(SQL_ID, *RANGE, Param("plan_hash_value", help="Only this plan (404 names the plans the history holds).",
-                               **PLAN_HASH), FORMAT, SHOW_SQL)
+@accepts(
+    SQL_ID,
+    *RANGE,
+    Param("plan_hash_value", help="Only this plan (404 names the plans the history holds).", **PLAN_HASH),
+    FORMAT,
+    SHOW_SQL,
+)
 def sql_plans(db, sql_id, args):
     """A statement's execution plans (DBA_HIST_SQL_PLAN), each an ordered list of lines with their depth, and per
     line the statement's ASH samples in the range: samples, % of the statement's, CPU against waits."""
@@ -218,8 +277,13 @@ def sql_plans(db, sql_id, args):
 
 
 @api.get("/dbs/<db>/sql/<sql_id>/plans/diff")
-@accepts(SQL_ID, Param("a", help="The first plan's hash value.", **PLAN_HASH),
-         Param("b", help="The second plan's hash value.", **PLAN_HASH), FORMAT, SHOW_SQL)
+@accepts(
+    SQL_ID,
+    Param("a", help="The first plan's hash value.", **PLAN_HASH),
+    Param("b", help="The second plan's hash value.", **PLAN_HASH),
+    FORMAT,
+    SHOW_SQL,
+)
 def sql_plan_diff(db, sql_id, args):
     """Two plans of a statement line by line: aligned on (operation, options, object), each row the same, moved (at
     another depth), changed, only in a or only in b."""
@@ -249,8 +313,13 @@ def tablespaces(db, args):
 
 
 @api.get("/dbs/<db>/event-histogram")
-@accepts(Param("event", "string", "A wait event's name, as top events gives it (e.g. log file sync).", max_length=64),
-         *RANGE, TABLE_INSTANCE, FORMAT, SHOW_SQL)
+@accepts(
+    Param("event", "string", "A wait event's name, as top events gives it (e.g. log file sync).", max_length=64),
+    *RANGE,
+    TABLE_INSTANCE,
+    FORMAT,
+    SHOW_SQL,
+)
 def event_histogram(db, args):
     """How one event's waits were spread: per interval, the waits in each latency bucket (powers of two ms, deltas)
     with the estimated p50/p95/p99, and the range's distribution (docs/awr-rules.md §24)."""
@@ -262,9 +331,15 @@ def event_histogram(db, args):
 
 
 @api.get("/dbs/<db>/segments")
-@accepts(*RANGE, Param("order_by", "enum", "The statistic the segments are ranked by.", default="logical_reads",
-                       choices=SEGMENT_ORDER),
-         Param("limit", "integer", "Rows to return.", default=25, minimum=1, maximum=TOP_SEGMENT_ROWS), FORMAT, SHOW_SQL)
+@accepts(
+    *RANGE,
+    Param(
+        "order_by", "enum", "The statistic the segments are ranked by.", default="logical_reads", choices=SEGMENT_ORDER
+    ),
+    Param("limit", "integer", "Rows to return.", default=25, minimum=1, maximum=TOP_SEGMENT_ROWS),
+    FORMAT,
+    SHOW_SQL,
+)
 def segments(db, args):
     """Top segments by logical or physical reads, writes, direct reads, row lock, ITL or buffer busy waits, block
     changes or space used, with % of the database's total and of the segments captured (docs/awr-rules.md §25)."""
@@ -272,13 +347,31 @@ def segments(db, args):
     return answer(history.segments.top(d, rng, args["order_by"], args["limit"]), args, rng)
 
 
-OBJ = Param("obj", "integer", "The segment's OBJ# (dictionary object number), as top segments gives it.",
-            in_path=True, minimum=0, maximum=2**32 - 1)
+OBJ = Param(
+    "obj",
+    "integer",
+    "The segment's OBJ# (dictionary object number), as top segments gives it.",
+    in_path=True,
+    minimum=0,
+    maximum=2**32 - 1,
+)
 
 
 @api.get("/dbs/<db>/segments/<obj>")
-@accepts(OBJ, Param("dataobj", "integer", "The segment's DATAOBJ# (data object number); default: its OBJ#.",
-                    minimum=0, maximum=2**32 - 1), *RANGE, SHAPE, FORMAT, SHOW_SQL)
+@accepts(
+    OBJ,
+    Param(
+        "dataobj",
+        "integer",
+        "The segment's DATAOBJ# (data object number); default: its OBJ#.",
+        minimum=0,
+        maximum=2**32 - 1,
+    ),
+    *RANGE,
+    SHAPE,
+    FORMAT,
+    SHOW_SQL,
+)
 def segment(db, obj, args):
     """One segment over time: each statistic per snapshot, summed over instances (docs/awr-rules.md §25)."""
     obj = OBJ.parse(obj)
@@ -299,34 +392,62 @@ def range_of(db, args):
 
 
 @api.get("/dbs/<db>/report")
-@accepts(*RANGE, TABLE_INSTANCE, Param("download", "boolean", "1: as an attachment, named "
-                                                                "awrlens-<db>-<begin_snap>-<end_snap>.html.",
-                                       default=False))
+@accepts(
+    *RANGE,
+    TABLE_INSTANCE,
+    Param(
+        "download", "boolean", "1: as an attachment, named awrlens-<db>-<begin_snap>-<end_snap>.html.", default=False
+    ),
+)
 def report(db, args):
     """The app's report of a range as one printable HTML file (no script, no fetch): the header, Load Profile, time
     model, top events, top SQL, wait classes, I/O by function, OS statistics, tablespaces, the changes, and charts as
     images. Needs the API key like every question: open it by fetching it with the X-API-Key header."""
     d, rng = _asked(db, args)
     from app.api.changes import every_run
+
     body = history.report.compute(d, rng, args["instance"], every_run())
     # its changes list benchmark runs, uploaded at any time: kept as long as the snapshot list, as /changes is
     return conditional(report_page.page(body, args["download"]), replace(rng, closed=False))
 
 
-report.openapi = {"ok": {"200": ("The report: one HTML file", {"type": "string"}), "304": ("Not modified (ETag)", None)},
-                  "media": ("text/html",)}
+report.openapi = {
+    "ok": {"200": ("The report: one HTML file", {"type": "string"}), "304": ("Not modified (ETag)", None)},
+    "media": ("text/html",),
+}
 
 
 ACTIVITY_FILTERS = tuple(
-    Param(name, "string", f"Only the samples whose {name} is this value" + {
-        "session": " (instance:sid,serial#, e.g. 1:1802,4127)", "wait_class": " (CPU: the samples on CPU)",
-        "event": " (CPU: the samples on CPU)", "current_obj": " (CURRENT_OBJ#)", "service": " (SERVICE_HASH)",
-        "user": " (USER_ID)"}.get(name, "") + ".", max_length=64,
-        pattern={"sql_id": r"[0-9a-z]{13}", "top_level_sql_id": r"[0-9a-z]{13}", "session": r"[0-9]{1,4}:[0-9]{1,10},[0-9]{1,10}"}.get(
-            name, r"-?[0-9]{1,20}" if name in history.activity.NUMERIC else None))
-    for name in DIMENSIONS if name != "instance")
-GROUP_BY = Param("group_by", "enum", "The dimension the average active sessions are stacked by.", default="wait_class",
-                 choices=tuple(DIMENSIONS))
+    Param(
+        name,
+        "string",
+        f"Only the samples whose {name} is this value"
+        + {
+            "session": " (instance:sid,serial#, e.g. 1:1802,4127)",
+            "wait_class": " (CPU: the samples on CPU)",
+            "event": " (CPU: the samples on CPU)",
+            "current_obj": " (CURRENT_OBJ#)",
+            "service": " (SERVICE_HASH)",
+            "user": " (USER_ID)",
+        }.get(name, "")
+        + ".",
+        max_length=64,
+        pattern={
+            "sql_id": r"[0-9a-z]{13}",
+            "top_level_sql_id": r"[0-9a-z]{13}",
+            "session": r"[0-9]{1,4}:[0-9]{1,10},[0-9]{1,10}",
+        }.get(name, r"-?[0-9]{1,20}" if name in history.activity.NUMERIC else None),
+    )
+    for name in DIMENSIONS
+    if name != "instance"
+)
+GROUP_BY = Param(
+    "group_by",
+    "enum",
+    "The dimension the average active sessions are stacked by.",
+    default="wait_class",
+    choices=tuple(DIMENSIONS),
+)
 
 
 def _activity_filters(d, args):
@@ -359,12 +480,15 @@ def activity_top(db, args):
 def _activity_table(body):
     return [{"list": name, **r} for name, rows in body["lists"].items() for r in rows] + [
         {"list": "blocking", "name": f"{r['blocking_instance']}:{r['blocking_session']},{r['blocking_serial']}", **r}
-        for r in body["blocking"]]
+        for r in body["blocking"]
+    ]
 
 
 def _ab(prefix, label):
-    return tuple(Param(f"{prefix}{p.name}", p.kind, f"Period {label}: {p.help}", minimum=p.minimum,
-                       maximum=p.maximum) for p in RANGE)
+    return tuple(
+        Param(f"{prefix}{p.name}", p.kind, f"Period {label}: {p.help}", minimum=p.minimum, maximum=p.maximum)
+        for p in RANGE
+    )
 
 
 @api.get("/dbs/<db>/compare")
@@ -376,8 +500,11 @@ def compare(db, args):
     d = _databases().database(db)
     for side in ("a", "b"):
         if not any(args[f"{side}_{k}"] is not None for k in ("from", "to", "begin_snap", "end_snap")):
-            raise BadParameter(f"period {side.upper()} is required: give {side}_from and {side}_to, or "
-                               f"{side}_begin_snap and {side}_end_snap", f"{side}_from")
+            raise BadParameter(
+                f"period {side.upper()} is required: give {side}_from and {side}_to, or "
+                f"{side}_begin_snap and {side}_end_snap",
+                f"{side}_from",
+            )
     a, b = _range(d, args, "a_"), _range(d, args, "b_")
     # cacheable only when both periods are closed
     return answer(history.compare.compute(d, a, b, args["instance"]), args, b if a.closed else a, table=_compare_table)
@@ -391,7 +518,9 @@ def _flat(rows):
 def _series_answer(body, args, rng, table="long"):
     """An answer holding series: their points in the shape asked for (CSV: pairs, in long form, unless the answer's
     table is its rows)."""
-    body.update(shaped(body["series"] + body.get("cpu_count", []), "pairs" if args["format"] == "csv" else args["shape"]))
+    body.update(
+        shaped(body["series"] + body.get("cpu_count", []), "pairs" if args["format"] == "csv" else args["shape"])
+    )
     return answer(body, args, rng, table=_series_table if table == "long" else table)
 
 

@@ -7,30 +7,53 @@ as a page of its own (it cannot read the app's storage or call the API as the ap
 load nothing (its inline styles only), and `nosniff` keeps a browser from reading it as anything else. The page shows
 it in an iframe sandboxed the same way (static/js/awr-report-views.js).
 """
+
 from flask import Response, request
 
 from app import history
-from app.api.history import SQL_ID, _asked, _ab, _databases, _range, api
+from app.api.history import SQL_ID, _ab, _asked, _databases, _range, api
 from app.api.params import FORMAT, RANGE, SHOW_SQL, TABLE_INSTANCE, Param, accepts
 from app.api.respond import CLOSED_MAX_AGE, answer
 from app.errors import BadParameter
 
 CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:"
-TYPE = Param("type", "enum", "html or text, as Oracle renders the report.", default="html",
-             choices=history.oracle_reports.TYPES)
-DOWNLOAD = Param("download", "boolean", "1: served as an attachment (Content-Disposition), to save as a file.",
-                 default=False)
-INSTANCES = Param("instance", "string", "all (every instance: on RAC the global report), one instance number, or "
-                                        "several separated by commas (a global report of those).", default="all",
-                  pattern=r"all|[0-9]{1,4}(,[0-9]{1,4}){0,63}")
-REPORT_ID = Param("report_id", "integer", "The report's DBA_HIST_REPORTS.REPORT_ID, as the monitored executions list "
-                                          "it.", in_path=True, minimum=0, maximum=10**15)
-DOCUMENT = {"ok": {"200": ("The report, as Oracle renders it: text/html or text/plain, with Content-Security-Policy: "
-                           "sandbox.", {"type": "string"}), "304": ("Not modified (ETag)", None)},
-            "errors": {"403": "The database user lacks the optional grant the report needs (code missing_grant); "
-                              "the message names it.",
-                       "404": "Unknown database or report; in the demo, a range whose report is not stored."},
-            "media": ("text/html", "text/plain")}
+TYPE = Param(
+    "type", "enum", "html or text, as Oracle renders the report.", default="html", choices=history.oracle_reports.TYPES
+)
+DOWNLOAD = Param(
+    "download", "boolean", "1: served as an attachment (Content-Disposition), to save as a file.", default=False
+)
+INSTANCES = Param(
+    "instance",
+    "string",
+    "all (every instance: on RAC the global report), one instance number, or "
+    "several separated by commas (a global report of those).",
+    default="all",
+    pattern=r"all|[0-9]{1,4}(,[0-9]{1,4}){0,63}",
+)
+REPORT_ID = Param(
+    "report_id",
+    "integer",
+    "The report's DBA_HIST_REPORTS.REPORT_ID, as the monitored executions list it.",
+    in_path=True,
+    minimum=0,
+    maximum=10**15,
+)
+DOCUMENT = {
+    "ok": {
+        "200": (
+            "The report, as Oracle renders it: text/html or text/plain, with Content-Security-Policy: sandbox.",
+            {"type": "string"},
+        ),
+        "304": ("Not modified (ETag)", None),
+    },
+    "errors": {
+        "403": "The database user lacks the optional grant the report needs (code missing_grant); "
+        "the message names it.",
+        "404": "Unknown database or report; in the demo, a range whose report is not stored.",
+    },
+    "media": ("text/html", "text/plain"),
+}
 
 
 def document(report, args, closed: bool) -> Response:
@@ -38,8 +61,9 @@ def document(report, args, closed: bool) -> Response:
     resp = Response(report.text, mimetype="text/html" if report.type == "html" else "text/plain")
     resp.headers["Content-Security-Policy"] = CSP
     resp.headers["X-Content-Type-Options"] = "nosniff"
-    resp.headers["Content-Disposition"] = (f'{"attachment" if args["download"] else "inline"}; '
-                                           f'filename="{report.filename}"')
+    resp.headers["Content-Disposition"] = (
+        f'{"attachment" if args["download"] else "inline"}; filename="{report.filename}"'
+    )
     resp.cache_control.public = True
     resp.cache_control.max_age = CLOSED_MAX_AGE if closed else 0
     resp.add_etag()
@@ -71,8 +95,11 @@ def awr_report_compare(db, args):
     d = _databases().database(db)
     for side in ("a", "b"):
         if not any(args[f"{side}_{k}"] is not None for k in ("from", "to", "begin_snap", "end_snap")):
-            raise BadParameter(f"period {side.upper()} is required: give {side}_begin_snap and {side}_end_snap, or "
-                               f"{side}_from and {side}_to", f"{side}_begin_snap")
+            raise BadParameter(
+                f"period {side.upper()} is required: give {side}_begin_snap and {side}_end_snap, or "
+                f"{side}_from and {side}_to",
+                f"{side}_begin_snap",
+            )
     a, b = _range(d, args, "a_"), _range(d, args, "b_")
     instances = history.oracle_reports.instances_of(d, args["instance"])
     report = history.oracle_reports.awr_report(d, a, b, instances, args["type"])
@@ -84,14 +111,30 @@ def awr_report_compare(db, args):
 def awr_report_stored(db, args):
     """Which AWR reports the store can give: any range on Oracle (any_range), the stored ranges in the demo."""
     body = history.oracle_reports.stored(_databases().database(db))
-    return answer(body, args, table=lambda b: [{**r, "instances": ",".join(map(str, r["instances"])),
-                                                "types": " ".join(r["types"])} for r in b["reports"]])
+    return answer(
+        body,
+        args,
+        table=lambda b: [
+            {**r, "instances": ",".join(map(str, r["instances"])), "types": " ".join(r["types"])} for r in b["reports"]
+        ],
+    )
 
 
 @api.get("/dbs/<db>/sql/<sql_id>/monitor")
-@accepts(SQL_ID, *RANGE, TABLE_INSTANCE, Param("con_dbid", "integer", "In a CDB root, only the executions in this "
-                                                "container (its CON_DBID, as top SQL gives it).", minimum=0,
-                                                maximum=2**32 - 1), FORMAT, SHOW_SQL)
+@accepts(
+    SQL_ID,
+    *RANGE,
+    TABLE_INSTANCE,
+    Param(
+        "con_dbid",
+        "integer",
+        "In a CDB root, only the executions in this container (its CON_DBID, as top SQL gives it).",
+        minimum=0,
+        maximum=2**32 - 1,
+    ),
+    FORMAT,
+    SHOW_SQL,
+)
 def sql_monitor(db, sql_id, args):
     """The monitored executions of a statement (SQL monitor reports AWR kept, DBA_HIST_REPORTS, 12c and later):
     start, end, duration, status, instance, and the report_id that opens the report."""

@@ -1,5 +1,6 @@
 """Shaping answers: JSON or CSV, the SQL that ran, cache validators for history that cannot change, and on Lambda
 the answers too large to return."""
+
 import csv
 import io
 import json
@@ -68,13 +69,18 @@ def csv_cell(value):
 
 # -- answers that fit Lambda --------------------------------------------------------------------------------------
 
+
 def lambda_payload_size(resp: Response) -> int:
     """Bytes of the invocation result Zappa's handler makes of `resp` for a REST API event (status, the headers as
     `headers` and again as `multiValueHeaders`, the body as text), as the python3.12 runtime serializes it (JSON,
     non-ASCII left as UTF-8)."""
     headers = dict(resp.headers.items())
-    result = {"body": resp.get_data(as_text=True), "statusCode": resp.status_code, "headers": headers,
-              "multiValueHeaders": {k: resp.headers.getlist(k) for k in headers}}
+    result = {
+        "body": resp.get_data(as_text=True),
+        "statusCode": resp.status_code,
+        "headers": headers,
+        "multiValueHeaders": {k: resp.headers.getlist(k) for k in headers},
+    }
     return len(json.dumps(result, ensure_ascii=False).encode())
 
 
@@ -107,13 +113,28 @@ def fit_lambda(resp: Response) -> Response:
         return resp
     rng = range_of(resp)
     asked = request.args.get("max_points")
-    points = (f"fewer points per series (max_points={asked} asked for "
-              + ("every point" if asked == "0" else f"{asked}") + ")") if asked is not None else \
-        f"fewer points per series (max_points, {current_app.config['SETTINGS'].max_points} when not given)"
-    where = "" if not rng else (f" or a shorter range than {rng['from']} to {rng['to']} (snapshots "
-                                f"{rng['begin_snap']} to {rng['end_snap']})")
-    error = AnswerTooLarge(f"the answer is {size / 1e6:.1f} MB ({size:,} bytes), over the {LAMBDA_RESPONSE_LIMIT:,} "
-                           f"bytes an AWS Lambda function can return: ask for {points}{where}", "max_points")
+    points = (
+        (
+            f"fewer points per series (max_points={asked} asked for "
+            + ("every point" if asked == "0" else f"{asked}")
+            + ")"
+        )
+        if asked is not None
+        else f"fewer points per series (max_points, {current_app.config['SETTINGS'].max_points} when not given)"
+    )
+    where = (
+        ""
+        if not rng
+        else (
+            f" or a shorter range than {rng['from']} to {rng['to']} (snapshots "
+            f"{rng['begin_snap']} to {rng['end_snap']})"
+        )
+    )
+    error = AnswerTooLarge(
+        f"the answer is {size / 1e6:.1f} MB ({size:,} bytes), over the {LAMBDA_RESPONSE_LIMIT:,} "
+        f"bytes an AWS Lambda function can return: ask for {points}{where}",
+        "max_points",
+    )
     refused = jsonify(error.body())
     refused.status_code = error.status
     return refused

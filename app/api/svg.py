@@ -1,6 +1,7 @@
 """Time charts as SVG images, drawn from the numbers on the server (the report's charts, docs/awr-rules.md §28): a
 few kilobytes each, no plotting library in the Lambda package, and a downloaded report that needs nothing else.
 Every text is XML-escaped; the report shows each chart as an <img> (data: URI), where an SVG runs no script."""
+
 import base64
 from datetime import datetime
 from math import floor, log10
@@ -34,18 +35,25 @@ def _label(v: float) -> str:
     return f"{v:,.2f}".rstrip("0").rstrip(".") if v < 1000 else f"{v:,.0f}"
 
 
-def time_chart(title: str, unit: str, layers: list[tuple[str, str, list[str], list]], stacked: bool,
-               lines: list[tuple[str, str, list[str], list]] = ()) -> str:
+def time_chart(
+    title: str,
+    unit: str,
+    layers: list[tuple[str, str, list[str], list]],
+    stacked: bool,
+    lines: list[tuple[str, str, list[str], list]] = (),
+) -> str:
     """An SVG chart over time. `layers`: (label, colour, times, values) drawn as stacked areas (`stacked`) or as
     lines; `lines`: more lines on top (a CPU count). A None value, or a time a layer lacks, breaks its shape."""
     series = list(layers) + list(lines)
     times = sorted({t for _, _, ts, _ in series for t in ts}, key=_epoch)
     legend_rows = (len(series) + 3) // 4
     height = HEIGHT + legend_rows * LEGEND_ROW
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
-           f'viewBox="0 0 {WIDTH} {height}" font-family="sans-serif" font-size="11">',
-           f'<rect width="{WIDTH}" height="{height}" fill="#fff"/>',
-           f'<text x="{LEFT}" y="16" font-size="13" font-weight="bold">{escape(title)}</text>']
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
+        f'viewBox="0 0 {WIDTH} {height}" font-family="sans-serif" font-size="11">',
+        f'<rect width="{WIDTH}" height="{height}" fill="#fff"/>',
+        f'<text x="{LEFT}" y="16" font-size="13" font-weight="bold">{escape(title)}</text>',
+    ]
     if len(times) < 2:
         out.append(f'<text x="{LEFT}" y="{TOP + 40}">Not enough points to draw.</text></svg>')
         return "".join(out)
@@ -54,7 +62,7 @@ def time_chart(title: str, unit: str, layers: list[tuple[str, str, list[str], li
     values = {}  # (layer index, time) -> value, stacked when asked
     below = dict.fromkeys(times, 0.0)
     for k, (_, _, ts, vs) in enumerate(layers):
-        for t, v in zip(ts, vs):
+        for t, v in zip(ts, vs, strict=True):
             if v is not None:
                 values[(k, t)] = (below[t], below[t] + v) if stacked else (0.0, v)
                 if stacked:
@@ -70,18 +78,24 @@ def time_chart(title: str, unit: str, layers: list[tuple[str, str, list[str], li
 
     for k in range(5):  # the value axis: five lines, and the unit
         v = ymax * k / 4
-        out.append(f'<line x1="{LEFT}" x2="{right}" y1="{y(v):.1f}" y2="{y(v):.1f}" stroke="#ddd"/>'
-                   f'<text x="{LEFT - 4}" y="{y(v) + 4:.1f}" text-anchor="end">{_label(v)}</text>')
-    out.append(f'<text x="12" y="{(TOP + bottom) / 2:.0f}" transform="rotate(-90 12 {(TOP + bottom) / 2:.0f})" '
-               f'text-anchor="middle">{escape(unit)}</text>')
+        out.append(
+            f'<line x1="{LEFT}" x2="{right}" y1="{y(v):.1f}" y2="{y(v):.1f}" stroke="#ddd"/>'
+            f'<text x="{LEFT - 4}" y="{y(v) + 4:.1f}" text-anchor="end">{_label(v)}</text>'
+        )
+    out.append(
+        f'<text x="12" y="{(TOP + bottom) / 2:.0f}" transform="rotate(-90 12 {(TOP + bottom) / 2:.0f})" '
+        f'text-anchor="middle">{escape(unit)}</text>'
+    )
     for k in range(6):  # the time axis: six dates
         epoch = x0 + (x1 - x0) * k / 5
         t = min(times, key=lambda s: abs(_epoch(s) - epoch))
         anchor = "start" if k == 0 else "end" if k == 5 else "middle"
-        out.append(f'<text x="{x(t):.1f}" y="{bottom + 16}" text-anchor="{anchor}">'
-                   f'{escape(datetime.fromisoformat(t).strftime("%m-%d %H:%M"))}</text>')
+        out.append(
+            f'<text x="{x(t):.1f}" y="{bottom + 16}" text-anchor="{anchor}">'
+            f'{escape(datetime.fromisoformat(t).strftime("%m-%d %H:%M"))}</text>'
+        )
     out.append(f'<line x1="{LEFT}" x2="{right}" y1="{bottom}" y2="{bottom}" stroke="#888"/>')
-    for k, (label, colour, ts, _) in enumerate(layers):
+    for k, (_name, colour, _times, _) in enumerate(layers):
         for run in _runs(times, lambda t, k=k: values.get((k, t))):
             if stacked:
                 upper = " ".join(f"{x(t):.1f},{y(v[1]):.1f}" for t, v in run)
@@ -89,14 +103,16 @@ def time_chart(title: str, unit: str, layers: list[tuple[str, str, list[str], li
                 out.append(f'<polygon points="{upper} {lower}" fill={quoteattr(colour)} fill-opacity="0.85"/>')
             else:
                 out.append(_polyline(run, x, y, colour, lambda v: v[1]))
-    for label, colour, ts, vs in lines:
-        got = dict(zip(ts, vs))
+    for _name, colour, ts, vs in lines:
+        got = dict(zip(ts, vs, strict=True))
         for run in _runs(times, got.get):
             out.append(_polyline(run, x, y, colour, lambda v: v, dash=True))
     for k, (label, colour, _, _) in enumerate(series):  # the legend, four to a row
         lx, ly = LEFT + (k % 4) * 215, HEIGHT + (k // 4) * LEGEND_ROW
-        out.append(f'<rect x="{lx}" y="{ly - 9}" width="10" height="10" fill={quoteattr(colour)}/>'
-                   f'<text x="{lx + 14}" y="{ly}">{escape(label)}</text>')
+        out.append(
+            f'<rect x="{lx}" y="{ly - 9}" width="10" height="10" fill={quoteattr(colour)}/>'
+            f'<text x="{lx + 14}" y="{ly}">{escape(label)}</text>'
+        )
     out.append("</svg>")
     return "".join(out)
 
@@ -118,5 +134,8 @@ def _runs(times, get):
 
 def _polyline(run, x, y, colour, value, dash=False):
     points = " ".join(f"{x(t):.1f},{y(value(v)):.1f}" for t, v in run)
-    return (f'<polyline points="{points}" fill="none" stroke={quoteattr(colour)} stroke-width="1.5"'
-            + (' stroke-dasharray="5 3"' if dash else "") + "/>")
+    return (
+        f'<polyline points="{points}" fill="none" stroke={quoteattr(colour)} stroke-width="1.5"'
+        + (' stroke-dasharray="5 3"' if dash else "")
+        + "/>"
+    )

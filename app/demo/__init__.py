@@ -19,6 +19,7 @@ By concern: `names` (the statistic, event and metric names and their ids), `work
 the snapshot schedule and the model's per-second rates), `sql` (the SQL catalog), `rows` (the row generator of one
 instance) and `builder` (the parallel per-instance build, the merge and progress).
 """
+
 from app.demo.builder import DETAIL_DAYS, build
 
 __all__ = ["DETAIL_DAYS", "build"]

@@ -7,6 +7,7 @@ random stream: the other views' rows are the same with or without them.
 
 Rows are written as the store keeps them (schema.ASH_BASE: each text as its code, named once in ASH_NAMES), with
 the samples per minute and half hour by wait class, event and SQL_ID (schema.ASH_TOTALS)."""
+
 import calendar
 import zlib
 from collections import Counter
@@ -53,8 +54,9 @@ class Ash:
 
     def __init__(self, db, inst, sqls, victim, events, stories, rng):
         self.db, self.inst, self.victim, self.rng = db, inst, victim, rng
-        self.events = [(name, wc, drv, share, bg) for _, name, wc, _, drv, share, _, bg in events
-                       if not drv.startswith("idle")]
+        self.events = [
+            (name, wc, drv, share, bg) for _, name, wc, _, drv, share, _, bg in events if not drv.startswith("idle")
+        ]
         self.oltp = [s for s in sqls if not s.batch and s is not victim]
         total = sum(s.exec_weight * s.ms for s in self.oltp)
         self.oltp_cum = _cumulative([s.exec_weight * s.ms / total for s in self.oltp])
@@ -69,8 +71,9 @@ class Ash:
         self.lock_sql = row_lock_sql(self.oltp)
         self.ctx = {}  # per (SQL, plan): the columns a session running it has
         self.codes, self.named, self.fresh = {}, {}, []  # text -> code, code -> text, names not written yet
-        self.fg, self.on_cpu, self.waiting, self.cpu = (self.code(t) for t in ("FOREGROUND", "ON CPU", "WAITING",
-                                                                               "CPU"))
+        self.fg, self.on_cpu, self.waiting, self.cpu = (
+            self.code(t) for t in ("FOREGROUND", "ON CPU", "WAITING", "CPU")
+        )
         self.per_sql, self.per_line, self.per_session = {}, {}, {}
 
     def code(self, text):
@@ -107,7 +110,9 @@ class Ash:
                     out = Counter()
                     for (start, g), n in c.items():
                         out[start - start % period, g] += n
-                rows += [(*head, dim, period, snap_id, self.inst.number, start, g or 0, n) for (start, g), n in out.items()]
+                rows += [
+                    (*head, dim, period, snap_id, self.inst.number, start, g or 0, n) for (start, g), n in out.items()
+                ]
         return rows
 
     def interval(self, snap_id, startup, begin, end, seconds, q):
@@ -143,8 +148,21 @@ class Ash:
             if name == ROW_LOCK_EVENT:
                 fg = max(fg - lock_samples * SAMPLE_SECONDS / seconds, 0.0)  # the chain's waits are drawn above
             if fg > 0:
-                kinds.append(("mread" if drv == "mread" else "sread" if drv == "sread" else "commit"
-                              if drv == "commit" else "other", name, wc, fg, drv))
+                kinds.append(
+                    (
+                        "mread"
+                        if drv == "mread"
+                        else "sread"
+                        if drv == "sread"
+                        else "commit"
+                        if drv == "commit"
+                        else "other",
+                        name,
+                        wc,
+                        fg,
+                        drv,
+                    )
+                )
         total = sum(k[3] for k in kinds)
         count = round((q["dbtime"] * seconds) / SAMPLE_SECONDS) - lock_samples
         if count <= 0 or total <= 0:
@@ -162,27 +180,81 @@ class Ash:
             state = self.on_cpu if on_cpu else self.waiting
             ev, wc = (self.cpu, self.cpu) if on_cpu else (code(event), code(wait_class))
             ev_row, wc_row = (None, None) if on_cpu else (ev, wc)
-            for src, slot in zip(rng.choices(sources[0], cum_weights=sources[1], k=n),
-                                 rng.choices(range(len(slots)), k=n), strict=True):
+            for src, slot in zip(
+                rng.choices(sources[0], cum_weights=sources[1], k=n), rng.choices(range(len(slots)), k=n), strict=True
+            ):
                 sql, plan = src
                 sid = self._session(sql, used[slot])
-                old = (BAD_PLAN_CPU if on_cpu and plan == getattr(sql, "bad_plan", None)
-                       else PLAN_LINES.get(kind, PLAN_LINES["other"]))[sid % 2]  # names the object, as before
+                old = (
+                    BAD_PLAN_CPU
+                    if on_cpu and plan == getattr(sql, "bad_plan", None)
+                    else PLAN_LINES.get(kind, PLAN_LINES["other"])
+                )[sid % 2]  # names the object, as before
                 choices = kind_lines(sql, plan).get(kind, NO_LINE)  # the statement's own plan (app/demo/plans.py)
                 line = choices[sid % len(choices)]
                 sql_code, module, action, user = self._sql_codes(sql)
                 program, machine = self._session_codes(sql, sid)
                 sample_id, stamp, minute = slots[slot]
                 if kind == "commit":
-                    rows.append((*head, sample_id, stamp, sid, _serial(sid), fg, user, None, sql_code, None, None,
-                                 None, None, ev_row, wc_row, state, None, None, None, None, module, action, program,
-                                 self.service, machine))
+                    rows.append(
+                        (
+                            *head,
+                            sample_id,
+                            stamp,
+                            sid,
+                            _serial(sid),
+                            fg,
+                            user,
+                            None,
+                            sql_code,
+                            None,
+                            None,
+                            None,
+                            None,
+                            ev_row,
+                            wc_row,
+                            state,
+                            None,
+                            None,
+                            None,
+                            None,
+                            module,
+                            action,
+                            program,
+                            self.service,
+                            machine,
+                        )
+                    )
                     counts[minute, wc, ev, 0] += 1
                     continue
                 obj = object_id(f"{sql.sql_id}:{old[1]}") if kind in ("sread", "mread") else None
-                rows.append((*head, sample_id, stamp, sid, _serial(sid), fg, user, sql_code, sql_code, plan,
-                             *self._line_codes(line), ev_row, wc_row, state, None, None, None, obj, module, action,
-                             program, self.service, machine))
+                rows.append(
+                    (
+                        *head,
+                        sample_id,
+                        stamp,
+                        sid,
+                        _serial(sid),
+                        fg,
+                        user,
+                        sql_code,
+                        sql_code,
+                        plan,
+                        *self._line_codes(line),
+                        ev_row,
+                        wc_row,
+                        state,
+                        None,
+                        None,
+                        None,
+                        obj,
+                        module,
+                        action,
+                        program,
+                        self.service,
+                        machine,
+                    )
+                )
                 counts[minute, wc, ev, sql_code] += 1
         return rows, self.totals(snap_id, counts)
 
@@ -190,9 +262,12 @@ class Ash:
         """(SQL_ID, module, action, user) of a statement's samples, codes where they are text."""
         c = self.per_sql.get(sql.sql_id)
         if c is None:
-            c = self.per_sql[sql.sql_id] = (self.code(sql.sql_id), self.code(sql.module),
-                                            self.code("nightly-load" if sql.batch else None),
-                                            USERS.get(sql.schema, 107))
+            c = self.per_sql[sql.sql_id] = (
+                self.code(sql.sql_id),
+                self.code(sql.module),
+                self.code("nightly-load" if sql.batch else None),
+                USERS.get(sql.schema, 107),
+            )
         return c
 
     def _line_codes(self, line):
@@ -223,8 +298,7 @@ class Ash:
             return self.batch_plans, _cumulative([1] * len(self.batch))
         if drv == "conc" and regressed and self.victim:  # the regressed plan's latch waits (workload.rates)
             victim = min(0.6 / rate, 1.0) if rate else 0.0
-            return [*oltp, (self.victim, plan)], _cumulative([w * (1 - victim) for w in self.oltp_shares]
-                                                             + [victim])
+            return [*oltp, (self.victim, plan)], _cumulative([w * (1 - victim) for w in self.oltp_shares] + [victim])
         return oltp, self.oltp_cum
 
     def _chain(self, head, sample_id, stamp, minute, counts):
@@ -235,10 +309,35 @@ class Ash:
         sql_code, event, wait_class = c(s.sql_id), c(ROW_LOCK_EVENT), c("Application")
         for k, sid in enumerate(CHAIN):
             blocker = BLOCKER if k < 4 else CHAIN[0]
-            rows.append((*head, sample_id, stamp, sid, _serial(sid), self.fg, USERS.get(s.schema, 107),
-                         sql_code, sql_code, s.plan, 1, c("UPDATE"), None, event, wait_class, self.waiting,
-                         blocker, _serial(blocker), self.inst.number, obj, c(s.module), None, c("JDBC Thin Client"),
-                         self.service, c(f"app-node{1 + sid % 4}")))
+            rows.append(
+                (
+                    *head,
+                    sample_id,
+                    stamp,
+                    sid,
+                    _serial(sid),
+                    self.fg,
+                    USERS.get(s.schema, 107),
+                    sql_code,
+                    sql_code,
+                    s.plan,
+                    1,
+                    c("UPDATE"),
+                    None,
+                    event,
+                    wait_class,
+                    self.waiting,
+                    blocker,
+                    _serial(blocker),
+                    self.inst.number,
+                    obj,
+                    c(s.module),
+                    None,
+                    c("JDBC Thin Client"),
+                    self.service,
+                    c(f"app-node{1 + sid % 4}"),
+                )
+            )
             counts[minute, wait_class, event, sql_code] += 1
         return rows
 

@@ -1,5 +1,6 @@
 """The build: one worker process per instance writes its history into a part file, then one ordered UNION ALL per
 table merges the parts into the store, which replaces the target atomically. Progress is counted across workers."""
+
 import multiprocessing
 import os
 import random
@@ -15,14 +16,25 @@ from app.demo import oracle_reports
 from app.demo.rows import Generator
 from app.demo.workload import END, STEP, databases, place_stories, public_stories, schedule
 from app.runs import demo_runs
-from app.store.schema import (ASH_BASE, ASH_NAMES, ASH_TOTALS, CLASS_TOTALS, CLASS_TOTALS_FILL, PARAMETER_BASE,
-                              ash_view_ddl, parameter_view_ddl, views)
+from app.store.schema import (
+    ASH_BASE,
+    ASH_NAMES,
+    ASH_TOTALS,
+    CLASS_TOTALS,
+    CLASS_TOTALS_FILL,
+    PARAMETER_BASE,
+    ash_view_ddl,
+    parameter_view_ddl,
+    views,
+)
 
 DETAIL_DAYS = 8  # per-minute sysmetric history kept for the most recent days only
 MIN_DAYS = 10  # the stories are placed up to 7 days before the newest snapshot
 FLUSH_ROWS = 50_000  # sysstat rows buffered before a write
 PROGRESS_SECONDS = 0.2
-OWN_TABLES = {t.name: t for t in (ASH_BASE, ASH_NAMES, ASH_TOTALS, PARAMETER_BASE)}  # the store's own tables the workers write
+OWN_TABLES = {
+    t.name: t for t in (ASH_BASE, ASH_NAMES, ASH_TOTALS, PARAMETER_BASE)
+}  # the store's own tables the workers write
 # views over the store's own tables (schema.ash_view_ddl, schema.parameter_view_ddl)
 OWN_VIEWS = ("dba_hist_active_sess_history", "dba_hist_parameter")
 
@@ -58,8 +70,17 @@ class Writer:
         return f"insert into {t.name} ({cols}) values ({', '.join(marks)})"
 
 
-def build(path, *, seed: int = 42, days: int = 45, detail_days: float = DETAIL_DAYS, end: datetime | None = None,
-          on_progress=None, ash_days: float | None = None, ash_totals: bool = True) -> dict:
+def build(
+    path,
+    *,
+    seed: int = 42,
+    days: int = 45,
+    detail_days: float = DETAIL_DAYS,
+    end: datetime | None = None,
+    on_progress=None,
+    ash_days: float | None = None,
+    ash_totals: bool = True,
+) -> dict:
     """Write a demo AWR store to `path` (atomically) and return its stories with snapshot ids and times.
 
     ASH is kept for the most recent `ash_days` (default: `detail_days`), with its totals per minute and half hour
@@ -87,9 +108,14 @@ def build(path, *, seed: int = 42, days: int = 45, detail_days: float = DETAIL_D
     try:
         ctx = multiprocessing.get_context("fork")
         done = ctx.Value("i", 0)
-        workers = [ctx.Process(target=_build_part, daemon=True, args=(
-            part, db, times, inst, stories, seed, detail_days, done, ash_days, ash_totals))
-            for part, (db, times, inst) in zip(parts, jobs, strict=True)]
+        workers = [
+            ctx.Process(
+                target=_build_part,
+                daemon=True,
+                args=(part, db, times, inst, stories, seed, detail_days, done, ash_days, ash_totals),
+            )
+            for part, (db, times, inst) in zip(parts, jobs, strict=True)
+        ]
         for w in workers:
             w.start()
         while any(w.is_alive() for w in workers):
@@ -125,8 +151,12 @@ def build(path, *, seed: int = 42, days: int = 45, detail_days: float = DETAIL_D
 def _tables():
     """The tables of a store: every view's but ASH's and the parameters', views over ASH_BASE and PARAMETER_BASE; and
     the store's own."""
-    return [t for t in views().metadata.sorted_tables if t.name not in OWN_VIEWS] + [ASH_BASE, ASH_NAMES, ASH_TOTALS,
-                                                                                      PARAMETER_BASE]
+    return [t for t in views().metadata.sorted_tables if t.name not in OWN_VIEWS] + [
+        ASH_BASE,
+        ASH_NAMES,
+        ASH_TOTALS,
+        PARAMETER_BASE,
+    ]
 
 
 def _create(path: Path, part: bool = False) -> sqlite3.Connection:
@@ -198,4 +228,3 @@ def _build_part(part: Path, db, times, inst, stories, seed, detail_days, done, a
     out.flush()
     con.commit()
     con.close()
-

@@ -7,6 +7,7 @@ drawn from the interval's own integer deltas so the views agree (docs/awr-rules.
   `physical reads`, the batch's direct reads on ORDERS and its direct writes on SALES_HISTORY, the blocking chain's
   row lock waits on the table its UPDATE names (whose OBJ# is the samples' CURRENT_OBJ#, app/demo/ash.py).
 Both use their own random stream, so the other views' rows are the same with or without them."""
+
 import re
 from functools import lru_cache
 from math import erf, log, sqrt
@@ -16,21 +17,44 @@ from app.demo.sql import TABLES
 from app.demo.workload import GIB, STEP
 from app.units import DAY
 
-HISTOGRAM_EVENTS = ("log file sync", "db file sequential read", "db file scattered read", "direct path read",
-                    "db file parallel read", "log file parallel write", "db file parallel write",
-                    "enq: TX - row lock contention", "buffer busy waits", "gc cr block 2-way", "gc current block 2-way")
+HISTOGRAM_EVENTS = (
+    "log file sync",
+    "db file sequential read",
+    "db file scattered read",
+    "direct path read",
+    "db file parallel read",
+    "log file parallel write",
+    "db file parallel write",
+    "enq: TX - row lock contention",
+    "buffer busy waits",
+    "gc cr block 2-way",
+    "gc current block 2-way",
+)
 TAILED = ("log file sync", "log file parallel write")  # the slow, unstable writes before the async I/O fix
 UPPERS = [1 << k for k in range(17)]  # WAIT_TIME_MILLI: < 1 ms, < 2 ms, ... < 65536 ms
 WOBBLE = (0.9, 0.95, 1.0, 1.05, 1.1)  # each interval's spread, around the event's
 SPREAD = {"enq: TX - row lock contention": 1.1, "buffer busy waits": 0.9, "db file scattered read": 0.7}
 DATA_TS, INDEX_TS = 5, 6  # APP_DATA and APP_INDEX in Generator.TABLESPACES
 # segment -> (type, share of the captured logical reads, of the captured cache reads, of the block changes)
-SEGMENTS = {"ORDERS": ("TABLE", 16, 14, 12), "ORDER_LINES": ("TABLE", 14, 22, 14), "PK_ORDERS": ("INDEX", 12, 6, 6),
-            "PK_ORDER_LINES": ("INDEX", 9, 8, 7), "CUSTOMERS": ("TABLE", 8, 7, 4), "PK_CUSTOMERS": ("INDEX", 5, 3, 1),
-            "INVENTORY": ("TABLE", 7, 6, 10), "PK_INVENTORY": ("INDEX", 4, 2, 3), "PRODUCTS": ("TABLE", 6, 4, 1),
-            "PAYMENTS": ("TABLE", 4, 6, 8), "SHIPMENTS": ("TABLE", 3, 5, 5), "INVOICES": ("TABLE", 3, 4, 5),
-            "CARTS": ("TABLE", 3, 2, 9), "AUDIT_LOG": ("TABLE", 1, 2, 8), "PRICE_LISTS": ("TABLE", 2, 1, 1),
-            "ORDERS_CUSTOMER_IX": ("INDEX", 3, 8, 6), "SALES_HISTORY": ("TABLE", 0, 0, 0)}
+SEGMENTS = {
+    "ORDERS": ("TABLE", 16, 14, 12),
+    "ORDER_LINES": ("TABLE", 14, 22, 14),
+    "PK_ORDERS": ("INDEX", 12, 6, 6),
+    "PK_ORDER_LINES": ("INDEX", 9, 8, 7),
+    "CUSTOMERS": ("TABLE", 8, 7, 4),
+    "PK_CUSTOMERS": ("INDEX", 5, 3, 1),
+    "INVENTORY": ("TABLE", 7, 6, 10),
+    "PK_INVENTORY": ("INDEX", 4, 2, 3),
+    "PRODUCTS": ("TABLE", 6, 4, 1),
+    "PAYMENTS": ("TABLE", 4, 6, 8),
+    "SHIPMENTS": ("TABLE", 3, 5, 5),
+    "INVOICES": ("TABLE", 3, 4, 5),
+    "CARTS": ("TABLE", 3, 2, 9),
+    "AUDIT_LOG": ("TABLE", 1, 2, 8),
+    "PRICE_LISTS": ("TABLE", 2, 1, 1),
+    "ORDERS_CUSTOMER_IX": ("INDEX", 3, 8, 6),
+    "SALES_HISTORY": ("TABLE", 0, 0, 0),
+}
 HOSTILE_SEGMENT, HOSTILE_OBJ = "<img src=x onerror=alert(1)>", 69999  # a quoted identifier is data: shown as text
 CAPTURED = 0.8  # of the interval's logical and cache reads: AWR keeps the top segments only
 
@@ -42,7 +66,7 @@ def buckets(waits: int, mean_ms: float, sigma: float) -> list[int]:
         return [0] * len(UPPERS)
     exact = [waits * p for p in _shares(round(mean_ms, 3), sigma)]
     counts = [int(x) for x in exact]
-    for k in sorted(range(len(exact)), key=lambda k: counts[k] - exact[k])[:waits - sum(counts)]:
+    for k in sorted(range(len(exact)), key=lambda k: counts[k] - exact[k])[: waits - sum(counts)]:
         counts[k] += 1
     return counts
 
@@ -53,7 +77,7 @@ def _shares(mean_ms: float, sigma: float) -> list[float]:
     mu = log(mean_ms) - sigma * sigma / 2
     cdf = [0.5 * (1 + erf((log(u) - mu) / (sigma * sqrt(2)))) for u in UPPERS]
     cdf[-1] = 1.0
-    return [b - a for a, b in zip([0.0] + cdf[:-1], cdf)]
+    return [b - a for a, b in zip([0.0, *cdf[:-1]], cdf, strict=True)]
 
 
 class Detail:
@@ -76,8 +100,9 @@ class Detail:
             k = {"lr": 4, "pr": 5, "chg": 6}[key]
             total = sum(s[k] for s in self.segments)
             setattr(self, key, [s[k] / total for s in self.segments])
-        self.used = {s[0]: (3.0 if s[3] == "TABLE" else 1.0) * GIB * (4 if db.rac else 1) * s[4] / 10 for s in
-                     self.segments}
+        self.used = {
+            s[0]: (3.0 if s[3] == "TABLE" else 1.0) * GIB * (4 if db.rac else 1) * s[4] / 10 for s in self.segments
+        }
         self.unknown = [t for t in TABLES if t.upper() not in SEGMENTS]  # (names only: not captured)
 
     def objects(self):
@@ -85,8 +110,18 @@ class Detail:
         tablespace, partition type)."""
         for obj, ts, name, kind, *_ in self.segments:
             owner = "CRM" if name == HOSTILE_SEGMENT else "APP"
-            yield (self.db.dbid, ts, obj, obj, owner, name, None, kind, "APP_INDEX" if ts == INDEX_TS else "APP_DATA",
-                   "NONE")
+            yield (
+                self.db.dbid,
+                ts,
+                obj,
+                obj,
+                owner,
+                name,
+                None,
+                kind,
+                "APP_INDEX" if ts == INDEX_TS else "APP_DATA",
+                "NONE",
+            )
 
     def histograms(self, snap_id, key, st, events, waits, ms, fixed):
         """DBA_HIST_EVENT_HISTOGRAM rows: the buckets that ever had a wait since the startup, cumulative."""
@@ -96,8 +131,11 @@ class Detail:
                 continue
             sigma = ((0.5 if fixed else 1.25) if name in TAILED else SPREAD.get(name, 0.6)) * self.rng.choice(WOBBLE)
             values, _ = st.accumulate(("histogram", name), buckets(waits[name], ms[name], sigma))
-            rows += [(snap_id, *key, event_id, name, class_id, wait_class, u, v)
-                     for u, v in zip(UPPERS, values) if v]
+            rows += [
+                (snap_id, *key, event_id, name, class_id, wait_class, u, v)
+                for u, v in zip(UPPERS, values, strict=True)
+                if v
+            ]
         return rows
 
     def seg_stats(self, snap_id, key, d, waits, batch, seconds, chain=0.0):
@@ -113,17 +151,26 @@ class Detail:
         lock_waits = waits.get("enq: TX - row lock contention", 0)
         busy = waits.get("buffer busy waits", 0)
         grow = (0.35 * (4 if self.db.rac else 1) * GIB * seconds / DAY) if self.shared else 0.0
-        for (obj, ts, name, kind, *_), lr, pr, chg in zip(self.segments, self.lr, self.pr, self.chg):
+        for (obj, ts, name, kind, *_), lr, pr, chg in zip(self.segments, self.lr, self.pr, self.chg, strict=True):
             n = rng.uniform(0.85, 1.15)
             reads_direct = round(direct * 0.88) if name == "ORDERS" else 0  # the batch's full scans of ORDERS
             writes_direct = round(direct_w * 0.9) if name == "SALES_HISTORY" else 0  # its INSERT /*+ APPEND */
             row_locks = round(lock_waits * ((chain if obj == self.lock_obj else 0.0) + (1 - chain) * chg * 0.8 * n))
             space = grow * chg + (writes_direct * self.db.block_size if batch else 0)
             self.used[obj] += space
-            stats = (round(lread * lr * n), round(busy * chg * 0.7), round(changes * chg * n),
-                     round(cache * pr * n) + reads_direct, round(writes * chg * 0.8 * n) + writes_direct,
-                     reads_direct, writes_direct, round(chg * 40 * rng.random() * seconds / STEP) if kind == "INDEX"
-                     else 0, row_locks, round(space), round(space * 1.1))
+            stats = (
+                round(lread * lr * n),
+                round(busy * chg * 0.7),
+                round(changes * chg * n),
+                round(cache * pr * n) + reads_direct,
+                round(writes * chg * 0.8 * n) + writes_direct,
+                reads_direct,
+                writes_direct,
+                round(chg * 40 * rng.random() * seconds / STEP) if kind == "INDEX" else 0,
+                row_locks,
+                round(space),
+                round(space * 1.1),
+            )
             if any(stats[:9]) or stats[9]:
                 rows.append((snap_id, *key, ts, obj, obj, *stats, round(self.used[obj]), round(self.used[obj] * 1.15)))
         return rows

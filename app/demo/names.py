@@ -1,5 +1,6 @@
 """The names the demo writes and their ids: statistics, time model, wait events, OS statistics, sysmetrics, I/O
 functions and file types, each with the model quantity (the "driver", a key of `workload.rates`) it follows."""
+
 import zlib
 
 # name: driver x coefficient, per second. Drivers are the model's quantities (see workload.rates).
@@ -57,15 +58,24 @@ session pga memory|sessions|4200000;session pga memory max|sessions|6500000;sess
 session uga memory max|sessions|2600000;workarea memory allocated|sessions|30000;session stored procedure space|sessions|800
 """
 TIME_MODEL = (  # name: share of a driver
-    ("DB time", "dbtime", 1), ("DB CPU", "dbcpu", 1), ("background cpu time", "bgcpu", 1),
-    ("background elapsed time", "bgcpu", 4.2), ("sql execute elapsed time", "dbtime", 0.88),
-    ("parse time elapsed", "dbtime", 0.03), ("hard parse elapsed time", "dbtime", 0.012),
+    ("DB time", "dbtime", 1),
+    ("DB CPU", "dbcpu", 1),
+    ("background cpu time", "bgcpu", 1),
+    ("background elapsed time", "bgcpu", 4.2),
+    ("sql execute elapsed time", "dbtime", 0.88),
+    ("parse time elapsed", "dbtime", 0.03),
+    ("hard parse elapsed time", "dbtime", 0.012),
     ("hard parse (sharing criteria) elapsed time", "dbtime", 0.003),
-    ("hard parse (bind mismatch) elapsed time", "dbtime", 0.0004), ("failed parse elapsed time", "dbtime", 0.0001),
-    ("failed parse (out of shared memory) elapsed time", "dbtime", 0.0), ("PL/SQL execution elapsed time", "dbtime", 0.06),
-    ("PL/SQL compilation elapsed time", "dbtime", 0.001), ("inbound PL/SQL rpc elapsed time", "dbtime", 0.0),
-    ("Java execution elapsed time", "dbtime", 0.0005), ("connection management call elapsed time", "dbtime", 0.004),
-    ("sequence load elapsed time", "dbtime", 0.002), ("repeated bind elapsed time", "dbtime", 0.0002),
+    ("hard parse (bind mismatch) elapsed time", "dbtime", 0.0004),
+    ("failed parse elapsed time", "dbtime", 0.0001),
+    ("failed parse (out of shared memory) elapsed time", "dbtime", 0.0),
+    ("PL/SQL execution elapsed time", "dbtime", 0.06),
+    ("PL/SQL compilation elapsed time", "dbtime", 0.001),
+    ("inbound PL/SQL rpc elapsed time", "dbtime", 0.0),
+    ("Java execution elapsed time", "dbtime", 0.0005),
+    ("connection management call elapsed time", "dbtime", 0.004),
+    ("sequence load elapsed time", "dbtime", 0.002),
+    ("repeated bind elapsed time", "dbtime", 0.0002),
     ("RMAN cpu time (backup/restore)", "rman", 1),
 )
 # event | wait class | driver | share of the driver | average ms | background share
@@ -204,12 +214,36 @@ Current Logons Count|Logons|sessions
 GC CR Block Received Per Second|Blocks Per Second|gc_cr
 GC CR Block Received Per Txn|Blocks Per Txn|gc_cr/txn
 """
-IO_FUNCTIONS = ["RMAN", "DBWR", "LGWR", "ARCH", "XDB", "Streams AQ", "Data Pump", "Recovery", "Buffer Cache Reads",
-                "Direct Reads", "Direct Writes", "Smart Scan", "Archive Manager", "Others"]
-IO_FILETYPES = ["Other", "Control File", "Data File", "Log File", "Archive Log", "Temp File", "Data File Backup",
-                "Data File Incremental Backup", "Archive Log Backup", "Data File Copy", "Flashback Log",
-                "Data Pump Dump File"]
-
+IO_FUNCTIONS = [
+    "RMAN",
+    "DBWR",
+    "LGWR",
+    "ARCH",
+    "XDB",
+    "Streams AQ",
+    "Data Pump",
+    "Recovery",
+    "Buffer Cache Reads",
+    "Direct Reads",
+    "Direct Writes",
+    "Smart Scan",
+    "Archive Manager",
+    "Others",
+]
+IO_FILETYPES = [
+    "Other",
+    "Control File",
+    "Data File",
+    "Log File",
+    "Archive Log",
+    "Temp File",
+    "Data File Backup",
+    "Data File Incremental Backup",
+    "Archive Log Backup",
+    "Data File Copy",
+    "Flashback Log",
+    "Data Pump Dump File",
+]
 
 
 METRIC_ID_BASE = 2000  # the sysmetric ids are numbered from here in the order of METRICS
@@ -227,7 +261,10 @@ def stat_id(name: str) -> int:
 SYSSTAT_ROWS = [(stat_id(n), n, d, float(c)) for n, d, c in _table(SYSSTAT)]
 READING_ROWS = [(stat_id(n), n, d, float(c)) for n, d, c in _table(READINGS)]
 TIME_MODEL_ROWS = [(stat_id(n), n, d, float(c)) for n, d, c in TIME_MODEL]
-EVENT_ROWS = [(stat_id(n), n, wc, stat_id(wc), drv, float(share), float(ms), float(bg))
-              for n, wc, drv, share, ms, bg in _table(EVENTS)]
-METRIC_ROWS = [(METRIC_ID_BASE + k, n.rstrip("*"), unit, how, n.endswith("*"))
-               for k, (n, unit, how) in enumerate(_table(METRICS))]
+EVENT_ROWS = [
+    (stat_id(n), n, wc, stat_id(wc), drv, float(share), float(ms), float(bg))
+    for n, wc, drv, share, ms, bg in _table(EVENTS)
+]
+METRIC_ROWS = [
+    (METRIC_ID_BASE + k, n.rstrip("*"), unit, how, n.endswith("*")) for k, (n, unit, how) in enumerate(_table(METRICS))
+]

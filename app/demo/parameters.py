@@ -6,6 +6,7 @@ regression starts and set back when it ends.
 Values are as V$SYSTEM_PARAMETER gives them (sizes in bytes). ISDEFAULT is FALSE for a parameter the parameter file
 sets; ISMODIFIED is SYSTEM_MOD after an ALTER SYSTEM of a running instance, until its next startup, which reads the
 value from the SPFILE (SCOPE=BOTH) with ISDEFAULT FALSE."""
+
 from datetime import timedelta
 
 from app.demo.names import stat_id
@@ -15,37 +16,77 @@ FALSE, TRUE, SYSTEM_MOD = "FALSE", "TRUE", "SYSTEM_MOD"
 
 # name: value, set in the parameter file (ISDEFAULT FALSE) or not; per database where they differ
 COMMON = {
-    "audit_file_dest": ("/u01/app/oracle/admin/{db}/adump", True), "audit_trail": ("DB", True),
+    "audit_file_dest": ("/u01/app/oracle/admin/{db}/adump", True),
+    "audit_trail": ("DB", True),
     "background_dump_dest": ("/u01/app/oracle/product/19.0.0/dbhome_1/rdbms/log", False),
-    "cluster_database": ("{rac}", True), "compatible": ("19.0.0", True),
+    "cluster_database": ("{rac}", True),
+    "compatible": ("19.0.0", True),
     "control_file_record_keep_time": ("7", False),
-    "control_files": ("+DATA/{db}/CONTROLFILE/current.261.1143720011", True), "cpu_count": ("{cpus}", False),
-    "cursor_sharing": ("EXACT", False), "db_block_checking": ("FALSE", False), "db_block_checksum": ("TYPICAL", False),
-    "db_block_size": ("8192", True), "db_cache_size": ("0", False), "db_create_file_dest": ("+DATA", True),
-    "db_domain": ("", False), "db_file_multiblock_read_count": ("128", False), "db_files": ("200", False),
-    "db_name": ("{db}", True), "db_recovery_file_dest": ("+RECO", True),
-    "db_recovery_file_dest_size": (str(500 * GIB), True), "db_securefile": ("PREFERRED", False),
-    "db_unique_name": ("{db}", False), "db_writer_processes": ("{writers}", False),
-    "deferred_segment_creation": ("TRUE", False), "diagnostic_dest": ("/u01/app/oracle", True),
-    "disk_asynch_io": ("TRUE", False), "dispatchers": ("(PROTOCOL=TCP) (SERVICE={db}XDB)", True),
-    "enable_pluggable_database": ("FALSE", False), "fast_start_mttr_target": ("0", False),
-    "filesystemio_options": ("none", False), "java_pool_size": ("0", False), "job_queue_processes": ("80", False),
-    "large_pool_size": ("0", False), "local_listener": ("LISTENER_{db}", True), "log_archive_format": (
-        "%t_%s_%r.dbf", False), "log_buffer": (str(64 * MIB), False), "log_checkpoint_interval": ("0", False),
-    "memory_target": ("0", False), "nls_date_format": ("YYYY-MM-DD HH24:MI:SS", True),
-    "nls_language": ("AMERICAN", False), "nls_territory": ("AMERICA", False), "open_cursors": ("300", True),
-    "optimizer_adaptive_plans": ("TRUE", False), "optimizer_adaptive_statistics": ("FALSE", False),
-    "optimizer_features_enable": ("19.1.0", False), "optimizer_index_caching": ("0", False),
-    "optimizer_index_cost_adj": ("100", False), "optimizer_mode": ("ALL_ROWS", False),
-    "parallel_max_servers": ("{px}", False), "pga_aggregate_limit": ("{pga_limit}", False),
-    "pga_aggregate_target": ("{pga}", True), "processes": ("{processes}", True), "recyclebin": ("on", False),
-    "remote_login_passwordfile": ("EXCLUSIVE", True), "resource_manager_plan": ("", False),
-    "session_cached_cursors": ("50", False), "sessions": ("{sessions}", False), "sga_max_size": ("{sga_max}", True),
-    "sga_target": ("{sga}", True), "shared_pool_size": ("0", False), "statistics_level": ("TYPICAL", False),
-    "undo_retention": ("900", False), "undo_tablespace": ("{undo}", True), "use_large_pages": ("TRUE", False),
+    "control_files": ("+DATA/{db}/CONTROLFILE/current.261.1143720011", True),
+    "cpu_count": ("{cpus}", False),
+    "cursor_sharing": ("EXACT", False),
+    "db_block_checking": ("FALSE", False),
+    "db_block_checksum": ("TYPICAL", False),
+    "db_block_size": ("8192", True),
+    "db_cache_size": ("0", False),
+    "db_create_file_dest": ("+DATA", True),
+    "db_domain": ("", False),
+    "db_file_multiblock_read_count": ("128", False),
+    "db_files": ("200", False),
+    "db_name": ("{db}", True),
+    "db_recovery_file_dest": ("+RECO", True),
+    "db_recovery_file_dest_size": (str(500 * GIB), True),
+    "db_securefile": ("PREFERRED", False),
+    "db_unique_name": ("{db}", False),
+    "db_writer_processes": ("{writers}", False),
+    "deferred_segment_creation": ("TRUE", False),
+    "diagnostic_dest": ("/u01/app/oracle", True),
+    "disk_asynch_io": ("TRUE", False),
+    "dispatchers": ("(PROTOCOL=TCP) (SERVICE={db}XDB)", True),
+    "enable_pluggable_database": ("FALSE", False),
+    "fast_start_mttr_target": ("0", False),
+    "filesystemio_options": ("none", False),
+    "java_pool_size": ("0", False),
+    "job_queue_processes": ("80", False),
+    "large_pool_size": ("0", False),
+    "local_listener": ("LISTENER_{db}", True),
+    "log_archive_format": ("%t_%s_%r.dbf", False),
+    "log_buffer": (str(64 * MIB), False),
+    "log_checkpoint_interval": ("0", False),
+    "memory_target": ("0", False),
+    "nls_date_format": ("YYYY-MM-DD HH24:MI:SS", True),
+    "nls_language": ("AMERICAN", False),
+    "nls_territory": ("AMERICA", False),
+    "open_cursors": ("300", True),
+    "optimizer_adaptive_plans": ("TRUE", False),
+    "optimizer_adaptive_statistics": ("FALSE", False),
+    "optimizer_features_enable": ("19.1.0", False),
+    "optimizer_index_caching": ("0", False),
+    "optimizer_index_cost_adj": ("100", False),
+    "optimizer_mode": ("ALL_ROWS", False),
+    "parallel_max_servers": ("{px}", False),
+    "pga_aggregate_limit": ("{pga_limit}", False),
+    "pga_aggregate_target": ("{pga}", True),
+    "processes": ("{processes}", True),
+    "recyclebin": ("on", False),
+    "remote_login_passwordfile": ("EXCLUSIVE", True),
+    "resource_manager_plan": ("", False),
+    "session_cached_cursors": ("50", False),
+    "sessions": ("{sessions}", False),
+    "sga_max_size": ("{sga_max}", True),
+    "sga_target": ("{sga}", True),
+    "shared_pool_size": ("0", False),
+    "statistics_level": ("TYPICAL", False),
+    "undo_retention": ("900", False),
+    "undo_tablespace": ("{undo}", True),
+    "use_large_pages": ("TRUE", False),
 }
-RAC_ONLY = {"instance_number": ("{inst}", True), "thread": ("{inst}", True), "cluster_interconnects": ("", False),
-            "remote_listener": ("racprod-scan:1521", True)}
+RAC_ONLY = {
+    "instance_number": ("{inst}", True),
+    "thread": ("{inst}", True),
+    "cluster_interconnects": ("", False),
+    "remote_listener": ("racprod-scan:1521", True),
+}
 
 
 def _base(db, inst) -> dict:
@@ -53,10 +94,21 @@ def _base(db, inst) -> dict:
     processes = 1200 if db.rac else 600
     sga = (64 if db.rac else 12) * GIB
     pga = (24 if db.rac else 4) * GIB
-    fill = {"db": db.name, "rac": "TRUE" if db.rac else "FALSE", "cpus": str(db.cpus), "inst": str(inst.number),
-            "writers": str(max(1, db.cpus // 8)), "px": str(db.cpus * 20), "pga": str(pga), "pga_limit": str(2 * pga),
-            "processes": str(processes), "sessions": str(int(processes * 1.5) + 22), "sga": str(sga),
-            "sga_max": str((96 if db.rac else 16) * GIB), "undo": f"UNDOTBS{inst.number}"}
+    fill = {
+        "db": db.name,
+        "rac": "TRUE" if db.rac else "FALSE",
+        "cpus": str(db.cpus),
+        "inst": str(inst.number),
+        "writers": str(max(1, db.cpus // 8)),
+        "px": str(db.cpus * 20),
+        "pga": str(pga),
+        "pga_limit": str(2 * pga),
+        "processes": str(processes),
+        "sessions": str(int(processes * 1.5) + 22),
+        "sga": str(sga),
+        "sga_max": str((96 if db.rac else 16) * GIB),
+        "undo": f"UNDOTBS{inst.number}",
+    }
     params = dict(COMMON, **(RAC_ONLY if db.rac else {}))
     # an empty value is NULL, as Oracle shows it
     return {name: (value.format(**fill) or None, TRUE if not set_ else FALSE) for name, (value, set_) in params.items()}
@@ -89,6 +141,7 @@ def rows(db, inst, snaps, stories: dict) -> list[tuple]:
     startup = None
     runs: dict = {}  # name -> [first, last, value, isdefault, ismodified]
     out = []
+
     def alter(until):
         while pending and pending[0][0] <= until:
             _, name, value, scope = pending.pop(0)
@@ -100,8 +153,10 @@ def rows(db, inst, snaps, stories: dict) -> list[tuple]:
     for snap_id, moment, started in snaps:
         if startup is not None and started != startup:  # a startup reads the SPFILE: nothing modified any more
             alter(started)
-            running = {n: (spfile[n], FALSE, FALSE) if n in spfile else (v, FALSE if m != FALSE else d, FALSE)
-                       for n, (v, d, m) in running.items()}
+            running = {
+                n: (spfile[n], FALSE, FALSE) if n in spfile else (v, FALSE if m != FALSE else d, FALSE)
+                for n, (v, d, m) in running.items()
+            }
             spfile.clear()
         startup = started
         alter(moment)

@@ -1,19 +1,39 @@
 """The row generator: the rows of one instance, snapshot by snapshot, from the workload model's rates. Counters are
 kept per instance since its startup (they restart from zero at each restart) and written as Oracle's cumulative
 values; the sysmetrics are computed from the same integer deltas the counters hold."""
-from datetime import timedelta
 
 import random
+from datetime import timedelta
 
 from app.demo import parameters
 from app.demo.ash import Ash, foreground
 from app.demo.detail import Detail
+from app.demo.names import (
+    EVENT_ROWS,
+    IO_FILETYPES,
+    IO_FUNCTIONS,
+    METRIC_ROWS,
+    READING_ROWS,
+    SYSSTAT_ROWS,
+    TIME_MODEL_ROWS,
+    stat_id,
+)
 from app.demo.plans import BAD_PLAN_GETS, bind_names, bind_rows, plan_rows
-from app.demo.names import (EVENT_ROWS, IO_FILETYPES, IO_FUNCTIONS, METRIC_ROWS, READING_ROWS, SYSSTAT_ROWS,
-                            TIME_MODEL_ROWS, stat_id)
 from app.demo.sql import catalog
-from app.demo.workload import (BATCH_END, BATCH_START, BLOCKS_PER_DIRECT_READ, BLOCKS_PER_TEMP_IO, CS_PER_S,
-                               EVENT_SCALE, GIB, STEP, US_PER_CS, US_PER_S, fmt, rates)
+from app.demo.workload import (
+    BATCH_END,
+    BATCH_START,
+    BLOCKS_PER_DIRECT_READ,
+    BLOCKS_PER_TEMP_IO,
+    CS_PER_S,
+    EVENT_SCALE,
+    GIB,
+    STEP,
+    US_PER_CS,
+    US_PER_S,
+    fmt,
+    rates,
+)
 from app.store.schema import ASH_BASE, ASH_NAMES, ASH_TOTALS, PARAMETER_BASE
 from app.units import DAY, MIB
 
@@ -47,8 +67,9 @@ class Generator:
         self.events = [e for e in EVENT_ROWS if db.rac or e[4] not in ("gcwait", "idle_rac")]
         # the statements whose binds AWR captured (docs/awr-rules.md §26): the ten with the most time that have
         # binds, the regression's, and a hostile one's (a bind value is data too)
-        bound = [s for s, _, _ in self.oltp if bind_names(s)][:10] + [s for s in self.sqls if bind_names(s) and (
-            s is self.victim or s.text.startswith("select /* <img"))]
+        bound = [s for s, _, _ in self.oltp if bind_names(s)][:10] + [
+            s for s in self.sqls if bind_names(s) and (s is self.victim or s.text.startswith("select /* <img"))
+        ]
         self.bound = {s.sql_id for s in bound}
 
     def run(self, inst):
@@ -60,15 +81,18 @@ class Generator:
                 out.add("sqltext", (db.dbid, s.sql_id, s.text, s.command_type))
                 out.extend("sql_plan", plan_rows(db, s, s.plan, self.start))
             if self.victim:
-                out.extend("sql_plan", plan_rows(db, self.victim, self.victim.bad_plan,
-                                                 self.stories["plan_regression"]["from"]))
+                out.extend(
+                    "sql_plan",
+                    plan_rows(db, self.victim, self.victim.bad_plan, self.stories["plan_regression"]["from"]),
+                )
             self._tablespaces_static()
         out.add("database_instance", self._instance_row(inst, inst.startup))
         self.detail = Detail(db, inst, self.sqls, random.Random(f"detail:{db.name}:{inst.number}"))
         if shared:
             out.extend("seg_stat_obj", list(self.detail.objects()))
-        self.ash = Ash(db, inst, self.sqls, self.victim, self.events, self.stories, self.ash_rng) if self.ash_rng \
-            else None
+        self.ash = (
+            Ash(db, inst, self.sqls, self.victim, self.events, self.stories, self.ash_rng) if self.ash_rng else None
+        )
         st = State(inst.startup)
         prev_time = None
         taken = []  # (snap_id, time, startup) of the instance's snapshots, for its parameters
@@ -89,32 +113,71 @@ class Generator:
 
     def _instance_row(self, inst, startup):
         db = self.db
-        return (db.dbid, inst.number, fmt(startup), "YES" if db.rac else "NO", "19.0.0.0.0", db.name, inst.name,
-                inst.host, "Linux x86 64-bit", "NO", "EE", db.name, "PRIMARY")
+        return (
+            db.dbid,
+            inst.number,
+            fmt(startup),
+            "YES" if db.rac else "NO",
+            "19.0.0.0.0",
+            db.name,
+            inst.name,
+            inst.host,
+            "Linux x86 64-bit",
+            "NO",
+            "EE",
+            db.name,
+            "PRIMARY",
+        )
 
     def _snapshot(self, snap_id, inst, st, begin, end, seconds, flag):
         db, out, rng = self.db, self.out, self.rng
         key = (db.dbid, inst.number)
-        out.add("snapshot", (snap_id, db.dbid, inst.number, fmt(st.startup), fmt(begin), fmt(end),
-                             round(rng.uniform(0.4, 2.5), 3), 1, 0, flag, float(db.tz)))
+        out.add(
+            "snapshot",
+            (
+                snap_id,
+                db.dbid,
+                inst.number,
+                fmt(st.startup),
+                fmt(begin),
+                fmt(end),
+                round(rng.uniform(0.4, 2.5), 3),
+                1,
+                0,
+                flag,
+                float(db.tz),
+            ),
+        )
         mid = begin + (end - begin) / 2
-        noise = rng.lognormvariate(0, 0.05 if (db.capacity is None or mid >= self.stories["async_io_fix"]["startup"])
-                                   else 0.11)
+        noise = rng.lognormvariate(
+            0, 0.05 if (db.capacity is None or mid >= self.stories["async_io_fix"]["startup"]) else 0.11
+        )
         q = rates(db, mid, self.stories, noise, (mid - self.start).total_seconds() / DAY, inst.number)
         d = {}  # integer deltas of this interval, by name, for the metrics
         head = (snap_id, *key)
-        for view, table, scale in (("sysstat", SYSSTAT_ROWS, seconds),
-                                   ("sys_time_model", TIME_MODEL_ROWS, seconds * US_PER_S)):
+        for view, table, scale in (
+            ("sysstat", SYSSTAT_ROWS, seconds),
+            ("sys_time_model", TIME_MODEL_ROWS, seconds * US_PER_S),
+        ):
             values, deltas = st.accumulate(view, [q[driver] * coef * scale for _, _, driver, coef in table])
             d.update(zip([r[1] for r in table], deltas, strict=True))
             out.extend(view, [(*head, r[0], r[1], v) for r, v in zip(table, values, strict=True)])
-        out.extend("sysstat", [(*head, sid, name, round(q[driver] * coef * rng.uniform(0.97, 1.03)))
-                               for sid, name, driver, coef in READING_ROWS])
+        out.extend(
+            "sysstat",
+            [
+                (*head, sid, name, round(q[driver] * coef * rng.uniform(0.97, 1.03)))
+                for sid, name, driver, coef in READING_ROWS
+            ],
+        )
         waits, ms = self._events(snap_id, key, st, q, seconds, d)
         if end > self.history_from:  # histograms and segments for the most recent days, as the per-minute metrics
-            out.extend("event_histogram", self.detail.histograms(snap_id, key, st, self.events, waits, ms,
-                                                                 q["lat"]["config"] == 1.0))
-            chain = q["w"]["row_lock"] / ((q["w"]["row_lock"] + q["w"]["app"] * 0.8) or 1)  # workload.rates, names.EVENTS
+            out.extend(
+                "event_histogram",
+                self.detail.histograms(snap_id, key, st, self.events, waits, ms, q["lat"]["config"] == 1.0),
+            )
+            chain = q["w"]["row_lock"] / (
+                (q["w"]["row_lock"] + q["w"]["app"] * 0.8) or 1
+            )  # workload.rates, names.EVENTS
             out.extend("seg_stat", self.detail.seg_stats(snap_id, key, d, waits, q["batch"], seconds, chain))
         self._osstat(snap_id, key, st, q, seconds, d)
         self._io(snap_id, key, st, q, seconds)
@@ -153,12 +216,13 @@ class Generator:
         values, deltas = st.accumulate("system_event", amounts)
         rows, interval_waits = [], {}
         for k, (event_id, name, wait_class, class_id, *_) in enumerate(self.events):
-            waits, timeouts, time_all, waits_fg, time_fg = values[5 * k:5 * k + 5]
+            waits, timeouts, time_all, waits_fg, time_fg = values[5 * k : 5 * k + 5]
             interval_waits[name] = deltas[5 * k]
             if name == "db file sequential read":
                 d[f"{name}:waits"], d[f"{name}:time"] = deltas[5 * k + 3], deltas[5 * k + 4]
-            rows.append((snap_id, *key, event_id, name, class_id, wait_class, waits, timeouts, time_all, waits_fg,
-                         0, time_fg))
+            rows.append(
+                (snap_id, *key, event_id, name, class_id, wait_class, waits, timeouts, time_all, waits_fg, 0, time_fg)
+            )
         self.out.extend("system_event", rows)
         return interval_waits, average
 
@@ -167,9 +231,17 @@ class Generator:
         cs = seconds * CS_PER_S
         busy, idle = q["busy"] * cs, q["idle"] * cs
         user = busy * 0.82
-        counters = {"BUSY_TIME": busy, "IDLE_TIME": idle, "USER_TIME": user, "SYS_TIME": busy - user,
-                    "IOWAIT_TIME": q["iowait"] * cs, "NICE_TIME": 0.0, "RSRC_MGR_CPU_WAIT_TIME": q["rsrc"] * cs,
-                    "VM_IN_BYTES": 0.0, "VM_OUT_BYTES": 0.0}
+        counters = {
+            "BUSY_TIME": busy,
+            "IDLE_TIME": idle,
+            "USER_TIME": user,
+            "SYS_TIME": busy - user,
+            "IOWAIT_TIME": q["iowait"] * cs,
+            "NICE_TIME": 0.0,
+            "RSRC_MGR_CPU_WAIT_TIME": q["rsrc"] * cs,
+            "VM_IN_BYTES": 0.0,
+            "VM_OUT_BYTES": 0.0,
+        }
         values, deltas = st.accumulate("osstat", list(counters.values()))
         # BUSY + IDLE is exactly the CPU time available: IDLE takes the rounding
         idle_delta = round(seconds * db.cpus * CS_PER_S) - deltas[0]
@@ -177,9 +249,15 @@ class Generator:
         values[1], deltas[1] = values[1] - deltas[1] + idle_delta, idle_delta
         d.update(zip(counters, deltas, strict=True))
         rows = [(snap_id, *key, stat_id(name), name, v) for name, v in zip(counters, values, strict=True)]
-        readings = {"NUM_CPUS": db.cpus, "NUM_CPU_CORES": db.cores, "NUM_CPU_SOCKETS": 1,
-                    "PHYSICAL_MEMORY_BYTES": db.memory_gb * GIB, "LOAD": round(q["load"], 2),
-                    "TCP_SEND_SIZE_MAX": 4 * MIB, "TCP_RECEIVE_SIZE_MAX": 6 * MIB}
+        readings = {
+            "NUM_CPUS": db.cpus,
+            "NUM_CPU_CORES": db.cores,
+            "NUM_CPU_SOCKETS": 1,
+            "PHYSICAL_MEMORY_BYTES": db.memory_gb * GIB,
+            "LOAD": round(q["load"], 2),
+            "TCP_SEND_SIZE_MAX": 4 * MIB,
+            "TCP_RECEIVE_SIZE_MAX": 6 * MIB,
+        }
         rows += [(snap_id, *key, stat_id(n), n, v) for n, v in readings.items()]
         self.out.extend("osstat", rows)
 
@@ -201,8 +279,10 @@ class Generator:
             "RMAN": (0, 0, rman, rman * 0.2, 0, 0, rman, rman * 0.2),
             "Others": (3 * s * bs, 2 * s * bs, 0, 0, 3 * s, 2 * s, 0, 0),
         }
-        for view, names, table in (("iostat_function", IO_FUNCTIONS, functions),
-                                   ("iostat_filetype", IO_FILETYPES, self._filetypes(functions))):
+        for view, names, table in (
+            ("iostat_function", IO_FUNCTIONS, functions),
+            ("iostat_filetype", IO_FILETYPES, self._filetypes(functions)),
+        ):
             amounts = []
             for name in names:  # the eight I/O columns, then requests and wait time (ms)
                 row = table.get(name, (0,) * 8)
@@ -211,21 +291,40 @@ class Generator:
             values, _ = st.accumulate(view, amounts)
             rows = []
             for item_id, name in enumerate(names):
-                *io, reqs, wait = values[10 * item_id:10 * item_id + 10]
+                *io, reqs, wait = values[10 * item_id : 10 * item_id + 10]
                 if view == "iostat_function":
                     rows.append((snap_id, *key, item_id, name, *io, reqs, wait))
                 else:
-                    rows.append((snap_id, *key, item_id, name, *io, io[4], wait, wait // 3,
-                                 round(wait / io[4], 3) if io[4] else 0, 0, 0))
+                    rows.append(
+                        (
+                            snap_id,
+                            *key,
+                            item_id,
+                            name,
+                            *io,
+                            io[4],
+                            wait,
+                            wait // 3,
+                            round(wait / io[4], 3) if io[4] else 0,
+                            0,
+                            0,
+                        )
+                    )
             self.out.extend(view, rows)
 
     @staticmethod
     def _filetypes(f):
         def add(*names):
             return tuple(sum(f[n][i] for n in names) for i in range(8))
-        return {"Data File": add("Buffer Cache Reads", "Direct Reads", "DBWR"), "Temp File": add("Direct Writes"),
-                "Log File": add("LGWR"), "Archive Log": add("ARCH"), "Data File Backup": add("RMAN"),
-                "Control File": add("Others")}
+
+        return {
+            "Data File": add("Buffer Cache Reads", "Direct Reads", "DBWR"),
+            "Temp File": add("Direct Writes"),
+            "Log File": add("LGWR"),
+            "Archive Log": add("ARCH"),
+            "Data File Backup": add("RMAN"),
+            "Control File": add("Others"),
+        }
 
     def _sql(self, snap_id, key, st, q, seconds, end):
         rng = self.rng
@@ -243,13 +342,27 @@ class Generator:
         if q["batch"]:
             batch_share = 0.55
             for s in self.batch_sql:
-                picked.append((s, s.plan, max(1.0, round(rng.uniform(0.5, 2))), time_total * batch_share / 4
-                               * rng.uniform(0.7, 1.3), s.cpu))
+                picked.append(
+                    (
+                        s,
+                        s.plan,
+                        max(1.0, round(rng.uniform(0.5, 2))),
+                        time_total * batch_share / 4 * rng.uniform(0.7, 1.3),
+                        s.cpu,
+                    )
+                )
         oltp_time = max(time_total * (1 - batch_share), 0.0)
         chosen = self.oltp[:TOP_OLTP] + rng.sample(self.oltp[TOP_OLTP:], SAMPLED_OLTP)
         for s, exec_share, time_share in chosen:
-            picked.append((s, s.plan, execs_total * exec_share * rng.uniform(0.8, 1.2),
-                           oltp_time * time_share * rng.uniform(0.8, 1.2), s.cpu))
+            picked.append(
+                (
+                    s,
+                    s.plan,
+                    execs_total * exec_share * rng.uniform(0.8, 1.2),
+                    oltp_time * time_share * rng.uniform(0.8, 1.2),
+                    s.cpu,
+                )
+            )
         rows = []
         cpu_scale = min(1.0, cpu_total / max(sum(e * c for _, _, _, e, c in picked), 1.0))
         for s, plan, n, ela, cpu in picked:
@@ -258,18 +371,42 @@ class Generator:
                 continue
             per = max(n, 1)
             gets = BAD_PLAN_GETS if plan == s.bad_plan else s.gets  # the full scan reads every line (§26)
-            deltas = (n, round(ela), round(ela * cpu * cpu_scale), round(gets * per), round(s.reads * per),
-                      round(s.rows * per), round(ela * 0.1), round(ela * 0.02), round(ela * 0.01), round(ela * 0.005))
+            deltas = (
+                n,
+                round(ela),
+                round(ela * cpu * cpu_scale),
+                round(gets * per),
+                round(s.reads * per),
+                round(s.rows * per),
+                round(ela * 0.1),
+                round(ela * 0.02),
+                round(ela * 0.01),
+                round(ela * 0.005),
+            )
             totals, _ = st.accumulate((s.sql_id, plan), deltas)
-            rows.append((snap_id, *key, s.sql_id, plan, s.module, None, s.schema,
-                         *[v for pair in zip(totals, deltas, strict=True) for v in pair]))
+            rows.append(
+                (
+                    snap_id,
+                    *key,
+                    s.sql_id,
+                    plan,
+                    s.module,
+                    None,
+                    s.schema,
+                    *[v for pair in zip(totals, deltas, strict=True) for v in pair],
+                )
+            )
         self.out.extend("sqlstat", rows)
         if end > self.history_from:  # binds for the detail days only: small
             hostile = '<img src=x onerror="alert(2)">'
-            for s, plan, n, *_ in picked:
+            for s, _plan, n, *_ in picked:
                 if s.sql_id in self.bound and round(n) > 0:
-                    self.out.extend("sqlbind", bind_rows(self.db, key[1], snap_id, end, s,
-                                                         hostile if s.text.startswith("select /* <img") else None))
+                    self.out.extend(
+                        "sqlbind",
+                        bind_rows(
+                            self.db, key[1], snap_id, end, s, hostile if s.text.startswith("select /* <img") else None
+                        ),
+                    )
 
     def _sysmetric(self, snap_id, key, begin, end, seconds, m, noise):
         rng = self.rng
@@ -286,46 +423,95 @@ class Generator:
                 values = [max(base + value * x, 0.0) for x in wobble]
                 if "%" in unit:
                     values = [min(v, 100.0) for v in values]
-                history += [(snap_id, *key, SYSMETRIC_GROUP, metric_id, stamps[k], stamps[k + 1], 60 * CS_PER_S, name,
-                             round(v, 4), unit)
-                            for k, v in enumerate(values)]
+                history += [
+                    (
+                        snap_id,
+                        *key,
+                        SYSMETRIC_GROUP,
+                        metric_id,
+                        stamps[k],
+                        stamps[k + 1],
+                        60 * CS_PER_S,
+                        name,
+                        round(v, 4),
+                        unit,
+                    )
+                    for k, v in enumerate(values)
+                ]
                 lo, hi = min(values), max(values)
                 sd = (sum((v - value) ** 2 for v in values) / minutes) ** 0.5
             else:
                 spread = abs(value) * 0.12 * noise
                 lo, hi, sd = max(value - spread, 0.0), value + spread, spread / 2
-            summary.append((snap_id, *key, SYSMETRIC_GROUP, metric_id, begin_s, end_s, round(seconds * CS_PER_S), name,
-                            unit, minutes, round(lo, 4), round(hi, 4), round(value, 4), round(sd, 4),
-                            round(minutes * (sd * sd + value * value), 4)))
+            summary.append(
+                (
+                    snap_id,
+                    *key,
+                    SYSMETRIC_GROUP,
+                    metric_id,
+                    begin_s,
+                    end_s,
+                    round(seconds * CS_PER_S),
+                    name,
+                    unit,
+                    minutes,
+                    round(lo, 4),
+                    round(hi, 4),
+                    round(value, 4),
+                    round(sd, 4),
+                    round(minutes * (sd * sd + value * value), 4),
+                )
+            )
         self.out.extend("sysmetric_summary", summary)
         if history:
             self.out.extend("sysmetric_history", history)
 
     def _memory(self, snap_id, key, q):
-        sga = [("shared pool", "free memory", 0.4 * GIB), ("shared pool", "SQLA", 1.1 * GIB),
-               ("shared pool", "KGLH0", 0.5 * GIB), ("shared pool", "row cache", 0.1 * GIB),
-               (None, "buffer_cache", (6 if not self.db.rac else 64) * GIB), (None, "log_buffer", 128 * MIB),
-               (None, "fixed_sga", 12 * MIB), ("large pool", "free memory", 200 * MIB),
-               ("java pool", "free memory", 64 * MIB), ("streams pool", "free memory", 32 * MIB)]
+        sga = [
+            ("shared pool", "free memory", 0.4 * GIB),
+            ("shared pool", "SQLA", 1.1 * GIB),
+            ("shared pool", "KGLH0", 0.5 * GIB),
+            ("shared pool", "row cache", 0.1 * GIB),
+            (None, "buffer_cache", (6 if not self.db.rac else 64) * GIB),
+            (None, "log_buffer", 128 * MIB),
+            (None, "fixed_sga", 12 * MIB),
+            ("large pool", "free memory", 200 * MIB),
+            ("java pool", "free memory", 64 * MIB),
+            ("streams pool", "free memory", 32 * MIB),
+        ]
         self.out.extend("sgastat", [(snap_id, *key, pool, name, round(b)) for pool, name, b in sga])
         target = (4 if not self.db.rac else 32) * GIB
         allocated = q["sessions"] * 6e6 + q["batch"] * 0.3 * target
-        pga = [("aggregate PGA target parameter", target), ("total PGA allocated", allocated),
-               ("total PGA inuse", allocated * 0.7), ("maximum PGA allocated", max(allocated, target * 0.5)),
-               ("total freeable PGA memory", allocated * 0.1), ("cache hit percentage", 99.2 - 4 * q["batch"]),
-               ("over allocation count", 0), ("process count", q["sessions"] + 60)]
+        pga = [
+            ("aggregate PGA target parameter", target),
+            ("total PGA allocated", allocated),
+            ("total PGA inuse", allocated * 0.7),
+            ("maximum PGA allocated", max(allocated, target * 0.5)),
+            ("total freeable PGA memory", allocated * 0.1),
+            ("cache hit percentage", 99.2 - 4 * q["batch"]),
+            ("over allocation count", 0),
+            ("process count", q["sessions"] + 60),
+        ]
         self.out.extend("pgastat", [(snap_id, *key, n, round(v)) for n, v in pga])
 
     # tablespaces: one row per database and snapshot (no instance), sizes in blocks
-    TABLESPACES = (("SYSTEM", "PERMANENT", 1.1, 0.0002), ("SYSAUX", "PERMANENT", 2.4, 0.004),
-                   ("UNDOTBS1", "UNDO", 3.0, 0.0), ("TEMP", "TEMPORARY", 0.5, 0.0), ("USERS", "PERMANENT", 0.1, 0.0),
-                   ("APP_DATA", "PERMANENT", 140.0, 0.35), ("APP_INDEX", "PERMANENT", 60.0, 0.16),
-                   ("AUDIT", "PERMANENT", 12.0, 0.2))
+    TABLESPACES = (
+        ("SYSTEM", "PERMANENT", 1.1, 0.0002),
+        ("SYSAUX", "PERMANENT", 2.4, 0.004),
+        ("UNDOTBS1", "UNDO", 3.0, 0.0),
+        ("TEMP", "TEMPORARY", 0.5, 0.0),
+        ("USERS", "PERMANENT", 0.1, 0.0),
+        ("APP_DATA", "PERMANENT", 140.0, 0.35),
+        ("APP_INDEX", "PERMANENT", 60.0, 0.16),
+        ("AUDIT", "PERMANENT", 12.0, 0.2),
+    )
 
     def _tablespaces_static(self):
         names = list(self.TABLESPACES) + ([("UNDOTBS2", "UNDO", 3.0, 0.0)] if self.db.rac else [])
-        self.spaces = [(k, n, c, gb * (4 if self.db.rac else 1), grow * (4 if self.db.rac else 1))
-                       for k, (n, c, gb, grow) in enumerate(names)]
+        self.spaces = [
+            (k, n, c, gb * (4 if self.db.rac else 1), grow * (4 if self.db.rac else 1))
+            for k, (n, c, gb, grow) in enumerate(names)
+        ]
         for ts, name, contents, _, _ in self.spaces:
             self.out.add("tablespace", (self.db.dbid, ts, name, contents, self.db.block_size))
         self.sizes = {}
@@ -344,9 +530,17 @@ class Generator:
             while used > size * 0.92:  # autoextend
                 size += max(size * 0.1, 1.0)
             self.sizes[ts] = size
-            rows.append((self.db.dbid, snap_id, ts, round(size * blocks_per_gb),
-                         round(32 * (size // 32 + 2) * blocks_per_gb), round(used * blocks_per_gb),
-                         t.strftime("%m/%d/%Y %H:%M:%S")))
+            rows.append(
+                (
+                    self.db.dbid,
+                    snap_id,
+                    ts,
+                    round(size * blocks_per_gb),
+                    round(32 * (size // 32 + 2) * blocks_per_gb),
+                    round(used * blocks_per_gb),
+                    t.strftime("%m/%d/%Y %H:%M:%S"),
+                )
+            )
         self.out.extend("tbspc_space_usage", rows)
 
 
@@ -372,18 +566,34 @@ def metrics(q: dict, d: dict, seconds: float) -> dict:
     """The sysmetric values of an interval, from the same integer deltas the counters hold."""
     txn = (d["user commits"] + d["user rollbacks"]) or 1
     per = {k: v / seconds for k, v in d.items()}
-    m = {"txn": per["user commits"] + per["user rollbacks"], "commit": per["user commits"],
-         "rollback": per["user rollbacks"], "exec": per["execute count"], "call": per["user calls"],
-         "rec": per["recursive calls"], "lread": per["session logical reads"], "pread": per["physical reads"],
-         "pwrite": per["physical writes"], "trreq": per["physical read total IO requests"],
-         "twreq": per["physical write total IO requests"], "trbytes": per["physical read total bytes"],
-         "twbytes": per["physical write total bytes"], "redo": per["redo size"], "redo_writes": per["redo writes"],
-         "chg": per["db block changes"], "parse": per["parse count (total)"], "hard": per["parse count (hard)"],
-         "logon": per["logons cumulative"], "gc_cr": per["gc cr blocks received"],
-         "undo_applied": per["rollback changes - undo records applied"],
-         "net": per["bytes sent via SQL*Net to client"] + per["bytes received via SQL*Net from client"],
-         "cpu_cs": per["DB CPU"] / US_PER_CS, "dbtime_cs": per["DB time"] / US_PER_CS,
-         "bgcpu_cs": per["background cpu time"] / US_PER_CS, "busy_cs": per["BUSY_TIME"]}
+    m = {
+        "txn": per["user commits"] + per["user rollbacks"],
+        "commit": per["user commits"],
+        "rollback": per["user rollbacks"],
+        "exec": per["execute count"],
+        "call": per["user calls"],
+        "rec": per["recursive calls"],
+        "lread": per["session logical reads"],
+        "pread": per["physical reads"],
+        "pwrite": per["physical writes"],
+        "trreq": per["physical read total IO requests"],
+        "twreq": per["physical write total IO requests"],
+        "trbytes": per["physical read total bytes"],
+        "twbytes": per["physical write total bytes"],
+        "redo": per["redo size"],
+        "redo_writes": per["redo writes"],
+        "chg": per["db block changes"],
+        "parse": per["parse count (total)"],
+        "hard": per["parse count (hard)"],
+        "logon": per["logons cumulative"],
+        "gc_cr": per["gc cr blocks received"],
+        "undo_applied": per["rollback changes - undo records applied"],
+        "net": per["bytes sent via SQL*Net to client"] + per["bytes received via SQL*Net from client"],
+        "cpu_cs": per["DB CPU"] / US_PER_CS,
+        "dbtime_cs": per["DB time"] / US_PER_CS,
+        "bgcpu_cs": per["background cpu time"] / US_PER_CS,
+        "busy_cs": per["BUSY_TIME"],
+    }
     m["aas"] = m["dbtime_cs"] / CS_PER_S
     m["host_pct"] = 100 * d["BUSY_TIME"] / ((d["BUSY_TIME"] + d["IDLE_TIME"]) or 1)
     m["cpu_ratio"] = 100 * d["DB CPU"] / (d["DB time"] or 1)
@@ -396,4 +606,3 @@ def metrics(q: dict, d: dict, seconds: float) -> dict:
     for key in list(m):
         m[f"{key}/txn"] = m[key] * seconds / txn
     return m
-

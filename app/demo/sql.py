@@ -1,10 +1,27 @@
 """The SQL catalog of a demo database: about 200 OLTP statements with skewed weights, three with hostile text,
 the nightly batch, and the statement whose plan regresses on RACPROD."""
+
 import random
 from dataclasses import dataclass
 
-TABLES = ["orders", "order_lines", "customers", "products", "inventory", "payments", "shipments", "invoices",
-          "warehouses", "suppliers", "price_lists", "audit_log", "sessions", "carts", "returns", "promotions"]
+TABLES = [
+    "orders",
+    "order_lines",
+    "customers",
+    "products",
+    "inventory",
+    "payments",
+    "shipments",
+    "invoices",
+    "warehouses",
+    "suppliers",
+    "price_lists",
+    "audit_log",
+    "sessions",
+    "carts",
+    "returns",
+    "promotions",
+]
 SQL_ID_ALPHABET = "0123456789abcdfghjkmnpqrstuvwxyz"
 SQL_ID_LENGTH = 13
 STATEMENTS = 214  # OLTP statements per database
@@ -48,10 +65,23 @@ def _plan_hash(rng):
 
 
 # the statement whose plan regresses on RACPROD: a good nested-loops plan, then a bad hash-join plan
-REGRESSION = Sql(_sql_id(random.Random(7)), "SELECT o.order_id, o.status, SUM(l.quantity * l.price) FROM orders o "
-                 "JOIN order_lines l ON l.order_id = o.order_id WHERE o.customer_id = :1 AND o.created_at > "
-                 "SYSDATE - :2 GROUP BY o.order_id, o.status", 3, "order-service", "APP", 1718423581, 0, 3.8, 0.96,
-                 900, 0.5, 12, bad_plan=3904417271)
+REGRESSION = Sql(
+    _sql_id(random.Random(7)),
+    "SELECT o.order_id, o.status, SUM(l.quantity * l.price) FROM orders o "
+    "JOIN order_lines l ON l.order_id = o.order_id WHERE o.customer_id = :1 AND o.created_at > "
+    "SYSDATE - :2 GROUP BY o.order_id, o.status",
+    3,
+    "order-service",
+    "APP",
+    1718423581,
+    0,
+    3.8,
+    0.96,
+    900,
+    0.5,
+    12,
+    bad_plan=3904417271,
+)
 
 
 def _statement(rng, k):
@@ -59,16 +89,22 @@ def _statement(rng, k):
     col = rng.choice(["id", "status", "created_at", "customer_id", "product_id", "region", "amount"])
     forms = [
         (3, f"SELECT * FROM {t} WHERE {t[:-1]}_id = :1"),
-        (3, f"SELECT a.*, b.{col} FROM {t} a JOIN {u} b ON b.id = a.{u[:-1]}_id WHERE a.{col} = :1 "
-            f"ORDER BY a.created_at DESC FETCH FIRST 50 ROWS ONLY"),
+        (
+            3,
+            f"SELECT a.*, b.{col} FROM {t} a JOIN {u} b ON b.id = a.{u[:-1]}_id WHERE a.{col} = :1 "
+            f"ORDER BY a.created_at DESC FETCH FIRST 50 ROWS ONLY",
+        ),
         (3, f"SELECT {col}, COUNT(*), SUM(amount) FROM {t} WHERE created_at >= :1 GROUP BY {col}"),
         (2, f"INSERT INTO {t} (id, {col}, created_at) VALUES (:1, :2, SYSTIMESTAMP)"),
         (6, f"UPDATE {t} SET {col} = :1, updated_at = SYSTIMESTAMP WHERE id = :2"),
         (7, f"DELETE FROM {t} WHERE id = :1"),
         (47, f"BEGIN pkg_{t}.process_{col}(:1, :2); END;"),
-        (189, f"MERGE INTO {t} d USING (SELECT :1 id, :2 {col} FROM dual) s ON (d.id = s.id) "
-              f"WHEN MATCHED THEN UPDATE SET d.{col} = s.{col} WHEN NOT MATCHED THEN INSERT (id, {col}) "
-              f"VALUES (s.id, s.{col})"),
+        (
+            189,
+            f"MERGE INTO {t} d USING (SELECT :1 id, :2 {col} FROM dual) s ON (d.id = s.id) "
+            f"WHEN MATCHED THEN UPDATE SET d.{col} = s.{col} WHEN NOT MATCHED THEN INSERT (id, {col}) "
+            f"VALUES (s.id, s.{col})",
+        ),
     ]
     kind, text = forms[k % len(forms)] if k % 3 else rng.choice(forms)
     return kind, f"{text} /* q{k} */" if k % 4 == 0 else text
@@ -81,14 +117,40 @@ def catalog(sql_seed: int) -> list[Sql]:
     out = []
     for k in range(STATEMENTS):
         kind, text = _statement(rng, k)
-        out.append(Sql(_sql_id(rng), text, kind, rng.choice(modules), rng.choice(["APP", "APP", "REPORTS", "CRM"]),
-                       _plan_hash(rng), rng.paretovariate(1.2), rng.lognormvariate(1.0, 1.1),
-                       rng.uniform(0.3, 0.9), rng.lognormvariate(4, 1.2), rng.lognormvariate(0, 1.5),
-                       rng.lognormvariate(1.5, 1)))
+        out.append(
+            Sql(
+                _sql_id(rng),
+                text,
+                kind,
+                rng.choice(modules),
+                rng.choice(["APP", "APP", "REPORTS", "CRM"]),
+                _plan_hash(rng),
+                rng.paretovariate(1.2),
+                rng.lognormvariate(1.0, 1.1),
+                rng.uniform(0.3, 0.9),
+                rng.lognormvariate(4, 1.2),
+                rng.lognormvariate(0, 1.5),
+                rng.lognormvariate(1.5, 1),
+            )
+        )
     for text, kind, module in HOSTILE_SQL:
         out.append(Sql(_sql_id(rng), text, kind, module, "APP", _plan_hash(rng), 0.4, 2.0, 0.5, 40, 1, 1))
     for text, kind, ms in BATCH_SQL:
-        out.append(Sql(_sql_id(rng), text, kind, "BATCH_NIGHTLY", "APP", _plan_hash(rng), 0.002, ms, 0.4, 5e6, 2e6,
-                       1e5, batch=True))
+        out.append(
+            Sql(
+                _sql_id(rng),
+                text,
+                kind,
+                "BATCH_NIGHTLY",
+                "APP",
+                _plan_hash(rng),
+                0.002,
+                ms,
+                0.4,
+                5e6,
+                2e6,
+                1e5,
+                batch=True,
+            )
+        )
     return out
-

@@ -1,5 +1,6 @@
 """The workload model: the two databases, their stories, the snapshot schedule, the daily and weekly shape of the
 demand, and the per-second quantities of one interval (`rates`) every counter of the demo is derived from."""
+
 import math
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -63,13 +64,36 @@ def iso(db, moment: datetime) -> str:
 def databases(end_utc: datetime, days: int) -> tuple[DemoDatabase, DemoDatabase]:
     """ORCL (single instance, I/O bound until its fix) and RACPROD (two nodes), as of `days` before `end_utc`."""
     start_utc = end_utc - timedelta(days=days)
-    orcl = DemoDatabase(1645932817, "ORCL", 4, 2, 32, 0, False,
-                        [Instance(1, "ORCL", "ip-10-0-1-23", _local_start(start_utc, 0))], peak_tps=190.0,
-                        capacity=101.0, snap_base=20001, sql_seed=1)
-    rac = DemoDatabase(3120466125, "RACPROD", 16, 8, 256, 3600, True,
-                       [Instance(1, "RACPROD1", "racprod-node1", _local_start(start_utc, 3600)),
-                        Instance(2, "RACPROD2", "racprod-node2", _local_start(start_utc, 3600))],
-                       peak_tps=420.0, snap_base=8101, sql_seed=2)
+    orcl = DemoDatabase(
+        1645932817,
+        "ORCL",
+        4,
+        2,
+        32,
+        0,
+        False,
+        [Instance(1, "ORCL", "ip-10-0-1-23", _local_start(start_utc, 0))],
+        peak_tps=190.0,
+        capacity=101.0,
+        snap_base=20001,
+        sql_seed=1,
+    )
+    rac = DemoDatabase(
+        3120466125,
+        "RACPROD",
+        16,
+        8,
+        256,
+        3600,
+        True,
+        [
+            Instance(1, "RACPROD1", "racprod-node1", _local_start(start_utc, 3600)),
+            Instance(2, "RACPROD2", "racprod-node2", _local_start(start_utc, 3600)),
+        ],
+        peak_tps=420.0,
+        snap_base=8101,
+        sql_seed=2,
+    )
     return orcl, rac
 
 
@@ -79,6 +103,7 @@ def _local_start(start_utc, tz):
 
 def place_stories(orcl: DemoDatabase, rac: DemoDatabase, end_utc: datetime) -> dict:
     """Place the stories relative to the newest snapshot so a short history still holds all of them."""
+
     def at(db, days_before, hh, mm):
         return (local(db, end_utc) - timedelta(days=days_before)).replace(hour=hh, minute=mm, second=0)
 
@@ -91,9 +116,13 @@ def place_stories(orcl: DemoDatabase, rac: DemoDatabase, end_utc: datetime) -> d
     node2.restarts[at(rac, 7, 16, 0)] = crash_startup
     lock_from = at(rac, 4, 14, 5)
     return {
-        "async_io_fix": {"db": orcl, "startup": fix_startup, "before": {"tps": 101, "response_ms": 90},
-                         "after": {"tps": 136, "response_ms": 70},
-                         "change": "ALTER SYSTEM SET FILESYSTEMIO_OPTIONS=SETALL SCOPE=SPFILE; restart"},
+        "async_io_fix": {
+            "db": orcl,
+            "startup": fix_startup,
+            "before": {"tps": 101, "response_ms": 90},
+            "after": {"tps": 136, "response_ms": 70},
+            "change": "ALTER SYSTEM SET FILESYSTEMIO_OPTIONS=SETALL SCOPE=SPFILE; restart",
+        },
         "manual_snapshot": {"db": orcl, "time": manual},
         "restart": {"db": rac, "instance": 2, "startup": crash_startup, "missing": sorted(node2.missing)},
         "plan_regression": {"db": rac, "from": at(rac, 3, 9, 10), "to": at(rac, 2, 15, 40), "sql": REGRESSION},
@@ -110,8 +139,9 @@ def schedule(db: DemoDatabase, end_utc: datetime, days: int, stories: dict):
     if manual["db"] is db:
         times.append(manual["time"])
         times.sort()
-    return db, [(db.snap_base + k, t, 1 if manual["db"] is db and t == manual["time"] else 0)
-                for k, t in enumerate(times)]
+    return db, [
+        (db.snap_base + k, t, 1 if manual["db"] is db and t == manual["time"] else 0) for k, t in enumerate(times)
+    ]
 
 
 def public_stories(stories, plan):
@@ -121,35 +151,68 @@ def public_stories(stories, plan):
     def snap(db, moment):
         return ids[db.name].get(moment) or min((i for t, i in ids[db.name].items() if t >= moment), default=None)
 
-    fix, man, rst, reg, lock = (stories[k] for k in ("async_io_fix", "manual_snapshot", "restart", "plan_regression",
-                                                      "row_lock"))
+    fix, man, rst, reg, lock = (
+        stories[k] for k in ("async_io_fix", "manual_snapshot", "restart", "plan_regression", "row_lock")
+    )
     dbs = [db for db, _ in plan]
     return {
-        "databases": [{"dbid": db.dbid, "db_name": db.name, "rac": db.rac, "cpus": db.cpus,
-                       "instances": [i.number for i in db.instances], "time_zone_seconds": db.tz} for db in dbs],
-        "async_io_fix": {"dbid": fix["db"].dbid, "startup_time": iso(fix["db"], fix["startup"]),
-                         "first_snap_after": snap(fix["db"], fix["startup"]), "before": fix["before"],
-                         "after": fix["after"], "change": fix["change"]},
-        "manual_snapshot": {"dbid": man["db"].dbid, "snap_id": ids[man["db"].name][man["time"]],
-                            "time": iso(man["db"], man["time"]), "minutes_after_previous": man["time"].minute % 30},
-        "restart": {"dbid": rst["db"].dbid, "instance": rst["instance"],
-                    "startup_time": iso(rst["db"], rst["startup"]),
-                    "missing_snap_ids": [ids[rst["db"].name][t] for t in rst["missing"]],
-                    "first_snap_after": snap(rst["db"], rst["startup"])},
-        "plan_regression": {"dbid": reg["db"].dbid, "sql_id": reg["sql"].sql_id, "good_plan": reg["sql"].plan,
-                            "bad_plan": reg["sql"].bad_plan, "from": iso(reg["db"], reg["from"]),
-                            "to": iso(reg["db"], reg["to"]), "begin_snap": snap(reg["db"], reg["from"]),
-                            "end_snap": snap(reg["db"], reg["to"])},
+        "databases": [
+            {
+                "dbid": db.dbid,
+                "db_name": db.name,
+                "rac": db.rac,
+                "cpus": db.cpus,
+                "instances": [i.number for i in db.instances],
+                "time_zone_seconds": db.tz,
+            }
+            for db in dbs
+        ],
+        "async_io_fix": {
+            "dbid": fix["db"].dbid,
+            "startup_time": iso(fix["db"], fix["startup"]),
+            "first_snap_after": snap(fix["db"], fix["startup"]),
+            "before": fix["before"],
+            "after": fix["after"],
+            "change": fix["change"],
+        },
+        "manual_snapshot": {
+            "dbid": man["db"].dbid,
+            "snap_id": ids[man["db"].name][man["time"]],
+            "time": iso(man["db"], man["time"]),
+            "minutes_after_previous": man["time"].minute % 30,
+        },
+        "restart": {
+            "dbid": rst["db"].dbid,
+            "instance": rst["instance"],
+            "startup_time": iso(rst["db"], rst["startup"]),
+            "missing_snap_ids": [ids[rst["db"].name][t] for t in rst["missing"]],
+            "first_snap_after": snap(rst["db"], rst["startup"]),
+        },
+        "plan_regression": {
+            "dbid": reg["db"].dbid,
+            "sql_id": reg["sql"].sql_id,
+            "good_plan": reg["sql"].plan,
+            "bad_plan": reg["sql"].bad_plan,
+            "from": iso(reg["db"], reg["from"]),
+            "to": iso(reg["db"], reg["to"]),
+            "begin_snap": snap(reg["db"], reg["from"]),
+            "end_snap": snap(reg["db"], reg["to"]),
+        },
         "batch": stories["batch"],
-        "row_lock": {"dbid": lock["db"].dbid, "instance": lock["instance"], "from": iso(lock["db"], lock["from"]),
-                     "to": iso(lock["db"], lock["to"]), "event": "enq: TX - row lock contention",
-                     "waiters": ROW_LOCK_WAITERS},
+        "row_lock": {
+            "dbid": lock["db"].dbid,
+            "instance": lock["instance"],
+            "from": iso(lock["db"], lock["from"]),
+            "to": iso(lock["db"], lock["to"]),
+            "event": "enq: TX - row lock contention",
+            "waiters": ROW_LOCK_WAITERS,
+        },
     }
 
 
 def daily(hour: float, weekday: int) -> float:
     """Share of the weekday-afternoon peak: business hours, lunch dip, quiet nights, quieter weekends."""
-    day = 0.22 + 0.78 * math.exp(-((hour - 14.0) / 4.2) ** 2) - 0.08 * math.exp(-((hour - 12.5) / 0.6) ** 2)
+    day = 0.22 + 0.78 * math.exp(-(((hour - 14.0) / 4.2) ** 2)) - 0.08 * math.exp(-(((hour - 12.5) / 0.6) ** 2))
     return day * (0.55 if weekday >= 5 else 1.0)
 
 
@@ -221,23 +284,32 @@ def rates(db: DemoDatabase, moment: datetime, stories: dict, noise: float, days_
     mread_ms = 9.0 if not db.rac else 4.0
     if batch and db.rac:
         sread_ms *= 1.6
-    w = {"commit": q["commit"] * lfs_ms / 1000,
-         "sread": q["pcache"] * sread_ms / 1000,
-         "mread": q["mreq"] * mread_ms / 1000 * 0.7,
-         "app": 0.002 * txn ** 0.5 + 0.05 * batch,
-         "conc": 0.0004 * txn + (0.4 * batch if db.rac else 0.02 * batch) + (0.6 if regressed else 0.0),
-         "config": (0.0 if fixed else 0.008 * txn) + 0.02 * batch,
-         "net": 0.00002 * q["call"],
-         "gcwait": q["gc"] * 0.0005 if db.rac else 0.0,
-         "sched": queue * 0.08,
-         "other": 0.01 + 0.01 * batch,
-         "ctl": 0.0005, "rman": 0.002 * rman, "row_lock": _row_lock(db, moment, stories, instance)}
+    w = {
+        "commit": q["commit"] * lfs_ms / 1000,
+        "sread": q["pcache"] * sread_ms / 1000,
+        "mread": q["mreq"] * mread_ms / 1000 * 0.7,
+        "app": 0.002 * txn**0.5 + 0.05 * batch,
+        "conc": 0.0004 * txn + (0.4 * batch if db.rac else 0.02 * batch) + (0.6 if regressed else 0.0),
+        "config": (0.0 if fixed else 0.008 * txn) + 0.02 * batch,
+        "net": 0.00002 * q["call"],
+        "gcwait": q["gc"] * 0.0005 if db.rac else 0.0,
+        "sched": queue * 0.08,
+        "other": 0.01 + 0.01 * batch,
+        "ctl": 0.0005,
+        "rman": 0.002 * rman,
+        "row_lock": _row_lock(db, moment, stories, instance),
+    }
     q["sread_ms"] = sread_ms
     q["lat"] = {"commit": lfs_ms, "sread": sread_ms, "mread": mread_ms, "config": 1.0 if fixed else 1.6}
-    q["bg"] = {"redo_bg": q["redo_writes"] * (0.6 if fixed else 28.0 if not db.rac else 0.5) / 1000,
-               "dbwr_bg": q["pwrite"] / 40 * (2 if fixed else 40) / 1000,
-               "ctl": 0.004, "rman": 0.4 * rman, "other": 0.02, "idle_bg": 6.0,
-               "idle_rac": 2.0 if db.rac else 0.0}
+    q["bg"] = {
+        "redo_bg": q["redo_writes"] * (0.6 if fixed else 28.0 if not db.rac else 0.5) / 1000,
+        "dbwr_bg": q["pwrite"] / 40 * (2 if fixed else 40) / 1000,
+        "ctl": 0.004,
+        "rman": 0.4 * rman,
+        "other": 0.02,
+        "idle_bg": 6.0,
+        "idle_rac": 2.0 if db.rac else 0.0,
+    }
     q["bg_lat"] = {"redo_bg": 0.6 if fixed or db.rac else 28.0, "dbwr_bg": 2.0 if fixed else 40.0}
     q["idle_client"] = q["sessions"] * 0.92
     fg_waits = sum(w.values())
@@ -253,7 +325,7 @@ def rates(db: DemoDatabase, moment: datetime, stories: dict, noise: float, days_
 
     # Host: BUSY + IDLE = all CPU time; IOWAIT is part of IDLE (Linux)
     busy = min(db_cpu + bg_cpu + 0.12 + 0.05 * noise, db.cpus * 0.995)
-    iowait_share = 0.0 if db.rac else (0.68 + 1.2 * (noise - 1) if not fixed else 0.04 * noise ** 8) * min(txn / 101, 1.0)
+    iowait_share = 0.0 if db.rac else (0.68 + 1.2 * (noise - 1) if not fixed else 0.04 * noise**8) * min(txn / 101, 1.0)
     idle = db.cpus - busy
     q["busy"], q["idle"] = busy, idle
     q["iowait"] = min(idle * 0.97, db.cpus * max(iowait_share, 0.0))
@@ -274,6 +346,13 @@ def _row_lock(db, moment, stories, instance) -> float:
 
 
 # sequential reads of the parallel and buffer-busy kind wait longer than the single-block read itself
-EVENT_SCALE = {"db file parallel read": 2.5, "read by other session": 1.1, "Disk file operations I/O": 0.05,
-               "db file scattered read": 0.6, "direct path read": 1.0, "direct path read temp": 0.45,
-               "direct path write temp": 0.55, "direct path write": 0.35}
+EVENT_SCALE = {
+    "db file parallel read": 2.5,
+    "read by other session": 1.1,
+    "Disk file operations I/O": 0.05,
+    "db file scattered read": 0.6,
+    "direct path read": 1.0,
+    "direct path read temp": 0.45,
+    "direct path write temp": 0.55,
+    "direct path write": 0.35,
+}

@@ -18,7 +18,24 @@ changes       what changed in a range: restarts, parameters, new plans, versions
 report        the app's own report of a range: the tables above, time model, I/O, OS, changes, and charts
 A new question (ASH, plans, parameters, ...) is one new module beside these, and one view in app/api/.
 """
+
 from app.history import (  # noqa: F401
-    activity, catalog, changes, compare, histograms, load_profile, oracle_reports, parameters, plans, report, segments,
-    series, snapshots, sql, tablespaces, top_events, top_sql)
+    activity,
+    catalog,
+    changes,
+    compare,
+    histograms,
+    load_profile,
+    oracle_reports,
+    parameters,
+    plans,
+    report,
+    segments,
+    series,
+    snapshots,
+    sql,
+    tablespaces,
+    top_events,
+    top_sql,
+)
 from app.history.database import Database, History, Range  # noqa: F401

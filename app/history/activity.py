@@ -4,6 +4,7 @@ samples by bucket and dimension: a wide range never fetches raw samples. The emb
 per minute and half hour by wait class, event and SQL_ID (schema.ASH_TOTALS), which answer the same question without
 reading the samples, where the buckets are whole minutes or half hours from the range's start and nothing is
 filtered."""
+
 import calendar
 from datetime import timedelta, timezone
 from statistics import median
@@ -41,10 +42,14 @@ def filter_binds(filters: dict) -> dict:
             parts = [inst, sid, serial]
         if name in NUMERIC or name == "session":
             if not all(p.strip().lstrip("-").isdigit() and p.isascii() for p in parts):
-                raise BadParameter(f"{name} must be " + ("instance:sid,serial# (e.g. 1:1802,4127)" if name == "session"
-                                                        else "a whole number") + f", got {value!r}", name)
+                raise BadParameter(
+                    f"{name} must be "
+                    + ("instance:sid,serial# (e.g. 1:1802,4127)" if name == "session" else "a whole number")
+                    + f", got {value!r}",
+                    name,
+                )
             parts = [int(p) for p in parts]
-            if not all(-2**63 <= p < 2**63 for p in parts):  # the columns' range (SQLite INTEGER; Oracle's ids)
+            if not all(-(2**63) <= p < 2**63 for p in parts):  # the columns' range (SQLite INTEGER; Oracle's ids)
                 raise BadParameter(f"{name} is out of range, got {value!r}", name)
         binds.update({f"f_{name}_{k}": p for k, p in enumerate(parts)})
     return binds
@@ -81,16 +86,26 @@ def spacing(db: Database, rng: Range) -> float:
 def compute(db: Database, rng: Range, group_by="wait_class", filters: dict | None = None, top=TOP_GROUPS) -> dict:
     filters = filters or {}
     binds = filter_binds(filters)
-    body = {"db": db.key, "range": rng.public(), "group_by": group_by, "filters": filters, "unit": "sessions",
-            "bucket_seconds": None, "sample_seconds": None, "series": [], "total_samples": 0}
+    body = {
+        "db": db.key,
+        "range": rng.public(),
+        "group_by": group_by,
+        "filters": filters,
+        "unit": "sessions",
+        "bucket_seconds": None,
+        "sample_seconds": None,
+        "series": [],
+        "total_samples": 0,
+    }
     if rng.lo is None or rng.lo >= rng.hi:
         body["reason"] = "the range holds no interval"
         return body
     first, seconds = _window(db, rng)
     width = width_for(seconds)
     step = spacing(db, rng)
-    found = (_from_totals(db, rng, group_by, first.end, width, top) if not filters else None) \
-        or _from_samples(db, rng, group_by, filters, binds, first.end, width, top)
+    found = (_from_totals(db, rng, group_by, first.end, width, top) if not filters else None) or _from_samples(
+        db, rng, group_by, filters, binds, first.end, width, top
+    )
     per, totals, shown, total = found
     count = max(int(-(-seconds // width)), 1)
     tz = timezone(timedelta(seconds=offset(db.timeline().newest())))
@@ -98,10 +113,20 @@ def compute(db: Database, rng: Range, group_by="wait_class", filters: dict | Non
     spans = [min(width, seconds - b * width) for b in range(count)]  # the last bucket ends with the range
     for g in shown:
         values = per.get(g, {})
-        body["series"].append({"name": g, "unit": "sessions", "samples": totals[g],
-                               "points": (times, [round4(values.get(b, 0) * step / spans[b]) for b in range(count)])})
-    body.update(bucket_seconds=width, sample_seconds=step, total_samples=total,
-                aas=round4(total * step / seconds) if seconds else None)
+        body["series"].append(
+            {
+                "name": g,
+                "unit": "sessions",
+                "samples": totals[g],
+                "points": (times, [round4(values.get(b, 0) * step / spans[b]) for b in range(count)]),
+            }
+        )
+    body.update(
+        bucket_seconds=width,
+        sample_seconds=step,
+        total_samples=total,
+        aas=round4(total * step / seconds) if seconds else None,
+    )
     return body
 
 
@@ -114,8 +139,14 @@ def _ranked(totals: dict, top: int):
 def _from_samples(db: Database, rng: Range, group_by, filters, binds, t0, width, top):
     """(samples per group and bucket, per group, the groups shown, all samples) from the view's samples grouped by
     bucket and group in the database."""
-    raw = db.rows(queries.activity(db.store.views, group_by, tuple(sorted(filters))), lo=rng.lo, hi=rng.hi,
-                  t0=t0, width=width, **binds)
+    raw = db.rows(
+        queries.activity(db.store.views, group_by, tuple(sorted(filters))),
+        lo=rng.lo,
+        hi=rng.hi,
+        t0=t0,
+        width=width,
+        **binds,
+    )
     per: dict = {}
     totals: dict = {}
     for bucket, *key, samples in raw:
@@ -148,8 +179,9 @@ def _from_totals(db: Database, rng: Range, group_by, t0, width, top):
     if period is None:
         return None
     where = {"dimension": ASH_TOTAL_DIMENSIONS.index(group_by) + 1, "lo": rng.lo, "hi": rng.hi}
-    groups = db.rows(queries.ash_total_groups(db.store.views), period=ASH_TOTAL_PERIODS[0],
-                     **where)  # any period holds them all
+    groups = db.rows(
+        queries.ash_total_groups(db.store.views), period=ASH_TOTAL_PERIODS[0], **where
+    )  # any period holds them all
     totals = {value: samples for _, value, samples in groups}
     codes = {value: code for code, value, _ in groups}
     total = sum(totals.values())
@@ -157,8 +189,9 @@ def _from_totals(db: Database, rng: Range, group_by, t0, width, top):
     per: dict = {}
     if shown:
         names = {codes[g]: g for g in shown}
-        for bucket, code, samples in db.rows(queries.ash_total_buckets(db.store.views), period=period, t0=start,
-                                             width=width, top=list(names), **where):
+        for bucket, code, samples in db.rows(
+            queries.ash_total_buckets(db.store.views), period=period, t0=start, width=width, top=list(names), **where
+        ):
             g = names.get(code, OTHER)
             b = max(int(bucket), 0)
             per.setdefault(g, {})
@@ -175,28 +208,51 @@ def top(db: Database, rng: Range, filters: dict | None = None) -> dict:
     filters = filters or {}
     binds = filter_binds(filters)
     key = tuple(sorted(filters))
-    body = {"db": db.key, "range": rng.public(), "filters": filters, "lists": {}, "blocking": [],
-            "columns": ["list", "name", "samples", "aas", "pct_activity", "pct_cpu", "pct_wait"]}
+    body = {
+        "db": db.key,
+        "range": rng.public(),
+        "filters": filters,
+        "lists": {},
+        "blocking": [],
+        "columns": ["list", "name", "samples", "aas", "pct_activity", "pct_cpu", "pct_wait"],
+    }
     if rng.lo is None or rng.lo >= rng.hi:
         body["reason"] = "the range holds no interval"
         return body
     _, seconds = _window(db, rng)
     step = spacing(db, rng)
-    total = sum(n for _, n, _ in db.rows(queries.activity_top(db.store.views, "instance", key), lo=rng.lo, hi=rng.hi,
-                                         **binds))  # every instance's samples
+    total = sum(
+        n for _, n, _ in db.rows(queries.activity_top(db.store.views, "instance", key), lo=rng.lo, hi=rng.hi, **binds)
+    )  # every instance's samples
     for name in TOP_LISTS:
         rows = []
-        for *k, samples, on_cpu in db.rows(queries.activity_top(db.store.views, name, key), lo=rng.lo, hi=rng.hi,
-                                            **binds):
-            rows.append({"name": label(name, tuple(k)), "samples": samples,
-                         "aas": round4(samples * step / seconds) if seconds else None,
-                         "pct_activity": round4(100 * samples / total) if total else None,
-                         "pct_cpu": round4(100 * on_cpu / samples), "pct_wait": round4(100 * (samples - on_cpu) / samples)})
+        for *k, samples, on_cpu in db.rows(
+            queries.activity_top(db.store.views, name, key), lo=rng.lo, hi=rng.hi, **binds
+        ):
+            rows.append(
+                {
+                    "name": label(name, tuple(k)),
+                    "samples": samples,
+                    "aas": round4(samples * step / seconds) if seconds else None,
+                    "pct_activity": round4(100 * samples / total) if total else None,
+                    "pct_cpu": round4(100 * on_cpu / samples),
+                    "pct_wait": round4(100 * (samples - on_cpu) / samples),
+                }
+            )
         body["lists"][name] = rows
-    for inst, sid, serial, event, samples, waiters in db.rows(queries.blocking(db.store.views, key), lo=rng.lo,
-                                                              hi=rng.hi, **binds):
-        body["blocking"].append({"blocking_instance": inst, "blocking_session": sid, "blocking_serial": serial,
-                                 "event": event, "samples": samples, "waiters": waiters,
-                                 "aas": round4(samples * step / seconds) if seconds else None})
+    for inst, sid, serial, event, samples, waiters in db.rows(
+        queries.blocking(db.store.views, key), lo=rng.lo, hi=rng.hi, **binds
+    ):
+        body["blocking"].append(
+            {
+                "blocking_instance": inst,
+                "blocking_session": sid,
+                "blocking_serial": serial,
+                "event": event,
+                "samples": samples,
+                "waiters": waiters,
+                "aas": round4(samples * step / seconds) if seconds else None,
+            }
+        )
     body.update(total_samples=total, sample_seconds=step, cpu_label=CPU)
     return body

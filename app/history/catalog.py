@@ -6,6 +6,7 @@ A series name is `source:item` or `source:item:field`, readable in a URL, for ex
 Kinds: cumulative (a counter: deltas, then per_second | per_txn | raw), ratio (delta over delta, e.g. a
 percentage or a latency), reading (point in time, never a delta), rate (Oracle's own per-interval metric).
 """
+
 import re
 from dataclasses import dataclass, replace
 from difflib import get_close_matches
@@ -17,23 +18,56 @@ from app.units import MIB
 RATES = ("per_second", "per_txn", "raw")
 
 POINT_IN_TIME = {
-    "sysstat": {"logons current", "opened cursors current", "session cursor cache count", "session pga memory",
-                "session pga memory max", "session uga memory", "session uga memory max",
-                "workarea memory allocated", "session stored procedure space"},
-    "osstat": {"NUM_CPUS", "NUM_CPU_CORES", "NUM_CPU_SOCKETS", "NUM_VCPUS", "NUM_LCPUS", "PHYSICAL_MEMORY_BYTES",
-               "LOAD", "TCP_SEND_SIZE_MIN", "TCP_SEND_SIZE_DEFAULT", "TCP_SEND_SIZE_MAX",
-               "TCP_RECEIVE_SIZE_MIN", "TCP_RECEIVE_SIZE_DEFAULT", "TCP_RECEIVE_SIZE_MAX", "GLOBAL_SEND_SIZE_MAX",
-               "GLOBAL_RECEIVE_SIZE_MAX"},
+    "sysstat": {
+        "logons current",
+        "opened cursors current",
+        "session cursor cache count",
+        "session pga memory",
+        "session pga memory max",
+        "session uga memory",
+        "session uga memory max",
+        "workarea memory allocated",
+        "session stored procedure space",
+    },
+    "osstat": {
+        "NUM_CPUS",
+        "NUM_CPU_CORES",
+        "NUM_CPU_SOCKETS",
+        "NUM_VCPUS",
+        "NUM_LCPUS",
+        "PHYSICAL_MEMORY_BYTES",
+        "LOAD",
+        "TCP_SEND_SIZE_MIN",
+        "TCP_SEND_SIZE_DEFAULT",
+        "TCP_SEND_SIZE_MAX",
+        "TCP_RECEIVE_SIZE_MIN",
+        "TCP_RECEIVE_SIZE_DEFAULT",
+        "TCP_RECEIVE_SIZE_MAX",
+        "GLOBAL_SEND_SIZE_MAX",
+        "GLOBAL_RECEIVE_SIZE_MAX",
+    },
 }
-SOURCE_WORDS = {"sysstat": "sysstat", "sys_time_model": "time model", "osstat": "OS", "sysmetric": "Oracle's metric",
-                "sysmetric_history": "Oracle's metric", "system_event": "event", "wait_class": "wait class",
-                "iostat_function": "I/O function", "iostat_filetype": "I/O file type"}
+SOURCE_WORDS = {
+    "sysstat": "sysstat",
+    "sys_time_model": "time model",
+    "osstat": "OS",
+    "sysmetric": "Oracle's metric",
+    "sysmetric_history": "Oracle's metric",
+    "system_event": "event",
+    "wait_class": "wait class",
+    "iostat_function": "I/O function",
+    "iostat_filetype": "I/O file type",
+}
 # Per-transaction metrics whose per-second twin Oracle names otherwise (V$METRICNAME, the 60-second group)
-PER_SECOND_TWINS = {"User Rollback Undo Records Applied Per Txn": "User Rollback UndoRec Applied Per Sec",
-                    "Response Time Per Txn": "Database Time Per Sec"}
+PER_SECOND_TWINS = {
+    "User Rollback Undo Records Applied Per Txn": "User Rollback UndoRec Applied Per Sec",
+    "Response Time Per Txn": "Database Time Per Sec",
+}
 IO_FIELDS = {  # field -> columns summed, unit
-    "megabytes": (("small_read_megabytes", "small_write_megabytes", "large_read_megabytes",
-                   "large_write_megabytes"), "MB"),
+    "megabytes": (
+        ("small_read_megabytes", "small_write_megabytes", "large_read_megabytes", "large_write_megabytes"),
+        "MB",
+    ),
     "requests": (("small_read_reqs", "small_write_reqs", "large_read_reqs", "large_write_reqs"), "requests"),
     "read_megabytes": (("small_read_megabytes", "large_read_megabytes"), "MB"),
     "write_megabytes": (("small_write_megabytes", "large_write_megabytes"), "MB"),
@@ -45,6 +79,7 @@ IO_FIELDS = {  # field -> columns summed, unit
 @dataclass(frozen=True)
 class Term:
     """A base quantity read from one view: a statistic, an event column, a wait class, an I/O column set."""
+
     view: str
     item: object
     field: str = "value"
@@ -65,10 +100,16 @@ class Spec:
     description: str = ""
 
     def public(self):
-        return {"name": self.name, "label": self.label, "source": self.source, "unit": self.unit,
-                "kind": self.kind, "rates": list(RATES) if self.kind == "cumulative" else [],
-                "default_rate": self.default_rate if self.kind == "cumulative" else None,
-                "description": self.description}
+        return {
+            "name": self.name,
+            "label": self.label,
+            "source": self.source,
+            "unit": self.unit,
+            "kind": self.kind,
+            "rates": list(RATES) if self.kind == "cumulative" else [],
+            "default_rate": self.default_rate if self.kind == "cumulative" else None,
+            "description": self.description,
+        }
 
     def unit_for(self, rate: str) -> str:
         if self.kind != "cumulative":
@@ -94,14 +135,14 @@ def _osstat_unit(name: str) -> str:
 
 def _metric_how(name: str, unit: str) -> str:
     """Oracle's rates per second add up across RAC instances; its ratios, latencies and per-txn values don't."""
-    if "%" in unit or "%" in name or re.search(r"Per Txn|Ratio|Latency|Response|Per Sort|Per Call|Average",
-                                               name, re.I):
+    if "%" in unit or "%" in name or re.search(r"Per Txn|Ratio|Latency|Response|Per Sort|Per Call|Average", name, re.I):
         return "mean" if name != "Average Active Sessions" else "sum_of_ratios"
     return "sum_of_ratios"
 
 
 def of(db) -> dict[str, Spec]:
     """The catalog of a database, from the names its views hold at the newest snapshot (cached)."""
+
     def load():
         newest = db.timeline().newest()
         if newest is None:
@@ -114,6 +155,7 @@ def of(db) -> dict[str, Spec]:
         for view in queries.IO_VIEWS:
             names[view] = db.rows(queries.io_names(v, view), snap_id=snap_id)
         return build(names)
+
     return db.store.cached(("catalog", db.dbid), 10 * db.store.settings.snapshot_ttl, load)
 
 
@@ -160,33 +202,81 @@ def build(names: dict) -> dict[str, Spec]:
                 unit, scale = _osstat_unit(name), 1.0
             else:
                 unit, scale = _sysstat_unit(name), 1.0
-            add(Spec(f"{view}:{name}", name, view, unit, "reading" if pit else "cumulative",
-                     (Term(view, stat_id),), scale=scale))
+            add(
+                Spec(
+                    f"{view}:{name}",
+                    name,
+                    view,
+                    unit,
+                    "reading" if pit else "cumulative",
+                    (Term(view, stat_id),),
+                    scale=scale,
+                )
+            )
     classes = set()
     for event_id, name, wait_class in names["system_event"]:
         if wait_class == "Idle":
             continue
         classes.add(wait_class)
         time, waits = Term("system_event", event_id, "time"), Term("system_event", event_id, "waits")
-        add(Spec(f"system_event:{name}:time", f"{name} (time waited)", "system_event", "s", "cumulative",
-                 (time,), scale=1e-6, description=f"Foreground time waited; per second it is the AAS of the event. "
-                                                  f"Wait class {wait_class}."))
+        add(
+            Spec(
+                f"system_event:{name}:time",
+                f"{name} (time waited)",
+                "system_event",
+                "s",
+                "cumulative",
+                (time,),
+                scale=1e-6,
+                description=f"Foreground time waited; per second it is the AAS of the event. Wait class {wait_class}.",
+            )
+        )
         add(Spec(f"system_event:{name}:waits", f"{name} (waits)", "system_event", "waits", "cumulative", (waits,)))
-        add(Spec(f"system_event:{name}:avg_ms", f"{name} (average wait)", "system_event", "ms", "ratio",
-                 (time,), (waits,), scale=1e-3))
+        add(
+            Spec(
+                f"system_event:{name}:avg_ms",
+                f"{name} (average wait)",
+                "system_event",
+                "ms",
+                "ratio",
+                (time,),
+                (waits,),
+                scale=1e-3,
+            )
+        )
     for wait_class in sorted(classes):
-        add(Spec(f"wait_class:{wait_class}", wait_class, "wait_class", "sessions", "ratio",
-                 (Term("wait_class", wait_class),), ("seconds",), scale=1e-6,
-                 description="Average active sessions waiting in this class (foreground)."))
+        add(
+            Spec(
+                f"wait_class:{wait_class}",
+                wait_class,
+                "wait_class",
+                "sessions",
+                "ratio",
+                (Term("wait_class", wait_class),),
+                ("seconds",),
+                scale=1e-6,
+                description="Average active sessions waiting in this class (foreground).",
+            )
+        )
     metric_names = {}
     for view, source in (("sysmetric_summary", "sysmetric"), ("sysmetric_history", "sysmetric_history")):
         for metric_id, name, unit in names[view]:
             metric_names.setdefault(source, {})[name] = (metric_id, unit)
             label = name if source == "sysmetric" else f"{name} (per minute)"
-            add(Spec(f"{source}:{name}", label, source, unit, "rate" if source == "sysmetric" else "detail",
-                     (Term(view, metric_id),), how=_metric_how(name, unit),
-                     description="Per-minute detail (recent days only)" if source == "sysmetric_history" else
-                     "Average over the snapshot interval, as Oracle computed it"))
+            add(
+                Spec(
+                    f"{source}:{name}",
+                    label,
+                    source,
+                    unit,
+                    "rate" if source == "sysmetric" else "detail",
+                    (Term(view, metric_id),),
+                    how=_metric_how(name, unit),
+                    description="Per-minute detail (recent days only)"
+                    if source == "sysmetric_history"
+                    else "Average over the snapshot interval, as Oracle computed it",
+                )
+            )
     summary = metric_names.get("sysmetric", {})
     if "User Transaction Per Sec" in summary:
         tps_id = summary["User Transaction Per Sec"][0]
@@ -194,14 +284,30 @@ def build(names: dict) -> dict[str, Spec]:
             per_sec = name.replace("Per Txn", "Per Sec")
             twins = (per_sec, per_sec.replace("Sec", "Second"), PER_SECOND_TWINS.get(name))
             if name.endswith("Per Txn") and not any(t in summary for t in twins):
-                add(Spec(f"derived:{per_sec}", per_sec, "derived", unit.replace("Per Txn", "Per Second"), "rate",
-                         (Term("sysmetric_summary", metric_id), Term("sysmetric_summary", tps_id, "product")),
-                         description=f"'{name}' x 'User Transaction Per Sec' (Oracle has no per-second metric)"))
+                add(
+                    Spec(
+                        f"derived:{per_sec}",
+                        per_sec,
+                        "derived",
+                        unit.replace("Per Txn", "Per Second"),
+                        "rate",
+                        (Term("sysmetric_summary", metric_id), Term("sysmetric_summary", tps_id, "product")),
+                        description=f"'{name}' x 'User Transaction Per Sec' (Oracle has no per-second metric)",
+                    )
+                )
     for view in queries.IO_VIEWS:
         for item_id, name in names[view]:
             for fld, (_, unit) in IO_FIELDS.items():
-                add(Spec(f"{view}:{name}:{fld}", f"{name} {fld.replace('_', ' ')}", view, unit, "cumulative",
-                         (Term(view, item_id, fld),)))
+                add(
+                    Spec(
+                        f"{view}:{name}:{fld}",
+                        f"{name} {fld.replace('_', ' ')}",
+                        view,
+                        unit,
+                        "cumulative",
+                        (Term(view, item_id, fld),),
+                    )
+                )
     _derived(add, stat)
     return _distinct_labels(specs)
 
@@ -223,6 +329,7 @@ def _distinct_labels(specs: dict[str, Spec]) -> dict[str, Spec]:
 
 def _derived(add, stat):
     """The dashboard's composite series (docs/awr-rules.md §10), where their inputs exist."""
+
     def t(view, name):
         return Term(view, stat[(view, name)]) if (view, name) in stat else None
 
@@ -236,7 +343,11 @@ def _derived(add, stat):
     commits, rollbacks = t("sysstat", "user commits"), t("sysstat", "user rollbacks")
     rd_req, wr_req = t("sysstat", "physical read total IO requests"), t("sysstat", "physical write total IO requests")
     rd_b, wr_b = t("sysstat", "physical read total bytes"), t("sysstat", "physical write total bytes")
-    hard, parses, execs = t("sysstat", "parse count (hard)"), t("sysstat", "parse count (total)"), t("sysstat", "execute count")
+    hard, parses, execs = (
+        t("sysstat", "parse count (hard)"),
+        t("sysstat", "parse count (total)"),
+        t("sysstat", "execute count"),
+    )
     redo = t("sysstat", "redo size")
     sec = ("seconds",)
     rows = [
@@ -245,11 +356,28 @@ def _derived(add, stat):
         ("background_cpu", "Background CPU", "sessions", "ratio", (bg_cpu,), sec, 1e-6, ""),
         ("host_cpu_pct", "Host CPU %", "%", "ratio", (busy,), (busy, idle), 100.0, "BUSY / (BUSY + IDLE)"),
         ("host_iowait_pct", "Host I/O wait %", "%", "ratio", (iowait,), (busy, idle), 100.0, "IOWAIT / (BUSY + IDLE)"),
-        ("host_cpu_aas", "Host CPU demand", "CPUs", "ratio", (busy, rsrc), sec, 0.01,
-         "(BUSY + RSRC_MGR_CPU_WAIT) / 100 / elapsed"),
+        (
+            "host_cpu_aas",
+            "Host CPU demand",
+            "CPUs",
+            "ratio",
+            (busy, rsrc),
+            sec,
+            0.01,
+            "(BUSY + RSRC_MGR_CPU_WAIT) / 100 / elapsed",
+        ),
         ("tps", "Transactions", "txn/s", "ratio", (commits, rollbacks), sec, 1.0, "user commits + user rollbacks"),
         ("executions", "Executions", "executions/s", "ratio", (execs,), sec, 1.0, ""),
-        ("iops", "I/O requests", "IOPS", "ratio", (rd_req, wr_req), sec, 1.0, "physical read + write total IO requests"),
+        (
+            "iops",
+            "I/O requests",
+            "IOPS",
+            "ratio",
+            (rd_req, wr_req),
+            sec,
+            1.0,
+            "physical read + write total IO requests",
+        ),
         ("io_mbps", "I/O throughput", "MB/s", "ratio", (rd_b, wr_b), sec, 1 / MIB, "physical read + write total bytes"),
         ("redo_mbps", "Redo", "MB/s", "ratio", (redo,), sec, 1 / MIB, ""),
         ("hard_parse_pct", "Hard parses", "%", "ratio", (hard,), (parses,), 100.0, "parse count (hard) / (total)"),
@@ -257,5 +385,16 @@ def _derived(add, stat):
     ]
     for key, label, unit, kind, num, den, scale, description in rows:
         if need(*num, *[d for d in den if d != "seconds"]):
-            add(Spec(f"derived:{key}", label, "derived", unit, kind, tuple(num), tuple(den), scale,
-                     description=description))
+            add(
+                Spec(
+                    f"derived:{key}",
+                    label,
+                    "derived",
+                    unit,
+                    kind,
+                    tuple(num),
+                    tuple(den),
+                    scale,
+                    description=description,
+                )
+            )

@@ -2,6 +2,8 @@
 changes, plans first seen for a statement, database version changes and the benchmark runs whose AWR window overlaps
 the range. Each change: its time, the snapshot it was seen at, its instance (none for the database), its kind, one
 line of text and its details."""
+
+import itertools
 import json
 from datetime import datetime
 
@@ -22,19 +24,46 @@ def restarts(db: Database, rng: Range, inst) -> list[dict]:
     """The restarts the timeline finds (docs/awr-rules.md §4) whose first snapshot after is in (lo, hi], timed at
     the new startup."""
     marks = db.timeline().markers(rng.lo, rng.hi, inst)["restarts"]
-    return [{"time": m["startup_time"], "snap_id": m["snap_id"], "instance": m["instance"], "kind": "restart",
-             "text": f"instance {m['instance']} restarted", "details": {"first_snapshot_time": m["time"]}}
-            for m in marks if m["snap_id"] > rng.lo]
+    return [
+        {
+            "time": m["startup_time"],
+            "snap_id": m["snap_id"],
+            "instance": m["instance"],
+            "kind": "restart",
+            "text": f"instance {m['instance']} restarted",
+            "details": {"first_snapshot_time": m["time"]},
+        }
+        for m in marks
+        if m["snap_id"] > rng.lo
+    ]
 
 
 def parameter_changes(db: Database, rng: Range, inst) -> list[dict]:
     out = []
     for c in parameters.changes(db, rng, inst):
         text = f"{c['parameter']}: {_shown(c['old_value'])} → {_shown(c['new_value'])}"
-        out.append({"time": c["time"], "snap_id": c["snap_id"], "instance": c["instance"], "kind": "parameter",
-                    "text": text + (" (at the restart)" if c["restart"] else ""),
-                    "details": {k: c[k] for k in ("parameter", "old_value", "new_value", "old_snap_id", "old_time",
-                                                  "isdefault", "ismodified", "restart")}})
+        out.append(
+            {
+                "time": c["time"],
+                "snap_id": c["snap_id"],
+                "instance": c["instance"],
+                "kind": "parameter",
+                "text": text + (" (at the restart)" if c["restart"] else ""),
+                "details": {
+                    k: c[k]
+                    for k in (
+                        "parameter",
+                        "old_value",
+                        "new_value",
+                        "old_snap_id",
+                        "old_time",
+                        "isdefault",
+                        "ismodified",
+                        "restart",
+                    )
+                },
+            }
+        )
     return out
 
 
@@ -43,10 +72,12 @@ def new_plans(db: Database, rng: Range, inst) -> list[dict]:
     at the first instance that ran it."""
     tl = db.timeline()
     plans: dict = {}
-    for sql_id, plan, con, i, first, elapsed, execs, previous in db.rows(queries.new_plans(db.store.views),
-                                                                        lo=rng.lo, hi=rng.hi):
-        p = plans.setdefault((sql_id, plan, con), {"first": (first, i), "elapsed": 0, "executions": 0,
-                                                   "previous": previous})
+    for sql_id, plan, con, i, first, elapsed, execs, previous in db.rows(
+        queries.new_plans(db.store.views), lo=rng.lo, hi=rng.hi
+    ):
+        p = plans.setdefault(
+            (sql_id, plan, con), {"first": (first, i), "elapsed": 0, "executions": 0, "previous": previous}
+        )
         p["first"] = min(p["first"], (first, i))
         p["elapsed"] += elapsed or 0
         p["executions"] += execs or 0
@@ -55,11 +86,23 @@ def new_plans(db: Database, rng: Range, inst) -> list[dict]:
         first, i = p["first"]
         if inst not in (None, i) or (i, first) not in tl.by_id:
             continue
-        out.append({"time": tl.by_id[(i, first)].time, "snap_id": first, "instance": i, "kind": "plan",
-                    "text": f"new plan {plan} of SQL {sql_id} (before: {p['previous']})",
-                    "details": {"sql_id": sql_id, "plan_hash_value": plan, "previous_plan": p["previous"],
-                                "con_dbid": con, "elapsed_s": round4(p["elapsed"] / 1e6),
-                                "executions": p["executions"]}})
+        out.append(
+            {
+                "time": tl.by_id[(i, first)].time,
+                "snap_id": first,
+                "instance": i,
+                "kind": "plan",
+                "text": f"new plan {plan} of SQL {sql_id} (before: {p['previous']})",
+                "details": {
+                    "sql_id": sql_id,
+                    "plan_hash_value": plan,
+                    "previous_plan": p["previous"],
+                    "con_dbid": con,
+                    "elapsed_s": round4(p["elapsed"] / 1e6),
+                    "executions": p["executions"],
+                },
+            }
+        )
     return out
 
 
@@ -71,14 +114,21 @@ def versions(db: Database, rng: Range, inst) -> list[dict]:
     for i, startups in db.versions().items():
         if inst not in (None, i):
             continue
-        for (_, old), (startup, new) in zip(startups, startups[1:]):
+        for (_, old), (startup, new) in itertools.pairwise(startups):
             if old == new:
                 continue
             first = next((s for s in tl.all.get(i, ()) if s.startup == startup), None)
             if first is not None and rng.lo < first.snap_id <= rng.hi:
-                out.append({"time": first.startup_time, "snap_id": first.snap_id, "instance": i, "kind": "version",
-                            "text": f"version {_shown(old)} → {_shown(new)}",
-                            "details": {"old_version": old, "new_version": new}})
+                out.append(
+                    {
+                        "time": first.startup_time,
+                        "snap_id": first.snap_id,
+                        "instance": i,
+                        "kind": "version",
+                        "text": f"version {_shown(old)} → {_shown(new)}",
+                        "details": {"old_version": old, "new_version": new},
+                    }
+                )
     return out
 
 
@@ -94,14 +144,33 @@ def runs(db: Database, rng: Range, found: list[dict]) -> list[dict]:
         if not (begin < rng.hi and end > rng.lo):
             continue
         at = tl.lowest.get(begin)
-        time = (datetime.fromisoformat(r["started"]).astimezone(db.tz()).isoformat() if r.get("started")
-                else at.time if at else None)
+        time = (
+            datetime.fromisoformat(r["started"]).astimezone(db.tz()).isoformat()
+            if r.get("started")
+            else at.time
+            if at
+            else None
+        )
         if time is None:
             continue
-        out.append({"time": time, "snap_id": begin, "instance": None, "kind": "run",
-                    "text": f"benchmark run: {r['title']}",
-                    "details": {"slug": r["slug"], "title": r["title"], "kind": r["kind"], "started": r.get("started"),
-                                "finished": r.get("finished"), "begin_snap": begin, "end_snap": end}})
+        out.append(
+            {
+                "time": time,
+                "snap_id": begin,
+                "instance": None,
+                "kind": "run",
+                "text": f"benchmark run: {r['title']}",
+                "details": {
+                    "slug": r["slug"],
+                    "title": r["title"],
+                    "kind": r["kind"],
+                    "started": r.get("started"),
+                    "finished": r.get("finished"),
+                    "begin_snap": begin,
+                    "end_snap": end,
+                },
+            }
+        )
     return out
 
 
@@ -109,8 +178,13 @@ def compute(db: Database, rng: Range, instance="all", found_runs: list[dict] | N
     inst = db.instance(instance)
     rows = []
     if rng.lo is not None and rng.lo < rng.hi:
-        rows = (restarts(db, rng, inst) + parameter_changes(db, rng, inst) + new_plans(db, rng, inst)
-                + versions(db, rng, inst) + runs(db, rng, found_runs or []))
+        rows = (
+            restarts(db, rng, inst)
+            + parameter_changes(db, rng, inst)
+            + new_plans(db, rng, inst)
+            + versions(db, rng, inst)
+            + runs(db, rng, found_runs or [])
+        )
     rows.sort(key=lambda r: (datetime.fromisoformat(r["time"]), KINDS.index(r["kind"]), r["instance"] or 0, r["text"]))
     return {"db": db.key, "range": rng.public(), "instance": instance, "columns": COLUMNS, "rows": rows}
 

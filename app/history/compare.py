@@ -1,6 +1,7 @@
 """Two periods compared, what changed first (docs/awr-rules.md §29): the movers of DB time (time model, wait events,
 top SQL) ranked by their share of A's DB time, the Load Profile's movers by relative change, the plans that appeared
 or disappeared; then the Load Profile and the top events of A and B side by side, with the % change from A to B."""
+
 from math import fsum
 
 from app.history import catalog, load_profile, parameters, top_events, top_sql
@@ -11,44 +12,104 @@ from app.history.numbers import change_pct, round4
 EVENTS_COMPARED = 15  # top events of each period, in the detailed table
 SQL_COMPARED = 10  # top statements by elapsed time of each period: movers and plans
 TIME_MOVERS = 15  # the time movers kept, largest share of DB time change first
-EVERY = 10 ** 9  # "no limit" for the lists whose every row is looked up in the other period
+EVERY = 10**9  # "no limit" for the lists whose every row is looked up in the other period
 
 # Which way is better by nature (docs/awr-rules.md §29): "lower", "higher", or absent, neutral (coloured by neither).
 # Time (time model, wait events, SQL elapsed) is better lower in every row. The Load Profile's volumes per second
 # (transactions, executions, redo, calls...) are workload, neutral; its work per transaction below is better lower:
 # more DB time, CPU, reads or parses for each transaction is a cost. Those rows are compared per transaction.
 BETTER_PER_TRANSACTION = {
-    "DB Time(s)": "lower", "DB CPU(s)": "lower", "Logical read (blocks)": "lower", "Physical read (blocks)": "lower",
-    "Read IO requests": "lower", "Read IO (MB)": "lower", "Parses (SQL)": "lower", "Hard parses (SQL)": "lower"}
+    "DB Time(s)": "lower",
+    "DB CPU(s)": "lower",
+    "Logical read (blocks)": "lower",
+    "Physical read (blocks)": "lower",
+    "Read IO requests": "lower",
+    "Read IO (MB)": "lower",
+    "Parses (SQL)": "lower",
+    "Hard parses (SQL)": "lower",
+}
 BETTER_TIME = "lower"
 BETTER_WAITS_PER_TRANSACTION = "lower"
 
-MOVER_COLUMNS = ["group", "kind", "item", "container", "wait_class", "measure", "unit", "a", "b", "change_pct",
-                 "db_time_change_pct", "better", "only_in", "series"]
+MOVER_COLUMNS = [
+    "group",
+    "kind",
+    "item",
+    "container",
+    "wait_class",
+    "measure",
+    "unit",
+    "a",
+    "b",
+    "change_pct",
+    "db_time_change_pct",
+    "better",
+    "only_in",
+    "series",
+]
 DIFFERENCE_COLUMNS = ["kind", "item", "container", "a", "b", "change"]
 
 
 def compute(db: Database, a: Range, b: Range, instance="all") -> dict:
     inst = db.instance(instance)
     pa, pb = _period(db, a, instance, inst), _period(db, b, instance, inst)
-    db_a, db_b = (pa["time_model"].get("DB time", 0) / pa["elapsed"] if pa["elapsed"] else None,
-                  pb["time_model"].get("DB time", 0) / pb["elapsed"] if pb["elapsed"] else None)
+    db_a, db_b = (
+        pa["time_model"].get("DB time", 0) / pa["elapsed"] if pa["elapsed"] else None,
+        pb["time_model"].get("DB time", 0) / pb["elapsed"] if pb["elapsed"] else None,
+    )
     movers = _time_movers(db, pa, pb, db_a) + _workload_movers(pa, pb)
-    return {"db": db.key, "a": a.public(), "b": b.public(), "instance": instance,
-            "elapsed_seconds": {"a": round(pa["elapsed"]), "b": round(pb["elapsed"])},
-            "db_time": {"unit": "s/s", "a": round4(db_a), "b": round4(db_b),
-                        "change_pct": change_pct(db_a, db_b), "better": BETTER_TIME},
-            "movers": {"columns": MOVER_COLUMNS, "rows": movers},
-            "differences": {"columns": DIFFERENCE_COLUMNS,
-                            "rows": _plans(db, pa, pb) + _parameters(db, a, b, inst)},
-            "load_profile": {"columns": ["metric", "a_per_second", "b_per_second", "change_pct", "better_per_second",
-                                         "a_per_transaction", "b_per_transaction", "change_pct_per_transaction",
-                                         "better_per_transaction"], "rows": _load_profile(pa, pb)},
-            "top_events": {"columns": ["event", "wait_class", "only_in", "a_time_s", "b_time_s", "a_per_second",
-                                       "b_per_second", "change_pct", "better", "a_waits_per_transaction",
-                                       "b_waits_per_transaction", "waits_per_transaction_change_pct",
-                                       "better_waits_per_transaction", "a_avg_ms", "b_avg_ms", "a_pct_db_time",
-                                       "b_pct_db_time"], "rows": _events(pa, pb)}}
+    return {
+        "db": db.key,
+        "a": a.public(),
+        "b": b.public(),
+        "instance": instance,
+        "elapsed_seconds": {"a": round(pa["elapsed"]), "b": round(pb["elapsed"])},
+        "db_time": {
+            "unit": "s/s",
+            "a": round4(db_a),
+            "b": round4(db_b),
+            "change_pct": change_pct(db_a, db_b),
+            "better": BETTER_TIME,
+        },
+        "movers": {"columns": MOVER_COLUMNS, "rows": movers},
+        "differences": {"columns": DIFFERENCE_COLUMNS, "rows": _plans(db, pa, pb) + _parameters(db, a, b, inst)},
+        "load_profile": {
+            "columns": [
+                "metric",
+                "a_per_second",
+                "b_per_second",
+                "change_pct",
+                "better_per_second",
+                "a_per_transaction",
+                "b_per_transaction",
+                "change_pct_per_transaction",
+                "better_per_transaction",
+            ],
+            "rows": _load_profile(pa, pb),
+        },
+        "top_events": {
+            "columns": [
+                "event",
+                "wait_class",
+                "only_in",
+                "a_time_s",
+                "b_time_s",
+                "a_per_second",
+                "b_per_second",
+                "change_pct",
+                "better",
+                "a_waits_per_transaction",
+                "b_waits_per_transaction",
+                "waits_per_transaction_change_pct",
+                "better_waits_per_transaction",
+                "a_avg_ms",
+                "b_avg_ms",
+                "a_pct_db_time",
+                "b_pct_db_time",
+            ],
+            "rows": _events(pa, pb),
+        },
+    }
 
 
 def _period(db, rng, instance, inst) -> dict:
@@ -58,10 +119,14 @@ def _period(db, rng, instance, inst) -> dict:
     sums, seconds = totals(db, "sys_time_model", names, rng, inst)
     lp = load_profile.compute(db, rng, instance)
     txns = next((r["total"] for r in lp["rows"] if r["metric"] == "Transactions"), 0)
-    return {"elapsed": max(seconds.values(), default=0), "txns": txns, "lp": lp["rows"],
-            "time_model": {n: fsum(v for (_, m), v in sums.items() if m == n) / 1e6 for n in names},
-            "events": {r["event"]: r for r in top_events.compute(db, rng, instance, EVERY)["rows"]},
-            "sql": top_sql.statements(db, rng) if inst is None or len(db.instances) == 1 else []}
+    return {
+        "elapsed": max(seconds.values(), default=0),
+        "txns": txns,
+        "lp": lp["rows"],
+        "time_model": {n: fsum(v for (_, m), v in sums.items() if m == n) / 1e6 for n in names},
+        "events": {r["event"]: r for r in top_events.compute(db, rng, instance, EVERY)["rows"]},
+        "sql": top_sql.statements(db, rng) if inst is None or len(db.instances) == 1 else [],
+    }
 
 
 def _per_second(total, period):
@@ -82,23 +147,54 @@ def _time_movers(db, pa, pb, db_a) -> list[dict]:
         a, b = _per_second(ta, pa), _per_second(tb, pb)
         if a is None or b is None or not (a or b):
             return
-        out.append({"group": "time", "kind": kind, "item": item, "container": None, "wait_class": None, "measure": "per second",
-                    "unit": "s/s", "a": round4(a), "b": round4(b), "change_pct": change_pct(a, b),
-                    "db_time_change_pct": round4(100 * (b - a) / db_a) if db_a else None,
-                    "better": BETTER_TIME, "only_in": _only_in(ta, tb), "series": None, **extra})
+        out.append(
+            {
+                "group": "time",
+                "kind": kind,
+                "item": item,
+                "container": None,
+                "wait_class": None,
+                "measure": "per second",
+                "unit": "s/s",
+                "a": round4(a),
+                "b": round4(b),
+                "change_pct": change_pct(a, b),
+                "db_time_change_pct": round4(100 * (b - a) / db_a) if db_a else None,
+                "better": BETTER_TIME,
+                "only_in": _only_in(ta, tb),
+                "series": None,
+                **extra,
+            }
+        )
 
     for name in sorted((set(pa["time_model"]) | set(pb["time_model"])) - {"DB time"}):
-        add("time model", name, pa["time_model"].get(name, 0), pb["time_model"].get(name, 0),
-            series=f"sys_time_model:{name}")
+        add(
+            "time model",
+            name,
+            pa["time_model"].get(name, 0),
+            pb["time_model"].get(name, 0),
+            series=f"sys_time_model:{name}",
+        )
     for name in _union(pa["events"], pb["events"], lambda e: -e["time_s"], EVENTS_COMPARED, skip={"DB CPU"}):
         ea, eb = pa["events"].get(name, {}), pb["events"].get(name, {})
-        add("wait event", name, ea.get("time_s", 0), eb.get("time_s", 0),
-            wait_class=ea.get("wait_class") or eb.get("wait_class"), series=f"system_event:{name}:time")
+        add(
+            "wait event",
+            name,
+            ea.get("time_s", 0),
+            eb.get("time_s", 0),
+            wait_class=ea.get("wait_class") or eb.get("wait_class"),
+            series=f"system_event:{name}:time",
+        )
     sa, sb = ({(r["con_dbid"], r["sql_id"]): r for r in p["sql"]} for p in (pa, pb))
     names = db.containers() if sa or sb else {}
     for key in _union(sa, sb, lambda r: -r["elapsed_s"], SQL_COMPARED):
-        add("sql", key[1], sa.get(key, {}).get("elapsed_s", 0), sb.get(key, {}).get("elapsed_s", 0),
-            container=names.get(key[0]))
+        add(
+            "sql",
+            key[1],
+            sa.get(key, {}).get("elapsed_s", 0),
+            sb.get(key, {}).get("elapsed_s", 0),
+            container=names.get(key[0]),
+        )
     out.sort(key=lambda r: (-abs(r["db_time_change_pct"] or 0), r["kind"], r["item"]))
     return out[:TIME_MOVERS]
 
@@ -121,25 +217,41 @@ def _unit(label: str, measure: str) -> str:
 def _rates(row, period):
     """A Load Profile row's (per second, per transaction), unrounded: its total over the period's seconds and
     transactions (docs/awr-rules.md §13)."""
-    return (row["total"] / period["elapsed"] if period["elapsed"] else None,
-            row["total"] / period["txns"] if period["txns"] else None)
+    return (
+        row["total"] / period["elapsed"] if period["elapsed"] else None,
+        row["total"] / period["txns"] if period["txns"] else None,
+    )
 
 
 def _workload_movers(pa, pb) -> list[dict]:
     """The Load Profile's rows by their relative change: volumes per second (neutral), work per transaction
     (better lower); the per-second time rows are time movers already. Ranked by |% change|."""
     out = []
-    for ra, rb in zip(pa["lp"], pb["lp"]):
+    for ra, rb in zip(pa["lp"], pb["lp"], strict=True):
         label, view = ra["metric"], _view(ra["metric"])
         better = BETTER_PER_TRANSACTION.get(label)
         if view == "sys_time_model" and better is None:
             continue
         key, measure = (1, "per transaction") if better else (0, "per second")
         a, b = _rates(ra, pa)[key], _rates(rb, pb)[key]
-        out.append({"group": "workload", "kind": "load profile", "item": label, "container": None, "wait_class": None,
-                    "measure": measure, "unit": _unit(label, measure), "a": round4(a), "b": round4(b),
-                    "change_pct": change_pct(a, b), "db_time_change_pct": None, "better": better,
-                    "only_in": _only_in(a, b), "series": None})
+        out.append(
+            {
+                "group": "workload",
+                "kind": "load profile",
+                "item": label,
+                "container": None,
+                "wait_class": None,
+                "measure": measure,
+                "unit": _unit(label, measure),
+                "a": round4(a),
+                "b": round4(b),
+                "change_pct": change_pct(a, b),
+                "db_time_change_pct": None,
+                "better": better,
+                "only_in": _only_in(a, b),
+                "series": None,
+            }
+        )
     out.sort(key=lambda r: (r["change_pct"] is None, -abs(r["change_pct"] or 0), r["item"]))
     return out
 
@@ -150,13 +262,21 @@ def _view(label):
 
 def _load_profile(pa, pb) -> list[dict]:
     rows = []
-    for ra, rb in zip(pa["lp"], pb["lp"]):
+    for ra, rb in zip(pa["lp"], pb["lp"], strict=True):
         (sa, ta), (sb, tb) = _rates(ra, pa), _rates(rb, pb)
-        rows.append({"metric": ra["metric"], "a_per_second": ra["per_second"], "b_per_second": rb["per_second"],
-                     "change_pct": change_pct(sa, sb), "better_per_second": None,
-                     "a_per_transaction": ra["per_transaction"], "b_per_transaction": rb["per_transaction"],
-                     "change_pct_per_transaction": change_pct(ta, tb),
-                     "better_per_transaction": BETTER_PER_TRANSACTION.get(ra["metric"])})
+        rows.append(
+            {
+                "metric": ra["metric"],
+                "a_per_second": ra["per_second"],
+                "b_per_second": rb["per_second"],
+                "change_pct": change_pct(sa, sb),
+                "better_per_second": None,
+                "a_per_transaction": ra["per_transaction"],
+                "b_per_transaction": rb["per_transaction"],
+                "change_pct_per_transaction": change_pct(ta, tb),
+                "better_per_transaction": BETTER_PER_TRANSACTION.get(ra["metric"]),
+            }
+        )
     return rows
 
 
@@ -168,28 +288,52 @@ def _events(pa, pb) -> list[dict]:
         ea, eb = pa["events"].get(name, {}), pb["events"].get(name, {})
         ta, tb = (e.get("time_s", 0) if p["elapsed"] else None for e, p in ((ea, pa), (eb, pb)))
         a, b = _per_second(ta or 0, pa), _per_second(tb or 0, pb)
-        wa, wb = (e.get("waits", 0) / p["txns"] if p["txns"] and e.get("waits", 0) is not None else None
-                  for e, p in ((ea, pa), (eb, pb)))
-        rows.append({"event": name, "wait_class": ea.get("wait_class") or eb.get("wait_class"),
-                     "only_in": _only_in(ta, tb), "a_time_s": ta, "b_time_s": tb, "a_per_second": round4(a),
-                     "b_per_second": round4(b), "change_pct": change_pct(a, b), "better": BETTER_TIME,
-                     "a_waits_per_transaction": round4(wa), "b_waits_per_transaction": round4(wb),
-                     "waits_per_transaction_change_pct": change_pct(wa, wb),
-                     "better_waits_per_transaction": BETTER_WAITS_PER_TRANSACTION if wa is not None else None,
-                     "a_avg_ms": ea.get("avg_ms"), "b_avg_ms": eb.get("avg_ms"),
-                     "a_pct_db_time": ea.get("pct_db_time", 0.0 if pa["elapsed"] else None),
-                     "b_pct_db_time": eb.get("pct_db_time", 0.0 if pb["elapsed"] else None)})
+        wa, wb = (
+            e.get("waits", 0) / p["txns"] if p["txns"] and e.get("waits", 0) is not None else None
+            for e, p in ((ea, pa), (eb, pb))
+        )
+        rows.append(
+            {
+                "event": name,
+                "wait_class": ea.get("wait_class") or eb.get("wait_class"),
+                "only_in": _only_in(ta, tb),
+                "a_time_s": ta,
+                "b_time_s": tb,
+                "a_per_second": round4(a),
+                "b_per_second": round4(b),
+                "change_pct": change_pct(a, b),
+                "better": BETTER_TIME,
+                "a_waits_per_transaction": round4(wa),
+                "b_waits_per_transaction": round4(wb),
+                "waits_per_transaction_change_pct": change_pct(wa, wb),
+                "better_waits_per_transaction": BETTER_WAITS_PER_TRANSACTION if wa is not None else None,
+                "a_avg_ms": ea.get("avg_ms"),
+                "b_avg_ms": eb.get("avg_ms"),
+                "a_pct_db_time": ea.get("pct_db_time", 0.0 if pa["elapsed"] else None),
+                "b_pct_db_time": eb.get("pct_db_time", 0.0 if pb["elapsed"] else None),
+            }
+        )
     return rows
 
 
 def _parameters(db, a, b, inst) -> list[dict]:
     """Parameters whose values in force at the end of A and of B differ (docs/awr-rules.md §23), per instance on RAC."""
     rac = len(db.instances) > 1
-    return [{"kind": "parameter", "item": d["parameter"] + (f" (instance {d['instance']})" if rac else ""),
-             "container": None, "a": d["a_value"], "b": d["b_value"],
-             "change": "changed" if d["a_value"] is not None and d["b_value"] is not None
-             else "set in B only" if d["a_value"] is None else "set in A only"}
-            for d in parameters.differences(db, a, b, inst)]
+    return [
+        {
+            "kind": "parameter",
+            "item": d["parameter"] + (f" (instance {d['instance']})" if rac else ""),
+            "container": None,
+            "a": d["a_value"],
+            "b": d["b_value"],
+            "change": "changed"
+            if d["a_value"] is not None and d["b_value"] is not None
+            else "set in B only"
+            if d["a_value"] is None
+            else "set in A only",
+        }
+        for d in parameters.differences(db, a, b, inst)
+    ]
 
 
 def _plans(db, pa, pb) -> list[dict]:
@@ -206,9 +350,25 @@ def _plans(db, pa, pb) -> list[dict]:
         plans_a = set(sa.get(key, {}).get("plan_hash_values", ())) - {0}
         plans_b = set(sb.get(key, {}).get("plan_hash_values", ())) - {0}
         for plan in sorted(plans_b - plans_a):
-            out.append({"kind": "plan", "item": key[1], "container": names.get(key[0]), "a": None, "b": str(plan),
-                        "change": "appeared"})
+            out.append(
+                {
+                    "kind": "plan",
+                    "item": key[1],
+                    "container": names.get(key[0]),
+                    "a": None,
+                    "b": str(plan),
+                    "change": "appeared",
+                }
+            )
         for plan in sorted(plans_a - plans_b):
-            out.append({"kind": "plan", "item": key[1], "container": names.get(key[0]), "a": str(plan), "b": None,
-                        "change": "disappeared"})
+            out.append(
+                {
+                    "kind": "plan",
+                    "item": key[1],
+                    "container": names.get(key[0]),
+                    "a": str(plan),
+                    "b": None,
+                    "change": "disappeared",
+                }
+            )
     return out

@@ -2,6 +2,7 @@
 
 The questions asked of a database are modules of this package, each taking a Database and a resolved Range.
 """
+
 import contextvars
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ ALL_INSTANCES = None
 class Range:
     """A resolved range: snapshots lo..hi (None when no snapshot falls inside) and whether it is closed,
     i.e. ends before the newest snapshot so its answer can never change."""
+
     lo: int | None
     hi: int | None
     start: str | None
@@ -56,8 +58,9 @@ class Database:
         self.rac = any((r[7] or "").upper() == "YES" for r in rows)
         instances = {}
         for r in rows:
-            instances.setdefault(r[1], {"instance_number": r[1], "instance_name": r[4], "host_name": r[5],
-                                        "startups": []})["startups"].append(analysis.as_datetime(r[2]))
+            instances.setdefault(
+                r[1], {"instance_number": r[1], "instance_name": r[4], "host_name": r[5], "startups": []}
+            )["startups"].append(analysis.as_datetime(r[2]))
         self.instances = [instances[k] for k in sorted(instances)]
         self._startups = rows
 
@@ -82,18 +85,22 @@ class Database:
             if len(rows) >= bound:  # the newest `bound` rows: the oldest snapshot read may lack some instances
                 oldest = min(r[1] for r in rows)
                 rows = [r for r in rows if r[1] != oldest]
-            return analysis.Timeline([analysis.make_snap(r[1], r[0], r[2], r[4], r[5], _seconds(r[6]))
-                                      for r in rows], settings.min_interval)
+            return analysis.Timeline(
+                [analysis.make_snap(r[1], r[0], r[2], r[4], r[5], _seconds(r[6])) for r in rows], settings.min_interval
+            )
+
         return self.store.cached(("timeline", self.dbid), settings.snapshot_ttl, load)
 
     def containers(self) -> dict[int, str]:
         """Container names by CON_DBID in a CDB: each PDB's, and CDB$ROOT for the root's rows, whose CON_DBID is the
         DBID (docs/awr-rules.md §15). Empty in a non-CDB, where no row needs one."""
+
         def load():
             names = dict(self.rows(queries.containers(self.store.views)))
             if names:
                 names.setdefault(self.dbid, "CDB$ROOT")
             return names
+
         return self.store.cached(("containers", self.dbid), self.store.settings.snapshot_ttl, load)
 
     def tz(self) -> timezone:
@@ -104,14 +111,27 @@ class Database:
         tl = self.timeline()
         first, last = tl.oldest(), tl.newest()
         tz = timezone(timedelta(seconds=offset(last)))
-        instances = [{**i, "startups": [analysis.iso(s.replace(tzinfo=tz)) for s in i["startups"]]}
-                     for i in self.instances]
-        return {"id": self.key, "target": self.store.alias, "dbid": self.dbid, "db_name": self.name,
-                "version": self.version, "platform": self.platform, "rac": self.rac,
-                "instances": instances,
-                "snapshots": {"first_snap": first and min(tl.snap_ids), "last_snap": last and max(tl.snap_ids),
-                              "from": first and first.time, "to": last and last.time, "count": len(tl.snap_ids),
-                              "interval_minutes": round(tl.step / 60)}}
+        instances = [
+            {**i, "startups": [analysis.iso(s.replace(tzinfo=tz)) for s in i["startups"]]} for i in self.instances
+        ]
+        return {
+            "id": self.key,
+            "target": self.store.alias,
+            "dbid": self.dbid,
+            "db_name": self.name,
+            "version": self.version,
+            "platform": self.platform,
+            "rac": self.rac,
+            "instances": instances,
+            "snapshots": {
+                "first_snap": first and min(tl.snap_ids),
+                "last_snap": last and max(tl.snap_ids),
+                "from": first and first.time,
+                "to": last and last.time,
+                "count": len(tl.snap_ids),
+                "interval_minutes": round(tl.step / 60),
+            },
+        }
 
     def instance(self, value) -> int | None:
         """'all' -> None, or a known instance number (400 otherwise)."""
@@ -123,12 +143,20 @@ class Database:
         except (TypeError, ValueError):
             number = None
         if number not in known:
-            raise BadParameter(f"instance must be all, each or one of {', '.join(map(str, known))}; got {value!r}",
-                               "instance")
+            raise BadParameter(
+                f"instance must be all, each or one of {', '.join(map(str, known))}; got {value!r}", "instance"
+            )
         return number
 
-    def resolve(self, start: datetime | None = None, end: datetime | None = None, begin_snap: int | None = None,
-                end_snap: int | None = None, default_days: float = 7, max_days: float = 400) -> Range:
+    def resolve(
+        self,
+        start: datetime | None = None,
+        end: datetime | None = None,
+        begin_snap: int | None = None,
+        end_snap: int | None = None,
+        default_days: float = 7,
+        max_days: float = 400,
+    ) -> Range:
         """A time range or a snapshot range, checked, as snapshot ids. A date-time without an offset is in the
         database's time zone (docs/awr-rules.md §12, §17). Raises BadRange."""
         tl = self.timeline()
@@ -142,8 +170,11 @@ class Database:
                 raise BadRange(f"{{begin_snap}} {lo} is after {{end_snap}} {hi}", "begin_snap")
             found = tl.with_ids(lo, hi)
             if found is None:
-                raise BadRange(f"no snapshot between {{begin_snap}} {lo} and {{end_snap}} {hi}; this database has "
-                               f"snap_id {min(tl.snap_ids)}..{max(tl.snap_ids)}", "begin_snap")
+                raise BadRange(
+                    f"no snapshot between {{begin_snap}} {lo} and {{end_snap}} {hi}; this database has "
+                    f"snap_id {min(tl.snap_ids)}..{max(tl.snap_ids)}",
+                    "begin_snap",
+                )
             *ids, t0, t1 = found
         else:
             t1 = self._local(end).timestamp() if end else newest.epoch
@@ -152,12 +183,16 @@ class Database:
                 raise BadRange("{start} must be before {end}", "start")
             oldest = tl.oldest()
             if t1 < oldest.epoch or t0 > newest.epoch:
-                raise BadRange(f"the range is outside this database's history, which runs from {oldest.time} to "
-                               f"{newest.time}", "end" if t1 < oldest.epoch else "start")
+                raise BadRange(
+                    f"the range is outside this database's history, which runs from {oldest.time} to {newest.time}",
+                    "end" if t1 < oldest.epoch else "start",
+                )
             ids = tl.ending_in(t0, t1)
         if t1 - t0 > max_days * DAY:
-            raise BadRange(f"the range is wider than {max_days:g} days; narrow it",
-                           "start" if begin_snap is None and end_snap is None else "begin_snap")
+            raise BadRange(
+                f"the range is wider than {max_days:g} days; narrow it",
+                "start" if begin_snap is None and end_snap is None else "begin_snap",
+            )
         tz = timezone(timedelta(seconds=offset(newest)))
         start_s = analysis.iso(datetime.fromtimestamp(t0, tz))
         end_s = analysis.iso(datetime.fromtimestamp(t1, tz))
@@ -211,8 +246,10 @@ class History:
             if len(named) == 1:
                 return named[0]
             if named:
-                raise NotFound(f"{key!r} names {len(named)} databases ({', '.join(db.key for db in named)}); "
-                               "use one of their ids", "db")
+                raise NotFound(
+                    f"{key!r} names {len(named)} databases ({', '.join(db.key for db in named)}); use one of their ids",
+                    "db",
+                )
         raise NotFound(f"unknown database {key!r}; see /api/v1/dbs", "db")
 
     @staticmethod
@@ -223,6 +260,7 @@ class History:
             for r in rows:
                 grouped.setdefault(r[0], []).append(r)
             return [Database(store, dbid, rs) for dbid, rs in grouped.items()]
+
         return store.cached(("databases",), store.settings.snapshot_ttl * 10, load)
 
 

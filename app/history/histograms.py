@@ -1,6 +1,7 @@
 """How one event's waits were spread (docs/awr-rules.md §24): its latency histogram per interval (the wait counts of
 each bucket of powers of two ms, as deltas), the estimated p50/p95/p99 of each interval, and the range's distribution.
 """
+
 from difflib import get_close_matches
 
 from app import analysis
@@ -28,12 +29,12 @@ def percentile(counts: list[float], uppers: list[int], p: float) -> float | None
     if total <= 0:
         return None
     want, before = total * p / 100, 0.0
-    for count, upper in zip(counts, uppers):
+    for count, upper in zip(counts, uppers, strict=True):
         if count > 0 and before + count >= want:
             f = (want - before) / count
             if upper <= 1:
                 return upper * f
-            return (upper / 2) * 2 ** f
+            return (upper / 2) * 2**f
         before += count
     return float(uppers[-1])
 
@@ -43,7 +44,11 @@ def _event(db: Database, event: str):
     specs = catalog.of(db)
     spec = specs.get(f"system_event:{event}:waits")
     if spec is None:
-        names = [n[len("system_event:"):-len(":waits")] for n in specs if n.startswith("system_event:") and n.endswith(":waits")]
+        names = [
+            n[len("system_event:") : -len(":waits")]
+            for n in specs
+            if n.startswith("system_event:") and n.endswith(":waits")
+        ]
         found = get_close_matches(event, names, n=3, cutoff=0.6)
         hint = f"; did you mean {', '.join(map(repr, found))}?" if found else ""
         raise NotFound(f"unknown wait event {event!r}{hint} (see /api/v1/dbs/{db.key}/top-events)", "event")
@@ -83,21 +88,54 @@ def compute(db: Database, event: str, rng: Range, instance="all") -> dict:
     for key in sorted(per_key):
         snap, by_bucket = per_key[key]
         counts = [by_bucket.get(u, 0) for u in uppers]
-        totals = [a + b for a, b in zip(totals, counts)]
-        intervals.append({"snap_id": key, "time": snap.time, "counts": [round(c) for c in counts],
-                          "waits": round(sum(counts)),
-                          **{f"p{p}_ms": round4(percentile(counts, uppers, p)) for p in PERCENTILES}})
+        totals = [a + b for a, b in zip(totals, counts, strict=True)]
+        intervals.append(
+            {
+                "snap_id": key,
+                "time": snap.time,
+                "counts": [round(c) for c in counts],
+                "waits": round(sum(counts)),
+                **{f"p{p}_ms": round4(percentile(counts, uppers, p)) for p in PERCENTILES},
+            }
+        )
     waits = sum(totals)
-    distribution = [{"wait_time_milli": u, "label": bucket_label(u), "waits": round(c),
-                     "pct": round4(100 * c / waits) if waits else None} for u, c in zip(uppers, totals)]
-    return {"db": db.key, "event": event, "event_id": event_id, "instance": instance, "range": rng.public(), **covers,
-            "buckets": buckets, "intervals": intervals, "distribution": distribution, "waits": round(waits),
-            **{f"p{p}_ms": round4(percentile(totals, uppers, p)) for p in PERCENTILES}, "markers": markers}
+    distribution = [
+        {
+            "wait_time_milli": u,
+            "label": bucket_label(u),
+            "waits": round(c),
+            "pct": round4(100 * c / waits) if waits else None,
+        }
+        for u, c in zip(uppers, totals, strict=True)
+    ]
+    return {
+        "db": db.key,
+        "event": event,
+        "event_id": event_id,
+        "instance": instance,
+        "range": rng.public(),
+        **covers,
+        "buckets": buckets,
+        "intervals": intervals,
+        "distribution": distribution,
+        "waits": round(waits),
+        **{f"p{p}_ms": round4(percentile(totals, uppers, p)) for p in PERCENTILES},
+        "markers": markers,
+    }
 
 
 def table(body: dict) -> list[dict]:
     """CSV: one row per interval, a column per bucket."""
     labels = [b["label"] for b in body["buckets"]]
-    return [{"time": i["time"], "snap_id": i["snap_id"], "waits": i["waits"], "p50_ms": i["p50_ms"],
-             "p95_ms": i["p95_ms"], "p99_ms": i["p99_ms"], **dict(zip(labels, i["counts"]))}
-            for i in body["intervals"]]
+    return [
+        {
+            "time": i["time"],
+            "snap_id": i["snap_id"],
+            "waits": i["waits"],
+            "p50_ms": i["p50_ms"],
+            "p95_ms": i["p95_ms"],
+            "p99_ms": i["p99_ms"],
+            **dict(zip(labels, i["counts"], strict=True)),
+        }
+        for i in body["intervals"]
+    ]

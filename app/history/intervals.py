@@ -1,5 +1,6 @@
 """Sums over a range, as the AWR report makes them (docs/awr-rules.md §12-§13): every valid interval's delta added
 up, read from the counters at a handful of snapshots instead of every one."""
+
 import itertools
 from math import fsum
 
@@ -29,12 +30,23 @@ def coverage(db, rng, inst) -> dict:
     for i, rows in db.timeline().span(rng.lo, rng.hi, inst).items():
         for a, b in itertools.pairwise(rows):
             if a.startup != b.startup:
-                left_out.append({"instance": i, "after_snap_id": a.snap_id, "before_snap_id": b.snap_id,
-                                 "seconds": round(b.epoch - a.epoch), "reason": "restart"})
+                left_out.append(
+                    {
+                        "instance": i,
+                        "after_snap_id": a.snap_id,
+                        "before_snap_id": b.snap_id,
+                        "seconds": round(b.epoch - a.epoch),
+                        "reason": "restart",
+                    }
+                )
             else:
                 measured = True
-    reason = None if measured else "no interval of this range can be measured: " + (
-        "each one spans a restart" if left_out else "no instance has two snapshots in it")
+    reason = (
+        None
+        if measured
+        else "no interval of this range can be measured: "
+        + ("each one spans a restart" if left_out else "no instance has two snapshots in it")
+    )
     return {"left_out": left_out, "reason": reason}
 
 

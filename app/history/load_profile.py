@@ -1,5 +1,6 @@
 """The AWR report's Load Profile over a range: per second, per transaction and in total
 (docs/awr-rules.md §13)."""
+
 from math import fsum
 
 from app.history.database import Database, Range
@@ -48,11 +49,24 @@ def compute(db: Database, rng: Range, instance="all") -> dict:
         for label, view, names, scale in LOAD_PROFILE:
             t, sec = per_view[view]
             total = fsum(t.get((i, n), 0) for i in sec for n in names) * scale
-            rows.append({"metric": label, "per_second": round4(total / elapsed) if elapsed else 0.0,
-                         "per_transaction": round4(total / txns) if txns else None, "total": round4(total)})
+            rows.append(
+                {
+                    "metric": label,
+                    "per_second": round4(total / elapsed) if elapsed else 0.0,
+                    "per_transaction": round4(total / txns) if txns else None,
+                    "total": round4(total),
+                }
+            )
         covered = [{"instance": i, "seconds": round(seconds[i])} for i in sorted(seconds)]
     else:
         elapsed, covered = 0, []
-    return {"db": db.key, "range": rng.public(), "instance": instance, "elapsed_seconds": round(elapsed),
-            "instances": covered, **covers, "columns": ["metric", "per_second", "per_transaction", "total"],
-            "rows": rows}
+    return {
+        "db": db.key,
+        "range": rng.public(),
+        "instance": instance,
+        "elapsed_seconds": round(elapsed),
+        "instances": covered,
+        **covers,
+        "columns": ["metric", "per_second", "per_transaction", "total"],
+        "rows": rows,
+    }

@@ -5,8 +5,9 @@ axes, changes in %."""
 def drawn(values) -> tuple[list, list]:
     """A series' points as columns, (times, values), from (time, epoch, value) triples; values rounded as round4
     does (inlined: a call per value is a tenth of a full-resolution series' time)."""
-    return [t for t, _, _ in values], [None if v is None else round(v * 10000) / 10000 if -1e6 < v < 1e6 else round(v)
-                                       for _, _, v in values]
+    return [t for t, _, _ in values], [
+        None if v is None else round(v * 10000) / 10000 if -1e6 < v < 1e6 else round(v) for _, _, v in values
+    ]
 
 
 def rates(group, scale: float = 1.0) -> tuple[list, list]:

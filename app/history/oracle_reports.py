@@ -6,6 +6,7 @@ PL/SQL: it serves the reports the demo builder rendered and stored instead (sche
 A report is markup from the database: the API serves it as a document of its own, never inside the app's pages
 (app/api/oracle_reports.py says how it is isolated).
 """
+
 import xml.etree.ElementTree as ElementTree
 import zlib
 from dataclasses import dataclass
@@ -19,7 +20,8 @@ TYPES = ("html", "text")
 SUMMARY_LIMIT = 4000  # REPORT_SUMMARY is a VARCHAR2(4000): anything longer is not Oracle's, and is not parsed
 GRANTS = {  # the package -> the optional grant it needs, as infra/oracle/create_user*.sql list them
     "DBMS_WORKLOAD_REPOSITORY": "GRANT EXECUTE ON SYS.DBMS_WORKLOAD_REPOSITORY TO {user}",
-    "DBMS_AUTO_REPORT": "GRANT EXECUTE ON SYS.DBMS_AUTO_REPORT TO {user}"}
+    "DBMS_AUTO_REPORT": "GRANT EXECUTE ON SYS.DBMS_AUTO_REPORT TO {user}",
+}
 
 
 @dataclass(frozen=True)
@@ -37,8 +39,11 @@ def renders(db: Database) -> bool:
 def _kept(db: Database, parameter: str):
     """A store that neither renders reports nor keeps them (a demo store built before them): 404 saying so."""
     if not renders(db) and not db.store.keeps_reports:
-        raise NotFound(f"{db.store.alias} keeps no Oracle reports: it was built before them; build the demo again "
-                       "(`flask --app app demo`)", parameter)
+        raise NotFound(
+            f"{db.store.alias} keeps no Oracle reports: it was built before them; build the demo again "
+            "(`flask --app app demo`)",
+            parameter,
+        )
 
 
 def instances_of(db: Database, value: str | None) -> list[int]:
@@ -49,8 +54,10 @@ def instances_of(db: Database, value: str | None) -> list[int]:
     asked = [int(v) for v in value.split(",")]
     wrong = [n for n in asked if n not in known]
     if wrong:
-        raise BadParameter(f"instance {wrong[0]} is not an instance of {db.key}; its instances: "
-                           f"{', '.join(map(str, known))}", "instance")
+        raise BadParameter(
+            f"instance {wrong[0]} is not an instance of {db.key}; its instances: {', '.join(map(str, known))}",
+            "instance",
+        )
     return sorted(set(asked))
 
 
@@ -58,18 +65,27 @@ def _bounds(db: Database, rng: Range, instances: list[int], names: tuple[str, st
     """The range's first and last snapshot, which every instance asked must have, with no restart between them:
     Oracle refuses a report over a restart, whose counters start again (docs/awr-rules.md §4)."""
     if rng.lo is None or rng.lo == rng.hi:
-        raise BadParameter(f"an AWR report needs two snapshots: {names[0]} before {names[1]}; the range holds "
-                           f"{'none' if rng.lo is None else 'only snapshot ' + str(rng.lo)}", names[0])
+        raise BadParameter(
+            f"an AWR report needs two snapshots: {names[0]} before {names[1]}; the range holds "
+            f"{'none' if rng.lo is None else 'only snapshot ' + str(rng.lo)}",
+            names[0],
+        )
     tl = db.timeline()
     for inst in instances:
         a, b = tl.by_id.get((inst, rng.lo)), tl.by_id.get((inst, rng.hi))
         if a is None or b is None:
-            raise BadParameter(f"instance {inst} has no snapshot {rng.lo if a is None else rng.hi}; choose other "
-                               "snapshots or instances", names[0] if a is None else names[1])
+            raise BadParameter(
+                f"instance {inst} has no snapshot {rng.lo if a is None else rng.hi}; choose other "
+                "snapshots or instances",
+                names[0] if a is None else names[1],
+            )
         if a.startup != b.startup:
-            raise BadParameter(f"instance {inst} restarted between snapshots {rng.lo} and {rng.hi} (at "
-                               f"{b.startup_time}): an AWR report cannot span a restart; end the range before it or "
-                               "start it after", names[0])
+            raise BadParameter(
+                f"instance {inst} restarted between snapshots {rng.lo} and {rng.hi} (at "
+                f"{b.startup_time}): an AWR report cannot span a restart; end the range before it or "
+                "start it after",
+                names[0],
+            )
     return rng.lo, rng.hi
 
 
@@ -99,12 +115,24 @@ def awr_report(db: Database, a: Range, b: Range | None, instances: list[int], ki
             raise _missing(db, "DBMS_WORKLOAD_REPOSITORY", "the AWR report", exc) from None
         text = "\n".join(r[0] or "" for r in rows)
     else:
-        found = db.rows(queries.stored_awr_report(db.store.views), kind=kind, instances=inst, begin_snap=lo,
-                        end_snap=hi, begin_snap2=lo2, end_snap2=hi2, type=kind_type)
+        found = db.rows(
+            queries.stored_awr_report(db.store.views),
+            kind=kind,
+            instances=inst,
+            begin_snap=lo,
+            end_snap=hi,
+            begin_snap2=lo2,
+            end_snap2=hi2,
+            type=kind_type,
+        )
         if not found:
-            raise NotFound(f"the demo store keeps Oracle's AWR report for a few ranges only, not for {kind} of "
-                           f"instances {inst}, snapshots {lo} to {hi}" + (f" and {lo2} to {hi2}" if b else "")
-                           + f"; see /api/v1/dbs/{db.key}/awr-report/stored", "begin_snap" if b is None else "a_begin_snap")
+            raise NotFound(
+                f"the demo store keeps Oracle's AWR report for a few ranges only, not for {kind} of "
+                f"instances {inst}, snapshots {lo} to {hi}"
+                + (f" and {lo2} to {hi2}" if b else "")
+                + f"; see /api/v1/dbs/{db.key}/awr-report/stored",
+                "begin_snap" if b is None else "a_begin_snap",
+            )
         text = zlib.decompress(found[0][0]).decode()
     return Report(text, kind_type, f"{name}.{ext}")
 
@@ -116,14 +144,23 @@ def stored(db: Database) -> dict:
     rows = db.rows(queries.stored_awr_reports(db.store.views)) if db.store.keeps_reports else []
     reports: dict = {}
     for kind, inst, lo, hi, lo2, hi2, kind_type in rows:
-        entry = reports.setdefault((kind, inst, lo, hi, lo2, hi2), {
-            "kind": kind, "instances": [int(i) for i in inst.split(",")], "begin_snap": lo, "end_snap": hi,
-            **({"b_begin_snap": lo2, "b_end_snap": hi2} if kind.endswith("diff") else {}), "types": []})
+        entry = reports.setdefault(
+            (kind, inst, lo, hi, lo2, hi2),
+            {
+                "kind": kind,
+                "instances": [int(i) for i in inst.split(",")],
+                "begin_snap": lo,
+                "end_snap": hi,
+                **({"b_begin_snap": lo2, "b_end_snap": hi2} if kind.endswith("diff") else {}),
+                "types": [],
+            },
+        )
         entry["types"].append(kind_type)
     return {"db": db.key, "any_range": False, "reports": list(reports.values())}
 
 
 # -- SQL monitor ----------------------------------------------------------------------------------------------------
+
 
 def summary(text: str | None) -> dict:
     """What a SQL monitor report's REPORT_SUMMARY says of its execution: status, duration (s), and the monitor's
@@ -178,19 +215,45 @@ def monitored(db: Database, sql_id: str, rng: Range, instance: int | None, con_d
         s = summary(text)
         t0, t1 = (analysis.as_datetime(v) if v is not None else None for v in (start, end))
         stats = s.get("stats", {})
-        out.append({"report_id": report_id, "instance": inst, "snap_id": snap_id, "sql_exec_id": _int(exec_id),
-                    "sql_exec_start": exec_start, "start": t0 and analysis.iso(t0.replace(tzinfo=tz)),
-                    "end": t1 and analysis.iso(t1.replace(tzinfo=tz)),
-                    "duration_s": s.get("duration", round((t1 - t0).total_seconds()) if t0 and t1 else None),
-                    "status": s.get("status"), "plan_hash_value": s.get("plan_hash"),
-                    "elapsed_s": _seconds(stats.get("elapsed_time")), "cpu_s": _seconds(stats.get("cpu_time")),
-                    "buffer_gets": stats.get("buffer_gets"), "disk_reads": stats.get("disk_reads"),
-                    "session": f"{inst}:{sid},{serial}" if sid is not None else None})
+        out.append(
+            {
+                "report_id": report_id,
+                "instance": inst,
+                "snap_id": snap_id,
+                "sql_exec_id": _int(exec_id),
+                "sql_exec_start": exec_start,
+                "start": t0 and analysis.iso(t0.replace(tzinfo=tz)),
+                "end": t1 and analysis.iso(t1.replace(tzinfo=tz)),
+                "duration_s": s.get("duration", round((t1 - t0).total_seconds()) if t0 and t1 else None),
+                "status": s.get("status"),
+                "plan_hash_value": s.get("plan_hash"),
+                "elapsed_s": _seconds(stats.get("elapsed_time")),
+                "cpu_s": _seconds(stats.get("cpu_time")),
+                "buffer_gets": stats.get("buffer_gets"),
+                "disk_reads": stats.get("disk_reads"),
+                "session": f"{inst}:{sid},{serial}" if sid is not None else None,
+            }
+        )
     return {"db": db.key, "sql_id": sql_id, "range": rng.public(), "columns": list(COLUMNS), "rows": out}
 
 
-COLUMNS = ("report_id", "instance", "sql_exec_id", "sql_exec_start", "start", "end", "duration_s", "status",
-           "plan_hash_value", "elapsed_s", "cpu_s", "buffer_gets", "disk_reads", "session", "snap_id")
+COLUMNS = (
+    "report_id",
+    "instance",
+    "sql_exec_id",
+    "sql_exec_start",
+    "start",
+    "end",
+    "duration_s",
+    "status",
+    "plan_hash_value",
+    "elapsed_s",
+    "cpu_s",
+    "buffer_gets",
+    "disk_reads",
+    "session",
+    "snap_id",
+)
 
 
 def _int(text):
@@ -210,7 +273,7 @@ def monitor_report(db: Database, report_id: int, kind_type: str) -> Report:
     found = db.rows(queries.monitored_execution(db.store.views), report_id=report_id)
     if not found:
         raise NotFound(f"no SQL monitor report {report_id} in the history of {db.key}", "report_id")
-    _, inst, sql_id, exec_id, start = found[0]
+    _, inst, sql_id, _exec_id, start = found[0]
     stamp = analysis.as_datetime(start).strftime("%Y%m%d_%H%M%S") if start is not None else "unknown"
     filename = f"sqlmon_{db.name}_{sql_id}_{inst}_{stamp}_{report_id}.{'html' if kind_type == 'html' else 'txt'}"
     if renders(db):
@@ -230,6 +293,8 @@ def monitor_report(db: Database, report_id: int, kind_type: str) -> Report:
 def _missing(db: Database, package: str, what: str, exc: NotGranted) -> MissingGrant:
     user = getattr(db.store, "user", "the user").upper()
     grant = GRANTS[package].format(user=user)
-    return MissingGrant(f"{what} needs EXECUTE on SYS.{package}, an optional grant the user {user} lacks: as a DBA, "
-                        f"{grant}; (on Amazon RDS: EXEC rdsadmin.rdsadmin_util.grant_sys_object('{package}', '{user}', "
-                        f"'EXECUTE');), see infra/oracle/create_user.sql. The database said: {exc.message}")
+    return MissingGrant(
+        f"{what} needs EXECUTE on SYS.{package}, an optional grant the user {user} lacks: as a DBA, "
+        f"{grant}; (on Amazon RDS: EXEC rdsadmin.rdsadmin_util.grant_sys_object('{package}', '{user}', "
+        f"'EXECUTE');), see infra/oracle/create_user.sql. The database said: {exc.message}"
+    )

@@ -1,6 +1,7 @@
 """Initialization parameters (DBA_HIST_PARAMETER, docs/awr-rules.md §23): the values in force at a snapshot, every
 change over a range with its old and new value, the parameters not at their default in a range, and the parameters
 whose values differ between two ranges (for compare)."""
+
 from bisect import bisect_left, bisect_right
 
 from app.errors import BadParameter
@@ -8,8 +9,19 @@ from app.history.database import Database, Range
 from app.store import queries
 
 VALUE_COLUMNS = ["instance", "snap_id", "time", "parameter", "value", "isdefault", "ismodified"]
-CHANGE_COLUMNS = ["time", "snap_id", "instance", "parameter", "old_value", "new_value", "old_snap_id", "old_time",
-                  "isdefault", "ismodified", "restart"]
+CHANGE_COLUMNS = [
+    "time",
+    "snap_id",
+    "instance",
+    "parameter",
+    "old_value",
+    "new_value",
+    "old_snap_id",
+    "old_time",
+    "isdefault",
+    "ismodified",
+    "restart",
+]
 NON_DEFAULT_COLUMNS = ["parameter", "instance", "value", "first_snap", "last_snap", "from", "to"]
 DIFFERENCE_COLUMNS = ["parameter", "instance", "a_value", "b_value"]
 
@@ -34,9 +46,19 @@ def values(db: Database, snap_id: int, inst: int | None = None) -> list[dict]:
         return []
     tl = db.timeline()
     rows = db.rows(queries.parameters_at(db.store.views), snap_ids=sorted(set(at.values())))
-    return [{"instance": i, "snap_id": s, "time": tl.by_id[(i, s)].time, "parameter": name, "value": value,
-             "isdefault": isdefault, "ismodified": ismodified}
-            for i, s, name, value, isdefault, ismodified in rows if at.get(i) == s]
+    return [
+        {
+            "instance": i,
+            "snap_id": s,
+            "time": tl.by_id[(i, s)].time,
+            "parameter": name,
+            "value": value,
+            "isdefault": isdefault,
+            "ismodified": ismodified,
+        }
+        for i, s, name, value, isdefault, ismodified in rows
+        if at.get(i) == s
+    ]
 
 
 def changes(db: Database, rng: Range, inst: int | None = None) -> list[dict]:
@@ -53,9 +75,21 @@ def changes(db: Database, rng: Range, inst: int | None = None) -> list[dict]:
             continue
         snap, before = tl.by_id[(i, s)], tl.by_id.get((i, old_s))
         restart = snap.startup_time if before is not None and before.startup != snap.startup else None
-        out.append({"time": snap.time, "snap_id": s, "instance": i, "parameter": name, "old_value": old,
-                    "new_value": new, "old_snap_id": old_s, "old_time": before.time if before else None,
-                    "isdefault": isdefault, "ismodified": ismodified, "restart": restart})
+        out.append(
+            {
+                "time": snap.time,
+                "snap_id": s,
+                "instance": i,
+                "parameter": name,
+                "old_value": old,
+                "new_value": new,
+                "old_snap_id": old_s,
+                "old_time": before.time if before else None,
+                "isdefault": isdefault,
+                "ismodified": ismodified,
+                "restart": restart,
+            }
+        )
     return out
 
 
@@ -74,8 +108,17 @@ def non_default(db: Database, rng: Range, inst: int | None = None) -> list[dict]
         if inst not in (None, i):
             continue
         a, b = tl.by_id.get((i, first)), tl.by_id.get((i, last))
-        out.append({"parameter": name, "instance": i, "value": value, "first_snap": first, "last_snap": last,
-                    "from": a.time if a else None, "to": b.time if b else None})
+        out.append(
+            {
+                "parameter": name,
+                "instance": i,
+                "value": value,
+                "first_snap": first,
+                "last_snap": last,
+                "from": a.time if a else None,
+                "to": b.time if b else None,
+            }
+        )
     return out
 
 
@@ -90,8 +133,10 @@ def _clipped(tl, runs, rng) -> list[tuple]:
         if j < k:
             a, b = out.get((i, name, value), (ids[j], ids[k - 1]))
             out[(i, name, value)] = (min(a, ids[j]), max(b, ids[k - 1]))
-    return [(i, name, value, a, b) for (i, name, value), (a, b) in
-            sorted(out.items(), key=lambda kv: (kv[0][1], kv[0][0], kv[1][0]))]
+    return [
+        (i, name, value, a, b)
+        for (i, name, value), (a, b) in sorted(out.items(), key=lambda kv: (kv[0][1], kv[0][0], kv[1][0]))
+    ]
 
 
 def differences(db: Database, a: Range, b: Range, inst: int | None = None) -> list[dict]:
@@ -100,11 +145,16 @@ def differences(db: Database, a: Range, b: Range, inst: int | None = None) -> li
     other side. For compare (app/history/compare.py); ordered by name and instance."""
     if a.hi is None or b.hi is None:
         return []
+
     def keyed(rng):
         return {(r["parameter"], r["instance"]): r["value"] for r in values(db, rng.hi, inst)}
+
     va, vb = keyed(a), keyed(b)
-    return [{"parameter": name, "instance": i, "a_value": va.get((name, i)), "b_value": vb.get((name, i))}
-            for name, i in sorted(set(va) | set(vb)) if va.get((name, i)) != vb.get((name, i))]
+    return [
+        {"parameter": name, "instance": i, "a_value": va.get((name, i)), "b_value": vb.get((name, i))}
+        for name, i in sorted(set(va) | set(vb))
+        if va.get((name, i)) != vb.get((name, i))
+    ]
 
 
 def compute(db: Database, what: str, rng: Range, instance="all", snap_id: int | None = None) -> dict:
@@ -114,8 +164,11 @@ def compute(db: Database, what: str, rng: Range, instance="all", snap_id: int | 
     if what == "values":
         ids = db.timeline().snap_ids
         if snap_id is not None and not (ids and ids[0] <= snap_id <= ids[-1]):
-            raise BadParameter(f"snap_id {snap_id} is not in the history of {db.key}, which has snap_id "
-                               + (f"{ids[0]}..{ids[-1]}" if ids else "none"), "snap_id")
+            raise BadParameter(
+                f"snap_id {snap_id} is not in the history of {db.key}, which has snap_id "
+                + (f"{ids[0]}..{ids[-1]}" if ids else "none"),
+                "snap_id",
+            )
         at = snap_id if snap_id is not None else rng.hi
         body.update(snap_id=at, columns=VALUE_COLUMNS, rows=values(db, at, inst) if at is not None else [])
     elif what == "changes":

@@ -1,6 +1,7 @@
 """A statement's execution plans (DBA_HIST_SQL_PLAN), where its Active Session History samples sat on them, two plans
 line by line, and its captured bind values (DBA_HIST_SQLBIND) (docs/awr-rules.md §26). The database groups the
 samples by plan line: only counts leave it."""
+
 import difflib
 
 from app import analysis
@@ -25,10 +26,16 @@ def _plans(db: Database, sql_id: str) -> list[dict]:
     plan per container that captured it."""
     plans: dict = {}
     for row in db.rows(queries.sql_plans(db.store.views), sql_id=sql_id):
-        values = dict(zip(PLAN_COLUMNS, row))
-        plan = plans.setdefault((values["plan_hash_value"], values["con_dbid"]), {
-            "plan_hash_value": values["plan_hash_value"], "con_dbid": values["con_dbid"],
-            "timestamp": _time(values["timestamp"]), "lines": []})
+        values = dict(zip(PLAN_COLUMNS, row, strict=True))
+        plan = plans.setdefault(
+            (values["plan_hash_value"], values["con_dbid"]),
+            {
+                "plan_hash_value": values["plan_hash_value"],
+                "con_dbid": values["con_dbid"],
+                "timestamp": _time(values["timestamp"]),
+                "lines": [],
+            },
+        )
         plan["lines"].append({k: values[k] for k in LINE_KEYS})
     return list(plans.values())
 
@@ -44,8 +51,11 @@ def _pick(plans: list, plan_hash_value: int, parameter: str) -> dict:
     found = next((p for p in plans if p["plan_hash_value"] == plan_hash_value), None)
     if found is None:
         held = ", ".join(str(p["plan_hash_value"]) for p in plans) or "none"
-        raise NotFound(f"plan hash value {plan_hash_value} is not a plan of this statement in DBA_HIST_SQL_PLAN; "
-                       f"its plans: {held}", parameter)
+        raise NotFound(
+            f"plan hash value {plan_hash_value} is not a plan of this statement in DBA_HIST_SQL_PLAN; "
+            f"its plans: {held}",
+            parameter,
+        )
     return found
 
 
@@ -60,7 +70,8 @@ def compute(db: Database, sql_id: str, rng: Range, plan_hash_value: int | None =
     activity = {}
     if rng.lo is not None and rng.lo < rng.hi:
         for phv, line, operation, options, samples, on_cpu in db.rows(
-                queries.plan_line_activity(db.store.views), sql_id=sql_id, lo=rng.lo, hi=rng.hi):
+            queries.plan_line_activity(db.store.views), sql_id=sql_id, lo=rng.lo, hi=rng.hi
+        ):
             activity[phv, line] = (samples, on_cpu, operation, options)
     total = sum(a[0] for a in activity.values())
     placed = set()
@@ -72,23 +83,34 @@ def compute(db: Database, sql_id: str, rng: Range, plan_hash_value: int | None =
             placed.add(key)
             plan["samples"] += samples
             line.update(_shares(samples, on_cpu, total))
-    elsewhere = [{"plan_hash_value": phv, "id": line, "operation": op, "options": opt,
-                  **_shares(samples, on_cpu, total)}
-                 for (phv, line), (samples, on_cpu, op, opt) in sorted(activity.items(), key=lambda kv: (
-                     kv[0][0] is None, kv[0][0] or 0, kv[0][1] is None, kv[0][1] or 0))
-                 if (phv, line) not in placed and (plan_hash_value is None or phv == plan_hash_value)]
-    body = {"db": db.key, "sql_id": sql_id, "range": rng.public(), "total_samples": total, "plans": plans,
-            "unplaced": elsewhere,
-            "columns": ["plan_hash_value", *LINE_KEYS, "samples", "pct_samples", "pct_cpu", "pct_wait"]}
+    elsewhere = [
+        {"plan_hash_value": phv, "id": line, "operation": op, "options": opt, **_shares(samples, on_cpu, total)}
+        for (phv, line), (samples, on_cpu, op, opt) in sorted(
+            activity.items(), key=lambda kv: (kv[0][0] is None, kv[0][0] or 0, kv[0][1] is None, kv[0][1] or 0)
+        )
+        if (phv, line) not in placed and (plan_hash_value is None or phv == plan_hash_value)
+    ]
+    body = {
+        "db": db.key,
+        "sql_id": sql_id,
+        "range": rng.public(),
+        "total_samples": total,
+        "plans": plans,
+        "unplaced": elsewhere,
+        "columns": ["plan_hash_value", *LINE_KEYS, "samples", "pct_samples", "pct_cpu", "pct_wait"],
+    }
     if not plans:
         body["reason"] = "DBA_HIST_SQL_PLAN holds no plan of this statement (a PL/SQL block has none)"
     return body
 
 
 def _shares(samples: int, on_cpu: int, total: int) -> dict:
-    return {"samples": samples, "pct_samples": round4(100 * samples / total) if total else None,
-            "pct_cpu": round4(100 * on_cpu / samples) if samples else None,
-            "pct_wait": round4(100 * (samples - on_cpu) / samples) if samples else None}
+    return {
+        "samples": samples,
+        "pct_samples": round4(100 * samples / total) if total else None,
+        "pct_cpu": round4(100 * on_cpu / samples) if samples else None,
+        "pct_wait": round4(100 * (samples - on_cpu) / samples) if samples else None,
+    }
 
 
 def table(body: dict) -> list[dict]:
@@ -108,25 +130,44 @@ def diff(db: Database, sql_id: str, a: int, b: int) -> dict:
     rows = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, *keys, autojunk=False).get_opcodes():
         if tag == "equal":
-            rows += [{"change": "same" if la[i]["depth"] == lb[j]["depth"] else "moved", "a": la[i], "b": lb[j]}
-                     for i, j in zip(range(i1, i2), range(j1, j2))]
+            rows += [
+                {"change": "same" if la[i]["depth"] == lb[j]["depth"] else "moved", "a": la[i], "b": lb[j]}
+                for i, j in zip(range(i1, i2), range(j1, j2), strict=True)
+            ]
             continue
         pairs = min(i2 - i1, j2 - j1)
         rows += [{"change": "changed", "a": la[i1 + k], "b": lb[j1 + k]} for k in range(pairs)]
         rows += [{"change": "only_a", "a": la[i], "b": None} for i in range(i1 + pairs, i2)]
         rows += [{"change": "only_b", "a": None, "b": lb[j]} for j in range(j1 + pairs, j2)]
-    return {"db": db.key, "sql_id": sql_id, "a": a, "b": b, "rows": rows,
-            "differing": sum(r["change"] in ("changed", "only_a", "only_b") for r in rows),
-            "columns": ["change", *[f"{side}_{k}" for side in "ab" for k in DIFF_KEYS]]}
+    return {
+        "db": db.key,
+        "sql_id": sql_id,
+        "a": a,
+        "b": b,
+        "rows": rows,
+        "differing": sum(r["change"] in ("changed", "only_a", "only_b") for r in rows),
+        "columns": ["change", *[f"{side}_{k}" for side in "ab" for k in DIFF_KEYS]],
+    }
 
 
-DIFF_KEYS = ("id", "depth", "operation", "options", "object_name", "cost", "cardinality", "access_predicates",
-             "filter_predicates")
+DIFF_KEYS = (
+    "id",
+    "depth",
+    "operation",
+    "options",
+    "object_name",
+    "cost",
+    "cardinality",
+    "access_predicates",
+    "filter_predicates",
+)
 
 
 def diff_table(body: dict) -> list[dict]:
-    return [{"change": r["change"], **{f"{side}_{k}": (r[side] or {}).get(k) for side in "ab" for k in DIFF_KEYS}}
-            for r in body["rows"]]
+    return [
+        {"change": r["change"], **{f"{side}_{k}": (r[side] or {}).get(k) for side in "ab" for k in DIFF_KEYS}}
+        for r in body["rows"]
+    ]
 
 
 def binds(db: Database, sql_id: str, rng: Range) -> dict:
@@ -136,13 +177,40 @@ def binds(db: Database, sql_id: str, rng: Range) -> dict:
     if rng.lo is not None and rng.lo < rng.hi:
         tl = db.timeline()
         for snap, inst, position, name, datatype, captured, last, value, con in db.rows(
-                queries.sql_binds(db.store.views), sql_id=sql_id, lo=rng.lo, hi=rng.hi):
+            queries.sql_binds(db.store.views), sql_id=sql_id, lo=rng.lo, hi=rng.hi
+        ):
             at = tl.by_id.get((inst, snap))
-            rows.append({"snap_id": snap, "instance_number": inst, "time": at.time if at else None,
-                         "position": position, "name": name, "datatype": datatype, "value": value,
-                         "was_captured": captured, "last_captured": _time(last), "con_dbid": con})
+            rows.append(
+                {
+                    "snap_id": snap,
+                    "instance_number": inst,
+                    "time": at.time if at else None,
+                    "position": position,
+                    "name": name,
+                    "datatype": datatype,
+                    "value": value,
+                    "was_captured": captured,
+                    "last_captured": _time(last),
+                    "con_dbid": con,
+                }
+            )
     if not rows and sql_id not in texts(db, [sql_id]):
         raise NotFound(f"sql_id {sql_id!r} is not in the history of {db.key}", "sql_id")
-    return {"db": db.key, "sql_id": sql_id, "range": rng.public(), "rows": rows,
-            "columns": ["snap_id", "instance_number", "time", "position", "name", "datatype", "value",
-                        "was_captured", "last_captured", "con_dbid"]}
+    return {
+        "db": db.key,
+        "sql_id": sql_id,
+        "range": rng.public(),
+        "rows": rows,
+        "columns": [
+            "snap_id",
+            "instance_number",
+            "time",
+            "position",
+            "name",
+            "datatype",
+            "value",
+            "was_captured",
+            "last_captured",
+            "con_dbid",
+        ],
+    }

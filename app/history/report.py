@@ -1,10 +1,11 @@
 """The app's own report of a range: the AWR report's main tables and two charts, from the answers of the other
 history modules (docs/awr-rules.md §28). Flask-free: `compute` gives the numbers, app/api/report.py the HTML."""
+
 from math import fsum
 
 from app import analysis
 from app.history import catalog, changes, load_profile, series, tablespaces, top_events, top_sql
-from app.history.catalog import IO_FIELDS, Term
+from app.history.catalog import Term
 from app.history.database import Database, Range
 from app.history.intervals import boundaries, snap_ids, totals
 from app.history.numbers import round4
@@ -14,8 +15,17 @@ TOP_ROWS = 10  # rows of each top table
 CHART_POINTS = 300  # points per chart line: enough for a printed page's width
 TOP_SQL_ORDERS = ("elapsed", "cpu", "gets", "reads")
 IO_COLUMNS = ("read_megabytes", "write_megabytes", "read_requests", "write_requests")
-OS_TIMES = ("BUSY_TIME", "IDLE_TIME", "USER_TIME", "SYS_TIME", "IOWAIT_TIME", "NICE_TIME", "RSRC_MGR_CPU_WAIT_TIME",
-            "VM_IN_BYTES", "VM_OUT_BYTES")  # cumulative OSSTAT statistics shown, where the database has them
+OS_TIMES = (
+    "BUSY_TIME",
+    "IDLE_TIME",
+    "USER_TIME",
+    "SYS_TIME",
+    "IOWAIT_TIME",
+    "NICE_TIME",
+    "RSRC_MGR_CPU_WAIT_TIME",
+    "VM_IN_BYTES",
+    "VM_OUT_BYTES",
+)  # cumulative OSSTAT statistics shown, where the database has them
 OS_READINGS = ("NUM_CPUS", "NUM_CPU_CORES", "NUM_CPU_SOCKETS", "PHYSICAL_MEMORY_BYTES", "LOAD")
 
 
@@ -25,8 +35,13 @@ def compute(db: Database, rng: Range, instance="all", found_runs: list[dict] | N
     database), each as {time, instance, kind, text}."""
     inst = db.instance(instance)
     profile = load_profile.compute(db, rng, instance)
-    body = {"db": db.key, "range": rng.public(), "instance": instance, "reason": profile["reason"],
-            "left_out": profile["left_out"]}
+    body = {
+        "db": db.key,
+        "range": rng.public(),
+        "instance": instance,
+        "reason": profile["reason"],
+        "left_out": profile["left_out"],
+    }
     body["header"] = header(db, rng, inst, profile)
     body["load_profile"] = profile["rows"]
     found = [c for c in changes.compute(db, rng, instance, found_runs)["rows"] if c["kind"] != "restart"]
@@ -41,9 +56,12 @@ def compute(db: Database, rng: Range, instance="all", found_runs: list[dict] | N
     body["io_functions"] = io_functions(db, rng, inst, body["header"]["elapsed_s"])
     body["os"] = os_statistics(db, rng, inst, body["header"]["elapsed_s"])
     body["tablespaces"] = tablespaces.compute(db, rng, max_points=3)["rows"]
-    body["charts"] = {"wait_classes": series.wait_classes(db, rng, instance, CHART_POINTS),
-                      "aas": series.compute(db, ["derived:aas"], rng, "each" if db.rac and inst is None else instance,
-                                            "per_second", CHART_POINTS)}
+    body["charts"] = {
+        "wait_classes": series.wait_classes(db, rng, instance, CHART_POINTS),
+        "aas": series.compute(
+            db, ["derived:aas"], rng, "each" if db.rac and inst is None else instance, "per_second", CHART_POINTS
+        ),
+    }
     return body
 
 
@@ -55,12 +73,21 @@ def header(db: Database, rng: Range, inst, profile: dict) -> dict:
     totals_by = {r["metric"]: r["total"] for r in profile["rows"]}
     elapsed = profile["elapsed_seconds"]
     db_time = totals_by.get("DB Time(s)")
-    return {"db_name": db.name, "dbid": db.dbid, "version": db.version, "platform": db.platform, "rac": db.rac,
-            "instances": [i for i in db.instances if inst in (None, i["instance_number"])],
-            "begin_snap": rng.lo, "end_snap": rng.hi,
-            "begin_time": ends[0] and ends[0].time, "end_time": ends[1] and ends[1].time,
-            "elapsed_s": elapsed, "db_time_s": db_time,
-            "aas": round4(db_time / elapsed) if db_time is not None and elapsed else None}
+    return {
+        "db_name": db.name,
+        "dbid": db.dbid,
+        "version": db.version,
+        "platform": db.platform,
+        "rac": db.rac,
+        "instances": [i for i in db.instances if inst in (None, i["instance_number"])],
+        "begin_snap": rng.lo,
+        "end_snap": rng.hi,
+        "begin_time": ends[0] and ends[0].time,
+        "end_time": ends[1] and ends[1].time,
+        "elapsed_s": elapsed,
+        "db_time_s": db_time,
+        "aas": round4(db_time / elapsed) if db_time is not None and elapsed else None,
+    }
 
 
 def restarts_and_gaps(db: Database, rng: Range, inst) -> list[dict]:
@@ -68,12 +95,26 @@ def restarts_and_gaps(db: Database, rng: Range, inst) -> list[dict]:
     if rng.lo is None:
         return []
     marks = db.timeline().markers(rng.lo, rng.hi, inst)
-    out = [{"time": m["time"], "instance": m["instance"], "kind": "restart",
+    out = [
+        {
+            "time": m["time"],
+            "instance": m["instance"],
+            "kind": "restart",
             "text": f"instance {m['instance']} started at {m['startup_time']} (snapshot {m['snap_id']}): the "
-                    "interval across it is left out"} for m in marks["restarts"]]
-    out += [{"time": m["from"], "instance": m["instance"], "kind": "missing snapshots",
-             "text": f"no snapshot of instance {m['instance']} between {m['after_snap_id']} and "
-                     f"{m['before_snap_id']} ({m['seconds'] / 60:.0f} minutes)"} for m in marks["missing"]]
+            "interval across it is left out",
+        }
+        for m in marks["restarts"]
+    ]
+    out += [
+        {
+            "time": m["from"],
+            "instance": m["instance"],
+            "kind": "missing snapshots",
+            "text": f"no snapshot of instance {m['instance']} between {m['after_snap_id']} and "
+            f"{m['before_snap_id']} ({m['seconds'] / 60:.0f} minutes)",
+        }
+        for m in marks["missing"]
+    ]
     return out
 
 
@@ -99,8 +140,14 @@ def time_model(db: Database, rng: Range, inst) -> list[dict]:
     sums, _ = totals(db, "sys_time_model", names, rng, inst)
     seconds = {n: fsum(v for (_, name), v in sums.items() if name == n) / 1e6 for n in names}
     db_time = seconds.get("DB time")
-    rows = [{"statistic": n, "time_s": round4(s), "pct_db_time": round4(100 * s / db_time)
-             if db_time and not n.startswith("background") else None} for n, s in seconds.items()]
+    rows = [
+        {
+            "statistic": n,
+            "time_s": round4(s),
+            "pct_db_time": round4(100 * s / db_time) if db_time and not n.startswith("background") else None,
+        }
+        for n, s in seconds.items()
+    ]
     return sorted(rows, key=lambda r: -r["time_s"])
 
 
@@ -118,8 +165,11 @@ def _sums(db: Database, rng: Range, inst, terms) -> dict:
 def io_functions(db: Database, rng: Range, inst, elapsed) -> list[dict]:
     """Per I/O function (DBA_HIST_IOSTAT_FUNCTION): MB and requests read and written over the range, and per
     second."""
-    names = {s.terms[0].item: s.label.rsplit(" ", 2)[0] for s in catalog.of(db).values()
-             if s.source == "iostat_function" and s.name.endswith(":megabytes")}
+    names = {
+        s.terms[0].item: s.label.rsplit(" ", 2)[0]
+        for s in catalog.of(db).values()
+        if s.source == "iostat_function" and s.name.endswith(":megabytes")
+    }
     terms = [Term("iostat_function", item, f) for item in names for f in IO_COLUMNS]
     sums = _sums(db, rng, inst, terms)
     rows = []
@@ -143,14 +193,28 @@ def os_statistics(db: Database, rng: Range, inst, elapsed) -> list[dict]:
     for n in cumulative:
         seconds = n.endswith("_TIME")
         value = total[n] / 100 if seconds else total[n]  # OSSTAT times are in centiseconds
-        rows.append({"statistic": n, "value": round4(value), "unit": "s" if seconds else "bytes",
-                     "per_second": round4(value / elapsed) if elapsed else None,
-                     "pct_of_cpu_time": round4(100 * total[n] / cpu) if seconds and cpu else None})
+        rows.append(
+            {
+                "statistic": n,
+                "value": round4(value),
+                "unit": "s" if seconds else "bytes",
+                "per_second": round4(value / elapsed) if elapsed else None,
+                "pct_of_cpu_time": round4(100 * total[n] / cpu) if seconds and cpu else None,
+            }
+        )
     readings = [n for n in OS_READINGS if f"osstat:{n}" in cat]
     if readings:
         at = db.rows(queries.counters_at(db.store.views, "osstat"), snap_ids=[rng.hi], names=readings)
         end = {n: fsum(v or 0 for i, _, name, v in at if name == n and inst in (None, i)) for n in readings}
-        rows += [{"statistic": n, "value": round4(end[n]), "unit": "bytes" if "BYTES" in n else
-                  "processes" if n == "LOAD" else "count", "per_second": None, "pct_of_cpu_time": None,
-                  "at_end": True} for n in readings]
+        rows += [
+            {
+                "statistic": n,
+                "value": round4(end[n]),
+                "unit": "bytes" if "BYTES" in n else "processes" if n == "LOAD" else "count",
+                "per_second": None,
+                "pct_of_cpu_time": None,
+                "at_end": True,
+            }
+            for n in readings
+        ]
     return rows

@@ -1,5 +1,6 @@
 """The segments behind the reads, writes and waits (docs/awr-rules.md §25): top segments of a range by one statistic of
 DBA_HIST_SEG_STAT, named from DBA_HIST_SEG_STAT_OBJ, and one segment over time."""
+
 from math import fsum
 
 from app.errors import NotFound
@@ -10,9 +11,14 @@ from app.store import queries
 from app.store.queries import SEGMENT_ORDER
 
 # statistic -> the SYSSTAT counter it is a part of, for its share of the database's total (AWR's "% Total")
-SYSSTAT_TOTALS = {"logical_reads": "session logical reads", "physical_reads": "physical reads",
-                  "physical_writes": "physical writes", "physical_reads_direct": "physical reads direct",
-                  "physical_writes_direct": "physical writes direct", "db_block_changes": "db block changes"}
+SYSSTAT_TOTALS = {
+    "logical_reads": "session logical reads",
+    "physical_reads": "physical reads",
+    "physical_writes": "physical writes",
+    "physical_reads_direct": "physical reads direct",
+    "physical_writes_direct": "physical writes direct",
+    "db_block_changes": "db block changes",
+}
 NAMES = ("owner", "object_name", "subobject_name", "object_type", "tablespace_name")
 
 
@@ -26,42 +32,84 @@ def top(db: Database, rng: Range, order="logical_reads", limit=25) -> dict:
         containers = db.containers()
         for con_dbid, ts, obj, dataobj, *rest in raw[:limit]:
             names, stats, captured = rest[:5], rest[5:-1], rest[-1]
-            r = {"obj": obj, "dataobj": dataobj, "ts": ts, "con_dbid": con_dbid, **dict(zip(NAMES, names)),
-                 **{s: v or 0 for s, v in zip(SEGMENT_ORDER, stats)}}
+            r = {
+                "obj": obj,
+                "dataobj": dataobj,
+                "ts": ts,
+                "con_dbid": con_dbid,
+                **dict(zip(NAMES, names, strict=True)),
+                **{s: v or 0 for s, v in zip(SEGMENT_ORDER, stats, strict=True)},
+            }
             r["pct_captured"] = round4(100 * r[order] / captured) if captured else None
             r["pct_total"] = round4(100 * r[order] / database_total) if database_total else None
             r["container"] = containers.get(con_dbid)  # in a CDB root, the PDB's name (docs/awr-rules.md §1)
             rows.append(r)
         captured = raw[0][-1] if raw else 0
-    return {"db": db.key, "range": rng.public(), "order_by": order, "captured": captured,
-            "database_total": None if database_total is None else round(database_total),
-            "database_statistic": SYSSTAT_TOTALS.get(order),
-            "columns": ["owner", "object_name", "subobject_name", "object_type", "tablespace_name", order,
-                        "pct_total", "pct_captured", *[s for s in SEGMENT_ORDER if s != order], "obj", "dataobj", "ts",
-                        "con_dbid", "container"], "rows": rows}
+    return {
+        "db": db.key,
+        "range": rng.public(),
+        "order_by": order,
+        "captured": captured,
+        "database_total": None if database_total is None else round(database_total),
+        "database_statistic": SYSSTAT_TOTALS.get(order),
+        "columns": [
+            "owner",
+            "object_name",
+            "subobject_name",
+            "object_type",
+            "tablespace_name",
+            order,
+            "pct_total",
+            "pct_captured",
+            *[s for s in SEGMENT_ORDER if s != order],
+            "obj",
+            "dataobj",
+            "ts",
+            "con_dbid",
+            "container",
+        ],
+        "rows": rows,
+    }
 
 
 def history(db: Database, obj: int, dataobj: int, rng: Range) -> dict:
     """One segment at each snapshot of the range: every statistic summed over instances (and containers), timed at
-    the lowest-numbered instance's snapshot; space used (a reading, not a delta) is the largest of the snapshot's rows."""
+    the lowest-numbered instance's snapshot; space used (a reading, not a delta) is the largest of the snapshot's
+    rows."""
     raw = db.rows(queries.segment_history(db.store.views), obj=obj, dataobj=dataobj, lo=rng.lo or 0, hi=rng.hi or 0)
     if not raw and rng.lo is not None:
         raise NotFound(f"segment obj {obj}, dataobj {dataobj} has no statistics in this range of {db.key}", "obj")
     tl = db.timeline()
     per_snap: dict = {}
     names = None
-    for instance_no, snap, _con, _ts, *rest in raw:
-        stats, used, label = rest[:len(SEGMENT_ORDER)], rest[len(SEGMENT_ORDER)], rest[len(SEGMENT_ORDER) + 1:]
-        names = names or dict(zip(NAMES, label))
+    for _instance_no, snap, _con, _ts, *rest in raw:
+        stats, used, label = rest[: len(SEGMENT_ORDER)], rest[len(SEGMENT_ORDER)], rest[len(SEGMENT_ORDER) + 1 :]
+        names = names or dict(zip(NAMES, label, strict=True))
         acc = per_snap.setdefault(snap, [0] * len(SEGMENT_ORDER) + [0])
         for k, v in enumerate(stats):
             acc[k] += v or 0
         acc[-1] = max(acc[-1], used or 0)  # a reading of the segment, the same on every instance
     times = [(tl.lowest[s].time, s) for s in sorted(per_snap) if s in tl.lowest]
-    series = [{"metric": stat, "unit": "bytes" if stat == "space_used" else "count",
-               "points": ([t for t, _ in times], [per_snap[s][k] for _, s in times])}
-              for k, stat in enumerate(SEGMENT_ORDER)]
-    series.append({"metric": "space_used_total", "unit": "bytes",
-                   "points": ([t for t, _ in times], [per_snap[s][-1] for _, s in times])})
-    return {"db": db.key, "obj": obj, "dataobj": dataobj, "range": rng.public(), **(names or dict.fromkeys(NAMES)),
-            "series": series}
+    series = [
+        {
+            "metric": stat,
+            "unit": "bytes" if stat == "space_used" else "count",
+            "points": ([t for t, _ in times], [per_snap[s][k] for _, s in times]),
+        }
+        for k, stat in enumerate(SEGMENT_ORDER)
+    ]
+    series.append(
+        {
+            "metric": "space_used_total",
+            "unit": "bytes",
+            "points": ([t for t, _ in times], [per_snap[s][-1] for _, s in times]),
+        }
+    )
+    return {
+        "db": db.key,
+        "obj": obj,
+        "dataobj": dataobj,
+        "range": rng.public(),
+        **(names or dict.fromkeys(NAMES)),
+        "series": series,
+    }

@@ -6,6 +6,7 @@ A range with more intervals than max_points is read in buckets instead (docs/awr
 bucket boundaries only (Timeline.sampled), readings and Oracle's rates as running sums there (queries.running_sums),
 so the rows fetched stay about max_points per instance and term, however long the range.
 """
+
 import itertools
 from datetime import timedelta, timezone
 
@@ -61,10 +62,17 @@ def compute(db: Database, names, rng: Range, instance="all", rate="per_second", 
                 if (kind, label) not in totals:
                     totals[(kind, label)] = _unbucketed(full, kind, label)
                 total = totals[(kind, label)]
-            out.append({**spec.public(), "unit": spec.unit_for(rate), "instance": label,
-                        "rate": rate if spec.kind == "cumulative" else None,
-                        "points_total": total, "points": columns,
-                        "partial": _partial(group, absent, len(expected), columns[0])})
+            out.append(
+                {
+                    **spec.public(),
+                    "unit": spec.unit_for(rate),
+                    "instance": label,
+                    "rate": rate if spec.kind == "cumulative" else None,
+                    "points_total": total,
+                    "points": columns,
+                    "partial": _partial(group, absent, len(expected), columns[0]),
+                }
+            )
     markers = db.timeline().markers(rng.lo, rng.hi, inst) if rng.lo is not None else {}
     return {"db": db.key, "range": rng.public(), "instance": instance, "series": out, "markers": markers}
 
@@ -90,8 +98,11 @@ def _partial(group, absent: dict, expected: int, times: list) -> list[dict]:
     if not absent:
         return []
     times = set(times)
-    return [{"time": p.time, "instances": expected - len(absent[p.key]), "missing": absent[p.key]}
-            for p in group if p.key in absent and p.time in times]
+    return [
+        {"time": p.time, "instances": expected - len(absent[p.key]), "missing": absent[p.key]}
+        for p in group
+        if p.key in absent and p.time in times
+    ]
 
 
 def wait_classes(db: Database, rng: Range, instance="all", max_points=2000) -> dict:
@@ -99,8 +110,11 @@ def wait_classes(db: Database, rng: Range, instance="all", max_points=2000) -> d
     cat = catalog.of(db)
     names = ["derived:db_cpu", *sorted(n for n in cat if n.startswith("wait_class:"))]
     answer = compute(db, [n for n in names if n in cat], rng, instance, "per_second", max_points)
-    cpus = compute(db, ["derived:num_cpus"], rng, instance, "per_second", max_points) \
-        if "derived:num_cpus" in cat else {"series": []}
+    cpus = (
+        compute(db, ["derived:num_cpus"], rng, instance, "per_second", max_points)
+        if "derived:num_cpus" in cat
+        else {"series": []}
+    )
     answer["cpu_count"] = cpus["series"]
     return answer
 
@@ -199,7 +213,9 @@ class Fetcher:
         return out
 
 
-def evaluate(spec: Spec, fetcher: Fetcher, span: dict[int, list], rate: str, txn_terms=()) -> tuple[dict[int, list], str]:
+def evaluate(
+    spec: Spec, fetcher: Fetcher, span: dict[int, list], rate: str, txn_terms=()
+) -> tuple[dict[int, list], str]:
     """Per-instance points of one series over each instance's span (Timeline.span), and how to combine them."""
 
     def summed(terms, inst):

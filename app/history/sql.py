@@ -1,5 +1,6 @@
 """One SQL statement over time: its text, and per plan hash value the elapsed and CPU time per execution, gets
 per execution, executions and elapsed time at each snapshot."""
+
 from app import analysis
 from app.errors import NotFound
 from app.history.database import Database, Range
@@ -8,9 +9,12 @@ from app.history.sql_text import texts
 from app.store import queries
 
 LINES = (  # (metric, index in a snapshot's sums, scale, unit, per execution)
-    ("elapsed_per_exec", 2, 1e-3, "ms/exec", True), ("cpu_per_exec", 3, 1e-3, "ms/exec", True),
-    ("buffer_gets_per_exec", 4, 1, "gets/exec", True), ("executions", 1, 1, "executions", False),
-    ("elapsed", 2, 1e-6, "s", False))
+    ("elapsed_per_exec", 2, 1e-3, "ms/exec", True),
+    ("cpu_per_exec", 3, 1e-3, "ms/exec", True),
+    ("buffer_gets_per_exec", 4, 1, "gets/exec", True),
+    ("executions", 1, 1, "executions", False),
+    ("elapsed", 2, 1e-6, "s", False),
+)
 
 
 def compute(db: Database, sql_id: str, rng: Range, max_points=2000, con_dbid: int | None = None) -> dict:
@@ -43,15 +47,33 @@ def compute(db: Database, sql_id: str, rng: Range, max_points=2000, con_dbid: in
         pts = [per_snap[k] for k in sorted(per_snap)]
         execs = sum(p[1] for p in pts)
         ela = sum(p[2] for p in pts)
-        plans.append({"plan_hash_value": plan, "executions": execs, "elapsed_s": round4(ela / 1e6),
-                      "elapsed_per_exec_ms": round4(ela / execs / 1000) if execs else None,
-                      "first_seen": pts[0][0].time, "last_seen": pts[-1][0].time, "snapshots": len(pts)})
+        plans.append(
+            {
+                "plan_hash_value": plan,
+                "executions": execs,
+                "elapsed_s": round4(ela / 1e6),
+                "elapsed_per_exec_ms": round4(ela / execs / 1000) if execs else None,
+                "first_seen": pts[0][0].time,
+                "last_seen": pts[-1][0].time,
+                "snapshots": len(pts),
+            }
+        )
         for metric, idx, scale, unit, per_exec in LINES:
-            values = [(p[0].time, p[0].epoch, (p[idx] / p[1] if per_exec else p[idx]) * scale)
-                      for p in pts if p[1] or not per_exec]
+            values = [
+                (p[0].time, p[0].epoch, (p[idx] / p[1] if per_exec else p[idx]) * scale)
+                for p in pts
+                if p[1] or not per_exec
+            ]
             values = analysis.lttb(values, max_points)
             lines.append({"metric": metric, "plan_hash_value": plan, "unit": unit, "points": drawn(values)})
-    return {"db": db.key, "sql_id": sql_id, "range": rng.public(), "sql_text": text.get(sql_id),
-            "module": module, "con_dbid": con_dbid,
-            "containers": [{"con_dbid": con, "container": names.get(con)} for con in containers] if names else [],
-            "plans": plans, "series": lines}
+    return {
+        "db": db.key,
+        "sql_id": sql_id,
+        "range": rng.public(),
+        "sql_text": text.get(sql_id),
+        "module": module,
+        "con_dbid": con_dbid,
+        "containers": [{"con_dbid": con, "container": names.get(con)} for con in containers] if names else [],
+        "plans": plans,
+        "series": lines,
+    }

@@ -1,4 +1,5 @@
 """Tablespaces over a range: used, allocated and maximum size over time, and the latest of each (MB)."""
+
 from app import analysis
 from app.history.database import Database, Range
 from app.history.numbers import drawn, round4
@@ -20,16 +21,45 @@ def compute(db: Database, rng: Range, max_points=2000) -> dict:
     names = db.containers()
     for (con_dbid, name, contents, block), pts in sorted(per.items(), key=lambda kv: (kv[0][0] or 0, kv[0][1:])):
         last = pts[-1]
-        rows.append({"tablespace": name, "con_dbid": con_dbid, "container": names.get(con_dbid), "contents": contents,
-                     "used_mb": round4(last[3] * block / MIB),
-                     "size_mb": round4(last[1] * block / MIB),
-                     "max_mb": round4(last[2] * block / MIB),
-                     "used_pct_of_max": round4(100 * last[3] / last[2]) if last[2] else None,
-                     "growth_mb": round4((last[3] - pts[0][3]) * block / MIB)})
+        rows.append(
+            {
+                "tablespace": name,
+                "con_dbid": con_dbid,
+                "container": names.get(con_dbid),
+                "contents": contents,
+                "used_mb": round4(last[3] * block / MIB),
+                "size_mb": round4(last[1] * block / MIB),
+                "max_mb": round4(last[2] * block / MIB),
+                "used_pct_of_max": round4(100 * last[3] / last[2]) if last[2] else None,
+                "growth_mb": round4((last[3] - pts[0][3]) * block / MIB),
+            }
+        )
         for metric, idx in (("used", 3), ("size", 1), ("max", 2)):
             values = analysis.lttb([(p[0].time, p[0].epoch, p[idx] * block / MIB) for p in pts], max_points)
-            series.append({"tablespace": name, "con_dbid": con_dbid, "container": names.get(con_dbid), "metric": metric, "unit": "MB",
-                           "points": drawn(values)})
-    return {"db": db.key, "range": rng.public(),
-            "columns": ["tablespace", "con_dbid", "container", "contents", "used_mb", "size_mb", "max_mb", "used_pct_of_max",
-                        "growth_mb"], "rows": rows, "series": series}
+            series.append(
+                {
+                    "tablespace": name,
+                    "con_dbid": con_dbid,
+                    "container": names.get(con_dbid),
+                    "metric": metric,
+                    "unit": "MB",
+                    "points": drawn(values),
+                }
+            )
+    return {
+        "db": db.key,
+        "range": rng.public(),
+        "columns": [
+            "tablespace",
+            "con_dbid",
+            "container",
+            "contents",
+            "used_mb",
+            "size_mb",
+            "max_mb",
+            "used_pct_of_max",
+            "growth_mb",
+        ],
+        "rows": rows,
+        "series": series,
+    }

@@ -1,5 +1,6 @@
 """Top foreground wait events over a range, with DB CPU: waits, time, average wait and % of DB time
 (docs/awr-rules.md §14)."""
+
 from math import fsum
 
 from app import analysis
@@ -33,12 +34,23 @@ def compute(db: Database, rng: Range, instance="all", limit=10) -> dict:
         events["DB CPU"] = [None, cpu]
         classes["DB CPU"] = "CPU"
         for name, (count, micro) in events.items():
-            rows.append({"event": name, "wait_class": classes[name],
-                         "waits": None if count is None else round(count),
-                         "time_s": round4(micro / 1e6),
-                         "avg_ms": round4(micro / count / 1000) if count else None,
-                         "pct_db_time": round4(100 * micro / total_db) if total_db else None})
+            rows.append(
+                {
+                    "event": name,
+                    "wait_class": classes[name],
+                    "waits": None if count is None else round(count),
+                    "time_s": round4(micro / 1e6),
+                    "avg_ms": round4(micro / count / 1000) if count else None,
+                    "pct_db_time": round4(100 * micro / total_db) if total_db else None,
+                }
+            )
         rows.sort(key=lambda r: -r["time_s"])
         rows = rows[:limit]
-    return {"db": db.key, "range": rng.public(), "instance": instance, **covers,
-            "columns": ["event", "wait_class", "waits", "time_s", "avg_ms", "pct_db_time"], "rows": rows}
+    return {
+        "db": db.key,
+        "range": rng.public(),
+        "instance": instance,
+        **covers,
+        "columns": ["event", "wait_class", "waits", "time_s", "avg_ms", "pct_db_time"],
+        "rows": rows,
+    }

@@ -1,5 +1,6 @@
 """Top SQL over a range by elapsed time, CPU, gets, reads, executions or rows, with text and plan hash values, one
 row per container and SQL_ID (docs/awr-rules.md §15)."""
+
 from math import fsum
 
 from app.history.database import Database, Range
@@ -8,8 +9,14 @@ from app.history.numbers import round4
 from app.history.sql_text import TOP_SQL_TEXT_CHARS, texts
 from app.store import queries
 
-SORT_KEYS = {"elapsed": "elapsed_s", "cpu": "cpu_s", "gets": "buffer_gets", "reads": "disk_reads",
-             "executions": "executions", "rows": "rows_processed"}  # order_by -> the row's column
+SORT_KEYS = {
+    "elapsed": "elapsed_s",
+    "cpu": "cpu_s",
+    "gets": "buffer_gets",
+    "reads": "disk_reads",
+    "executions": "executions",
+    "rows": "rows_processed",
+}  # order_by -> the row's column
 
 
 def statements(db: Database, rng: Range, order="elapsed", raw=None) -> list[dict]:
@@ -22,10 +29,22 @@ def statements(db: Database, rng: Range, order="elapsed", raw=None) -> list[dict
         raw = db.rows(queries.top_sql(db.store.views, order), lo=rng.lo, hi=rng.hi)
     by_sql: dict = {}  # per container and SQL_ID: in a CDB root one SQL_ID can run in several PDBs
     for con_dbid, sql_id, plan, execs, ela, cpu, gets, reads, nrows, module, schema in raw:
-        r = by_sql.setdefault((con_dbid, sql_id), {
-            "sql_id": sql_id, "con_dbid": con_dbid, "plan_hash_values": [], "executions": 0, "elapsed_s": 0.0,
-            "cpu_s": 0.0, "buffer_gets": 0, "disk_reads": 0, "rows_processed": 0, "module": module,
-            "parsing_schema": schema})
+        r = by_sql.setdefault(
+            (con_dbid, sql_id),
+            {
+                "sql_id": sql_id,
+                "con_dbid": con_dbid,
+                "plan_hash_values": [],
+                "executions": 0,
+                "elapsed_s": 0.0,
+                "cpu_s": 0.0,
+                "buffer_gets": 0,
+                "disk_reads": 0,
+                "rows_processed": 0,
+                "module": module,
+                "parsing_schema": schema,
+            },
+        )
         r["plan_hash_values"].append(plan)
         r["executions"] += execs or 0
         r["elapsed_s"] += (ela or 0) / 1e6
@@ -50,10 +69,29 @@ def compute(db: Database, rng: Range, order="elapsed", limit=25, raw=None) -> di
             r["elapsed_s"], r["cpu_s"] = round4(r["elapsed_s"]), round4(r["cpu_s"])
             r["sql_text"] = (text.get(r["sql_id"]) or "")[:TOP_SQL_TEXT_CHARS]
             r["container"] = names.get(r["con_dbid"])
-    return {"db": db.key, "range": rng.public(), "order_by": order,
-            "columns": ["sql_id", "elapsed_s", "cpu_s", "executions", "elapsed_per_exec_ms", "buffer_gets",
-                        "disk_reads", "rows_processed", "pct_db_time", "plan_hash_values", "module",
-                        "parsing_schema", "con_dbid", "container", "sql_text"], "rows": rows}
+    return {
+        "db": db.key,
+        "range": rng.public(),
+        "order_by": order,
+        "columns": [
+            "sql_id",
+            "elapsed_s",
+            "cpu_s",
+            "executions",
+            "elapsed_per_exec_ms",
+            "buffer_gets",
+            "disk_reads",
+            "rows_processed",
+            "pct_db_time",
+            "plan_hash_values",
+            "module",
+            "parsing_schema",
+            "con_dbid",
+            "container",
+            "sql_text",
+        ],
+        "rows": rows,
+    }
 
 
 def by_orders(db: Database, rng: Range, orders: tuple, limit=25) -> dict[str, dict]:
@@ -63,6 +101,13 @@ def by_orders(db: Database, rng: Range, orders: tuple, limit=25) -> dict[str, di
         return {order: compute(db, rng, order, limit) for order in orders}
     raw = db.rows(queries.top_sql_ranked(db.store.views, orders), lo=rng.lo, hi=rng.hi)
     width = len(raw[0]) - len(orders) if raw else 0
-    return {order: compute(db, rng, order, limit, [r[:width] for r in sorted(raw, key=lambda r: r[width + k])
-                                                   if r[width + k] <= queries.TOP_SQL_ROWS])
-            for k, order in enumerate(orders)}
+    return {
+        order: compute(
+            db,
+            rng,
+            order,
+            limit,
+            [r[:width] for r in sorted(raw, key=lambda r: r[width + k]) if r[width + k] <= queries.TOP_SQL_ROWS],
+        )
+        for k, order in enumerate(orders)
+    }

@@ -7,6 +7,7 @@ and just after the test (DBMS_WORKLOAD_REPOSITORY.CREATE_SNAPSHOT: needs EXECUTE
 exactly the test; whether the user may is checked before anything runs (may_take_snapshots). On SQLite there is no
 window: the embedded store's AWR history is not the database that ran it.
 """
+
 from sqlalchemy import bindparam, column, func, select, table, text
 
 from app.errors import Forbidden
@@ -20,9 +21,13 @@ def package_statement():
     holds EXECUTE on it, directly, through an enabled role or PUBLIC, or by EXECUTE ANY PROCEDURE, as an anonymous
     PL/SQL block needs it."""
     o = table("all_objects", column("owner"), column("object_name"), column("object_type"))
-    return (select(func.count()).select_from(o)
-            .where(o.c.owner == bindparam("owner"), o.c.object_name == bindparam("name"),
-                   o.c.object_type == bindparam("kind")))
+    return (
+        select(func.count())
+        .select_from(o)
+        .where(
+            o.c.owner == bindparam("owner"), o.c.object_name == bindparam("name"), o.c.object_type == bindparam("kind")
+        )
+    )
 
 
 def may_take_snapshots(rows, user: str):
@@ -30,11 +35,14 @@ def may_take_snapshots(rows, user: str):
     otherwise Forbidden saying which grant is missing and how to give it."""
     if rows and int(rows[0][0] or 0) > 0:
         return
-    raise Forbidden(f"--snapshots needs EXECUTE on SYS.DBMS_WORKLOAD_REPOSITORY, which user {user} does not have. "
-                    f"As a DBA: GRANT EXECUTE ON SYS.DBMS_WORKLOAD_REPOSITORY TO {user}; (on Amazon RDS: EXEC "
-                    f"rdsadmin.rdsadmin_util.grant_sys_object('DBMS_WORKLOAD_REPOSITORY', '{user}', 'EXECUTE');), "
-                    "as the commented lines of infra/oracle/create_user*.sql show; or run without --snapshots "
-                    "(the window then ends at the next automatic snapshot)", "snapshots")
+    raise Forbidden(
+        f"--snapshots needs EXECUTE on SYS.DBMS_WORKLOAD_REPOSITORY, which user {user} does not have. "
+        f"As a DBA: GRANT EXECUTE ON SYS.DBMS_WORKLOAD_REPOSITORY TO {user}; (on Amazon RDS: EXEC "
+        f"rdsadmin.rdsadmin_util.grant_sys_object('DBMS_WORKLOAD_REPOSITORY', '{user}', 'EXECUTE');), "
+        "as the commented lines of infra/oracle/create_user*.sql show; or run without --snapshots "
+        "(the window then ends at the next automatic snapshot)",
+        "snapshots",
+    )
 
 
 def database_id_statement(view_prefix: str):
@@ -56,8 +64,9 @@ class Window:
 
     def __enter__(self):
         if self.enabled and self.take:  # before anything runs: a missing grant is said at once, not after the test
-            may_take_snapshots(self.store.rows(package_statement(), PACKAGE),
-                               getattr(self.store, "user", "the app's user").upper())
+            may_take_snapshots(
+                self.store.rows(package_statement(), PACKAGE), getattr(self.store, "user", "the app's user").upper()
+            )
         if self.enabled:
             self.dbid = int(self.store.rows(database_id_statement(self.store.views.prefix))[0][0])
             self.begin = self._mark()

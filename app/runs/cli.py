@@ -11,6 +11,7 @@
 The runs go to the store app.runs.where names. `runs hang` imports the lab (lab/, never shipped to Lambda) only
 when it runs.
 """
+
 import click
 from flask import current_app
 from flask.cli import AppGroup
@@ -20,8 +21,15 @@ from app.runs import where
 
 runs = AppGroup("runs", help="Benchmark runs: import results, run the field tests, list and delete runs.")
 
-RUN_OPTIONS = (("slug", str), ("title", str), ("kind", str), ("description", str), ("visibility", str),
-               ("started", str), ("finished", str))
+RUN_OPTIONS = (
+    ("slug", str),
+    ("title", str),
+    ("kind", str),
+    ("description", str),
+    ("visibility", str),
+    ("started", str),
+    ("finished", str),
+)
 ENV_OPTIONS = (("host", str), ("instance_type", str), ("vcpus", int), ("cores", int), ("db_version", str))
 
 
@@ -33,6 +41,7 @@ def fail(exc: ApiError):
 def save(run, replace=False) -> dict:
     """Store a checked run in the app's store; ApiErrors become a one-line message and exit status 1."""
     from app.runs import repo
+
     try:
         return repo.save(where.store(), run, replace=replace)
     except ApiError as exc:
@@ -59,6 +68,7 @@ def import_(file, replace, **options):
     options). All or nothing: one bad row rejects the file, naming the row and the field."""
     from app.runs.files import read_document
     from app.runs.model import parse_run
+
     stream = click.open_file(file, "rb")
     with stream:
         data = stream.read()
@@ -78,22 +88,30 @@ def import_(file, replace, **options):
         fail(exc)
     saved = save(run, replace)
     verb = "Replaced" if saved["replaced"] else "Stored"
-    click.echo(f"{verb} run {run.slug!r} ({run.kind}, {saved['measurements']} measurements, {run.visibility}) "
-               f"in {where.store().alias}: /api/v1/benchmarks/{run.slug}")
+    click.echo(
+        f"{verb} run {run.slug!r} ({run.kind}, {saved['measurements']} measurements, {run.visibility}) "
+        f"in {where.store().alias}: /api/v1/benchmarks/{run.slug}"
+    )
 
 
 def _record(doc, label: str):
     """Check a field test's run document, store it and say where it is."""
     from app.runs.model import parse_run
+
     try:
         run = parse_run(doc, targets=where.targets())
     except ApiError as exc:
         fail(exc)
     save(run)
-    awr = (f"  AWR {run.awr['target']}.{run.awr['dbid']} snapshots {run.awr['begin_snap']}..{run.awr['end_snap']}"
-           if run.awr else "")
-    click.echo(f"Stored {label} run {run.slug!r} ({len(run.measurements)} measurements, {run.visibility}) in "
-               f"{where.store().alias}: /api/v1/benchmarks/{run.slug}{awr}")
+    awr = (
+        f"  AWR {run.awr['target']}.{run.awr['dbid']} snapshots {run.awr['begin_snap']}..{run.awr['end_snap']}"
+        if run.awr
+        else ""
+    )
+    click.echo(
+        f"Stored {label} run {run.slug!r} ({len(run.measurements)} measurements, {run.visibility}) in "
+        f"{where.store().alias}: /api/v1/benchmarks/{run.slug}{awr}"
+    )
 
 
 class _Bar:
@@ -108,17 +126,31 @@ class _Bar:
 
 
 @runs.command("cpu")
-@click.option("--max-sessions", "-m", type=click.IntRange(1, 256), default=None,
-              help="Largest N (default: vCPUs + 1, one session more than the machine has CPUs).")
-@click.option("--repeats", "-r", type=click.IntRange(1, 1000), default=3, show_default=True,
-              help="Times each N is run.")
-@click.option("--level", type=click.IntRange(1, 100_000), default=200, show_default=True,
-              help="Rows per side of the four-way cross join (field test 002's 200: 1.6 billion rows per session).")
+@click.option(
+    "--max-sessions",
+    "-m",
+    type=click.IntRange(1, 256),
+    default=None,
+    help="Largest N (default: vCPUs + 1, one session more than the machine has CPUs).",
+)
+@click.option(
+    "--repeats", "-r", type=click.IntRange(1, 1000), default=3, show_default=True, help="Times each N is run."
+)
+@click.option(
+    "--level",
+    type=click.IntRange(1, 100_000),
+    default=200,
+    show_default=True,
+    help="Rows per side of the four-way cross join (field test 002's 200: 1.6 billion rows per session).",
+)
 @click.option("--timeout", type=float, default=600.0, show_default=True, help="Seconds one session may take.")
 @click.option("--slug", help="Default: cpu-<host>-<UTC time>.")
 @click.option("--private", is_flag=True, help="Only visible with the API key.")
-@click.option("--snapshots", is_flag=True,
-              help="Oracle: take an AWR snapshot just before and after (needs EXECUTE on DBMS_WORKLOAD_REPOSITORY).")
+@click.option(
+    "--snapshots",
+    is_flag=True,
+    help="Oracle: take an AWR snapshot just before and after (needs EXECUTE on DBMS_WORKLOAD_REPOSITORY).",
+)
 @click.option("--instance-type", help="Environment: instance type, e.g. c4.4xlarge.")
 def cpu(max_sessions, repeats, level, timeout, slug, private, snapshots, instance_type):
     """Field test 002 (CPU consistency): per-session elapsed time of a CPU-only statement as parallel sessions
@@ -127,15 +159,25 @@ def cpu(max_sessions, repeats, level, timeout, slug, private, snapshots, instanc
     import os
 
     from app.runs import cpu_consistency
+
     store = where.store()
     m = max_sessions or (os.cpu_count() or 1) + 1
-    click.echo(f"{store.alias} ({store.dialect}): N = 1..{m}, {repeats} repeats, {level ** 4:,} rows per session")
+    click.echo(f"{store.alias} ({store.dialect}): N = 1..{m}, {repeats} repeats, {level**4:,} rows per session")
     env = {"instance_type": instance_type} if instance_type else None
     try:
         with click.progressbar(length=m * repeats, label="CPU consistency") as bar:
-            doc = cpu_consistency.run(store, m, repeats, level, timeout, slug=slug,
-                                      visibility="private" if private else "public", take_snapshots=snapshots,
-                                      environment=env, on_progress=_Bar(bar))
+            doc = cpu_consistency.run(
+                store,
+                m,
+                repeats,
+                level,
+                timeout,
+                slug=slug,
+                visibility="private" if private else "public",
+                take_snapshots=snapshots,
+                environment=env,
+                on_progress=_Bar(bar),
+            )
     except ApiError as exc:
         fail(exc)
     except Exception as exc:  # a session's statement failed or timed out
@@ -144,10 +186,20 @@ def cpu(max_sessions, repeats, level, timeout, slug, private, snapshots, instanc
 
 
 @runs.command("hang")
-@click.option("--cap", type=click.FloatRange(0.5, 3600), default=60.0, show_default=True,
-              help="Longest wait measured; a client still waiting then is recorded as hanging.")
-@click.option("--delay", type=click.FloatRange(0, 60), default=0.5, show_default=True,
-              help="Seconds a call in flight runs before the server dies under it.")
+@click.option(
+    "--cap",
+    type=click.FloatRange(0.5, 3600),
+    default=60.0,
+    show_default=True,
+    help="Longest wait measured; a client still waiting then is recorded as hanging.",
+)
+@click.option(
+    "--delay",
+    type=click.FloatRange(0, 60),
+    default=0.5,
+    show_default=True,
+    help="Seconds a call in flight runs before the server dies under it.",
+)
 @click.option("--connect-timeout", type=float, help="The app's connect bound (default: AWRLENS_CONNECT_TIMEOUT).")
 @click.option("--call-timeout", type=float, help="The app's call bound (default: AWRLENS_CALL_TIMEOUT).")
 @click.option("--expire-time", type=int, help="Keepalive minutes (default: AWRLENS_EXPIRE_TIME).")
@@ -160,16 +212,23 @@ def hang(cap, delay, connect_timeout, call_timeout, expire_time, slug, private):
     import dataclasses
 
     from lab import hang as lab_hang  # lab equipment: imported only here, never at start (not in the Lambda zip)
+
     s = current_app.config["SETTINGS"]
-    changes = {k: v for k, v in (("connect_timeout", connect_timeout), ("call_timeout", call_timeout),
-                                 ("expire_time", expire_time)) if v is not None}
+    changes = {
+        k: v
+        for k, v in (("connect_timeout", connect_timeout), ("call_timeout", call_timeout), ("expire_time", expire_time))
+        if v is not None
+    }
     s = dataclasses.replace(s, **changes)
     steps = len(lab_hang.plan())
-    click.echo(f"{steps} measurements, up to {cap:g} s each: connect {s.connect_timeout:g} s, call "
-               f"{s.call_timeout:g} s, keepalive {s.expire_time} min")
+    click.echo(
+        f"{steps} measurements, up to {cap:g} s each: connect {s.connect_timeout:g} s, call "
+        f"{s.call_timeout:g} s, keepalive {s.expire_time} min"
+    )
     with click.progressbar(length=steps, label="Client hangs") as bar:
-        doc = lab_hang.run(s, cap=cap, delay=delay, slug=slug, visibility="private" if private else "public",
-                           on_progress=_Bar(bar))
+        doc = lab_hang.run(
+            s, cap=cap, delay=delay, slug=slug, visibility="private" if private else "public", on_progress=_Bar(bar)
+        )
     for m in doc["measurements"]:
         click.echo(f"  {m['series']:16} {m['x']:38} {m['y']:8.3f} s  {m['extra']['outcome']}")
     _record(doc, "client_hang")
@@ -179,6 +238,7 @@ def hang(cap, delay, connect_timeout, call_timeout, expire_time, slug, private):
 def list_():
     """List the stored runs, private ones included."""
     from app.runs import repo
+
     try:
         rows = repo.list_runs(where.store(), private=True)
     except ApiError as exc:
@@ -194,6 +254,7 @@ def list_():
 def delete(slug):
     """Delete the run SLUG and its measurements."""
     from app.runs import repo
+
     try:
         found = repo.delete_run(where.store(), slug)
     except ApiError as exc:
@@ -215,6 +276,7 @@ def oracle_ddl() -> str:
     from sqlalchemy.schema import CreateTable
 
     from app.store.runs_schema import TABLES
+
     out = []
     for t in TABLES:
         text = str(CreateTable(t).compile(dialect=oracle.dialect())).strip()

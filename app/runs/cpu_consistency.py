@@ -11,6 +11,7 @@ level 200 (1.6 billion rows) takes some 20 s per session, near the field test's 
 Each repeat opens N fresh connections (as the field test's script starts N sqlplus sessions), waits until all are
 connected, then releases them together; the connect time is kept too (field test 002 found it varied).
 """
+
 import contextlib
 import threading
 import time
@@ -23,8 +24,9 @@ from app.runs.model import default_slug, utc_now
 from app.store.queries import render
 
 FIELD_TEST_LEVEL = 200  # rows per side of the cross join in field test 002
-ORACLE_STATEMENT = ("with t as (select rownum from dual connect by level <= :lvl) "
-                    "select /*+ ALL_ROWS */ count(*) from t,t,t,t")
+ORACLE_STATEMENT = (
+    "with t as (select rownum from dual connect by level <= :lvl) select /*+ ALL_ROWS */ count(*) from t,t,t,t"
+)
 
 
 def statement(dialect: str):
@@ -37,9 +39,18 @@ def statement(dialect: str):
     return select(func.count()).select_from(a.join(b, true()).join(c, true()).join(d, true()))
 
 
-def run(store, max_sessions: int, repeats: int = 3, level: int = FIELD_TEST_LEVEL, timeout: float = 600.0,
-        slug: str | None = None, visibility: str = "public", take_snapshots: bool = False, environment=None,
-        on_progress=None) -> dict:
+def run(
+    store,
+    max_sessions: int,
+    repeats: int = 3,
+    level: int = FIELD_TEST_LEVEL,
+    timeout: float = 600.0,
+    slug: str | None = None,
+    visibility: str = "public",
+    take_snapshots: bool = False,
+    environment=None,
+    on_progress=None,
+) -> dict:
     """Run the test on `store` and return the run document (not yet stored)."""
     if not 1 <= max_sessions <= 256 or not 1 <= repeats <= 1000 or not 1 <= level <= 100_000:
         raise ValueError("max_sessions 1..256, repeats 1..1000, level 1..100000")
@@ -55,33 +66,60 @@ def run(store, max_sessions: int, repeats: int = 3, level: int = FIELD_TEST_LEVE
                 results = _round(engine, stmt, n, level)
                 first = min(r[1] for r in results)
                 for session, (connect_s, began, elapsed) in enumerate(results, 1):
-                    rows.append({"series": f"N={n}", "x": n, "y": round(elapsed, 4), "unit": "s",
-                                 "extra": {"session": session, "repeat": repeat,
-                                           "connect_s": round(connect_s, 4),
-                                           "start_s": round(began - first, 4)}})
+                    rows.append(
+                        {
+                            "series": f"N={n}",
+                            "x": n,
+                            "y": round(elapsed, 4),
+                            "unit": "s",
+                            "extra": {
+                                "session": session,
+                                "repeat": repeat,
+                                "connect_s": round(connect_s, 4),
+                                "start_s": round(began - first, 4),
+                            },
+                        }
+                    )
                 done += 1
                 if on_progress:
                     on_progress(done, total)
     finished = utc_now()
     host = machine()
-    env = {"host": host["host"], "vcpus": host["vcpus"], "cores": host["cores"], "db_version": version,
-           **(environment or {})}
-    expected = level ** 4
+    env = {
+        "host": host["host"],
+        "vcpus": host["vcpus"],
+        "cores": host["cores"],
+        "db_version": version,
+        **(environment or {}),
+    }
+    expected = level**4
     sql = render(stmt, engine.dialect)
     doc = {
-        "slug": slug or default_slug("cpu", started), "kind": "cpu_consistency", "visibility": visibility,
+        "slug": slug or default_slug("cpu", started),
+        "kind": "cpu_consistency",
+        "visibility": visibility,
         "title": f"CPU consistency on {host['host']}: 1 to {max_sessions} parallel sessions, "
-                 f"{env.get('vcpus')} vCPUs / {env.get('cores')} cores",
+        f"{env.get('vcpus')} vCPUs / {env.get('cores')} cores",
         "description": f"N parallel sessions, each on its own connection to {store.alias} ({store.dialect}), run "
-                       f"the same CPU-only statement ({expected:,} rows counted, no I/O) at the same moment, for "
-                       f"N = 1 to {max_sessions}, {repeats} times each; y is each session's elapsed time. Sessions "
-                       f"that share a core take longer (field test 002: with 9 sessions on 8 cores, two took 50 % "
-                       f"longer). Recorded by `flask runs cpu`.",
+        f"the same CPU-only statement ({expected:,} rows counted, no I/O) at the same moment, for "
+        f"N = 1 to {max_sessions}, {repeats} times each; y is each session's elapsed time. Sessions "
+        f"that share a core take longer (field test 002: with 9 sessions on 8 cores, two took 50 % "
+        f"longer). Recorded by `flask runs cpu`.",
         "environment": {k: v for k, v in env.items() if v is not None},
-        "started": started.isoformat(), "finished": finished.isoformat(),
-        "parameters": {"statement": sql, "level": level, "rows_counted": expected, "max_sessions": max_sessions,
-                       "repeats": repeats, "target": store.alias, "backend": store.dialect, "os": host["os"],
-                       "timeout_s": timeout, **({"awr": window.note()} if window.note() else {})},
+        "started": started.isoformat(),
+        "finished": finished.isoformat(),
+        "parameters": {
+            "statement": sql,
+            "level": level,
+            "rows_counted": expected,
+            "max_sessions": max_sessions,
+            "repeats": repeats,
+            "target": store.alias,
+            "backend": store.dialect,
+            "os": host["os"],
+            "timeout_s": timeout,
+            **({"awr": window.note()} if window.note() else {}),
+        },
         "measurements": rows,
     }
     if window.document():
@@ -108,8 +146,8 @@ def _round(engine, stmt, n: int, level: int) -> list[tuple[float, float, float]]
             ready.wait()
             t1 = time.perf_counter()
             count = conn.execute(stmt, {"lvl": level}).scalar()
-            if count != level ** 4:
-                raise RuntimeError(f"session {i + 1} counted {count} rows, not {level ** 4}")
+            if count != level**4:
+                raise RuntimeError(f"session {i + 1} counted {count} rows, not {level**4}")
             results[i] = (connect_s, t1, time.perf_counter() - t1)
         except threading.BrokenBarrierError:
             pass

@@ -6,6 +6,7 @@ CSV: a header row, then one measurement per row. Columns `series`, `x` and `y` a
 of the row (empty cells are left out). An `x` that reads as a number is a number, otherwise a category name; extra
 values that read as numbers are numbers.
 """
+
 import codecs
 import csv
 import io
@@ -25,8 +26,9 @@ def read_document(name: str, data: bytes) -> tuple[dict, list | None]:
     try:
         doc = orjson.loads(data.removeprefix(codecs.BOM_UTF8))  # as the CSV: a byte-order mark is read
     except orjson.JSONDecodeError as exc:
-        raise BadParameter(f"{name} is not valid JSON ({exc}); give a .json run or a .csv of measurements",
-                           "file") from None
+        raise BadParameter(
+            f"{name} is not valid JSON ({exc}); give a .json run or a .csv of measurements", "file"
+        ) from None
     if isinstance(doc, dict) and isinstance(doc.get("run"), dict) and "rows" in doc:
         doc = from_answer(doc)
     return doc, None
@@ -35,17 +37,28 @@ def read_document(name: str, data: bytes) -> tuple[dict, list | None]:
 def from_answer(answer: dict) -> dict:
     """The run document of an answer of GET /api/v1/benchmarks/{slug}, so a run moves between stores as it is."""
     run = answer["run"]
-    doc = {k: run.get(k) for k in ("slug", "title", "kind", "description", "visibility", "started", "finished",
-                                    "parameters")}
-    doc["environment"] = {k: run[k] for k in ("host", "instance_type", "vcpus", "cores", "db_version")
-                          if run.get(k) is not None}
+    doc = {
+        k: run.get(k)
+        for k in ("slug", "title", "kind", "description", "visibility", "started", "finished", "parameters")
+    }
+    doc["environment"] = {
+        k: run[k] for k in ("host", "instance_type", "vcpus", "cores", "db_version") if run.get(k) is not None
+    }
     if run.get("awr_db"):
         target, _, dbid = str(run["awr_db"]).rpartition(".")
-        doc["awr"] = {"target": target, "dbid": int(dbid) if dbid.isdigit() else dbid,
-                      "begin_snap": run.get("awr_begin_snap"), "end_snap": run.get("awr_end_snap")}
+        doc["awr"] = {
+            "target": target,
+            "dbid": int(dbid) if dbid.isdigit() else dbid,
+            "begin_snap": run.get("awr_begin_snap"),
+            "end_snap": run.get("awr_end_snap"),
+        }
     rows = answer["rows"] if isinstance(answer["rows"], list) else []
-    doc["measurements"] = [{k: r[k] for k in ("series", "x", "y", "unit", "extra") if r.get(k) not in (None, {})}
-                           if isinstance(r, dict) else r for r in rows]
+    doc["measurements"] = [
+        {k: r[k] for k in ("series", "x", "y", "unit", "extra") if r.get(k) not in (None, {})}
+        if isinstance(r, dict)
+        else r
+        for r in rows
+    ]
     return {k: v for k, v in doc.items() if v is not None}
 
 
@@ -55,12 +68,15 @@ def read_csv(text: str) -> tuple[dict, list]:
     try:
         header = [h.strip() for h in next(reader)]
     except StopIteration:
-        raise BadParameter("the CSV file is empty: a header row (series,x,y,unit,...) is required",
-                           "measurements") from None
+        raise BadParameter(
+            "the CSV file is empty: a header row (series,x,y,unit,...) is required", "measurements"
+        ) from None
     missing = [c for c in ("series", "x", "y") if c not in header]
     if missing:
-        raise BadParameter(f"the CSV header must have series, x and y (unit and other columns optional); "
-                           f"missing {', '.join(missing)}", "measurements")
+        raise BadParameter(
+            f"the CSV header must have series, x and y (unit and other columns optional); missing {', '.join(missing)}",
+            "measurements",
+        )
     if len(set(header)) != len(header) or "" in header:
         raise BadParameter("the CSV header has an empty or repeated column name", "measurements")
     rows, where = [], []
@@ -70,16 +86,18 @@ def read_csv(text: str) -> tuple[dict, list]:
         line = reader.line_num
         n = len(rows) + 1
         if len(cells) != len(header):
-            raise BadParameter(f"row {n} (line {line}): {len(cells)} cells for {len(header)} columns",
-                               f"measurements[{n}]")
+            raise BadParameter(
+                f"row {n} (line {line}): {len(cells)} cells for {len(header)} columns", f"measurements[{n}]"
+            )
         values = dict(zip(header, cells, strict=True))
         row = {"series": values["series"], "x": _number_or_text(values["x"])}
         y = values["y"].strip()
         row["y"] = _number_or_text(y) if y else None
         if values.get("unit", "").strip():
             row["unit"] = values["unit"].strip()
-        extra = {k: _number_or_text(v) for k, v in values.items()
-                 if k not in CSV_COLUMNS and k != "seq" and v.strip() != ""}
+        extra = {
+            k: _number_or_text(v) for k, v in values.items() if k not in CSV_COLUMNS and k != "seq" and v.strip() != ""
+        }
         if extra:
             row["extra"] = extra
         rows.append(row)

@@ -4,6 +4,7 @@ The finding of field test 002 (CPU consistency) depends on the difference: 16 vC
 and sessions beyond the core count share a core. os.cpu_count() gives the vCPUs; the cores come from /proc/cpuinfo
 (distinct physical id and core id pairs), else from `lscpu -p=core,socket`, else they are unknown.
 """
+
 import os
 import platform
 import shutil
@@ -12,8 +13,12 @@ import subprocess
 
 
 def machine() -> dict:
-    return {"host": socket.gethostname(), "vcpus": os.cpu_count(), "cores": physical_cores(),
-            "os": f"{platform.system()} {platform.release()}"}
+    return {
+        "host": socket.gethostname(),
+        "vcpus": os.cpu_count(),
+        "cores": physical_cores(),
+        "os": f"{platform.system()} {platform.release()}",
+    }
 
 
 def physical_cores(cpuinfo: str | None = None) -> int | None:

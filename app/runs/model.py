@@ -10,6 +10,7 @@ Every problem is a BadParameter whose `parameter` names the field (`measurements
 whose message says the row and the field, so a script or a person can find it. Nothing is stored unless the whole
 document is valid.
 """
+
 import json
 import math
 import re
@@ -27,14 +28,33 @@ SLUG = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,78}[a-z0-9])?")
 SLUG_HELP = "1 to 80 characters: lower-case letters, digits and '-', starting and ending with a letter or digit"
 RESERVED = ("compare",)  # /api/v1/benchmarks/compare is the comparison
 MAX_MEASUREMENTS = 100_000
-TOP = ("slug", "title", "kind", "description", "environment", "started", "finished", "parameters", "visibility",
-       "awr", "measurements")
+TOP = (
+    "slug",
+    "title",
+    "kind",
+    "description",
+    "environment",
+    "started",
+    "finished",
+    "parameters",
+    "visibility",
+    "awr",
+    "measurements",
+)
 ENVIRONMENT = ("host", "instance_type", "vcpus", "cores", "db_version")
 AWR = ("target", "dbid", "begin_snap", "end_snap")
 ROW = ("series", "x", "y", "unit", "extra")
 MAX_DEPTH = 32  # levels of objects and lists in `parameters` and a measurement's `extra`
-LIMITS = {"title": 200, "host": 255, "instance_type": 64, "db_version": 100, "series": 100, "x": 100, "unit": 20,
-          "target": 64}
+LIMITS = {
+    "title": 200,
+    "host": 255,
+    "instance_type": 64,
+    "db_version": 100,
+    "series": 100,
+    "x": 100,
+    "unit": 20,
+    "target": 64,
+}
 
 
 @dataclass
@@ -78,8 +98,13 @@ def parse_run(doc, *, targets=None, where=None) -> Run:
     visibility = _text(doc, "visibility") or "public"
     if visibility not in VISIBILITY:
         raise BadParameter(f"visibility must be public or private; got {visibility!r}", "visibility")
-    run = Run(slug=slug, title=_text(doc, "title", required=True), kind=kind,
-              description=_text(doc, "description", limit=None), visibility=visibility)
+    run = Run(
+        slug=slug,
+        title=_text(doc, "title", required=True),
+        kind=kind,
+        description=_text(doc, "description", limit=None),
+        visibility=visibility,
+    )
     run.environment = _environment(doc.get("environment"))
     run.started, run.finished = _moment(doc, "started"), _moment(doc, "finished")
     if run.started and run.finished and run.finished < run.started:
@@ -92,8 +117,7 @@ def parse_run(doc, *, targets=None, where=None) -> Run:
 
 def _measurements(rows, where) -> list[Measurement]:
     if not isinstance(rows, list) or not rows:
-        raise BadParameter("measurements must be a non-empty list of {series, x, y, unit, extra} rows",
-                           "measurements")
+        raise BadParameter("measurements must be a non-empty list of {series, x, y, unit, extra} rows", "measurements")
     if len(rows) > MAX_MEASUREMENTS:
         raise BadParameter(f"at most {MAX_MEASUREMENTS} measurements per run, got {len(rows)}", "measurements")
     out, numeric = [], None
@@ -104,11 +128,11 @@ def _measurements(rows, where) -> list[Measurement]:
             raise BadParameter(f"{at}: must be an object with series, x, y, unit, extra", name)
         for key in row:
             if key not in ROW:
-                raise BadParameter(f"{at}, field {key}: unknown field; a row has {', '.join(ROW)}",
-                                   f"{name}.{key}")
+                raise BadParameter(f"{at}, field {key}: unknown field; a row has {', '.join(ROW)}", f"{name}.{key}")
 
         def bad(key, message, at=at, name=name):
             return BadParameter(f"{at}, field {key}: {message}", f"{name}.{key}")
+
         series = row.get("series")
         if not isinstance(series, str) or not series.strip():
             raise bad("series", "required: the label of the line or bar group this value belongs to")
@@ -126,8 +150,11 @@ def _measurements(rows, where) -> list[Measurement]:
         if numeric is None:
             numeric = not isinstance(x, str)
         elif numeric == isinstance(x, str):
-            raise bad("x", "every x of a run is a number or every x is a category; this row mixes them "
-                           f"(row 1 has {'numbers' if numeric else 'categories'})")
+            raise bad(
+                "x",
+                "every x of a run is a number or every x is a category; this row mixes them "
+                f"(row 1 has {'numbers' if numeric else 'categories'})",
+            )
         y = _number(row.get("y"))
         if y is None:
             raise bad("y", f"required: a finite number, got {_show(row.get('y'))}")
@@ -144,8 +171,7 @@ def _measurements(rows, where) -> list[Measurement]:
             raise bad("extra", f"nests objects and lists more than {MAX_DEPTH} levels deep")
         if extra and _json_bytes(extra) > TEXT_MAX:
             raise bad("extra", f"more than {TEXT_MAX} bytes as JSON, or not JSON (NaN)")
-        out.append(Measurement(series.strip(), x if isinstance(x, str) else _number(x), y, unit or None,
-                               extra or {}))
+        out.append(Measurement(series.strip(), x if isinstance(x, str) else _number(x), y, unit or None, extra or {}))
     return out
 
 
@@ -153,8 +179,9 @@ def _environment(env) -> dict:
     if env is None:
         return {}
     if not isinstance(env, dict):
-        raise BadParameter("environment must be an object: host, instance_type, vcpus, cores, db_version",
-                           "environment")
+        raise BadParameter(
+            "environment must be an object: host, instance_type, vcpus, cores, db_version", "environment"
+        )
     _unknown(env, ENVIRONMENT, "environment.")
     out = {}
     for key in ("host", "instance_type", "db_version"):
@@ -167,8 +194,9 @@ def _environment(env) -> dict:
             continue
         value = _whole(raw)
         if value is None or not 1 <= value <= 100_000:
-            raise BadParameter(f"environment.{key} must be a whole number from 1 to 100000, got {_show(raw)}",
-                               f"environment.{key}")
+            raise BadParameter(
+                f"environment.{key} must be a whole number from 1 to 100000, got {_show(raw)}", f"environment.{key}"
+            )
         out[key] = value
     if out.get("cores") and out.get("vcpus") and out["cores"] > out["vcpus"]:
         raise BadParameter("environment.cores is more than environment.vcpus", "environment.cores")
@@ -183,8 +211,9 @@ def _awr(awr, targets) -> dict | None:
     _unknown(awr, AWR, "awr.")
     target = _text(awr, "target", required=True, name="awr.target")
     if targets is not None and target not in targets:
-        raise BadParameter(f"awr.target {target!r} is not a configured target; known: {', '.join(targets)}",
-                           "awr.target")
+        raise BadParameter(
+            f"awr.target {target!r} is not a configured target; known: {', '.join(targets)}", "awr.target"
+        )
     out = {"target": target}
     for key in ("dbid", "begin_snap", "end_snap"):
         raw = awr.get(key)
@@ -238,8 +267,10 @@ def _moment(doc, key) -> datetime | None:
     try:
         moment = iso8601.parse(value)
     except ValueError:
-        raise BadParameter(f"{key} must be an ISO 8601 date-time such as 2026-11-20T08:00:00+00:00 (no offset: "
-                           f"UTC); got {value!r}", key) from None
+        raise BadParameter(
+            f"{key} must be an ISO 8601 date-time such as 2026-11-20T08:00:00+00:00 (no offset: UTC); got {value!r}",
+            key,
+        ) from None
     if moment.year not in iso8601.YEARS:
         raise BadParameter(f"{key} must be in 1980..2999, got {value!r}", key)
     return iso8601.naive_utc(moment).replace(microsecond=0)
@@ -286,8 +317,9 @@ def _json_bytes(value) -> int:
 def _unknown(doc, known, prefix):
     for key in doc:
         if key not in known:
-            raise BadParameter(f"unknown field {prefix}{key}; {prefix or 'a run '}has {', '.join(known)}",
-                               f"{prefix}{key}")
+            raise BadParameter(
+                f"unknown field {prefix}{key}; {prefix or 'a run '}has {', '.join(known)}", f"{prefix}{key}"
+            )
 
 
 def _show(value) -> str:
@@ -301,6 +333,7 @@ def dump(value) -> str:
 
 
 # -- defaults for a run recorded here ---------------------------------------------------------------------------
+
 
 def default_slug(prefix: str, moment: datetime | None = None) -> str:
     """A readable, unique-enough slug: prefix, host and UTC time, e.g. cpu-db1-20261120-0615."""

@@ -5,6 +5,7 @@ taken is refused (409) unless `replace` was asked for, in which case the old run
 in the same transaction. On SQLite the tables are created on the first write when the store lacks them; a store
 that lacks them reads as having no runs. On Oracle they come from infra/oracle/bench_tables.sql.
 """
+
 import json
 from datetime import UTC, datetime
 
@@ -17,17 +18,48 @@ from app.store.runs_schema import bench_measurement as m
 from app.store.runs_schema import bench_run as r
 from app.store.runs_schema import metadata
 
-RUN_COLUMNS = ["slug", "title", "kind", "visibility", "started", "finished", "host", "instance_type", "vcpus",
-               "cores", "db_version", "measurements", "awr_db", "awr_begin_snap", "awr_end_snap"]
+RUN_COLUMNS = [
+    "slug",
+    "title",
+    "kind",
+    "visibility",
+    "started",
+    "finished",
+    "host",
+    "instance_type",
+    "vcpus",
+    "cores",
+    "db_version",
+    "measurements",
+    "awr_db",
+    "awr_begin_snap",
+    "awr_end_snap",
+]
 ROW_COLUMNS = ["seq", "series", "x", "y", "unit"]
-_SUMMARY = (r.c.run_id, r.c.slug, r.c.title, r.c.kind, r.c.visibility, r.c.started_at, r.c.finished_at, r.c.host,
-            r.c.instance_type, r.c.vcpus, r.c.cores, r.c.db_version, r.c.awr_target, r.c.awr_dbid,
-            r.c.awr_begin_snap, r.c.awr_end_snap)
+_SUMMARY = (
+    r.c.run_id,
+    r.c.slug,
+    r.c.title,
+    r.c.kind,
+    r.c.visibility,
+    r.c.started_at,
+    r.c.finished_at,
+    r.c.host,
+    r.c.instance_type,
+    r.c.vcpus,
+    r.c.cores,
+    r.c.db_version,
+    r.c.awr_target,
+    r.c.awr_dbid,
+    r.c.awr_begin_snap,
+    r.c.awr_end_snap,
+)
 _DETAIL = (*_SUMMARY, r.c.description, r.c.parameters, r.c.created_at)
 _MISSING_ON_ORACLE = "the test-result tables are missing: create them with infra/oracle/bench_tables.sql"
 
 
 # -- writing ---------------------------------------------------------------------------------------------------
+
 
 def save(store, run: Run, replace: bool = False, now: datetime | None = None) -> dict:
     """Store `run` (all or nothing); returns its summary and whether an older run was replaced."""
@@ -45,9 +77,15 @@ def save(store, run: Run, replace: bool = False, now: datetime | None = None) ->
             raise
         # two uploads of the same slug at once: the unique key stopped the second
         raise Conflict(f"a run with slug {run.slug!r} was stored meanwhile; try again", "slug") from exc
-    return {"slug": run.slug, "title": run.title, "kind": run.kind, "visibility": run.visibility,
-            "measurements": len(run.measurements), "replaced": replaced,
-            "created": created.isoformat() + "+00:00"}
+    return {
+        "slug": run.slug,
+        "title": run.title,
+        "kind": run.kind,
+        "visibility": run.visibility,
+        "measurements": len(run.measurements),
+        "replaced": replaced,
+        "created": created.isoformat() + "+00:00",
+    }
 
 
 def insert_run(conn, run: Run, created: datetime, replace: bool = False) -> bool:
@@ -55,8 +93,11 @@ def insert_run(conn, run: Run, created: datetime, replace: bool = False) -> bool
     old = conn.execute(select(r.c.run_id).where(r.c.slug == run.slug)).scalar()
     if old is not None:
         if not replace:
-            raise Conflict(f"a run with slug {run.slug!r} exists; choose another slug or replace it "
-                           "explicitly (replace=1, or --replace)", "slug")
+            raise Conflict(
+                f"a run with slug {run.slug!r} exists; choose another slug or replace it "
+                "explicitly (replace=1, or --replace)",
+                "slug",
+            )
         conn.execute(delete(m).where(m.c.run_id == old))
         conn.execute(delete(r).where(r.c.run_id == old))
     run_id = conn.execute(insert(r).values(**_run_row(run, created))).inserted_primary_key[0]
@@ -72,26 +113,50 @@ def delete_run(store, slug: str) -> bool:
         conn.execute(delete(m).where(m.c.run_id == old))
         conn.execute(delete(r).where(r.c.run_id == old))
         return True
+
     return bool(has_tables(store)) and _guard(store, lambda: store.write(work))
 
 
 def _run_row(run: Run, created: datetime) -> dict:
     env, awr = run.environment, run.awr or {}
-    return {"slug": run.slug, "title": run.title, "kind": run.kind, "description": run.description,
-            "host": env.get("host"), "instance_type": env.get("instance_type"), "vcpus": env.get("vcpus"),
-            "cores": env.get("cores"), "db_version": env.get("db_version"), "started_at": run.started,
-            "finished_at": run.finished, "parameters": dump(run.parameters) if run.parameters else None,
-            "visibility": run.visibility, "awr_target": awr.get("target"), "awr_dbid": awr.get("dbid"),
-            "awr_begin_snap": awr.get("begin_snap"), "awr_end_snap": awr.get("end_snap"), "created_at": created}
+    return {
+        "slug": run.slug,
+        "title": run.title,
+        "kind": run.kind,
+        "description": run.description,
+        "host": env.get("host"),
+        "instance_type": env.get("instance_type"),
+        "vcpus": env.get("vcpus"),
+        "cores": env.get("cores"),
+        "db_version": env.get("db_version"),
+        "started_at": run.started,
+        "finished_at": run.finished,
+        "parameters": dump(run.parameters) if run.parameters else None,
+        "visibility": run.visibility,
+        "awr_target": awr.get("target"),
+        "awr_dbid": awr.get("dbid"),
+        "awr_begin_snap": awr.get("begin_snap"),
+        "awr_end_snap": awr.get("end_snap"),
+        "created_at": created,
+    }
 
 
 def _measurement_row(run_id, seq, x) -> dict:
     numeric = not isinstance(x.x, str)
-    return {"run_id": run_id, "seq": seq, "series": x.series, "x": x.x if numeric else None,
-            "x_text": None if numeric else x.x, "y": x.y, "unit": x.unit, "extra": dump(x.extra) if x.extra else None}
+    return {
+        "run_id": run_id,
+        "seq": seq,
+        "series": x.series,
+        "x": x.x if numeric else None,
+        "x_text": None if numeric else x.x,
+        "y": x.y,
+        "unit": x.unit,
+        "extra": dump(x.extra) if x.extra else None,
+    }
 
 
 # -- reading ---------------------------------------------------------------------------------------------------
+
 
 def list_runs(store, private: bool, kind: str | None = None) -> list[dict]:
     """Summaries of the runs, newest first; private ones only when `private` (a valid key came)."""
@@ -110,24 +175,26 @@ def list_runs(store, private: bool, kind: str | None = None) -> list[dict]:
 def get_run(store, slug: str, private: bool, parameter: str = "slug") -> dict:
     """One run with its measurements. 404 for an unknown slug, and the same 404 for a private run without a valid
     key: an answer must not tell which private slugs exist."""
-    found = _guard(store, lambda: store.rows(select(*_DETAIL).where(r.c.slug == slug))) if has_tables(store) \
-        else []
+    found = _guard(store, lambda: store.rows(select(*_DETAIL).where(r.c.slug == slug))) if has_tables(store) else []
     if not found or (found[0][4] != "public" and not private):
         raise NotFound(f"no benchmark run {slug!r}; see /api/v1/benchmarks", parameter)
     row = found[0]
-    stmt = select(m.c.seq, m.c.series, m.c.x, m.c.x_text, m.c.y, m.c.unit, m.c.extra) \
-        .where(m.c.run_id == row[0]).order_by(m.c.seq)
+    stmt = (
+        select(m.c.seq, m.c.series, m.c.x, m.c.x_text, m.c.y, m.c.unit, m.c.extra)
+        .where(m.c.run_id == row[0])
+        .order_by(m.c.seq)
+    )
     points = _guard(store, lambda: store.rows(stmt))
-    run = _summary(row[:len(_SUMMARY)], len(points))
-    description, parameters, created = row[len(_SUMMARY):]
-    run.update(description=description, parameters=json.loads(parameters) if parameters else {},
-               created=_iso(created))
+    run = _summary(row[: len(_SUMMARY)], len(points))
+    description, parameters, created = row[len(_SUMMARY) :]
+    run.update(description=description, parameters=json.loads(parameters) if parameters else {}, created=_iso(created))
     rows, extra_keys = [], []
     for seq, series, x, x_text, y, unit, extra in points:
         attrs = json.loads(extra) if extra else {}
         extra_keys.extend(k for k in attrs if k not in extra_keys)
-        rows.append({"seq": seq, "series": series, "x": x_text if x is None else x, "y": y, "unit": unit,
-                     "extra": attrs})
+        rows.append(
+            {"seq": seq, "series": series, "x": x_text if x is None else x, "y": y, "unit": unit, "extra": attrs}
+        )
     return {"run": run, "columns": ROW_COLUMNS, "extra_columns": extra_keys, "rows": rows}
 
 
@@ -136,8 +203,11 @@ def has_tables(store) -> bool:
     if store.dialect != "sqlite":
         return True
     master = table("sqlite_master", column("name"), column("type"))
-    stmt = select(func.count()).select_from(master).where(master.c.type == literal_column("'table'"),
-                                                         master.c.name.in_([r.name, m.name]))
+    stmt = (
+        select(func.count())
+        .select_from(master)
+        .where(master.c.type == literal_column("'table'"), master.c.name.in_([r.name, m.name]))
+    )
     if getattr(store, "_runs_tables", False):  # once there, they stay: only the answer "yes" is kept
         return True
     store._runs_tables = store.rows(stmt)[0][0] == 2
@@ -146,14 +216,43 @@ def has_tables(store) -> bool:
 
 # -- helpers ---------------------------------------------------------------------------------------------------
 
+
 def _summary(row, count) -> dict:
-    (_, slug, title, kind, visibility, started, finished, host, instance_type, vcpus, cores, db_version,
-     target, dbid, begin_snap, end_snap) = row
-    return {"slug": slug, "title": title, "kind": kind, "visibility": visibility, "started": _iso(started),
-            "finished": _iso(finished), "host": host, "instance_type": instance_type, "vcpus": vcpus,
-            "cores": cores, "db_version": db_version, "measurements": count,
-            "awr_db": f"{target}.{dbid}" if target else None, "awr_begin_snap": begin_snap,
-            "awr_end_snap": end_snap}
+    (
+        _,
+        slug,
+        title,
+        kind,
+        visibility,
+        started,
+        finished,
+        host,
+        instance_type,
+        vcpus,
+        cores,
+        db_version,
+        target,
+        dbid,
+        begin_snap,
+        end_snap,
+    ) = row
+    return {
+        "slug": slug,
+        "title": title,
+        "kind": kind,
+        "visibility": visibility,
+        "started": _iso(started),
+        "finished": _iso(finished),
+        "host": host,
+        "instance_type": instance_type,
+        "vcpus": vcpus,
+        "cores": cores,
+        "db_version": db_version,
+        "measurements": count,
+        "awr_db": f"{target}.{dbid}" if target else None,
+        "awr_begin_snap": begin_snap,
+        "awr_end_snap": end_snap,
+    }
 
 
 def _iso(value) -> str | None:

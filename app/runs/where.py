@@ -6,6 +6,7 @@ default the first configured target. With no targets configured that is the embe
 writes its runs into the file it builds for that store (app.runs.demo_runs); the demo run linked to AWR history
 names the same alias.
 """
+
 from flask import current_app
 
 from app.settings import EMBEDDED

@@ -1,4 +1,5 @@
 """Stores: one per configured target, each an SqliteStore or an OracleStore behind the same interface."""
+
 from app.store.base import Store
 
 
@@ -10,9 +11,11 @@ def open_stores(settings) -> dict[str, Store]:
             raise ValueError(f"target {alias!r} must be a JSON object")
         if "sqlite" in target:
             from app.store.sqlite import SqliteStore
+
             stores[alias] = SqliteStore(alias, target["sqlite"], settings)
         elif "dsn" in target:
             from app.store.oracle import OracleStore  # imports the driver only when Oracle is configured
+
             stores[alias] = OracleStore(alias, target, settings)
         else:
             raise ValueError(f"target {alias!r} needs either \"sqlite\": path or \"dsn\": an Oracle DSN")

@@ -10,6 +10,7 @@ opened read-only), all of it stored or none.
 A statement is a Statement of app.store.queries or any SQLAlchemy Core statement: the Oracle store runs it through
 its SQLAlchemy engine (fetch() here), the embedded store its SQLite text (app/store/sqlite.py).
 """
+
 import threading
 import time
 from collections.abc import Callable
@@ -46,7 +47,9 @@ class Store:
     class_totals = False  # whether the store keeps per-snapshot wait class totals (schema.CLASS_TOTALS)
     parameter_runs = False  # whether it keeps DBA_HIST_PARAMETER as runs of values (schema.PARAMETER_BASE)
     ash_totals = False  # whether the store keeps ASH totals per minute and half hour (schema.ASH_TOTALS)
-    keeps_reports = False  # whether the store keeps Oracle's rendered reports (schema.AWR_REPORTS, docs/awr-rules.md §27)
+    keeps_reports = (
+        False  # whether the store keeps Oracle's rendered reports (schema.AWR_REPORTS, docs/awr-rules.md §27)
+    )
     remote = False  # reached over the network, so it can be slow or silent: requests in flight are limited
     release = NEWEST  # the Oracle release whose view columns the store has (schema.RELEASES)
 
@@ -61,8 +64,10 @@ class Store:
         if self._in_flight is None:
             return self._rows(stmt, params)
         if not self._in_flight.acquire(blocking=False):
-            raise TargetBusy(f"{self.alias} is busy: {self.settings.max_in_flight} requests of this server are "
-                             "waiting on it already; try again shortly")
+            raise TargetBusy(
+                f"{self.alias} is busy: {self.settings.max_in_flight} requests of this server are "
+                "waiting on it already; try again shortly"
+            )
         try:
             return self._rows(stmt, params)
         finally:
@@ -82,9 +87,11 @@ class Store:
             while hasattr(first, "left"):  # a join: its first table
                 first = first.left
             read = f" from {first.name.upper()}" if hasattr(first, "name") else ""
-            raise TooManyRows(f"this question reads more than {self.settings.row_cap} rows{read} (AWRLENS_ROW_CAP); "
-                              "narrow it: a shorter range (from/to or begin_snap/end_snap), one instance, or fewer "
-                              "series")
+            raise TooManyRows(
+                f"this question reads more than {self.settings.row_cap} rows{read} (AWRLENS_ROW_CAP); "
+                "narrow it: a shorter range (from/to or begin_snap/end_snap), one instance, or fewer "
+                "series"
+            )
         log = sql_log.get()
         if log is not None:
             log.append(self._logged(capped(core(stmt), self.settings.row_cap), params, len(rows), started))
@@ -102,11 +109,15 @@ class Store:
         """What show_sql reports of one statement run: its text for this store's dialect, and for Oracle's."""
         dialect = self.sql_dialect()
         fixed = stmt.compile(dialect=dialect).params  # literals bound by the query itself
-        entry = {"sql": render(stmt, dialect),
-                 "params": {**{k: v for k, v in fixed.items() if v is not None}, **(params or {})},
-                 "rows": rows, "ms": round((time.monotonic() - started) * 1000, 1)}
+        entry = {
+            "sql": render(stmt, dialect),
+            "params": {**{k: v for k, v in fixed.items() if v is not None}, **(params or {})},
+            "rows": rows,
+            "ms": round((time.monotonic() - started) * 1000, 1),
+        }
         if self.dialect != "oracle":  # as it would run on Oracle, to paste into SQL*Plus
             from sqlalchemy.dialects import oracle  # only when asked: the embedded store's path never needs it
+
             entry["sql_oracle"] = render(stmt, oracle.dialect())
         return entry
 
@@ -118,6 +129,7 @@ class Store:
         """`work(conn)` in one transaction on a writable connection: committed if it returns, rolled back if it
         raises. A constraint violation raises Conflict (409); other failures the backend's ApiError."""
         from sqlalchemy.exc import IntegrityError
+
         started = time.monotonic()
         try:
             with self.write_engine().begin() as conn:

@@ -18,6 +18,7 @@ Releases: each connection tells the server's version; the store's views are thos
 schema.ABSENT), and until the first connection those of the oldest, which every later release has. Large results
 come FETCH_ROWS rows a round trip, the first ones with the execute itself (prefetch).
 """
+
 import logging
 import os
 import re
@@ -66,8 +67,13 @@ class OracleStore(Store):
         # NullPool: every SQLAlchemy checkout is a pool.acquire() and every close a release to the oracledb pool.
         # auto_convert_lobs (the default, set per connection by SQLAlchemy's output type handler) fetches CLOBs
         # as str, the connection-level equivalent of oracledb.defaults.fetch_lobs = False.
-        engine = create_engine("oracle+oracledb://", creator=self._acquire, poolclass=NullPool,
-                               auto_convert_lobs=True, arraysize=FETCH_ROWS)
+        engine = create_engine(
+            "oracle+oracledb://",
+            creator=self._acquire,
+            poolclass=NullPool,
+            auto_convert_lobs=True,
+            arraysize=FETCH_ROWS,
+        )
         event.listen(engine, "before_cursor_execute", _prefetch)
         engine.dialect.do_terminate = self._discard  # SQLAlchemy terminates what it invalidates: drop it
         self.engine = engine
@@ -115,9 +121,11 @@ class OracleStore(Store):
         except ValueError as exc:
             raise DatabaseUnavailable(f"{self.alias} ({self.host}): {exc}") from None
         if release == "12.1" and self.view_prefix != "dba_hist_":
-            raise DatabaseUnavailable(f"{self.alias} ({self.host}): Oracle {version} has no "
-                                      f"{self.view_prefix.upper()} views (12.2 and later); set \"view_prefix\": "
-                                      "\"dba_hist_\"")
+            raise DatabaseUnavailable(
+                f"{self.alias} ({self.host}): Oracle {version} has no "
+                f"{self.view_prefix.upper()} views (12.2 and later); set \"view_prefix\": "
+                "\"dba_hist_\""
+            )
         self.server_version = version
 
     def _discard(self, dbapi_conn):
@@ -140,8 +148,13 @@ class OracleStore(Store):
 
     def pool_options(self, max_connections: int | None = None) -> dict:
         """The oracledb pool's parameters, with every bound the app puts on a connection."""
-        return bounded_pool_options(self.settings, user=self.user, password=self._password(), dsn=self.dsn,
-                                    max_connections=max_connections or self.settings.pool_max)
+        return bounded_pool_options(
+            self.settings,
+            user=self.user,
+            password=self._password(),
+            dsn=self.dsn,
+            max_connections=max_connections or self.settings.pool_max,
+        )
 
     @contextmanager
     def session_engine(self, sessions: int, call_timeout: float):
@@ -154,6 +167,7 @@ class OracleStore(Store):
             conn = pool.acquire()
             conn.call_timeout = call_ms
             return conn
+
         engine = create_engine("oracle+oracledb://", creator=acquire, poolclass=NullPool)
         try:
             yield engine
@@ -168,12 +182,21 @@ class OracleStore(Store):
                 return  # a concurrent request already did
             self._closing = [t for t in self._closing if t.is_alive()]
             if len(self._closing) >= MAX_ABANDONED:
-                log.warning("%s: pool to %s %s; %d abandoned pools still closing, keeping this one",
-                            self.alias, self.host, why, len(self._closing))
+                log.warning(
+                    "%s: pool to %s %s; %d abandoned pools still closing, keeping this one",
+                    self.alias,
+                    self.host,
+                    why,
+                    len(self._closing),
+                )
                 return
             self._pool = None
-            closer = threading.Thread(target=_close_when_idle, args=(pool, self.settings.connect_timeout),
-                                      daemon=True, name=f"awrlens-close-{self.alias}")
+            closer = threading.Thread(
+                target=_close_when_idle,
+                args=(pool, self.settings.connect_timeout),
+                daemon=True,
+                name=f"awrlens-close-{self.alias}",
+            )
             closer.start()
             self._closing.append(closer)
         log.warning("%s: abandoned the connection pool to %s: %s", self.alias, self.host, why)
@@ -188,8 +211,9 @@ class OracleStore(Store):
         if self._password_env:
             value = os.environ.get(self._password_env)
             if not value:
-                raise DatabaseUnavailable(f"{self.alias}: the environment variable {self._password_env} "
-                                          "named by password_env is not set")
+                raise DatabaseUnavailable(
+                    f"{self.alias}: the environment variable {self._password_env} named by password_env is not set"
+                )
             return value
         if self._password_secret:
             return read_secret(self.alias, self._password_secret, self.settings.connect_timeout)
@@ -209,19 +233,22 @@ class OracleStore(Store):
             if code == "DPY-4005":
                 pool = self._pool
                 if pool is not None and pool.opened >= pool.max and pool.busy >= pool.max:
-                    return DatabaseTimeout(f"{where}: all {pool.max} connections stayed busy for "
-                                           f"{s.connect_timeout:g} s")
+                    return DatabaseTimeout(
+                        f"{where}: all {pool.max} connections stayed busy for {s.connect_timeout:g} s"
+                    )
                 return DatabaseTimeout(f"{where}: could not connect within {s.connect_timeout:g} s")
             if code == "DPY-6005":
                 if _timed_out(orig):  # the TCP connect (tcp_connect_timeout) or the listener's handshake
                     return DatabaseTimeout(f"{where}: could not connect within {s.connect_timeout:g} s ({reason})")
                 return DatabaseUnavailable(f"{where}: {reason}")
             if code in TIMEOUT_CODES or _timed_out(orig):  # DPY-4011 when a timed-out call's break went unanswered
-                return DatabaseTimeout(f"{where}: a call to the database took longer than {s.call_timeout:g} s "
-                                       f"({reason})")
+                return DatabaseTimeout(
+                    f"{where}: a call to the database took longer than {s.call_timeout:g} s ({reason})"
+                )
             if code == "ORA-01017":
-                return DatabaseUnavailable(f"{where}: the database refused user {self.user!r} or its password "
-                                           f"({reason})")
+                return DatabaseUnavailable(
+                    f"{where}: the database refused user {self.user!r} or its password ({reason})"
+                )
             if code in GRANT_CODES or "PLS-00201" in reason:
                 return NotGranted(f"{where}: {reason}")
             return DatabaseUnavailable(f"{where}: {reason}")
@@ -244,8 +271,11 @@ class OracleStore(Store):
 
     def _scrub(self, text: str) -> str:
         try:
-            secret = self._password() if (self._password_env or self._password_literal) else \
-                _secrets.get(self._password_secret)
+            secret = (
+                self._password()
+                if (self._password_env or self._password_literal)
+                else _secrets.get(self._password_secret)
+            )
         except ApiError:
             secret = None
         return text.replace(secret, "***") if secret else text
@@ -255,19 +285,32 @@ def bounded_pool_options(s, *, user: str, password: str, dsn: str, max_connectio
     """create_pool() arguments with the app's bounds from settings `s` (the hang lab, lab/hang.py, measures these too):
     getting a connection waits at most connect_timeout (TIMEDWAIT), TCP connects likewise, no retries, keepalive
     every expire_time minutes. call_timeout is set on each connection as it is handed out."""
-    return {"user": user, "password": password, "dsn": dsn, "min": 0, "max": max_connections, "increment": 1,
-                "getmode": oracledb.POOL_GETMODE_TIMEDWAIT, "wait_timeout": int(s.connect_timeout * 1000),
-                "tcp_connect_timeout": s.connect_timeout, "retry_count": 0, "expire_time": s.expire_time,
-                # a ping on a dead socket waits twice ping_timeout (break, then give up): keep both within
-                # half the wait so a replacement connection still fits in connect_timeout
-                "ping_interval": PING_INTERVAL, "ping_timeout": max(100, int(s.connect_timeout * 250)),
-                "program": "awrlens"}
+    return {
+        "user": user,
+        "password": password,
+        "dsn": dsn,
+        "min": 0,
+        "max": max_connections,
+        "increment": 1,
+        "getmode": oracledb.POOL_GETMODE_TIMEDWAIT,
+        "wait_timeout": int(s.connect_timeout * 1000),
+        "tcp_connect_timeout": s.connect_timeout,
+        "retry_count": 0,
+        "expire_time": s.expire_time,
+        # a ping on a dead socket waits twice ping_timeout (break, then give up): keep both within
+        # half the wait so a replacement connection still fits in connect_timeout
+        "ping_interval": PING_INTERVAL,
+        "ping_timeout": max(100, int(s.connect_timeout * 250)),
+        "program": "awrlens",
+    }
 
 
 # -- targets ---------------------------------------------------------------------------------------------------
 
+
 def check_target(alias: str, target: dict) -> dict:
     """The target, checked: a ValueError names the alias and the key at fault."""
+
     def bad(message):
         return ValueError(f"target {alias!r}: {message}")
 
@@ -276,16 +319,22 @@ def check_target(alias: str, target: dict) -> dict:
         raise bad(f"unknown key {', '.join(map(repr, unknown))}; an Oracle target takes {', '.join(TARGET_KEYS)}")
     for key in ("dsn", "user"):
         if not isinstance(target.get(key), str) or not target[key].strip():
-            raise bad(f"\"{key}\" is required and must be a non-empty string"
-                      + (" (an Oracle DSN such as host:1521/service)" if key == "dsn" else ""))
+            raise bad(
+                f"\"{key}\" is required and must be a non-empty string"
+                + (" (an Oracle DSN such as host:1521/service)" if key == "dsn" else "")
+            )
     dsn = target["dsn"].strip()
     if not dsn.startswith("(") and "@" in dsn:
-        raise bad("\"dsn\" must not carry credentials (user/password@...); use \"user\" and \"password_env\" "
-                  "or \"password_secret\"")
+        raise bad(
+            "\"dsn\" must not carry credentials (user/password@...); use \"user\" and \"password_env\" "
+            "or \"password_secret\""
+        )
     given = [k for k in PASSWORD_KEYS if k in target]
     if not given:
-        raise bad("a password source is required: \"password_env\" (an environment variable's name), "
-                  "\"password_secret\" (an AWS Secrets Manager secret) or \"password\"")
+        raise bad(
+            "a password source is required: \"password_env\" (an environment variable's name), "
+            "\"password_secret\" (an AWS Secrets Manager secret) or \"password\""
+        )
     if len(given) > 1:
         raise bad(f"give one password source, not {' and '.join(map(repr, given))}")
     key = given[0]
@@ -294,8 +343,7 @@ def check_target(alias: str, target: dict) -> dict:
     if key == "password_env" and not os.environ.get(target[key]):
         raise bad(f"\"password_env\" names the environment variable {target[key]}, which is not set")
     if key == "password":
-        log.warning("target %r: a literal \"password\" in the settings; prefer password_env or password_secret",
-                    alias)
+        log.warning("target %r: a literal \"password\" in the settings; prefer password_env or password_secret", alias)
     prefix = target.get("view_prefix", "dba_hist_")
     if prefix not in PREFIXES:
         raise bad(f"\"view_prefix\" must be one of {', '.join(PREFIXES)}, not {prefix!r}")
@@ -335,6 +383,7 @@ def read_secret(alias: str, secret_id: str, timeout: float) -> str:
 
 
 # -- helpers ---------------------------------------------------------------------------------------------------
+
 
 def _code(exc: oracledb.Error) -> str:
     err = exc.args[0] if exc.args else None

@@ -10,6 +10,7 @@ request reuses it with its own bind values. The embedded store runs the statemen
 (app/store/sqlite_statements.json, compiled from the same Core statements), so its reads never import SQLAlchemy,
 which is most of a cold start (BENCHMARKS.md); that is why this module imports SQLAlchemy only where it builds.
 """
+
 import inspect
 import re
 from collections.abc import Callable
@@ -25,12 +26,19 @@ METRIC_GROUP = 2  # the 60-second system metrics
 TOP_SQL_ROWS = 200  # a constant of the code, never a request value
 IN_LIST = 1000  # Oracle's most expressions in one IN list (ORA-01795)
 MOST_CHOSEN = 30 * IN_LIST  # snapshots bound in IN lists at most: binds under SQLite's 32,766 (and Oracle's 65,535)
-TOP_SQL_ORDER = {"elapsed": "elapsed_time", "cpu": "cpu_time", "gets": "buffer_gets", "reads": "disk_reads",
-                 "executions": "executions", "rows": "rows_processed"}
+TOP_SQL_ORDER = {
+    "elapsed": "elapsed_time",
+    "cpu": "cpu_time",
+    "gets": "buffer_gets",
+    "reads": "disk_reads",
+    "executions": "executions",
+    "rows": "rows_processed",
+}
 
 
 class Statement(NamedTuple):
     """One of this module's statements for some views: `build(views, *args)` makes it (Core)."""
+
     build: Callable
     views: Views
     args: tuple
@@ -55,6 +63,7 @@ def statement(build):
         bound = signature.bind(v, *args, **kwargs)
         bound.apply_defaults()
         return Statement(build, v, tuple(bound.arguments.values())[1:])
+
     return named
 
 
@@ -66,6 +75,7 @@ def core(stmt):
 def _snap_range(t):
     """The snapshots [lo, hi] of the database: a delta at lo needs the counters there."""
     from sqlalchemy import and_, bindparam
+
     return and_(t.c.dbid == bindparam("dbid"), t.c.snap_id.between(bindparam("lo"), bindparam("hi")))
 
 
@@ -73,6 +83,7 @@ def _chosen(t, chunks: int):
     """The rows of the snapshots [lo, hi], or with `chunks`, of the chosen snapshots among them (a long range's bucket
     boundaries, docs/awr-rules.md §21), their snap_ids bound as `chunks` IN lists (in_lists)."""
     from sqlalchemy import and_
+
     if not chunks:
         return _snap_range(t)
     return and_(_snap_range(t), _in_lists(t.c.snap_id, chunks))
@@ -80,6 +91,7 @@ def _chosen(t, chunks: int):
 
 def _in_lists(column, chunks: int):
     from sqlalchemy import bindparam, or_
+
     return or_(*[column.in_(bindparam(f"snap_ids_{k}", expanding=True)) for k in range(chunks)])
 
 
@@ -89,7 +101,7 @@ def in_lists(snap_ids: list[int]) -> dict[str, list[int]]:
     length."""
     out = {}
     for k in range(0, len(snap_ids), IN_LIST):
-        part = list(snap_ids[k:k + IN_LIST])
+        part = list(snap_ids[k : k + IN_LIST])
         size = min(IN_LIST, 1 << (len(part) - 1).bit_length())
         out[f"snap_ids_{k // IN_LIST}"] = part + part[-1:] * (size - len(part))
     return out
@@ -99,16 +111,26 @@ def _intervals(t):
     """The rows of the intervals (lo, hi], as the AWR report counts a range (docs/awr-rules.md §12): a row at snapshot
     s holds what happened in the interval ending at s."""
     from sqlalchemy import and_, bindparam
+
     return and_(t.c.dbid == bindparam("dbid"), t.c.snap_id > bindparam("lo"), t.c.snap_id <= bindparam("hi"))
 
 
 @statement
 def databases(v: Views):
     from sqlalchemy import select
+
     t = v.database_instance
-    return select(t.c.dbid, t.c.instance_number, t.c.startup_time, t.c.db_name, t.c.instance_name,
-                  t.c.host_name, t.c.version, t.c.parallel, t.c.platform_name).order_by(
-        t.c.dbid, t.c.instance_number, t.c.startup_time)
+    return select(
+        t.c.dbid,
+        t.c.instance_number,
+        t.c.startup_time,
+        t.c.db_name,
+        t.c.instance_name,
+        t.c.host_name,
+        t.c.version,
+        t.c.parallel,
+        t.c.platform_name,
+    ).order_by(t.c.dbid, t.c.instance_number, t.c.startup_time)
 
 
 @statement
@@ -116,10 +138,15 @@ def containers(v: Views):
     """The names of the PDBs of a CDB by CON_DBID, a row per name a PDB had, the newest last (DBA_HIST_PDB_INSTANCE,
     a row per instance startup and PDB; no rows in a non-CDB)."""
     from sqlalchemy import bindparam, func, select
+
     t = v.pdb_instance
     opened = func.max(t.c.open_time)
-    return (select(t.c.con_dbid, t.c.pdb_name).where(t.c.dbid == bindparam("dbid"))
-            .group_by(t.c.con_dbid, t.c.pdb_name).order_by(opened, t.c.con_dbid))
+    return (
+        select(t.c.con_dbid, t.c.pdb_name)
+        .where(t.c.dbid == bindparam("dbid"))
+        .group_by(t.c.con_dbid, t.c.pdb_name)
+        .order_by(opened, t.c.con_dbid)
+    )
 
 
 @statement
@@ -127,63 +154,98 @@ def snapshots(v: Views, bound: int):
     """The snapshots of a database, newest first, at most `bound` rows (a setting, never a request value): a
     repository of many years answers with its newest snapshots (docs/awr-rules.md §2)."""
     from sqlalchemy import bindparam, select
+
     t = v.snapshot
-    return (select(t.c.instance_number, t.c.snap_id, t.c.startup_time, t.c.begin_interval_time,
-                   t.c.end_interval_time, t.c.snap_flag, t.c.snap_timezone)
-            .where(t.c.dbid == bindparam("dbid")).order_by(t.c.snap_id.desc(), t.c.instance_number).limit(bound))
+    return (
+        select(
+            t.c.instance_number,
+            t.c.snap_id,
+            t.c.startup_time,
+            t.c.begin_interval_time,
+            t.c.end_interval_time,
+            t.c.snap_flag,
+            t.c.snap_timezone,
+        )
+        .where(t.c.dbid == bindparam("dbid"))
+        .order_by(t.c.snap_id.desc(), t.c.instance_number)
+        .limit(bound)
+    )
 
 
 @statement
 def counter_names(v: Views, view: str):
     """The statistics of one counter view at one snapshot, for the catalog."""
     from sqlalchemy import bindparam, select
+
     t = getattr(v, view)
-    return (select(t.c.stat_id, t.c.stat_name).distinct()
-            .where(t.c.dbid == bindparam("dbid"), t.c.snap_id == bindparam("snap_id")))
+    return (
+        select(t.c.stat_id, t.c.stat_name)
+        .distinct()
+        .where(t.c.dbid == bindparam("dbid"), t.c.snap_id == bindparam("snap_id"))
+    )
 
 
 @statement
 def event_names(v: Views):
     from sqlalchemy import bindparam, select
+
     t = v.system_event
-    return (select(t.c.event_id, t.c.event_name, t.c.wait_class).distinct()
-            .where(t.c.dbid == bindparam("dbid"), t.c.snap_id == bindparam("snap_id")))
+    return (
+        select(t.c.event_id, t.c.event_name, t.c.wait_class)
+        .distinct()
+        .where(t.c.dbid == bindparam("dbid"), t.c.snap_id == bindparam("snap_id"))
+    )
 
 
 @statement
 def metric_names(v: Views, view: str = "sysmetric_summary"):
     from sqlalchemy import bindparam, select
+
     t = getattr(v, view)
-    return (select(t.c.metric_id, t.c.metric_name, t.c.metric_unit).distinct()
-            .where(t.c.dbid == bindparam("dbid"), t.c.snap_id == bindparam("snap_id"),
-                   t.c.group_id == METRIC_GROUP))
+    return (
+        select(t.c.metric_id, t.c.metric_name, t.c.metric_unit)
+        .distinct()
+        .where(t.c.dbid == bindparam("dbid"), t.c.snap_id == bindparam("snap_id"), t.c.group_id == METRIC_GROUP)
+    )
 
 
 @statement
 def io_names(v: Views, view: str):
     from sqlalchemy import bindparam, select
+
     t = getattr(v, view)
     kind = IO_VIEWS[view]
-    return (select(t.c[f"{kind}_id"], t.c[f"{kind}_name"]).distinct()
-            .where(t.c.dbid == bindparam("dbid"), t.c.snap_id == bindparam("snap_id")))
+    return (
+        select(t.c[f"{kind}_id"], t.c[f"{kind}_name"])
+        .distinct()
+        .where(t.c.dbid == bindparam("dbid"), t.c.snap_id == bindparam("snap_id"))
+    )
 
 
 @statement
 def counter_series(v: Views, view: str, chunks: int = 0):
     """One statistic's cumulative values per instance and snapshot (of the range, or the chosen ones: _chosen)."""
     from sqlalchemy import bindparam, select
+
     t = getattr(v, view)
-    return (select(t.c.instance_number, t.c.snap_id, t.c.value)
-            .where(_chosen(t, chunks), t.c.stat_id == bindparam("item_id")))
+    return select(t.c.instance_number, t.c.snap_id, t.c.value).where(
+        _chosen(t, chunks), t.c.stat_id == bindparam("item_id")
+    )
 
 
 @statement
 def event_series(v: Views, chunks: int = 0):
     from sqlalchemy import bindparam, select
+
     t = v.system_event
-    return (select(t.c.instance_number, t.c.snap_id, t.c.total_waits_fg, t.c.time_waited_micro_fg,
-                   t.c.total_waits, t.c.time_waited_micro)
-            .where(_chosen(t, chunks), t.c.event_id == bindparam("item_id")))
+    return select(
+        t.c.instance_number,
+        t.c.snap_id,
+        t.c.total_waits_fg,
+        t.c.time_waited_micro_fg,
+        t.c.total_waits,
+        t.c.time_waited_micro,
+    ).where(_chosen(t, chunks), t.c.event_id == bindparam("item_id"))
 
 
 @statement
@@ -191,23 +253,30 @@ def wait_class_series(v: Views, class_totals: bool = False, chunks: int = 0):
     """Foreground time waited per non-idle wait class, summed over its events; read from the embedded store's
     per-snapshot class totals where it keeps them (schema.CLASS_TOTALS)."""
     from sqlalchemy import func, select
+
     if class_totals:
         from app.store.schema import CLASS_TOTALS
+
         t = CLASS_TOTALS
-        return (select(t.c.instance_number, t.c.snap_id, t.c.wait_class, t.c.time_waited_micro_fg)
-                .where(_chosen(t, chunks)))
+        return select(t.c.instance_number, t.c.snap_id, t.c.wait_class, t.c.time_waited_micro_fg).where(
+            _chosen(t, chunks)
+        )
     t = v.system_event
-    return (select(t.c.instance_number, t.c.snap_id, t.c.wait_class, func.sum(t.c.time_waited_micro_fg))
-            .where(_chosen(t, chunks), t.c.wait_class != "Idle")
-            .group_by(t.c.instance_number, t.c.snap_id, t.c.wait_class))
+    return (
+        select(t.c.instance_number, t.c.snap_id, t.c.wait_class, func.sum(t.c.time_waited_micro_fg))
+        .where(_chosen(t, chunks), t.c.wait_class != "Idle")
+        .group_by(t.c.instance_number, t.c.snap_id, t.c.wait_class)
+    )
 
 
 @statement
 def metric_series(v: Views):
     from sqlalchemy import bindparam, select
+
     t = v.sysmetric_summary
-    return (select(t.c.instance_number, t.c.snap_id, t.c.average, t.c.maxval)
-            .where(_snap_range(t), t.c.group_id == METRIC_GROUP, t.c.metric_id == bindparam("item_id")))
+    return select(t.c.instance_number, t.c.snap_id, t.c.average, t.c.maxval).where(
+        _snap_range(t), t.c.group_id == METRIC_GROUP, t.c.metric_id == bindparam("item_id")
+    )
 
 
 @statement
@@ -218,6 +287,7 @@ def running_sums(v: Views, view: str, chunks: int, product: bool = False):
     AVERAGE x that of metric item_id2 at the same snapshot (a derived per-second metric, docs/awr-rules.md §9). The
     difference between two chosen snapshots gives the mean of the rows between them (docs/awr-rules.md §21)."""
     from sqlalchemy import and_, bindparam, func, select
+
     t = getattr(v, view)
     where, source = [_snap_range(t)], t
     if view == "sysmetric_summary":
@@ -225,8 +295,15 @@ def running_sums(v: Views, view: str, chunks: int, product: bool = False):
         value = t.c.average * t.c.intsize
         if product:
             u = t.alias("per_second")
-            source = t.join(u, and_(u.c.dbid == t.c.dbid, u.c.instance_number == t.c.instance_number,
-                                    u.c.snap_id == t.c.snap_id, u.c.group_id == t.c.group_id))
+            source = t.join(
+                u,
+                and_(
+                    u.c.dbid == t.c.dbid,
+                    u.c.instance_number == t.c.instance_number,
+                    u.c.snap_id == t.c.snap_id,
+                    u.c.group_id == t.c.group_id,
+                ),
+            )
             where += [u.c.metric_id == bindparam("item_id2"), u.c.average.is_not(None)]
             value = value * u.c.average
         num, den = func.sum(value), func.sum(t.c.intsize)
@@ -234,8 +311,12 @@ def running_sums(v: Views, view: str, chunks: int, product: bool = False):
         where += [t.c.stat_id == bindparam("item_id"), t.c.value.is_not(None)]
         num, den = func.sum(t.c.value), func.count(t.c.value)
     window = {"partition_by": t.c.instance_number, "order_by": t.c.snap_id}
-    sums = (select(t.c.instance_number, t.c.snap_id, num.over(**window).label("num"), den.over(**window).label("den"))
-            .select_from(source).where(*where).subquery("sums"))
+    sums = (
+        select(t.c.instance_number, t.c.snap_id, num.over(**window).label("num"), den.over(**window).label("den"))
+        .select_from(source)
+        .where(*where)
+        .subquery("sums")
+    )
     stmt = select(sums.c.instance_number, sums.c.snap_id, sums.c.num, sums.c.den)
     return stmt.where(_in_lists(sums.c.snap_id, chunks)) if chunks else stmt
 
@@ -244,40 +325,50 @@ def running_sums(v: Views, view: str, chunks: int, product: bool = False):
 def metric_detail_series(v: Views):
     """Per-minute values of one metric (DBA_HIST_SYSMETRIC_HISTORY)."""
     from sqlalchemy import bindparam, select
+
     t = v.sysmetric_history
-    return (select(t.c.instance_number, t.c.end_time, t.c.value)
-            .where(_intervals(t), t.c.group_id == METRIC_GROUP, t.c.metric_id == bindparam("item_id"))
-            .order_by(t.c.instance_number, t.c.end_time))
+    return (
+        select(t.c.instance_number, t.c.end_time, t.c.value)
+        .where(_intervals(t), t.c.group_id == METRIC_GROUP, t.c.metric_id == bindparam("item_id"))
+        .order_by(t.c.instance_number, t.c.end_time)
+    )
 
 
 @statement
 def io_series(v: Views, view: str, chunks: int = 0):
     from sqlalchemy import bindparam, select
+
     t = getattr(v, view)
     kind = IO_VIEWS[view]
     columns = [t.c[c] for c in IO_COLUMNS]
-    return (select(t.c.instance_number, t.c.snap_id, *columns)
-            .where(_chosen(t, chunks), t.c[f"{kind}_id"] == bindparam("item_id")))
+    return select(t.c.instance_number, t.c.snap_id, *columns).where(
+        _chosen(t, chunks), t.c[f"{kind}_id"] == bindparam("item_id")
+    )
 
 
 @statement
 def counters_at(v: Views, view: str):
     """Named statistics at chosen snapshots (the boundaries of a range), for the Load Profile."""
     from sqlalchemy import bindparam, select
+
     t = getattr(v, view)
-    return (select(t.c.instance_number, t.c.snap_id, t.c.stat_name, t.c.value)
-            .where(t.c.dbid == bindparam("dbid"), t.c.snap_id.in_(bindparam("snap_ids", expanding=True)),
-                   t.c.stat_name.in_(bindparam("names", expanding=True))))
+    return select(t.c.instance_number, t.c.snap_id, t.c.stat_name, t.c.value).where(
+        t.c.dbid == bindparam("dbid"),
+        t.c.snap_id.in_(bindparam("snap_ids", expanding=True)),
+        t.c.stat_name.in_(bindparam("names", expanding=True)),
+    )
 
 
 @statement
 def events_at(v: Views):
     from sqlalchemy import bindparam, select
+
     t = v.system_event
-    return (select(t.c.instance_number, t.c.snap_id, t.c.event_name, t.c.wait_class, t.c.total_waits_fg,
-                   t.c.time_waited_micro_fg)
-            .where(t.c.dbid == bindparam("dbid"), t.c.snap_id.in_(bindparam("snap_ids", expanding=True)),
-                   t.c.wait_class != "Idle"))
+    return select(
+        t.c.instance_number, t.c.snap_id, t.c.event_name, t.c.wait_class, t.c.total_waits_fg, t.c.time_waited_micro_fg
+    ).where(
+        t.c.dbid == bindparam("dbid"), t.c.snap_id.in_(bindparam("snap_ids", expanding=True)), t.c.wait_class != "Idle"
+    )
 
 
 @statement
@@ -285,14 +376,24 @@ def top_sql(v: Views, order: str):
     """SQL statements by the summed delta of one metric (`order` is a key of TOP_SQL_ORDER), per container: in a CDB
     root the same SQL_ID runs in several PDBs, each its own row (docs/awr-rules.md §15)."""
     from sqlalchemy import func, select
+
     t = v.sqlstat
     sums = [func.sum(t.c[f"{m}_delta"]).label(m) for m in SQL_METRICS[:6]]
     ranked = func.sum(t.c[f"{TOP_SQL_ORDER[order]}_delta"])
-    return (select(t.c.con_dbid, t.c.sql_id, t.c.plan_hash_value, *sums, func.max(t.c.module).label("module"),
-                   func.max(t.c.parsing_schema_name).label("parsing_schema_name"))
-            .where(_intervals(t))
-            .group_by(t.c.con_dbid, t.c.sql_id, t.c.plan_hash_value)
-            .order_by(ranked.desc(), t.c.sql_id, t.c.con_dbid).limit(TOP_SQL_ROWS))
+    return (
+        select(
+            t.c.con_dbid,
+            t.c.sql_id,
+            t.c.plan_hash_value,
+            *sums,
+            func.max(t.c.module).label("module"),
+            func.max(t.c.parsing_schema_name).label("parsing_schema_name"),
+        )
+        .where(_intervals(t))
+        .group_by(t.c.con_dbid, t.c.sql_id, t.c.plan_hash_value)
+        .order_by(ranked.desc(), t.c.sql_id, t.c.con_dbid)
+        .limit(TOP_SQL_ROWS)
+    )
 
 
 @statement
@@ -301,39 +402,63 @@ def top_sql_ranked(v: Views, orders: tuple = ("elapsed", "cpu", "gets", "reads")
     by each order (ROW_NUMBER, ties as top_sql breaks them); the rows in any order's first TOP_SQL_ROWS, with their
     ranks, so that each order's rows are top_sql's for that order."""
     from sqlalchemy import func, or_, select
+
     t = v.sqlstat
     sums = [func.sum(t.c[f"{m}_delta"]).label(m) for m in SQL_METRICS[:6]]
-    grouped = (select(t.c.con_dbid, t.c.sql_id, t.c.plan_hash_value, *sums, func.max(t.c.module).label("module"),
-                      func.max(t.c.parsing_schema_name).label("parsing_schema_name"))
-               .where(_intervals(t))
-               .group_by(t.c.con_dbid, t.c.sql_id, t.c.plan_hash_value)).subquery("grouped")
+    grouped = (
+        select(
+            t.c.con_dbid,
+            t.c.sql_id,
+            t.c.plan_hash_value,
+            *sums,
+            func.max(t.c.module).label("module"),
+            func.max(t.c.parsing_schema_name).label("parsing_schema_name"),
+        )
+        .where(_intervals(t))
+        .group_by(t.c.con_dbid, t.c.sql_id, t.c.plan_hash_value)
+    ).subquery("grouped")
     g = grouped.c
-    ranks = [func.row_number().over(order_by=(g[TOP_SQL_ORDER[o]].desc(), g.sql_id, g.con_dbid)).label(f"rank_{o}")
-             for o in orders]
+    ranks = [
+        func.row_number().over(order_by=(g[TOP_SQL_ORDER[o]].desc(), g.sql_id, g.con_dbid)).label(f"rank_{o}")
+        for o in orders
+    ]
     ranked = select(*g, *ranks).subquery("ranked")
-    return (select(*(ranked.c[c.name] for c in g), *(ranked.c[f"rank_{o}"] for o in orders))
-            .where(or_(*(ranked.c[f"rank_{o}"] <= TOP_SQL_ROWS for o in orders))))
+    return select(*(ranked.c[c.name] for c in g), *(ranked.c[f"rank_{o}"] for o in orders)).where(
+        or_(*(ranked.c[f"rank_{o}"] <= TOP_SQL_ROWS for o in orders))
+    )
 
 
 @statement
 def sql_texts(v: Views):
     from sqlalchemy import bindparam, select
+
     t = v.sqltext
-    return (select(t.c.sql_id, t.c.sql_text, t.c.command_type)
-            .where(t.c.dbid == bindparam("dbid"), t.c.sql_id.in_(bindparam("sql_ids", expanding=True))))
+    return select(t.c.sql_id, t.c.sql_text, t.c.command_type).where(
+        t.c.dbid == bindparam("dbid"), t.c.sql_id.in_(bindparam("sql_ids", expanding=True))
+    )
 
 
 @statement
 def sql_history(v: Views, in_container: bool = False):
     """One statement per snapshot, plan and container; in one container (`con_dbid` bound) when asked."""
     from sqlalchemy import bindparam, select
+
     t = v.sqlstat
     where = [_intervals(t), t.c.sql_id == bindparam("sql_id")]
     if in_container:
         where.append(t.c.con_dbid == bindparam("con_dbid"))
-    return (select(t.c.instance_number, t.c.snap_id, t.c.plan_hash_value, t.c.module,
-                   *[t.c[f"{m}_delta"] for m in SQL_METRICS[:6]], t.c.con_dbid)
-            .where(*where).order_by(t.c.snap_id, t.c.instance_number))
+    return (
+        select(
+            t.c.instance_number,
+            t.c.snap_id,
+            t.c.plan_hash_value,
+            t.c.module,
+            *[t.c[f"{m}_delta"] for m in SQL_METRICS[:6]],
+            t.c.con_dbid,
+        )
+        .where(*where)
+        .order_by(t.c.snap_id, t.c.instance_number)
+    )
 
 
 @statement
@@ -341,15 +466,27 @@ def tablespaces(v: Views):
     """Tablespace sizes with their names, per container: in a CDB root TS# repeats in every container, so the join
     includes CON_DBID where the release's DBA_HIST_TABLESPACE has it, and so does the block size (schema.ABSENT)."""
     from sqlalchemy import and_, null, select
+
     u, t = v.tbspc_space_usage, v.tablespace
     on = [t.c.dbid == u.c.dbid, t.c.ts_num == u.c.tablespace_id]
     if "con_dbid" in t.c:
         on.append(t.c.con_dbid == u.c.con_dbid)
     block = t.c.block_size if "block_size" in t.c else null()
-    return (select(u.c.snap_id, u.c.con_dbid, t.c.tsname, t.c.contents, block, u.c.tablespace_size,
-                   u.c.tablespace_maxsize, u.c.tablespace_usedsize)
-            .join_from(u, t, and_(*on))
-            .where(_snap_range(u)).order_by(u.c.con_dbid, t.c.tsname, u.c.snap_id))
+    return (
+        select(
+            u.c.snap_id,
+            u.c.con_dbid,
+            t.c.tsname,
+            t.c.contents,
+            block,
+            u.c.tablespace_size,
+            u.c.tablespace_maxsize,
+            u.c.tablespace_usedsize,
+        )
+        .join_from(u, t, and_(*on))
+        .where(_snap_range(u))
+        .order_by(u.c.con_dbid, t.c.tsname, u.c.snap_id)
+    )
 
 
 # -- Parameters and the changes layer (docs/awr-rules.md §23) ---------------------------------------------------------
@@ -362,15 +499,19 @@ TOP_NEW_PLANS = 20  # a constant of the code: the new plans listed, by their ela
 def parameters_at(v: Views):
     """The parameters in force at the chosen snapshots (one per instance: its own at or before the one asked)."""
     from sqlalchemy import bindparam, select
+
     t = v.parameter
-    return (select(t.c.instance_number, t.c.snap_id, t.c.parameter_name, t.c.value, t.c.isdefault, t.c.ismodified)
-            .where(t.c.dbid == bindparam("dbid"), t.c.snap_id.in_(bindparam("snap_ids", expanding=True)))
-            .order_by(t.c.instance_number, t.c.parameter_name))
+    return (
+        select(t.c.instance_number, t.c.snap_id, t.c.parameter_name, t.c.value, t.c.isdefault, t.c.ismodified)
+        .where(t.c.dbid == bindparam("dbid"), t.c.snap_id.in_(bindparam("snap_ids", expanding=True)))
+        .order_by(t.c.instance_number, t.c.parameter_name)
+    )
 
 
 def _differs(new, old):
     """new and old differ, NULL being a value (no literal: DECODE(a, b, 0, 1) would send two)."""
     from sqlalchemy import and_, or_
+
     return or_(new != old, and_(new.is_(None), old.is_not(None)), and_(new.is_not(None), old.is_(None)))
 
 
@@ -381,31 +522,76 @@ def parameter_changes(v: Views, runs: bool = False):
     `runs`, from the embedded store's runs of values (schema.PARAMETER_BASE, `v` unused): where a run follows one
     of another value that lasted until lo or later; the same rows, without a row per snapshot."""
     from sqlalchemy import and_, bindparam, func, select
+
     if runs:
         from app.store.schema import PARAMETER_BASE
+
         new, old, last = PARAMETER_BASE, PARAMETER_BASE.alias("old"), PARAMETER_BASE.alias("last")
-        same = lambda a: and_(a.c.dbid == new.c.dbid, a.c.instance_number == new.c.instance_number,  # noqa: E731
-                              a.c.parameter_hash == new.c.parameter_hash)
-        before = (select(func.max(last.c.first_snap)).where(same(last), last.c.first_snap < new.c.first_snap)
-                  .scalar_subquery())
-        return (select(new.c.instance_number, new.c.first_snap, new.c.parameter_name, old.c.value, new.c.value,
-                       old.c.last_snap, new.c.isdefault, new.c.ismodified)
-                .join_from(new, old, and_(same(old), old.c.first_snap == before))
-                .where(new.c.dbid == bindparam("dbid"), new.c.first_snap > bindparam("lo"),
-                       new.c.first_snap <= bindparam("hi"), old.c.last_snap >= bindparam("lo"),
-                       _differs(new.c.value, old.c.value))
-                .order_by(new.c.first_snap, new.c.instance_number, new.c.parameter_name))
+
+        def same(a):
+            return and_(
+                a.c.dbid == new.c.dbid,
+                a.c.instance_number == new.c.instance_number,
+                a.c.parameter_hash == new.c.parameter_hash,
+            )
+
+        before = (
+            select(func.max(last.c.first_snap))
+            .where(same(last), last.c.first_snap < new.c.first_snap)
+            .scalar_subquery()
+        )
+        return (
+            select(
+                new.c.instance_number,
+                new.c.first_snap,
+                new.c.parameter_name,
+                old.c.value,
+                new.c.value,
+                old.c.last_snap,
+                new.c.isdefault,
+                new.c.ismodified,
+            )
+            .join_from(new, old, and_(same(old), old.c.first_snap == before))
+            .where(
+                new.c.dbid == bindparam("dbid"),
+                new.c.first_snap > bindparam("lo"),
+                new.c.first_snap <= bindparam("hi"),
+                old.c.last_snap >= bindparam("lo"),
+                _differs(new.c.value, old.c.value),
+            )
+            .order_by(new.c.first_snap, new.c.instance_number, new.c.parameter_name)
+        )
     t = v.parameter
     window = {"partition_by": (t.c.instance_number, t.c.parameter_hash), "order_by": t.c.snap_id}
-    seen = (select(t.c.instance_number, t.c.snap_id, t.c.parameter_name, t.c.value, t.c.isdefault, t.c.ismodified,
-                   func.lag(t.c.value).over(**window).label("old_value"),
-                   func.lag(t.c.snap_id).over(**window).label("old_snap_id"))
-            .where(_snap_range(t)).subquery("seen"))
+    seen = (
+        select(
+            t.c.instance_number,
+            t.c.snap_id,
+            t.c.parameter_name,
+            t.c.value,
+            t.c.isdefault,
+            t.c.ismodified,
+            func.lag(t.c.value).over(**window).label("old_value"),
+            func.lag(t.c.snap_id).over(**window).label("old_snap_id"),
+        )
+        .where(_snap_range(t))
+        .subquery("seen")
+    )
     new, old = seen.c.value, seen.c.old_value
-    return (select(seen.c.instance_number, seen.c.snap_id, seen.c.parameter_name, old, new, seen.c.old_snap_id,
-                   seen.c.isdefault, seen.c.ismodified)
-            .where(seen.c.snap_id > bindparam("lo"), seen.c.old_snap_id.is_not(None), _differs(new, old))
-            .order_by(seen.c.snap_id, seen.c.instance_number, seen.c.parameter_name))
+    return (
+        select(
+            seen.c.instance_number,
+            seen.c.snap_id,
+            seen.c.parameter_name,
+            old,
+            new,
+            seen.c.old_snap_id,
+            seen.c.isdefault,
+            seen.c.ismodified,
+        )
+        .where(seen.c.snap_id > bindparam("lo"), seen.c.old_snap_id.is_not(None), _differs(new, old))
+        .order_by(seen.c.snap_id, seen.c.instance_number, seen.c.parameter_name)
+    )
 
 
 @statement
@@ -415,51 +601,103 @@ def non_default_parameters(v: Views, runs: bool = False):
     embedded store's runs of such values that overlap [lo, hi] (schema.PARAMETER_BASE), for the caller to clip to
     the range's snapshots and group."""
     from sqlalchemy import bindparam, func, or_, select
+
     unset = bindparam("not_set", NOT_SET)
     if runs:
         from app.store.schema import PARAMETER_BASE as b
-        return (select(b.c.instance_number, b.c.parameter_name, b.c.value, b.c.first_snap, b.c.last_snap)
-                .where(b.c.dbid == bindparam("dbid"), b.c.first_snap <= bindparam("hi"),
-                       b.c.last_snap >= bindparam("lo"), or_(b.c.isdefault == unset, b.c.ismodified != unset))
-                .order_by(b.c.parameter_name, b.c.instance_number, b.c.first_snap))
+
+        return (
+            select(b.c.instance_number, b.c.parameter_name, b.c.value, b.c.first_snap, b.c.last_snap)
+            .where(
+                b.c.dbid == bindparam("dbid"),
+                b.c.first_snap <= bindparam("hi"),
+                b.c.last_snap >= bindparam("lo"),
+                or_(b.c.isdefault == unset, b.c.ismodified != unset),
+            )
+            .order_by(b.c.parameter_name, b.c.instance_number, b.c.first_snap)
+        )
     t = v.parameter
-    return (select(t.c.instance_number, t.c.parameter_name, t.c.value, func.min(t.c.snap_id), func.max(t.c.snap_id))
-            .where(_snap_range(t), or_(t.c.isdefault == unset, t.c.ismodified != unset))
-            .group_by(t.c.instance_number, t.c.parameter_name, t.c.value)
-            .order_by(t.c.parameter_name, t.c.instance_number, func.min(t.c.snap_id)))
+    return (
+        select(t.c.instance_number, t.c.parameter_name, t.c.value, func.min(t.c.snap_id), func.max(t.c.snap_id))
+        .where(_snap_range(t), or_(t.c.isdefault == unset, t.c.ismodified != unset))
+        .group_by(t.c.instance_number, t.c.parameter_name, t.c.value)
+        .order_by(t.c.parameter_name, t.c.instance_number, func.min(t.c.snap_id))
+    )
 
 
 @statement
 def new_plans(v: Views):
     """Plans first seen in (lo, hi]: per statement, plan, container and instance, the first snapshot of the plan in
-    the range, its elapsed time and executions there, for plans no earlier snapshot of any instance has; and the plan of the
-    statement's latest snapshot before (none: a new statement, not a new plan). The TOP_NEW_PLANS largest by elapsed
-    time. SQL_ID is the leading key of the lookups (Oracle's WRH$_SQLSTAT index and the store's)."""
+    the range, its elapsed time and executions there, for plans no earlier snapshot of any instance has; and the plan
+    of the statement's latest snapshot before (none: a new statement, not a new plan). The TOP_NEW_PLANS largest by
+    elapsed time. SQL_ID is the leading key of the lookups (Oracle's WRH$_SQLSTAT index and the store's)."""
     from sqlalchemy import and_, bindparam, exists, func, select
+
     t = v.sqlstat
-    r = (select(t.c.sql_id, t.c.plan_hash_value, t.c.con_dbid, t.c.instance_number,
-                func.min(t.c.snap_id).label("first_snap"), func.sum(t.c.elapsed_time_delta).label("elapsed"),
-                func.sum(t.c.executions_delta).label("executions"))
-         .where(_intervals(t)).group_by(t.c.sql_id, t.c.plan_hash_value, t.c.con_dbid, t.c.instance_number)
-         .subquery("r"))
+    r = (
+        select(
+            t.c.sql_id,
+            t.c.plan_hash_value,
+            t.c.con_dbid,
+            t.c.instance_number,
+            func.min(t.c.snap_id).label("first_snap"),
+            func.sum(t.c.elapsed_time_delta).label("elapsed"),
+            func.sum(t.c.executions_delta).label("executions"),
+        )
+        .where(_intervals(t))
+        .group_by(t.c.sql_id, t.c.plan_hash_value, t.c.con_dbid, t.c.instance_number)
+        .subquery("r")
+    )
     same, earlier, latest = t.alias("same_plan"), t.alias("earlier"), t.alias("latest")
-    statement_of = lambda a: and_(a.c.dbid == bindparam("dbid"), a.c.sql_id == r.c.sql_id,  # noqa: E731
-                                  a.c.con_dbid == r.c.con_dbid)
-    last_snap = (select(func.max(latest.c.snap_id)).where(statement_of(latest), latest.c.snap_id < r.c.first_snap)
-                 .correlate(r).scalar_subquery())
-    previous = (select(func.min(earlier.c.plan_hash_value))
-                .where(statement_of(earlier), earlier.c.snap_id == last_snap).scalar_subquery())
-    seen_before = exists().where(statement_of(same), same.c.plan_hash_value == r.c.plan_hash_value,
-                                 same.c.snap_id < r.c.first_snap)
-    return (select(r.c.sql_id, r.c.plan_hash_value, r.c.con_dbid, r.c.instance_number, r.c.first_snap, r.c.elapsed,
-                   r.c.executions, previous.label("previous_plan"))
-            .where(~seen_before, previous.is_not(None)).order_by(r.c.elapsed.desc(), r.c.sql_id, r.c.instance_number)
-            .limit(TOP_NEW_PLANS))
+
+    def statement_of(a):
+        return and_(a.c.dbid == bindparam("dbid"), a.c.sql_id == r.c.sql_id, a.c.con_dbid == r.c.con_dbid)
+
+    last_snap = (
+        select(func.max(latest.c.snap_id))
+        .where(statement_of(latest), latest.c.snap_id < r.c.first_snap)
+        .correlate(r)
+        .scalar_subquery()
+    )
+    previous = (
+        select(func.min(earlier.c.plan_hash_value))
+        .where(statement_of(earlier), earlier.c.snap_id == last_snap)
+        .scalar_subquery()
+    )
+    seen_before = exists().where(
+        statement_of(same), same.c.plan_hash_value == r.c.plan_hash_value, same.c.snap_id < r.c.first_snap
+    )
+    return (
+        select(
+            r.c.sql_id,
+            r.c.plan_hash_value,
+            r.c.con_dbid,
+            r.c.instance_number,
+            r.c.first_snap,
+            r.c.elapsed,
+            r.c.executions,
+            previous.label("previous_plan"),
+        )
+        .where(~seen_before, previous.is_not(None))
+        .order_by(r.c.elapsed.desc(), r.c.sql_id, r.c.instance_number)
+        .limit(TOP_NEW_PLANS)
+    )
+
 
 # -- Event histograms and segment statistics (docs/awr-rules.md §24, §25) ----------------------------------------------
 
-SEGMENT_ORDER = ("logical_reads", "physical_reads", "physical_writes", "physical_reads_direct", "physical_writes_direct",
-                 "row_lock_waits", "itl_waits", "buffer_busy_waits", "db_block_changes", "space_used")
+SEGMENT_ORDER = (
+    "logical_reads",
+    "physical_reads",
+    "physical_writes",
+    "physical_reads_direct",
+    "physical_writes_direct",
+    "row_lock_waits",
+    "itl_waits",
+    "buffer_busy_waits",
+    "db_block_changes",
+    "space_used",
+)
 TOP_SEGMENT_ROWS = 100  # a constant of the code, never a request value
 
 
@@ -468,19 +706,28 @@ def event_histogram(v: Views):
     """One event's cumulative wait counts per instance, snapshot and bucket (WAIT_TIME_MILLI, the bucket's upper
     bound in ms) over the snapshots [lo, hi], the event's rows of each snapshot summed in the database."""
     from sqlalchemy import bindparam, func, select
+
     t = v.event_histogram
-    return (select(t.c.instance_number, t.c.snap_id, t.c.wait_time_milli, func.sum(t.c.wait_count))
-            .where(_snap_range(t), t.c.event_id == bindparam("item_id"))
-            .group_by(t.c.instance_number, t.c.snap_id, t.c.wait_time_milli))
+    return (
+        select(t.c.instance_number, t.c.snap_id, t.c.wait_time_milli, func.sum(t.c.wait_count))
+        .where(_snap_range(t), t.c.event_id == bindparam("item_id"))
+        .group_by(t.c.instance_number, t.c.snap_id, t.c.wait_time_milli)
+    )
 
 
 def _segment_names(v, grouped):
     """The segments of `grouped` (a subquery keyed by con_dbid, ts_num, obj_num, dataobj_num) with their names from
     DBA_HIST_SEG_STAT_OBJ (none where AWR has no name for one)."""
     from sqlalchemy import and_, bindparam
+
     o = v.seg_stat_obj
-    on = and_(o.c.dbid == bindparam("dbid"), o.c.ts_num == grouped.c.ts_num, o.c.obj_num == grouped.c.obj_num,
-              o.c.dataobj_num == grouped.c.dataobj_num, o.c.con_dbid == grouped.c.con_dbid)
+    on = and_(
+        o.c.dbid == bindparam("dbid"),
+        o.c.ts_num == grouped.c.ts_num,
+        o.c.obj_num == grouped.c.obj_num,
+        o.c.dataobj_num == grouped.c.dataobj_num,
+        o.c.con_dbid == grouped.c.con_dbid,
+    )
     return o, on
 
 
@@ -489,18 +736,40 @@ def top_segments(v: Views, order: str):
     """Segments by the summed *_DELTA of one statistic (`order`, one of SEGMENT_ORDER) over the intervals (lo, hi],
     every statistic summed, with the total of the ranked one over every segment captured, and their names."""
     from sqlalchemy import func, select
+
     t = v.seg_stat
     keys = (t.c.con_dbid, t.c.ts_num, t.c.obj_num, t.c.dataobj_num)
     ranked = func.sum(t.c[f"{order}_delta"])
-    g = (select(*keys, *[func.sum(t.c[f"{s}_delta"]).label(s) for s in SEGMENT_ORDER],
-                func.sum(ranked).over().label("captured"), ranked.label("ranked"))
-         .where(_intervals(t)).group_by(*keys).subquery("segments"))
+    g = (
+        select(
+            *keys,
+            *[func.sum(t.c[f"{s}_delta"]).label(s) for s in SEGMENT_ORDER],
+            func.sum(ranked).over().label("captured"),
+            ranked.label("ranked"),
+        )
+        .where(_intervals(t))
+        .group_by(*keys)
+        .subquery("segments")
+    )
     o, on = _segment_names(v, g)
-    return (select(g.c.con_dbid, g.c.ts_num, g.c.obj_num, g.c.dataobj_num, o.c.owner, o.c.object_name,
-                   o.c.subobject_name, o.c.object_type, o.c.tablespace_name,
-                   *[g.c[s] for s in SEGMENT_ORDER], g.c.captured)
-            .join_from(g, o, on, isouter=True)
-            .order_by(g.c.ranked.desc(), g.c.obj_num, g.c.dataobj_num, g.c.con_dbid).limit(TOP_SEGMENT_ROWS))
+    return (
+        select(
+            g.c.con_dbid,
+            g.c.ts_num,
+            g.c.obj_num,
+            g.c.dataobj_num,
+            o.c.owner,
+            o.c.object_name,
+            o.c.subobject_name,
+            o.c.object_type,
+            o.c.tablespace_name,
+            *[g.c[s] for s in SEGMENT_ORDER],
+            g.c.captured,
+        )
+        .join_from(g, o, on, isouter=True)
+        .order_by(g.c.ranked.desc(), g.c.obj_num, g.c.dataobj_num, g.c.con_dbid)
+        .limit(TOP_SEGMENT_ROWS)
+    )
 
 
 @statement
@@ -508,14 +777,27 @@ def segment_history(v: Views):
     """One segment (OBJ# and DATAOBJ# bound) per instance and snapshot of the intervals (lo, hi]: its *_DELTA columns
     and space used, and its names (the row's segment in DBA_HIST_SEG_STAT_OBJ)."""
     from sqlalchemy import bindparam, select
+
     t = v.seg_stat
     o, on = _segment_names(v, t)
-    return (select(t.c.instance_number, t.c.snap_id, t.c.con_dbid, t.c.ts_num,
-                   *[t.c[f"{s}_delta"] for s in SEGMENT_ORDER], t.c.space_used_total,
-                   o.c.owner, o.c.object_name, o.c.subobject_name, o.c.object_type, o.c.tablespace_name)
-            .join_from(t, o, on, isouter=True)
-            .where(_intervals(t), t.c.obj_num == bindparam("obj"), t.c.dataobj_num == bindparam("dataobj"))
-            .order_by(t.c.snap_id, t.c.instance_number))
+    return (
+        select(
+            t.c.instance_number,
+            t.c.snap_id,
+            t.c.con_dbid,
+            t.c.ts_num,
+            *[t.c[f"{s}_delta"] for s in SEGMENT_ORDER],
+            t.c.space_used_total,
+            o.c.owner,
+            o.c.object_name,
+            o.c.subobject_name,
+            o.c.object_type,
+            o.c.tablespace_name,
+        )
+        .join_from(t, o, on, isouter=True)
+        .where(_intervals(t), t.c.obj_num == bindparam("obj"), t.c.dataobj_num == bindparam("dataobj"))
+        .order_by(t.c.snap_id, t.c.instance_number)
+    )
 
 
 # -- Active Session History (docs/awr-rules.md §22) -----------------------------------------------------------------
@@ -528,18 +810,27 @@ TOP_ACTIVITY_ROWS = 25  # a constant of the code: rows of each top list
 def _cpu_or(t, column):
     """The column, or 'CPU' for a sample on CPU (whose EVENT and WAIT_CLASS are null)."""
     from sqlalchemy import bindparam, case
+
     return case((t.c.session_state == bindparam("on_cpu", ON_CPU), bindparam("cpu", CPU)), else_=column)
 
 
 # group_by -> the columns of a dimension: a fixed list, never a request's text
 DIMENSIONS = {
-    "wait_class": lambda t: (_cpu_or(t, t.c.wait_class),), "event": lambda t: (_cpu_or(t, t.c.event),),
-    "sql_id": lambda t: (t.c.sql_id,), "top_level_sql_id": lambda t: (t.c.top_level_sql_id,),
-    "sql_plan_hash_value": lambda t: (t.c.sql_plan_hash_value,), "module": lambda t: (t.c.module,),
-    "action": lambda t: (t.c.action,), "program": lambda t: (t.c.program,), "service": lambda t: (t.c.service_hash,),
-    "user": lambda t: (t.c.user_id,), "session": lambda t: (t.c.instance_number, t.c.session_id, t.c.session_serial),
-    "instance": lambda t: (t.c.instance_number,), "machine": lambda t: (t.c.machine,),
-    "blocking_session": lambda t: (t.c.blocking_session,), "current_obj": lambda t: (t.c.current_obj,),  # CURRENT_OBJ#
+    "wait_class": lambda t: (_cpu_or(t, t.c.wait_class),),
+    "event": lambda t: (_cpu_or(t, t.c.event),),
+    "sql_id": lambda t: (t.c.sql_id,),
+    "top_level_sql_id": lambda t: (t.c.top_level_sql_id,),
+    "sql_plan_hash_value": lambda t: (t.c.sql_plan_hash_value,),
+    "module": lambda t: (t.c.module,),
+    "action": lambda t: (t.c.action,),
+    "program": lambda t: (t.c.program,),
+    "service": lambda t: (t.c.service_hash,),
+    "user": lambda t: (t.c.user_id,),
+    "session": lambda t: (t.c.instance_number, t.c.session_id, t.c.session_serial),
+    "instance": lambda t: (t.c.instance_number,),
+    "machine": lambda t: (t.c.machine,),
+    "blocking_session": lambda t: (t.c.blocking_session,),
+    "current_obj": lambda t: (t.c.current_obj,),  # CURRENT_OBJ#
 }
 TOP_LISTS = ("sql_id", "session", "module", "event", "current_obj")
 
@@ -573,6 +864,7 @@ def _sample_bucket():
 def _ash_where(t, filters):
     """The samples of the intervals (lo, hi] (AWR partitions the view by DBID and SNAP_ID), with each filter a bind."""
     from sqlalchemy import bindparam
+
     where = [_intervals(t)]
     for name in filters:
         for k, col in enumerate(DIMENSIONS[name](t)):
@@ -584,6 +876,7 @@ def _samples(t, columns, filters, extra=()):
     """The range's samples as a subquery of `columns` labelled g0, g1...: grouped outside it, so the GROUP BY names
     plain columns where Oracle would not match an expression holding bind variables to the select list's."""
     from sqlalchemy import select
+
     return select(*[c.label(f"g{k}") for k, c in enumerate(columns)]).where(*_ash_where(t, filters), *extra).subquery()
 
 
@@ -591,9 +884,14 @@ def _samples(t, columns, filters, extra=()):
 def activity(v: Views, group_by: str, filters: tuple = ()):
     """Samples per time bucket and group (`group_by` a key of DIMENSIONS, `filters` keys whose values are bound)."""
     from sqlalchemy import DateTime, bindparam, func, select
+
     t = v.active_sess_history
-    bucket = _sample_bucket()(t.c.sample_time, bindparam("t0", type_=DateTime()), bindparam("width"),
-                              bindparam("seconds_per_day", SECONDS_PER_DAY))
+    bucket = _sample_bucket()(
+        t.c.sample_time,
+        bindparam("t0", type_=DateTime()),
+        bindparam("width"),
+        bindparam("seconds_per_day", SECONDS_PER_DAY),
+    )
     s = _samples(t, (bucket, *DIMENSIONS[group_by](t)), filters)
     keys = list(s.c)
     return select(*keys, func.count().label("samples")).group_by(*keys)
@@ -603,33 +901,54 @@ def activity(v: Views, group_by: str, filters: tuple = ()):
 def activity_top(v: Views, group_by: str, filters: tuple = ()):
     """The groups with the most samples over the range, each with its samples on CPU."""
     from sqlalchemy import bindparam, case, func, select
+
     t = v.active_sess_history
-    s = _samples(t, (*DIMENSIONS[group_by](t), case((t.c.session_state == bindparam("on_cpu", ON_CPU), t.c.sample_id))),
-                 filters)
+    s = _samples(
+        t, (*DIMENSIONS[group_by](t), case((t.c.session_state == bindparam("on_cpu", ON_CPU), t.c.sample_id))), filters
+    )
     *keys, cpu = list(s.c)
     samples = func.count()
-    return (select(*keys, samples.label("samples"), func.count(cpu).label("on_cpu")).group_by(*keys)
-            .order_by(samples.desc(), *keys).limit(TOP_ACTIVITY_ROWS))
+    return (
+        select(*keys, samples.label("samples"), func.count(cpu).label("on_cpu"))
+        .group_by(*keys)
+        .order_by(samples.desc(), *keys)
+        .limit(TOP_ACTIVITY_ROWS)
+    )
 
 
 @statement
 def blocking(v: Views, filters: tuple = ()):
     """Blocking sessions and the events their waiters wait on: waiters' samples and distinct waiting sessions."""
     from sqlalchemy import func, select
+
     t = v.active_sess_history
-    s = _samples(t, (t.c.blocking_inst_id, t.c.blocking_session, t.c.blocking_session_serial, t.c.event,
-                     t.c.session_id), filters, (t.c.blocking_session.isnot(None),))
+    s = _samples(
+        t,
+        (t.c.blocking_inst_id, t.c.blocking_session, t.c.blocking_session_serial, t.c.event, t.c.session_id),
+        filters,
+        (t.c.blocking_session.isnot(None),),
+    )
     *keys, waiter = list(s.c)
     samples = func.count()
-    return (select(*keys, samples.label("samples"), func.count(waiter.distinct()).label("waiters"))
-            .group_by(*keys).order_by(samples.desc(), *keys).limit(TOP_ACTIVITY_ROWS))
+    return (
+        select(*keys, samples.label("samples"), func.count(waiter.distinct()).label("waiters"))
+        .group_by(*keys)
+        .order_by(samples.desc(), *keys)
+        .limit(TOP_ACTIVITY_ROWS)
+    )
 
 
 def _totals_where(t):
     """The totals of one dimension and period (bound) over the intervals (lo, hi]."""
     from sqlalchemy import bindparam
-    return (t.c.dbid == bindparam("dbid"), t.c.dimension == bindparam("dimension"),
-            t.c.period == bindparam("period"), t.c.snap_id > bindparam("lo"), t.c.snap_id <= bindparam("hi"))
+
+    return (
+        t.c.dbid == bindparam("dbid"),
+        t.c.dimension == bindparam("dimension"),
+        t.c.period == bindparam("period"),
+        t.c.snap_id > bindparam("lo"),
+        t.c.snap_id <= bindparam("hi"),
+    )
 
 
 @statement
@@ -639,6 +958,7 @@ def ash_total_groups(v: Views):
     from sqlalchemy import func, select
 
     from app.store.schema import ASH_NAMES, ASH_TOTALS
+
     t, n = ASH_TOTALS, ASH_NAMES
     g = select(t.c.code, func.sum(t.c.samples).label("samples")).where(*_totals_where(t)).group_by(t.c.code).subquery()
     return select(g.c.code, n.c.value, g.c.samples).join_from(g, n, n.c.id == g.c.code, isouter=True)
@@ -651,10 +971,17 @@ def ash_total_buckets(v: Views):
     from sqlalchemy import Integer, bindparam, case, func, select
 
     from app.store.schema import ASH_TOTALS
+
     t = ASH_TOTALS
-    s = select(((t.c.start - bindparam("t0", type_=Integer())) // bindparam("width", type_=Integer())).label("g0"),
-               case((t.c.code.in_(bindparam("top", expanding=True)), t.c.code), else_=-1).label("g1"),
-               t.c.samples).where(*_totals_where(t)).subquery()
+    s = (
+        select(
+            ((t.c.start - bindparam("t0", type_=Integer())) // bindparam("width", type_=Integer())).label("g0"),
+            case((t.c.code.in_(bindparam("top", expanding=True)), t.c.code), else_=-1).label("g1"),
+            t.c.samples,
+        )
+        .where(*_totals_where(t))
+        .subquery()
+    )
     return select(s.c.g0, s.c.g1, func.sum(s.c.samples)).group_by(s.c.g0, s.c.g1)
 
 
@@ -663,15 +990,31 @@ def sample_spacing(v: Views):
     """Per instance, over one snapshot's samples: the smallest step between kept SAMPLE_IDs, and the first and last
     SAMPLE_ID and SAMPLE_TIME, which give the seconds per SAMPLE_ID: the spacing of the samples AWR kept (§22)."""
     from sqlalchemy import bindparam, func, select
+
     t = v.active_sess_history
-    ids = (select(t.c.instance_number, t.c.sample_id, func.min(t.c.sample_time).label("sample_time"))
-           .where(t.c.dbid == bindparam("dbid"), t.c.snap_id == bindparam("snap_id"))
-           .group_by(t.c.instance_number, t.c.sample_id).subquery())
-    steps = select(ids.c.instance_number, ids.c.sample_id, ids.c.sample_time, (ids.c.sample_id - func.lag(
-        ids.c.sample_id).over(partition_by=ids.c.instance_number, order_by=ids.c.sample_id)).label("step")).subquery()
-    return (select(steps.c.instance_number, func.min(steps.c.step), func.min(steps.c.sample_id),
-                   func.max(steps.c.sample_id), func.min(steps.c.sample_time), func.max(steps.c.sample_time))
-            .group_by(steps.c.instance_number))
+    ids = (
+        select(t.c.instance_number, t.c.sample_id, func.min(t.c.sample_time).label("sample_time"))
+        .where(t.c.dbid == bindparam("dbid"), t.c.snap_id == bindparam("snap_id"))
+        .group_by(t.c.instance_number, t.c.sample_id)
+        .subquery()
+    )
+    steps = select(
+        ids.c.instance_number,
+        ids.c.sample_id,
+        ids.c.sample_time,
+        (
+            ids.c.sample_id
+            - func.lag(ids.c.sample_id).over(partition_by=ids.c.instance_number, order_by=ids.c.sample_id)
+        ).label("step"),
+    ).subquery()
+    return select(
+        steps.c.instance_number,
+        func.min(steps.c.step),
+        func.min(steps.c.sample_id),
+        func.max(steps.c.sample_id),
+        func.min(steps.c.sample_time),
+        func.max(steps.c.sample_time),
+    ).group_by(steps.c.instance_number)
 
 
 # -- Oracle's own reports (docs/awr-rules.md §27) ---------------------------------------------------------------------
@@ -681,6 +1024,7 @@ SQL_MONITOR = "sqlmonitor"  # DBA_HIST_REPORTS.COMPONENT_NAME of the SQL monitor
 
 def _monitor_reports(t):
     from sqlalchemy import bindparam
+
     return (t.c.dbid == bindparam("dbid"), t.c.component_name == bindparam("component", SQL_MONITOR))
 
 
@@ -690,33 +1034,54 @@ def monitored_executions(v: Views, in_container: bool = False):
     snapshot taken after the report was, so a report belongs to the interval it ended in; in one container (`con_dbid`
     bound) when asked."""
     from sqlalchemy import bindparam, select
+
     t = v.reports
-    where = [*_monitor_reports(t), t.c.snap_id > bindparam("lo"), t.c.snap_id <= bindparam("hi"),
-             t.c.key1 == bindparam("sql_id")]
+    where = [
+        *_monitor_reports(t),
+        t.c.snap_id > bindparam("lo"),
+        t.c.snap_id <= bindparam("hi"),
+        t.c.key1 == bindparam("sql_id"),
+    ]
     if in_container:
         where.append(t.c.con_dbid == bindparam("con_dbid"))
-    return (select(t.c.report_id, t.c.instance_number, t.c.snap_id, t.c.key2, t.c.key3, t.c.period_start_time,
-                   t.c.period_end_time, t.c.session_id, t.c.session_serial, t.c.report_summary)
-            .where(*where).order_by(t.c.period_start_time, t.c.report_id))
+    return (
+        select(
+            t.c.report_id,
+            t.c.instance_number,
+            t.c.snap_id,
+            t.c.key2,
+            t.c.key3,
+            t.c.period_start_time,
+            t.c.period_end_time,
+            t.c.session_id,
+            t.c.session_serial,
+            t.c.report_summary,
+        )
+        .where(*where)
+        .order_by(t.c.period_start_time, t.c.report_id)
+    )
 
 
 @statement
 def monitored_execution(v: Views):
     """One SQL monitor report's row, by REPORT_ID."""
     from sqlalchemy import bindparam, select
+
     t = v.reports
-    return (select(t.c.report_id, t.c.instance_number, t.c.key1, t.c.key2, t.c.period_start_time)
-            .where(*_monitor_reports(t), t.c.report_id == bindparam("report_id")))
+    return select(t.c.report_id, t.c.instance_number, t.c.key1, t.c.key2, t.c.period_start_time).where(
+        *_monitor_reports(t), t.c.report_id == bindparam("report_id")
+    )
 
 
 # Oracle renders these itself: DBMS_WORKLOAD_REPOSITORY's pipelined report functions, one row (a line) per OUTPUT, and
-# DBMS_AUTO_REPORT.REPORT_REPOSITORY_DETAIL, a CLOB (Oracle Database PL/SQL Packages and Types Reference). Every value is
-# a bind: the DBID, the instance (a number; for a global report a list as text, e.g. '1,2'), the snapshot ids, the
-# report's id and type.
+# DBMS_AUTO_REPORT.REPORT_REPOSITORY_DETAIL, a CLOB (Oracle Database PL/SQL Packages and Types Reference). Every
+# value is a bind: the DBID, the instance (a number; for a global report a list as text, e.g. '1,2'), the snapshot
+# ids, the report's id and type.
 AWR_REPORT_FUNCTIONS = {  # (kind, type) -> function of DBMS_WORKLOAD_REPOSITORY
     (kind, kind_type): f"AWR_{name}REPORT_{kind_type.upper()}"
     for kind, name in (("report", ""), ("global", "GLOBAL_"), ("diff", "DIFF_"), ("global_diff", "GLOBAL_DIFF_"))
-    for kind_type in ("html", "text")}
+    for kind_type in ("html", "text")
+}
 AWR_REPORT_BINDS = {False: ":dbid, :inst, :bid, :eid", True: ":dbid, :inst, :bid, :eid, :dbid2, :inst2, :bid2, :eid2"}
 
 
@@ -725,6 +1090,7 @@ def awr_report(kind: str, kind_type: str):
     """The AWR report (`kind`: report for one instance, global for several of a RAC, diff and global_diff for two
     periods) as html or text, a line a row."""
     from sqlalchemy import text
+
     binds = AWR_REPORT_BINDS[kind.endswith("diff")]
     return text(f"SELECT output FROM TABLE(DBMS_WORKLOAD_REPOSITORY.{AWR_REPORT_FUNCTIONS[kind, kind_type]}({binds}))")
 
@@ -733,12 +1099,13 @@ def awr_report(kind: str, kind_type: str):
 def monitor_report():
     """One SQL monitor report of AWR (DBA_HIST_REPORTS.REPORT_ID :rid) rendered as :type (html or text)."""
     from sqlalchemy import text
+
     return text("SELECT DBMS_AUTO_REPORT.REPORT_REPOSITORY_DETAIL(RID => :rid, TYPE => :type) FROM DUAL")
 
 
 def report_statements():
     """(name, statement) for every report Oracle renders for the API."""
-    for (kind, kind_type) in AWR_REPORT_FUNCTIONS:
+    for kind, kind_type in AWR_REPORT_FUNCTIONS:
         yield f"oracle report: awr {kind} {kind_type}", awr_report(kind, kind_type)
     yield "oracle report: sql monitor", monitor_report()
 
@@ -747,74 +1114,130 @@ def report_statements():
 def stored_awr_reports(v: Views):
     """The embedded store's AWR reports of a database (schema.AWR_REPORTS: its own table, `v` unused), without text."""
     from sqlalchemy import bindparam, select
+
     from app.store.schema import AWR_REPORTS
+
     t = AWR_REPORTS
-    return (select(t.c.kind, t.c.instances, t.c.begin_snap, t.c.end_snap, t.c.begin_snap2, t.c.end_snap2, t.c.type)
-            .where(t.c.dbid == bindparam("dbid")).order_by(t.c.begin_snap, t.c.kind, t.c.instances, t.c.type))
+    return (
+        select(t.c.kind, t.c.instances, t.c.begin_snap, t.c.end_snap, t.c.begin_snap2, t.c.end_snap2, t.c.type)
+        .where(t.c.dbid == bindparam("dbid"))
+        .order_by(t.c.begin_snap, t.c.kind, t.c.instances, t.c.type)
+    )
 
 
 @statement
 def stored_awr_report(v: Views):
     """One of the embedded store's AWR reports, compressed (schema.AWR_REPORTS)."""
     from sqlalchemy import bindparam, select
+
     from app.store.schema import AWR_REPORTS
+
     t = AWR_REPORTS
-    return select(t.c.report).where(*[t.c[c] == bindparam(c) for c in (
-        "dbid", "kind", "instances", "begin_snap", "end_snap", "begin_snap2", "end_snap2", "type")])
+    return select(t.c.report).where(
+        *[
+            t.c[c] == bindparam(c)
+            for c in ("dbid", "kind", "instances", "begin_snap", "end_snap", "begin_snap2", "end_snap2", "type")
+        ]
+    )
 
 
 @statement
 def stored_monitor_report(v: Views):
     """One of the embedded store's SQL monitor reports, compressed (schema.MONITOR_REPORTS)."""
     from sqlalchemy import bindparam, select
+
     from app.store.schema import MONITOR_REPORTS
+
     t = MONITOR_REPORTS
     return select(t.c.report).where(*[t.c[c] == bindparam(c) for c in ("dbid", "report_id", "type")])
+
+
 # -- Plans, time by plan line and binds (docs/awr-rules.md §26) ------------------------------------------------------
 
-PLAN_COLUMNS = ("plan_hash_value", "id", "parent_id", "depth", "position", "operation", "options", "object_owner",
-                "object_name", "cost", "cardinality", "bytes", "access_predicates", "filter_predicates", "timestamp",
-                "con_dbid")
-BIND_COLUMNS = ("snap_id", "instance_number", "position", "name", "datatype_string", "was_captured", "last_captured",
-                "value_string", "con_dbid")
+PLAN_COLUMNS = (
+    "plan_hash_value",
+    "id",
+    "parent_id",
+    "depth",
+    "position",
+    "operation",
+    "options",
+    "object_owner",
+    "object_name",
+    "cost",
+    "cardinality",
+    "bytes",
+    "access_predicates",
+    "filter_predicates",
+    "timestamp",
+    "con_dbid",
+)
+BIND_COLUMNS = (
+    "snap_id",
+    "instance_number",
+    "position",
+    "name",
+    "datatype_string",
+    "was_captured",
+    "last_captured",
+    "value_string",
+    "con_dbid",
+)
 
 
 @statement
 def sql_plans(v: Views):
     """Every plan line of a statement (DBA_HIST_SQL_PLAN is keyed by plan, not by snapshot), plan by plan."""
     from sqlalchemy import bindparam, select
+
     t = v.sql_plan
-    return (select(*[t.c[c] for c in PLAN_COLUMNS])
-            .where(t.c.dbid == bindparam("dbid"), t.c.sql_id == bindparam("sql_id"))
-            .order_by(t.c.plan_hash_value, t.c.con_dbid, t.c.id))
+    return (
+        select(*[t.c[c] for c in PLAN_COLUMNS])
+        .where(t.c.dbid == bindparam("dbid"), t.c.sql_id == bindparam("sql_id"))
+        .order_by(t.c.plan_hash_value, t.c.con_dbid, t.c.id)
+    )
 
 
 @statement
 def plan_line_activity(v: Views):
     """A statement's ASH samples of the range per plan hash value and plan line, each with its samples on CPU."""
     from sqlalchemy import bindparam, case, func, select
+
     t = v.active_sess_history
-    s = _samples(t, (t.c.sql_plan_hash_value, t.c.sql_plan_line_id, t.c.sql_plan_operation, t.c.sql_plan_options,
-                     case((t.c.session_state == bindparam("on_cpu", ON_CPU), t.c.sample_id))), (),
-                 (t.c.sql_id == bindparam("sql_id"),))
+    s = _samples(
+        t,
+        (
+            t.c.sql_plan_hash_value,
+            t.c.sql_plan_line_id,
+            t.c.sql_plan_operation,
+            t.c.sql_plan_options,
+            case((t.c.session_state == bindparam("on_cpu", ON_CPU), t.c.sample_id)),
+        ),
+        (),
+        (t.c.sql_id == bindparam("sql_id"),),
+    )
     *keys, cpu = list(s.c)
-    return (select(*keys, func.count().label("samples"), func.count(cpu).label("on_cpu")).group_by(*keys)
-            .order_by(*keys))
+    return select(*keys, func.count().label("samples"), func.count(cpu).label("on_cpu")).group_by(*keys).order_by(*keys)
 
 
 @statement
 def sql_binds(v: Views):
     """The bind values captured for a statement in the intervals (lo, hi]."""
     from sqlalchemy import bindparam, select
+
     t = v.sqlbind
-    return (select(*[t.c[c] for c in BIND_COLUMNS]).where(_intervals(t), t.c.sql_id == bindparam("sql_id"))
-            .order_by(t.c.snap_id, t.c.instance_number, t.c.position))
+    return (
+        select(*[t.c[c] for c in BIND_COLUMNS])
+        .where(_intervals(t), t.c.sql_id == bindparam("sql_id"))
+        .order_by(t.c.snap_id, t.c.instance_number, t.c.position)
+    )
 
 
 def capped(stmt, row_cap: int):
     """The statement as sent: a query without a row limit of its own returns one row more than AWRLENS_ROW_CAP at
     most, so a question too wide stops in the database and is answered 422 (Store.rows)."""
     from sqlalchemy import Select
+
     if isinstance(stmt, Select) and stmt._limit_clause is None:
         return stmt.limit(row_cap + 1)
     return stmt

@@ -12,19 +12,20 @@ sees them unquoted, i.e. as BENCH_RUN and BENCH_MEASUREMENT.
 Text columns hold at most 4000 bytes (VARCHAR2's limit without extended strings), and an empty string is stored
 as NULL, as Oracle would. Times are naive UTC. `parameters` and `extra` are JSON objects as text.
 """
+
 from sqlalchemy import (
-                        CheckConstraint,
-                        Column,
-                        DateTime,
-                        Float,
-                        ForeignKey,
-                        Identity,
-                        Integer,
-                        MetaData,
-                        PrimaryKeyConstraint,
-                        String,
-                        Table,
-                        UniqueConstraint,
+    CheckConstraint,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Identity,
+    Integer,
+    MetaData,
+    PrimaryKeyConstraint,
+    String,
+    Table,
+    UniqueConstraint,
 )
 
 from app.runs.model import TEXT_MAX
@@ -32,7 +33,8 @@ from app.runs.model import TEXT_MAX
 metadata = MetaData()
 
 bench_run = Table(
-    "bench_run", metadata,
+    "bench_run",
+    metadata,
     Column("run_id", Integer, Identity(start=1)),
     Column("slug", String(80), nullable=False),
     Column("title", String(200), nullable=False),
@@ -55,15 +57,23 @@ bench_run = Table(
     PrimaryKeyConstraint("run_id", name="bench_run_pk"),
     UniqueConstraint("slug", name="bench_run_slug_uk"),
     CheckConstraint("visibility in ('public', 'private')", name="bench_run_visibility_ck"),
-    CheckConstraint("(awr_target is null and awr_dbid is null and awr_begin_snap is null and awr_end_snap is null)"
-                    " or (awr_target is not null and awr_dbid is not null and awr_begin_snap is not null"
-                    " and awr_end_snap is not null and awr_begin_snap <= awr_end_snap)", name="bench_run_awr_ck"),
+    CheckConstraint(
+        "(awr_target is null and awr_dbid is null and awr_begin_snap is null and awr_end_snap is null)"
+        " or (awr_target is not null and awr_dbid is not null and awr_begin_snap is not null"
+        " and awr_end_snap is not null and awr_begin_snap <= awr_end_snap)",
+        name="bench_run_awr_ck",
+    ),
 )
 
 bench_measurement = Table(
-    "bench_measurement", metadata,
-    Column("run_id", Integer, ForeignKey("bench_run.run_id", ondelete="CASCADE", name="bench_measurement_run_fk"),
-           nullable=False),
+    "bench_measurement",
+    metadata,
+    Column(
+        "run_id",
+        Integer,
+        ForeignKey("bench_run.run_id", ondelete="CASCADE", name="bench_measurement_run_fk"),
+        nullable=False,
+    ),
     Column("seq", Integer, nullable=False),  # the row's place in the upload, from 1
     Column("series", String(100), nullable=False),
     Column("x", Float),  # a numeric x ...
@@ -72,8 +82,9 @@ bench_measurement = Table(
     Column("unit", String(20)),
     Column("extra", String(TEXT_MAX)),
     PrimaryKeyConstraint("run_id", "seq", name="bench_measurement_pk"),
-    CheckConstraint("(x is null and x_text is not null) or (x is not null and x_text is null)",
-                    name="bench_measurement_x_ck"),
+    CheckConstraint(
+        "(x is null and x_text is not null) or (x is not null and x_text is null)", name="bench_measurement_x_ck"
+    ),
 )
 
 TABLES = (bench_run, bench_measurement)

@@ -10,6 +10,7 @@ The views as each supported release has them (docs/awr-rules.md §1): `views(pre
 columns that release lacks (ABSENT), and a statement that can do without a column checks for it; the embedded
 store has every column.
 """
+
 import zlib
 from functools import cache, cached_property
 
@@ -22,17 +23,49 @@ NEWEST = RELEASES[-1]
 # INSTANCE gained CDB, EDITION, DB_UNIQUE_NAME and DATABASE_ROLE in 12.2.0.1; the 12.1 Reference has no page for
 # DBA_HIST_TABLESPACE, whose definition there is taken from Oracle's catalog script (no BLOCK_SIZE, no CON_DBID).
 # AWR_PDB_ and AWR_ROOT_ views exist from 12.2 on.
-ABSENT = {"12.1": {"database_instance": ("cdb", "edition", "db_unique_name", "database_role"),
-                   "tablespace": ("block_size", "con_dbid")}}
+ABSENT = {
+    "12.1": {
+        "database_instance": ("cdb", "edition", "db_unique_name", "database_role"),
+        "tablespace": ("block_size", "con_dbid"),
+    }
+}
 
-SQL_METRICS = ("executions", "elapsed_time", "cpu_time", "buffer_gets", "disk_reads", "rows_processed",
-               "iowait", "clwait", "apwait", "ccwait")
-IO_COLUMNS = ("small_read_megabytes", "small_write_megabytes", "large_read_megabytes", "large_write_megabytes",
-              "small_read_reqs", "small_write_reqs", "large_read_reqs", "large_write_reqs")
+SQL_METRICS = (
+    "executions",
+    "elapsed_time",
+    "cpu_time",
+    "buffer_gets",
+    "disk_reads",
+    "rows_processed",
+    "iowait",
+    "clwait",
+    "apwait",
+    "ccwait",
+)
+IO_COLUMNS = (
+    "small_read_megabytes",
+    "small_write_megabytes",
+    "large_read_megabytes",
+    "large_write_megabytes",
+    "small_read_reqs",
+    "small_write_reqs",
+    "large_read_reqs",
+    "large_write_reqs",
+)
 # DBA_HIST_SEG_STAT's *_DELTA columns awrlens reads, in the view's order (docs/awr-rules.md §25)
-SEGMENT_STATS = ("logical_reads", "buffer_busy_waits", "db_block_changes", "physical_reads", "physical_writes",
-                 "physical_reads_direct", "physical_writes_direct", "itl_waits", "row_lock_waits", "space_used",
-                 "space_allocated")
+SEGMENT_STATS = (
+    "logical_reads",
+    "buffer_busy_waits",
+    "db_block_changes",
+    "physical_reads",
+    "physical_writes",
+    "physical_reads_direct",
+    "physical_writes_direct",
+    "itl_waits",
+    "row_lock_waits",
+    "space_used",
+    "space_allocated",
+)
 CLASS_TOTALS_NAME = "awrlens_wait_class_totals"  # schema.CLASS_TOTALS
 
 # The tables are built on first use, and SQLAlchemy imported then: the embedded store's reads never need them
@@ -41,151 +74,354 @@ CLASS_TOTALS_NAME = "awrlens_wait_class_totals"  # schema.CLASS_TOTALS
 
 def _ints(*names):
     from sqlalchemy import Column, Integer
+
     return [Column(n, Integer, nullable=False) for n in names]
 
 
 def _table(md, name, *columns, key, rowid=False, drop=()):
     """A table of `columns` but those named in `drop`, keyed by `key` (SQLite clusters by it)."""
     from sqlalchemy import PrimaryKeyConstraint, Table
-    return Table(name, md, *[c for c in columns if c.name not in drop],
-                 PrimaryKeyConstraint(*[k for k in key if k not in drop]), sqlite_with_rowid=rowid)
+
+    return Table(
+        name,
+        md,
+        *[c for c in columns if c.name not in drop],
+        PrimaryKeyConstraint(*[k for k in key if k not in drop]),
+        sqlite_with_rowid=rowid,
+    )
 
 
 def _con():
     """CON_DBID, last as in Oracle (12.1 and later): the container a row belongs to; in a non-CDB, the DBID."""
     from sqlalchemy import Column, Integer
+
     return Column("con_dbid", Integer)
 
 
 def _views(md, p: str, absent: dict) -> None:
     from sqlalchemy import Column, Float, Index, Integer, String, Table, Text
+
     N = Integer  # NUMBER holding whole values (SQLite INTEGER is 64-bit)
     R = Float  # NUMBER holding fractions
     TS = String(26)  # TIMESTAMP(3)/DATE: ISO text on SQLite, datetime on Oracle
     by_snap = ("dbid", "instance_number", "snap_id")
 
     def table(name, *columns, key):
-        return _table(md, name, *columns, key=key, drop=absent.get(name[len(p):], ()))
-    table(f"{p}database_instance", *_ints("dbid", "instance_number"),
-           Column("startup_time", TS, nullable=False), Column("parallel", String(3)),
-           Column("version", String(17)), Column("db_name", String(9)), Column("instance_name", String(16)),
-           Column("host_name", String(64)), Column("platform_name", String(101)), Column("cdb", String(3)),
-           Column("edition", String(7)), Column("db_unique_name", String(30)), Column("database_role", String(16)),
-           key=("dbid", "instance_number", "startup_time"))
-    table(f"{p}snapshot", *_ints("snap_id", "dbid", "instance_number"),
-           Column("startup_time", TS, nullable=False), Column("begin_interval_time", TS, nullable=False),
-           Column("end_interval_time", TS, nullable=False), Column("flush_elapsed", R),
-           Column("snap_level", N), Column("error_count", N), Column("snap_flag", N),
-           Column("snap_timezone", R),  # INTERVAL DAY TO SECOND on Oracle, seconds here
-           key=by_snap)
+        return _table(md, name, *columns, key=key, drop=absent.get(name[len(p) :], ()))
+
+    table(
+        f"{p}database_instance",
+        *_ints("dbid", "instance_number"),
+        Column("startup_time", TS, nullable=False),
+        Column("parallel", String(3)),
+        Column("version", String(17)),
+        Column("db_name", String(9)),
+        Column("instance_name", String(16)),
+        Column("host_name", String(64)),
+        Column("platform_name", String(101)),
+        Column("cdb", String(3)),
+        Column("edition", String(7)),
+        Column("db_unique_name", String(30)),
+        Column("database_role", String(16)),
+        key=("dbid", "instance_number", "startup_time"),
+    )
+    table(
+        f"{p}snapshot",
+        *_ints("snap_id", "dbid", "instance_number"),
+        Column("startup_time", TS, nullable=False),
+        Column("begin_interval_time", TS, nullable=False),
+        Column("end_interval_time", TS, nullable=False),
+        Column("flush_elapsed", R),
+        Column("snap_level", N),
+        Column("error_count", N),
+        Column("snap_flag", N),
+        Column("snap_timezone", R),  # INTERVAL DAY TO SECOND on Oracle, seconds here
+        key=by_snap,
+    )
     for view in ("sysstat", "sys_time_model", "osstat"):
-        table(f"{p}{view}", *_ints("snap_id", "dbid", "instance_number", "stat_id"),
-               Column("stat_name", String(64), nullable=False), Column("value", R), _con(),
-               key=("dbid", "stat_id", "instance_number", "snap_id"))
-    table(f"{p}system_event", *_ints("snap_id", "dbid", "instance_number", "event_id"),
-           Column("event_name", String(64), nullable=False), Column("wait_class_id", N),
-           Column("wait_class", String(64)), Column("total_waits", N), Column("total_timeouts", N),
-           Column("time_waited_micro", N), Column("total_waits_fg", N), Column("total_timeouts_fg", N),
-           Column("time_waited_micro_fg", N), _con(),
-           key=("dbid", "event_id", "instance_number", "snap_id"))
-    table(f"{p}sysmetric_summary", *_ints("snap_id", "dbid", "instance_number", "group_id", "metric_id"),
-           Column("begin_time", TS), Column("end_time", TS), Column("intsize", N),
-           Column("metric_name", String(64)), Column("metric_unit", String(64)),
-           Column("num_interval", N), Column("minval", R), Column("maxval", R), Column("average", R),
-           Column("standard_deviation", R), Column("sum_squares", R), _con(),
-           key=("dbid", "group_id", "metric_id", "instance_number", "snap_id"))
-    table(f"{p}sysmetric_history", *_ints("snap_id", "dbid", "instance_number", "group_id", "metric_id"),
-           Column("begin_time", TS, nullable=False), Column("end_time", TS), Column("intsize", N),
-           Column("metric_name", String(64)), Column("value", R), Column("metric_unit", String(64)), _con(),
-           key=("dbid", "group_id", "metric_id", "instance_number", "begin_time"))
-    table(f"{p}iostat_function", *_ints("snap_id", "dbid", "instance_number", "function_id"),
-           Column("function_name", String(30)), *[Column(c, N) for c in IO_COLUMNS],
-           Column("number_of_waits", N), Column("wait_time", N), _con(),
-           key=("dbid", "function_id", "instance_number", "snap_id"))
-    table(f"{p}iostat_filetype", *_ints("snap_id", "dbid", "instance_number", "filetype_id"),
-           Column("filetype_name", String(30)), *[Column(c, N) for c in IO_COLUMNS],
-           Column("small_sync_read_reqs", N), Column("small_read_servicetime", N),
-           Column("small_write_servicetime", N), Column("small_sync_read_latency", N),
-           Column("large_read_servicetime", N), Column("large_write_servicetime", N), _con(),
-           key=("dbid", "filetype_id", "instance_number", "snap_id"))
-    sqlstat = table(f"{p}sqlstat", *_ints("snap_id", "dbid", "instance_number"),
-                     Column("sql_id", String(13), nullable=False), Column("plan_hash_value", N, nullable=False),
-                     Column("module", String(64)), Column("action", String(64)),
-                     Column("parsing_schema_name", String(128)),
-                     *[Column(f"{m}_{s}", N) for m in SQL_METRICS for s in ("total", "delta")], _con(),
-                     key=("dbid", "snap_id", "instance_number", "sql_id", "plan_hash_value", "con_dbid"))
+        table(
+            f"{p}{view}",
+            *_ints("snap_id", "dbid", "instance_number", "stat_id"),
+            Column("stat_name", String(64), nullable=False),
+            Column("value", R),
+            _con(),
+            key=("dbid", "stat_id", "instance_number", "snap_id"),
+        )
+    table(
+        f"{p}system_event",
+        *_ints("snap_id", "dbid", "instance_number", "event_id"),
+        Column("event_name", String(64), nullable=False),
+        Column("wait_class_id", N),
+        Column("wait_class", String(64)),
+        Column("total_waits", N),
+        Column("total_timeouts", N),
+        Column("time_waited_micro", N),
+        Column("total_waits_fg", N),
+        Column("total_timeouts_fg", N),
+        Column("time_waited_micro_fg", N),
+        _con(),
+        key=("dbid", "event_id", "instance_number", "snap_id"),
+    )
+    table(
+        f"{p}sysmetric_summary",
+        *_ints("snap_id", "dbid", "instance_number", "group_id", "metric_id"),
+        Column("begin_time", TS),
+        Column("end_time", TS),
+        Column("intsize", N),
+        Column("metric_name", String(64)),
+        Column("metric_unit", String(64)),
+        Column("num_interval", N),
+        Column("minval", R),
+        Column("maxval", R),
+        Column("average", R),
+        Column("standard_deviation", R),
+        Column("sum_squares", R),
+        _con(),
+        key=("dbid", "group_id", "metric_id", "instance_number", "snap_id"),
+    )
+    table(
+        f"{p}sysmetric_history",
+        *_ints("snap_id", "dbid", "instance_number", "group_id", "metric_id"),
+        Column("begin_time", TS, nullable=False),
+        Column("end_time", TS),
+        Column("intsize", N),
+        Column("metric_name", String(64)),
+        Column("value", R),
+        Column("metric_unit", String(64)),
+        _con(),
+        key=("dbid", "group_id", "metric_id", "instance_number", "begin_time"),
+    )
+    table(
+        f"{p}iostat_function",
+        *_ints("snap_id", "dbid", "instance_number", "function_id"),
+        Column("function_name", String(30)),
+        *[Column(c, N) for c in IO_COLUMNS],
+        Column("number_of_waits", N),
+        Column("wait_time", N),
+        _con(),
+        key=("dbid", "function_id", "instance_number", "snap_id"),
+    )
+    table(
+        f"{p}iostat_filetype",
+        *_ints("snap_id", "dbid", "instance_number", "filetype_id"),
+        Column("filetype_name", String(30)),
+        *[Column(c, N) for c in IO_COLUMNS],
+        Column("small_sync_read_reqs", N),
+        Column("small_read_servicetime", N),
+        Column("small_write_servicetime", N),
+        Column("small_sync_read_latency", N),
+        Column("large_read_servicetime", N),
+        Column("large_write_servicetime", N),
+        _con(),
+        key=("dbid", "filetype_id", "instance_number", "snap_id"),
+    )
+    sqlstat = table(
+        f"{p}sqlstat",
+        *_ints("snap_id", "dbid", "instance_number"),
+        Column("sql_id", String(13), nullable=False),
+        Column("plan_hash_value", N, nullable=False),
+        Column("module", String(64)),
+        Column("action", String(64)),
+        Column("parsing_schema_name", String(128)),
+        *[Column(f"{m}_{s}", N) for m in SQL_METRICS for s in ("total", "delta")],
+        _con(),
+        key=("dbid", "snap_id", "instance_number", "sql_id", "plan_hash_value", "con_dbid"),
+    )
     Index(f"{p}sqlstat_by_sql", sqlstat.c.dbid, sqlstat.c.sql_id, sqlstat.c.snap_id)
-    table(f"{p}sqltext", *_ints("dbid"), Column("sql_id", String(13), nullable=False),
-           Column("sql_text", Text), Column("command_type", N), _con(), key=("dbid", "sql_id", "con_dbid"))
-    table(f"{p}tablespace", *_ints("dbid"), Column("TS#", N, key="ts_num", nullable=False),
-           Column("tsname", String(30), nullable=False), Column("contents", String(30)), Column("block_size", N),
-           _con(), key=("dbid", "con_dbid", "ts_num"))
-    table(f"{p}tbspc_space_usage", *_ints("dbid", "snap_id", "tablespace_id"),
-           Column("tablespace_size", N), Column("tablespace_maxsize", N), Column("tablespace_usedsize", N),
-           Column("rtime", String(25)), _con(), key=("dbid", "con_dbid", "tablespace_id", "snap_id"))
-    table(f"{p}pdb_instance", *_ints("dbid", "instance_number"), Column("startup_time", TS, nullable=False),
-          Column("con_dbid", N, nullable=False), Column("open_time", TS), Column("open_mode", String(16)),
-          Column("pdb_name", String(128)), key=("dbid", "instance_number", "startup_time", "con_dbid"))
+    table(
+        f"{p}sqltext",
+        *_ints("dbid"),
+        Column("sql_id", String(13), nullable=False),
+        Column("sql_text", Text),
+        Column("command_type", N),
+        _con(),
+        key=("dbid", "sql_id", "con_dbid"),
+    )
+    table(
+        f"{p}tablespace",
+        *_ints("dbid"),
+        Column("TS#", N, key="ts_num", nullable=False),
+        Column("tsname", String(30), nullable=False),
+        Column("contents", String(30)),
+        Column("block_size", N),
+        _con(),
+        key=("dbid", "con_dbid", "ts_num"),
+    )
+    table(
+        f"{p}tbspc_space_usage",
+        *_ints("dbid", "snap_id", "tablespace_id"),
+        Column("tablespace_size", N),
+        Column("tablespace_maxsize", N),
+        Column("tablespace_usedsize", N),
+        Column("rtime", String(25)),
+        _con(),
+        key=("dbid", "con_dbid", "tablespace_id", "snap_id"),
+    )
+    table(
+        f"{p}pdb_instance",
+        *_ints("dbid", "instance_number"),
+        Column("startup_time", TS, nullable=False),
+        Column("con_dbid", N, nullable=False),
+        Column("open_time", TS),
+        Column("open_mode", String(16)),
+        Column("pdb_name", String(128)),
+        key=("dbid", "instance_number", "startup_time", "con_dbid"),
+    )
     # one row per sampled active session (docs/awr-rules.md §22); the columns awrlens reads, all in 11.2 and later
-    table(f"{p}active_sess_history", *_ints("snap_id", "dbid", "instance_number", "sample_id"),
-          Column("sample_time", TS, nullable=False), Column("session_id", N, nullable=False),
-          Column("SESSION_SERIAL#", N, key="session_serial"), Column("session_type", String(10)),
-          Column("user_id", N), Column("sql_id", String(13)), Column("top_level_sql_id", String(13)),
-          Column("sql_plan_hash_value", N), Column("sql_plan_line_id", N), Column("sql_plan_operation", String(64)),
-          Column("sql_plan_options", String(64)), Column("event", String(64)), Column("wait_class", String(64)),
-          Column("session_state", String(7)), Column("blocking_session", N),
-          Column("BLOCKING_SESSION_SERIAL#", N, key="blocking_session_serial"), Column("blocking_inst_id", N),
-          Column("CURRENT_OBJ#", N, key="current_obj"), Column("module", String(64)), Column("action", String(64)),
-          Column("program", String(64)), Column("service_hash", N), Column("machine", String(64)), _con(),
-          key=("dbid", "snap_id", "instance_number", "sample_id", "session_id"))
+    table(
+        f"{p}active_sess_history",
+        *_ints("snap_id", "dbid", "instance_number", "sample_id"),
+        Column("sample_time", TS, nullable=False),
+        Column("session_id", N, nullable=False),
+        Column("SESSION_SERIAL#", N, key="session_serial"),
+        Column("session_type", String(10)),
+        Column("user_id", N),
+        Column("sql_id", String(13)),
+        Column("top_level_sql_id", String(13)),
+        Column("sql_plan_hash_value", N),
+        Column("sql_plan_line_id", N),
+        Column("sql_plan_operation", String(64)),
+        Column("sql_plan_options", String(64)),
+        Column("event", String(64)),
+        Column("wait_class", String(64)),
+        Column("session_state", String(7)),
+        Column("blocking_session", N),
+        Column("BLOCKING_SESSION_SERIAL#", N, key="blocking_session_serial"),
+        Column("blocking_inst_id", N),
+        Column("CURRENT_OBJ#", N, key="current_obj"),
+        Column("module", String(64)),
+        Column("action", String(64)),
+        Column("program", String(64)),
+        Column("service_hash", N),
+        Column("machine", String(64)),
+        _con(),
+        key=("dbid", "snap_id", "instance_number", "sample_id", "session_id"),
+    )
     # the reports AWR captured, 12.1 and later (docs/awr-rules.md §27): a SQL monitor report is COMPONENT_NAME
     # 'sqlmonitor', KEY1 its SQL_ID, KEY2 SQL_EXEC_ID, KEY3 SQL_EXEC_START; SNAP_ID the first snapshot after it
-    table(f"{p}reports", *_ints("snap_id", "dbid", "instance_number", "report_id"),
-          Column("component_name", String(128)), Column("session_id", N),
-          Column("SESSION_SERIAL#", N, key="session_serial"), Column("period_start_time", TS),
-          Column("period_end_time", TS), Column("generation_time", TS), Column("report_name", String(128)),
-          Column("key1", String(128)), Column("key2", String(128)), Column("key3", String(128)),
-          Column("report_summary", String(4000)), _con(), key=("dbid", "report_id"))
+    table(
+        f"{p}reports",
+        *_ints("snap_id", "dbid", "instance_number", "report_id"),
+        Column("component_name", String(128)),
+        Column("session_id", N),
+        Column("SESSION_SERIAL#", N, key="session_serial"),
+        Column("period_start_time", TS),
+        Column("period_end_time", TS),
+        Column("generation_time", TS),
+        Column("report_name", String(128)),
+        Column("key1", String(128)),
+        Column("key2", String(128)),
+        Column("key3", String(128)),
+        Column("report_summary", String(4000)),
+        _con(),
+        key=("dbid", "report_id"),
+    )
     # the initialization parameters in force at each snapshot (docs/awr-rules.md §23): V$SYSTEM_PARAMETER's snapshots
-    table(f"{p}parameter", *_ints("snap_id", "dbid", "instance_number", "parameter_hash"),
-          Column("parameter_name", String(64), nullable=False), Column("value", String(512)),
-          Column("isdefault", String(9)), Column("ismodified", String(10)), _con(),
-          key=("dbid", "instance_number", "parameter_hash", "snap_id"))
+    table(
+        f"{p}parameter",
+        *_ints("snap_id", "dbid", "instance_number", "parameter_hash"),
+        Column("parameter_name", String(64), nullable=False),
+        Column("value", String(512)),
+        Column("isdefault", String(9)),
+        Column("ismodified", String(10)),
+        _con(),
+        key=("dbid", "instance_number", "parameter_hash", "snap_id"),
+    )
     # execution plans (docs/awr-rules.md §26): one row per plan line, not per snapshot
-    table(f"{p}sql_plan", *_ints("dbid"), Column("sql_id", String(13), nullable=False),
-          Column("plan_hash_value", N, nullable=False), Column("id", N, nullable=False),
-          Column("operation", String(30)), Column("options", String(30)), Column("object_owner", String(128)),
-          Column("object_name", String(128)), Column("parent_id", N), Column("depth", N), Column("position", N),
-          Column("cost", N), Column("cardinality", N), Column("bytes", N), Column("access_predicates", String(4000)),
-          Column("filter_predicates", String(4000)), Column("timestamp", TS), _con(),
-          key=("dbid", "sql_id", "plan_hash_value", "con_dbid", "id"))
+    table(
+        f"{p}sql_plan",
+        *_ints("dbid"),
+        Column("sql_id", String(13), nullable=False),
+        Column("plan_hash_value", N, nullable=False),
+        Column("id", N, nullable=False),
+        Column("operation", String(30)),
+        Column("options", String(30)),
+        Column("object_owner", String(128)),
+        Column("object_name", String(128)),
+        Column("parent_id", N),
+        Column("depth", N),
+        Column("position", N),
+        Column("cost", N),
+        Column("cardinality", N),
+        Column("bytes", N),
+        Column("access_predicates", String(4000)),
+        Column("filter_predicates", String(4000)),
+        Column("timestamp", TS),
+        _con(),
+        key=("dbid", "sql_id", "plan_hash_value", "con_dbid", "id"),
+    )
     # captured bind values per snapshot (docs/awr-rules.md §26)
-    table(f"{p}sqlbind", *_ints("snap_id", "dbid", "instance_number"), Column("sql_id", String(13), nullable=False),
-          Column("name", String(128)), Column("position", N, nullable=False), Column("datatype_string", String(15)),
-          Column("was_captured", String(3)), Column("last_captured", TS), Column("value_string", String(4000)), _con(),
-          key=("dbid", "sql_id", "snap_id", "instance_number", "position", "con_dbid"))
+    table(
+        f"{p}sqlbind",
+        *_ints("snap_id", "dbid", "instance_number"),
+        Column("sql_id", String(13), nullable=False),
+        Column("name", String(128)),
+        Column("position", N, nullable=False),
+        Column("datatype_string", String(15)),
+        Column("was_captured", String(3)),
+        Column("last_captured", TS),
+        Column("value_string", String(4000)),
+        _con(),
+        key=("dbid", "sql_id", "snap_id", "instance_number", "position", "con_dbid"),
+    )
     # latency histograms of the wait events (docs/awr-rules.md §24): cumulative counts per bucket of powers of two ms
-    table(f"{p}event_histogram", *_ints("snap_id", "dbid", "instance_number", "event_id"),
-          Column("event_name", String(64), nullable=False), Column("wait_class_id", N),
-          Column("wait_class", String(64)), Column("wait_time_milli", N, nullable=False), Column("wait_count", N),
-          _con(), key=("dbid", "event_id", "instance_number", "snap_id", "wait_time_milli"))
+    table(
+        f"{p}event_histogram",
+        *_ints("snap_id", "dbid", "instance_number", "event_id"),
+        Column("event_name", String(64), nullable=False),
+        Column("wait_class_id", N),
+        Column("wait_class", String(64)),
+        Column("wait_time_milli", N, nullable=False),
+        Column("wait_count", N),
+        _con(),
+        key=("dbid", "event_id", "instance_number", "snap_id", "wait_time_milli"),
+    )
     # segment statistics (docs/awr-rules.md §25): the top segments of each snapshot, their interval's *_DELTA columns
-    table(f"{p}seg_stat", *_ints("snap_id", "dbid", "instance_number"), Column("TS#", N, key="ts_num", nullable=False),
-          Column("OBJ#", N, key="obj_num", nullable=False), Column("DATAOBJ#", N, key="dataobj_num", nullable=False),
-          *[Column(f"{s}_delta", N) for s in SEGMENT_STATS], Column("space_used_total", N),
-          Column("space_allocated_total", N), _con(),
-          key=("dbid", "snap_id", "instance_number", "ts_num", "obj_num", "dataobj_num", "con_dbid"))
-    table(f"{p}seg_stat_obj", *_ints("dbid"), Column("TS#", N, key="ts_num", nullable=False),
-          Column("OBJ#", N, key="obj_num", nullable=False), Column("DATAOBJ#", N, key="dataobj_num", nullable=False),
-          Column("owner", String(128), nullable=False), Column("object_name", String(128), nullable=False),
-          Column("subobject_name", String(128)), Column("object_type", String(18)),
-          Column("tablespace_name", String(30)), Column("partition_type", String(8)), _con(),
-          key=("dbid", "ts_num", "obj_num", "dataobj_num", "con_dbid"))
-    sga = Table(f"{p}sgastat", md, *_ints("snap_id", "dbid", "instance_number"),
-                Column("pool", String(30)), Column("name", String(64)), Column("bytes", N), _con())
+    table(
+        f"{p}seg_stat",
+        *_ints("snap_id", "dbid", "instance_number"),
+        Column("TS#", N, key="ts_num", nullable=False),
+        Column("OBJ#", N, key="obj_num", nullable=False),
+        Column("DATAOBJ#", N, key="dataobj_num", nullable=False),
+        *[Column(f"{s}_delta", N) for s in SEGMENT_STATS],
+        Column("space_used_total", N),
+        Column("space_allocated_total", N),
+        _con(),
+        key=("dbid", "snap_id", "instance_number", "ts_num", "obj_num", "dataobj_num", "con_dbid"),
+    )
+    table(
+        f"{p}seg_stat_obj",
+        *_ints("dbid"),
+        Column("TS#", N, key="ts_num", nullable=False),
+        Column("OBJ#", N, key="obj_num", nullable=False),
+        Column("DATAOBJ#", N, key="dataobj_num", nullable=False),
+        Column("owner", String(128), nullable=False),
+        Column("object_name", String(128), nullable=False),
+        Column("subobject_name", String(128)),
+        Column("object_type", String(18)),
+        Column("tablespace_name", String(30)),
+        Column("partition_type", String(8)),
+        _con(),
+        key=("dbid", "ts_num", "obj_num", "dataobj_num", "con_dbid"),
+    )
+    sga = Table(
+        f"{p}sgastat",
+        md,
+        *_ints("snap_id", "dbid", "instance_number"),
+        Column("pool", String(30)),
+        Column("name", String(64)),
+        Column("bytes", N),
+        _con(),
+    )
     Index(f"{p}sgastat_by_snap", *[sga.c[c] for c in by_snap])
-    pga = Table(f"{p}pgastat", md, *_ints("snap_id", "dbid", "instance_number"),
-                Column("name", String(64)), Column("value", N), _con())
+    pga = Table(
+        f"{p}pgastat",
+        md,
+        *_ints("snap_id", "dbid", "instance_number"),
+        Column("name", String(64)),
+        Column("value", N),
+        _con(),
+    )
     Index(f"{p}pgastat_by_snap", *[pga.c[c] for c in by_snap])
 
 
@@ -196,15 +432,22 @@ def _views(md, p: str, absent: dict) -> None:
 CLASS_TOTALS_FILL = (  # the store's own rows only: nothing from a request
     f"INSERT INTO {CLASS_TOTALS_NAME} SELECT snap_id, dbid, instance_number, wait_class, sum(time_waited_micro_fg) "
     "FROM dba_hist_system_event WHERE wait_class != 'Idle' GROUP BY dbid, snap_id, instance_number, wait_class "
-    "ORDER BY dbid, snap_id, instance_number, wait_class")
+    "ORDER BY dbid, snap_id, instance_number, wait_class"
+)
 
 
 @cache
 def _class_totals():
     from sqlalchemy import Column, Integer, MetaData, String
-    return _table(MetaData(), CLASS_TOTALS_NAME, *_ints("snap_id", "dbid", "instance_number"),
-                  Column("wait_class", String(64), nullable=False), Column("time_waited_micro_fg", Integer),
-                  key=("dbid", "snap_id", "instance_number", "wait_class"))
+
+    return _table(
+        MetaData(),
+        CLASS_TOTALS_NAME,
+        *_ints("snap_id", "dbid", "instance_number"),
+        Column("wait_class", String(64), nullable=False),
+        Column("time_waited_micro_fg", Integer),
+        key=("dbid", "snap_id", "instance_number", "wait_class"),
+    )
 
 
 def __getattr__(name: str):
@@ -237,6 +480,7 @@ class Views:
     @cached_property
     def metadata(self):
         from sqlalchemy import MetaData
+
         metadata = MetaData()
         _views(metadata, self.prefix, ABSENT.get(self.release, {}))
         return metadata
@@ -273,8 +517,20 @@ def release_of(version: str) -> str:
 # columns, and the table keeps each text column as a code of ASH_NAMES, as most samples repeat a few hundred texts
 # (SQL_IDs, events, modules...): 113 bytes a sample instead of 216. Statements read the view; a store made
 # otherwise may keep a plain table of the same name.
-ASH_CODED = ("session_type", "sql_id", "top_level_sql_id", "sql_plan_operation", "sql_plan_options", "event",
-             "wait_class", "session_state", "module", "action", "program", "machine")
+ASH_CODED = (
+    "session_type",
+    "sql_id",
+    "top_level_sql_id",
+    "sql_plan_operation",
+    "sql_plan_options",
+    "event",
+    "wait_class",
+    "session_state",
+    "module",
+    "action",
+    "program",
+    "machine",
+)
 ASH_CODE_SPACE = (1 << 23) - 1  # codes of at most 3 bytes in a record
 
 
@@ -284,19 +540,27 @@ def ash_code(text: str) -> int:
     return zlib.crc32(text.encode()) % ASH_CODE_SPACE + 1
 
 
-ASH_BASE_NAME, ASH_NAMES_NAME, ASH_TOTALS_NAME = "awrlens_active_sess_history", "awrlens_ash_names", "awrlens_ash_totals"
+ASH_BASE_NAME, ASH_NAMES_NAME, ASH_TOTALS_NAME = (
+    "awrlens_active_sess_history",
+    "awrlens_ash_names",
+    "awrlens_ash_totals",
+)
 
 
 @cache
 def _ash_tables():
     """(ASH_BASE, ASH_NAMES), built on first use (__getattr__ above)."""
     from sqlalchemy import Column, Integer, MetaData, PrimaryKeyConstraint, Table, Text
+
     md = MetaData()
     ash = views().active_sess_history
-    base = Table(ASH_BASE_NAME, md,
-                 *[Column(c.name, Integer if c.key in ASH_CODED else c.type, key=c.key, nullable=c.nullable)
-                   for c in ash.c],
-                 PrimaryKeyConstraint(*[c.name for c in ash.primary_key.columns]), sqlite_with_rowid=False)
+    base = Table(
+        ASH_BASE_NAME,
+        md,
+        *[Column(c.name, Integer if c.key in ASH_CODED else c.type, key=c.key, nullable=c.nullable) for c in ash.c],
+        PrimaryKeyConstraint(*[c.name for c in ash.primary_key.columns]),
+        sqlite_with_rowid=False,
+    )
     names = Table(ASH_NAMES_NAME, md, Column("id", Integer, primary_key=True), Column("value", Text, nullable=False))
     return base, names
 
@@ -306,8 +570,11 @@ def ash_view_ddl(prefix: str = "dba_hist_") -> str:
     coded one as its text."""
     cols = []
     for c in _ash_tables()[0].c:
-        cols.append(f'(SELECT n.value FROM {ASH_NAMES_NAME} n WHERE n.id = a."{c.name}") AS "{c.name}"'
-                    if c.key in ASH_CODED else f'a."{c.name}"')
+        cols.append(
+            f'(SELECT n.value FROM {ASH_NAMES_NAME} n WHERE n.id = a."{c.name}") AS "{c.name}"'
+            if c.key in ASH_CODED
+            else f'a."{c.name}"'
+        )
     return f"CREATE VIEW {prefix}active_sess_history AS SELECT {', '.join(cols)} FROM {ASH_BASE_NAME} a"
 
 
@@ -324,9 +591,13 @@ ASH_TOTAL_PERIODS = (1800, 60)  # seconds, the widest first
 def _ash_totals():
     """ASH_TOTALS, built on first use (__getattr__ above)."""
     from sqlalchemy import MetaData
-    return _table(MetaData(), ASH_TOTALS_NAME, *_ints("dbid", "dimension", "period", "snap_id", "instance_number",
-                                                      "start", "code", "samples"),
-                  key=("dbid", "dimension", "period", "snap_id", "instance_number", "start", "code"))
+
+    return _table(
+        MetaData(),
+        ASH_TOTALS_NAME,
+        *_ints("dbid", "dimension", "period", "snap_id", "instance_number", "start", "code", "samples"),
+        key=("dbid", "dimension", "period", "snap_id", "instance_number", "start", "code"),
+    )
 
 
 # Oracle's own reports in the embedded store (docs/awr-rules.md §27). Oracle renders an AWR report on request
@@ -340,15 +611,28 @@ AWR_REPORTS_NAME, MONITOR_REPORTS_NAME = "awrlens_awr_reports", "awrlens_monitor
 
 @cache
 def _report_tables():
-    from sqlalchemy import Column, Integer, LargeBinary, MetaData, String
+    from sqlalchemy import Column, LargeBinary, MetaData, String
+
     md = MetaData()
-    awr = _table(md, AWR_REPORTS_NAME, *_ints("dbid"), Column("kind", String(12), nullable=False),
-                 Column("instances", String(200), nullable=False),
-                 *_ints("begin_snap", "end_snap", "begin_snap2", "end_snap2"),
-                 Column("type", String(4), nullable=False), Column("report", LargeBinary),
-                 key=("dbid", "kind", "instances", "begin_snap", "end_snap", "begin_snap2", "end_snap2", "type"))
-    monitor = _table(md, MONITOR_REPORTS_NAME, *_ints("dbid", "report_id"), Column("type", String(4), nullable=False),
-                     Column("report", LargeBinary), key=("dbid", "report_id", "type"))
+    awr = _table(
+        md,
+        AWR_REPORTS_NAME,
+        *_ints("dbid"),
+        Column("kind", String(12), nullable=False),
+        Column("instances", String(200), nullable=False),
+        *_ints("begin_snap", "end_snap", "begin_snap2", "end_snap2"),
+        Column("type", String(4), nullable=False),
+        Column("report", LargeBinary),
+        key=("dbid", "kind", "instances", "begin_snap", "end_snap", "begin_snap2", "end_snap2", "type"),
+    )
+    monitor = _table(
+        md,
+        MONITOR_REPORTS_NAME,
+        *_ints("dbid", "report_id"),
+        Column("type", String(4), nullable=False),
+        Column("report", LargeBinary),
+        key=("dbid", "report_id", "type"),
+    )
     return awr, monitor
 
 
@@ -357,25 +641,42 @@ def _report_tables():
 # PARAMETER_BASE, one row per value and the run of snapshots [first_snap, last_snap] of one instance it was in force
 # for, joined to the instance's snapshots: the view has Oracle's rows and columns, and every statement reads it.
 PARAMETER_BASE_NAME = "awrlens_parameter"
-PARAMETER_VIEW_COLUMNS = ("snap_id", "dbid", "instance_number", "parameter_hash", "parameter_name", "value",
-                          "isdefault", "ismodified", "con_dbid")
+PARAMETER_VIEW_COLUMNS = (
+    "snap_id",
+    "dbid",
+    "instance_number",
+    "parameter_hash",
+    "parameter_name",
+    "value",
+    "isdefault",
+    "ismodified",
+    "con_dbid",
+)
 
 
 @cache
 def _parameter_base():
     """PARAMETER_BASE, built on first use (__getattr__ above)."""
     from sqlalchemy import Column, MetaData, String
-    return _table(MetaData(), PARAMETER_BASE_NAME,
-                  *_ints("dbid", "instance_number", "parameter_hash", "first_snap", "last_snap"),
-                  Column("parameter_name", String(64), nullable=False), Column("value", String(512)),
-                  Column("isdefault", String(9)), Column("ismodified", String(10)),
-                  key=("dbid", "instance_number", "parameter_hash", "first_snap"))
+
+    return _table(
+        MetaData(),
+        PARAMETER_BASE_NAME,
+        *_ints("dbid", "instance_number", "parameter_hash", "first_snap", "last_snap"),
+        Column("parameter_name", String(64), nullable=False),
+        Column("value", String(512)),
+        Column("isdefault", String(9)),
+        Column("ismodified", String(10)),
+        key=("dbid", "instance_number", "parameter_hash", "first_snap"),
+    )
 
 
 def parameter_view_ddl(prefix: str = "dba_hist_") -> str:
     """CREATE VIEW of the store's DBA_HIST_PARAMETER over PARAMETER_BASE: a row per snapshot of the instance inside
     each run (CON_DBID = DBID, a non-CDB)."""
     values = ", ".join(f"p.{c}" for c in PARAMETER_VIEW_COLUMNS[3:-1])
-    return (f"CREATE VIEW {prefix}parameter AS SELECT s.snap_id, s.dbid, s.instance_number, {values}, "
-            f"s.dbid AS con_dbid FROM {prefix}snapshot s JOIN {PARAMETER_BASE_NAME} p ON p.dbid = s.dbid AND "
-            "p.instance_number = s.instance_number AND s.snap_id BETWEEN p.first_snap AND p.last_snap")
+    return (
+        f"CREATE VIEW {prefix}parameter AS SELECT s.snap_id, s.dbid, s.instance_number, {values}, "
+        f"s.dbid AS con_dbid FROM {prefix}snapshot s JOIN {PARAMETER_BASE_NAME} p ON p.dbid = s.dbid AND "
+        "p.instance_number = s.instance_number AND s.snap_id BETWEEN p.first_snap AND p.last_snap"
+    )

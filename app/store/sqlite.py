@@ -11,6 +11,7 @@ Writes (the app's test-result tables only) go through a SQLAlchemy engine that o
 connection per write, and takes the write lock at BEGIN IMMEDIATE. On a read-only file system (the package of
 a Lambda function) or a read-only file, a write is refused with ReadOnly (503) and reads go on as before.
 """
+
 import json
 import queue
 import re
@@ -111,24 +112,36 @@ class SqliteStore(Store):
 
     def _has_table(self, name: str) -> bool:
         try:
-            with self._connection() as con, closing(con.execute(
-                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))) as cursor:
+            with (
+                self._connection() as con,
+                closing(
+                    con.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))
+                ) as cursor,
+            ):
                 return cursor.fetchone() is not None
         except sqlite3.Error as exc:
             raise self.translate(exc, 0.0) from exc
 
     def sql_dialect(self):
         from sqlalchemy.dialects import sqlite
+
         return sqlite.dialect()
 
     def write_engine(self):
         from sqlalchemy import create_engine, event
         from sqlalchemy.pool import NullPool
+
         with self._writer_lock:
             if self._writer is None:
-                self._writer = create_engine(self._write_url(), poolclass=NullPool, connect_args={
-                    "check_same_thread": False, "timeout": self.settings.call_timeout,  # waits for the lock
-                    "isolation_level": None})  # no implicit transactions: BEGIN IMMEDIATE below
+                self._writer = create_engine(
+                    self._write_url(),
+                    poolclass=NullPool,
+                    connect_args={
+                        "check_same_thread": False,
+                        "timeout": self.settings.call_timeout,  # waits for the lock
+                        "isolation_level": None,
+                    },
+                )  # no implicit transactions: BEGIN IMMEDIATE below
                 event.listen(self._writer, "connect", _tune_writer)
                 event.listen(self._writer, "begin", lambda conn: conn.exec_driver_sql("BEGIN IMMEDIATE"))
             return self._writer
@@ -139,13 +152,18 @@ class SqliteStore(Store):
         its own connection); each connection's statements stop `call_timeout` seconds after it was opened."""
         from sqlalchemy import create_engine, event
         from sqlalchemy.pool import NullPool
-        engine = create_engine(f"sqlite:///file:{self.path}?mode=ro&uri=true", poolclass=NullPool,
-                               connect_args={"check_same_thread": False})
+
+        engine = create_engine(
+            f"sqlite:///file:{self.path}?mode=ro&uri=true",
+            poolclass=NullPool,
+            connect_args={"check_same_thread": False},
+        )
 
         @event.listens_for(engine, "connect")
         def _connect(dbapi_conn, _record):
             _tune(dbapi_conn)
             _deadline(dbapi_conn, call_timeout, 10_000_000)  # rarely: the GIL
+
         try:
             yield engine
         finally:
@@ -158,8 +176,10 @@ class SqliteStore(Store):
         orig = getattr(exc, "orig", exc)
         name = getattr(orig, "sqlite_errorname", "")
         if isinstance(orig, sqlite3.Error) and name.startswith(READ_ONLY_ERRORS) and self.path.exists():
-            return ReadOnly(f"this store is read-only: {self.path.name} cannot be written here ({orig}); "
-                            "record results on a writable store or on Oracle")
+            return ReadOnly(
+                f"this store is read-only: {self.path.name} cannot be written here ({orig}); "
+                "record results on a writable store or on Oracle"
+            )
         if isinstance(orig, sqlite3.OperationalError) and "locked" in str(orig):
             return DatabaseTimeout(f"the store stayed locked by another writer for {self.settings.call_timeout:g} s")
         return self.translate(exc, elapsed)
@@ -172,8 +192,9 @@ class SqliteStore(Store):
         if isinstance(orig, sqlite3.OperationalError) and "interrupt" in str(orig):
             return DatabaseTimeout(f"the query ran longer than {self.settings.call_timeout:g} s")
         if not self.path.exists():
-            return DatabaseUnavailable(f"the embedded store {self.path} does not exist; build it with "
-                                       "`make demo` or `flask --app app demo`")
+            return DatabaseUnavailable(
+                f"the embedded store {self.path} does not exist; build it with `make demo` or `flask --app app demo`"
+            )
         return DatabaseUnavailable(f"embedded store error: {orig}")
 
 
@@ -187,6 +208,7 @@ def sqlite_text(stmt) -> tuple[str, dict]:
 @cache
 def _named_dialect():
     from sqlalchemy.dialects import sqlite
+
     return sqlite.dialect(paramstyle="named")
 
 
@@ -195,8 +217,12 @@ def embedded_statements(row_cap: int = Settings.row_cap) -> list:
     list (the page's max_points) or in as many as AWRLENS_MAX_POINTS needs, the store's wait-class totals and its ASH
     totals. Top activity with a filter is compiled on first use (its filters are its arguments)."""
     v = views("dba_hist_", Store.release)
-    every = [stmt for most in (queries.IN_LIST, Settings.max_points) for _, stmt in queries.statements(v, row_cap, most)]
-    every += [queries.wait_class_series(v, True, chunks) for chunks in (0, 1, -(-Settings.max_points // queries.IN_LIST))]
+    every = [
+        stmt for most in (queries.IN_LIST, Settings.max_points) for _, stmt in queries.statements(v, row_cap, most)
+    ]
+    every += [
+        queries.wait_class_series(v, True, chunks) for chunks in (0, 1, -(-Settings.max_points // queries.IN_LIST))
+    ]
     # top activity: the store's ASH totals, and every instance's samples (the top lists' total, docs/awr-rules.md §22)
     every += [queries.ash_total_groups(v), queries.ash_total_buckets(v), queries.activity_top(v, "instance")]
     # Oracle's own reports as the demo store keeps them (schema.AWR_REPORTS, MONITOR_REPORTS)

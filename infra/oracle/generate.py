@@ -11,6 +11,7 @@
 The views are exactly those the statements of app/store/queries.py read (`make sql` prints the statements); the
 optional grants (commented out) are those of the features beyond reading AWR.
 """
+
 import sys
 from pathlib import Path
 
@@ -47,53 +48,72 @@ def read_views(prefix: str) -> list[str]:
     awr = views(prefix).metadata.tables  # the app's own tables (BENCH_*) are not granted here
     names = set()
     for _, stmt in all_statements(views(prefix)):
-        names |= {t.name.upper() for t in find_tables(stmt, include_joins=True, include_selects=True)
-                  if isinstance(t, Table) and t.name in awr}
+        names |= {
+            t.name.upper()
+            for t in find_tables(stmt, include_joins=True, include_selects=True)
+            if isinstance(t, Table) and t.name in awr
+        }
     return sorted(names)
 
 
 def optional(user: str, execute_grant: str, monitor_grant: str) -> list[str]:
     """The grants of the features beyond reading AWR, commented out: the user stays read-only without them."""
-    return ["", "-- Optional, only for the feature named; uncomment to grant:",
-            "-- Oracle's own AWR and compare-periods reports (the Oracle reports view; without it the API says which",
-            "-- grant is missing), and `flask runs cpu --snapshots`, which takes an AWR snapshot before and after the",
-            "-- test (checked as it starts):",
-            f"-- {execute_grant}",
-            "-- Oracle's own SQL monitor reports (SQL detail; the list of monitored executions reads DBA_HIST_REPORTS):",
-            f"-- {monitor_grant}",
-            "-- Benchmark runs kept on this database: infra/oracle/bench_tables.sql says who creates the tables and",
-            f"-- with which privileges (CREATE TABLE and CREATE SEQUENCE while it runs, and a quota for {user})."]
+    return [
+        "",
+        "-- Optional, only for the feature named; uncomment to grant:",
+        "-- Oracle's own AWR and compare-periods reports (the Oracle reports view; without it the API says which",
+        "-- grant is missing), and `flask runs cpu --snapshots`, which takes an AWR snapshot before and after the",
+        "-- test (checked as it starts):",
+        f"-- {execute_grant}",
+        "-- Oracle's own SQL monitor reports (SQL detail; the list of monitored executions reads DBA_HIST_REPORTS):",
+        f"-- {monitor_grant}",
+        "-- Benchmark runs kept on this database: infra/oracle/bench_tables.sql says who creates the tables and",
+        f"-- with which privileges (CREATE TABLE and CREATE SEQUENCE while it runs, and a quota for {user}).",
+    ]
 
 
-def create_user(prefix: str, what: str, before: str | None = None, user: str = USER,
-                created: str = "", after: str | None = None) -> str:
+def create_user(
+    prefix: str, what: str, before: str | None = None, user: str = USER, created: str = "", after: str | None = None
+) -> str:
     names = read_views(prefix)
-    lines = [HEADER.format(what=what, family=prefix.upper() + "*"), before,
-             f'CREATE USER {user} IDENTIFIED BY "&&awrlens_password"{created};',
-             f"GRANT CREATE SESSION TO {user};", after, "",
-             f"-- the {len(names)} views the app reads"]
+    lines = [
+        HEADER.format(what=what, family=prefix.upper() + "*"),
+        before,
+        f'CREATE USER {user} IDENTIFIED BY "&&awrlens_password"{created};',
+        f"GRANT CREATE SESSION TO {user};",
+        after,
+        "",
+        f"-- the {len(names)} views the app reads",
+    ]
     lines += [f"GRANT SELECT ON SYS.{name} TO {user};" for name in names]
-    lines += optional(user, f"GRANT EXECUTE ON SYS.DBMS_WORKLOAD_REPOSITORY TO {user};",
-                      f"GRANT EXECUTE ON SYS.DBMS_AUTO_REPORT TO {user};")
+    lines += optional(
+        user,
+        f"GRANT EXECUTE ON SYS.DBMS_WORKLOAD_REPOSITORY TO {user};",
+        f"GRANT EXECUTE ON SYS.DBMS_AUTO_REPORT TO {user};",
+    )
     return "\n".join(line for line in lines if line is not None) + "\n"
 
 
 def create_user_rds() -> str:
     names = read_views("dba_hist_")
-    lines = [HEADER.format(what="a read-only user on Amazon RDS for Oracle (run as the master user)",
-                           family="DBA_HIST_*"),
-             "-- RDS gives no SYS access: the master user grants SYS objects with rdsadmin.rdsadmin_util, names in",
-             "-- upper case. On RDS the Diagnostics Pack comes only with Enterprise Edition (bring your own licence).",
-             "",
-             f'CREATE USER {USER} IDENTIFIED BY "&&awrlens_password";',
-             f"GRANT CREATE SESSION TO {USER};", "",
-             f"-- the {len(names)} views the app reads",
-             "BEGIN"]
+    lines = [
+        HEADER.format(what="a read-only user on Amazon RDS for Oracle (run as the master user)", family="DBA_HIST_*"),
+        "-- RDS gives no SYS access: the master user grants SYS objects with rdsadmin.rdsadmin_util, names in",
+        "-- upper case. On RDS the Diagnostics Pack comes only with Enterprise Edition (bring your own licence).",
+        "",
+        f'CREATE USER {USER} IDENTIFIED BY "&&awrlens_password";',
+        f"GRANT CREATE SESSION TO {USER};",
+        "",
+        f"-- the {len(names)} views the app reads",
+        "BEGIN",
+    ]
     lines += [f"  rdsadmin.rdsadmin_util.grant_sys_object('{name}', '{USER}', 'SELECT');" for name in names]
     lines += ["END;", "/"]
-    lines += optional(USER, f"EXEC rdsadmin.rdsadmin_util.grant_sys_object('DBMS_WORKLOAD_REPOSITORY', '{USER}', "
-                            "'EXECUTE');",
-                      f"EXEC rdsadmin.rdsadmin_util.grant_sys_object('DBMS_AUTO_REPORT', '{USER}', 'EXECUTE');")
+    lines += optional(
+        USER,
+        f"EXEC rdsadmin.rdsadmin_util.grant_sys_object('DBMS_WORKLOAD_REPOSITORY', '{USER}', 'EXECUTE');",
+        f"EXEC rdsadmin.rdsadmin_util.grant_sys_object('DBMS_AUTO_REPORT', '{USER}', 'EXECUTE');",
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -141,18 +161,25 @@ def bench_tables() -> str:
 
 def scripts() -> dict[str, str]:
     out = {
-        "create_user.sql": create_user("dba_hist_", "a read-only user for the AWR history (plain Oracle: on "
-                                                    "premises or EC2; run as a DBA)"),
+        "create_user.sql": create_user(
+            "dba_hist_", "a read-only user for the AWR history (plain Oracle: on premises or EC2; run as a DBA)"
+        ),
         "create_user_pdb.sql": create_user(
-            "awr_pdb_", "a read-only user inside a PDB, on its own AWR (AWR_PDB_* views, Oracle 12.2 and "
-                        "later; run as a DBA; set the target's \"view_prefix\": \"awr_pdb_\")",
-            before="ALTER SESSION SET CONTAINER = &&pdb_name;\n"),
+            "awr_pdb_",
+            "a read-only user inside a PDB, on its own AWR (AWR_PDB_* views, Oracle 12.2 and "
+            "later; run as a DBA; set the target's \"view_prefix\": \"awr_pdb_\")",
+            before="ALTER SESSION SET CONTAINER = &&pdb_name;\n",
+        ),
         "create_user_cdb.sql": create_user(
-            "awr_root_", "a read-only common user in the root of a CDB, on the AWR data stored there (AWR_ROOT_* "
-                         "views, Oracle 12.2 and later; run as a DBA connected to CDB$ROOT; set the target's "
-                         "\"view_prefix\": \"awr_root_\" and \"user\": \"C##AWRLENS\")",
-            before=CDB_NOTE + "\nALTER SESSION SET CONTAINER = CDB$ROOT;\n", user=COMMON_USER,
-            created=" CONTAINER = ALL", after=f"ALTER USER {COMMON_USER} SET CONTAINER_DATA = ALL CONTAINER = CURRENT;"),
+            "awr_root_",
+            "a read-only common user in the root of a CDB, on the AWR data stored there (AWR_ROOT_* "
+            "views, Oracle 12.2 and later; run as a DBA connected to CDB$ROOT; set the target's "
+            "\"view_prefix\": \"awr_root_\" and \"user\": \"C##AWRLENS\")",
+            before=CDB_NOTE + "\nALTER SESSION SET CONTAINER = CDB$ROOT;\n",
+            user=COMMON_USER,
+            created=" CONTAINER = ALL",
+            after=f"ALTER USER {COMMON_USER} SET CONTAINER_DATA = ALL CONTAINER = CURRENT;",
+        ),
         "create_user_rds.sql": create_user_rds(),
         "bench_tables.sql": bench_tables(),
     }

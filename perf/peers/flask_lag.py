@@ -3,6 +3,7 @@
 It computes per-second rates in SQL and returns them as JSON, with no restart or gap handling beyond the
 query's own filter: the floor of what a hand-written endpoint would do. Run: gunicorn perf.peers.flask_lag:app
 """
+
 import os
 import sqlite3
 
