@@ -338,40 +338,22 @@ def values_of(points: list[Point], scale: float = 1.0) -> list[tuple[str, float,
 
 
 def lttb(points: list[tuple], threshold: int) -> list[tuple]:
-    """Largest-Triangle-Three-Buckets downsampling of (time, x, y) points: keeps peaks and shape."""
+    """Largest-Triangle-Three-Buckets downsampling of (time, x, y) points: keeps peaks and shape. The first and last
+    points, and from each of threshold - 2 buckets the point making the largest triangle with the point kept before
+    it and the average of the next bucket (the first such point on a tie; docs/awr-rules.md §19)."""
     n = len(points)
     if n <= threshold or threshold < 3:  # 0 asks for every point (max_points=0); 1 or 2 cannot keep both ends
         return points
     xs, ys = [p[1] for p in points], [p[2] for p in points]
-    out = [points[0]]
-    every = (n - 2) / (threshold - 2)
-    a = 0
+    out, a = [points[0]], 0
+    every = (n - 2) / (threshold - 2)  # over 1: each bucket holds a point
     for i in range(threshold - 2):
-        start = int(i * every) + 1
-        end = int((i + 1) * every) + 1
-        stop = end if end < n - 1 else n - 1
-        if stop - start <= 1:  # one candidate (or none): it is the bucket's point, whatever the triangle
-            out.append(points[start])
-            a = start
-            continue
-        nxt_start, nxt_end = end, int((i + 2) * every) + 1
-        if nxt_end > n:
-            nxt_end = n
-        if nxt_end <= nxt_start:
-            nxt_end = nxt_start + 1 if nxt_start + 1 < n else n
-        if nxt_end > nxt_start:  # the next bucket's average point
-            avg_x = fsum(xs[nxt_start:nxt_end]) / (nxt_end - nxt_start)
-            avg_y = fsum(ys[nxt_start:nxt_end]) / (nxt_end - nxt_start)
-        else:
-            avg_x, avg_y = xs[-1], ys[-1]
+        start, end = int(i * every) + 1, int((i + 1) * every) + 1
+        after = min(int((i + 2) * every) + 1, n)  # the next bucket; the last point for the last bucket
+        avg_x, avg_y = fsum(xs[end:after]) / (after - end), fsum(ys[end:after]) / (after - end)
         ax, ay = xs[a], ys[a]
-        dx, dy = ax - avg_x, avg_y - ay
-        best, best_area = start, -1.0
-        for j in range(start, stop):  # the point of this bucket making the largest triangle
-            area = abs(dx * (ys[j] - ay) - (ax - xs[j]) * dy)
-            if area > best_area:
-                best, best_area = j, area
-        out.append(points[best])
-        a = best
+        areas = [abs((ax - avg_x) * (ys[j] - ay) - (ax - xs[j]) * (avg_y - ay)) for j in range(start, end)]
+        a = start + areas.index(max(areas))
+        out.append(points[a])
     out.append(points[-1])
     return out
