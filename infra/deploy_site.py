@@ -311,7 +311,7 @@ def find_api(aws: Aws, stage: str, project: str = PROJECT) -> str:
         ids = [
             api["id"]
             for listing in aws.apigateway.get_paginator("get_rest_apis").paginate()
-            for api in page["items"]
+            for api in listing["items"]
             if api["name"] == name
         ]
         if len(ids) > 1:
