@@ -106,6 +106,7 @@ class SqliteStore(Store):
         does not)."""
         return self._has_table(AWR_REPORTS_NAME)
 
+    @cached_property
     def parameter_runs(self) -> bool:
         """Whether the file keeps schema.PARAMETER_BASE under its DBA_HIST_PARAMETER: the demo builder writes it."""
         return self._has_table(PARAMETER_BASE_NAME)

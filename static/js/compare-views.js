@@ -10,8 +10,7 @@
   var Dbs = AWRLens.Databases, Views = AWRLens.Views, Loaders = AWRLens.Loaders;
   var element = AWRLens.Dom.element, NUM = Tables.num, TEXT = Tables.text;
   var OVERLAID_MOVERS = 3;  // the first time movers with a series, drawn over time
-  var KINDS = { "time model": "Time model", "wait event": "Wait event", sql: "SQL", "load profile": "Load Profile",
-    plan: "Plan", parameter: "Parameter" };
+  var KINDS = { "time model": "Time model", "wait event": "Wait event", sql: "SQL", "load profile": "Load Profile" };
 
   /** What one period alone holds, as the answer says ("a": gone in B, "b": new in B). */
   function onlyIn(value) { return value === "a" ? "A only (gone in B)" : value === "b" ? "B only (new in B)" : ""; }
