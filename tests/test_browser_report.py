@@ -11,24 +11,12 @@ from urllib.parse import urlencode
 
 import pytest
 from conftest import gunicorn
+from test_api_report import SECTIONS
 
 from tests.chromium import Page
 
 pytestmark = [pytest.mark.browser, pytest.mark.wire, pytest.mark.slow]
 
-SECTIONS = [
-    "header",
-    "charts",
-    "load-profile",
-    "time-model",
-    "top-events",
-    "wait-classes",
-    "top-sql",
-    "io-functions",
-    "os-statistics",
-    "tablespaces",
-    "changes",
-]
 DOCUMENT = """() => ({
   sections: Array.from(document.querySelectorAll('header[id], section[id]')).map(s => s.id),
   images: Array.from(document.images).map(i => ({data: i.src.startsWith('data:image/svg+xml;base64,'),
