@@ -118,15 +118,21 @@ def build(
         ]
         for w in workers:
             w.start()
-        while any(w.is_alive() for w in workers):
-            if on_progress:
-                on_progress(min(done.value, total), total)
-            time.sleep(PROGRESS_SECONDS)
-        for w in workers:
-            w.join()
-            if w.exitcode != 0:
-                raise RuntimeError(f"building a demo database failed (worker exit code {w.exitcode})")
-        _merge(tmp, parts)
+        # a database's rows are merged as soon as its parts are written, while the others' are still being drawn:
+        # every table's key starts with DBID, so each database's rows go after the one's before (ORCL, then RACPROD)
+        con = _create(tmp)
+        for db, _ in plan:
+            mine = [k for k, (of, _, _) in enumerate(jobs) if of is db]
+            while any(workers[k].is_alive() for k in mine):
+                if on_progress:
+                    on_progress(min(done.value, total), total)
+                time.sleep(PROGRESS_SECONDS)
+            for k in mine:
+                workers[k].join()
+                if workers[k].exitcode != 0:
+                    raise RuntimeError(f"building a demo database failed (worker exit code {workers[k].exitcode})")
+            _merge(con, [parts[k] for k in mine])
+        _finish(con, parts)
         if not ash_totals:
             with closing(sqlite3.connect(tmp)) as con:
                 con.execute(f"DROP TABLE {ASH_TOTALS.name}")
@@ -179,12 +185,12 @@ def _create(path: Path, part: bool = False) -> sqlite3.Connection:
     return con
 
 
-def _merge(path: Path, parts: list[Path]):
-    """A new store at `path` with the rows of every part: one merge of the parts per table, in key order."""
-    con = _create(path)
+def _merge(con: sqlite3.Connection, parts: list[Path], tables=None):
+    """The rows of `parts` added to the store, one merge of the parts per table (default: all but ASH_NAMES), in key
+    order."""
     for k, part in enumerate(parts):
         con.execute("ATTACH DATABASE ? AS ?", (str(part), f"part{k}"))
-    for table in _tables():
+    for table in tables or [t for t in _tables() if t is not ASH_NAMES]:
         arms = " UNION ALL ".join(f"SELECT * FROM part{k}.{table.name}" for k in range(len(parts)))
         key = ", ".join(f'"{c.name}"' for c in table.primary_key.columns)
         if table is ASH_NAMES:  # each part names the texts it used; one text has one code
@@ -194,11 +200,17 @@ def _merge(path: Path, parts: list[Path]):
                 raise RuntimeError("two texts of the samples have the same code (schema.ash_code)") from None
             continue
         con.execute(f"INSERT INTO main.{table.name} {arms}" + (f" ORDER BY {key}" if key else ""))
-    con.execute(ash_view_ddl())
-    con.execute(parameter_view_ddl())
     con.commit()
     for k in range(len(parts)):
         con.execute("DETACH DATABASE ?", (f"part{k}",))
+
+
+def _finish(con: sqlite3.Connection, parts: list[Path]):
+    """The store made whole once every database is merged: the texts of every part's samples, the views over the
+    store's own tables, the wait-class totals and the planner's statistics."""
+    _merge(con, parts, [ASH_NAMES])
+    con.execute(ash_view_ddl())
+    con.execute(parameter_view_ddl())
     con.execute(CLASS_TOTALS_FILL)
     con.execute("ANALYZE")
     con.commit()
