@@ -45,6 +45,7 @@ PAGES = {
     "overview, ORCL, last week (the page's default)": "/",
     "overview, RACPROD, each instance, last week": f"/?db={RAC}&inst=each&view=overview&range=7d",
     "overview, RACPROD, last 45 days": f"/?db={RAC}&view=overview&range=45d",
+    "top activity, RACPROD, last day (issue 13)": f"/?db={RAC}&view=activity&range=1d",
 }
 MARKS = """() => Object.fromEntries(performance.getEntriesByType('mark').map(m => [m.name, m.startTime]))"""
 SETTLED = "window.AWRLens && AWRLens.App && AWRLens.App.settled()"
