@@ -240,6 +240,24 @@ def deltas(values: dict[int, float], snaps: list[Snap]) -> list[Point]:
     return out
 
 
+def counter_rates(values: dict[int, float], snaps: list[Snap], scale: float = 1.0) -> tuple[list, list]:
+    """One instance's counter per second as columns, (times, rates): the values num / den x scale of deltas()'s
+    points, in one pass and without the points (a full-resolution series has thousands, docs/awr-rules.md §3-§5)."""
+    times, out = [], []
+    add_time, add = times.append, out.append
+    get = values.get
+    prev = prev_v = None
+    for s in snaps:
+        v = get(s.snap_id)
+        if v is None:
+            continue
+        if prev is not None and prev.startup == s.startup and v >= prev_v:
+            add_time(s.time)
+            add((v - prev_v) / (s.epoch - prev.epoch) * scale)
+        prev, prev_v = s, v
+    return times, out
+
+
 def counter_points(values, snaps, rate: str, txn: dict | None = None) -> list[Point]:
     """Points of one instance's counter as a rate: per_second (num/sec), raw (num), per_txn (num/txn)."""
     valid = deltas(values, snaps)

@@ -322,3 +322,24 @@ def test_markers_carry_every_field_the_api_documents():
         {"instance": 1, "snap_id": 7, "time": "2026-01-03T03:00:00+00:00", "startup_time": "2026-01-03T07:00:00+00:00"}
     ]
     assert marks["merged_snapshots"] == [{"instance": 1, "snap_id": 3, "time": "2026-01-03T00:31:00+00:00"}]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_counter_per_second_in_one_pass_is_its_deltas_over_their_seconds(seed):
+    """counter_rates (a series drawn as it is, one instance) gives deltas()'s points as num / den x scale: the same
+    intervals dropped at restarts, missing values and counters that went backwards (§3-§5), the same numbers."""
+    rnd = random.Random(seed)
+    snaps, values, minutes, startup, value = [], {}, 0, A, 0.0
+    for i in range(1, 500):
+        minutes += rnd.choice([30, 30, 30, 60, 240, 2])
+        if rnd.random() < 0.02:
+            startup, value = (B if startup == A else A), rnd.choice([0.0, value * 1.5])
+        snaps.append(snap(i, minutes, startup))
+        value += rnd.choice([0.0, rnd.random() * 1e7, -5.0 if rnd.random() < 0.05 else 1.0])
+        if rnd.random() > 0.03:
+            values[i] = value
+    scale = rnd.choice([1.0, 1e-6, 100.0])
+    times, rates = analysis.counter_rates(values, snaps, scale)
+    expected = deltas(values, snaps)
+    assert times == [p.time for p in expected] and rates == [p.num / p.den * scale for p in expected]
+    assert len(expected) < len(snaps) - 10  # some intervals were dropped

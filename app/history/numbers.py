@@ -13,8 +13,12 @@ def drawn(values) -> tuple[list, list]:
 def rates(group, scale: float = 1.0) -> tuple[list, list]:
     """A series' points as columns, (times, values), from analysis.Points (num / den x scale), rounded as drawn()
     does: one pass where nothing is downsampled (a full-resolution answer's every point)."""
-    values = [num / den * scale for _, _, _, num, den in group]
-    return [p[2] for p in group], [round(v * 10000) / 10000 if -1e6 < v < 1e6 else round(v) for v in values]
+    return [p[2] for p in group], rounded([num / den * scale for _, _, _, num, den in group])
+
+
+def rounded(values: list[float]) -> list:
+    """Known values rounded as round4 does, in one list (inlined: a call per value is a tenth of the time)."""
+    return [round(v * 10000) / 10000 if -1e6 < v < 1e6 else round(v) for v in values]
 
 
 def shaped(series: list[dict], shape: str) -> dict:

@@ -16,7 +16,7 @@ from app.history import catalog
 from app.history.catalog import IO_FIELDS, Spec, Term
 from app.history.database import Database, Range, offset
 from app.history.intervals import snap_ids
-from app.history.numbers import drawn, rates
+from app.history.numbers import drawn, rates, rounded
 from app.store import queries
 from app.store.schema import IO_COLUMNS
 
@@ -36,9 +36,18 @@ def compute(db: Database, names, rng: Range, instance="all", rate="per_second", 
         span = bounds
     totals: dict = {}  # (kind, instance label) -> points_total of a bucketed series
     fetcher = Fetcher(db.store, db.dbid, rng.lo, rng.hi, bounds and snap_ids(bounds)) if rng.lo is not None else None
+    # one instance's points drawn as they are: a counter per second is computed as columns in one pass
+    alone = (each or inst is not None or len(span) == 1) and all(
+        max_points == 0 or len(r) <= max_points for r in span.values()
+    )
     out = []
     for spec in specs:
-        if spec.kind == "detail":
+        direct = alone and rng.lo is not None and _per_second(spec, rate)
+        if direct:
+            per = {
+                i: analysis.counter_rates(fetcher.summed(spec.terms, i), rows, spec.scale) for i, rows in span.items()
+            }
+        elif spec.kind == "detail":
             per, how = _detail(db, spec, rng, inst)
         elif rng.lo is None:
             per, how = {}, "sum_of_ratios"
@@ -48,15 +57,19 @@ def compute(db: Database, names, rng: Range, instance="all", rate="per_second", 
         if each:
             groups = [(i, per[i], {}) for i in sorted(per)]
         elif inst is not None:
-            groups = [(inst, per.get(inst, []), {})]
+            groups = [(inst, per.get(inst, ([], []) if direct else []), {})]
+        elif direct:  # a single instance: combining its points changes none of them
+            groups = [("all", next(iter(per.values())), {})]
         else:
             groups = [("all", analysis.combine(per, how), analysis.absent(per, expected))]
         for label, group, absent in groups:
-            if 3 <= max_points < len(group):
+            if direct:
+                columns = group[0], rounded(group[1])
+            elif 3 <= max_points < len(group):
                 columns = drawn(analysis.lttb(analysis.values_of(group, spec.scale), max_points))
             else:
                 columns = rates(group, spec.scale)
-            total = len(group)
+            total = len(columns[0])
             if bounds is not None and spec.kind != "detail":
                 kind = spec.kind if spec.kind in ("reading", "rate") else "interval"
                 if (kind, label) not in totals:
@@ -75,6 +88,11 @@ def compute(db: Database, names, rng: Range, instance="all", rate="per_second", 
             )
     markers = db.timeline().markers(rng.lo, rng.hi, inst) if rng.lo is not None else {}
     return {"db": db.key, "range": rng.public(), "instance": instance, "series": out, "markers": markers}
+
+
+def _per_second(spec: Spec, rate: str) -> bool:
+    """A counter, or a sum of counters, per second: points from deltas over seconds (docs/awr-rules.md §3-§8)."""
+    return (spec.kind == "cumulative" and rate == "per_second") or (spec.kind == "ratio" and spec.den == ("seconds",))
 
 
 def _unbucketed(span: dict[int, list], kind: str, label) -> int:
@@ -168,6 +186,10 @@ class Fetcher:
             self.memo[key] = out
         return self.memo[key]
 
+    def summed(self, terms, inst: int) -> dict[int, float]:
+        """One instance's sum of counters (analysis.add_counters), {snap_id: value}."""
+        return analysis.add_counters(*(self.values(t).get(inst, {}) for t in terms))
+
     def values(self, term: Term) -> dict[int, dict[int, float]]:
         key = (term.view, term.item, term.field)
         if key not in self.memo:
@@ -181,11 +203,11 @@ class Fetcher:
         v = self.store.views
         out: dict[int, dict[int, float]] = {}
         if term.view in queries.COUNTER_VIEWS:
+            inst_of = per = None  # the rows come instance by instance: one lookup per instance, not per row
             for inst, snap, value in self._rows(queries.counter_series(v, term.view, self.chunks), item_id=term.item):
-                if inst in out:  # (not setdefault: it would build a dict per row, thousands per answer)
-                    out[inst][snap] = value
-                else:
-                    out[inst] = {snap: value}
+                if inst != inst_of:
+                    inst_of, per = inst, out.setdefault(inst, {})
+                per[snap] = value
         elif term.view == "system_event":
             col = 3 if term.field == "time" else 2
             for row in self._rows(queries.event_series(v, self.chunks), item_id=term.item):
@@ -218,9 +240,7 @@ def evaluate(
 ) -> tuple[dict[int, list], str]:
     """Per-instance points of one series over each instance's span (Timeline.span), and how to combine them."""
 
-    def summed(terms, inst):
-        return analysis.add_counters(*(fetcher.values(t).get(inst, {}) for t in terms))
-
+    summed = fetcher.summed
     per: dict[int, list] = {}
     if spec.kind == "cumulative":
         for inst, rows in span.items():
