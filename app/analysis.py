@@ -18,6 +18,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from math import fsum, inf
+from operator import itemgetter
 from typing import NamedTuple
 
 from app import iso8601
@@ -63,6 +64,7 @@ class Point(NamedTuple):
 
 
 _point = tuple.__new__  # _point(Point, (key, epoch, time, num, den)): a quarter of the cost of Point(...) in hot loops
+_epoch = itemgetter(1)  # a Point's epoch
 GAP_STEPS = 1.5  # an interval longer than this many steps is a gap (docs/awr-rules.md §5)
 
 
@@ -322,11 +324,31 @@ def combine(per_instance: dict[int, list[Point]], how: str) -> list[Point]:
     groups: dict[int, list[Point]] = {}
     for points in per_instance.values():
         for p in points:
-            groups.setdefault(p.key, []).append(p)
+            ps = groups.get(p.key)  # (not setdefault: it would build a list per point)
+            if ps is None:
+                groups[p.key] = [p]
+            else:
+                ps.append(p)
     out = []
     for key in sorted(groups):
         ps = groups[key]
-        first = min(ps, key=lambda p: p.epoch)
+        if len(ps) == 1:  # one instance's point: a sum, ratio of sums or mean of one is its own num / den
+            _, epoch, time, num, den = ps[0]
+            if den or how != "ratio_of_sums":
+                out.append(_point(Point, (key, epoch, time, num / den, 1.0)))
+            continue
+        if len(ps) == 2:  # two instances (the commonest RAC): a two-term sum is exactly rounded as fsum's
+            (_, e1, t1, n1, d1), (_, e2, t2, n2, d2) = ps
+            if how == "ratio_of_sums":
+                if not d1 + d2:
+                    continue
+                value = (n1 + n2) / (d1 + d2)
+            else:
+                value = n1 / d1 + n2 / d2
+                value = value / 2 if how == "mean" else value
+            out.append(_point(Point, (key, e1, t1, value, 1.0) if e1 <= e2 else (key, e2, t2, value, 1.0)))
+            continue
+        first = min(ps, key=_epoch)
         if how == "ratio_of_sums":
             den = fsum(p.den for p in ps)
             if not den:
@@ -336,18 +358,20 @@ def combine(per_instance: dict[int, list[Point]], how: str) -> list[Point]:
             value = fsum(p.num / p.den for p in ps) / len(ps)
         else:
             value = fsum(p.num / p.den for p in ps)
-        out.append(Point(key, first.epoch, first.time, value))
+        out.append(_point(Point, (key, first.epoch, first.time, value, 1.0)))
     return out
 
 
 def absent(per_instance: dict[int, list[Point]], expected) -> dict[int, list[int]]:
     """key -> the expected instances that have no point there, where any are missing: the combined point at that
     key sums (or averages) fewer instances than the range holds (docs/awr-rules.md §11)."""
-    expected, present = set(expected), {}
-    for inst, points in per_instance.items():
-        for p in points:
-            present.setdefault(p.key, set()).add(inst)
-    return {key: sorted(expected - have) for key, have in present.items() if not expected <= have}
+    keys = {inst: {p.key for p in points} for inst, points in per_instance.items()}
+    every = set().union(*keys.values())
+    out: dict[int, list[int]] = {}
+    for inst in sorted(set(expected)):
+        for key in every - keys.get(inst, set()):
+            out.setdefault(key, []).append(inst)
+    return out
 
 
 def values_of(points: list[Point], scale: float = 1.0) -> list[tuple[str, float, float]]:

@@ -343,3 +343,31 @@ def test_a_counter_per_second_in_one_pass_is_its_deltas_over_their_seconds(seed)
     expected = deltas(values, snaps)
     assert times == [p.time for p in expected] and rates == [p.num / p.den * scale for p in expected]
     assert len(expected) < len(snaps) - 10  # some intervals were dropped
+
+
+@pytest.mark.parametrize("how", ["sum_of_ratios", "ratio_of_sums", "mean"])
+def test_combined_points_follow_the_rac_rules_for_one_two_and_three_instances(how):
+    """§11: per key, the sum of each instance's num / den, the sum of nums over the sum of dens (none where the dens
+    add up to 0), or the mean of num / den; the time of the earliest instance's snapshot; an absent instance adds
+    nothing. (Only a ratio of sums meets a den of 0: a counter's interval has seconds.)"""
+    rnd = random.Random(how)
+    per = {i: [] for i in (1, 2, 3)}
+    for key in range(1, 400):
+        for inst in rnd.sample([1, 2, 3], rnd.choice([1, 2, 2, 2, 3])):
+            den = rnd.choice([0.0 if how == "ratio_of_sums" else 60.0, 1800.0, rnd.random() * 100 + 1])
+            epoch = key * 1800.0 + rnd.choice([0.0, 3.0, -2.0])
+            per[inst].append(Point(key, epoch, f"t{epoch}", rnd.random() * 1e6, den))
+    got = {p.key: p for p in combine(per, how)}
+    for key in range(1, 400):
+        ps = [p for i in (1, 2, 3) for p in per[i] if p.key == key]
+        dens = math.fsum(p.den for p in ps)
+        if how == "ratio_of_sums" and dens == 0:
+            assert key not in got
+            continue
+        if how == "ratio_of_sums":
+            expected = math.fsum(p.num for p in ps) / dens
+        else:
+            expected = math.fsum(p.num / p.den for p in ps) / (len(ps) if how == "mean" else 1)
+        earliest = min(ps, key=lambda p: p.epoch)
+        assert (got[key].num, got[key].den) == (expected, 1.0)
+        assert (got[key].epoch, got[key].time) == (earliest.epoch, earliest.time)
