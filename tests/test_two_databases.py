@@ -27,6 +27,8 @@ ORCL, CLONE = 1645932817, 4111111111  # the clone sorts after the demo's DBIDs: 
 KEYS = {
     "dbid",
     "snap_id",
+    "first_snap",
+    "last_snap",
     "instance_number",
     "con_dbid",
     "plan_hash_value",

@@ -26,7 +26,7 @@ def statements(db: Database, rng: Range, order="elapsed", raw=None) -> list[dict
     if rng.lo is None or rng.lo >= rng.hi:
         return []
     if raw is None:
-        raw = db.rows(queries.top_sql(db.store.views, order), lo=rng.lo, hi=rng.hi)
+        raw = db.rows(queries.top_sql(db.store.views, order, db.store.sqlstat_blocks), lo=rng.lo, hi=rng.hi)
     by_sql: dict = {}  # per container and SQL_ID: in a CDB root one SQL_ID can run in several PDBs
     for con_dbid, sql_id, plan, execs, ela, cpu, gets, reads, nrows, module, schema in raw:
         r = by_sql.setdefault(
@@ -99,7 +99,7 @@ def by_orders(db: Database, rng: Range, orders: tuple, limit=25) -> dict[str, di
     each order's rows are those top_sql gives for it, in its order (a statement's plans are listed in that order)."""
     if rng.lo is None or rng.lo >= rng.hi:
         return {order: compute(db, rng, order, limit) for order in orders}
-    raw = db.rows(queries.top_sql_ranked(db.store.views, orders), lo=rng.lo, hi=rng.hi)
+    raw = db.rows(queries.top_sql_ranked(db.store.views, orders, db.store.sqlstat_blocks), lo=rng.lo, hi=rng.hi)
     width = len(raw[0]) - len(orders) if raw else 0
     return {
         order: compute(

@@ -45,6 +45,7 @@ class Store:
         self._in_flight = threading.BoundedSemaphore(settings.max_in_flight) if self.remote else None
 
     class_totals = False  # whether the store keeps per-snapshot wait class totals (schema.CLASS_TOTALS)
+    sqlstat_blocks = False  # whether the store keeps top SQL's sums per block of snapshots (schema.SQLSTAT_BLOCKS)
     parameter_runs = False  # whether it keeps DBA_HIST_PARAMETER as runs of values (schema.PARAMETER_BASE)
     ash_totals = False  # whether the store keeps ASH totals per minute and half hour (schema.ASH_TOTALS)
     keeps_reports = (

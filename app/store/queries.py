@@ -18,7 +18,7 @@ from functools import cache, wraps
 from typing import NamedTuple
 
 from app.settings import Settings
-from app.store.schema import IO_COLUMNS, SQL_METRICS, Views
+from app.store.schema import IO_COLUMNS, TOP_SQL_METRICS, Views
 
 COUNTER_VIEWS = ("sysstat", "sys_time_model", "osstat")
 IO_VIEWS = {"iostat_function": "function", "iostat_filetype": "filetype"}
@@ -371,14 +371,44 @@ def events_at(v: Views):
     )
 
 
+def _sqlstat_rows(v: Views, blocks: bool):
+    """DBA_HIST_SQLSTAT's rows of the intervals (lo, hi] with what top SQL sums; on the embedded store that keeps
+    schema.SQLSTAT_BLOCKS (`blocks`), the blocks inside the range and the view's rows before the first and after the
+    last of them. Returns (source, its condition)."""
+    from sqlalchemy import Integer, and_, bindparam, func, select, true, union_all
+
+    t = v.sqlstat
+    columns = ["con_dbid", "sql_id", "plan_hash_value", *[f"{m}_delta" for m in TOP_SQL_METRICS], "module"]
+    columns.append("parsing_schema_name")
+    if not blocks:
+        return t, _intervals(t)
+    from app.store.schema import SQLSTAT_BLOCKS as b
+
+    hi = bindparam("hi", type_=Integer)
+    inside = and_(b.c.dbid == bindparam("dbid"), b.c.first_snap > bindparam("lo"), b.c.last_snap <= hi)
+    first = select(func.min(b.c.first_snap)).where(inside).scalar_subquery()
+    last = select(func.max(b.c.last_snap)).where(inside).scalar_subquery()
+    rows = union_all(
+        select(*[b.c[c] for c in columns]).where(inside),
+        # (lo, first block) and (last block, hi]: one bound each side, so that SQLite seeks to both in its key
+        select(*[t.c[c] for c in columns]).where(
+            t.c.dbid == bindparam("dbid"), t.c.snap_id > bindparam("lo"), t.c.snap_id < func.coalesce(first, hi + 1)
+        ),
+        select(*[t.c[c] for c in columns]).where(
+            t.c.dbid == bindparam("dbid"), t.c.snap_id > func.coalesce(last, hi), t.c.snap_id <= hi
+        ),
+    ).subquery("sqlstat")
+    return rows, true()
+
+
 @statement
-def top_sql(v: Views, order: str):
+def top_sql(v: Views, order: str, blocks: bool = False):
     """SQL statements by the summed delta of one metric (`order` is a key of TOP_SQL_ORDER), per container: in a CDB
     root the same SQL_ID runs in several PDBs, each its own row (docs/awr-rules.md §15)."""
     from sqlalchemy import func, select
 
-    t = v.sqlstat
-    sums = [func.sum(t.c[f"{m}_delta"]).label(m) for m in SQL_METRICS[:6]]
+    t, where = _sqlstat_rows(v, blocks)
+    sums = [func.sum(t.c[f"{m}_delta"]).label(m) for m in TOP_SQL_METRICS]
     ranked = func.sum(t.c[f"{TOP_SQL_ORDER[order]}_delta"])
     return (
         select(
@@ -389,7 +419,7 @@ def top_sql(v: Views, order: str):
             func.max(t.c.module).label("module"),
             func.max(t.c.parsing_schema_name).label("parsing_schema_name"),
         )
-        .where(_intervals(t))
+        .where(where)
         .group_by(t.c.con_dbid, t.c.sql_id, t.c.plan_hash_value)
         .order_by(ranked.desc(), t.c.sql_id, t.c.con_dbid)
         .limit(TOP_SQL_ROWS)
@@ -397,14 +427,14 @@ def top_sql(v: Views, order: str):
 
 
 @statement
-def top_sql_ranked(v: Views, orders: tuple = ("elapsed", "cpu", "gets", "reads")):
+def top_sql_ranked(v: Views, orders: tuple = ("elapsed", "cpu", "gets", "reads"), blocks: bool = False):
     """Top SQL by several orders at once (the range report, docs/awr-rules.md §28): top_sql's sums, made once, ranked
     by each order (ROW_NUMBER, ties as top_sql breaks them); the rows in any order's first TOP_SQL_ROWS, with their
     ranks, so that each order's rows are top_sql's for that order."""
     from sqlalchemy import func, or_, select
 
-    t = v.sqlstat
-    sums = [func.sum(t.c[f"{m}_delta"]).label(m) for m in SQL_METRICS[:6]]
+    t, where = _sqlstat_rows(v, blocks)
+    sums = [func.sum(t.c[f"{m}_delta"]).label(m) for m in TOP_SQL_METRICS]
     grouped = (
         select(
             t.c.con_dbid,
@@ -414,7 +444,7 @@ def top_sql_ranked(v: Views, orders: tuple = ("elapsed", "cpu", "gets", "reads")
             func.max(t.c.module).label("module"),
             func.max(t.c.parsing_schema_name).label("parsing_schema_name"),
         )
-        .where(_intervals(t))
+        .where(where)
         .group_by(t.c.con_dbid, t.c.sql_id, t.c.plan_hash_value)
     ).subquery("grouped")
     g = grouped.c
@@ -453,7 +483,7 @@ def sql_history(v: Views, in_container: bool = False):
             t.c.snap_id,
             t.c.plan_hash_value,
             t.c.module,
-            *[t.c[f"{m}_delta"] for m in SQL_METRICS[:6]],
+            *[t.c[f"{m}_delta"] for m in TOP_SQL_METRICS],
             t.c.con_dbid,
         )
         .where(*where)

@@ -67,6 +67,9 @@ SEGMENT_STATS = (
     "space_allocated",
 )
 CLASS_TOTALS_NAME = "awrlens_wait_class_totals"  # schema.CLASS_TOTALS
+SQLSTAT_BLOCKS_NAME = "awrlens_sqlstat_blocks"  # schema.SQLSTAT_BLOCKS
+BLOCK_SNAPS = 48  # snapshots per block of SQLSTAT_BLOCKS: a day of half-hour snapshots
+TOP_SQL_METRICS = SQL_METRICS[:6]  # what top SQL sums (docs/awr-rules.md §15)
 
 # The tables are built on first use, and SQLAlchemy imported then: the embedded store's reads never need them
 # (app/store/queries.py).
@@ -450,11 +453,44 @@ def _class_totals():
     )
 
 
+# Top SQL over a long range sums DBA_HIST_SQLSTAT's deltas of every snapshot, and grouping them is most of its time
+# (BENCHMARKS.md). The embedded store also keeps them summed per statement, plan and container over blocks of
+# BLOCK_SNAPS snapshot ids ((snap_id - 1) // BLOCK_SNAPS): a range reads the blocks inside it and the view's rows at
+# its two ends only (queries.top_sql). On Oracle the statement sums the view itself. The Table is SQLSTAT_BLOCKS.
+SQLSTAT_BLOCKS_FILL = (  # the store's own rows only: nothing from a request
+    f"INSERT INTO {SQLSTAT_BLOCKS_NAME} SELECT dbid, (snap_id - 1) / {BLOCK_SNAPS} * {BLOCK_SNAPS} + 1 AS first_snap, "
+    f"(snap_id - 1) / {BLOCK_SNAPS} * {BLOCK_SNAPS} + {BLOCK_SNAPS}, con_dbid, sql_id, plan_hash_value, "
+    + ", ".join(f"sum({m}_delta)" for m in TOP_SQL_METRICS)
+    + ", max(module), max(parsing_schema_name) FROM dba_hist_sqlstat "
+    "GROUP BY dbid, first_snap, con_dbid, sql_id, plan_hash_value ORDER BY dbid, first_snap, con_dbid, sql_id, "
+    "plan_hash_value"
+)
+
+
+@cache
+def _sqlstat_blocks():
+    from sqlalchemy import Column, Integer, MetaData, String
+
+    return _table(
+        MetaData(),
+        SQLSTAT_BLOCKS_NAME,
+        *_ints("dbid", "first_snap", "last_snap", "con_dbid"),
+        Column("sql_id", String(13), nullable=False),
+        Column("plan_hash_value", Integer, nullable=False),
+        *[Column(f"{m}_delta", Integer) for m in TOP_SQL_METRICS],
+        Column("module", String(64)),
+        Column("parsing_schema_name", String(128)),
+        key=("dbid", "first_snap", "con_dbid", "sql_id", "plan_hash_value"),
+    )
+
+
 def __getattr__(name: str):
-    """schema.CLASS_TOTALS, ASH_BASE, ASH_NAMES, ASH_TOTALS, AWR_REPORTS, MONITOR_REPORTS and PARAMETER_BASE: Tables
-    built on first use (PEP 562)."""
+    """schema.CLASS_TOTALS, SQLSTAT_BLOCKS, ASH_BASE, ASH_NAMES, ASH_TOTALS, AWR_REPORTS, MONITOR_REPORTS and
+    PARAMETER_BASE: Tables built on first use (PEP 562)."""
     if name == "CLASS_TOTALS":
         return _class_totals()
+    if name == "SQLSTAT_BLOCKS":
+        return _sqlstat_blocks()
     if name in ("ASH_BASE", "ASH_NAMES"):
         return _ash_tables()[name == "ASH_NAMES"]
     if name == "ASH_TOTALS":

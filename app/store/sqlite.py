@@ -26,7 +26,14 @@ from app.errors import ApiError, DatabaseTimeout, DatabaseUnavailable, ReadOnly
 from app.settings import Settings
 from app.store import queries
 from app.store.base import Store
-from app.store.schema import ASH_TOTALS_NAME, AWR_REPORTS_NAME, CLASS_TOTALS_NAME, PARAMETER_BASE_NAME, views
+from app.store.schema import (
+    ASH_TOTALS_NAME,
+    AWR_REPORTS_NAME,
+    CLASS_TOTALS_NAME,
+    PARAMETER_BASE_NAME,
+    SQLSTAT_BLOCKS_NAME,
+    views,
+)
 
 READ_ONLY_ERRORS = ("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH")
 POOL_SIZE = 5  # idle read connections kept, as SQLAlchemy's pool kept them before
@@ -94,6 +101,11 @@ class SqliteStore(Store):
     def class_totals(self) -> bool:
         """Whether the file keeps schema.CLASS_TOTALS: the demo builder writes it, a store made otherwise may not."""
         return self._has_table(CLASS_TOTALS_NAME)
+
+    @cached_property
+    def sqlstat_blocks(self) -> bool:
+        """Whether the file keeps schema.SQLSTAT_BLOCKS (the demo builder writes it)."""
+        return self._has_table(SQLSTAT_BLOCKS_NAME)
 
     @cached_property
     def ash_totals(self) -> bool:
@@ -215,14 +227,17 @@ def _named_dialect():
 
 def embedded_statements(row_cap: int = Settings.row_cap) -> list:
     """The Statements the embedded store runs, once each: every statement of the API, a long range's buckets in one IN
-    list (the page's max_points) or in as many as AWRLENS_MAX_POINTS needs, the store's wait-class totals and its ASH
-    totals. Top activity with a filter is compiled on first use (its filters are its arguments)."""
+    list (the page's max_points) or in as many as AWRLENS_MAX_POINTS needs, the store's wait-class totals, top SQL's
+    blocks and its ASH totals. Top activity with a filter is compiled on first use (its filters are its arguments)."""
     v = views("dba_hist_", Store.release)
     every = [
         stmt for most in (queries.IN_LIST, Settings.max_points) for _, stmt in queries.statements(v, row_cap, most)
     ]
     every += [
         queries.wait_class_series(v, True, chunks) for chunks in (0, 1, -(-Settings.max_points // queries.IN_LIST))
+    ]
+    every += [queries.top_sql(v, order, True) for order in queries.TOP_SQL_ORDER] + [
+        queries.top_sql_ranked(v, blocks=True)
     ]
     # top activity: the store's ASH totals, and every instance's samples (the top lists' total, docs/awr-rules.md §22)
     every += [queries.ash_total_groups(v), queries.ash_total_buckets(v), queries.activity_top(v, "instance")]
