@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from perf.common import VENV_BIN, serving  # noqa: E402
 
-CHROMIUM_ARGS = [
+CHROMIUM_ARGS = [  # the browser tests launch Chromium with these too (tests/chromium.py)
     "--headless",
     "--no-sandbox",
     "--disable-gpu",

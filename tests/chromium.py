@@ -10,17 +10,9 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import pytest
 from conftest import gunicorn
 
+from perf.frontend import CHROMIUM_ARGS  # the front-end benchmark's browser is the tests' (tests import perf, not back)
+
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 SETTLED = "window.AWRLens && AWRLens.App && AWRLens.App.settled()"
 
 

@@ -109,6 +109,19 @@ def test_error(api, dbs, window, path, query, status, parameter):
         assert parameter in err["message"] or "instance" in err["message"] or "period" in err["message"]
 
 
+@pytest.mark.parametrize("given, missing", [("a", "b"), ("b", "a")])
+def test_compare_names_the_missing_period_times_first(api, dbs, window, given, missing):
+    """(The AWR compare report names snapshots first: tests/test_oracle_reports.py.)"""
+    lo, hi = window
+    query = {f"{given}_begin_snap": lo, f"{given}_end_snap": hi}
+    err = assert_error(api.get(url(dbs["rac"], "/compare"), query_string=query), 400, f"{missing}_from")
+    m = missing
+    assert (
+        err["message"]
+        == f"period {m.upper()} is required: give {m}_from and {m}_to, or {m}_begin_snap and {m}_end_snap"
+    )
+
+
 def test_too_many_series(api, app, dbs):
     limit = app.config["SETTINGS"].max_series
     names = [r["name"] for r in ok(api, url(dbs["rac"], "/catalog"), source="sysstat")["rows"]][: limit + 1]

@@ -404,6 +404,7 @@ def test_share_link_round_trip(server, dbs, browser, page, view, extra):
 def _state_examples(dbs, stories):
     """For each key of the page's state, a link where it matters: {key: (the link's other keys, its value)}."""
     from test_browser_activity import state_examples as activity_state_examples  # it imports this module
+    from test_browser_changes import state_examples as changes_state_examples
     from test_browser_histseg import state_examples as histseg_state_examples
     from test_browser_plans import state_examples as plans_state_examples
     from test_browser_reports import state_examples as reports_state_examples  # Oracle reports (issues 13, 14)
@@ -445,6 +446,7 @@ def _state_examples(dbs, stories):
         **reports_state_examples(dbs, stories),  # rtype, b_begin_snap, b_end_snap: the Oracle reports view's
         **plans_state_examples(dbs, stories),  # plan, plan_b: the SQL detail's plans (issue 13)
         **histseg_state_examples(dbs, stories),  # event, stat, seg: the wait histogram and segments views (issue 14)
+        **changes_state_examples(dbs, stories),  # changes: what changed hidden on every time chart (issue 17)
     }
 
 

@@ -1,7 +1,8 @@
 """What changed, on the charts (static/js/changes.js, docs/awr-rules.md §23), in real headless Chromium (the helpers of
 test_browser.py): on the overview of ORCL around the async I/O fix, every time chart has a marker for the restart and
-one for the FILESYSTEMIO_OPTIONS change, whose text shows on hover, and lists both under the chart; the toggle hides
-them. Then on a copy of the session's demo store where the new value holds markup: it stays text.
+one for the FILESYSTEMIO_OPTIONS change, whose text shows on hover, and lists both under the chart; a chart's Δ tool
+hides them on every chart, and the link keeps that (changes=hide) through a shared link, Back and Forward. Then on a
+copy of the session's demo store where the new value holds markup: it stays text.
 """
 
 import shutil
@@ -33,9 +34,21 @@ def hostile(demo_store, stories, tmp_path_factory):
         yield url
 
 
-def overview(pg, url, stories):
-    """The overview of ORCL from 12 hours before the async I/O fix's restart to 12 hours after, once the changes are
-    listed."""
+def state_examples(dbs, stories):
+    """The key of the link this layer adds, as test_browser.py's _state_examples takes them: changes=hide."""
+    return {"changes": ({"db": dbs["single"], "view": "overview", "range": "1d"}, "hide")}
+
+
+# every time chart of the page has its changes loaded (shown or not)
+LOADED = (
+    "(() => { const cs = AWRLens.ChartCard.live().filter(c => c.changeList);"
+    " return cs.length >= 3 && cs.every(c => c.changes && c.changes.length); })()"
+)
+
+
+def overview(pg, url, stories, **more):
+    """The overview of ORCL from 12 hours before the async I/O fix's restart to 12 hours after, once every time chart
+    has its changes."""
     fix = stories["async_io_fix"]
     startup = datetime.fromisoformat(fix["startup_time"])
     query = {
@@ -43,12 +56,26 @@ def overview(pg, url, stories):
         "view": "overview",
         "from": (startup - timedelta(hours=12)).isoformat(timespec="minutes"),
         "to": (startup + timedelta(hours=12)).isoformat(timespec="minutes"),
+        **more,
     }
     pg.open(f"{url}/?{urlencode(query)}")
-    pg.page.wait_for_function("document.querySelectorAll('.chart-card .change-list li').length > 0", timeout=20000)
+    pg.page.wait_for_function(LOADED, timeout=20000)
     cards = pg.page.locator(".chart-card:has(canvas)")
     assert cards.count() >= 3
     return cards
+
+
+def shown(pg, cards):
+    """Per time chart: (its Δ tool pressed, its pins, its list visible), the page's state settled."""
+    pg.settle()
+    return [
+        (
+            card.locator("[data-act=changes]").get_attribute("aria-pressed"),
+            card.locator(".change-pin").count(),
+            card.locator(".change-list").is_visible(),
+        )
+        for card in (cards.nth(k) for k in range(cards.count()))
+    ]
 
 
 def lines(card):
@@ -77,13 +104,28 @@ def test_the_async_io_fix_shows_the_restart_and_the_parameter_on_every_chart(ser
     restart = first.locator(".change-pin[data-kind=restart]").bounding_box()
     assert abs(pin.bounding_box()["x"] - restart["x"]) < 20
     pg.page.screenshot(path="docs/changes.png", clip=first.bounding_box())
-    # the card's tool hides them, and shows them again
+    # a card's tool hides them on every chart, and shows them again
     first.locator("[data-act=changes]").click()
-    assert first.locator(".change-pin").count() == 0 and first.locator(".change-list").is_hidden()
-    assert cards.nth(1).locator(".change-pin").count() == 2  # the other charts keep theirs
-    first.locator("[data-act=changes]").click()
-    assert first.locator(".change-pin").count() == 2 and first.locator(".change-list").is_visible()
+    assert shown(pg, cards) == [("false", 0, False)] * cards.count()
+    cards.nth(1).locator("[data-act=changes]").click()
+    assert shown(pg, cards) == [("true", 2, True)] * cards.count()
     assert pg.api("/changes") and not pg.errors
+
+
+def test_a_link_with_the_changes_hidden_keeps_them_hidden_and_back_restores_it(server, page, stories):
+    """changes=hide in a link: every time chart has its changes but shows none; the tool shows them (a history entry,
+    the key gone from the link); Back hides them again, Forward shows them."""
+    pg = page
+    cards = overview(pg, server, stories, changes="hide")
+    hidden, visible = [("false", 0, False)] * cards.count(), [("true", 2, True)] * cards.count()
+    assert shown(pg, cards) == hidden and pg.state()["changes"] == "hide"
+    cards.nth(2).locator("[data-act=changes]").click()
+    assert shown(pg, cards) == visible and "changes" not in pg.state()
+    pg.page.go_back()
+    assert shown(pg, cards) == hidden and pg.state()["changes"] == "hide"
+    pg.page.go_forward()
+    assert shown(pg, cards) == visible and "changes" not in pg.state()
+    assert not pg.errors
 
 
 def test_markup_in_a_parameter_value_stays_text(hostile, page, stories):

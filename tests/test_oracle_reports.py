@@ -148,11 +148,16 @@ def test_a_range_over_a_restart_is_refused_naming_the_instance(client, stories):
     assert "instance 2 restarted" in err["message"]
 
 
-def test_compare_needs_both_periods(client):
-    err = assert_error(
-        client.get(f"/api/v1/dbs/demo.{ORCL}/awr-report/compare?a_begin_snap=1&a_end_snap=2"), 400, "b_begin_snap"
+@pytest.mark.parametrize("given, missing", [("a", "b"), ("b", "a")])
+def test_compare_needs_both_periods(client, given, missing):
+    """The missing period is named with its forms, snapshots first (an Oracle report is of snapshots)."""
+    query = f"{given}_begin_snap=1&{given}_end_snap=2"
+    err = assert_error(client.get(f"/api/v1/dbs/demo.{ORCL}/awr-report/compare?{query}"), 400, f"{missing}_begin_snap")
+    m = missing
+    assert (
+        err["message"]
+        == f"period {m.upper()} is required: give {m}_begin_snap and {m}_end_snap, or {m}_from and {m}_to"
     )
-    assert "period B" in err["message"]
 
 
 # -- monitored executions and their reports ---------------------------------------------------------------------

@@ -491,6 +491,20 @@ def _ab(prefix, label):
     )
 
 
+def _periods(d, args, first=("from", "to")):
+    """Periods A and B, from the a_ and b_ parameters (_ab): each is required, a 400 naming its two forms, `first`
+    (from and to, or begin_snap and end_snap: the form the endpoint is mostly asked in) first."""
+    forms = [first] + [f for f in (("from", "to"), ("begin_snap", "end_snap")) if f != first]
+    for side in ("a", "b"):
+        if all(args[f"{side}_{k}"] is None for form in forms for k in form):
+            raise BadParameter(
+                f"period {side.upper()} is required: give "
+                + ", or ".join(f"{side}_{lo} and {side}_{hi}" for lo, hi in forms),
+                f"{side}_{first[0]}",
+            )
+    return _range(d, args, "a_"), _range(d, args, "b_")
+
+
 @api.get("/dbs/<db>/compare")
 @accepts(*_ab("a_", "A"), *_ab("b_", "B"), TABLE_INSTANCE, FORMAT, SHOW_SQL)
 def compare(db, args):
@@ -498,14 +512,7 @@ def compare(db, args):
     their share of A's DB time per second, the Load Profile's movers, the plans that appeared or disappeared; then the
     Load Profile and top events of A and B, with % change from A to B and which way is better by nature."""
     d = _databases().database(db)
-    for side in ("a", "b"):
-        if not any(args[f"{side}_{k}"] is not None for k in ("from", "to", "begin_snap", "end_snap")):
-            raise BadParameter(
-                f"period {side.upper()} is required: give {side}_from and {side}_to, or "
-                f"{side}_begin_snap and {side}_end_snap",
-                f"{side}_from",
-            )
-    a, b = _range(d, args, "a_"), _range(d, args, "b_")
+    a, b = _periods(d, args)
     # cacheable only when both periods are closed
     return answer(history.compare.compute(d, a, b, args["instance"]), args, b if a.closed else a, table=_compare_table)
 

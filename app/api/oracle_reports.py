@@ -11,10 +11,9 @@ it in an iframe sandboxed the same way (static/js/awr-report-views.js).
 from flask import Response, request
 
 from app import history
-from app.api.history import SQL_ID, _ab, _asked, _databases, _range, api
+from app.api.history import SQL_ID, _ab, _asked, _databases, _periods, api
 from app.api.params import FORMAT, RANGE, SHOW_SQL, TABLE_INSTANCE, Param, accepts
 from app.api.respond import CLOSED_MAX_AGE, answer
-from app.errors import BadParameter
 
 CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 TYPE = Param(
@@ -93,14 +92,7 @@ def awr_report(db, args):
 def awr_report_compare(db, args):
     """Oracle's AWR compare-periods report of two snapshot ranges A and B, as HTML or text."""
     d = _databases().database(db)
-    for side in ("a", "b"):
-        if not any(args[f"{side}_{k}"] is not None for k in ("from", "to", "begin_snap", "end_snap")):
-            raise BadParameter(
-                f"period {side.upper()} is required: give {side}_begin_snap and {side}_end_snap, or "
-                f"{side}_from and {side}_to",
-                f"{side}_begin_snap",
-            )
-    a, b = _range(d, args, "a_"), _range(d, args, "b_")
+    a, b = _periods(d, args, first=("begin_snap", "end_snap"))  # Oracle's reports are of snapshot ranges
     instances = history.oracle_reports.instances_of(d, args["instance"])
     report = history.oracle_reports.awr_report(d, a, b, instances, args["type"])
     return document(report, args, a.closed and b.closed)

@@ -4,7 +4,9 @@
  * under the chart. Database text (a parameter's value, a run's title) is only ever set as text. A plugin of its own
  * rather than chartjs-plugin-annotation: the pins are elements a keyboard can reach, which canvas annotations are not.
  *   loader(ctx) -> function (win) -> Promise of the API's rows, with `ms` (the change's time) added
- *   attach(chart): the card's list, pins and tooltip; show(chart, rows): the window's changes on chart and list. */
+ *   attach(chart): the card's list, pins and tooltip; list(chart, shown): the window's changes under the chart.
+ * The Δ tool shows or hides them on every time chart at once: `changes=hide` in the link (state.js), so a shared link
+ * and Back keep it. */
 (function (AWRLens) {
   "use strict";
   var F = AWRLens.Format, Api = AWRLens.Api, Dbs = AWRLens.Databases, Theme = AWRLens.Theme;
@@ -27,6 +29,18 @@
       });
     };
   }
+
+  /** Whether the changes are shown: not when the link says changes=hide. */
+  function shown() { return AWRLens.State.get().changes !== "hide"; }
+
+  /** The Δ tool: hide the changes on every time chart, or show them again (a history entry, as every choice). */
+  function toggle() { AWRLens.State.set({ changes: shown() ? "hide" : null }); }
+
+  // a new choice (the tool, Back, Forward) drawn on the live time charts; a chart built later reads it itself
+  AWRLens.State.onChange(function (now, prev) {
+    if ((now.changes === "hide") === (prev.changes === "hide")) { return; }
+    AWRLens.ChartCard.live().forEach(function (c) { if (c.changeList) { c.showChanges(); } });
+  });
 
   /** One line of a change, as text: its time in the chart's zone, its instance and its text. */
   function line(r, zone) {
@@ -117,5 +131,6 @@
     ul.hidden = !shown.length;
   }
 
-  AWRLens.Changes = { loader: loader, plugin: plugin, attach: attach, list: list, line: line, LABELS: LABELS };
+  AWRLens.Changes = { loader: loader, plugin: plugin, attach: attach, list: list, line: line, shown: shown, toggle: toggle,
+    LABELS: LABELS };
 }(window.AWRLens = window.AWRLens || {}));

@@ -21,7 +21,7 @@
   var MIN_WINDOW = 15 * 60 * 1000;
   var GESTURE_MS = 1000;
   var Changes = AWRLens.Changes;
-  var CHANGES_TOOL = ["changes", "Δ", "What changed: show or hide the markers and the list of changes"];
+  var CHANGES_TOOL = ["changes", "Δ", "What changed: show or hide the markers and the lists of changes on every chart"];
   var HELP = "Drag across the chart to zoom in, Shift+drag to pan, Ctrl+wheel to zoom the time around the pointer";
 
   // instance restarts (a line), missing snapshots (a shaded band) and manual snapshots (a dotted line), from the API's
@@ -162,10 +162,9 @@
       ["zoomin", "+", "Zoom in"], ["zoomout", "−", "Zoom out"], ["later", "▶", "Later: move the window forward by half"],
       ["help", "?", HELP]].concat(spec.stacked ? [] : [Card.LOG_TOOL], spec.changes ? [CHANGES_TOOL] : []),
       status: "Loading…", height: 240, label: spec.title + " over time. " + HELP + "." });
-    if (spec.changes) {  // what changed in the window (AWRLens.Changes): shown unless the tool hides it
+    if (spec.changes) {  // what changed in the window (AWRLens.Changes): shown unless the link hides them
       Changes.attach(this);
-      this.changesOn = true;
-      this.card.querySelector("[data-act=changes]").setAttribute("aria-pressed", "true");
+      this.card.querySelector("[data-act=changes]").setAttribute("aria-pressed", String(Changes.shown()));
     }
     this.log = !!spec.log;  // spec.log: the y axis starts logarithmic (the log tool still turns it off)
     if (this.log) { this.card.querySelector("[data-act=log]").setAttribute("aria-pressed", "true"); }
@@ -455,8 +454,15 @@
   /** The changes in the window, when shown. */
   TimeChart.prototype.changesShown = function () {
     var win = this.win;
-    if (!this.changesOn || !this.changes || !win) { return []; }
+    if (!Changes.shown() || !this.changes || !win) { return []; }
     return this.changes.filter(function (r) { return r.ms >= win.from && r.ms <= win.to; });
+  };
+
+  /** The changes shown or hidden as the link now says (AWRLens.Changes calls it on every time chart). */
+  TimeChart.prototype.showChanges = function () {
+    this.card.querySelector("[data-act=changes]").setAttribute("aria-pressed", String(Changes.shown()));
+    if (this.chart) { this.chart.update("none"); }
+    if (this.win) { Changes.list(this, this.changesShown()); }
   };
 
   /** The user zoomed or panned this chart: hand the new window to the view (which puts it in the URL). The steps
@@ -472,13 +478,7 @@
     var win = this.win;
     if (!win) { return; }
     if (Card.save(this, what)) { return; }
-    if (what === "changes") {
-      this.changesOn = !this.changesOn;
-      this.card.querySelector("[data-act=changes]").setAttribute("aria-pressed", String(this.changesOn));
-      if (this.chart) { this.chart.update("none"); }
-      Changes.list(this, this.changesShown());
-      return;
-    }
+    if (what === "changes") { Changes.toggle(); return; }  // on every time chart, through the link
     if (what === "help") { this.status.textContent = HELP + "."; return; }
     var w = win.to - win.from, lim = win.limits, from = win.from, to = win.to;
     if (what === "earlier") { from -= w / 2; to -= w / 2; }

@@ -33,6 +33,7 @@
       patch.range = PRESETS[cfg.defaultRange] ? cfg.defaultRange : "7d";
     }
     if (state.tz !== "db" && state.tz !== "browser") { patch.tz = "db"; }
+    if (state.changes !== undefined && state.changes !== "hide") { patch.changes = null; }  // shown: the default
     var view = VIEWS[patch.view || state.view];
     if (view.defaults) { Object.assign(patch, view.defaults(Object.assign({}, state, patch), db)); }
     return Object.keys(patch).length ? patch : null;

@@ -13,12 +13,17 @@
  * with, `rtype=text` the text report instead of HTML.
  * SQL detail: `plan` is the plan hash value shown, `plan_b` the one compared with it line by line.
  * Event histogram: `event` is the wait event's name. Segments: `stat` is the statistic they are ranked by, `seg` the
- * segment charted (OBJ#.DATAOBJ#). */
+ * segment charted (OBJ#.DATAOBJ#). `changes=hide`: what changed (changes.js) hidden on every time chart (the Δ tool).
+ * Not in the link, on purpose: the theme (light or dark: the reader's preference, kept in this browser by theme.js;
+ * a link shows the same data in the reader's own colours); the API key (a secret: never in a URL, api.js); what one
+ * card's own tools change for the moment: a chart's log axis and the series its legend hides, a table's own sort,
+ * search and page (they name a card rather than the view, and a view drawn again starts them afresh); and a form's
+ * fields until it is submitted (the report form's, the runs ticked to compare). */
 (function (AWRLens) {
   "use strict";
   var KEYS = ["db", "inst", "view", "run", "runs", "range", "from", "to", "begin_snap", "end_snap", "tz", "series",
     "rate", "sql", "con", "plan", "plan_b", "order", "ts", "a_from", "a_to", "b_from", "b_to", "by", "filter", "aas",
-    "rtype", "b_begin_snap", "b_end_snap", "event", "stat", "seg"];
+    "rtype", "b_begin_snap", "b_end_snap", "event", "stat", "seg", "changes"];
   var MULTI = { series: true, runs: true, filter: true };
   var RANGE_KEYS = ["range", "from", "to", "begin_snap", "end_snap"];
   var current = {};
