@@ -589,17 +589,19 @@ def run(port, urls, clients, seconds):
                 conn.request("GET", url)
                 resp = conn.getresponse()
                 resp.read()
+                status = resp.status
                 if resp.status != 200:
                     errors[endpoint].append(f"{resp.status} {url}")
                 if resp.will_close:
                     conn.close()
                     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
             except OSError as exc:
+                status = repr(exc)
                 errors[endpoint].append(f"{exc!r} {url}")
                 conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
             took = time.perf_counter() - started
             latencies[endpoint].append(took)
-            asked.append((took, endpoint, url))
+            asked.append((took, endpoint, url, status))
 
     threads = [threading.Thread(target=client, args=(k,)) for k in range(clients)]
     started = time.monotonic()
@@ -687,10 +689,10 @@ def main():
         if latencies[e]
     }
     slowest, seen = [], set()
-    for took, endpoint, url in sorted(asked, reverse=True):
+    for took, endpoint, url, status in sorted(asked, key=lambda a: a[0], reverse=True):
         if url not in seen and len(slowest) < SLOWEST:
             seen.add(url)
-            slowest.append({"ms": round(took * 1000, 1), "endpoint": endpoint, "url": url})
+            slowest.append({"ms": round(took * 1000, 1), "status": status, "endpoint": endpoint, "url": url})
     result = {
         "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
         "clients": args.clients,
@@ -729,9 +731,9 @@ def main():
     print("| endpoint | requests | p50 | p99 | max | errors |\n|---|---:|---:|---:|---:|---:|")
     for e, r in rows.items():
         print(f"| {e} | {r['requests']} | {r['p50_ms']} ms | {r['p99_ms']} ms | {r['max_ms']} ms | {r['errors']} |")
-    print(f"\n{SLOWEST} slowest questions:\n\n| ms | endpoint | URL |\n|---:|---|---|")
+    print(f"\nThe {SLOWEST} slowest questions:\n\n| ms | status | endpoint | URL |\n|---:|---|---|---|")
     for r in slowest:
-        print(f"| {r['ms']} | {r['endpoint']} | `{r['url']}` |")
+        print(f"| {r['ms']} | {r['status']} | {r['endpoint']} | `{r['url']}` |")
     for sample_error in result["error_samples"]:
         print("error:", sample_error)
     sys.exit(1 if result["errors"] or result["warmup_errors"] else 0)
