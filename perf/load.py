@@ -684,6 +684,7 @@ def main():
             "p99_ms": pct(latencies[e], 0.99),
             "max_ms": pct(latencies[e], 1.0),
             "errors": len(errors[e]),
+            "slowest_url": max((a for a in asked if a[1] == e), key=lambda a: a[0])[2],
         }
         for e in sorted(params)
         if latencies[e]
