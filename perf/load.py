@@ -1,15 +1,24 @@
-"""Load: N concurrent clients for T seconds on the main endpoints, under gunicorn (the production WSGI server).
+"""Load: N concurrent clients for T seconds on every GET operation that reads history, under gunicorn (the production
+WSGI server).
 
-Every request is a different question drawn (seeded) from what the demo store holds: both databases; ranges of an
-hour to the whole history, by time or by snapshot ids; one to four series from the catalog; instance all, each or
-one; every rate, order and limit; one statement's history; two periods compared; CSV now and then. The clients are
-Python threads with keep-alive connections, on the same machine as the server. Every answer must be a 200: any
-other status or a failed connection is an error, and the run fails if there is one. Every worker's memory is sampled
-every half second: RSS, split into private memory and file-backed pages (the memory-mapped SQLite file), and PSS.
+The operations are the OpenAPI document's (GET /api/v1/openapi.json, read at start): each has its question in ASKERS
+or is named in LEFT_OUT with the reason, and the run stops at once, naming them, when one has neither (a new endpoint
+is not forgotten) or when a question's operation is no longer in the document. Every request is a different question
+drawn (seeded) from what the store holds: both databases; ranges of an hour to the whole history, by time or by
+snapshot ids, over where the data asked about is (Active Session History, segment statistics and event histograms
+cover the last days: their windows are found from the answers); one to four series from the catalog; instance all,
+each or one; every rate, order and limit; statements from top SQL, their plans, binds and monitored executions; top
+activity grouped by every dimension, filtered by the values ASH holds; events, segments, parameters, changes; the
+Oracle reports the store keeps; benchmark runs; two periods compared; CSV now and then. Each operation is asked
+equally often. The clients are Python threads with keep-alive connections, on the same machine as the server. Every
+answer must be a 200: any other status or a failed connection is an error, and the run fails if there is one. Every
+worker's memory is sampled every half second: RSS, split into private memory and file-backed pages (the
+memory-mapped SQLite file), and PSS.
 
 Usage: .venv/bin/python perf/load.py [--clients 8] [--seconds 30] [--workers 3] [--answer-cache-mb 64]
                                       [--store var/awrlens.sqlite] [--seed 1]
-Results: perf/results/load.json (per endpoint: requests, p50, p99, max); a Markdown table on stdout.
+Results: perf/results/load.json (per OpenAPI path template: requests, p50, p99, max, errors; the slowest URLs); a
+Markdown table on stdout.
 """
 
 import argparse
@@ -31,18 +40,11 @@ sys.path.insert(0, str(ROOT))
 
 from perf.common import VENV_BIN, serving  # noqa: E402
 
-ENDPOINTS = (
-    "dbs",
-    "catalog",
-    "series",
-    "wait-classes",
-    "load-profile",
-    "top-events",
-    "top-sql",
-    "sql",
-    "tablespaces",
-    "compare",
-)
+API = "/api/v1"
+LEFT_OUT = {  # GET operations of the OpenAPI document asked no question, and why
+    f"{API}/": "the API's index: a constant document of links and limits, no history read",
+    f"{API}/openapi.json": "the API's description: a constant document, no history read",
+}
 SPANS = [
     timedelta(hours=1),
     timedelta(hours=6),
@@ -52,148 +54,528 @@ SPANS = [
     timedelta(days=14),
     timedelta(days=45),
 ]
+SLOWEST = 5  # the slowest URLs printed
+ASH_FILTERS = (  # top activity's dimensions that are also filters (instance is the instance parameter)
+    "wait_class",
+    "event",
+    "sql_id",
+    "top_level_sql_id",
+    "sql_plan_hash_value",
+    "module",
+    "action",
+    "program",
+    "service",
+    "user",
+    "session",
+    "machine",
+    "blocking_session",
+    "current_obj",
+)
+SEGMENT_ORDER = ("logical_reads", "physical_reads", "physical_writes_direct", "row_lock_waits", "space_used")
+
+
+def get(port, path):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    conn.request("GET", path)
+    resp = conn.getresponse()
+    return resp.status, resp.read()
 
 
 def get_json(port, path):
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    conn.request("GET", path)
-    resp = conn.getresponse()
-    body = resp.read()
-    assert resp.status == 200, (path, resp.status, body[:300])
+    status, body = get(port, path)
+    if status != 200:
+        sys.exit(f"perf/load.py: a question to learn what the store holds failed: GET {path} -> {status} {body[:300]}")
     return json.loads(body)
 
 
+def operations(port) -> dict[str, set[str]]:
+    """The GET operations of the app's OpenAPI document: path template -> its query parameters' names."""
+    doc = get_json(port, f"{API}/openapi.json")
+    return {
+        path: {p["name"] for p in ops["get"].get("parameters", []) if p.get("in") == "query"}
+        for path, ops in doc["paths"].items()
+        if "get" in ops
+    }
+
+
+def _t(value: datetime) -> str:
+    return value.isoformat(timespec="seconds")
+
+
+def _first_point(series: list[dict]) -> str | None:
+    times = [t for s in series for t, v in s["points"] if v]
+    return min(times, default=None)
+
+
 class Questions:
-    """Random valid questions about the databases being served (seeded, so every run asks the same ones)."""
+    """Random valid questions about the databases being served (seeded, so every run asks the same ones).
 
-    def __init__(self, port, seed):
+    Each question is drawn from what the store holds: its databases, snapshots, catalog, statements (top SQL by every
+    order), their plans and monitored executions, wait events, segments, stored Oracle reports, the values Active
+    Session History holds in each dimension, benchmark runs. Ranges are drawn over where the data asked about is: the
+    whole history for what AWR keeps throughout, the window the store holds for Active Session History, segment
+    statistics and event histograms (found from the answers, the last days in the demo)."""
+
+    def __init__(self, port, seed, params: dict[str, set[str]]):
         self.rng = random.Random(seed)
-        self.dbs = []
-        for d in get_json(port, "/api/v1/dbs")["databases"]:
-            s = d["snapshots"]
-            catalog = get_json(port, f"/api/v1/dbs/{d['id']}/catalog")["rows"]
-            names = [r["name"] for r in catalog if r["kind"] != "detail"]
-            detail = [r["name"] for r in catalog if r["kind"] == "detail"]
-            top = get_json(
-                port, f"/api/v1/dbs/{d['id']}/top-sql?limit=100&from={quote(s['from'])}&to={quote(s['to'])}"
-            )["rows"]
-            self.dbs.append(
-                {
-                    "id": d["id"],
-                    "rac": d["rac"],
-                    "instances": [i["instance_number"] for i in d["instances"]],
-                    "from": datetime.fromisoformat(s["from"]),
-                    "to": datetime.fromisoformat(s["to"]),
-                    "first": s["first_snap"],
-                    "last": s["last_snap"],
-                    "names": names,
-                    "detail": detail,
-                    "sql_ids": sorted({r["sql_id"] for r in top}),
-                    "sources": sorted({r["source"] for r in catalog}),
-                }
-            )
+        self.params = params
+        self.port = port
+        self.dbs = [self._learn(d) for d in get_json(port, f"{API}/dbs")["databases"]]
+        runs = get_json(port, f"{API}/benchmarks")["rows"]
+        self.runs = sorted(r["slug"] for r in runs)
+        self.run_kinds = sorted({r["kind"] for r in runs})
 
-    def _range(self, db, prefix="", span=None):
+    # -- what the store holds ---------------------------------------------------------------------------------------
+
+    def _window(self, base, start, end=None) -> dict:
+        """A window of the history (from, to and its first and last snapshot), resolved by the API's own range."""
+        query = {"from": start} | ({"to": end} if end else {})
+        r = get_json(self.port, f"{base}/range?{urlencode(query)}")["range"]
+        return {
+            "from": datetime.fromisoformat(r["from"]),
+            "to": datetime.fromisoformat(r["to"]),
+            "first": r["begin_snap"],
+            "last": r["end_snap"],
+        }
+
+    def _learn(self, d) -> dict:
+        port, s, base = self.port, d["snapshots"], f"{API}/dbs/{quote(d['id'])}"
+        whole = urlencode({"begin_snap": s["first_snap"], "end_snap": s["last_snap"]})
+        catalog = get_json(port, f"{base}/catalog")["rows"]
+        top = [
+            r
+            for order in ("elapsed", "cpu", "gets", "reads", "executions", "rows")
+            for r in get_json(port, f"{base}/top-sql?limit=100&order_by={order}&{whole}")["rows"]
+        ]
+        sql_ids = sorted({r["sql_id"] for r in top})
+        history = {
+            "from": datetime.fromisoformat(s["from"]),
+            "to": datetime.fromisoformat(s["to"]),
+            "first": s["first_snap"],
+            "last": s["last_snap"],
+        }
+        # Active Session History: from its first sample (a first look in 2-hour buckets, then a closer one)
+        coarse = _first_point(get_json(port, f"{base}/activity?{whole}")["series"])
+        if coarse is None:
+            sys.exit(f"perf/load.py: {d['id']} has no Active Session History to ask about")
+        near = datetime.fromisoformat(coarse)
+        fine = get_json(port, f"{base}/activity?{urlencode({'from': _t(near), 'to': _t(near + timedelta(hours=2))})}")
+        ash = self._window(base, _first_point(fine["series"]) or coarse, s["to"])
+        last_day = urlencode({"from": _t(ash["to"] - timedelta(days=1)), "to": _t(ash["to"])})
+        filters = {}  # each dimension's values: the groups of its last day's top activity
+        for dim in ASH_FILTERS:
+            names = [x["name"] for x in get_json(port, f"{base}/activity?group_by={dim}&{last_day}")["series"]]
+            filters[dim] = [str(n) for n in names if n is not None and n != "other" and len(str(n)) <= 64]
+        # the statements with plans to compare: more than one plan hash value, as their plans answer lists them
+        plans = {}
+        for sql_id in sorted({r["sql_id"] for r in top if len(r["plan_hash_values"] or []) > 1}):
+            kept = get_json(port, f"{base}/sql/{sql_id}/plans?{whole}")["plans"]
+            if len(kept) > 1:
+                plans[sql_id] = sorted({p["plan_hash_value"] for p in kept})
+        monitored = {}
+        for sql_id in sql_ids:
+            rows = get_json(port, f"{base}/sql/{sql_id}/monitor?{whole}")["rows"]
+            if rows:
+                monitored[sql_id] = [r["report_id"] for r in rows]
+        events = [
+            r["event"]
+            for r in get_json(port, f"{base}/top-events?limit=25&{whole}")["rows"]
+            if r["wait_class"] != "CPU"
+        ]
+        histogram = get_json(port, f"{base}/event-histogram?{urlencode({'event': events[0]})}&{whole}")["intervals"]
+        interval = timedelta(minutes=s["interval_minutes"])
+        segments = {
+            (r["obj"], r["dataobj"])
+            for o in SEGMENT_ORDER
+            for r in get_json(port, f"{base}/segments?limit=100&order_by={o}&{whole}")["rows"]
+        }
+        objects = []
+        for obj, dataobj in sorted(segments):
+            points = get_json(port, f"{base}/segments/{obj}?dataobj={dataobj}&{whole}")["series"][0]["points"]
+            if points:
+                begin = datetime.fromisoformat(points[0][0]) - interval
+                objects.append((obj, dataobj, self._window(base, _t(begin), points[-1][0])))
+        stored = get_json(port, f"{base}/awr-report/stored")
+        return {
+            "id": d["id"],
+            "base": base,
+            "rac": d["rac"],
+            "instances": [i["instance_number"] for i in d["instances"]],
+            "history": history,
+            "ash": ash,
+            "histograms": self._window(base, _t(datetime.fromisoformat(histogram[0]["time"]) - interval), s["to"]),
+            "segments": self._window(base, _t(min(w["from"] for _o, _d, w in objects)), s["to"]),
+            "names": [r["name"] for r in catalog if r["kind"] != "detail"],
+            "detail": [r["name"] for r in catalog if r["kind"] == "detail"],
+            "sources": sorted({r["source"] for r in catalog}),
+            "sql_ids": sql_ids,
+            "filters": {k: v for k, v in filters.items() if v},
+            "plans": plans,
+            "monitored": monitored,
+            "events": events,
+            "objects": objects,
+            "any_range": stored["any_range"],
+            "reports": [r for r in stored["reports"] if not r["kind"].endswith("diff")],
+            "diff_reports": [r for r in stored["reports"] if r["kind"].endswith("diff")],
+        }
+
+    # -- drawing ----------------------------------------------------------------------------------------------------
+
+    def _range(self, window, prefix="", span=None):
+        """A range in `window` (the history, or the part of it some data covers): an hour to all of it, by time or
+        by snapshot ids, now and then open (from a moment to the newest snapshot)."""
         rng = self.rng
         if rng.random() < 0.3:  # by snapshot ids (30-minute snapshots)
-            length = min(max(2, int((span or rng.choice(SPANS)) / timedelta(minutes=30))), db["last"] - db["first"])
-            lo = rng.randint(db["first"], db["last"] - length)
+            length = min(
+                max(2, int((span or rng.choice(SPANS)) / timedelta(minutes=30))), window["last"] - window["first"]
+            )
+            lo = rng.randint(window["first"], window["last"] - length)
             return {f"{prefix}begin_snap": lo, f"{prefix}end_snap": lo + length}
-        span = min(span or rng.choice(SPANS), db["to"] - db["from"])
-        start = db["from"] + (db["to"] - db["from"] - span) * rng.random()
-        if rng.random() < 0.2:  # an open range: from a moment to the newest snapshot
-            return {f"{prefix}from": start.isoformat(timespec="seconds")}
-        return {
-            f"{prefix}from": start.isoformat(timespec="seconds"),
-            f"{prefix}to": (start + span).isoformat(timespec="seconds"),
-        }
+        span = min(span or rng.choice(SPANS), window["to"] - window["from"])
+        start = window["from"] + (window["to"] - window["from"] - span) * rng.random()
+        if rng.random() < 0.2 and window["to"] == self._newest:  # open: from a moment to the newest snapshot
+            return {f"{prefix}from": _t(start)}
+        return {f"{prefix}from": _t(start), f"{prefix}to": _t(start + span)}
 
     def _instance(self, db, each=True):
         choices = ["all"] + [str(i) for i in db["instances"]] + (["each"] if each else [])
         return self.rng.choice(choices)
 
-    def ask(self, endpoint):
+    def _document(self, query=None, types=("html", "text")):
+        """A report's own parameters: HTML (mostly) or text, of the `types` it is kept in; now and then a download."""
+        return {
+            **(query or {}),
+            "type": self.rng.choice([t for t in ("html", "html", "text") if t in types]),
+            **({"download": 1} if self.rng.random() < 0.1 else {}),
+        }
+
+    def ask(self, template):
         rng = self.rng
         db = rng.choice(self.dbs)
-        base = f"/api/v1/dbs/{db['id']}"
-        fmt = {"format": "csv"} if rng.random() < 0.1 else {}
-        if endpoint == "dbs":
-            return "/api/v1/dbs", fmt
-        if endpoint == "catalog":
-            query = rng.choice(
-                [{}, {"q": rng.choice(["redo", "cpu", "read", "wait", "sql"])}, {"source": rng.choice(db["sources"])}]
+        self._newest = db["history"]["to"]
+        fmt = {"format": "csv"} if "format" in self.params[template] and rng.random() < 0.1 else {}
+        path, query = ASKERS[template](self, db)
+        return path, {**query, **fmt}
+
+    # -- one asker per GET operation: (path, query) of a question about `db` -----------------------------------------
+
+    def _dbs(self, db):
+        return f"{API}/dbs", {}
+
+    def _db(self, db):
+        return db["base"], {}
+
+    def _catalog(self, db):
+        rng = self.rng
+        return f"{db['base']}/catalog", rng.choice(
+            [{}, {"q": rng.choice(["redo", "cpu", "read", "wait", "sql"])}, {"source": rng.choice(db["sources"])}]
+        )
+
+    def _series(self, db):
+        rng = self.rng
+        if rng.random() < 0.15 and db["detail"]:  # per-minute detail: the last 8 days only, keep it short
+            names = [rng.choice(db["detail"])]
+            query = {"from": _t(db["history"]["to"] - rng.choice(SPANS[:4]))}
+        else:
+            names = rng.sample(db["names"], rng.randint(1, 4))
+            query = self._range(db["history"])
+        return f"{db['base']}/series", {
+            "name": names,
+            **query,
+            "instance": self._instance(db),
+            "rate": rng.choice(["per_second", "per_second", "per_txn", "raw"]),
+            "max_points": rng.choice([0, 300, 1000, 2000, 2000]),
+        }
+
+    def _wait_classes(self, db):
+        return f"{db['base']}/wait-classes", {
+            **self._range(db["history"]),
+            "instance": self._instance(db),
+            "max_points": self.rng.choice([0, 500, 2000]),
+        }
+
+    def _load_profile(self, db):
+        return f"{db['base']}/load-profile", {**self._range(db["history"]), "instance": self._instance(db, each=False)}
+
+    def _top_events(self, db):
+        return f"{db['base']}/top-events", {
+            **self._range(db["history"]),
+            "instance": self._instance(db, each=False),
+            "limit": self.rng.choice([5, 10, 25]),
+        }
+
+    def _top_sql(self, db):
+        rng = self.rng
+        return f"{db['base']}/top-sql", {
+            **self._range(db["history"]),
+            "limit": rng.choice([10, 25, 100]),
+            "order_by": rng.choice(["elapsed", "cpu", "gets", "reads", "executions", "rows"]),
+        }
+
+    def _sql(self, db):
+        rng = self.rng
+        return f"{db['base']}/sql/{rng.choice(db['sql_ids'])}", {
+            **rng.choice([{}, self._range(db["history"])]),
+            "max_points": rng.choice([0, 500]),
+        }
+
+    def _plans(self, db):
+        rng = self.rng
+        if db["plans"] and rng.random() < 0.3:  # one of several plans
+            sql_id = rng.choice(sorted(db["plans"]))
+            return f"{db['base']}/sql/{sql_id}/plans", {
+                **rng.choice([{}, self._range(db["history"])]),
+                "plan_hash_value": rng.choice(db["plans"][sql_id]),
+            }
+        sql_id = rng.choice(db["sql_ids"])
+        return f"{db['base']}/sql/{sql_id}/plans", rng.choice([{}, self._range(db["history"])])
+
+    def _plan_diff(self, db):
+        rng = self.rng
+        db = rng.choice([d for d in self.dbs if d["plans"]])
+        sql_id = rng.choice(sorted(db["plans"]))
+        a, b = rng.sample(db["plans"][sql_id], 2)
+        return f"{db['base']}/sql/{sql_id}/plans/diff", {"a": a, "b": b}
+
+    def _binds(self, db):
+        rng = self.rng
+        return f"{db['base']}/sql/{rng.choice(db['sql_ids'])}/binds", rng.choice([{}, self._range(db["history"])])
+
+    def _monitor(self, db):
+        rng = self.rng
+        sql_id = rng.choice(sorted(db["monitored"]) if db["monitored"] and rng.random() < 0.7 else db["sql_ids"])
+        return f"{db['base']}/sql/{sql_id}/monitor", {
+            **rng.choice([{}, self._range(db["history"])]),
+            "instance": self._instance(db, each=False),
+        }
+
+    def _monitor_report(self, db):
+        rng = self.rng
+        db = rng.choice([d for d in self.dbs if d["monitored"]])
+        report_id = rng.choice(db["monitored"][rng.choice(sorted(db["monitored"]))])
+        return f"{db['base']}/sql-monitor/{report_id}", self._document()
+
+    def _tablespaces(self, db):
+        return f"{db['base']}/tablespaces", self.rng.choice([{}, self._range(db["history"])])
+
+    def _compare(self, db):
+        span = self.rng.choice(SPANS[:5])
+        return f"{db['base']}/compare", {
+            **self._range(db["history"], "a_", span),
+            **self._range(db["history"], "b_", span),
+            "instance": self._instance(db, each=False),
+        }
+
+    def _filters(self, db):
+        """None, one or two filters of top activity, each a value Active Session History holds in its dimension."""
+        rng = self.rng
+        dims = rng.sample(sorted(db["filters"]), rng.choice([0, 0, 1, 1, 1, 2]))
+        return {dim: rng.choice(db["filters"][dim]) for dim in dims}
+
+    def _activity(self, db):
+        rng = self.rng
+        return f"{db['base']}/activity", {
+            **self._range(db["ash"]),
+            "group_by": rng.choice(["wait_class"] * 4 + sorted(db["filters"]) + ["instance"]),
+            "instance": self._instance(db, each=False),
+            **self._filters(db),
+        }
+
+    def _activity_top(self, db):
+        return f"{db['base']}/activity/top", {
+            **self._range(db["ash"]),
+            "instance": self._instance(db, each=False),
+            **self._filters(db),
+        }
+
+    def _changes(self, db):
+        return f"{db['base']}/changes", {**self._range(db["history"]), "instance": self._instance(db, each=False)}
+
+    def _event_histogram(self, db):
+        return f"{db['base']}/event-histogram", {
+            "event": self.rng.choice(db["events"]),
+            **self._range(db["histograms"]),
+            "instance": self._instance(db, each=False),
+        }
+
+    def _parameters(self, db):
+        rng = self.rng
+        h = db["history"]
+        snap = {"snap_id": rng.randint(h["first"], h["last"])} if rng.random() < 0.3 else {}
+        return f"{db['base']}/parameters", {
+            **rng.choice([{}, self._range(h)]),
+            **snap,
+            "instance": self._instance(db, each=False),
+        }
+
+    def _parameter_list(self, db, which):
+        return f"{db['base']}/parameters/{which}", {
+            **self.rng.choice([{}, self._range(db["history"])]),
+            "instance": self._instance(db, each=False),
+        }
+
+    def _segments(self, db):
+        rng = self.rng
+        return f"{db['base']}/segments", {
+            **self._range(db["segments"]),
+            "order_by": rng.choice(
+                [
+                    "logical_reads",
+                    "physical_reads",
+                    "physical_writes",
+                    "physical_reads_direct",
+                    "physical_writes_direct",
+                    "row_lock_waits",
+                    "itl_waits",
+                    "buffer_busy_waits",
+                    "db_block_changes",
+                    "space_used",
+                ]
+            ),
+            "limit": rng.choice([10, 25, 100]),
+        }
+
+    def _segment(self, db):
+        rng = self.rng
+        obj, dataobj, window = rng.choice(db["objects"])
+        return f"{db['base']}/segments/{obj}", {
+            **({"dataobj": dataobj} if dataobj != obj or rng.random() < 0.3 else {}),
+            **self._range(window),
+        }
+
+    def _snapshots(self, db):
+        return f"{db['base']}/snapshots", {**self._range(db["history"]), "instance": self._instance(db, each=False)}
+
+    def _range_of(self, db):
+        return f"{db['base']}/range", self._range(db["history"])
+
+    def _report(self, db):
+        return f"{db['base']}/report", {
+            **self._range(db["history"]),
+            "instance": self._instance(db, each=False),
+            **({"download": 1} if self.rng.random() < 0.1 else {}),
+        }
+
+    def _report_instances(self, db, report):
+        asked = ",".join(map(str, report["instances"]))
+        return self.rng.choice([asked] + (["all"] if report["instances"] == db["instances"] else []))
+
+    def _awr_report(self, db):
+        """A range whose report the store can give: any on Oracle, one it keeps in the demo."""
+        rng = self.rng
+        if db["any_range"]:
+            return f"{db['base']}/awr-report", self._document({**self._range(db["history"], span=SPANS[0])})
+        db = rng.choice([d for d in self.dbs if d["reports"]])
+        report = rng.choice(db["reports"])
+        return f"{db['base']}/awr-report", self._document(
+            {
+                "begin_snap": report["begin_snap"],
+                "end_snap": report["end_snap"],
+                "instance": self._report_instances(db, report),
+            },
+            report["types"],
+        )
+
+    def _awr_report_compare(self, db):
+        rng = self.rng
+        if db["any_range"]:
+            return f"{db['base']}/awr-report/compare", self._document(
+                {**self._range(db["history"], "a_", SPANS[0]), **self._range(db["history"], "b_", SPANS[0])}
             )
-            return f"{base}/catalog", {**query, **fmt}
-        if endpoint == "series":
-            if rng.random() < 0.15 and db["detail"]:  # per-minute detail: the last 8 days only, keep it short
-                names = [rng.choice(db["detail"])]
-                span = rng.choice(SPANS[:4])
-                query = {"from": (db["to"] - span).isoformat(timespec="seconds")}
-            else:
-                names = rng.sample(db["names"], rng.randint(1, 4))
-                query = self._range(db)
-            return f"{base}/series", {
-                "name": names,
-                **query,
-                "instance": self._instance(db),
-                "rate": rng.choice(["per_second", "per_second", "per_txn", "raw"]),
-                "max_points": rng.choice([0, 300, 1000, 2000, 2000]),
-                **fmt,
-            }
-        if endpoint == "wait-classes":
-            return f"{base}/wait-classes", {
-                **self._range(db),
-                "instance": self._instance(db),
-                "max_points": rng.choice([0, 500, 2000]),
-                **fmt,
-            }
-        if endpoint == "load-profile":
-            return f"{base}/load-profile", {**self._range(db), "instance": self._instance(db, each=False)}
-        if endpoint == "top-events":
-            return f"{base}/top-events", {
-                **self._range(db),
-                "instance": self._instance(db, each=False),
-                "limit": rng.choice([5, 10, 25]),
-                **fmt,
-            }
-        if endpoint == "top-sql":
-            return f"{base}/top-sql", {
-                **self._range(db),
-                "limit": rng.choice([10, 25, 100]),
-                **fmt,
-                "order_by": rng.choice(["elapsed", "cpu", "gets", "reads", "executions", "rows"]),
-            }
-        if endpoint == "sql":
-            return f"{base}/sql/{rng.choice(db['sql_ids'])}", {
-                **rng.choice([{}, self._range(db)]),
-                "max_points": rng.choice([0, 500]),
-                **fmt,
-            }
-        if endpoint == "tablespaces":
-            return f"{base}/tablespaces", {**rng.choice([{}, self._range(db)]), **fmt}
-        if endpoint == "compare":
-            span = rng.choice(SPANS[:5])
-            return f"{base}/compare", {
-                **self._range(db, "a_", span),
-                **self._range(db, "b_", span),
-                "instance": self._instance(db, each=False),
-                **fmt,
-            }
-        raise ValueError(endpoint)
+        db = rng.choice([d for d in self.dbs if d["diff_reports"]])
+        report = rng.choice(db["diff_reports"])
+        return f"{db['base']}/awr-report/compare", self._document(
+            {
+                "a_begin_snap": report["begin_snap"],
+                "a_end_snap": report["end_snap"],
+                "b_begin_snap": report["b_begin_snap"],
+                "b_end_snap": report["b_end_snap"],
+                "instance": self._report_instances(db, report),
+            },
+            report["types"],
+        )
+
+    def _awr_report_stored(self, db):
+        return f"{db['base']}/awr-report/stored", {}
+
+    def _benchmarks(self, db):
+        return f"{API}/benchmarks", self.rng.choice([{}, {"kind": self.rng.choice(self.run_kinds)}])
+
+    def _benchmark(self, db):
+        return f"{API}/benchmarks/{self.rng.choice(self.runs)}", {}
+
+    def _benchmark_compare(self, db):
+        return f"{API}/benchmarks/compare", {
+            "runs": self.rng.sample(self.runs, self.rng.randint(2, min(4, len(self.runs))))
+        }
 
     def urls(self, per_endpoint):
         out = []
         for _ in range(per_endpoint):
-            for endpoint in ENDPOINTS:
-                path, query = self.ask(endpoint)
-                out.append((endpoint, f"{path}?{urlencode(query, doseq=True)}" if query else path))
+            for template in sorted(ASKERS):
+                path, query = self.ask(template)
+                out.append((template, f"{path}?{urlencode(query, doseq=True)}" if query else path))
         self.rng.shuffle(out)
         return out
 
 
+ASKERS = {  # each GET operation of the OpenAPI document -> the Questions method that asks it a question
+    f"{API}/dbs": Questions._dbs,
+    f"{API}/dbs/{{db}}": Questions._db,
+    f"{API}/dbs/{{db}}/catalog": Questions._catalog,
+    f"{API}/dbs/{{db}}/series": Questions._series,
+    f"{API}/dbs/{{db}}/wait-classes": Questions._wait_classes,
+    f"{API}/dbs/{{db}}/load-profile": Questions._load_profile,
+    f"{API}/dbs/{{db}}/top-events": Questions._top_events,
+    f"{API}/dbs/{{db}}/top-sql": Questions._top_sql,
+    f"{API}/dbs/{{db}}/sql/{{sql_id}}": Questions._sql,
+    f"{API}/dbs/{{db}}/sql/{{sql_id}}/plans": Questions._plans,
+    f"{API}/dbs/{{db}}/sql/{{sql_id}}/plans/diff": Questions._plan_diff,
+    f"{API}/dbs/{{db}}/sql/{{sql_id}}/binds": Questions._binds,
+    f"{API}/dbs/{{db}}/sql/{{sql_id}}/monitor": Questions._monitor,
+    f"{API}/dbs/{{db}}/sql-monitor/{{report_id}}": Questions._monitor_report,
+    f"{API}/dbs/{{db}}/tablespaces": Questions._tablespaces,
+    f"{API}/dbs/{{db}}/compare": Questions._compare,
+    f"{API}/dbs/{{db}}/activity": Questions._activity,
+    f"{API}/dbs/{{db}}/activity/top": Questions._activity_top,
+    f"{API}/dbs/{{db}}/changes": Questions._changes,
+    f"{API}/dbs/{{db}}/event-histogram": Questions._event_histogram,
+    f"{API}/dbs/{{db}}/parameters": Questions._parameters,
+    f"{API}/dbs/{{db}}/parameters/changes": lambda q, db: q._parameter_list(db, "changes"),
+    f"{API}/dbs/{{db}}/parameters/non-default": lambda q, db: q._parameter_list(db, "non-default"),
+    f"{API}/dbs/{{db}}/segments": Questions._segments,
+    f"{API}/dbs/{{db}}/segments/{{obj}}": Questions._segment,
+    f"{API}/dbs/{{db}}/snapshots": Questions._snapshots,
+    f"{API}/dbs/{{db}}/range": Questions._range_of,
+    f"{API}/dbs/{{db}}/report": Questions._report,
+    f"{API}/dbs/{{db}}/awr-report": Questions._awr_report,
+    f"{API}/dbs/{{db}}/awr-report/compare": Questions._awr_report_compare,
+    f"{API}/dbs/{{db}}/awr-report/stored": Questions._awr_report_stored,
+    f"{API}/benchmarks": Questions._benchmarks,
+    f"{API}/benchmarks/{{slug}}": Questions._benchmark,
+    f"{API}/benchmarks/compare": Questions._benchmark_compare,
+}
+
+
+def unasked(params: dict[str, set[str]]) -> str | None:
+    """What is wrong with the endpoint list: GET operations without a question, or questions for operations the
+    document does not have (a renamed path)."""
+    missing = sorted(set(params) - set(ASKERS) - set(LEFT_OUT))
+    stale = sorted((set(ASKERS) | set(LEFT_OUT)) - set(params))
+    problems = []
+    if missing:
+        problems.append(
+            "no question for GET " + ", ".join(missing) + ": add one to ASKERS (or the operation to LEFT_OUT, "
+            "with the reason)"
+        )
+    if stale:
+        problems.append("questions for operations the OpenAPI document does not have: " + ", ".join(stale))
+    return "; ".join(problems) or None
+
+
 def run(port, urls, clients, seconds):
     """`clients` threads with keep-alive connections, each going through its share of `urls` until time is up."""
-    latencies, errors = defaultdict(list), defaultdict(list)
+    latencies, errors, asked = defaultdict(list), defaultdict(list), []
     stop = time.monotonic() + seconds
 
     def client(k):
@@ -207,15 +589,19 @@ def run(port, urls, clients, seconds):
                 conn.request("GET", url)
                 resp = conn.getresponse()
                 resp.read()
+                status = resp.status
                 if resp.status != 200:
                     errors[endpoint].append(f"{resp.status} {url}")
                 if resp.will_close:
                     conn.close()
                     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
             except OSError as exc:
+                status = repr(exc)
                 errors[endpoint].append(f"{exc!r} {url}")
                 conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-            latencies[endpoint].append(time.perf_counter() - started)
+            took = time.perf_counter() - started
+            latencies[endpoint].append(took)
+            asked.append((took, endpoint, url, status))
 
     threads = [threading.Thread(target=client, args=(k,)) for k in range(clients)]
     started = time.monotonic()
@@ -223,7 +609,7 @@ def run(port, urls, clients, seconds):
         t.start()
     for t in threads:
         t.join()
-    return latencies, errors, time.monotonic() - started
+    return latencies, errors, asked, time.monotonic() - started
 
 
 def memory(proc) -> list[dict]:
@@ -271,7 +657,13 @@ def main():
     env.update(AWRLENS_STORE_PATH=str(Path(args.store).resolve()), AWRLENS_ANSWER_CACHE_MB=str(args.answer_cache_mb))
     argv = [str(VENV_BIN / "gunicorn"), "--bind", "127.0.0.1:{port}", "--workers", str(args.workers), "app.wsgi:app"]
     with serving(argv, env, "/api/v1/") as (port, proc):
-        urls = Questions(port, args.seed).urls(per_endpoint=600)
+        params = operations(port)
+        if problem := unasked(params):
+            sys.exit(f"perf/load.py: the OpenAPI document's GET operations and the questions disagree: {problem}")
+        started = time.monotonic()
+        questions = Questions(port, args.seed, params)
+        print(f"learned what the store holds in {time.monotonic() - started:.1f} s", file=sys.stderr)
+        urls = questions.urls(per_endpoint=300)
         rss, done = [], threading.Event()
 
         def sample():
@@ -280,8 +672,8 @@ def main():
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
-        _warm_lat, warm_err, _ = run(port, urls[::-1], args.clients, 3)  # the same kinds of questions, others
-        latencies, errors, elapsed = run(port, urls, args.clients, args.seconds)
+        _warm_lat, warm_err, _, _ = run(port, urls[::-1], args.clients, 3)  # the same kinds of questions, others
+        latencies, errors, asked, elapsed = run(port, urls, args.clients, args.seconds)
         done.set()
         sampler.join()
     total = sum(len(v) for v in latencies.values())
@@ -292,10 +684,16 @@ def main():
             "p99_ms": pct(latencies[e], 0.99),
             "max_ms": pct(latencies[e], 1.0),
             "errors": len(errors[e]),
+            "slowest_url": max((a for a in asked if a[1] == e), key=lambda a: a[0])[2],
         }
-        for e in ENDPOINTS
+        for e in sorted(params)
         if latencies[e]
     }
+    slowest, seen = [], set()
+    for took, endpoint, url, status in sorted(asked, key=lambda a: a[0], reverse=True):
+        if url not in seen and len(slowest) < SLOWEST:
+            seen.add(url)
+            slowest.append({"ms": round(took * 1000, 1), "status": status, "endpoint": endpoint, "url": url})
     result = {
         "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
         "clients": args.clients,
@@ -314,6 +712,8 @@ def main():
         "largest_worker_private_mb": max((m["private_mb"] or 0 for m in rss), default=None),
         "largest_worker_pss_mb": max((m["pss_mb"] or 0 for m in rss), default=None),
         "endpoints": rows,
+        "left_out": LEFT_OUT,
+        "slowest": slowest,
         "error_samples": [x for v in list(errors.values()) + list(warm_err.values()) for x in v][:20],
     }
     out = Path(args.out)
@@ -332,6 +732,9 @@ def main():
     print("| endpoint | requests | p50 | p99 | max | errors |\n|---|---:|---:|---:|---:|---:|")
     for e, r in rows.items():
         print(f"| {e} | {r['requests']} | {r['p50_ms']} ms | {r['p99_ms']} ms | {r['max_ms']} ms | {r['errors']} |")
+    print(f"\nThe {SLOWEST} slowest questions:\n\n| ms | status | endpoint | URL |\n|---:|---|---|---|")
+    for r in slowest:
+        print(f"| {r['ms']} | {r['status']} | {r['endpoint']} | `{r['url']}` |")
     for sample_error in result["error_samples"]:
         print("error:", sample_error)
     sys.exit(1 if result["errors"] or result["warmup_errors"] else 0)
