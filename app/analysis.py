@@ -391,6 +391,10 @@ def lttb(points: list[tuple], threshold: int) -> list[tuple]:
     every = (n - 2) / (threshold - 2)  # over 1: each bucket holds a point
     for i in range(threshold - 2):
         start, end = int(i * every) + 1, int((i + 1) * every) + 1
+        if end - start == 1:  # one point in the bucket: it is the bucket's largest triangle (a range barely thinned)
+            a = start
+            out.append(points[a])
+            continue
         after = min(int((i + 2) * every) + 1, n)  # the next bucket; the last point for the last bucket
         avg_x, avg_y = fsum(xs[end:after]) / (after - end), fsum(ys[end:after]) / (after - end)
         ax, ay = xs[a], ys[a]
