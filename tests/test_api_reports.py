@@ -524,3 +524,40 @@ def test_top_sql_from_the_stores_blocks_equals_the_view_summed(api, dbs, demo_st
         kept, plain = api.get(url(db, "/report"), query_string=q), summed.get(url(db, "/report"), query_string=q)
         assert kept.status_code == plain.status_code == 200 and b"Top SQL" in kept.data
         assert kept.data == plain.data
+
+
+def test_new_plans_from_the_stores_first_snapshots_equal_the_view_grouped(api, dbs, demo_store, tmp_path):
+    """The embedded store keeps each plan's first snapshot per statement, container and instance
+    (schema.PLAN_FIRSTS); the changes layer's new plans sum only the plans first seen in the range. A store without
+    the table groups DBA_HIST_SQLSTAT over the range, as on Oracle. Both give the same changes for every range that
+    starts or ends one snapshot either side of a new plan, and for the whole history (issue 16)."""
+    import shutil
+    import sqlite3
+
+    from app import create_app
+    from app.settings import Settings
+    from app.store.schema import PLAN_FIRSTS
+
+    bare = tmp_path / "bare.sqlite"
+    shutil.copy(demo_store[0], bare)
+    with sqlite3.connect(bare) as con:
+        con.execute(f"drop table {PLAN_FIRSTS.name}")
+    grouped = create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(bare)}})).test_client()
+    seen = 0
+    for db in dbs.values():
+        s = ok(api, url(db, ""))["snapshots"]
+        whole = {"begin_snap": s["first_snap"], "end_snap": s["last_snap"]}
+        plans = [c for c in ok(grouped, url(db, "/changes"), **whole)["rows"] if c["kind"] == "plan"]
+        ranges = [whole] + [
+            {"begin_snap": c["snap_id"] + d, "end_snap": c["snap_id"] + e}
+            for c in plans
+            for d, e in ((-1, 0), (0, 5), (-2, 1), (-48, 48))
+        ]
+        for q in ranges:
+            kept = ok(api, url(db, "/changes"), show_sql=1, **q)
+            plain = ok(grouped, url(db, "/changes"), show_sql=1, **q)
+            assert any(PLAN_FIRSTS.name in x["sql"] for x in kept.pop("sql"))
+            assert not any(PLAN_FIRSTS.name in x["sql"] for x in plain.pop("sql"))
+            assert kept == plain, q
+            seen += sum(c["kind"] == "plan" for c in kept["rows"])
+    assert seen > 3

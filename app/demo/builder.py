@@ -23,6 +23,8 @@ from app.store.schema import (
     CLASS_TOTALS,
     CLASS_TOTALS_FILL,
     PARAMETER_BASE,
+    PLAN_FIRSTS,
+    PLAN_FIRSTS_FILL,
     SQLSTAT_BLOCKS,
     SQLSTAT_BLOCKS_FILL,
     ash_view_ddl,
@@ -180,6 +182,7 @@ def _create(path: Path, part: bool = False) -> sqlite3.Connection:
         views().metadata.create_all(engine, tables=_tables())
         CLASS_TOTALS.create(engine)
         SQLSTAT_BLOCKS.create(engine)
+        PLAN_FIRSTS.create(engine)
         engine.dispose()
         con = sqlite3.connect(path)
     con.execute("PRAGMA journal_mode = OFF")
@@ -210,12 +213,13 @@ def _merge(con: sqlite3.Connection, parts: list[Path], tables=None):
 
 def _finish(con: sqlite3.Connection, parts: list[Path]):
     """The store made whole once every database is merged: the texts of every part's samples, the views over the
-    store's own tables, the wait-class totals, top SQL's blocks and the planner's statistics."""
+    store's own tables, the wait-class totals, top SQL's blocks, plans' first snapshots and the planner's statistics."""
     _merge(con, parts, [ASH_NAMES])
     con.execute(ash_view_ddl())
     con.execute(parameter_view_ddl())
     con.execute(CLASS_TOTALS_FILL)
     con.execute(SQLSTAT_BLOCKS_FILL)
+    con.execute(PLAN_FIRSTS_FILL)
     con.execute("ANALYZE")
     con.commit()
     con.close()

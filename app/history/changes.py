@@ -73,7 +73,7 @@ def new_plans(db: Database, rng: Range, inst) -> list[dict]:
     tl = db.timeline()
     plans: dict = {}
     for sql_id, plan, con, i, first, elapsed, execs, previous in db.rows(
-        queries.new_plans(db.store.views), lo=rng.lo, hi=rng.hi
+        queries.new_plans(db.store.views, db.store.plan_firsts), lo=rng.lo, hi=rng.hi
     ):
         p = plans.setdefault(
             (sql_id, plan, con), {"first": (first, i), "elapsed": 0, "executions": 0, "previous": previous}

@@ -46,6 +46,7 @@ class Store:
 
     class_totals = False  # whether the store keeps per-snapshot wait class totals (schema.CLASS_TOTALS)
     sqlstat_blocks = False  # whether the store keeps top SQL's sums per block of snapshots (schema.SQLSTAT_BLOCKS)
+    plan_firsts = False  # whether the store keeps each plan's first snapshot (schema.PLAN_FIRSTS)
     parameter_runs = False  # whether it keeps DBA_HIST_PARAMETER as runs of values (schema.PARAMETER_BASE)
     ash_totals = False  # whether the store keeps ASH totals per minute and half hour (schema.ASH_TOTALS)
     keeps_reports = (

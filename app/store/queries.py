@@ -656,28 +656,63 @@ def non_default_parameters(v: Views, runs: bool = False):
 
 
 @statement
-def new_plans(v: Views):
+def new_plans(v: Views, firsts: bool = False):
     """Plans first seen in (lo, hi]: per statement, plan, container and instance, the first snapshot of the plan in
     the range, its elapsed time and executions there, for plans no earlier snapshot of any instance has; and the plan
     of the statement's latest snapshot before (none: a new statement, not a new plan). The TOP_NEW_PLANS largest by
-    elapsed time. SQL_ID is the leading key of the lookups (Oracle's WRH$_SQLSTAT index and the store's)."""
+    elapsed time. SQL_ID is the leading key of the lookups (Oracle's WRH$_SQLSTAT index and the store's). With
+    `firsts` (the embedded store's schema.PLAN_FIRSTS), only the plans whose first snapshot of an instance is in the
+    range are summed: a plan an instance ran before the range has an earlier snapshot, so it is never new there."""
     from sqlalchemy import and_, bindparam, exists, func, select
 
     t = v.sqlstat
-    r = (
-        select(
-            t.c.sql_id,
-            t.c.plan_hash_value,
-            t.c.con_dbid,
-            t.c.instance_number,
-            func.min(t.c.snap_id).label("first_snap"),
-            func.sum(t.c.elapsed_time_delta).label("elapsed"),
-            func.sum(t.c.executions_delta).label("executions"),
+    if firsts:
+        from app.store.schema import PLAN_FIRSTS as f
+
+        def in_range(column):
+            own = t.alias("own")
+            return (
+                select(func.sum(own.c[column]))
+                .where(
+                    own.c.dbid == bindparam("dbid"),
+                    own.c.sql_id == f.c.sql_id,
+                    own.c.snap_id > bindparam("lo"),
+                    own.c.snap_id <= bindparam("hi"),
+                    own.c.plan_hash_value == f.c.plan_hash_value,
+                    own.c.con_dbid == f.c.con_dbid,
+                    own.c.instance_number == f.c.instance_number,
+                )
+                .scalar_subquery()
+            )
+
+        r = (
+            select(
+                f.c.sql_id,
+                f.c.plan_hash_value,
+                f.c.con_dbid,
+                f.c.instance_number,
+                f.c.first_snap,
+                in_range("elapsed_time_delta").label("elapsed"),
+                in_range("executions_delta").label("executions"),
+            )
+            .where(f.c.dbid == bindparam("dbid"), f.c.first_snap > bindparam("lo"), f.c.first_snap <= bindparam("hi"))
+            .subquery("r")
         )
-        .where(_intervals(t))
-        .group_by(t.c.sql_id, t.c.plan_hash_value, t.c.con_dbid, t.c.instance_number)
-        .subquery("r")
-    )
+    else:
+        r = (
+            select(
+                t.c.sql_id,
+                t.c.plan_hash_value,
+                t.c.con_dbid,
+                t.c.instance_number,
+                func.min(t.c.snap_id).label("first_snap"),
+                func.sum(t.c.elapsed_time_delta).label("elapsed"),
+                func.sum(t.c.executions_delta).label("executions"),
+            )
+            .where(_intervals(t))
+            .group_by(t.c.sql_id, t.c.plan_hash_value, t.c.con_dbid, t.c.instance_number)
+            .subquery("r")
+        )
     same, earlier, latest = t.alias("same_plan"), t.alias("earlier"), t.alias("latest")
 
     def statement_of(a):

@@ -68,6 +68,7 @@ SEGMENT_STATS = (
 )
 CLASS_TOTALS_NAME = "awrlens_wait_class_totals"  # schema.CLASS_TOTALS
 SQLSTAT_BLOCKS_NAME = "awrlens_sqlstat_blocks"  # schema.SQLSTAT_BLOCKS
+PLAN_FIRSTS_NAME = "awrlens_plan_firsts"  # schema.PLAN_FIRSTS
 BLOCK_SNAPS = 48  # snapshots per block of SQLSTAT_BLOCKS: a day of half-hour snapshots
 TOP_SQL_METRICS = SQL_METRICS[:6]  # what top SQL sums (docs/awr-rules.md §15)
 
@@ -484,13 +485,40 @@ def _sqlstat_blocks():
     )
 
 
+# New plans (the changes layer, docs/awr-rules.md §23) are the plans whose first snapshot falls in the range: the
+# statement grouped every DBA_HIST_SQLSTAT row of the range to find them. The embedded store keeps each plan's first
+# snapshot per statement, container and instance (a few hundred rows), so a range looks up the plans first seen in it
+# and sums only their rows (queries.new_plans). On Oracle the statement groups the view itself. The Table is
+# PLAN_FIRSTS.
+PLAN_FIRSTS_FILL = (  # the store's own rows only: nothing from a request
+    f"INSERT INTO {PLAN_FIRSTS_NAME} SELECT dbid, con_dbid, sql_id, plan_hash_value, instance_number, min(snap_id) "
+    "FROM dba_hist_sqlstat GROUP BY dbid, con_dbid, sql_id, plan_hash_value, instance_number"
+)
+
+
+@cache
+def _plan_firsts():
+    from sqlalchemy import Column, Integer, MetaData, String
+
+    return _table(
+        MetaData(),
+        PLAN_FIRSTS_NAME,
+        *_ints("dbid", "con_dbid"),
+        Column("sql_id", String(13), nullable=False),
+        *[Column(c, Integer, nullable=False) for c in ("plan_hash_value", "instance_number", "first_snap")],
+        key=("dbid", "con_dbid", "sql_id", "plan_hash_value", "instance_number"),
+    )
+
+
 def __getattr__(name: str):
-    """schema.CLASS_TOTALS, SQLSTAT_BLOCKS, ASH_BASE, ASH_NAMES, ASH_TOTALS, AWR_REPORTS, MONITOR_REPORTS and
-    PARAMETER_BASE: Tables built on first use (PEP 562)."""
+    """schema.CLASS_TOTALS, SQLSTAT_BLOCKS, PLAN_FIRSTS, ASH_BASE, ASH_NAMES, ASH_TOTALS, AWR_REPORTS, MONITOR_REPORTS
+    and PARAMETER_BASE: Tables built on first use (PEP 562)."""
     if name == "CLASS_TOTALS":
         return _class_totals()
     if name == "SQLSTAT_BLOCKS":
         return _sqlstat_blocks()
+    if name == "PLAN_FIRSTS":
+        return _plan_firsts()
     if name in ("ASH_BASE", "ASH_NAMES"):
         return _ash_tables()[name == "ASH_NAMES"]
     if name == "ASH_TOTALS":

@@ -31,6 +31,7 @@ from app.store.schema import (
     AWR_REPORTS_NAME,
     CLASS_TOTALS_NAME,
     PARAMETER_BASE_NAME,
+    PLAN_FIRSTS_NAME,
     SQLSTAT_BLOCKS_NAME,
     views,
 )
@@ -106,6 +107,11 @@ class SqliteStore(Store):
     def sqlstat_blocks(self) -> bool:
         """Whether the file keeps schema.SQLSTAT_BLOCKS (the demo builder writes it)."""
         return self._has_table(SQLSTAT_BLOCKS_NAME)
+
+    @cached_property
+    def plan_firsts(self) -> bool:
+        """Whether the file keeps schema.PLAN_FIRSTS (the demo builder writes it)."""
+        return self._has_table(PLAN_FIRSTS_NAME)
 
     @cached_property
     def ash_totals(self) -> bool:
@@ -228,7 +234,8 @@ def _named_dialect():
 def embedded_statements(row_cap: int = Settings.row_cap) -> list:
     """The Statements the embedded store runs, once each: every statement of the API, a long range's buckets in one IN
     list (the page's max_points) or in as many as AWRLENS_MAX_POINTS needs, the store's wait-class totals, top SQL's
-    blocks and its ASH totals. Top activity with a filter is compiled on first use (its filters are its arguments)."""
+    blocks, the plans' first snapshots and its ASH totals. Top activity with a filter is compiled on first use (its
+    filters are its arguments)."""
     v = views("dba_hist_", Store.release)
     every = [
         stmt for most in (queries.IN_LIST, Settings.max_points) for _, stmt in queries.statements(v, row_cap, most)
