@@ -1,7 +1,8 @@
 """The same series question answered by awrlens and by its peers, side by side in one run, on the same SQLite file.
 
 The question: `redo size` per second for both RACPROD instances over 45 days, every point (about 4,300).
-- awrlens: GET /api/v1/dbs/{db}/series under gunicorn, with the answer cache off (every request computed);
+- awrlens: GET /api/v1/dbs/{db}/series under gunicorn, with the answer cache off (every request computed), in the
+  default shape (pairs) and in the page's (shape=axes, the time axis once per answer);
 - Datasette (the `datasette` package) serving the equivalent SQL with LAG through its JSON API;
 - a minimal Flask app running the LAG query under the same gunicorn (perf/peers/flask_lag.py);
 - the floor: the raw LAG query in-process, and awrlens in-process.
@@ -46,6 +47,7 @@ def main():
     peer_query = {"dbid": DBID, "stat_id": stat_id}
     servers = {
         "awrlens": ([*gunicorn, "app.wsgi:app"], floor["url"], "/api/v1/dbs"),
+        "awrlens, shape=axes (the page's)": ([*gunicorn, "app.wsgi:app"], floor["url"] + "&shape=axes", "/api/v1/dbs"),
         "minimal Flask + LAG query": (
             [*gunicorn, "perf.peers.flask_lag:app"],
             "/series?" + urlencode(peer_query),
@@ -78,18 +80,23 @@ def main():
         "servers": {},
     }
     print(
-        f"floor: raw LAG query in-process {floor['raw_lag_ms']:.1f} ms; awrlens in-process "
-        f"{floor['api_in_process_ms']:.1f} ms ({floor['api_in_process_ms'] / floor['raw_lag_ms']:.2f}x)"
+        f"floor: the rows read and written as JSON {floor['raw_fetch_json_ms']:.2f} ms, the LAG query "
+        f"{floor['raw_lag_ms']:.1f} ms; awrlens in-process {floor['api_in_process_ms']:.2f} ms "
+        f"({floor['api_vs_read_and_json']}x the read and JSON), shape=axes {floor['api_axes_in_process_ms']:.2f} ms "
+        f"({floor['api_axes_vs_read_and_json']}x)"
     )
     for name, (argv, url, ready) in servers.items():
         r = measure(argv, env, [url], args.clients, args.seconds, ready_path=ready)
         results["servers"][name] = r
     base = results["servers"]["awrlens"]["req_per_s"]
+    axes = results["servers"]["awrlens, shape=axes (the page's)"]["req_per_s"]
     for name, r in results["servers"].items():
         r["awrlens_speedup"] = round(base / r["req_per_s"], 2)
+        r["awrlens_axes_speedup"] = round(axes / r["req_per_s"], 2)
         print(
-            f"{name:28} {r['req_per_s']:8.1f} req/s  p50 {r['p50_ms']:7.1f} ms  p99 {r['p99_ms']:7.1f} ms  "
-            f"awrlens is {r['awrlens_speedup']}x  (largest worker {r['largest_worker_rss_mb']} MB)"
+            f"{name:34} {r['req_per_s']:8.1f} req/s  p50 {r['p50_ms']:7.1f} ms  p99 {r['p99_ms']:7.1f} ms  "
+            f"awrlens is {r['awrlens_speedup']}x, with shape=axes {r['awrlens_axes_speedup']}x  "
+            f"(largest worker {r['largest_worker_rss_mb']} MB)"
         )
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(results, indent=2) + "\n")

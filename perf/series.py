@@ -1,8 +1,9 @@
 """The series benchmark of BENCHMARKS.md: a 45-day, full-resolution series of both RACPROD instances.
 
 Measures, on the demo store (`make perf` builds it if missing):
-  1. the floor: the raw SQLite queries in-process (the counter fetch the API runs, and the LAG query that computes
-     the same rates in SQL), against the API answering in-process (Flask test client), computing every time and
+  1. the floor: the raw SQLite queries in-process (the counter fetch the API runs, that fetch with its rows written
+     as JSON by the library the API uses (orjson), and the LAG query that computes the same rates in SQL), against
+     the API answering in-process (Flask test client), computing every time (pairs and the page's `shape=axes`) and
      from its answer cache; the API's answer is checked against the LAG query's;
   2. throughput, latency and worker memory under the production WSGI server (gunicorn) at 8 concurrent clients,
      with the answer cache off (every request computed) and on (the same link opened again and again);
@@ -14,11 +15,14 @@ import argparse
 import json
 import os
 import sqlite3
+import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 from urllib.parse import quote
+
+import orjson
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -78,14 +82,22 @@ def floor_vs_api(store: Path) -> dict:
     assert len(lag) == points, (len(lag), points)
     api = sorted(v for s in body["series"] for _, v in s["points"])
     assert all(abs(a - b) <= 1e-3 * max(1, abs(b)) for a, b in zip(api, sorted(r[2] for r in lag), strict=True))
-    return {
-        "points": points,
-        "raw_fetch_ms": timed(lambda: con.execute(FETCH, (DBID, stat_id, 0, 10**9)).fetchall()),
-        "raw_lag_ms": timed(lambda: con.execute(LAG, (DBID, stat_id)).fetchall()),
-        "api_in_process_ms": timed(lambda: client.get(url).data),
-        "api_cached_ms": timed(lambda: cached.get(url).data),
-        "url": url,
+    sides = {
+        "raw_fetch_ms": lambda: con.execute(FETCH, (DBID, stat_id, 0, 10**9)).fetchall(),
+        "raw_fetch_json_ms": lambda: orjson.dumps(con.execute(FETCH, (DBID, stat_id, 0, 10**9)).fetchall()),
+        "raw_lag_ms": lambda: con.execute(LAG, (DBID, stat_id)).fetchall(),
+        "api_in_process_ms": lambda: client.get(url).data,
+        "api_axes_in_process_ms": lambda: client.get(url + "&shape=axes").data,
+        "api_cached_ms": lambda: cached.get(url).data,
     }
+    rounds = {name: [] for name in sides}
+    for _ in range(5):  # the sides alternating, the median of 5 rounds: one side is not measured in a quieter minute
+        for name, fn in sides.items():
+            rounds[name].append(timed(fn))
+    out = {"points": points, **{name: round(statistics.median(r), 3) for name, r in rounds.items()}, "url": url}
+    out["api_vs_read_and_json"] = round(out["api_in_process_ms"] / out["raw_fetch_json_ms"], 2)
+    out["api_axes_vs_read_and_json"] = round(out["api_axes_in_process_ms"] / out["raw_fetch_json_ms"], 2)
+    return out
 
 
 def throughput(store: Path, url: str, clients: int, seconds: float, workers: int, cache: bool) -> dict:
@@ -123,9 +135,11 @@ def main():
     results["floor"] = floor_vs_api(store)
     f = results["floor"]
     print(
-        f"45-day series, {f['points']} points: raw fetch {f['raw_fetch_ms']:.1f} ms, raw LAG query "
-        f"{f['raw_lag_ms']:.1f} ms, API in-process {f['api_in_process_ms']:.1f} ms "
-        f"({f['api_in_process_ms'] / f['raw_lag_ms']:.2f}x the LAG query), from memory {f['api_cached_ms']:.2f} ms"
+        f"45-day series, {f['points']} points: raw fetch {f['raw_fetch_ms']:.2f} ms, with its rows as JSON "
+        f"{f['raw_fetch_json_ms']:.2f} ms, raw LAG query {f['raw_lag_ms']:.1f} ms; API in-process "
+        f"{f['api_in_process_ms']:.2f} ms ({f['api_vs_read_and_json']}x the read and JSON), shape=axes "
+        f"{f['api_axes_in_process_ms']:.2f} ms ({f['api_axes_vs_read_and_json']}x), from memory "
+        f"{f['api_cached_ms']:.2f} ms"
     )
     results["throughput"] = []
     for cache in (False, True):
