@@ -38,6 +38,7 @@ from urllib.parse import quote, urlencode
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from app.store.queries import SEGMENT_ORDER  # noqa: E402
 from perf.common import VENV_BIN, serving  # noqa: E402
 
 API = "/api/v1"
@@ -71,7 +72,7 @@ ASH_FILTERS = (  # top activity's dimensions that are also filters (instance is 
     "blocking_session",
     "current_obj",
 )
-SEGMENT_ORDER = ("logical_reads", "physical_reads", "physical_writes_direct", "row_lock_waits", "space_used")
+FIND_SEGMENTS_BY = ("logical_reads", "physical_reads", "physical_writes_direct", "row_lock_waits", "space_used")
 
 
 def get(port, path):
@@ -186,7 +187,7 @@ class Questions:
         interval = timedelta(minutes=s["interval_minutes"])
         segments = {
             (r["obj"], r["dataobj"])
-            for o in SEGMENT_ORDER
+            for o in FIND_SEGMENTS_BY
             for r in get_json(port, f"{base}/segments?limit=100&order_by={o}&{whole}")["rows"]
         }
         objects = []
@@ -418,20 +419,7 @@ class Questions:
         rng = self.rng
         return f"{db['base']}/segments", {
             **self._range(db["segments"]),
-            "order_by": rng.choice(
-                [
-                    "logical_reads",
-                    "physical_reads",
-                    "physical_writes",
-                    "physical_reads_direct",
-                    "physical_writes_direct",
-                    "row_lock_waits",
-                    "itl_waits",
-                    "buffer_busy_waits",
-                    "db_block_changes",
-                    "space_used",
-                ]
-            ),
+            "order_by": rng.choice(SEGMENT_ORDER),
             "limit": rng.choice([10, 25, 100]),
         }
 
