@@ -7,8 +7,9 @@ Measures, on the demo store (`make perf` builds it if missing):
      from its answer cache; the API's answer is checked against the LAG query's;
   2. throughput, latency and worker memory under the production WSGI server (gunicorn) at 8 concurrent clients,
      with the answer cache off (every request computed) and on (the same link opened again and again);
-  3. with --build, the time to build the 45-day demo store.
+  3. with --build, the time to build the 45-day demo store; with --profile, where an in-process answer's time goes.
 Usage: .venv/bin/python perf/series.py [--store var/awrlens.sqlite] [--seconds 15] [--clients 8] [--build]
+       [--profile]
 """
 
 import argparse
@@ -100,6 +101,54 @@ def floor_vs_api(store: Path) -> dict:
     return out
 
 
+def profile(store: Path, url: str, requests: int = 300) -> dict:
+    """Where an in-process answer's time goes: each step's mean milliseconds per request, timed by wrapping the
+    functions that do it (the rest of a request is Flask, the parameters and the test client)."""
+    from app import analysis
+    from app.api import history as api_history
+    from app.history import series
+
+    client = create_app(
+        Settings.from_env({}, targets={"demo": {"sqlite": str(store)}}, answer_cache_mb=0)
+    ).test_client()
+    url += "&shape=axes"
+    client.get(url)
+    steps = {
+        "rows read (SQLite) and put in a dict per instance": (series.Fetcher, "_load"),
+        "deltas and rates per second, in one pass": (analysis, "counter_rates"),
+        "values rounded to four decimals": (series, "rounded"),
+        "the series question in all (the three above and the rest)": (series, "compute"),
+        "the answer shaped, written as JSON (orjson), its ETag": (api_history, "_series_answer"),
+    }
+    spent = dict.fromkeys(steps, 0.0)
+    originals = {label: getattr(owner, name) for label, (owner, name) in steps.items()}
+
+    def timing(label):
+        def step(*args, **kwargs):
+            t = time.perf_counter()
+            try:
+                return originals[label](*args, **kwargs)
+            finally:
+                spent[label] += time.perf_counter() - t
+
+        return step
+
+    for label, (owner, name) in steps.items():
+        setattr(owner, name, timing(label))
+    whole = []
+    try:
+        for _ in range(requests):
+            t = time.perf_counter()
+            client.get(url).get_data()
+            whole.append(time.perf_counter() - t)
+    finally:
+        for label, (owner, name) in steps.items():
+            setattr(owner, name, originals[label])
+    out = {label: round(total / requests * 1000, 3) for label, total in spent.items()}
+    out["the request in all (median)"] = round(statistics.median(whole) * 1000, 3)
+    return out
+
+
 def throughput(store: Path, url: str, clients: int, seconds: float, workers: int, cache: bool) -> dict:
     """gunicorn with `workers` workers under `clients` clients asking `url`; with the answer cache off, every
     request is computed."""
@@ -128,6 +177,7 @@ def main():
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--workers", type=int, default=3)
     parser.add_argument("--build", action="store_true", help="also time a 45-day demo build")
+    parser.add_argument("--profile", action="store_true", help="also time each step of an in-process answer")
     parser.add_argument("--out", default=str(ROOT / "perf/results/series.json"))
     args = parser.parse_args()
     store = Path(args.store)
@@ -141,6 +191,10 @@ def main():
         f"{f['api_axes_in_process_ms']:.2f} ms ({f['api_axes_vs_read_and_json']}x), from memory "
         f"{f['api_cached_ms']:.2f} ms"
     )
+    if args.profile:
+        results["profile"] = p = profile(store, f["url"])
+        for label, ms in p.items():
+            print(f"  {ms:7.3f} ms  {label}")
     results["throughput"] = []
     for cache in (False, True):
         t = throughput(store, f["url"], args.clients, args.seconds, args.workers, cache)
