@@ -16,7 +16,9 @@ worker's memory is sampled every half second: RSS, split into private memory and
 memory-mapped SQLite file), and PSS.
 
 Usage: .venv/bin/python perf/load.py [--clients 8] [--seconds 30] [--workers 3] [--answer-cache-mb 64]
-                                      [--store var/awrlens.sqlite] [--seed 1]
+                                      [--store var/awrlens.sqlite] [--seed 1] [--without PATH ... --label L]
+(--without leaves operations out of a run, e.g. to see the others' latency without the slowest ones holding the
+workers; the run is kept under its label.)
 Results: perf/results/load.json (per OpenAPI path template: requests, p50, p99, max, errors; the slowest URLs); a
 Markdown table on stdout.
 """
@@ -497,10 +499,10 @@ class Questions:
             "runs": self.rng.sample(self.runs, self.rng.randint(2, min(4, len(self.runs))))
         }
 
-    def urls(self, per_endpoint):
+    def urls(self, per_endpoint, without=()):
         out = []
         for _ in range(per_endpoint):
-            for template in sorted(ASKERS):
+            for template in sorted(set(ASKERS) - set(without)):
                 path, query = self.ask(template)
                 out.append((template, f"{path}?{urlencode(query, doseq=True)}" if query else path))
         self.rng.shuffle(out)
@@ -640,7 +642,17 @@ def main():
     parser.add_argument("--answer-cache-mb", type=int, default=64, help="per worker; 0 computes every answer")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", default=str(ROOT / "perf/results/load.json"))
+    parser.add_argument(
+        "--without",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="leave an operation out of this run (its path template, e.g. /api/v1/dbs/{db}/activity/top); repeatable",
+    )
+    parser.add_argument("--label", default="", help="added to the run's key in the results (cache_on_LABEL)")
     args = parser.parse_args()
+    if unknown := set(args.without) - set(ASKERS):
+        sys.exit(f"perf/load.py: --without names no operation with a question: {', '.join(sorted(unknown))}")
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWRLENS_")}
     env.update(AWRLENS_STORE_PATH=str(Path(args.store).resolve()), AWRLENS_ANSWER_CACHE_MB=str(args.answer_cache_mb))
     argv = [str(VENV_BIN / "gunicorn"), "--bind", "127.0.0.1:{port}", "--workers", str(args.workers), "app.wsgi:app"]
@@ -651,7 +663,7 @@ def main():
         started = time.monotonic()
         questions = Questions(port, args.seed, params)
         print(f"learned what the store holds in {time.monotonic() - started:.1f} s", file=sys.stderr)
-        urls = questions.urls(per_endpoint=300)
+        urls = questions.urls(per_endpoint=300, without=args.without)
         rss, done = [], threading.Event()
 
         def sample():
@@ -701,13 +713,14 @@ def main():
         "largest_worker_pss_mb": max((m["pss_mb"] or 0 for m in rss), default=None),
         "endpoints": rows,
         "left_out": LEFT_OUT,
+        "without": sorted(args.without),
         "slowest": slowest,
         "error_samples": [x for v in list(errors.values()) + list(warm_err.values()) for x in v][:20],
     }
     out = Path(args.out)
     runs = json.loads(out.read_text()) if out.exists() else {}
     runs = runs if isinstance(runs, dict) and "runs" in runs else {"runs": {}}
-    runs["runs"][f"cache_{'on' if args.answer_cache_mb else 'off'}"] = result
+    runs["runs"][f"cache_{'on' if args.answer_cache_mb else 'off'}" + (f"_{args.label}" if args.label else "")] = result
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(runs, indent=2) + "\n")
     print(
