@@ -65,10 +65,10 @@ sql: $(VENV)/.installed  ## print every SQL statement the API runs, compiled for
 
 perf: $(VENV)/.installed $(VENDOR) chromium $(STORE)  ## the performance runs recorded in BENCHMARKS.md (peers from perf/requirements.txt)
 	$(PY) -m pip install --quiet -r perf/requirements.txt
-	$(PY) perf/series.py --build
+	$(PY) perf/series.py --build --profile
 	$(PY) perf/peers.py
-	$(PY) perf/load.py
 	$(PY) perf/frontend.py
+	$(PY) perf/load.py  # last: it fails on any answer other than 200 (BENCHMARKS.md, Load), after the others are written
 
 clean:
 	rm -rf $(VENV) var node_modules static/vendor
