@@ -387,8 +387,10 @@ def lttb(points: list[tuple], threshold: int) -> list[tuple]:
     if n <= threshold or threshold < 3:  # 0 asks for every point (max_points=0); 1 or 2 cannot keep both ends
         return points
     xs, ys = [p[1] for p in points], [p[2] for p in points]
-    out, a = [points[0]], 0
     every = (n - 2) / (threshold - 2)  # over 1: each bucket holds a point
+    if min(ys) == max(ys):  # flat (a tablespace's size): every triangle is empty, each bucket keeps its first point
+        return [points[0], *(points[int(i * every) + 1] for i in range(threshold - 2)), points[-1]]
+    out, a = [points[0]], 0
     for i in range(threshold - 2):
         start, end = int(i * every) + 1, int((i + 1) * every) + 1
         if end - start == 1:  # one point in the bucket: it is the bucket's largest triangle (a range barely thinned)

@@ -215,7 +215,7 @@ def test_lttb_is_the_published_algorithm(seed):
     t, points = 0.0, []
     for i in range(n):
         t += rnd.choice([60.0, 60.0, 60.0, 1800.0, 7.5])
-        y = rnd.choice([1.0, 1.0, rnd.random() * 100, rnd.expovariate(0.01)])
+        y = rnd.choice([1.0, 1.0, rnd.random() * 100, rnd.expovariate(0.01)]) if seed % 4 else 7.5  # some flat
         points.append((str(i), t, y))
     for threshold in sorted({3, 4, n - 1, max(3, n // 2), max(3, n // 7), min(n - 1, 1000)}):
         if 3 <= threshold < n:
