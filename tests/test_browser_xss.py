@@ -38,6 +38,7 @@ from app import create_app
 from app.runs.model import parse_run
 from app.runs.repo import insert_run
 from app.settings import Settings
+from app.store.schema import fill_summaries
 
 pytestmark = [pytest.mark.browser, pytest.mark.wire, pytest.mark.slow]
 
@@ -187,6 +188,7 @@ def _hostile_copy(src, dst):
         # view over it): the names are renamed there, for both databases
         for old, new in (("crm-web", H["module"]), ("log file sync", H["event"]), ("Commit", H["wait_class"])):
             assert con.execute("update awrlens_ash_names set value = ? where value = ?", (new, old)).rowcount == 1
+        fill_summaries(con)  # the store's summaries of the views, with the rows added
     con.close()
     engine = create_engine(f"sqlite:///{dst}")  # the run, as the app stores an upload
     try:

@@ -21,13 +21,11 @@ from app.store.schema import (
     ASH_NAMES,
     ASH_TOTALS,
     CLASS_TOTALS,
-    CLASS_TOTALS_FILL,
     PARAMETER_BASE,
     PLAN_FIRSTS,
-    PLAN_FIRSTS_FILL,
     SQLSTAT_BLOCKS,
-    SQLSTAT_BLOCKS_FILL,
     ash_view_ddl,
+    fill_summaries,
     parameter_view_ddl,
     views,
 )
@@ -217,9 +215,7 @@ def _finish(con: sqlite3.Connection, parts: list[Path]):
     _merge(con, parts, [ASH_NAMES])
     con.execute(ash_view_ddl())
     con.execute(parameter_view_ddl())
-    con.execute(CLASS_TOTALS_FILL)
-    con.execute(SQLSTAT_BLOCKS_FILL)
-    con.execute(PLAN_FIRSTS_FILL)
+    fill_summaries(con)
     con.execute("ANALYZE")
     con.commit()
     con.close()

@@ -510,6 +510,19 @@ def _plan_firsts():
     )
 
 
+def fill_summaries(con):
+    """Write the embedded store's summaries of its views (CLASS_TOTALS, SQLSTAT_BLOCKS, PLAN_FIRSTS) anew from the
+    views' rows: when the store is built, and after rows are added to a view of a built store (a sqlite3
+    connection; the caller commits)."""
+    for name, fill in (
+        (CLASS_TOTALS_NAME, CLASS_TOTALS_FILL),
+        (SQLSTAT_BLOCKS_NAME, SQLSTAT_BLOCKS_FILL),
+        (PLAN_FIRSTS_NAME, PLAN_FIRSTS_FILL),
+    ):
+        con.execute(f"DELETE FROM {name}")
+        con.execute(fill)
+
+
 def __getattr__(name: str):
     """schema.CLASS_TOTALS, SQLSTAT_BLOCKS, PLAN_FIRSTS, ASH_BASE, ASH_NAMES, ASH_TOTALS, AWR_REPORTS, MONITOR_REPORTS
     and PARAMETER_BASE: Tables built on first use (PEP 562)."""
