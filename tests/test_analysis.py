@@ -2,7 +2,7 @@
 
 import math
 import random
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -349,7 +349,7 @@ def test_a_counter_per_second_in_one_pass_is_its_deltas_over_their_seconds(seed)
 # -- the snapshot list, the timeline's lookups and the combination's edges (docs/awr-rules.md §2-§12, §21), from the
 # -- mutation run of the whole module (docs/mutation.md) -----------------------------------------------------------
 
-T0 = datetime(2026, 1, 3, tzinfo=timezone.utc).timestamp()  # snap()'s minute 0, as seconds since 1970 UTC
+T0 = datetime(2026, 1, 3, tzinfo=UTC).timestamp()  # snap()'s minute 0, as seconds since 1970 UTC
 
 
 def test_a_snapshot_carries_its_end_time_startup_time_and_flag():
