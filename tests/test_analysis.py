@@ -2,6 +2,7 @@
 
 import math
 import random
+from datetime import UTC, datetime
 
 import pytest
 
@@ -371,3 +372,206 @@ def test_combined_points_follow_the_rac_rules_for_one_two_and_three_instances(ho
         earliest = min(ps, key=lambda p: p.epoch)
         assert (got[key].num, got[key].den) == (expected, 1.0)
         assert (got[key].epoch, got[key].time) == (earliest.epoch, earliest.time)
+
+
+# -- the snapshot list, the timeline's lookups and the combination's edges (docs/awr-rules.md §2-§12, §21), from the
+# -- mutation run of the whole module (docs/mutation.md) -----------------------------------------------------------
+
+T0 = datetime(2026, 1, 3, tzinfo=UTC).timestamp()  # snap()'s minute 0, as seconds since 1970 UTC
+
+
+def test_a_snapshot_carries_its_end_time_startup_time_and_flag():
+    """§2: END_INTERVAL_TIME (as read, as an instant and as ISO 8601 with the offset), STARTUP_TIME and SNAP_FLAG
+    (0 automatic, 1 manual; a flag not read is 0)."""
+    s = make_snap(7, 2, A, "2026-01-03 01:30:00")
+    assert (s.snap_id, s.instance, s.flag) == (7, 2, 0)
+    assert s.end == datetime(2026, 1, 3, 1, 30) and s.startup == datetime(2026, 1, 1)
+    assert s.epoch == T0 + 5400 and s.time == "2026-01-03T01:30:00+00:00"
+    assert s.startup_time == "2026-01-01T00:00:00+00:00"
+    assert [make_snap(7, 2, A, "2026-01-03 01:30:00", flag).flag for flag in (0, None, 1)] == [0, 0, 1]
+
+
+def test_oracle_hands_back_datetimes_and_the_embedded_store_text():
+    """§17: python-oracledb reads END_INTERVAL_TIME and STARTUP_TIME as datetimes, SQLite as ISO text; both are the
+    database's local time, placed in time by SNAP_TIMEZONE (here +01:00)."""
+    s = make_snap(7, 1, datetime(2026, 1, 1), datetime(2026, 1, 3, 1, 30), 0, 3600)
+    assert s.end == datetime(2026, 1, 3, 1, 30) and s.startup == datetime(2026, 1, 1)
+    assert s.epoch == T0 + 5400 - 3600 and s.time == "2026-01-03T01:30:00+01:00"
+    assert s.startup_time == "2026-01-01T00:00:00+01:00"
+    assert analysis.as_datetime(datetime(2026, 1, 3, 1, 30)) == datetime(2026, 1, 3, 1, 30)
+    assert analysis.as_datetime("2026-01-03 01:30:00") == datetime(2026, 1, 3, 1, 30)
+
+
+def rac_timeline():
+    """Two instances: 1 took snapshots 10-13 at 0, 30, 60 and 90 minutes; 2 took each a minute later, missed 13 and
+    took 14 at 121 minutes, when 1 was down. Given instance 2 first: the timeline orders them."""
+    two = [snap(10, 1, instance=2), snap(11, 31, instance=2), snap(12, 61, instance=2), snap(14, 121, instance=2)]
+    return Timeline([*two, snap(10, 0), snap(11, 30), snap(12, 60), snap(13, 90)])
+
+
+def test_the_timeline_lists_its_instances_and_snapshots():
+    """§2: the snapshot list per instance; its instances and snap_ids in order; a database-wide row at a snap_id is
+    timed by the lowest-numbered instance that has it (1, and 2 at 14); the newest and oldest snapshot by time."""
+    tl = rac_timeline()
+    assert tl.instances == [1, 2]
+    assert tl.snap_ids == [10, 11, 12, 13, 14]
+    assert {k: (s.instance, s.epoch) for k, s in tl.lowest.items()} == {
+        10: (1, T0),
+        11: (1, T0 + 1800),
+        12: (1, T0 + 3600),
+        13: (1, T0 + 5400),
+        14: (2, T0 + 121 * 60),
+    }
+    assert (tl.newest().instance, tl.newest().snap_id) == (2, 14)
+    assert (tl.oldest().instance, tl.oldest().snap_id) == (1, 10)
+    empty = Timeline([])
+    assert empty.newest() is None and empty.oldest() is None and empty.snap_ids == [] and empty.instances == []
+
+
+def test_a_snapshot_range_resolves_to_its_first_and_last_snap_id_and_end_times():
+    """§12: begin_snap..end_snap gives the snap_ids of any instance inside it and their earliest and latest end;
+    a range holding no snapshot gives nothing."""
+    tl = rac_timeline()
+    assert tl.with_ids(11, 13) == (11, 13, T0 + 1800, T0 + 5400)
+    assert tl.with_ids(12, 14) == (12, 14, T0 + 3600, T0 + 121 * 60)
+    assert tl.with_ids(9, 10) == (10, 10, T0, T0 + 60)
+    assert tl.with_ids(15, 20) is None and tl.with_ids(1, 9) is None
+
+
+def test_a_time_range_is_the_snapshots_ending_inside_it_ends_included():
+    """§12: the snapshots of any instance whose END_INTERVAL_TIME falls within [from, to] give begin_snap and
+    end_snap; none, nothing."""
+    tl = rac_timeline()
+    assert tl.ending_in(T0 + 1800, T0 + 3660) == (11, 12)
+    assert tl.ending_in(T0 + 1860, T0 + 3600) == (11, 12)
+    assert tl.ending_in(T0 + 5400, T0 + 121 * 60) == (13, 14)
+    assert tl.ending_in(T0 + 5460, T0 + 7200) is None and tl.ending_in(T0 - 60, T0 - 1) is None
+
+
+def test_a_range_of_one_instance_and_a_range_an_instance_has_no_snapshot_in():
+    """§12: instance=N bounds that instance's intervals only; an instance without a snapshot in the range has none."""
+    tl = rac_timeline()
+    assert {i: [s.snap_id for s in rows] for i, rows in tl.span(10, 14, instance=2).items()} == {2: [10, 11, 12, 14]}
+    assert {i: [s.snap_id for s in rows] for i, rows in tl.span(10, 14, instance=1).items()} == {1: [10, 11, 12, 13]}
+    assert {i: [s.snap_id for s in rows] for i, rows in tl.span(14, 14).items()} == {1: [], 2: [14]}
+
+
+def test_markers_are_those_of_the_range_and_the_instance_asked_for():
+    """§12: a gap's marker is returned when its later snapshot is in [begin_snap, end_snap], begin_snap included;
+    instance=N returns that instance's markers only (instance 2's gap 12 -> 14: 60 minutes, step 30)."""
+    tl = rac_timeline()
+    gap = [(2, 12, 14)]
+    assert [(m["instance"], m["after_snap_id"], m["before_snap_id"]) for m in tl.markers(10, 14)["missing"]] == gap
+    assert [(m["instance"], m["after_snap_id"], m["before_snap_id"]) for m in tl.markers(14, 14)["missing"]] == gap
+    assert tl.markers(10, 13)["missing"] == []
+    assert tl.markers(10, 14, instance=1)["missing"] == []
+    assert [m["instance"] for m in tl.markers(10, 14, instance=2)["missing"]] == [2]
+
+
+def test_a_manual_snapshot_at_the_ranges_start_is_not_merged_but_the_next_one_inside_is():
+    """§6, §12: 11 and 13 are merged manual snapshots; a range from 11 starts there, 13 inside it is merged."""
+    tl = Timeline([snap(10, 0), snap(11, 4, flag=1), snap(12, 30), snap(13, 34, flag=1), snap(14, 60)])
+    assert [m["snap_id"] for m in tl.markers(11, 14)["merged_snapshots"]] == [13]
+
+
+def test_an_interval_of_exactly_the_gap_is_not_a_bucket_boundary():
+    """§5, §21: only an interval longer than the gap is a bucket of its own (30, 30 and 31 minutes, gap 30)."""
+    rows = [snap(1, 0), snap(2, 30), snap(3, 60), snap(4, 91)]
+    assert analysis.sides(rows, 1800) == {1, 3, 4}
+    assert analysis.sides(rows) == {1, 4}
+
+
+def test_buckets_start_at_three_points_and_at_one_interval_more_than_asked():
+    """§21: 12 intervals at 30 minutes are read in buckets when more than max_points: with 11; with 3, the ends and
+    the last snapshot at or before the middle of the range's time (180 minutes: 7); with 4, at a third and two
+    thirds (120 and 240 minutes: 5 and 9)."""
+    tl = Timeline([snap(i, 30 * (i - 1)) for i in range(1, 14)])
+    span = tl.span(1, 13)
+    assert len(tl.sampled(span, 11)[1]) == 11
+    assert [s.snap_id for s in tl.sampled(span, 3)[1]] == [1, 7, 13]
+    assert [s.snap_id for s in tl.sampled(span, 4)[1]] == [1, 5, 9, 13]
+
+
+def test_a_bucket_boundary_is_timed_by_the_instance_that_ended_the_snapshot_first():
+    """§11, §21: a snap_id is timed at its earliest END_INTERVAL_TIME among the instances. Instance 2 ended 3 at
+    75 minutes, instance 1 at 60: the middle of the range (60 minutes) is at or after 3."""
+    one = [snap(i, 30 * (i - 1)) for i in range(1, 6)]
+    two = [snap(i, m, instance=2) for i, m in zip(range(1, 6), (0, 30, 75, 90, 120), strict=True)]
+    tl = Timeline([*one, *two])
+    bounds = tl.sampled(tl.span(1, 5), 3)
+    assert {i: [s.snap_id for s in rows] for i, rows in bounds.items()} == {1: [1, 3, 5], 2: [1, 3, 5]}
+
+
+def test_a_counter_per_second_in_one_pass_by_hand():
+    """§3, §7: delta / seconds: 1800 over 1800 s, 3600 over 1800 s; scale multiplies (x 1e-6: microseconds)."""
+    snaps = [snap(1, 0), snap(2, 30), snap(3, 60)]
+    values = {1: 0, 2: 1800, 3: 5400}
+    assert analysis.counter_rates(values, snaps) == (["2026-01-03T00:30:00+00:00", "2026-01-03T01:00:00+00:00"], [1, 2])
+    assert analysis.counter_rates(values, snaps, 1e-6)[1] == [1e-6, 2e-6]
+
+
+def test_a_raw_counter_is_the_delta_itself():
+    """§7: raw: the amount over the interval, whatever its length."""
+    pts = counter_points({1: 0, 2: 1800, 3: 9000}, [snap(1, 0), snap(2, 30), snap(3, 150)], "raw")
+    assert [(p.key, p.num / p.den) for p in pts] == [(2, 1800), (3, 7200)]
+
+
+def test_a_reading_is_keyed_and_timed_at_its_snapshot():
+    """§2, §8: the value as read, at the snapshot's SNAP_ID and END_INTERVAL_TIME; a snapshot without one has none."""
+    pts = analysis.reading_points({1: 120, 3: 95}, [snap(1, 0), snap(2, 30), snap(3, 60)])
+    assert [tuple(p) for p in pts] == [
+        (1, T0, "2026-01-03T00:00:00+00:00", 120, 1.0),
+        (3, T0 + 3600, "2026-01-03T01:00:00+00:00", 95, 1.0),
+    ]
+
+
+def test_a_ratio_over_a_delta_is_keyed_and_timed_at_the_later_snapshot():
+    """§2, §10: delta(num) / delta(den) over the interval ending at 2, x scale (1 unless given, 100 for a %)."""
+    s = [snap(1, 0), snap(2, 30)]
+    assert [tuple(p) for p in ratio_points({1: 0, 2: 30}, {1: 0, 2: 100}, s)] == [
+        (2, T0 + 1800, "2026-01-03T00:30:00+00:00", 30, 100)
+    ]
+    assert [p.num / p.den for p in ratio_points({1: 0, 2: 30}, {1: 0, 2: 100}, s, 100)] == [30]
+
+
+def test_a_bucket_whose_rows_weigh_nothing_has_no_point():
+    """§21: a bucket's value is the weighted mean of its rows; rows weighing 0 (an Oracle rate over no time) have
+    none, and the next bucket's mean starts after them: (70 - 10) / (3 - 1)."""
+    rows = [snap(i, 30 * i) for i in (1, 3, 5)]
+    got = analysis.bucket_means({1: (10, 1), 3: (10, 1), 5: (70, 3)}, rows)
+    assert [(p.key, p.num / p.den) for p in got] == [(1, 10), (5, 30)]
+
+
+def test_counters_are_added_where_every_one_has_a_value():
+    """§3: several counters are added at each snapshot where every one of them has a value."""
+    commits, rollbacks, third = {1: 10, 2: 20, 3: 30}, {2: 1, 3: 2, 4: 5}, {1: 100, 3: 300}
+    assert analysis.add_counters(commits, rollbacks) == {2: 21, 3: 32}
+    assert analysis.add_counters(rollbacks, commits) == {2: 21, 3: 32}
+    assert analysis.add_counters(commits, rollbacks, third) == {3: 332}
+    assert analysis.add_counters(commits) == commits and analysis.add_counters() == {}
+
+
+def test_a_combined_point_is_timed_at_the_earliest_end_among_the_instances():
+    """§11: instance 2 ended snapshot 5 a minute before instance 1."""
+    per = {1: [Point(5, T0 + 60, "00:01", 1.0)], 2: [Point(5, T0, "00:00", 2.0)]}
+    assert [tuple(p) for p in combine(per, "sum_of_ratios")] == [(5, T0, "00:00", 3.0, 1.0)]
+
+
+def test_a_ratio_of_sums_over_nothing_has_no_point_and_the_next_keys_still_do():
+    """§11: Σ num / Σ den has no value where Σ den is 0."""
+    per = {1: [Point(1, T0, "t1", 0, 0), Point(2, T0 + 1800, "t2", 5, 10)], 2: [Point(2, T0 + 1800, "t2", 1, 2)]}
+    assert [(p.key, p.num) for p in combine(per, "ratio_of_sums")] == [(2, 0.5)]
+
+
+def test_the_mean_of_bucketed_oracle_rates_is_the_mean_of_the_instances_means():
+    """§11, §21: a bucket's point is (value x weight summed, weight summed): instance 1's mean is 600 / 60 = 10,
+    instance 2's 1200 / 40 = 30; a metric that does not add up combines as their mean, 20."""
+    per = {1: [Point(5, T0, "t", 600, 60)], 2: [Point(5, T0, "t", 1200, 40)]}
+    assert [p.num for p in combine(per, "mean")] == [20]
+
+
+def test_values_drawn_are_num_over_den_times_the_scale():
+    """§7, §19: (time, epoch, value): 3600 over 1800 s is 2 per second; x 100 for a percentage."""
+    points = [Point(2, T0 + 1800, "t", 3600, 1800)]
+    assert analysis.values_of(points) == [("t", T0 + 1800, 2.0)]
+    assert analysis.values_of(points, 100) == [("t", T0 + 1800, 200.0)]
