@@ -4,7 +4,7 @@ compare: 100 × (B − A) / A, empty when either is missing, ±100 % from 0), on
 import pytest
 
 from app.analysis import Point
-from app.history.numbers import change_pct, drawn, rates, round4
+from app.history.numbers import change_pct, drawn, rates, round4, rounded, shaped
 
 # value -> what the answer carries: four decimals inside ±1,000,000, whole beyond it
 CASES = [
@@ -75,3 +75,41 @@ def test_what_one_period_alone_holds_is_plus_or_minus_100_percent(a, b, pct):
     change. The value is exactly that float."""
     got = change_pct(a, b)
     assert got == pct and type(got) is float
+
+
+def test_rounded_values_are_carried_as_round4_carries_each():
+    values = [v for v, _ in CASES]
+    assert rounded(values) == [carried for _, carried in CASES]
+
+
+def _series():
+    """Three series as columns: two on one time axis, one on its own (the OpenAPI document's `shape`)."""
+    a, b = ["t1", "t2", "t3"], ["t1", "t3"]
+    return [
+        {"name": "x", "points": (list(a), [1.0, 2.0, 3.0])},
+        {"name": "y", "points": (list(b), [4.0, 5.0])},
+        {"name": "z", "points": (list(a), [6.0, None, 7.5])},
+    ]
+
+
+def test_the_pairs_shape_gives_each_series_its_time_value_pairs_and_adds_nothing_on_top():
+    series = _series()
+    assert shaped(series, "pairs") == {}
+    assert [s["points"] for s in series] == [
+        [["t1", 1.0], ["t2", 2.0], ["t3", 3.0]],
+        [["t1", 4.0], ["t3", 5.0]],
+        [["t1", 6.0], ["t2", None], ["t3", 7.5]],
+    ]
+    assert all(set(s) == {"name", "points"} for s in series)
+
+
+def test_the_axes_shape_sends_each_distinct_time_list_once_and_each_series_its_axis_and_values():
+    series = _series()
+    assert shaped(series, "axes") == {"axes": [["t1", "t2", "t3"], ["t1", "t3"]]}
+    assert [(s["name"], s["axis"], s["values"]) for s in series] == [
+        ("x", 0, [1.0, 2.0, 3.0]),
+        ("y", 1, [4.0, 5.0]),
+        ("z", 0, [6.0, None, 7.5]),
+    ]
+    assert all("points" not in s for s in series)
+    assert shaped([], "axes") == {"axes": []}
