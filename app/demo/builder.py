@@ -19,6 +19,7 @@ from app.runs import demo_runs
 from app.store.schema import (
     ASH_BASE,
     ASH_NAMES,
+    ASH_TOP,
     ASH_TOTALS,
     CLASS_TOTALS,
     PARAMETER_BASE,
@@ -181,6 +182,7 @@ def _create(path: Path, part: bool = False) -> sqlite3.Connection:
         CLASS_TOTALS.create(engine)
         SQLSTAT_BLOCKS.create(engine)
         PLAN_FIRSTS.create(engine)
+        ASH_TOP.create(engine)
         engine.dispose()
         con = sqlite3.connect(path)
     con.execute("PRAGMA journal_mode = OFF")

@@ -15,7 +15,7 @@ from app.history.database import Database, Range, offset
 from app.history.numbers import round4
 from app.store import queries
 from app.store.queries import CPU, TOP_LISTS
-from app.store.schema import ASH_TOTAL_DIMENSIONS, ASH_TOTAL_PERIODS
+from app.store.schema import ASH_TOTAL_DIMENSIONS, ASH_TOTAL_PERIODS, ash_top_blocks
 
 WIDTHS = (10, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 28800, 86400)  # bucket seconds
 MAX_BUCKETS = 720
@@ -221,13 +221,19 @@ def top(db: Database, rng: Range, filters: dict | None = None) -> dict:
         return body
     _, seconds = _window(db, rng)
     step = spacing(db, rng)
+    blocks = db.store.ash_top and set(key) <= {"instance"}
+    if blocks:
+        binds.update({f"blocks_{span}": snaps for span, snaps in ash_top_blocks(rng.lo, rng.hi).items()})
     total = sum(
-        n for _, n, _ in db.rows(queries.activity_top(db.store.views, "instance", key), lo=rng.lo, hi=rng.hi, **binds)
+        n
+        for _, n, _ in db.rows(
+            queries.activity_top(db.store.views, "instance", key, blocks), lo=rng.lo, hi=rng.hi, **binds
+        )
     )  # every instance's samples
     for name in TOP_LISTS:
         rows = []
         for *k, samples, on_cpu in db.rows(
-            queries.activity_top(db.store.views, name, key), lo=rng.lo, hi=rng.hi, **binds
+            queries.activity_top(db.store.views, name, key, blocks), lo=rng.lo, hi=rng.hi, **binds
         ):
             rows.append(
                 {
@@ -241,7 +247,7 @@ def top(db: Database, rng: Range, filters: dict | None = None) -> dict:
             )
         body["lists"][name] = rows
     for inst, sid, serial, event, samples, waiters in db.rows(
-        queries.blocking(db.store.views, key), lo=rng.lo, hi=rng.hi, **binds
+        queries.blocking(db.store.views, key, blocks), lo=rng.lo, hi=rng.hi, **binds
     ):
         body["blocking"].append(
             {

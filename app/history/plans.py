@@ -11,6 +11,7 @@ from app.history.numbers import round4
 from app.history.sql_text import texts
 from app.store import queries
 from app.store.queries import PLAN_COLUMNS
+from app.store.schema import ash_top_blocks
 
 LINE_KEYS = PLAN_COLUMNS[1:-2]  # id ... filter_predicates: a line as the answer gives it
 ALIGN_ON = ("operation", "options", "object_name")  # what makes two lines of two plans the same line
@@ -69,8 +70,13 @@ def compute(db: Database, sql_id: str, rng: Range, plan_hash_value: int | None =
         plans = [_pick(plans, plan_hash_value, "plan_hash_value")]
     activity = {}
     if rng.lo is not None and rng.lo < rng.hi:
+        blocks = ash_top_blocks(rng.lo, rng.hi) if db.store.ash_top else {}
         for phv, line, operation, options, samples, on_cpu in db.rows(
-            queries.plan_line_activity(db.store.views), sql_id=sql_id, lo=rng.lo, hi=rng.hi
+            queries.plan_line_activity(db.store.views, bool(blocks)),
+            sql_id=sql_id,
+            lo=rng.lo,
+            hi=rng.hi,
+            **{f"blocks_{span}": snaps for span, snaps in blocks.items()},
         ):
             activity[phv, line] = (samples, on_cpu, operation, options)
     total = sum(a[0] for a in activity.values())

@@ -962,11 +962,67 @@ def activity(v: Views, group_by: str, filters: tuple = ()):
     return select(*keys, func.count().label("samples")).group_by(*keys)
 
 
+def _ash_top(name: str, filters: tuple, extra=()):
+    """The embedded store's counts of one top list (schema.ASH_TOP) over the blocks bound as blocks_48, blocks_6 and
+    blocks_1 (schema.ash_top_blocks), with the instance filter bound as _ash_where binds it: a subquery of its columns
+    k0, k1... (codes where the samples keep codes), samples and on_cpu. SQLite only (`v` unused)."""
+    from sqlalchemy import bindparam, select, union_all
+
+    from app.store.schema import ASH_TOP, ASH_TOP_SPANS
+
+    b = ASH_TOP
+    if set(filters) - {"instance"}:
+        raise ValueError(f"schema.ASH_TOP counts no filter but the instance, not {filters}")
+    where = [b.c.dbid == bindparam("dbid"), b.c.list == name, *extra]
+    if filters:
+        where.append(b.c.instance_number == bindparam("f_instance_0"))
+    return union_all(
+        *[
+            select(b).where(*where, b.c.span == span, b.c.first_snap.in_(bindparam(f"blocks_{span}", expanding=True)))
+            for span in ASH_TOP_SPANS
+        ]
+    ).subquery("counts")
+
+
+def _ash_named(column, coded: bool):
+    """A column of ASH_TOP's counts as the view names it: a code's text from ASH_NAMES."""
+    from sqlalchemy import select
+
+    from app.store.schema import ASH_NAMES
+
+    return select(ASH_NAMES.c.value).where(ASH_NAMES.c.id == column).scalar_subquery() if coded else column
+
+
+def _ash_top_grouped(name: str, filters: tuple, keys: range, sums: dict, extra=()):
+    """ASH_TOP's counts of the list `name` grouped by its columns `keys` (positions), with `sums` ({label: function
+    of the counts}): (a subquery of g0, g1... and the sums' labels, the g columns as the view names them)."""
+    from sqlalchemy import select
+
+    from app.store.schema import ASH_TOP_LISTS, ash_coded
+
+    c = _ash_top(name, filters, extra)
+    columns = [c.c[f"k{k}"] for k in keys]
+    g = (
+        select(*[col.label(f"g{k}") for k, col in enumerate(columns)], *[f(c).label(n) for n, f in sums.items()])
+        .group_by(*columns)
+        .subquery("grouped")
+    )
+    coded = [ash_coded(ASH_TOP_LISTS[name][k]) for k in keys]
+    return g, [_ash_named(g.c[f"g{k}"], code).label(f"g{k}") for k, code in enumerate(coded)]
+
+
 @statement
-def activity_top(v: Views, group_by: str, filters: tuple = ()):
-    """The groups with the most samples over the range, each with its samples on CPU."""
+def activity_top(v: Views, group_by: str, filters: tuple = (), blocks: bool = False):
+    """The groups with the most samples over the range, each with its samples on CPU; on the embedded store that
+    keeps schema.ASH_TOP (`blocks`), from its counts."""
     from sqlalchemy import bindparam, case, func, select
 
+    if blocks:
+        from app.store.schema import ASH_TOP_LISTS
+
+        sums = {"samples": lambda c: func.sum(c.c.samples), "on_cpu": lambda c: func.sum(c.c.on_cpu)}
+        g, named = _ash_top_grouped(group_by, filters, range(len(ASH_TOP_LISTS[group_by])), sums)
+        return select(*named, g.c.samples, g.c.on_cpu).order_by(g.c.samples.desc(), *named).limit(TOP_ACTIVITY_ROWS)
     t = v.active_sess_history
     s = _samples(
         t, (*DIMENSIONS[group_by](t), case((t.c.session_state == bindparam("on_cpu", ON_CPU), t.c.sample_id))), filters
@@ -982,10 +1038,15 @@ def activity_top(v: Views, group_by: str, filters: tuple = ()):
 
 
 @statement
-def blocking(v: Views, filters: tuple = ()):
-    """Blocking sessions and the events their waiters wait on: waiters' samples and distinct waiting sessions."""
+def blocking(v: Views, filters: tuple = (), blocks: bool = False):
+    """Blocking sessions and the events their waiters wait on: waiters' samples and distinct waiting sessions; with
+    `blocks`, from schema.ASH_TOP's counts."""
     from sqlalchemy import func, select
 
+    if blocks:
+        sums = {"samples": lambda c: func.sum(c.c.samples), "waiters": lambda c: func.count(c.c.k4.distinct())}
+        g, named = _ash_top_grouped("blocking", filters, range(4), sums)
+        return select(*named, g.c.samples, g.c.waiters).order_by(g.c.samples.desc(), *named).limit(TOP_ACTIVITY_ROWS)
     t = v.active_sess_history
     s = _samples(
         t,
@@ -1264,10 +1325,18 @@ def sql_plans(v: Views):
 
 
 @statement
-def plan_line_activity(v: Views):
-    """A statement's ASH samples of the range per plan hash value and plan line, each with its samples on CPU."""
+def plan_line_activity(v: Views, blocks: bool = False):
+    """A statement's ASH samples of the range per plan hash value and plan line, each with its samples on CPU; with
+    `blocks`, from schema.ASH_TOP's counts."""
     from sqlalchemy import bindparam, case, func, select
 
+    if blocks:
+        from app.store.schema import ASH_NAMES, ASH_TOP
+
+        code = select(ASH_NAMES.c.id).where(ASH_NAMES.c.value == bindparam("sql_id")).scalar_subquery()
+        sums = {"samples": lambda c: func.sum(c.c.samples), "on_cpu": lambda c: func.sum(c.c.on_cpu)}
+        g, named = _ash_top_grouped("plan_line", (), range(1, 5), sums, (ASH_TOP.c.k0 == code,))
+        return select(*named, g.c.samples, g.c.on_cpu).order_by(*named)
     t = v.active_sess_history
     s = _samples(
         t,

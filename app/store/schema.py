@@ -511,8 +511,8 @@ def _plan_firsts():
 
 
 def fill_summaries(con):
-    """Write the embedded store's summaries of its views (CLASS_TOTALS, SQLSTAT_BLOCKS, PLAN_FIRSTS) anew from the
-    views' rows: when the store is built, and after rows are added to a view of a built store (a sqlite3
+    """Write the embedded store's summaries of its views (CLASS_TOTALS, SQLSTAT_BLOCKS, PLAN_FIRSTS, ASH_TOP) anew
+    from the views' rows: when the store is built, and after rows are added to a view of a built store (a sqlite3
     connection; the caller commits)."""
     for name, fill in (
         (CLASS_TOTALS_NAME, CLASS_TOTALS_FILL),
@@ -521,11 +521,16 @@ def fill_summaries(con):
     ):
         con.execute(f"DELETE FROM {name}")
         con.execute(fill)
+    found = con.execute("SELECT name FROM sqlite_master WHERE name IN (?, ?)", (ASH_TOP_NAME, ASH_BASE_NAME))
+    if len(found.fetchall()) == 2:  # a store that keeps its samples coded, and ASH_TOP
+        con.execute(f"DELETE FROM {ASH_TOP_NAME}")
+        for fill in _ash_top_fill():
+            con.execute(fill)
 
 
 def __getattr__(name: str):
-    """schema.CLASS_TOTALS, SQLSTAT_BLOCKS, PLAN_FIRSTS, ASH_BASE, ASH_NAMES, ASH_TOTALS, AWR_REPORTS, MONITOR_REPORTS
-    and PARAMETER_BASE: Tables built on first use (PEP 562)."""
+    """schema.CLASS_TOTALS, SQLSTAT_BLOCKS, PLAN_FIRSTS, ASH_BASE, ASH_NAMES, ASH_TOTALS, ASH_TOP, AWR_REPORTS,
+    MONITOR_REPORTS and PARAMETER_BASE: Tables built on first use (PEP 562)."""
     if name == "CLASS_TOTALS":
         return _class_totals()
     if name == "SQLSTAT_BLOCKS":
@@ -536,6 +541,8 @@ def __getattr__(name: str):
         return _ash_tables()[name == "ASH_NAMES"]
     if name == "ASH_TOTALS":
         return _ash_totals()
+    if name == "ASH_TOP":
+        return _ash_top()
     if name in ("AWR_REPORTS", "MONITOR_REPORTS"):
         return _report_tables()[name == "MONITOR_REPORTS"]
     if name == "PARAMETER_BASE":
@@ -675,6 +682,90 @@ def _ash_totals():
         *_ints("dbid", "dimension", "period", "snap_id", "instance_number", "start", "code", "samples"),
         key=("dbid", "dimension", "period", "snap_id", "instance_number", "start", "code"),
     )
+
+
+# Top activity lists (docs/awr-rules.md §22) group every sample of the range: 757 thousand for 8 days of RACPROD, a
+# second or more per list. The embedded store also keeps the samples counted per instance and block of ASH_TOP_SPANS
+# snapshot ids (first_snap = (snap_id - 1) // span * span + 1), for each list of ASH_TOP_LISTS with its samples on CPU:
+# a range reads its widest whole blocks (ash_top_blocks), a few thousand counts instead of the samples. Only the
+# lists' own filter, the instance, can be applied to the counts; other filters read the samples, and so does Oracle.
+# `list` names the list, k0... are its columns of ASH_BASE in order (codes where ASH_BASE codes them).
+ASH_TOP_NAME = "awrlens_ash_top"
+ASH_TOP_SPANS = (48, 6, 1)  # snapshot ids per block, the widest first; each divides the one before
+ASH_TOP_LISTS = {  # list -> its columns of ASH_BASE, as queries.DIMENSIONS, queries.blocking and plan_line_activity
+    "sql_id": ("sql_id",),
+    "session": ("instance_number", "session_id", "SESSION_SERIAL#"),
+    "module": ("module",),
+    "event": ("event",),  # CPU for a sample ON CPU, as queries._cpu_or names it
+    "current_obj": ("CURRENT_OBJ#",),
+    "instance": ("instance_number",),
+    "blocking": ("blocking_inst_id", "blocking_session", "BLOCKING_SESSION_SERIAL#", "event", "session_id"),
+    "plan_line": ("sql_id", "sql_plan_hash_value", "sql_plan_line_id", "sql_plan_operation", "sql_plan_options"),
+}
+ASH_TOP_KEYS = max(len(c) for c in ASH_TOP_LISTS.values())
+
+
+@cache
+def _ash_top():
+    """ASH_TOP, built on first use (__getattr__ below)."""
+    from sqlalchemy import Column, Index, Integer, MetaData, String, Table
+
+    table = Table(
+        ASH_TOP_NAME,
+        MetaData(),
+        *_ints("dbid", "span", "first_snap", "instance_number"),
+        Column("list", String(12), nullable=False),
+        *[Column(f"k{k}", Integer) for k in range(ASH_TOP_KEYS)],
+        *_ints("samples", "on_cpu"),
+    )
+    Index(f"{ASH_TOP_NAME}_blocks", table.c.dbid, table.c.list, table.c.span, table.c.first_snap)
+    return table
+
+
+def ash_coded(column: str) -> bool:
+    """Whether ASH_BASE keeps the column (by its name) as a code of ASH_NAMES."""
+    return next(c.key for c in _ash_tables()[0].c if c.name == column) in ASH_CODED
+
+
+def ash_top_blocks(lo: int, hi: int) -> dict:
+    """The blocks of ASH_TOP that make up the intervals (lo, hi], the widest that fit: {span: [first_snap...]}."""
+    blocks = {span: [] for span in ASH_TOP_SPANS}
+    snap = lo + 1
+    while snap <= hi:
+        span = next(s for s in ASH_TOP_SPANS if (snap - 1) % s == 0 and snap + s - 1 <= hi)
+        blocks[span].append(snap)
+        snap += span
+    return blocks
+
+
+def _ash_top_fill():
+    """The statements that fill ASH_TOP from ASH_BASE (the store's own rows only: nothing from a request): the
+    narrowest blocks from the samples, each wider one from the one below it."""
+    on_cpu = f"(SELECT id FROM {ASH_NAMES_NAME} WHERE value = 'ON CPU')"
+    cpu = f"(SELECT id FROM {ASH_NAMES_NAME} WHERE value = 'CPU')"
+    keys = [f"k{k}" for k in range(ASH_TOP_KEYS)]
+    columns = ", ".join(["dbid", "span", "first_snap", "instance_number", "list", *keys, "samples", "on_cpu"])
+    into = f"INSERT INTO {ASH_TOP_NAME} ({columns})"
+    fill = []
+    for name, columns in ASH_TOP_LISTS.items():
+        cols = [f'"{c}"' for c in columns]
+        if name == "event":
+            cols = [f"CASE WHEN session_state = {on_cpu} THEN {cpu} ELSE event END"]
+        cols += ["NULL"] * (ASH_TOP_KEYS - len(cols))
+        where = " WHERE blocking_session IS NOT NULL" if name == "blocking" else ""
+        fill.append(
+            f"{into} SELECT dbid, 1, snap_id, instance_number, '{name}', {', '.join(cols)}, count(*), "
+            f"count(CASE WHEN session_state = {on_cpu} THEN 1 END) FROM {ASH_BASE_NAME}{where} "
+            f"GROUP BY dbid, snap_id, instance_number, {', '.join(f'{k + 6}' for k in range(len(columns)))}"
+        )
+    for narrow, span in zip(ASH_TOP_SPANS[:0:-1], ASH_TOP_SPANS[-2::-1], strict=True):
+        first = f"(first_snap - 1) / {span} * {span} + 1"
+        fill.append(
+            f"{into} SELECT dbid, {span}, {first}, instance_number, list, {', '.join(keys)}, sum(samples), "
+            f"sum(on_cpu) FROM {ASH_TOP_NAME} WHERE span = {narrow} "
+            f"GROUP BY dbid, {first}, instance_number, list, {', '.join(keys)}"
+        )
+    return fill
 
 
 # Oracle's own reports in the embedded store (docs/awr-rules.md §27). Oracle renders an AWR report on request

@@ -27,6 +27,7 @@ from app.settings import Settings
 from app.store import queries
 from app.store.base import Store
 from app.store.schema import (
+    ASH_TOP_NAME,
     ASH_TOTALS_NAME,
     AWR_REPORTS_NAME,
     CLASS_TOTALS_NAME,
@@ -117,6 +118,11 @@ class SqliteStore(Store):
     def ash_totals(self) -> bool:
         """Whether the file keeps schema.ASH_TOTALS (and ASH_NAMES): the demo builder writes them."""
         return self._has_table(ASH_TOTALS_NAME)
+
+    @cached_property
+    def ash_top(self) -> bool:
+        """Whether the file keeps schema.ASH_TOP (the demo builder writes it)."""
+        return self._has_table(ASH_TOP_NAME)
 
     @cached_property
     def keeps_reports(self) -> bool:
