@@ -6,9 +6,23 @@ one thread too, not a whole worker. On Lambda none of this applies: API Gateway 
 """
 
 import os
+import shutil
+import tempfile
 
 worker_class = "gthread"
 workers = int(os.environ.get("WEB_CONCURRENCY", 3))
 threads = 16  # per worker: above AWRLENS_MAX_IN_FLIGHT (8), so a busy target leaves threads for everything else
 timeout = 60  # a worker whose threads all stay stuck this long is restarted (requests end well before: 25 s)
 keepalive = 5
+
+
+def on_starting(server):
+    """The workers keep their answers together (app/api/cache.py), in a directory of this server's own: fresh at each
+    start, so a rebuilt store is never answered from an older server's answers."""
+    if not os.environ.get("AWRLENS_ANSWER_CACHE_DIR"):
+        os.environ["AWRLENS_ANSWER_CACHE_DIR"] = server.answers_dir = tempfile.mkdtemp(prefix="awrlens-answers-")
+
+
+def on_exit(server):
+    if getattr(server, "answers_dir", None):
+        shutil.rmtree(server.answers_dir, ignore_errors=True)

@@ -74,7 +74,9 @@ def create_app(settings: Settings | None = None) -> Flask:
     require_api_key(app)  # before the answer cache: a cached answer needs the key too
     from app.api.cache import AnswerCache
 
-    AnswerCache(settings.answer_cache_mb * MIB, CLOSED_CACHE_TTL, settings.snapshot_ttl).init_app(app)
+    AnswerCache(
+        settings.answer_cache_mb * MIB, CLOSED_CACHE_TTL, settings.snapshot_ttl, settings.answer_cache_dir
+    ).init_app(app)
     from app.api.openapi import openapi_document
 
     app.add_url_rule("/api/v1/openapi.json", "openapi", lambda: jsonify(openapi_document(app)))

@@ -61,7 +61,18 @@ class Settings:
         "answered 503 target_busy at once, so a slow or silent database holds a few of "
         "the server's threads, never all of them.",
     )
-    answer_cache_mb: int = setting(64, "Memory per process for answers kept to serve again (0 = off).")
+    answer_cache_mb: int = setting(
+        64,
+        "Memory per process for answers kept to serve again (0 = off); with AWRLENS_ANSWER_CACHE_DIR, the size of "
+        "the shared cache.",
+    )
+    answer_cache_dir: str = setting(
+        None,
+        "A directory the server's processes keep their answers in together (diskcache), so that an answer one "
+        "worker computed serves every worker; gunicorn.conf.py sets a fresh one per server. Unset: each process "
+        "keeps its own in memory (Lambda).",
+        parse=str,
+    )
     cors_origins: str = setting("*", "Allowed CORS origins, comma separated.")
     api_key_secret: str = setting(
         None,

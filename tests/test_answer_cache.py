@@ -1,4 +1,7 @@
-"""Answers kept in memory: served again without touching the store, bounded in bytes and in time."""
+"""Answers kept in memory: served again without touching the store, bounded in bytes and in time; and kept by a
+server's processes together."""
+
+import time
 
 import pytest
 
@@ -32,6 +35,7 @@ def test_the_same_question_is_answered_from_memory(counted, dbs):
     assert again.data == first.data and again.headers["ETag"] == first.headers["ETag"]
     assert again.headers["Cache-Control"] == first.headers["Cache-Control"]
     assert again.headers["Access-Control-Allow-Origin"] == first.headers["Access-Control-Allow-Origin"]
+    assert "Age" not in first.headers and again.headers["Age"] == "0"  # RFC 9111 5.1: how long ago it was computed
     reordered = f"/api/v1/dbs/{dbs['rac']}/series?end_snap=8300&begin_snap=8200&instance=each&name=derived:aas"
     assert client.get(reordered).data == first.data and len(runs) == ran  # the same question
     not_modified = client.get(series_url(dbs), headers={"If-None-Match": first.headers["ETag"]})
@@ -70,7 +74,7 @@ def test_expires(monkeypatch):
     c.put("open", 60, b"1", [])
     c.put("closed", 3600, b"2", [])
     now[0] += 61
-    assert c.get("open") is None and c.get("closed") == (b"2", [])
+    assert c.get("open") is None and c.get("closed")[:2] == (b"2", [])
     assert c.size == 1
 
 
@@ -80,7 +84,7 @@ def test_open_ranges_are_kept_briefly_and_closed_ones_longer(counted, dbs):
     client.get(f"/api/v1/dbs/{dbs['rac']}/series?name=derived:aas")  # up to the newest snapshot: open
     client.get(series_url(dbs))  # ends before it: closed
     now = answer_cache.time.monotonic()
-    left = sorted(expires - now for expires, _, _ in cache.entries.values())
+    left = sorted(expires - now for expires, *_ in cache.entries.values())
     assert len(left) == 2 and 50 < left[0] <= 60 and 3500 < left[1] <= 3600
 
 
@@ -93,3 +97,72 @@ def test_an_open_range_is_kept_by_browsers_as_long_as_the_snapshot_list(demo_sto
     assert open_range.status_code == closed_range.status_code == 200
     assert open_range.cache_control.max_age == ttl
     assert closed_range.cache_control.max_age == 86400
+
+
+def test_the_processes_of_a_server_keep_their_answers_together(demo_store, dbs, tmp_path, monkeypatch):
+    """With a directory (AWRLENS_ANSWER_CACHE_DIR), what one app computed another answers without touching its store:
+    two apps stand for two gunicorn workers."""
+    settings = Settings.from_env(
+        {"AWRLENS_ANSWER_CACHE_DIR": str(tmp_path / "answers")}, targets={"demo": {"sqlite": str(demo_store[0])}}
+    )
+    workers = [create_app(settings) for _ in range(2)]
+    runs = []
+    for app in workers:
+        store = app.extensions["awrlens"].stores["demo"]
+        monkeypatch.setattr(store, "rows", lambda *a, _real=store.rows, **k: runs.append(a[0]) or _real(*a, **k))
+    first = workers[0].test_client().get(series_url(dbs))
+    ran = len(runs)
+    assert first.status_code == 200 and ran > 0
+    again = workers[1].test_client().get(series_url(dbs), headers={"If-None-Match": first.headers["ETag"]})
+    assert again.status_code == 304 and len(runs) == ran  # the other worker ran nothing
+    again = workers[1].test_client().get(series_url(dbs))
+    assert again.data == first.data and again.headers["Cache-Control"] == first.headers["Cache-Control"]
+    assert "Age" in again.headers and len(runs) == ran
+    assert workers[1].test_client().get(series_url(dbs, "&format=csv")).status_code == 200 and len(runs) > ran
+
+
+def test_the_shared_answers_expire_and_are_bounded(tmp_path):
+    c = answer_cache.AnswerCache(max_bytes=1_000_000, closed_ttl=3600, open_ttl=60, directory=str(tmp_path))
+    c.put("brief", 0.05, b"1", [("ETag", '"a"')])
+    c.put("closed", 3600, b"2", [])
+    c.put("big", 60, b"x" * 125_001, [])  # over max_bytes / 8: never kept
+    time.sleep(0.1)
+    assert c.get("brief") is None and c.get("closed")[:2] == (b"2", []) and c.get("big") is None
+    other = answer_cache.AnswerCache(max_bytes=1_000_000, closed_ttl=3600, open_ttl=60, directory=str(tmp_path))
+    assert other.get("closed")[:2] == (b"2", [])  # another process's cache over the same directory
+
+
+def test_every_gunicorn_worker_answers_from_what_one_computed(demo_store, dbs):
+    """gunicorn.conf.py gives each server a directory of its own for its workers' answers (set before they start, so
+    each has it): the worker that computed an answer keeps it there, every request for it is then an answer from the
+    cache (its Age header), whichever worker takes it, and the directory goes when the server stops."""
+    import glob
+    import http.client
+    from concurrent.futures import ThreadPoolExecutor
+    from urllib.parse import urlparse
+
+    import diskcache
+    from conftest import gunicorn
+
+    before = set(glob.glob("/tmp/awrlens-answers-*"))
+    with gunicorn(demo_store[0], workers=3, clean=True) as url:
+        address = urlparse(url)
+        path = series_url(dbs)
+
+        def ask(_):
+            conn = http.client.HTTPConnection(address.hostname, address.port, timeout=30)  # a connection each
+            conn.request("GET", path)
+            resp = conn.getresponse()
+            resp.read()
+            conn.close()
+            return resp.status, resp.getheader("Age")
+
+        assert ask(0) == (200, None)  # computed
+        made = set(glob.glob("/tmp/awrlens-answers-*")) - before
+        assert len(made) == 1
+        with diskcache.Cache(made.pop()) as kept:  # where the worker that computed it put it, for every worker
+            assert [key[0] for key in kept] == [urlparse(path).path]
+        with ThreadPoolExecutor(8) as pool:
+            answers = list(pool.map(ask, range(48)))
+        assert answers and all(status == 200 and age is not None for status, age in answers), answers
+    assert not set(glob.glob("/tmp/awrlens-answers-*")) - before
