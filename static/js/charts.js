@@ -74,6 +74,33 @@
     }
   };
 
+  // a combined point that sums fewer instances than the range holds, drawn as an open triangle over its line: by a
+  // plugin, as a point radius given by a function is resolved for every point on every redraw (Chart.js then shares
+  // no options between points: a quarter of the page's drawing, BENCHMARKS.md). The points drawn are kept in
+  // chart.$awrPartial (x values).
+  var partialMarks = {
+    id: "awrPartial",
+    afterDatasetsDraw: function (chart) {
+      var area = chart.chartArea, ctx = chart.ctx, drawn = [];
+      chart.data.datasets.forEach(function (d, i) {
+        if (!d.partial || !Object.keys(d.partial).length || !chart.isDatasetVisible(i)) { return; }
+        var style = { pointStyle: "triangle", radius: 4, rotation: 0, borderWidth: d.borderWidth };
+        ctx.save();
+        ctx.fillStyle = Theme.color("--panel");
+        ctx.strokeStyle = d.borderColor;
+        ctx.lineWidth = d.borderWidth;
+        chart.getDatasetMeta(i).data.forEach(function (el, k) {
+          var raw = d.data[k];  // what is drawn (decimation replaces the data with its points)
+          if (!raw || !d.partial[raw.x] || el.skip || el.x < area.left || el.x > area.right) { return; }
+          window.Chart.helpers.drawPoint(ctx, style, el.x, el.y);
+          drawn.push(raw.x);
+        });
+        ctx.restore();
+      });
+      chart.$awrPartial = drawn;
+    }
+  };
+
   // performance marks for the benchmark: the first chart drawn with data, and the frame after it
   var paint = {
     id: "awrPaint",
@@ -301,16 +328,10 @@
         stack: d.stack || "s" + i, borderDash: d.dash || [], borderWidth: d.fill ? 0.5 : 1.5,
         pointHitRadius: 4, tension: 0, yAxisID: spec.stacked ? "y" : "y" + units.indexOf(d.unit),
         hidden: false, order: d.order || 0, partial: d.partial || AWRLens.Dom.table(),
-        // a combined point that sums fewer instances than the range holds is drawn as an open triangle
-        // a function is resolved for every point on every redraw (Chart.js then shares no options between points):
-        // only where there is something to mark (BENCHMARKS.md, the front end)
-        pointRadius: Object.keys(d.partial || {}).length ? partialRadius : 0,
-        pointStyle: "triangle", pointBackgroundColor: Theme.color("--panel"), pointBorderColor: color
+        pointRadius: 0  // the partial points: partialMarks
       };
     });
   };
-
-  function partialRadius(c) { return c.raw && c.dataset.partial[c.raw.x] ? 4 : 0; }
 
   TimeChart.prototype.scales = function (datasets) {
     var spec = this.spec, win = this.win, scales = {
@@ -399,7 +420,7 @@
             }
           }
         },
-        plugins: [Card.background, markers, Changes.plugin, paint].concat(spec.plugins || [])  // spec.plugins: drawn with the chart
+        plugins: [Card.background, markers, partialMarks, Changes.plugin, paint].concat(spec.plugins || [])  // spec.plugins: drawn with the chart
       });
       this.chart.$awr = { markers: merged.markers, owner: this };
     } else {
