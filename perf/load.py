@@ -639,7 +639,12 @@ def main():
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--workers", type=int, default=3)
-    parser.add_argument("--answer-cache-mb", type=int, default=64, help="the server's answer cache, its workers' together (gunicorn.conf.py); 0 computes every answer")
+    parser.add_argument(
+        "--answer-cache-mb",
+        type=int,
+        default=64,
+        help="the server's answer cache, its workers' together (gunicorn.conf.py); 0 computes every answer",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", default=str(ROOT / "perf/results/load.json"))
     parser.add_argument(

@@ -221,34 +221,21 @@ def top(db: Database, rng: Range, filters: dict | None = None) -> dict:
         return body
     _, seconds = _window(db, rng)
     step = spacing(db, rng)
-    blocks = db.store.ash_top and set(key) <= {"instance"}
-    if blocks:
-        binds.update({f"blocks_{span}": snaps for span, snaps in ash_top_blocks(rng.lo, rng.hi).items()})
-    total = sum(
-        n
-        for _, n, _ in db.rows(
-            queries.activity_top(db.store.views, "instance", key, blocks), lo=rng.lo, hi=rng.hi, **binds
-        )
-    )  # every instance's samples
+    found = _top_lists(db, rng, key, binds)
+    total = sum(samples for _, samples, _ in found["instance"])  # every instance's samples
     for name in TOP_LISTS:
-        rows = []
-        for *k, samples, on_cpu in db.rows(
-            queries.activity_top(db.store.views, name, key, blocks), lo=rng.lo, hi=rng.hi, **binds
-        ):
-            rows.append(
-                {
-                    "name": label(name, tuple(k)),
-                    "samples": samples,
-                    "aas": round4(samples * step / seconds) if seconds else None,
-                    "pct_activity": round4(100 * samples / total) if total else None,
-                    "pct_cpu": round4(100 * on_cpu / samples),
-                    "pct_wait": round4(100 * (samples - on_cpu) / samples),
-                }
-            )
-        body["lists"][name] = rows
-    for inst, sid, serial, event, samples, waiters in db.rows(
-        queries.blocking(db.store.views, key, blocks), lo=rng.lo, hi=rng.hi, **binds
-    ):
+        body["lists"][name] = [
+            {
+                "name": label(name, k),
+                "samples": samples,
+                "aas": round4(samples * step / seconds) if seconds else None,
+                "pct_activity": round4(100 * samples / total) if total else None,
+                "pct_cpu": round4(100 * on_cpu / samples),
+                "pct_wait": round4(100 * (samples - on_cpu) / samples),
+            }
+            for k, samples, on_cpu in found[name]
+        ]
+    for (inst, sid, serial, event), samples, waiters in found["blocking"]:
         body["blocking"].append(
             {
                 "blocking_instance": inst,
@@ -262,3 +249,31 @@ def top(db: Database, rng: Range, filters: dict | None = None) -> dict:
         )
     body.update(total_samples=total, sample_seconds=step, cpu_label=CPU)
     return body
+
+
+LIST_KEYS = {"session": 3, "blocking": 4}  # columns of a list's key (one for the others)
+
+
+def _top_lists(db: Database, rng: Range, key: tuple, binds: dict) -> dict:
+    """{list: [(key, samples, on CPU or, for blocking, waiters)]} for TOP_LISTS, the instances and the blocking
+    sessions, each ranked: on the embedded store from its counts per block (schema.ASH_TOP) when only the instance
+    is filtered, else in one statement over its coded samples; on Oracle a statement per list over the view."""
+    v, where = db.store.views, {"lo": rng.lo, "hi": rng.hi, **binds}
+    names = (*TOP_LISTS, "instance", "blocking")
+    if db.store.ash_top and set(key) <= {"instance"}:
+        where.update({f"blocks_{span}": snaps for span, snaps in ash_top_blocks(rng.lo, rng.hi).items()})
+    elif db.store.ash_coded:
+        found: dict = {name: [] for name in names}
+        for name, *k, samples, second, _ in db.rows(queries.activity_top_coded(v, key), **where):
+            found[name].append((tuple(k[: LIST_KEYS.get(name, 1)]), samples, second))
+        return found
+    blocks = "blocks_1" in where
+    found = {
+        name: [
+            (tuple(k), samples, on_cpu)
+            for *k, samples, on_cpu in db.rows(queries.activity_top(v, name, key, blocks), **where)
+        ]
+        for name in (*TOP_LISTS, "instance")
+    }
+    found["blocking"] = [(tuple(k), n, w) for *k, n, w in db.rows(queries.blocking(v, key, blocks), **where)]
+    return found

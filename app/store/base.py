@@ -49,6 +49,7 @@ class Store:
     plan_firsts = False  # whether the store keeps each plan's first snapshot (schema.PLAN_FIRSTS)
     parameter_runs = False  # whether it keeps DBA_HIST_PARAMETER as runs of values (schema.PARAMETER_BASE)
     ash_totals = False  # whether the store keeps ASH totals per minute and half hour (schema.ASH_TOTALS)
+    ash_coded = False  # whether the store keeps its ASH samples coded under the view (schema.ASH_BASE)
     ash_top = False  # whether the store keeps the top lists' samples per block of snapshots (schema.ASH_TOP)
     keeps_reports = (
         False  # whether the store keeps Oracle's rendered reports (schema.AWR_REPORTS, docs/awr-rules.md §27)

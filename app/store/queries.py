@@ -1037,6 +1037,103 @@ def activity_top(v: Views, group_by: str, filters: tuple = (), blocks: bool = Fa
     )
 
 
+def _ash_code(text):
+    """The ASH_NAMES code of a text (a bind): NULL where no sample holds it."""
+    from sqlalchemy import select
+
+    from app.store.schema import ASH_NAMES
+
+    return select(ASH_NAMES.c.id).where(ASH_NAMES.c.value == text).scalar_subquery()
+
+
+def _coded_dimension(b, name: str):
+    """DIMENSIONS[name] over the coded samples (schema.ASH_BASE), each column with whether it is a code: CPU's code
+    for a sample ON CPU, as _cpu_or names it."""
+    from sqlalchemy import bindparam, case
+
+    from app.store.schema import ash_coded
+
+    if name in ("wait_class", "event"):
+        on_cpu = b.c.session_state == _ash_code(bindparam("on_cpu", ON_CPU))
+        return ((case((on_cpu, _ash_code(bindparam("cpu", CPU))), else_=b.c[name]), True),)
+    return tuple((c, ash_coded(c.name)) for c in DIMENSIONS[name](b))
+
+
+@statement
+def activity_top_coded(v: Views, filters: tuple):
+    """Every top list (TOP_LISTS and the instances) and the blocking sessions of the samples that pass `filters`, in
+    one statement over the embedded store's coded samples (schema.ASH_BASE) that reads them once (a filter other than
+    the instance, which ASH_TOP cannot count): rows (list, g0..g3, samples, on_cpu or waiters, rank), each list
+    ranked as activity_top and blocking rank theirs, its first TOP_ACTIVITY_ROWS. SQLite only (`v` unused)."""
+    from sqlalchemy import and_, bindparam, case, func, literal, null, select, union_all
+
+    from app.store.schema import ASH_BASE as b
+
+    where = [_intervals(b)]
+    for name in filters:
+        for k, (col, coded) in enumerate(_coded_dimension(b, name)):
+            value = bindparam(f"f_{name}_{k}")
+            where.append(col == (_ash_code(value) if coded else value))
+    on_cpu = b.c.session_state == _ash_code(bindparam("on_cpu", ON_CPU))
+    ((event, _),) = _coded_dimension(b, "event")
+    f = (
+        select(
+            b.c.instance_number,
+            b.c.session_id,
+            b.c.session_serial,
+            b.c.sql_id,
+            b.c.module,
+            event.label("event"),
+            b.c.current_obj,
+            case((on_cpu, 1), else_=0).label("cpu"),
+            b.c.blocking_inst_id,
+            b.c.blocking_session,
+            b.c.blocking_session_serial,
+            b.c.event.label("waited"),
+        )
+        .where(and_(*where))
+        .cte("samples")
+        .prefix_with("MATERIALIZED")
+    )
+    lists = {  # list -> its columns of the samples, whether each is a code
+        "sql_id": ((f.c.sql_id, True),),
+        "session": ((f.c.instance_number, False), (f.c.session_id, False), (f.c.session_serial, False)),
+        "module": ((f.c.module, True),),
+        "event": ((f.c.event, True),),
+        "current_obj": ((f.c.current_obj, False),),
+        "instance": ((f.c.instance_number, False),),
+        "blocking": (
+            (f.c.blocking_inst_id, False),
+            (f.c.blocking_session, False),
+            (f.c.blocking_session_serial, False),
+        ),
+    }
+    lists["blocking"] += ((f.c.waited, True),)
+    arms = []
+    for name, columns in lists.items():
+        keys = [c for c, _ in columns]
+        second = func.count(f.c.session_id.distinct()) if name == "blocking" else func.sum(f.c.cpu)
+        g = (
+            select(*[c.label(f"g{k}") for k, c in enumerate(keys)], func.count().label("samples"), second.label("x"))
+            .where(*([f.c.blocking_session.isnot(None)] if name == "blocking" else []))
+            .group_by(*keys)
+            .subquery()
+        )
+        named = [_ash_named(g.c[f"g{k}"], coded) for k, (_, coded) in enumerate(columns)]
+        rank = func.row_number().over(order_by=(g.c.samples.desc(), *named))
+        padded = [*named, *[null()] * (4 - len(named))]
+        r = select(
+            literal(name).label("list"),
+            *[c.label(f"g{k}") for k, c in enumerate(padded)],
+            g.c.samples,
+            g.c.x,
+            rank.label("rank"),
+        ).subquery()
+        arms.append(select(r).where(r.c.rank <= TOP_ACTIVITY_ROWS))
+    every = union_all(*arms).subquery("lists")
+    return select(every).order_by(every.c.list, every.c.rank)
+
+
 @statement
 def blocking(v: Views, filters: tuple = (), blocks: bool = False):
     """Blocking sessions and the events their waiters wait on: waiters' samples and distinct waiting sessions; with

@@ -27,6 +27,7 @@ from app.settings import Settings
 from app.store import queries
 from app.store.base import Store
 from app.store.schema import (
+    ASH_BASE_NAME,
     ASH_TOP_NAME,
     ASH_TOTALS_NAME,
     AWR_REPORTS_NAME,
@@ -118,6 +119,11 @@ class SqliteStore(Store):
     def ash_totals(self) -> bool:
         """Whether the file keeps schema.ASH_TOTALS (and ASH_NAMES): the demo builder writes them."""
         return self._has_table(ASH_TOTALS_NAME)
+
+    @cached_property
+    def ash_coded(self) -> bool:
+        """Whether the file keeps its ASH samples coded (schema.ASH_BASE under the view): the demo builder's do."""
+        return self._has_table(ASH_BASE_NAME)
 
     @cached_property
     def ash_top(self) -> bool:
