@@ -260,6 +260,14 @@ def test_top_lists_and_plan_lines_from_the_stores_blocks_and_codes_equal_the_sam
                 blocks = set(filters) <= {"instance"}
                 assert kept == ([2 + len(TOP_LISTS), 0] if blocks else [0, 1])  # the lists, instances, blocking
                 assert by_codes == [0, 1] and by_view == [0, 0]
+            for filters in [{}, {"instance": "1"}, *filtered[:4]] if n % 3 == 0 else []:
+                for group_by in ("wait_class", "module", "session", "current_obj"):
+                    args = {"begin_snap": lo, "end_snap": hi, "group_by": group_by, **filters}
+                    status, body, read = same(f"/api/v1/dbs/{db['id']}/activity", args)
+                    assert status == 200 and body["series"], args
+                    assert [any(x[1] for x in r) for r in read] == [True, True, False] or (
+                        not filters and group_by == "wait_class"  # from the totals (the test above)
+                    )
             for sql_id in sorted(sql_ids):
                 status, _, read = same(f"/api/v1/dbs/{db['id']}/sql/{sql_id}/plans", {"begin_snap": lo, "end_snap": hi})
                 assert status == 200 and any(x[0] for x in read[0]) and not any(x[0] for x in read[2])

@@ -140,7 +140,7 @@ def _from_samples(db: Database, rng: Range, group_by, filters, binds, t0, width,
     """(samples per group and bucket, per group, the groups shown, all samples) from the view's samples grouped by
     bucket and group in the database."""
     raw = db.rows(
-        queries.activity(db.store.views, group_by, tuple(sorted(filters))),
+        queries.activity(db.store.views, group_by, tuple(sorted(filters)), db.store.ash_coded),
         lo=rng.lo,
         hi=rng.hi,
         t0=t0,

@@ -946,20 +946,34 @@ def _samples(t, columns, filters, extra=()):
 
 
 @statement
-def activity(v: Views, group_by: str, filters: tuple = ()):
-    """Samples per time bucket and group (`group_by` a key of DIMENSIONS, `filters` keys whose values are bound)."""
+def activity(v: Views, group_by: str, filters: tuple = (), coded: bool = False):
+    """Samples per time bucket and group (`group_by` a key of DIMENSIONS, `filters` keys whose values are bound); with
+    `coded`, over the embedded store's coded samples (schema.ASH_BASE), the groups named once counted."""
     from sqlalchemy import DateTime, bindparam, func, select
 
     t = v.active_sess_history
+    if coded:
+        from app.store.schema import ASH_BASE as t
     bucket = _sample_bucket()(
         t.c.sample_time,
         bindparam("t0", type_=DateTime()),
         bindparam("width"),
         bindparam("seconds_per_day", SECONDS_PER_DAY),
     )
-    s = _samples(t, (bucket, *DIMENSIONS[group_by](t)), filters)
-    keys = list(s.c)
-    return select(*keys, func.count().label("samples")).group_by(*keys)
+    if not coded:
+        s = _samples(t, (bucket, *DIMENSIONS[group_by](t)), filters)
+        keys = list(s.c)
+        return select(*keys, func.count().label("samples")).group_by(*keys)
+    columns = _coded_dimension(t, group_by)
+    keys = [bucket, *[c for c, _ in columns]]
+    g = (
+        select(*[c.label(f"g{k}") for k, c in enumerate(keys)], func.count().label("samples"))
+        .where(*_coded_where(t, filters))
+        .group_by(*keys)
+        .subquery()
+    )
+    named = [_ash_named(g.c[f"g{k + 1}"], code).label(f"g{k + 1}") for k, (_, code) in enumerate(columns)]
+    return select(g.c.g0, *named, g.c.samples)
 
 
 def _ash_top(name: str, filters: tuple, extra=()):
@@ -1059,6 +1073,18 @@ def _coded_dimension(b, name: str):
     return tuple((c, ash_coded(c.name)) for c in DIMENSIONS[name](b))
 
 
+def _coded_where(b, filters: tuple) -> list:
+    """_ash_where over the coded samples (schema.ASH_BASE): a text filter bound as its code."""
+    from sqlalchemy import bindparam
+
+    where = [_intervals(b)]
+    for name in filters:
+        for k, (col, coded) in enumerate(_coded_dimension(b, name)):
+            value = bindparam(f"f_{name}_{k}")
+            where.append(col == (_ash_code(value) if coded else value))
+    return where
+
+
 @statement
 def activity_top_coded(v: Views, filters: tuple):
     """Every top list (TOP_LISTS and the instances) and the blocking sessions of the samples that pass `filters`, in
@@ -1069,11 +1095,7 @@ def activity_top_coded(v: Views, filters: tuple):
 
     from app.store.schema import ASH_BASE as b
 
-    where = [_intervals(b)]
-    for name in filters:
-        for k, (col, coded) in enumerate(_coded_dimension(b, name)):
-            value = bindparam(f"f_{name}_{k}")
-            where.append(col == (_ash_code(value) if coded else value))
+    where = _coded_where(b, filters)
     on_cpu = b.c.session_state == _ash_code(bindparam("on_cpu", ON_CPU))
     ((event, _),) = _coded_dimension(b, "event")
     f = (
