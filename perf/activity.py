@@ -1,6 +1,11 @@
 """The top activity benchmark of BENCHMARKS.md: server time of /activity over 1 day and 8 days of RACPROD's Active
 Session History, grouped by sql_id and by event, answered in-process (Flask test client, answer cache off), median of
 `--runs` requests after one warm-up. Targets: under 100 ms for a day, under 500 ms for 8 days.
+
+Then the top lists (/activity/top), filtered /activity and a statement's plan lines over a day and over the 8 days,
+each asked of the same store three ways (docs/awr-rules.md §22): as the embedded store answers them (the top lists'
+counts per block, schema.ASH_TOP, and its coded samples), from its coded samples alone, and from the view's samples
+in a statement per list, as on Oracle (the store's flags turned off). Every way gives the same answer (checked).
 Usage: .venv/bin/python perf/activity.py [--store var/awrlens.sqlite] [--runs 7]
 """
 
@@ -19,6 +24,55 @@ from app.settings import Settings  # noqa: E402
 
 DB = "RACPROD"
 TARGETS_MS = {1: 100, 8: 500}
+WAYS = {
+    "the store": {},
+    "coded samples only": {"ash_top": False},
+    "the view (as Oracle)": {"ash_top": False, "ash_coded": False},
+}
+QUESTIONS = (  # (path, query) over RACPROD; {sql_id} is its top statement of the 8 days
+    ("/activity/top", ""),
+    ("/activity/top", "instance=2"),
+    ("/activity/top", "module=reporting"),
+    ("/activity/top", "wait_class=CPU&instance=2"),
+    ("/activity/top", "program=JDBC+Thin+Client"),
+    ("/activity/top", "sql_id={sql_id}"),
+    ("/activity", "group_by=event&sql_id={sql_id}"),
+    ("/activity", "group_by=module&user=107"),
+    ("/sql/{sql_id}/plans", ""),
+)
+
+
+def ways(store: str, runs: int, snaps: dict) -> list:
+    """Each question over a day and over 8 days, asked the three WAYS: their medians, the answers checked equal."""
+    clients = {}
+    for name, flags in WAYS.items():
+        app = create_app(Settings.from_env({"AWRLENS_ANSWER_CACHE_MB": "0"}, targets={"demo": {"sqlite": store}}))
+        for flag, value in flags.items():
+            setattr(app.extensions["awrlens"].stores["demo"], flag, value)
+        clients[name] = app.test_client()
+    last = snaps["last_snap"]
+    top = clients["the store"].get(f"/api/v1/dbs/{DB}/activity/top?begin_snap={last - 8 * 48}").get_json()
+    sql_id = next(r["name"] for r in top["lists"]["sql_id"] if r["name"])
+    out = []
+    for days in (1, 8):
+        for path, query in QUESTIONS:
+            asked = f"begin_snap={last - days * 48}&{query.format(sql_id=sql_id)}"
+            url = f"/api/v1/dbs/{DB}{path.format(sql_id=sql_id)}?{asked}"
+            row, bodies = {"days": days, "question": f"{path} {query}".strip()}, []
+            for name, client in clients.items():
+                times = []
+                for k in range(runs + 1):
+                    started = time.perf_counter()
+                    r = client.get(url)
+                    assert r.status_code == 200, r.get_data(as_text=True)[:300]
+                    if k:
+                        times.append((time.perf_counter() - started) * 1000)
+                bodies.append(r.data)
+                row[name] = round(statistics.median(times), 1)
+            assert len(set(bodies)) == 1, url  # the same answer every way
+            print(row, file=sys.stderr)
+            out.append(row)
+    return out
 
 
 def main():
@@ -53,7 +107,8 @@ def main():
                     "bucket_seconds": body["bucket_seconds"],
                 }
             )
-    print(json.dumps({"store": args.store, "to": to, "results": results}, indent=1))
+    compared = ways(args.store, max(args.runs // 2, 2), snaps)
+    print(json.dumps({"store": args.store, "to": to, "results": results, "ways": compared}, indent=1))
 
 
 if __name__ == "__main__":
