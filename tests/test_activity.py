@@ -248,7 +248,8 @@ def test_top_lists_and_plan_lines_from_the_stores_blocks_and_codes_equal_the_sam
         ]
         sql_ids = {r["name"] for r in lists["sql_id"][:4] if r["name"]}
         for n, (lo, hi) in enumerate(ranges):
-            for filters in [{}, {"instance": "1"}, {"instance": "2"}] + (filtered if n % 3 == 0 else filtered[:1]):
+            short = n in (0, 2, 4)  # every filter over the short ranges, at and across the edges: the view is slow
+            for filters in [{}, {"instance": "1"}, {"instance": "2"}] + (filtered if short else []):
                 status, body, read = same(
                     f"/api/v1/dbs/{db['id']}/activity/top", {"begin_snap": lo, "end_snap": hi, **filters}
                 )
@@ -260,7 +261,7 @@ def test_top_lists_and_plan_lines_from_the_stores_blocks_and_codes_equal_the_sam
                 blocks = set(filters) <= {"instance"}
                 assert kept == ([2 + len(TOP_LISTS), 0] if blocks else [0, 1])  # the lists, instances, blocking
                 assert by_codes == [0, 1] and by_view == [0, 0]
-            for filters in [{}, {"instance": "1"}, *filtered[:4]] if n % 3 == 0 else []:
+            for filters in [{}, {"instance": "1"}, *filtered[:4]] if n in (0, 4) else []:
                 for group_by in ("wait_class", "module", "session", "current_obj"):
                     args = {"begin_snap": lo, "end_snap": hi, "group_by": group_by, **filters}
                     status, body, read = same(f"/api/v1/dbs/{db['id']}/activity", args)
