@@ -259,7 +259,7 @@ def test_top_lists_and_plan_lines_from_the_stores_blocks_and_codes_equal_the_sam
                 assert status == 200 and (body["lists"]["sql_id"] or filters.get("sql_id", "").startswith("z"))
                 kept, by_codes, by_view = ([sum(r) for r in zip(*x, strict=True)] or [0, 0] for x in read)
                 blocks = set(filters) <= {"instance"}
-                assert kept == ([2 + len(TOP_LISTS), 0] if blocks else [0, 1])  # the lists, instances, blocking
+                assert kept == ([2 + len(TOP_LISTS)] * 2 if blocks else [0, 1])  # blocks and their ends' samples
                 assert by_codes == [0, 1] and by_view == [0, 0]
             for filters in [{}, {"instance": "1"}, *filtered[:4]] if n in (0, 4) else []:
                 for group_by in ("wait_class", "module", "session", "current_obj"):
@@ -276,12 +276,14 @@ def test_top_lists_and_plan_lines_from_the_stores_blocks_and_codes_equal_the_sam
 
 @pytest.mark.parametrize("seed", range(5))
 def test_the_blocks_of_a_range_are_aligned_and_cover_its_intervals_once(seed):
-    """schema.ash_top_blocks: each block of span s starts at a multiple of s + 1, and together they hold every
-    snapshot id of (lo, hi] exactly once."""
+    """schema.ash_top_blocks: each block of span s (a kept span, or 1: a snapshot's samples) starts at a multiple of
+    s + 1, together they hold every snapshot id of (lo, hi] exactly once, and they are few: at most one block of a
+    span short of the next wider one on each side."""
     import random
 
     from app.store.schema import ASH_TOP_SPANS, ash_top_blocks
 
+    spans = (*ASH_TOP_SPANS, 1)
     rng = random.Random(seed)
     for _ in range(200):
         lo = rng.randint(0, 3000)
@@ -289,12 +291,10 @@ def test_the_blocks_of_a_range_are_aligned_and_cover_its_intervals_once(seed):
         blocks = ash_top_blocks(lo, hi)
         held = Counter()
         for span, firsts in blocks.items():
-            assert span in ASH_TOP_SPANS
+            assert span in spans
             for first in firsts:
                 assert (first - 1) % span == 0
                 held.update(range(first, first + span))
         assert held == Counter(range(lo + 1, hi + 1)), (lo, hi)
-        assert (
-            sum(map(len, blocks.values()))
-            <= 2 * sum(ASH_TOP_SPANS[k] // ASH_TOP_SPANS[k + 1] for k in range(2)) + (hi - lo) // ASH_TOP_SPANS[0]
-        )
+        wider = [spans[k] // spans[k + 1] - 1 for k in range(len(spans) - 1)]  # at most, per side
+        assert sum(map(len, blocks.values())) <= 2 * sum(wider) + (hi - lo) // spans[0]

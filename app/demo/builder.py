@@ -25,6 +25,7 @@ from app.store.schema import (
     PARAMETER_BASE,
     PLAN_FIRSTS,
     SQLSTAT_BLOCKS,
+    ash_top_fill,
     ash_view_ddl,
     fill_summaries,
     parameter_view_ddl,
@@ -139,6 +140,7 @@ def build(
         if not ash_totals:
             with closing(sqlite3.connect(tmp)) as con:
                 con.execute(f"DROP TABLE {ASH_TOTALS.name}")
+                con.execute(f"DROP TABLE {ASH_TOP.name}")
                 con.commit()
         demo_runs.add_runs(tmp, public)  # benchmark runs from the field figures
         oracle_reports.add_reports(tmp, public, ash_days if ash_days is not None else detail_days, seed)
@@ -164,6 +166,7 @@ def _tables():
         ASH_BASE,
         ASH_NAMES,
         ASH_TOTALS,
+        ASH_TOP,
         PARAMETER_BASE,
     ]
 
@@ -182,7 +185,6 @@ def _create(path: Path, part: bool = False) -> sqlite3.Connection:
         CLASS_TOTALS.create(engine)
         SQLSTAT_BLOCKS.create(engine)
         PLAN_FIRSTS.create(engine)
-        ASH_TOP.create(engine)
         engine.dispose()
         con = sqlite3.connect(path)
     con.execute("PRAGMA journal_mode = OFF")
@@ -217,7 +219,7 @@ def _finish(con: sqlite3.Connection, parts: list[Path]):
     _merge(con, parts, [ASH_NAMES])
     con.execute(ash_view_ddl())
     con.execute(parameter_view_ddl())
-    fill_summaries(con)
+    fill_summaries(con, ash_top=False)  # each part counted its own
     con.execute("ANALYZE")
     con.commit()
     con.close()
@@ -244,5 +246,8 @@ def _build_part(part: Path, db, times, inst, stories, seed, detail_days, done, a
         if len(out.rows.get("sysstat", ())) > FLUSH_ROWS:
             out.flush()
     out.flush()
+    if ash_totals:  # the instance's top lists counted here, in parallel with the others (schema.ASH_TOP)
+        for fill in ash_top_fill():
+            con.execute(fill)
     con.commit()
     con.close()

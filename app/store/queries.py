@@ -976,26 +976,52 @@ def activity(v: Views, group_by: str, filters: tuple = (), coded: bool = False):
     return select(g.c.g0, *named, g.c.samples)
 
 
-def _ash_top(name: str, filters: tuple, extra=()):
-    """The embedded store's counts of one top list (schema.ASH_TOP) over the blocks bound as blocks_48, blocks_6 and
-    blocks_1 (schema.ash_top_blocks), with the instance filter bound as _ash_where binds it: a subquery of its columns
-    k0, k1... (codes where the samples keep codes), samples and on_cpu. SQLite only (`v` unused)."""
-    from sqlalchemy import bindparam, select, union_all
+def _ash_top(name: str, filters: tuple, sql_id=None):
+    """The embedded store's counts of one top list over the intervals bound as blocks_48 and blocks_6 (the first
+    snapshots of schema.ASH_TOP's blocks) and blocks_1 (the snapshots whose coded samples are counted as they are,
+    schema.ash_top_blocks), with the instance filter bound as _ash_where binds it, and the list's first column equal
+    to `sql_id` (a code) if given: a subquery of the list's columns k0, k1... (codes where the samples keep codes),
+    samples and on_cpu. SQLite only."""
+    from sqlalchemy import bindparam, case, literal, null, select, union_all
 
-    from app.store.schema import ASH_TOP, ASH_TOP_SPANS
+    from app.store.schema import ASH_BASE, ASH_TOP, ASH_TOP_KEYS, ASH_TOP_LISTS, ASH_TOP_SPANS
 
-    b = ASH_TOP
     if set(filters) - {"instance"}:
         raise ValueError(f"schema.ASH_TOP counts no filter but the instance, not {filters}")
-    where = [b.c.dbid == bindparam("dbid"), b.c.list == name, *extra]
-    if filters:
-        where.append(b.c.instance_number == bindparam("f_instance_0"))
-    return union_all(
-        *[
-            select(b).where(*where, b.c.span == span, b.c.first_snap.in_(bindparam(f"blocks_{span}", expanding=True)))
-            for span in ASH_TOP_SPANS
-        ]
-    ).subquery("counts")
+
+    def arm(source, span, keys, samples, on_cpu, where):
+        where = [source.c.dbid == bindparam("dbid"), *where]
+        if filters:
+            where.append(source.c.instance_number == bindparam("f_instance_0"))
+        if sql_id is not None:
+            where.append(keys[0] == sql_id)
+        first = source.c.first_snap if source is ASH_TOP else source.c.snap_id
+        where.append(first.in_(bindparam(f"blocks_{span}", expanding=True)))
+        keys = [*keys, *[null()] * (ASH_TOP_KEYS - len(keys))]
+        return select(
+            *[k.label(f"k{n}") for n, k in enumerate(keys)], samples.label("samples"), on_cpu.label("on_cpu")
+        ).where(*where)
+
+    t, b = ASH_TOP, ASH_BASE
+    arms = [
+        arm(
+            t,
+            span,
+            [t.c[f"k{n}"] for n in range(ASH_TOP_KEYS)],
+            t.c.samples,
+            t.c.on_cpu,
+            [t.c.list == list(ASH_TOP_LISTS).index(name), t.c.span == span],
+        )
+        for span in ASH_TOP_SPANS
+    ]
+    by_name = {c.name: c for c in b.c}
+    columns = [by_name[c] for c in ASH_TOP_LISTS[name]]
+    if name == "event":
+        ((columns[0], _),) = _coded_dimension(b, "event")
+    on_cpu = b.c.session_state == _ash_code(bindparam("on_cpu", ON_CPU))
+    where = [b.c.blocking_session.isnot(None)] if name == "blocking" else []
+    arms.append(arm(b, 1, columns, literal(1), case((on_cpu, 1), else_=0), where))
+    return union_all(*arms).subquery("counts")
 
 
 def _ash_named(column, coded: bool):
@@ -1007,14 +1033,14 @@ def _ash_named(column, coded: bool):
     return select(ASH_NAMES.c.value).where(ASH_NAMES.c.id == column).scalar_subquery() if coded else column
 
 
-def _ash_top_grouped(name: str, filters: tuple, keys: range, sums: dict, extra=()):
+def _ash_top_grouped(name: str, filters: tuple, keys: range, sums: dict, sql_id=None):
     """ASH_TOP's counts of the list `name` grouped by its columns `keys` (positions), with `sums` ({label: function
     of the counts}): (a subquery of g0, g1... and the sums' labels, the g columns as the view names them)."""
     from sqlalchemy import select
 
     from app.store.schema import ASH_TOP_LISTS, ash_coded
 
-    c = _ash_top(name, filters, extra)
+    c = _ash_top(name, filters, sql_id)
     columns = [c.c[f"k{k}"] for k in keys]
     g = (
         select(*[col.label(f"g{k}") for k, col in enumerate(columns)], *[f(c).label(n) for n, f in sums.items()])
@@ -1450,11 +1476,9 @@ def plan_line_activity(v: Views, blocks: bool = False):
     from sqlalchemy import bindparam, case, func, select
 
     if blocks:
-        from app.store.schema import ASH_NAMES, ASH_TOP
-
-        code = select(ASH_NAMES.c.id).where(ASH_NAMES.c.value == bindparam("sql_id")).scalar_subquery()
+        code = _ash_code(bindparam("sql_id"))
         sums = {"samples": lambda c: func.sum(c.c.samples), "on_cpu": lambda c: func.sum(c.c.on_cpu)}
-        g, named = _ash_top_grouped("plan_line", (), range(1, 5), sums, (ASH_TOP.c.k0 == code,))
+        g, named = _ash_top_grouped("plan_line", (), range(1, 5), sums, code)
         return select(*named, g.c.samples, g.c.on_cpu).order_by(*named)
     t = v.active_sess_history
     s = _samples(

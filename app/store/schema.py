@@ -510,10 +510,10 @@ def _plan_firsts():
     )
 
 
-def fill_summaries(con):
+def fill_summaries(con, ash_top: bool = True):
     """Write the embedded store's summaries of its views (CLASS_TOTALS, SQLSTAT_BLOCKS, PLAN_FIRSTS, ASH_TOP) anew
     from the views' rows: when the store is built, and after rows are added to a view of a built store (a sqlite3
-    connection; the caller commits)."""
+    connection; the caller commits). The demo builder counts ASH_TOP per instance as it builds (`ash_top`)."""
     for name, fill in (
         (CLASS_TOTALS_NAME, CLASS_TOTALS_FILL),
         (SQLSTAT_BLOCKS_NAME, SQLSTAT_BLOCKS_FILL),
@@ -522,9 +522,9 @@ def fill_summaries(con):
         con.execute(f"DELETE FROM {name}")
         con.execute(fill)
     found = con.execute("SELECT name FROM sqlite_master WHERE name IN (?, ?)", (ASH_TOP_NAME, ASH_BASE_NAME))
-    if len(found.fetchall()) == 2:  # a store that keeps its samples coded, and ASH_TOP
+    if ash_top and len(found.fetchall()) == 2:  # a store that keeps its samples coded, and ASH_TOP
         con.execute(f"DELETE FROM {ASH_TOP_NAME}")
-        for fill in _ash_top_fill():
+        for fill in ash_top_fill():
             con.execute(fill)
 
 
@@ -687,11 +687,13 @@ def _ash_totals():
 # Top activity lists (docs/awr-rules.md §22) group every sample of the range: 757 thousand for 8 days of RACPROD, a
 # second or more per list. The embedded store also keeps the samples counted per instance and block of ASH_TOP_SPANS
 # snapshot ids (first_snap = (snap_id - 1) // span * span + 1), for each list of ASH_TOP_LISTS with its samples on CPU:
-# a range reads its widest whole blocks (ash_top_blocks), a few thousand counts instead of the samples. Only the
+# a range reads its widest whole blocks and the samples of the few snapshots at its ends (ash_top_blocks), a few
+# thousand counts instead of the samples. Only the
 # lists' own filter, the instance, can be applied to the counts; other filters read the samples, and so does Oracle.
-# `list` names the list, k0... are its columns of ASH_BASE in order (codes where ASH_BASE codes them).
+# `list` is the list's position in ASH_TOP_LISTS, k0... its columns of ASH_BASE in order (codes where ASH_BASE codes
+# them).
 ASH_TOP_NAME = "awrlens_ash_top"
-ASH_TOP_SPANS = (48, 6, 1)  # snapshot ids per block, the widest first; each divides the one before
+ASH_TOP_SPANS = (48, 6)  # snapshot ids per block, the widest first; each divides the one before
 ASH_TOP_LISTS = {  # list -> its columns of ASH_BASE, as queries.DIMENSIONS, queries.blocking and plan_line_activity
     "sql_id": ("sql_id",),
     "session": ("instance_number", "session_id", "SESSION_SERIAL#"),
@@ -708,13 +710,13 @@ ASH_TOP_KEYS = max(len(c) for c in ASH_TOP_LISTS.values())
 @cache
 def _ash_top():
     """ASH_TOP, built on first use (__getattr__ below)."""
-    from sqlalchemy import Column, Index, Integer, MetaData, String, Table
+    from sqlalchemy import Column, Index, Integer, MetaData, Table
 
     table = Table(
         ASH_TOP_NAME,
         MetaData(),
         *_ints("dbid", "span", "first_snap", "instance_number"),
-        Column("list", String(12), nullable=False),
+        Column("list", Integer, nullable=False),  # its position in ASH_TOP_LISTS
         *[Column(f"k{k}", Integer) for k in range(ASH_TOP_KEYS)],
         *_ints("samples", "on_cpu"),
     )
@@ -728,35 +730,38 @@ def ash_coded(column: str) -> bool:
 
 
 def ash_top_blocks(lo: int, hi: int) -> dict:
-    """The blocks of ASH_TOP that make up the intervals (lo, hi], the widest that fit: {span: [first_snap...]}."""
-    blocks = {span: [] for span in ASH_TOP_SPANS}
+    """The blocks of ASH_TOP that make up the intervals (lo, hi], the widest that fit, and the snapshots left at the
+    ends as blocks of 1, whose samples are counted as they are: {span: [first_snap...]}."""
+    blocks = {span: [] for span in (*ASH_TOP_SPANS, 1)}
     snap = lo + 1
     while snap <= hi:
-        span = next(s for s in ASH_TOP_SPANS if (snap - 1) % s == 0 and snap + s - 1 <= hi)
+        span = next(s for s in (*ASH_TOP_SPANS, 1) if (snap - 1) % s == 0 and snap + s - 1 <= hi)
         blocks[span].append(snap)
         snap += span
     return blocks
 
 
-def _ash_top_fill():
+def ash_top_fill():
     """The statements that fill ASH_TOP from ASH_BASE (the store's own rows only: nothing from a request): the
     narrowest blocks from the samples, each wider one from the one below it."""
+    narrowest = ASH_TOP_SPANS[-1]
+    block = f"(snap_id - 1) / {narrowest} * {narrowest} + 1"
     on_cpu = f"(SELECT id FROM {ASH_NAMES_NAME} WHERE value = 'ON CPU')"
     cpu = f"(SELECT id FROM {ASH_NAMES_NAME} WHERE value = 'CPU')"
     keys = [f"k{k}" for k in range(ASH_TOP_KEYS)]
     columns = ", ".join(["dbid", "span", "first_snap", "instance_number", "list", *keys, "samples", "on_cpu"])
     into = f"INSERT INTO {ASH_TOP_NAME} ({columns})"
     fill = []
-    for name, columns in ASH_TOP_LISTS.items():
+    for position, (name, columns) in enumerate(ASH_TOP_LISTS.items()):
         cols = [f'"{c}"' for c in columns]
         if name == "event":
             cols = [f"CASE WHEN session_state = {on_cpu} THEN {cpu} ELSE event END"]
         cols += ["NULL"] * (ASH_TOP_KEYS - len(cols))
         where = " WHERE blocking_session IS NOT NULL" if name == "blocking" else ""
         fill.append(
-            f"{into} SELECT dbid, 1, snap_id, instance_number, '{name}', {', '.join(cols)}, count(*), "
+            f"{into} SELECT dbid, {narrowest}, {block}, instance_number, {position}, {', '.join(cols)}, count(*), "
             f"count(CASE WHEN session_state = {on_cpu} THEN 1 END) FROM {ASH_BASE_NAME}{where} "
-            f"GROUP BY dbid, snap_id, instance_number, {', '.join(f'{k + 6}' for k in range(len(columns)))}"
+            f"GROUP BY dbid, 3, instance_number, {', '.join(f'{k + 6}' for k in range(len(columns)))}"
         )
     for narrow, span in zip(ASH_TOP_SPANS[:0:-1], ASH_TOP_SPANS[-2::-1], strict=True):
         first = f"(first_snap - 1) / {span} * {span} + 1"
