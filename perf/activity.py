@@ -13,7 +13,6 @@ import argparse
 import json
 import statistics
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -21,6 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 from app import create_app  # noqa: E402
 from app.settings import Settings  # noqa: E402
+from perf.common import timed  # noqa: E402
 
 DB = "RACPROD"
 TARGETS_MS = {1: 100, 8: 500}
@@ -60,13 +60,7 @@ def ways(store: str, runs: int, snaps: dict) -> list:
             url = f"/api/v1/dbs/{DB}{path.format(sql_id=sql_id)}?{asked}"
             row, bodies = {"days": days, "question": f"{path} {query}".strip()}, []
             for name, client in clients.items():
-                times = []
-                for k in range(runs + 1):
-                    started = time.perf_counter()
-                    r = client.get(url)
-                    assert r.status_code == 200, r.get_data(as_text=True)[:300]
-                    if k:
-                        times.append((time.perf_counter() - started) * 1000)
+                r, times = timed(client, url, runs)
                 bodies.append(r.data)
                 row[name] = round(statistics.median(times), 1)
             assert len(set(bodies)) == 1, url  # the same answer every way
@@ -88,13 +82,7 @@ def main():
     for days in TARGETS_MS:
         for group_by in ("sql_id", "event"):
             url = f"/api/v1/dbs/{DB}/activity?group_by={group_by}&begin_snap={snaps['last_snap'] - days * 48}"
-            times = []
-            for k in range(args.runs + 1):
-                started = time.perf_counter()
-                r = client.get(url)
-                assert r.status_code == 200, r.get_data(as_text=True)[:300]
-                if k:
-                    times.append((time.perf_counter() - started) * 1000)
+            r, times = timed(client, url, args.runs)
             body = r.get_json()
             results.append(
                 {

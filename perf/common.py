@@ -105,3 +105,15 @@ def measure(argv, env, urls, clients, seconds, ready_path="/", warmup=2.0) -> di
         result["largest_worker_rss_mb"] = largest_worker_rss(proc)
     assert warm["errors"] == result["errors"] == 0, (warm, result)
     return {"clients": clients, "seconds": seconds, **result}
+
+
+def timed(client, url, runs):
+    """In process (a Flask test client): the last answer and the times of `runs` requests after a warm-up, in ms."""
+    times = []
+    for k in range(runs + 1):
+        started = time.perf_counter()
+        r = client.get(url)
+        assert r.status_code == 200, r.get_data(as_text=True)[:300]
+        if k:
+            times.append((time.perf_counter() - started) * 1000)
+    return r, times

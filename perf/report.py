@@ -10,7 +10,6 @@ import json
 import re
 import statistics
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -18,20 +17,9 @@ sys.path.insert(0, str(ROOT))
 
 from app import create_app  # noqa: E402
 from app.settings import Settings  # noqa: E402
+from perf.common import timed  # noqa: E402
 
 DAYS = (1, 45)
-
-
-def timed(client, url, runs):
-    """The last answer and the times of `runs` requests after a warm-up, in ms."""
-    times = []
-    for k in range(runs + 1):
-        started = time.perf_counter()
-        r = client.get(url)
-        assert r.status_code == 200, r.get_data(as_text=True)[:300]
-        if k:
-            times.append((time.perf_counter() - started) * 1000)
-    return r, times
 
 
 def main():
