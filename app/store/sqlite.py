@@ -45,6 +45,16 @@ TEXTS = json.loads(STATEMENTS.read_text())
 EXPANDING = re.compile(r"__\[POSTCOMPILE_(\w+)\]")  # an IN list, one bind per value (queries.render)
 
 
+def _keeps(table: str, what: str) -> cached_property:
+    """A store flag: whether the file keeps `table`, looked up once."""
+
+    def keeps(self) -> bool:
+        return self._has_table(table)
+
+    keeps.__doc__ = f"Whether the file keeps {what}."
+    return cached_property(keeps)
+
+
 class SqliteStore(Store):
     dialect = "sqlite"
 
@@ -100,46 +110,15 @@ class SqliteStore(Store):
             except queue.Empty:
                 return
 
-    @cached_property
-    def class_totals(self) -> bool:
-        """Whether the file keeps schema.CLASS_TOTALS: the demo builder writes it, a store made otherwise may not."""
-        return self._has_table(CLASS_TOTALS_NAME)
-
-    @cached_property
-    def sqlstat_blocks(self) -> bool:
-        """Whether the file keeps schema.SQLSTAT_BLOCKS (the demo builder writes it)."""
-        return self._has_table(SQLSTAT_BLOCKS_NAME)
-
-    @cached_property
-    def plan_firsts(self) -> bool:
-        """Whether the file keeps schema.PLAN_FIRSTS (the demo builder writes it)."""
-        return self._has_table(PLAN_FIRSTS_NAME)
-
-    @cached_property
-    def ash_totals(self) -> bool:
-        """Whether the file keeps schema.ASH_TOTALS (and ASH_NAMES): the demo builder writes them."""
-        return self._has_table(ASH_TOTALS_NAME)
-
-    @cached_property
-    def ash_coded(self) -> bool:
-        """Whether the file keeps its ASH samples coded (schema.ASH_BASE under the view): the demo builder's do."""
-        return self._has_table(ASH_BASE_NAME)
-
-    @cached_property
-    def ash_top(self) -> bool:
-        """Whether the file keeps schema.ASH_TOP (the demo builder writes it)."""
-        return self._has_table(ASH_TOP_NAME)
-
-    @cached_property
-    def keeps_reports(self) -> bool:
-        """Whether the file keeps Oracle's rendered reports and DBA_HIST_REPORTS (a demo store built before them
-        does not)."""
-        return self._has_table(AWR_REPORTS_NAME)
-
-    @cached_property
-    def parameter_runs(self) -> bool:
-        """Whether the file keeps schema.PARAMETER_BASE under its DBA_HIST_PARAMETER: the demo builder writes it."""
-        return self._has_table(PARAMETER_BASE_NAME)
+    # what the file keeps beside Oracle's views: the demo builder writes each; a store made otherwise may not
+    class_totals = _keeps(CLASS_TOTALS_NAME, "schema.CLASS_TOTALS")
+    sqlstat_blocks = _keeps(SQLSTAT_BLOCKS_NAME, "schema.SQLSTAT_BLOCKS")
+    plan_firsts = _keeps(PLAN_FIRSTS_NAME, "schema.PLAN_FIRSTS")
+    ash_totals = _keeps(ASH_TOTALS_NAME, "schema.ASH_TOTALS (and ASH_NAMES)")
+    ash_coded = _keeps(ASH_BASE_NAME, "its ASH samples coded (schema.ASH_BASE under the view)")
+    ash_top = _keeps(ASH_TOP_NAME, "schema.ASH_TOP")
+    keeps_reports = _keeps(AWR_REPORTS_NAME, "Oracle's rendered reports and DBA_HIST_REPORTS")
+    parameter_runs = _keeps(PARAMETER_BASE_NAME, "schema.PARAMETER_BASE under its DBA_HIST_PARAMETER")
 
     def _has_table(self, name: str) -> bool:
         try:
