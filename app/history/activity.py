@@ -15,7 +15,7 @@ from app.history.database import Database, Range, offset
 from app.history.numbers import round4
 from app.store import queries
 from app.store.queries import CPU, TOP_LISTS
-from app.store.schema import ASH_TOTAL_DIMENSIONS, ASH_TOTAL_PERIODS, ash_top_blocks
+from app.store.schema import ASH_TOP_SPANS, ASH_TOTAL_DIMENSIONS, ASH_TOTAL_PERIODS, ash_top_blocks
 
 WIDTHS = (10, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 28800, 86400)  # bucket seconds
 MAX_BUCKETS = 720
@@ -257,17 +257,19 @@ LIST_KEYS = {"session": 3, "blocking": 4}  # columns of a list's key (one for th
 def _top_lists(db: Database, rng: Range, key: tuple, binds: dict) -> dict:
     """{list: [(key, samples, on CPU or, for blocking, waiters)]} for TOP_LISTS, the instances and the blocking
     sessions, each ranked: on the embedded store from its counts per block (schema.ASH_TOP) when only the instance
-    is filtered, else in one statement over its coded samples; on Oracle a statement per list over the view."""
+    is filtered, else in one statement over its coded samples (less them, from the counts, when most pass); on
+    Oracle a statement per list over the view."""
     v, where = db.store.views, {"lo": rng.lo, "hi": rng.hi, **binds}
     names = (*TOP_LISTS, "instance", "blocking")
-    if db.store.ash_top and set(key) <= {"instance"}:
+    blocks = db.store.ash_top and set(key) <= {"instance"}
+    minus = db.store.ash_top and not blocks and db.store.ash_coded and _mostly_passing(db, rng, key, binds)
+    if blocks or minus:
         where.update({f"blocks_{span}": snaps for span, snaps in ash_top_blocks(rng.lo, rng.hi).items()})
-    elif db.store.ash_coded:
+    if db.store.ash_coded and not blocks:
         found: dict = {name: [] for name in names}
-        for name, *k, samples, second, _ in db.rows(queries.activity_top_coded(v, key), **where):
+        for name, *k, samples, second, _ in db.rows(queries.activity_top_coded(v, key, minus), **where):
             found[name].append((tuple(k[: LIST_KEYS.get(name, 1)]), samples, second))
         return found
-    blocks = "blocks_1" in where
     found = {
         name: [
             (tuple(k), samples, on_cpu)
@@ -277,3 +279,11 @@ def _top_lists(db: Database, rng: Range, key: tuple, binds: dict) -> dict:
     }
     found["blocking"] = [(tuple(k), n, w) for *k, n, w in db.rows(queries.blocking(v, key, blocks), **where)]
     return found
+
+
+def _mostly_passing(db: Database, rng: Range, key: tuple, binds: dict) -> bool:
+    """Whether most samples of the range's last narrow block of snapshots (schema.ASH_TOP_SPANS) pass the filters: then
+    the top lists count the blocks less the samples that do not pass (queries.activity_top_coded)."""
+    lo = max(rng.lo, rng.hi - ASH_TOP_SPANS[-1])
+    ((samples, passing),) = db.rows(queries.ash_passing(db.store.views, key), lo=lo, hi=rng.hi, **binds)
+    return 2 * passing > samples

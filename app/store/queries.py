@@ -1112,62 +1112,64 @@ def _coded_where(b, filters: tuple) -> list:
 
 
 @statement
-def activity_top_coded(v: Views, filters: tuple):
+def activity_top_coded(v: Views, filters: tuple, minus: bool = False):
     """Every top list (TOP_LISTS and the instances) and the blocking sessions of the samples that pass `filters`, in
     one statement over the embedded store's coded samples (schema.ASH_BASE) that reads them once (a filter other than
     the instance, which ASH_TOP cannot count): rows (list, g0..g3, samples, on_cpu or waiters, rank), each list
-    ranked as activity_top and blocking rank theirs, its first TOP_ACTIVITY_ROWS. SQLite only (`v` unused)."""
+    ranked as activity_top and blocking rank theirs, its first TOP_ACTIVITY_ROWS. With `minus`, for filters most
+    samples pass: each list's counts per block (ASH_TOP, the instance filtered) less the samples that do not pass,
+    fewer to read than those that do (docs/awr-rules.md §22). SQLite only (`v` unused)."""
     from sqlalchemy import and_, bindparam, case, func, literal, null, select, union_all
 
     from app.store.schema import ASH_BASE as b
+    from app.store.schema import ASH_TOP_LISTS, ash_coded
 
-    where = _coded_where(b, filters)
+    kept = tuple(n for n in filters if n == "instance")  # what ASH_TOP's counts can be filtered on
+    where = _coded_where(b, kept)
+    others = _coded_where(b, tuple(n for n in filters if n not in kept))[1:]
+    if others:
+        where.append(and_(*others).is_not(True) if minus else and_(*others))
     on_cpu = b.c.session_state == _ash_code(bindparam("on_cpu", ON_CPU))
     ((event, _),) = _coded_dimension(b, "event")
+    columns = {c.name: c for c in b.c if c.name != "event"} | {"event": event, "waited": b.c.event}
+    lists = (*TOP_LISTS, "instance", "blocking")
     f = (
-        select(
-            b.c.instance_number,
-            b.c.session_id,
-            b.c.session_serial,
-            b.c.sql_id,
-            b.c.module,
-            event.label("event"),
-            b.c.current_obj,
-            case((on_cpu, 1), else_=0).label("cpu"),
-            b.c.blocking_inst_id,
-            b.c.blocking_session,
-            b.c.blocking_session_serial,
-            b.c.event.label("waited"),
-        )
-        .where(and_(*where))
+        select(*[columns[c].label(c) for c in sorted({*sum((ASH_TOP_LISTS[n] for n in lists), ()), "waited"})])
+        .add_columns(case((on_cpu, 1), else_=0).label("cpu"))
+        .where(*where)
         .cte("samples")
         .prefix_with("MATERIALIZED")
     )
-    lists = {  # list -> its columns of the samples, whether each is a code
-        "sql_id": ((f.c.sql_id, True),),
-        "session": ((f.c.instance_number, False), (f.c.session_id, False), (f.c.session_serial, False)),
-        "module": ((f.c.module, True),),
-        "event": ((f.c.event, True),),
-        "current_obj": ((f.c.current_obj, False),),
-        "instance": ((f.c.instance_number, False),),
-        "blocking": (
-            (f.c.blocking_inst_id, False),
-            (f.c.blocking_session, False),
-            (f.c.blocking_session_serial, False),
-        ),
-    }
-    lists["blocking"] += ((f.c.waited, True),)
     arms = []
-    for name, columns in lists.items():
-        keys = [c for c, _ in columns]
-        second = func.count(f.c.session_id.distinct()) if name == "blocking" else func.sum(f.c.cpu)
-        g = (
-            select(*[c.label(f"g{k}") for k, c in enumerate(keys)], func.count().label("samples"), second.label("x"))
-            .where(*([f.c.blocking_session.isnot(None)] if name == "blocking" else []))
-            .group_by(*keys)
-            .subquery()
-        )
-        named = [_ash_named(g.c[f"g{k}"], coded) for k, (_, coded) in enumerate(columns)]
+    for name in lists:
+        keys = [f.c["waited" if (name, c) == ("blocking", "event") else c] for c in ASH_TOP_LISTS[name]]
+        waiters = name == "blocking"  # its last key: the waiting session, counted
+        counted = select(
+            *[k.label(f"k{n}") for n, k in enumerate(keys)],
+            (-func.count() if minus else func.count()).label("samples"),
+            (-func.sum(f.c.cpu) if minus else func.sum(f.c.cpu)).label("x"),
+        ).group_by(*keys)
+        if waiters:
+            counted = counted.where(f.c.blocking_session.isnot(None))
+        if minus:
+            blocks = _ash_top(name, kept)
+            both = union_all(
+                select(*[blocks.c[f"k{n}"] for n in range(len(keys))], blocks.c.samples, blocks.c.on_cpu.label("x")),
+                counted,
+            ).subquery()
+            ks = [both.c[f"k{n}"] for n in range(len(keys))]
+            total = func.sum(both.c.samples)
+            counted = select(*ks, total.label("samples"), func.sum(both.c.x).label("x")).group_by(*ks).having(total > 0)
+        c = counted.subquery()
+        shown = [c.c[f"k{n}"] for n in range(len(keys) - waiters)]
+        g = select(*[k.label(f"g{n}") for n, k in enumerate(shown)])
+        if waiters:
+            g = g.add_columns(func.sum(c.c.samples).label("samples"), func.count().label("x")).group_by(*shown)
+        else:
+            g = g.add_columns(c.c.samples, c.c.x)
+        g = g.subquery()
+        coded = [ash_coded(ASH_TOP_LISTS[name][n]) for n in range(len(shown))]
+        named = [_ash_named(g.c[f"g{n}"], code) for n, code in enumerate(coded)]
         rank = func.row_number().over(order_by=(g.c.samples.desc(), *named))
         padded = [*named, *[null()] * (4 - len(named))]
         r = select(
@@ -1180,6 +1182,19 @@ def activity_top_coded(v: Views, filters: tuple):
         arms.append(select(r).where(r.c.rank <= TOP_ACTIVITY_ROWS))
     every = union_all(*arms).subquery("lists")
     return select(every).order_by(every.c.list, every.c.rank)
+
+
+@statement
+def ash_passing(v: Views, filters: tuple):
+    """Of the coded samples of the intervals (lo, hi] that pass the instance filter, how many, and how many pass the
+    other `filters` too: whether activity_top_coded reads fewer samples with `minus`. SQLite only (`v` unused)."""
+    from sqlalchemy import and_, case, func, select
+
+    from app.store.schema import ASH_BASE as b
+
+    kept = tuple(n for n in filters if n == "instance")
+    others = _coded_where(b, tuple(n for n in filters if n not in kept))[1:]
+    return select(func.count(), func.count(case((and_(*others), 1)))).where(*_coded_where(b, kept))
 
 
 @statement

@@ -70,7 +70,8 @@ class SqliteStore(Store):
     def fetch(self, stmt, params, limit):
         sql, binds = self.text(stmt)
         values = {**binds, **params}
-        sql = EXPANDING.sub(lambda m: _spell_out(m.group(1), values), sql)
+        lists = {name: values.pop(name) for name in set(EXPANDING.findall(sql))}
+        sql = EXPANDING.sub(lambda m: _spell_out(m.group(1), lists[m.group(1)], values), sql)
         with self._connection() as con, closing(con.execute(sql, values)) as cursor:
             return cursor.fetchmany(limit)
 
@@ -256,9 +257,9 @@ def statement_texts(row_cap: int = Settings.row_cap) -> dict:
     return {"row_cap": row_cap, "statements": texts}
 
 
-def _spell_out(name: str, values: dict) -> str:
-    """The binds of an IN list, :name_1, :name_2, ..., one per value (none: `IN ()`, which SQLite allows)."""
-    items = values.pop(name)
+def _spell_out(name: str, items: list, values: dict) -> str:
+    """The binds of an IN list, :name_1, :name_2, ..., one per value (none: `IN ()`, which SQLite allows), added to
+    `values`; a list the statement holds twice is bound once."""
     values.update({f"{name}_{i}": item for i, item in enumerate(items, 1)})
     return ", ".join(f":{name}_{i}" for i in range(1, len(items) + 1))
 
