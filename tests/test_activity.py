@@ -283,13 +283,16 @@ def test_top_lists_and_plan_lines_from_the_stores_blocks_and_codes_equal_the_sam
                         assert asked.get_json() == body, (args, most)
                     monkeypatch.undo()
             for filters in [{}, {"instance": "1"}, *filtered[:4]] if n in (0, 4) else []:
-                for group_by in ("wait_class", "module", "session", "current_obj"):
+                for group_by in ("wait_class", "module", "session", "current_obj", "sql_id"):
                     args = {"begin_snap": lo, "end_snap": hi, "group_by": group_by, **filters}
                     status, body, read = same(f"/api/v1/dbs/{db['id']}/activity", args)
                     assert status == 200 and body["series"], args
                     assert [any(x[1] for x in r) for r in read] == [True, True, False] or (
                         not filters and group_by == "wait_class"  # from the totals (the test above)
                     )
+                    # many groups: their samples over the range from the blocks, then the buckets of the shown ones
+                    many = group_by in activity.MANY_GROUPS and set(filters) <= {"instance"}
+                    assert [any(x[0] for x in r) for r in read] == [many, False, False]
             for sql_id in sorted(sql_ids):
                 status, _, read = same(f"/api/v1/dbs/{db['id']}/sql/{sql_id}/plans", {"begin_snap": lo, "end_snap": hi})
                 assert status == 200 and any(x[0] for x in read[0]) and not any(x[0] for x in read[2])

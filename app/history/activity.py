@@ -15,13 +15,14 @@ from app.history.database import Database, Range, offset
 from app.history.numbers import round4
 from app.store import queries
 from app.store.queries import CPU, TOP_LISTS
-from app.store.schema import ASH_TOP_SPANS, ASH_TOTAL_DIMENSIONS, ASH_TOTAL_PERIODS, ash_top_blocks
+from app.store.schema import ASH_TOP_LISTS, ASH_TOP_SPANS, ASH_TOTAL_DIMENSIONS, ASH_TOTAL_PERIODS, ash_top_blocks
 
 WIDTHS = (10, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 28800, 86400)  # bucket seconds
 MAX_BUCKETS = 720
 DEFAULT_SPACING = 10  # seconds between the samples AWR keeps, when the data cannot tell
 TOP_GROUPS = 10
 OTHER = "other"
+MANY_GROUPS = ("session", "sql_id", "current_obj")  # top lists of thousands of groups (schema.ASH_TOP counts them)
 NUMERIC = {"sql_plan_hash_value", "service", "user", "instance", "blocking_session", "current_obj"}
 
 
@@ -103,8 +104,10 @@ def compute(db: Database, rng: Range, group_by="wait_class", filters: dict | Non
     first, seconds = _window(db, rng)
     width = width_for(seconds)
     step = spacing(db, rng)
-    found = (_from_totals(db, rng, group_by, first.end, width, top) if not filters else None) or _from_samples(
-        db, rng, group_by, filters, binds, first.end, width, top
+    found = (
+        (_from_totals(db, rng, group_by, first.end, width, top) if not filters else None)
+        or _from_blocks(db, rng, group_by, filters, binds, first.end, width, top)
+        or _from_samples(db, rng, group_by, filters, binds, first.end, width, top)
     )
     per, totals, shown, total = found
     count = max(int(-(-seconds // width)), 1)
@@ -196,6 +199,39 @@ def _from_totals(db: Database, rng: Range, group_by, t0, width, top):
             b = max(int(bucket), 0)
             per.setdefault(g, {})
             per[g][b] = per[g].get(b, 0) + samples
+    if rest:
+        totals[OTHER] = sum(totals[g] for g in rest)
+        shown.append(OTHER)
+    return per, totals, shown, total
+
+
+def _from_blocks(db: Database, rng: Range, group_by, filters, binds, t0, width, top):
+    """The same as _from_samples, or None where the store's counts per block (schema.ASH_TOP) do not serve (a group
+    they do not count, or a filter other than the instance): the groups' samples over the range from the counts
+    first, then per bucket the shown groups' and the others' together from the coded samples, a few rows per bucket
+    instead of one per group and bucket (a week of sessions: 195,000)."""
+    if not (db.store.ash_top and db.store.ash_coded) or group_by not in MANY_GROUPS or set(filters) - {"instance"}:
+        return None
+    v, key, n = db.store.views, tuple(sorted(filters)), len(ASH_TOP_LISTS[group_by])
+    where = {"lo": rng.lo, "hi": rng.hi, **binds}
+    blocks = {f"blocks_{span}": snaps for span, snaps in ash_top_blocks(rng.lo, rng.hi).items()}
+    totals, codes = {}, {}
+    for row in db.rows(queries.ash_top_groups(v, group_by, key), **where, **blocks):
+        g = label(group_by, tuple(row[n : 2 * n]))
+        totals[g], codes[g] = row[-1], row[:n]
+    total = sum(totals.values())
+    shown, rest = _ranked(totals, top)
+    tops = {f"top_{i}_{k}": None for i in range(1, top + 1) for k in range(n)}
+    tops.update({f"top_{i}_{k}": c for i, g in enumerate(shown, 1) for k, c in enumerate(codes[g])})
+    tops["top_last"] = [codes[g][-1] for g in shown if codes[g][-1] is not None]
+    names = dict(enumerate(shown, 1))
+    per: dict = {}
+    for bucket, index, samples in db.rows(
+        queries.activity_buckets(v, group_by, key, top), t0=t0, width=width, **where, **tops
+    ):
+        g, b = names.get(index, OTHER), max(int(bucket), 0)
+        per.setdefault(g, {})
+        per[g][b] = per[g].get(b, 0) + samples
     if rest:
         totals[OTHER] = sum(totals[g] for g in rest)
         shown.append(OTHER)

@@ -976,6 +976,47 @@ def activity(v: Views, group_by: str, filters: tuple = (), coded: bool = False):
     return select(g.c.g0, *named, g.c.samples)
 
 
+@statement
+def ash_top_groups(v: Views, group_by: str, filters: tuple = ()):
+    """Every group of the top list `group_by` over the range from the embedded store's counts per block (schema.ASH_TOP,
+    `filters` the instance at most): rows of the group's columns (codes where the samples keep codes), the same
+    named, and its samples. SQLite only (`v` unused)."""
+    from sqlalchemy import func, select
+
+    from app.store.schema import ASH_TOP_LISTS
+
+    columns = range(len(ASH_TOP_LISTS[group_by]))
+    g, named = _ash_top_grouped(group_by, filters, columns, {"samples": lambda c: func.sum(c.c.samples)})
+    return select(*[g.c[f"g{k}"].label(f"c{k}") for k in columns], *named, g.c.samples)
+
+
+@statement
+def activity_buckets(v: Views, group_by: str, filters: tuple, top: int):
+    """Samples per time bucket of the embedded store's coded samples (schema.ASH_BASE): rows (bucket, n, samples) for
+    each of `top` groups of `group_by`, its columns bound as top_{n}_{k} (codes where the samples keep codes; n from 1,
+    nulls where fewer), and n = 0 for the other groups together; `top_last` binds the groups' last columns (a sample
+    without one of them, or null there, is in no group shown: one lookup rules most out). SQLite only (`v` unused)."""
+    from sqlalchemy import DateTime, and_, bindparam, case, func, or_, select
+
+    from app.store.schema import ASH_BASE as t
+
+    bucket = _sample_bucket()(
+        t.c.sample_time,
+        bindparam("t0", type_=DateTime()),
+        bindparam("width"),
+        bindparam("seconds_per_day", SECONDS_PER_DAY),
+    )
+    columns = [c for c, _ in _coded_dimension(t, group_by)]
+    shown = [(and_(*[c.is_(bindparam(f"top_{n}_{k}")) for k, c in enumerate(columns)]), n) for n in range(1, top + 1)]
+    candidate = or_(columns[-1].in_(bindparam("top_last", expanding=True)), columns[-1].is_(None))
+    index = case((candidate, case(*shown, else_=0)), else_=0)
+    return (
+        select(bucket.label("g0"), index.label("g1"), func.count().label("samples"))
+        .where(*_coded_where(t, filters))
+        .group_by(bucket, index)
+    )
+
+
 def _ash_top(name: str, filters: tuple, sql_id=None):
     """The embedded store's counts of one top list over the intervals bound as blocks_48 and blocks_6 (the first
     snapshots of schema.ASH_TOP's blocks) and blocks_1 (the snapshots whose coded samples are counted as they are,
