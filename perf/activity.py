@@ -29,7 +29,7 @@ WAYS = {
     "coded samples only": {"ash_top": False},
     "the view (as Oracle)": {"ash_top": False, "ash_coded": False},
 }
-QUESTIONS = (  # (path, query) over RACPROD; {sql_id} is its top statement of the 8 days
+QUESTIONS = (  # (path, query) over RACPROD; {sql_id} is its top statement of the 8 days, {service} its top service
     ("/activity/top", ""),
     ("/activity/top", "instance=2"),
     ("/activity/top", "module=reporting"),
@@ -38,6 +38,8 @@ QUESTIONS = (  # (path, query) over RACPROD; {sql_id} is its top statement of th
     ("/activity/top", "sql_id={sql_id}"),
     ("/activity", "group_by=event&sql_id={sql_id}"),
     ("/activity", "group_by=module&user=107"),
+    ("/activity", "group_by=session"),
+    ("/activity/top", "service={service}"),
     ("/sql/{sql_id}/plans", ""),
 )
 
@@ -53,10 +55,12 @@ def ways(store: str, runs: int, snaps: dict) -> list:
     last = snaps["last_snap"]
     top = clients["the store"].get(f"/api/v1/dbs/{DB}/activity/top?begin_snap={last - 8 * 48}").get_json()
     sql_id = next(r["name"] for r in top["lists"]["sql_id"] if r["name"])
+    services = clients["the store"].get(f"/api/v1/dbs/{DB}/activity?group_by=service&begin_snap={last - 8 * 48}")
+    service = services.get_json()["series"][0]["name"]  # the service most samples hold
     out = []
     for days in (1, 8):
         for path, query in QUESTIONS:
-            asked = f"begin_snap={last - days * 48}&{query.format(sql_id=sql_id)}"
+            asked = f"begin_snap={last - days * 48}&{query.format(sql_id=sql_id, service=service)}"
             url = f"/api/v1/dbs/{DB}{path.format(sql_id=sql_id)}?{asked}"
             row, bodies = {"days": days, "question": f"{path} {query}".strip()}, []
             for name, client in clients.items():
