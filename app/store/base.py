@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from app.errors import ApiError, Conflict, TargetBusy, TooManyRows
 from app.store.queries import capped, core, render
-from app.store.schema import NEWEST, Views, views
+from app.store.schema import NEWEST, Views, store_only_tables, views
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection, Engine
@@ -110,7 +110,8 @@ class Store:
             return result.cursor.fetchmany(limit) if result.returns_rows else []
 
     def _logged(self, stmt, params, rows: int, started: float) -> dict:
-        """What show_sql reports of one statement run: its text for this store's dialect, and for Oracle's."""
+        """What show_sql reports of one statement run: its text for this store's dialect, and for Oracle's unless it
+        reads a table only the embedded store keeps (schema.store_only_tables)."""
         dialect = self.sql_dialect()
         fixed = stmt.compile(dialect=dialect).params  # literals bound by the query itself
         entry = {
@@ -119,7 +120,8 @@ class Store:
             "rows": rows,
             "ms": round((time.monotonic() - started) * 1000, 1),
         }
-        if self.dialect != "oracle":  # as it would run on Oracle, to paste into SQL*Plus
+        if self.dialect != "oracle" and not any(t in entry["sql"] for t in store_only_tables()):
+            # as it would run on Oracle, to paste into SQL*Plus
             from sqlalchemy.dialects import oracle  # only when asked: the embedded store's path never needs it
 
             entry["sql_oracle"] = render(stmt, oracle.dialect())

@@ -510,6 +510,24 @@ def _plan_firsts():
     )
 
 
+def store_only_tables() -> tuple[str, ...]:
+    """The tables only the embedded store keeps (its summaries of the views, the coded samples and names under its
+    ASH view, Oracle's reports as rendered, the parameters' runs of values): a statement that reads one has no
+    counterpart on Oracle, which answers from the views."""
+    return (
+        CLASS_TOTALS_NAME,
+        SQLSTAT_BLOCKS_NAME,
+        PLAN_FIRSTS_NAME,
+        ASH_BASE_NAME,
+        ASH_NAMES_NAME,
+        ASH_TOTALS_NAME,
+        ASH_TOP_NAME,
+        AWR_REPORTS_NAME,
+        MONITOR_REPORTS_NAME,
+        PARAMETER_BASE_NAME,
+    )
+
+
 def fill_summaries(con, ash_top: bool = True):
     """Write the embedded store's summaries of its views (CLASS_TOTALS, SQLSTAT_BLOCKS, PLAN_FIRSTS, ASH_TOP) anew
     from the views' rows: when the store is built, and after rows are added to a view of a built store (a sqlite3
