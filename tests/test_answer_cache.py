@@ -166,3 +166,24 @@ def test_every_gunicorn_worker_answers_from_what_one_computed(demo_store, dbs):
             answers = list(pool.map(ask, range(48)))
         assert answers and all(status == 200 and age is not None for status, age in answers), answers
     assert not set(glob.glob("/tmp/awrlens-answers-*")) - before
+
+
+def test_each_gunicorn_worker_imports_sqlalchemy_as_it_starts(demo_store):
+    """The embedded store's history answers never import SQLAlchemy (app/store/sqlite.py); the benchmark runs' tables
+    do (/changes, /benchmarks): gunicorn.conf.py's post_worker_init imports it as each worker starts, so no visitor's
+    first request waits the 0.2 s for it. A fresh interpreter: the app built as a worker builds it, then the hook."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    code = (
+        "import runpy, sys; conf = runpy.run_path('gunicorn.conf.py'); import app.wsgi; "
+        "before = 'sqlalchemy' in sys.modules; conf['post_worker_init'](None); "
+        "print(before, 'sqlalchemy' in sys.modules)"
+    )
+    env = {**os.environ, "AWRLENS_STORE_PATH": str(demo_store[0])}
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True"]
