@@ -94,7 +94,7 @@ def test_each_text_gives_the_rows_sqlalchemy_gives(app, demo_store, dbs, window,
                     "where dbid = ? and snap_id > ? and sql_id is not null limit 1",
                     (dbid, newest - 4),
                 ).fetchone()
-                params.update(f_sql_id_0=sql, f_session_0=inst, f_session_1=sid, f_session_2=serial)
+                params.update(f_sql_id_0=sql, f_session_0=inst, f_session_1=sid, f_session_2=serial, f_instance_0=inst)
                 if name == "ash_total_buckets":
                     params.update(
                         t0=int(params["t0"].replace(tzinfo=UTC).timestamp()),

@@ -2,8 +2,8 @@
 dimension, the top lists of the range and the blocking sessions (docs/awr-rules.md §22). The database groups the
 samples by bucket and dimension: a wide range never fetches raw samples. The embedded demo store also keeps totals
 per minute and half hour by wait class, event and SQL_ID (schema.ASH_TOTALS), which answer the same question without
-reading the samples, where the buckets are whole minutes or half hours from the range's start and nothing is
-filtered."""
+reading the samples, where the buckets are whole minutes or half hours from the range's start and nothing but the
+instance is filtered; and counts per block of snapshots of the top lists (schema.ASH_TOP)."""
 
 import calendar
 from datetime import timedelta, timezone
@@ -105,7 +105,7 @@ def compute(db: Database, rng: Range, group_by="wait_class", filters: dict | Non
     width = width_for(seconds)
     step = spacing(db, rng)
     found = (
-        (_from_totals(db, rng, group_by, first.end, width, top) if not filters else None)
+        _from_totals(db, rng, group_by, filters, binds, first.end, width, top)
         or _from_blocks(db, rng, group_by, filters, binds, first.end, width, top)
         or _from_samples(db, rng, group_by, filters, binds, first.end, width, top)
     )
@@ -170,20 +170,22 @@ def _from_samples(db: Database, rng: Range, group_by, filters, binds, t0, width,
     return per, totals, shown, total
 
 
-def _from_totals(db: Database, rng: Range, group_by, t0, width, top):
+def _from_totals(db: Database, rng: Range, group_by, filters, binds, t0, width, top):
     """The same as _from_samples from the store's ASH totals (schema.ASH_TOTALS), or None where it keeps none for
-    the question: the groups' samples over the range first, then per bucket the shown groups' and the others'
-    together. A period of the totals serves when it divides the bucket width and the range starts on one of its
-    boundaries: each minute (half hour) then lies in one bucket, as each of its samples would."""
-    if group_by not in ASH_TOTAL_DIMENSIONS or not db.store.ash_totals or t0.microsecond:
+    the question (a filter other than the instance, another dimension): the groups' samples over the range first,
+    then per bucket the shown groups' and the others' together. A period of the totals serves when it divides the
+    bucket width and the range starts on one of its boundaries: each minute (half hour) then lies in one bucket, as
+    each of its samples would."""
+    if group_by not in ASH_TOTAL_DIMENSIONS or not db.store.ash_totals or t0.microsecond or set(filters) - {"instance"}:
         return None
     start = calendar.timegm(t0.timetuple())  # local time, as the totals count it
     period = next((p for p in ASH_TOTAL_PERIODS if width % p == 0 and start % p == 0), None)
     if period is None:
         return None
-    where = {"dimension": ASH_TOTAL_DIMENSIONS.index(group_by) + 1, "lo": rng.lo, "hi": rng.hi}
+    where = {"dimension": ASH_TOTAL_DIMENSIONS.index(group_by) + 1, "lo": rng.lo, "hi": rng.hi, **binds}
+    key = tuple(sorted(filters))
     groups = db.rows(
-        queries.ash_total_groups(db.store.views), period=ASH_TOTAL_PERIODS[0], **where
+        queries.ash_total_groups(db.store.views, key), period=ASH_TOTAL_PERIODS[0], **where
     )  # any period holds them all
     totals = {value: samples for _, value, samples in groups}
     codes = {value: code for code, value, _ in groups}
@@ -193,7 +195,12 @@ def _from_totals(db: Database, rng: Range, group_by, t0, width, top):
     if shown:
         names = {codes[g]: g for g in shown}
         for bucket, code, samples in db.rows(
-            queries.ash_total_buckets(db.store.views), period=period, t0=start, width=width, top=list(names), **where
+            queries.ash_total_buckets(db.store.views, key),
+            period=period,
+            t0=start,
+            width=width,
+            top=list(names),
+            **where,
         ):
             g = names.get(code, OTHER)
             b = max(int(bucket), 0)

@@ -1265,36 +1265,46 @@ def blocking(v: Views, filters: tuple = (), blocks: bool = False):
     )
 
 
-def _totals_where(t):
-    """The totals of one dimension and period (bound) over the intervals (lo, hi]."""
+def _totals_where(t, filters: tuple):
+    """The totals of one dimension and period (bound) over the intervals (lo, hi], of one instance if `filters` holds
+    it (bound as _ash_where binds it)."""
     from sqlalchemy import bindparam
 
+    instance = [t.c.instance_number == bindparam("f_instance_0")] if "instance" in filters else []
     return (
         t.c.dbid == bindparam("dbid"),
         t.c.dimension == bindparam("dimension"),
         t.c.period == bindparam("period"),
         t.c.snap_id > bindparam("lo"),
         t.c.snap_id <= bindparam("hi"),
+        *instance,
     )
 
 
 @statement
-def ash_total_groups(v: Views):
-    """The embedded store's ASH totals (schema.ASH_TOTALS): samples per group over the range, with the group's text
-    (none for code 0). SQLite only: on Oracle `activity` groups the view itself (`v` unused: the store's own tables)."""
+def ash_total_groups(v: Views, filters: tuple = ()):
+    """The embedded store's ASH totals (schema.ASH_TOTALS): samples per group over the range (`filters` the instance
+    at most), with the group's text (none for code 0). SQLite only: on Oracle `activity` groups the view itself (`v`
+    unused: the store's own tables)."""
     from sqlalchemy import func, select
 
     from app.store.schema import ASH_NAMES, ASH_TOTALS
 
     t, n = ASH_TOTALS, ASH_NAMES
-    g = select(t.c.code, func.sum(t.c.samples).label("samples")).where(*_totals_where(t)).group_by(t.c.code).subquery()
+    g = (
+        select(t.c.code, func.sum(t.c.samples).label("samples"))
+        .where(*_totals_where(t, filters))
+        .group_by(t.c.code)
+        .subquery()
+    )
     return select(g.c.code, n.c.value, g.c.samples).join_from(g, n, n.c.id == g.c.code, isouter=True)
 
 
 @statement
-def ash_total_buckets(v: Views):
+def ash_total_buckets(v: Views, filters: tuple = ()):
     """Samples per time bucket of the groups whose codes are bound (`top`), the others together as code -1, from the
-    totals of a period that divides the bucket width (`start`, `t0` and `width` in whole seconds)."""
+    totals of a period that divides the bucket width (`start`, `t0` and `width` in whole seconds); `filters` as
+    ash_total_groups."""
     from sqlalchemy import Integer, bindparam, case, func, select
 
     from app.store.schema import ASH_TOTALS
@@ -1306,7 +1316,7 @@ def ash_total_buckets(v: Views):
             case((t.c.code.in_(bindparam("top", expanding=True)), t.c.code), else_=-1).label("g1"),
             t.c.samples,
         )
-        .where(*_totals_where(t))
+        .where(*_totals_where(t, filters))
         .subquery()
     )
     return select(s.c.g0, s.c.g1, func.sum(s.c.samples)).group_by(s.c.g0, s.c.g1)

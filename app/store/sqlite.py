@@ -239,7 +239,8 @@ def embedded_statements(row_cap: int = Settings.row_cap) -> list:
         queries.top_sql_ranked(v, blocks=True)
     ]
     # top activity: the store's ASH totals, and every instance's samples (the top lists' total, docs/awr-rules.md §22)
-    every += [queries.ash_total_groups(v), queries.ash_total_buckets(v), queries.activity_top(v, "instance")]
+    every += [q(v, key) for q in (queries.ash_total_groups, queries.ash_total_buckets) for key in ((), ("instance",))]
+    every += [queries.activity_top(v, "instance")]
     # Oracle's own reports as the demo store keeps them (schema.AWR_REPORTS, MONITOR_REPORTS)
     every += [queries.stored_awr_reports(v), queries.stored_awr_report(v), queries.stored_monitor_report(v)]
     # the parameters from the store's runs of values (docs/awr-rules.md §23)
