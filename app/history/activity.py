@@ -15,13 +15,14 @@ from app.history.database import Database, Range, offset
 from app.history.numbers import round4
 from app.store import queries
 from app.store.queries import CPU, TOP_LISTS
-from app.store.schema import ASH_TOP_LISTS, ASH_TOP_SPANS, ASH_TOTAL_DIMENSIONS, ASH_TOTAL_PERIODS, ash_top_blocks
+from app.store.schema import ASH_TOP_LISTS, ASH_TOTAL_DIMENSIONS, ASH_TOTAL_PERIODS, ash_top_blocks
 
 WIDTHS = (10, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 28800, 86400)  # bucket seconds
 MAX_BUCKETS = 720
 DEFAULT_SPACING = 10  # seconds between the samples AWR keeps, when the data cannot tell
 TOP_GROUPS = 10
 OTHER = "other"
+SHARE_SNAPSHOTS = 12  # snapshots whose samples tell whether most of a range's pass a filter
 MANY_GROUPS = ("session", "sql_id", "current_obj")  # top lists of thousands of groups (schema.ASH_TOP counts them)
 NUMERIC = {"sql_plan_hash_value", "service", "user", "instance", "blocking_session", "current_obj"}
 
@@ -325,8 +326,10 @@ def _top_lists(db: Database, rng: Range, key: tuple, binds: dict) -> dict:
 
 
 def _mostly_passing(db: Database, rng: Range, key: tuple, binds: dict) -> bool:
-    """Whether most samples of the range's last narrow block of snapshots (schema.ASH_TOP_SPANS) pass the filters: then
-    the top lists count the blocks less the samples that do not pass (queries.activity_top_coded)."""
-    lo = max(rng.lo, rng.hi - ASH_TOP_SPANS[-1])
-    ((samples, passing),) = db.rows(queries.ash_passing(db.store.views, key), lo=lo, hi=rng.hi, **binds)
+    """Whether most samples of SHARE_SNAPSHOTS snapshot ids spread over the range pass the filters (a share that
+    changes with the hour of the day is seen over the range): then the top lists count the blocks less the samples
+    that do not pass (queries.activity_top_coded)."""
+    n = min(SHARE_SNAPSHOTS, rng.hi - rng.lo)
+    snaps = sorted({rng.lo + 1 + (rng.hi - rng.lo - 1) * k // max(n - 1, 1) for k in range(n)})
+    ((samples, passing),) = db.rows(queries.ash_passing(db.store.views, key), snaps=snaps, **binds)
     return 2 * passing > samples

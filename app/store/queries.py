@@ -1227,15 +1227,18 @@ def activity_top_coded(v: Views, filters: tuple, minus: bool = False):
 
 @statement
 def ash_passing(v: Views, filters: tuple):
-    """Of the coded samples of the intervals (lo, hi] that pass the instance filter, how many, and how many pass the
-    other `filters` too: whether activity_top_coded reads fewer samples with `minus`. SQLite only (`v` unused)."""
-    from sqlalchemy import and_, case, func, select
+    """Of the coded samples of the snapshots bound as `snaps` that pass the instance filter, how many, and how many
+    pass the other `filters` too: whether activity_top_coded reads fewer samples with `minus`. SQLite only (`v`
+    unused)."""
+    from sqlalchemy import and_, bindparam, case, func, select
 
     from app.store.schema import ASH_BASE as b
 
     kept = tuple(n for n in filters if n == "instance")
     others = _coded_where(b, tuple(n for n in filters if n not in kept))[1:]
-    return select(func.count(), func.count(case((and_(*others), 1)))).where(*_coded_where(b, kept))
+    where = [b.c.dbid == bindparam("dbid"), b.c.snap_id.in_(bindparam("snaps", expanding=True))]
+    where += _coded_where(b, kept)[1:]
+    return select(func.count(), func.count(case((and_(*others), 1)))).where(*where)
 
 
 @statement
