@@ -23,11 +23,24 @@ def on_starting(server):
         os.environ["AWRLENS_ANSWER_CACHE_DIR"] = server.answers_dir = tempfile.mkdtemp(prefix="awrlens-answers-")
 
 
+M_ARENA_MAX, ARENAS = -8, 2  # glibc's mallopt(3) parameter, and the malloc arenas a worker's threads share
+
+
 def post_worker_init(worker):
     """Each worker imports at start what a visitor's first request would otherwise wait for: SQLAlchemy, which the
     benchmark runs' tables need (app/runs/repo.py; /changes and /benchmarks read them) and the embedded store's
-    history answers do not, 0.2 s. On Lambda it stays imported on first use, out of the cold start."""
+    history answers do not, 0.2 s. On Lambda it stays imported on first use, out of the cold start.
+
+    And its threads share ARENAS malloc arenas (glibc gives each thread its own, up to 8 per core): memory a
+    statement's sorts freed in one thread's arena is used again by the next statement in another, instead of each
+    arena keeping its own peak (the largest worker under perf/load.py: 280 MB without, 217 MB with; BENCHMARKS.md)."""
+    import ctypes
+
     import app.runs.repo  # noqa: F401
+
+    libc = ctypes.CDLL(None)
+    if hasattr(libc, "mallopt"):  # glibc
+        libc.mallopt(M_ARENA_MAX, ARENAS)
 
 
 def on_exit(server):
