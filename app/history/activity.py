@@ -192,25 +192,10 @@ def _from_totals(db: Database, rng: Range, group_by, filters, binds, t0, width, 
     codes = {value: code for code, value, _ in groups}
     total = sum(totals.values())
     shown, rest = _ranked(totals, top)
-    per: dict = {}
-    if shown:
-        names = {codes[g]: g for g in shown}
-        for bucket, code, samples in db.rows(
-            queries.ash_total_buckets(db.store.views, key),
-            period=period,
-            t0=start,
-            width=width,
-            top=list(names),
-            **where,
-        ):
-            g = names.get(code, OTHER)
-            b = max(int(bucket), 0)
-            per.setdefault(g, {})
-            per[g][b] = per[g].get(b, 0) + samples
-    if rest:
-        totals[OTHER] = sum(totals[g] for g in rest)
-        shown.append(OTHER)
-    return per, totals, shown, total
+    names = {codes[g]: g for g in shown}
+    stmt = queries.ash_total_buckets(db.store.views, key)
+    rows = db.rows(stmt, period=period, t0=start, width=width, top=list(names), **where) if shown else []
+    return _per_bucket(rows, names, totals, shown, rest), totals, shown, total
 
 
 def _from_blocks(db: Database, rng: Range, group_by, filters, binds, t0, width, top):
@@ -222,9 +207,8 @@ def _from_blocks(db: Database, rng: Range, group_by, filters, binds, t0, width, 
         return None
     v, key, n = db.store.views, tuple(sorted(filters)), len(ASH_TOP_LISTS[group_by])
     where = {"lo": rng.lo, "hi": rng.hi, **binds}
-    blocks = {f"blocks_{span}": snaps for span, snaps in ash_top_blocks(rng.lo, rng.hi).items()}
     totals, codes = {}, {}
-    for row in db.rows(queries.ash_top_groups(v, group_by, key), **where, **blocks):
+    for row in db.rows(queries.ash_top_groups(v, group_by, key), **where, **_blocks(rng)):
         g = label(group_by, tuple(row[n : 2 * n]))
         totals[g], codes[g] = row[-1], row[:n]
     total = sum(totals.values())
@@ -232,18 +216,27 @@ def _from_blocks(db: Database, rng: Range, group_by, filters, binds, t0, width, 
     tops = {f"top_{i}_{k}": None for i in range(1, top + 1) for k in range(n)}
     tops.update({f"top_{i}_{k}": c for i, g in enumerate(shown, 1) for k, c in enumerate(codes[g])})
     tops["top_last"] = [codes[g][-1] for g in shown if codes[g][-1] is not None]
-    names = dict(enumerate(shown, 1))
+    rows = db.rows(queries.activity_buckets(v, group_by, key, top), t0=t0, width=width, **where, **tops)
+    return _per_bucket(rows, dict(enumerate(shown, 1)), totals, shown, rest), totals, shown, total
+
+
+def _per_bucket(rows, names: dict, totals: dict, shown: list, rest: list) -> dict:
+    """{group: {bucket: samples}} from rows (bucket, key, samples) of the shown groups (their keys in `names`) and of
+    the others together (any other key); the others, when there are any, added to `totals` and `shown`."""
     per: dict = {}
-    for bucket, index, samples in db.rows(
-        queries.activity_buckets(v, group_by, key, top), t0=t0, width=width, **where, **tops
-    ):
-        g, b = names.get(index, OTHER), max(int(bucket), 0)
+    for bucket, key, samples in rows:
+        g, b = names.get(key, OTHER), max(int(bucket), 0)
         per.setdefault(g, {})
         per[g][b] = per[g].get(b, 0) + samples
     if rest:
         totals[OTHER] = sum(totals[g] for g in rest)
         shown.append(OTHER)
-    return per, totals, shown, total
+    return per
+
+
+def _blocks(rng: Range) -> dict:
+    """The binds of the blocks of schema.ASH_TOP that make up the range's intervals (queries._ash_top)."""
+    return {f"blocks_{span}": snaps for span, snaps in ash_top_blocks(rng.lo, rng.hi).items()}
 
 
 def top(db: Database, rng: Range, filters: dict | None = None) -> dict:
@@ -308,7 +301,7 @@ def _top_lists(db: Database, rng: Range, key: tuple, binds: dict) -> dict:
     blocks = db.store.ash_top and set(key) <= {"instance"}
     minus = db.store.ash_top and not blocks and db.store.ash_coded and _mostly_passing(db, rng, key, binds)
     if blocks or minus:
-        where.update({f"blocks_{span}": snaps for span, snaps in ash_top_blocks(rng.lo, rng.hi).items()})
+        where.update(_blocks(rng))
     if db.store.ash_coded and not blocks:
         found: dict = {name: [] for name in names}
         for name, *k, samples, second, _ in db.rows(queries.activity_top_coded(v, key, minus), **where):
