@@ -55,7 +55,7 @@ def compute(db: Database, rng: Range, instance="all", found_runs: list[dict] | N
     body["top_sql"] = {order: a["rows"] for order, a in top_sql.by_orders(db, rng, TOP_SQL_ORDERS, TOP_ROWS).items()}
     body["io_functions"] = io_functions(db, rng, inst, body["header"]["elapsed_s"])
     body["os"] = os_statistics(db, rng, inst, body["header"]["elapsed_s"])
-    body["tablespaces"] = tablespaces.compute(db, rng, max_points=3)["rows"]
+    body["tablespaces"] = tablespaces.compute(db, rng, with_series=False)["rows"]
     body["charts"] = {
         "wait_classes": series.wait_classes(db, rng, instance, CHART_POINTS),
         "aas": series.compute(

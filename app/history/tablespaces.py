@@ -9,7 +9,8 @@ from app.units import MIB
 DEFAULT_BLOCK_SIZE = 8192  # bytes, when the view has no block size for a tablespace (12.1: docs/awr-rules.md §16)
 
 
-def compute(db: Database, rng: Range, max_points=2000) -> dict:
+def compute(db: Database, rng: Range, max_points=2000, with_series=True) -> dict:
+    """Each tablespace's latest sizes and growth over the range (rows) and, `with_series`, its sizes over time."""
     when = db.timeline().lowest
     raw = db.rows(queries.tablespaces(db.store.views), lo=rng.lo, hi=rng.hi) if rng.lo is not None else []
     per: dict = {}  # per container and tablespace: in a CDB root every PDB has its SYSTEM, SYSAUX...
@@ -34,7 +35,7 @@ def compute(db: Database, rng: Range, max_points=2000) -> dict:
                 "growth_mb": round4((last[3] - pts[0][3]) * block / MIB),
             }
         )
-        for metric, idx in (("used", 3), ("size", 1), ("max", 2)):
+        for metric, idx in (("used", 3), ("size", 1), ("max", 2)) if with_series else ():
             values = analysis.lttb([(p[0].time, p[0].epoch, p[idx] * block / MIB) for p in pts], max_points)
             series.append(
                 {
