@@ -1,5 +1,5 @@
 """The embedded store runs the statements' SQLite text from app/store/sqlite_statements.json (app/store/sqlite.py):
-the file is what the Core statements of app/store/queries.py compile to, each text gives the rows SQLAlchemy gives
+the file is what the Core statements of app/store/queries/ compile to, each text gives the rows SQLAlchemy gives
 running the Core statement, and the page's questions are answered without importing SQLAlchemy (most of a Lambda
 cold start: BENCHMARKS.md)."""
 

@@ -235,7 +235,7 @@ def _per_bucket(rows, names: dict, totals: dict, shown: list, rest: list) -> dic
 
 
 def _blocks(rng: Range) -> dict:
-    """The binds of the blocks of schema.ASH_TOP that make up the range's intervals (queries._ash_top)."""
+    """The binds of the blocks of schema.ASH_TOP that make up the range's intervals (queries.ash._ash_top)."""
     return {f"blocks_{span}": snaps for span, snaps in ash_top_blocks(rng.lo, rng.hi).items()}
 
 

@@ -73,7 +73,7 @@ BLOCK_SNAPS = 48  # snapshots per block of SQLSTAT_BLOCKS: a day of half-hour sn
 TOP_SQL_METRICS = SQL_METRICS[:6]  # what top SQL sums (docs/awr-rules.md §15)
 
 # The tables are built on first use, and SQLAlchemy imported then: the embedded store's reads never need them
-# (app/store/queries.py).
+# (app/store/queries/).
 
 
 def _ints(*names):
@@ -716,7 +716,7 @@ ASH_TOP_LISTS = {  # list -> its columns of ASH_BASE, as queries.DIMENSIONS, que
     "sql_id": ("sql_id",),
     "session": ("instance_number", "session_id", "SESSION_SERIAL#"),
     "module": ("module",),
-    "event": ("event",),  # CPU for a sample ON CPU, as queries._cpu_or names it
+    "event": ("event",),  # CPU for a sample ON CPU, as queries.ash._cpu_or names it
     "current_obj": ("CURRENT_OBJ#",),
     "instance": ("instance_number",),
     "blocking": ("blocking_inst_id", "blocking_session", "BLOCKING_SESSION_SERIAL#", "event", "session_id"),
