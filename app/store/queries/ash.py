@@ -280,15 +280,25 @@ def _coded_dimension(b, name: str):
 
 
 def _coded_where(b, filters: tuple) -> list:
-    """_ash_where over the coded samples (schema.ASH_BASE): a text filter bound as its code."""
+    """_ash_where over the coded samples (schema.ASH_BASE)."""
+    return [_intervals(b), *_coded_filters(b, filters)]
+
+
+def _coded_filters(b, filters: tuple) -> list:
+    """Each filter's conditions over the coded samples: a text filter bound as its code."""
     from sqlalchemy import bindparam
 
-    where = [_intervals(b)]
+    out = []
     for name in filters:
         for k, (col, coded) in enumerate(_coded_dimension(b, name)):
             value = bindparam(f"f_{name}_{k}")
-            where.append(col == (_ash_code(value) if coded else value))
-    return where
+            out.append(col == (_ash_code(value) if coded else value))
+    return out
+
+
+def _instance_and_others(filters: tuple) -> tuple[tuple, tuple]:
+    """The instance filter, the one schema.ASH_TOP's counts can be filtered on, and the other filters."""
+    return tuple(n for n in filters if n == "instance"), tuple(n for n in filters if n != "instance")
 
 
 @statement
@@ -304,9 +314,9 @@ def activity_top_coded(v: Views, filters: tuple, minus: bool = False):
     from app.store.schema import ASH_BASE as b
     from app.store.schema import ASH_TOP_LISTS, ash_coded
 
-    kept = tuple(n for n in filters if n == "instance")  # what ASH_TOP's counts can be filtered on
+    kept, rest = _instance_and_others(filters)
     where = _coded_where(b, kept)
-    others = _coded_where(b, tuple(n for n in filters if n not in kept))[1:]
+    others = _coded_filters(b, rest)
     if others:
         where.append(and_(*others).is_not(True) if minus else and_(*others))
     on_cpu = b.c.session_state == _ash_code(bindparam("on_cpu", ON_CPU))
@@ -373,11 +383,10 @@ def ash_passing(v: Views, filters: tuple):
 
     from app.store.schema import ASH_BASE as b
 
-    kept = tuple(n for n in filters if n == "instance")
-    others = _coded_where(b, tuple(n for n in filters if n not in kept))[1:]
+    kept, rest = _instance_and_others(filters)
     where = [b.c.dbid == bindparam("dbid"), b.c.snap_id.in_(bindparam("snaps", expanding=True))]
-    where += _coded_where(b, kept)[1:]
-    return select(func.count(), func.count(case((and_(*others), 1)))).where(*where)
+    passing = func.count(case((and_(*_coded_filters(b, rest)), 1)))
+    return select(func.count(), passing).where(*where, *_coded_filters(b, kept))
 
 
 @statement
