@@ -109,6 +109,24 @@ def create_app(settings: Settings | None = None) -> Flask:
         resp.add_etag()
         return resp.make_conditional(request)
 
+    @app.get("/static/awrlens.js")  # app/page.py SCRIPTS_PATH
+    def page_scripts():
+        """The page's own scripts as one file (app/page.py), joined from static/js at each request, so an edited
+        file shows at the next reload; not found where static/ does not ship (Lambda)."""
+        from flask import abort, make_response, request
+
+        from app import page as the_page
+
+        try:
+            body = the_page.scripts()
+        except FileNotFoundError:
+            abort(404)
+        resp = make_response(body)
+        resp.mimetype = "text/javascript"
+        resp.cache_control.no_cache = True
+        resp.add_etag()
+        return resp.make_conditional(request)
+
     @app.errorhandler(ApiError)
     def _api_error(exc: ApiError):
         return jsonify(exc.body()), exc.status

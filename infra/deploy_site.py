@@ -22,7 +22,8 @@ What it does, idempotently (a second run uploads, creates and deletes nothing):
   and the limits are the API's on that stage (its environment_variables in zappa_settings.json, read by
   Settings.from_env; the defaults without --stage), so the page asks for nothing the API refuses. A page that would
   hold an API key is refused.
-- uploads every file of static/ with its Content-Type and a Cache-Control header: the vendored libraries
+- uploads every file of static/ with its Content-Type and a Cache-Control header (the page's own scripts as the one
+  file it loads, app/page.py's SCRIPTS joined, as Flask serves it): the vendored libraries
   (static/vendor, pinned by package-lock.json) go under a directory named after a hash of their contents and are
   cached for a year as immutable; index.html, which points there, and the app's own files are `no-cache` (the
   browser, and CloudFront, revalidate with the ETag, so a deploy shows at once).
@@ -209,8 +210,17 @@ def site_files(static: Path, api_url: str, settings: Settings, templates: Path =
     if f"static/vendor/{version}/" in html and not vendor:
         raise DeployError("static/vendor is empty: build the page's libraries first (make static/vendor/.installed)")
     files = [SiteFile("index.html", html.encode(), TYPES[".html"], NO_CACHE)]
+    joined = set()
+    if f'"{page.SCRIPTS_PATH}"' in html:  # the page's own scripts as one file, as Flask serves it (app/page.py)
+        try:
+            files.append(SiteFile(page.SCRIPTS_PATH, page.scripts(static), content_type(page.SCRIPTS_PATH), NO_CACHE))
+        except FileNotFoundError as exc:
+            raise DeployError(str(exc)) from None
+        joined = {f"js/{name}" for name in page.SCRIPTS}
     for path in local:
         rel = path.relative_to(static).as_posix()
+        if rel in joined:
+            continue  # in SCRIPTS_PATH
         if rel.startswith("vendor/"):
             files.append(
                 SiteFile(

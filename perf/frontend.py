@@ -145,7 +145,7 @@ def main():
     parser.add_argument("--store", default=str(ROOT / "var/awrlens.sqlite"))
     parser.add_argument("--runs", type=int, default=10)
     args = parser.parse_args()
-    if not (ROOT / "static/vendor/chart.umd.min.js").exists():
+    if not (ROOT / "static/vendor/vendor.min.js").exists():
         sys.exit("static/vendor/ is not built: npm ci && npm run vendor (make perf does it)")
     from playwright.sync_api import sync_playwright
 

@@ -1,14 +1,16 @@
-// Copies exactly the browser files the page loads from node_modules/ into static/vendor/ (`npm run vendor`).
-// Versions come from package-lock.json; nothing is fetched from a CDN. The page (templates/index.html) loads these
-// names in this order; vendor/manifest.json records the version of each package for the curious.
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+// Puts exactly the browser files the page loads from node_modules/ into static/vendor/ (`npm run vendor`), as one
+// script and one style sheet: vendor.min.js (the scripts below, in this order) and vendor.min.css, two requests
+// instead of ten (a browser asks at most six files of one server at a time; BENCHMARKS.md, "the page").
+// Versions come from package-lock.json; nothing is fetched from a CDN. vendor/manifest.json records each file's
+// package and version for the curious.
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const out = join(root, "static", "vendor");
 
-// [package, file inside the package, name in static/vendor/] -- the order the page loads them. Buttons 4 holds
+// [package, file inside the package, its name in the manifest] -- the order the page runs them. Buttons 4 holds
 // the CSV and copy buttons itself, and the -dt packages' scripts are empty shims for the default style: only
 // their CSS is needed.
 export const FILES = [
@@ -30,18 +32,18 @@ function version(pkg) {
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
+const bundles = { js: [], css: [] };
 const manifest = {};
 for (const [pkg, file, name] of FILES) {
-  const src = join(root, "node_modules", pkg, file);
-  const text = readFileSync(src, "utf8");
+  const text = readFileSync(join(root, "node_modules", pkg, file), "utf8");
   // the source maps are not shipped: drop the reference so a browser's developer tools never ask for them
   const stripped = text.replace(/\n?\/[/*][#@] sourceMappingURL=[^\n]*$/m, "");
-  if (stripped === text) {
-    copyFileSync(src, join(out, name));
-  } else {
-    writeFileSync(join(out, name), stripped);
-  }
+  const css = name.endsWith(".css");
+  // a script ends its statement: a file without a final semicolon or newline cannot run into the next one
+  bundles[css ? "css" : "js"].push(`/* ${pkg}@${version(pkg)}: ${file} */\n${stripped}\n${css ? "" : ";\n"}`);
   manifest[name] = `${pkg}@${version(pkg)}`;
 }
+writeFileSync(join(out, "vendor.min.js"), bundles.js.join(""));
+writeFileSync(join(out, "vendor.min.css"), bundles.css.join(""));
 writeFileSync(join(out, "manifest.json"), JSON.stringify(manifest, null, 2) + "\n");
-console.log(`static/vendor: ${FILES.length} files`);
+console.log(`static/vendor: ${FILES.length} files in vendor.min.js and vendor.min.css`);

@@ -31,7 +31,7 @@ def browser():
         from playwright.sync_api import sync_playwright
     except ImportError:
         _unavailable("Playwright for Python is not installed (requirements-dev.txt)")
-    if not (ROOT / "static" / "vendor" / "chart.umd.min.js").exists():
+    if not (ROOT / "static" / "vendor" / "vendor.min.js").exists():
         _unavailable("static/vendor/ is not built (`npm ci && npm run vendor`, or `make test`)")
     with sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from app import page
 from app.settings import Settings
 from infra import deploy_site
 from infra.deploy_site import IMMUTABLE, NO_CACHE, SECURITY_HEADERS_POLICY, YEAR, Aws, DeployError, deploy
@@ -346,6 +347,15 @@ def test_missing_vendor_build_is_a_clear_error(static, s3):
         run(static)
 
 
+def test_a_page_whose_scripts_are_missing_is_refused(static, s3):
+    """The page's own scripts go up as one file (app/page.py): one missing is named, and nothing is uploaded."""
+    index = static.parent / "templates" / "index.html"
+    index.write_text(index.read_text().replace('"static/js/app.js"', f'"{page.SCRIPTS_PATH}"'))
+    with pytest.raises(DeployError, match=r"static/js/dom\.js is missing"):
+        run(static)
+    assert BUCKET not in [b["Name"] for b in s3.list_buckets().get("Buckets", [])]  # nothing made, nothing sent
+
+
 def test_the_real_page(s3, tmp_path):
     """Every file of the repository's static/ (vendor included when it is built) lands with a known type, and the
     bucket's page is the one Flask serves for `/` (same template, same settings), with only the API's address and
@@ -360,7 +370,11 @@ def test_the_real_page(s3, tmp_path):
         for n in names  # vendor: maybe a link
         if not any(part.startswith(".") for part in Path(d, n).relative_to(static).parts)
     ]
-    assert len(report.uploaded) == len(local) + 1  # and index.html
+    joined = [p for p in local if p.parent == static / "js" and p.name in page.SCRIPTS]
+    assert len(joined) == len(page.SCRIPTS) and page.SCRIPTS_PATH in report.uploaded
+    assert len(report.uploaded) == len(local) - len(joined) + 2  # their one file instead, and index.html
+    body = s3.get_object(Bucket=BUCKET, Key=page.SCRIPTS_PATH)["Body"].read()
+    assert body == local_app_scripts(tmp_path)  # the bytes Flask serves
     for key, _obj in objects(s3).items():
         head = s3.head_object(Bucket=BUCKET, Key=key)
         assert head["ContentType"] != "application/octet-stream", key
@@ -375,7 +389,16 @@ def test_the_real_page(s3, tmp_path):
         "static/vendor/", f"static/vendor/{version}/"
     )
     refs = re.findall(r'(?:src|href)="(static/[^"]+)"', html)
-    assert len(refs) > 20 and all(ref in objects(s3) for ref in refs), refs
+    assert len(refs) == 5 and all(ref in objects(s3) for ref in refs), refs  # 2 style sheets, 3 scripts
+
+
+def local_app_scripts(tmp_path) -> bytes:
+    from app import create_app
+
+    local_app = create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(tmp_path / "none.sqlite")}}))
+    resp = local_app.test_client().get("/" + page.SCRIPTS_PATH)
+    assert resp.status_code == 200
+    return resp.get_data()
 
 
 def test_command_line(static, s3, capsys):

@@ -40,11 +40,54 @@ def test_the_page_is_revalidated(tmp_path):
 
 
 def test_the_page_loads_what_static_holds(tmp_path):
-    html = _app(tmp_path).test_client().get("/").get_data(as_text=True)
+    client = _app(tmp_path).test_client()
+    html = client.get("/").get_data(as_text=True)
     refs = re.findall(r'(?:src|href)="(static/[^"]+)"', html)
-    assert "static/js/app.js" in refs and "static/vendor/jquery.min.js" in refs
-    own = [r for r in refs if not r.startswith("static/vendor/")]
-    assert all((page.TEMPLATES.parent / r).is_file() for r in own), own
+    assert refs == [
+        "static/vendor/vendor.min.css",
+        "static/css/app.css",
+        "static/js/theme.js",
+        "static/vendor/vendor.min.js",
+        page.SCRIPTS_PATH,
+    ]
+    for ref in refs:
+        resp = client.get("/" + ref)
+        assert resp.status_code == 200 and resp.mimetype in ("text/css", "text/javascript"), ref
+        resp.close()
+
+
+def test_every_script_of_static_js_is_in_the_page_once():
+    """A new module of static/js is never left out of the page's one file of scripts (theme.js runs in the head)."""
+    names = sorted(p.name for p in (page.STATIC / "js").glob("*.js"))
+    assert sorted(page.SCRIPTS) == [n for n in names if n != "theme.js"]
+    assert len(set(page.SCRIPTS)) == len(page.SCRIPTS)
+
+
+def test_the_scripts_are_the_files_joined_in_order(tmp_path):
+    """Each file whole, in SCRIPTS' order, after its name; revalidated with the ETag, so an edit shows at once."""
+    client = _app(tmp_path).test_client()
+    resp = client.get("/" + page.SCRIPTS_PATH)
+    assert resp.status_code == 200 and resp.headers["Cache-Control"] == "no-cache"
+    body, at = resp.get_data(), 0
+    for name in page.SCRIPTS:
+        text = b"// static/js/%s\n%s\n;\n" % (name.encode(), (page.STATIC / "js" / name).read_bytes())
+        assert body.index(text, at) == at, name
+        at += len(text)
+    assert at == len(body)
+    assert client.get("/" + page.SCRIPTS_PATH, headers={"If-None-Match": resp.headers["ETag"]}).status_code == 304
+
+
+def test_scripts_with_a_file_missing_are_not_served(tmp_path, monkeypatch):
+    """Never a page without one of its modules: a clear error, and Flask's answer a 404."""
+    static = tmp_path / "static"
+    (static / "js").mkdir(parents=True)
+    for name in page.SCRIPTS[1:]:
+        (static / "js" / name).write_text("/* */")
+    with pytest.raises(FileNotFoundError, match=r"static/js/dom\.js is missing"):
+        page.scripts(static)
+    monkeypatch.setattr(page, "STATIC", static)
+    resp = _app(tmp_path).test_client().get("/" + page.SCRIPTS_PATH)
+    assert resp.status_code == 404 and resp.get_json()["error"]["code"] == "not_found"
 
 
 def test_without_the_template_the_root_names_the_api(tmp_path, monkeypatch):

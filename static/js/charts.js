@@ -212,6 +212,7 @@
       this.prefetch();
       return;
     }
+    this.loadChanges();
     this.fetch(win.from, win.to, detail);
   };
 
@@ -457,7 +458,8 @@
 
   TimeChart.prototype.redraw = TimeChart.prototype.render;
 
-  /** The changes of the window (spec.changes), asked once per window; the list under the chart follows the window. */
+  /** The changes of the window (spec.changes), asked once per window, with its data (setWindow); the list under the
+   * chart follows the window. */
   TimeChart.prototype.loadChanges = function () {
     var self = this, win = this.win, key = win.from + "/" + win.to;
     if (!this.spec.changes) { return; }
@@ -465,9 +467,10 @@
     if (this.changesKey === key) { return; }
     this.changesKey = key;
     this.spec.changes(win).then(function (rows) {
-      if (self.changesKey !== key || !self.chart) { return; }
+      if (self.changesKey !== key) { return; }
       self.changes = rows;
-      self.chart.update("none");
+      if (!self.chart) { return; }  // drawn with the chart
+      self.chart.draw();  // the lines and pins are drawn over the chart (Changes.plugin): no new layout or data
       Changes.list(self, self.changesShown());
     }).catch(function () { if (self.changesKey === key) { self.changesKey = null; } });  // asked again next time
   };
@@ -482,7 +485,7 @@
   /** The changes shown or hidden as the link now says (AWRLens.Changes calls it on every time chart). */
   TimeChart.prototype.showChanges = function () {
     this.card.querySelector("[data-act=changes]").setAttribute("aria-pressed", String(Changes.shown()));
-    if (this.chart) { this.chart.update("none"); }
+    if (this.chart) { this.chart.draw(); }
     if (this.win) { Changes.list(this, this.changesShown()); }
   };
 
