@@ -10,7 +10,7 @@ panning, and the gzipped size of everything the page ships.
   2. RACPROD's redo per second for each instance over 45 days, every point (4,320), on one chart: the time Chart.js
      takes to redraw it for each step of a zoom and a pan (what a drag does on every mouse move).
   3. gzip -6 of the page as served (index.html, rendered from templates/index.html with its settings) and of every
-     JS and CSS file it loads (its links and scripts: static/vendor, static/js, static/css).
+     JS and CSS file it loads as served (its links and scripts: static/vendor, static/awrlens.js, static/css...).
 Usage: .venv/bin/python perf/frontend.py [--store var/awrlens.sqlite] [--runs 10]
 """
 
@@ -121,14 +121,19 @@ def big_chart(browser, base):
     return {k: round(v, 2) if isinstance(v, float) else v for k, v in result.items()}
 
 
-def sizes(html: str):
-    """Bytes and gzip -6 bytes of the page (`html`, as served) and of every file its links and scripts load."""
+def sizes(base: str):
+    """Bytes and gzip -6 bytes of the page and of every file its links and scripts load, as served."""
 
     def size(body):
         return {"bytes": len(body), "gzip": len(gzip.compress(body, compresslevel=6, mtime=0))}
 
-    refs = sorted(set(re.findall(r'<(?:script|link)\b[^>]*\b(?:src|href)="(static/[^"]+)"', html)))
-    rows = {"index.html": size(html.encode()), **{ref: size((ROOT / ref).read_bytes()) for ref in refs}}
+    def served(path):
+        with urlopen(f"{base}/{path}") as resp:
+            return resp.read()
+
+    html = served("")
+    refs = sorted(set(re.findall(r'<(?:script|link)\b[^>]*\b(?:src|href)="(static/[^"]+)"', html.decode())))
+    rows = {"index.html": size(html), **{ref: size(served(ref)) for ref in refs}}
     vendor = [v for k, v in rows.items() if k.startswith("static/vendor/")]
     own = [v for k, v in rows.items() if not k.startswith("static/vendor/")]
     total = lambda vs, key: sum(v[key] for v in vs)  # noqa: E731
@@ -153,8 +158,7 @@ def main():
     argv = [str(VENV_BIN / "gunicorn"), "--bind", "127.0.0.1:{port}", "--workers", "3", "app.wsgi:app"]
     results = {}
     with serving(argv, env, "/api/v1/") as (port, _), sync_playwright() as pw:
-        with urlopen(f"http://127.0.0.1:{port}/") as resp:
-            results["sizes"] = sizes(resp.read().decode())
+        results["sizes"] = sizes(f"http://127.0.0.1:{port}")
         browser = pw.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
         results["chromium"] = browser.version
         base = f"http://127.0.0.1:{port}"

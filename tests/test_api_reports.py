@@ -366,6 +366,46 @@ def test_tablespaces_grow(api, dbs, sql3):
         assert rows["SYSTEM"]["used_mb"] == pytest.approx(used * block / 1048576, abs=1e-3)
 
 
+def test_a_tablespace_created_again_under_its_name_is_one_tablespace(api, dbs, demo_store, tmp_path):
+    """A tablespace dropped and created again gets a new TS# under the same name (a number freed by a dropped
+    tablespace, maybe lower): its sizes are one tablespace's, in time order across both numbers. The store's USERS
+    under a higher TS# until halfway gives the answers of the store as it was (the rows come in TS# order:
+    queries.tablespaces)."""
+    import shutil
+    import sqlite3
+
+    from app import create_app
+    from app.settings import Settings
+
+    moved = tmp_path / "moved.sqlite"
+    shutil.copy(demo_store[0], moved)
+    again = create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(moved)}})).test_client()
+    with sqlite3.connect(moved) as con:
+        for db in dbs.values():
+            dbid = dbid_of(db)
+            con_dbid, ts, mid = con.execute(
+                "select t.con_dbid, t.\"TS#\", (min(u.snap_id) + max(u.snap_id)) / 2 from dba_hist_tablespace t"
+                " join dba_hist_tbspc_space_usage u on u.dbid = t.dbid and u.tablespace_id = t.\"TS#\""
+                " where t.dbid = ? and t.tsname = 'USERS'",
+                (dbid,),
+            ).fetchone()
+            new = ts + 100
+            con.execute(
+                "insert into dba_hist_tablespace select dbid, ?, tsname, contents, block_size, con_dbid"
+                " from dba_hist_tablespace where dbid = ? and \"TS#\" = ? and con_dbid = ?",
+                (new, dbid, ts, con_dbid),
+            )
+            n = con.execute(
+                "update dba_hist_tbspc_space_usage set tablespace_id = ? where dbid = ? and tablespace_id = ?"
+                " and con_dbid = ? and snap_id <= ?",
+                (new, dbid, ts, con_dbid, mid),
+            ).rowcount
+            assert n > 10
+    for db in dbs.values():
+        for q in ({}, {"max_points": 0}, {"max_points": 10}):
+            assert ok(again, url(db, "/tablespaces"), **q) == ok(api, url(db, "/tablespaces"), **q)
+
+
 def test_compare_two_ranges_with_percent_change(api, dbs, window):
     db, (lo, hi) = dbs["rac"], window
     a, b = {"begin_snap": lo - 20, "end_snap": lo - 12}, {"begin_snap": lo, "end_snap": hi}

@@ -45,7 +45,8 @@ def time_chart(
     """An SVG chart over time. `layers`: (label, colour, times, values) drawn as stacked areas (`stacked`) or as
     lines; `lines`: more lines on top (a CPU count). A None value, or a time a layer lacks, breaks its shape."""
     series = list(layers) + list(lines)
-    times = sorted({t for _, _, ts, _ in series for t in ts}, key=_epoch)
+    epochs = {t: _epoch(t) for t in {t for _, _, ts, _ in series for t in ts}}  # each time parsed once
+    times = sorted(epochs, key=epochs.__getitem__)
     legend_rows = (len(series) + 3) // 4
     height = HEIGHT + legend_rows * LEGEND_ROW
     out = [
@@ -57,8 +58,9 @@ def time_chart(
     if len(times) < 2:
         out.append(f'<text x="{LEFT}" y="{TOP + 40}">Not enough points to draw.</text></svg>')
         return "".join(out)
-    x0, x1 = _epoch(times[0]), _epoch(times[-1])
+    x0, x1 = epochs[times[0]], epochs[times[-1]]
     right, bottom = WIDTH - RIGHT, HEIGHT - BOTTOM
+    at = {t: f"{LEFT + (e - x0) / (x1 - x0) * (right - LEFT):.1f}" for t, e in epochs.items()}  # x, as drawn
     values = {}  # (layer index, time) -> value, stacked when asked
     below = dict.fromkeys(times, 0.0)
     for k, (_, _, ts, vs) in enumerate(layers):
@@ -69,9 +71,6 @@ def time_chart(
                     below[t] += v
     tops = [hi for _, hi in values.values()] + [v for _, _, _, vs in lines for v in vs if v is not None]
     ymax = _nice(max(tops, default=1.0) * 1.05)
-
-    def x(t):
-        return LEFT + (_epoch(t) - x0) / (x1 - x0) * (right - LEFT)
 
     def y(v):
         return bottom - v / ymax * (bottom - TOP)
@@ -88,25 +87,25 @@ def time_chart(
     )
     for k in range(6):  # the time axis: six dates
         epoch = x0 + (x1 - x0) * k / 5
-        t = min(times, key=lambda s: abs(_epoch(s) - epoch))
+        t = min(times, key=lambda s: abs(epochs[s] - epoch))
         anchor = "start" if k == 0 else "end" if k == 5 else "middle"
         out.append(
-            f'<text x="{x(t):.1f}" y="{bottom + 16}" text-anchor="{anchor}">'
+            f'<text x="{at[t]}" y="{bottom + 16}" text-anchor="{anchor}">'
             f'{escape(datetime.fromisoformat(t).strftime("%m-%d %H:%M"))}</text>'
         )
     out.append(f'<line x1="{LEFT}" x2="{right}" y1="{bottom}" y2="{bottom}" stroke="#888"/>')
     for k, (_name, colour, _times, _) in enumerate(layers):
         for run in _runs(times, lambda t, k=k: values.get((k, t))):
             if stacked:
-                upper = " ".join(f"{x(t):.1f},{y(v[1]):.1f}" for t, v in run)
-                lower = " ".join(f"{x(t):.1f},{y(v[0]):.1f}" for t, v in reversed(run))
+                upper = " ".join(f"{at[t]},{y(v[1]):.1f}" for t, v in run)
+                lower = " ".join(f"{at[t]},{y(v[0]):.1f}" for t, v in reversed(run))
                 out.append(f'<polygon points="{upper} {lower}" fill={quoteattr(colour)} fill-opacity="0.85"/>')
             else:
-                out.append(_polyline(run, x, y, colour, lambda v: v[1]))
+                out.append(_polyline(run, at, y, colour, lambda v: v[1]))
     for _name, colour, ts, vs in lines:
         got = dict(zip(ts, vs, strict=True))
         for run in _runs(times, got.get):
-            out.append(_polyline(run, x, y, colour, lambda v: v, dash=True))
+            out.append(_polyline(run, at, y, colour, lambda v: v, dash=True))
     for k, (label, colour, _, _) in enumerate(series):  # the legend, four to a row
         lx, ly = LEFT + (k % 4) * 215, HEIGHT + (k // 4) * LEGEND_ROW
         out.append(
@@ -132,8 +131,9 @@ def _runs(times, get):
         yield run
 
 
-def _polyline(run, x, y, colour, value, dash=False):
-    points = " ".join(f"{x(t):.1f},{y(value(v)):.1f}" for t, v in run)
+def _polyline(run, at, y, colour, value, dash=False):
+    """A line through a run's points: `at` each time's x as drawn, y(value(v)) its height."""
+    points = " ".join(f"{at[t]},{y(value(v)):.1f}" for t, v in run)
     return (
         f'<polyline points="{points}" fill="none" stroke={quoteattr(colour)} stroke-width="1.5"'
         + (' stroke-dasharray="5 3"' if dash else "")

@@ -21,6 +21,7 @@ def compute(db: Database, rng: Range, max_points=2000, with_series=True) -> dict
     rows, series = [], []
     names = db.containers()
     for (con_dbid, name, contents, block), pts in sorted(per.items(), key=lambda kv: (kv[0][0] or 0, kv[0][1:])):
+        pts.sort(key=lambda p: p[0].snap_id)  # in time order already, but for a name two TS# have had (queries)
         last = pts[-1]
         rows.append(
             {

@@ -144,7 +144,8 @@ def new_plans(v: Views, firsts: bool = False):
     of the statement's latest snapshot before (none: a new statement, not a new plan). The TOP_NEW_PLANS largest by
     elapsed time. SQL_ID is the leading key of the lookups (Oracle's WRH$_SQLSTAT index and the store's). With
     `firsts` (the embedded store's schema.PLAN_FIRSTS), only the plans whose first snapshot of an instance is in the
-    range are summed: a plan an instance ran before the range has an earlier snapshot, so it is never new there."""
+    range are summed: a plan an instance ran before the range has an earlier snapshot, so it is never new there; and
+    whether any instance ran the plan before is a lookup there too, not a scan of the statement's earlier rows."""
     from sqlalchemy import and_, bindparam, exists, func, select
 
     t = v.sqlstat
@@ -211,9 +212,19 @@ def new_plans(v: Views, firsts: bool = False):
         .where(statement_of(earlier), earlier.c.snap_id == last_snap)
         .scalar_subquery()
     )
-    seen_before = exists().where(
-        statement_of(same), same.c.plan_hash_value == r.c.plan_hash_value, same.c.snap_id < r.c.first_snap
-    )
+    if firsts:  # the plan's first snapshot on each instance: one lookup, not the statement's earlier rows scanned
+        same = f.alias("same_plan")
+        seen_before = exists().where(
+            same.c.dbid == bindparam("dbid"),
+            same.c.con_dbid == r.c.con_dbid,
+            same.c.sql_id == r.c.sql_id,
+            same.c.plan_hash_value == r.c.plan_hash_value,
+            same.c.first_snap < r.c.first_snap,
+        )
+    else:
+        seen_before = exists().where(
+            statement_of(same), same.c.plan_hash_value == r.c.plan_hash_value, same.c.snap_id < r.c.first_snap
+        )
     return (
         select(
             r.c.sql_id,

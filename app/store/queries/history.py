@@ -397,7 +397,9 @@ def sql_history(v: Views, in_container: bool = False):
 @statement
 def tablespaces(v: Views):
     """Tablespace sizes with their names, per container: in a CDB root TS# repeats in every container, so the join
-    includes CON_DBID where the release's DBA_HIST_TABLESPACE has it, and so does the block size (schema.ABSENT)."""
+    includes CON_DBID where the release's DBA_HIST_TABLESPACE has it, and so does the block size (schema.ABSENT).
+    In the order of the keys of both tables (container, TS#, snapshot), so no sort: a tablespace dropped and created
+    again under its name has two TS#, whose rows the caller puts in time order."""
     from sqlalchemy import and_, null, select
 
     u, t = v.tbspc_space_usage, v.tablespace
@@ -418,5 +420,5 @@ def tablespaces(v: Views):
         )
         .join_from(u, t, and_(*on))
         .where(_snap_range(u))
-        .order_by(u.c.con_dbid, t.c.tsname, u.c.snap_id)
+        .order_by(t.c.con_dbid if "con_dbid" in t.c else u.c.con_dbid, t.c.ts_num, u.c.snap_id)
     )
