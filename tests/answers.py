@@ -143,6 +143,11 @@ def requests(client, stories) -> list[str]:
             url(base + "/tablespaces", max_points=0, begin_snap=mid),
             url(base + "/tablespaces", format="csv"),
         ]
+        out += [  # the range report: the page of its sections and SVG charts (docs/awr-rules.md §28)
+            url(base + "/report"),
+            url(base + "/report", begin_snap=mid - 48, end_snap=mid, instance=insts[-1]),
+            url(base + "/report", begin_snap=mid - 24, end_snap=mid, download=1),
+        ]
         out += [
             url(base + "/compare", a_begin_snap=mid - 24, a_end_snap=mid, b_begin_snap=mid, b_end_snap=mid + 24),
             url(
