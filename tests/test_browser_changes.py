@@ -112,6 +112,30 @@ def test_the_async_io_fix_shows_the_restart_and_the_parameter_on_every_chart(ser
     assert pg.api("/changes") and not pg.errors
 
 
+def test_changes_that_come_before_the_data_are_on_the_charts_first_drawing(server, page, stories):
+    """A chart asks its changes with its data (charts.js): when they come first, the chart's first drawing has them,
+    with no drawing after. The charts' data is held back here until the changes have come."""
+    import time
+
+    pg, order = page, []
+    pg.page.on("response", lambda r: order.append(r.url.split("?")[0].rsplit("/", 1)[-1]))
+
+    def later(route):
+        time.sleep(0.3)
+        route.continue_()
+
+    for part in ("series", "wait-classes"):
+        pg.page.route(f"**/api/v1/dbs/*/{part}?*", later)
+    cards = overview(pg, server, stories)
+    data = [i for i, name in enumerate(order) if name in ("series", "wait-classes")]
+    assert len(data) >= 3 and order.index("changes") < min(data), order  # the case this test is for
+    for k in range(cards.count()):
+        card = cards.nth(k)
+        assert card.locator(".change-pin[data-kind=restart]").count() == 1
+        assert card.locator(".change-pin[data-kind=parameter]").count() == 1
+    assert not pg.errors
+
+
 def test_a_link_with_the_changes_hidden_keeps_them_hidden_and_back_restores_it(server, page, stories):
     """changes=hide in a link: every time chart has its changes but shows none; the tool shows them (a history entry,
     the key gone from the link); Back hides them again, Forward shows them."""

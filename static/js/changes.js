@@ -53,7 +53,7 @@
     id: "awrChanges",
     afterDatasetsDraw: function (chart) {
       var own = chart.$awr && chart.$awr.owner, area = chart.chartArea, x = chart.scales.x;
-      if (!own || !x) { return; }
+      if (!own || !own.changePins || !x) { return; }  // a chart without changes (spec.changes): compare's
       var ctx = chart.ctx, shown = own.changesShown();
       ctx.save();
       shown.forEach(function (r) {

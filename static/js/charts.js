@@ -421,9 +421,10 @@
             }
           }
         },
-        plugins: [Card.background, markers, partialMarks, Changes.plugin, paint].concat(spec.plugins || [])  // spec.plugins: drawn with the chart
+        // the chart's markers and owner (the changes it shows) are there for its first drawing, in the constructor
+        plugins: [{ id: "awrOwner", beforeInit: function (chart) { chart.$awr = { markers: merged.markers, owner: self }; } },
+          Card.background, markers, partialMarks, Changes.plugin, paint].concat(spec.plugins || [])  // spec.plugins: drawn with the chart
       });
-      this.chart.$awr = { markers: merged.markers, owner: this };
     } else {
       var c = this.chart;
       c.data.datasets.forEach(function (old) {
