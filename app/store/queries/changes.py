@@ -196,7 +196,10 @@ def new_plans(v: Views, firsts: bool = False):
             .group_by(t.c.sql_id, t.c.plan_hash_value, t.c.con_dbid, t.c.instance_number)
             .subquery("r")
         )
-    same, earlier, latest = t.alias("same_plan"), t.alias("earlier"), t.alias("latest")
+    earlier, latest = t.alias("earlier"), t.alias("latest")
+    # with `firsts`, whether the plan ran before is a lookup of its first snapshots, not a scan of earlier rows
+    same = (f if firsts else t).alias("same_plan")
+    before = same.c.first_snap if firsts else same.c.snap_id
 
     def statement_of(a):
         return and_(a.c.dbid == bindparam("dbid"), a.c.sql_id == r.c.sql_id, a.c.con_dbid == r.c.con_dbid)
@@ -212,19 +215,9 @@ def new_plans(v: Views, firsts: bool = False):
         .where(statement_of(earlier), earlier.c.snap_id == last_snap)
         .scalar_subquery()
     )
-    if firsts:  # the plan's first snapshot on each instance: one lookup, not the statement's earlier rows scanned
-        same = f.alias("same_plan")
-        seen_before = exists().where(
-            same.c.dbid == bindparam("dbid"),
-            same.c.con_dbid == r.c.con_dbid,
-            same.c.sql_id == r.c.sql_id,
-            same.c.plan_hash_value == r.c.plan_hash_value,
-            same.c.first_snap < r.c.first_snap,
-        )
-    else:
-        seen_before = exists().where(
-            statement_of(same), same.c.plan_hash_value == r.c.plan_hash_value, same.c.snap_id < r.c.first_snap
-        )
+    seen_before = exists().where(
+        statement_of(same), same.c.plan_hash_value == r.c.plan_hash_value, before < r.c.first_snap
+    )
     return (
         select(
             r.c.sql_id,

@@ -308,33 +308,17 @@ def _sqlstat_rows(v: Views, blocks: bool):
 def top_sql(v: Views, order: str, blocks: bool = False):
     """SQL statements by the summed delta of one metric (`order` is a key of TOP_SQL_ORDER), per container: in a CDB
     root the same SQL_ID runs in several PDBs, each its own row (docs/awr-rules.md §15)."""
-    from sqlalchemy import func, select
+    from sqlalchemy import func
 
-    t, where = _sqlstat_rows(v, blocks)
-    sums = [func.sum(t.c[f"{m}_delta"]).label(m) for m in TOP_SQL_METRICS]
+    t, grouped = _sqlstat_sums(v, blocks)
     ranked = func.sum(t.c[f"{TOP_SQL_ORDER[order]}_delta"])
-    return (
-        select(
-            t.c.con_dbid,
-            t.c.sql_id,
-            t.c.plan_hash_value,
-            *sums,
-            func.max(t.c.module).label("module"),
-            func.max(t.c.parsing_schema_name).label("parsing_schema_name"),
-        )
-        .where(where)
-        .group_by(t.c.con_dbid, t.c.sql_id, t.c.plan_hash_value)
-        .order_by(ranked.desc(), t.c.sql_id, t.c.con_dbid)
-        .limit(TOP_SQL_ROWS)
-    )
+    return grouped.order_by(ranked.desc(), t.c.sql_id, t.c.con_dbid).limit(TOP_SQL_ROWS)
 
 
-@statement
-def top_sql_ranked(v: Views, orders: tuple = ("elapsed", "cpu", "gets", "reads"), blocks: bool = False):
-    """Top SQL by several orders at once (the range report, docs/awr-rules.md §28): top_sql's sums, made once, ranked
-    by each order (ROW_NUMBER, ties as top_sql breaks them); the rows in any order's first TOP_SQL_ROWS, with their
-    ranks, so that each order's rows are top_sql's for that order."""
-    from sqlalchemy import func, or_, select
+def _sqlstat_sums(v: Views, blocks: bool):
+    """The rows top SQL reads (_sqlstat_rows) and the statement summing them per container, SQL_ID and plan: the
+    metrics' deltas, a module and a parsing schema."""
+    from sqlalchemy import func, select
 
     t, where = _sqlstat_rows(v, blocks)
     sums = [func.sum(t.c[f"{m}_delta"]).label(m) for m in TOP_SQL_METRICS]
@@ -349,7 +333,18 @@ def top_sql_ranked(v: Views, orders: tuple = ("elapsed", "cpu", "gets", "reads")
         )
         .where(where)
         .group_by(t.c.con_dbid, t.c.sql_id, t.c.plan_hash_value)
-    ).subquery("grouped")
+    )
+    return t, grouped
+
+
+@statement
+def top_sql_ranked(v: Views, orders: tuple = ("elapsed", "cpu", "gets", "reads"), blocks: bool = False):
+    """Top SQL by several orders at once (the range report, docs/awr-rules.md §28): top_sql's sums, made once, ranked
+    by each order (ROW_NUMBER, ties as top_sql breaks them); the rows in any order's first TOP_SQL_ROWS, with their
+    ranks, so that each order's rows are top_sql's for that order."""
+    from sqlalchemy import func, or_, select
+
+    grouped = _sqlstat_sums(v, blocks)[1].subquery("grouped")
     g = grouped.c
     ranks = [
         func.row_number().over(order_by=(g[TOP_SQL_ORDER[o]].desc(), g.sql_id, g.con_dbid)).label(f"rank_{o}")
