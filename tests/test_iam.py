@@ -526,10 +526,11 @@ def apigateway_path(op: str, params: dict) -> str:
 
 
 @pytest.fixture(scope="module")
-def zappa_against_moto(tmp_path_factory):
+def zappa_against_moto(tmp_path_factory, templates):
     """`zappa deploy`, `update`, `status`, `rollback` and `undeploy` of the prod stage (VPC, keep-warm schedule,
     concurrency: every setting the demo has and more), with a prebuilt zip, against moto; every call recorded, and
-    the templates Zappa uploaded."""
+    the templates Zappa uploaded. `templates` is made first, in a moto of its own: made inside this one (when no
+    earlier test of the module asked for it), moto would nest the two and share their roles."""
     import boto3
     import zappa.core
     from botocore.client import BaseClient
