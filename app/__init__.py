@@ -98,22 +98,19 @@ def create_app(settings: Settings | None = None) -> Flask:
     @app.get("/")
     def page():
         """The page (templates/index.html, app/page.py), or where the API is where there is no page (Lambda)."""
-        from flask import make_response, render_template, request
+        from flask import make_response, render_template
 
         from app import page as the_page
 
         if not (the_page.TEMPLATES / the_page.PAGE).exists():
             return jsonify({"name": "awrlens", "api": "/api/v1/", "openapi": "/api/v1/openapi.json"})
-        resp = make_response(render_template(the_page.PAGE, **the_page.context(settings)))
-        resp.cache_control.no_cache = True  # revalidated with the ETag, so a new page shows at once
-        resp.add_etag()
-        return resp.make_conditional(request)
+        return _revalidated(make_response(render_template(the_page.PAGE, **the_page.context(settings))))
 
     @app.get("/static/awrlens.js")  # app/page.py SCRIPTS_PATH
     def page_scripts():
         """The page's own scripts as one file (app/page.py), joined from static/js at each request, so an edited
         file shows at the next reload; not found where static/ does not ship (Lambda)."""
-        from flask import abort, make_response, request
+        from flask import abort, make_response
 
         from app import page as the_page
 
@@ -123,9 +120,7 @@ def create_app(settings: Settings | None = None) -> Flask:
             abort(404)
         resp = make_response(body)
         resp.mimetype = "text/javascript"
-        resp.cache_control.no_cache = True
-        resp.add_etag()
-        return resp.make_conditional(request)
+        return _revalidated(resp)
 
     @app.errorhandler(ApiError)
     def _api_error(exc: ApiError):
@@ -143,6 +138,15 @@ def create_app(settings: Settings | None = None) -> Flask:
         return jsonify(error_body(500, "internal_error", "unexpected error; see the server log")), 500
 
     return app
+
+
+def _revalidated(resp):
+    """The page, or its scripts: no-cache, revalidated with the ETag, so a new page shows at once."""
+    from flask import request
+
+    resp.cache_control.no_cache = True
+    resp.add_etag()
+    return resp.make_conditional(request)
 
 
 def tune_gc():
