@@ -187,3 +187,34 @@ def test_each_gunicorn_worker_imports_sqlalchemy_as_it_starts(demo_store):
     done = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "True"]
+
+
+def test_the_key_keeps_each_parameters_values_in_the_order_given():
+    """A repeated parameter's order is part of the question (/series answers its names in that order); the order of
+    different parameters is not."""
+    app = create_app(Settings.from_env({}, targets={}))
+
+    def key(query):
+        with app.test_request_context(f"/api/v1/dbs/x/series?{query}"):
+            return answer_cache._key()
+
+    assert key("name=a&name=b") != key("name=b&name=a")
+    assert key("name=a&name=b&from=1") == key("from=1&name=a&name=b") == key("name=a&from=1&name=b")
+    assert key("name=a") != key("name=a&name=a")
+
+
+def test_a_repeated_parameter_in_another_order_is_another_question(counted, dbs):
+    """/series answers its series in the order the names were asked: the same names swapped are not served the
+    first order's answer."""
+    client, runs = counted
+    asked = [("derived:tps", "derived:aas"), ("derived:aas", "derived:tps")]
+    answers, ran = [], []
+    for names in asked:
+        resp = client.get(series_url(dbs).replace("name=derived:aas", "&".join(f"name={n}" for n in names)))
+        assert resp.status_code == 200, resp.get_json()
+        answers.append(resp)
+        ran.append(len(runs))
+    for names, resp in zip(asked, answers, strict=True):
+        assert tuple(dict.fromkeys(s["name"] for s in resp.get_json()["series"])) == names  # each instance's
+    assert answers[0].headers["ETag"] != answers[1].headers["ETag"]
+    assert ran[1] > ran[0] and "Age" not in answers[1].headers  # computed, not served from memory

@@ -111,4 +111,6 @@ class AnswerCache:
 
 
 def _key():
-    return request.path, tuple(sorted(request.args.items(multi=True)))
+    """The question: the path and each parameter with its values in the order given (a repeated `name` of /series
+    answers its series in that order), the parameters themselves in any order."""
+    return request.path, tuple(sorted((k, tuple(request.args.getlist(k))) for k in request.args))
