@@ -7,6 +7,7 @@ import os
 # work on every cold start (Lambda's included). Enabled again once they are imported, and frozen.
 gc.disable()
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import orjson
 from flask import Flask, jsonify
@@ -54,6 +55,21 @@ def create_app(settings: Settings | None = None) -> Flask:
     origins = [o.strip() for o in settings.cors_origins.split(",")]
     # a page on another origin reads a report's file name (Oracle's own reports, app/api/oracle_reports.py)
     CORS(app, resources={r"/api/*": {"origins": origins}}, max_age=600, expose_headers=["Content-Disposition"])
+
+    @app.before_request
+    def _relative_redirect():
+        """Werkzeug's redirect to a route's own URL (`/api/v1` to `/api/v1/`, doubled slashes merged) names the
+        request's Host header in an absolute Location, under an HTML page: the path alone instead (RFC 9110 10.2.2:
+        a relative reference is resolved against the request's URL), in JSON. First of the request's checks."""
+        from flask import request
+        from werkzeug.routing import RequestRedirect
+
+        exc = request.routing_exception
+        if isinstance(exc, RequestRedirect):
+            to = urlsplit(exc.new_url)
+            location = "/" + to.path.lstrip("/") + (f"?{to.query}" if to.query else "")  # never //host
+            return jsonify({"location": location}), exc.code, {"Location": location}
+        return None
 
     @app.after_request
     def _vary_on_origin(resp):
@@ -104,7 +120,9 @@ def create_app(settings: Settings | None = None) -> Flask:
 
         if not (the_page.TEMPLATES / the_page.PAGE).exists():
             return jsonify({"name": "awrlens", "api": "/api/v1/", "openapi": "/api/v1/openapi.json"})
-        return _revalidated(make_response(render_template(the_page.PAGE, **the_page.context(settings))))
+        resp = make_response(render_template(the_page.PAGE, **the_page.context(settings)))
+        resp.headers.update(the_page.FRAMING)
+        return _revalidated(resp)
 
     @app.get("/static/awrlens.js")  # app/page.py SCRIPTS_PATH
     def page_scripts():

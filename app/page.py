@@ -15,6 +15,8 @@ PAGE = "index.html"
 VENDOR = "static/vendor"  # the vendored libraries, as the page's own server has them
 STATIC = TEMPLATES.parent / "static"
 SCRIPTS_PATH = "static/awrlens.js"  # the page's own scripts as one file (scripts()); theme.js runs alone, in the head
+# Only a page of the page's own origin may frame it (CSP's frame-ancestors; X-Frame-Options for browsers without it)
+FRAMING = {"Content-Security-Policy": "frame-ancestors 'self'", "X-Frame-Options": "SAMEORIGIN"}
 SCRIPTS = (  # static/js, in the order they run: each uses those before it
     "dom.js",
     "format.js",

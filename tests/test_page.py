@@ -39,6 +39,33 @@ def test_the_page_is_revalidated(tmp_path):
     assert client.get("/", headers={"If-None-Match": resp.headers["ETag"]}).status_code == 304
 
 
+def test_only_the_pages_own_origin_may_frame_it(tmp_path):
+    """CSP Level 3's frame-ancestors 'self', and RFC 7034's X-Frame-Options SAMEORIGIN for browsers without it."""
+    resp = _app(tmp_path).test_client().get("/")
+    assert resp.headers["Content-Security-Policy"] == "frame-ancestors 'self'"
+    assert resp.headers["X-Frame-Options"] == "SAMEORIGIN"
+
+
+@pytest.mark.parametrize(
+    "asked, location",
+    [
+        ("/api/v1", "/api/v1/"),
+        ("/api/v1?x=1", "/api/v1/?x=1"),
+        ("/api/v1//dbs", "/api/v1/dbs"),
+    ],
+)
+def test_a_redirect_names_no_host(tmp_path, asked, location):
+    """Werkzeug's redirect to a route's own URL: a relative Location (RFC 9110 10.2.2), whatever the Host header says,
+    in JSON; resolved against the request's URL it is the route's."""
+    from urllib.parse import urljoin
+
+    resp = _app(tmp_path).test_client().get(asked, base_url="http://evil.example")
+    assert resp.status_code == 308 and resp.mimetype == "application/json"
+    assert resp.headers["Location"] == location and resp.get_json() == {"location": location}
+    assert "evil.example" not in resp.get_data(as_text=True)
+    assert urljoin("http://awrlens.test" + asked, location) == "http://awrlens.test" + location
+
+
 def test_the_page_loads_what_static_holds(tmp_path):
     client = _app(tmp_path).test_client()
     html = client.get("/").get_data(as_text=True)
