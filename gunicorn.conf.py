@@ -5,15 +5,46 @@ other targets, the page and the OpenAPI document keep being answered; a client t
 one thread too, not a whole worker. On Lambda none of this applies: API Gateway gives each container one request.
 """
 
+import json
 import os
 import shutil
 import tempfile
+
+import gunicorn.util
 
 worker_class = "gthread"
 workers = int(os.environ.get("WEB_CONCURRENCY", 3))
 threads = 16  # per worker: above AWRLENS_MAX_IN_FLIGHT (8), so a busy target leaves threads for everything else
 timeout = 60  # a worker whose threads all stay stuck this long is restarted (requests end well before: 25 s)
 keepalive = 5
+# What gunicorn reads of a request before the app sees it (its defaults, named here for the refusals below)
+limit_request_line = 4094  # bytes of the request line: method, path and query
+limit_request_fields = 100  # header fields
+limit_request_field_size = 8190  # bytes of one header field
+# The SCRIPT_NAME header (a path prefix) and X-Forwarded-Proto only from a proxy named in FORWARDED_ALLOW_IPS:
+# gunicorn's default trusts any client on 127.0.0.1, whose SCRIPT_NAME then showed in the OpenAPI document's servers
+forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "")
+
+LIMITS = {
+    414: f"the request line (method, path and query) is over {limit_request_line} bytes",
+    431: f"more than {limit_request_fields} header fields, or one over {limit_request_field_size} bytes",
+}
+
+
+def write_error(sock, status_int, reason, mesg):
+    """A request gunicorn refuses itself (a request line or headers past the limits above, a request it cannot
+    read) in the API's JSON error shape (app/errors.py), where gunicorn writes an HTML page: gunicorn/util.py
+    write_error, which its workers' handle_error calls, with the same arguments."""
+    from app.errors import error_body  # in a worker, where the app is imported already
+
+    message = f"{LIMITS[status_int]} ({mesg})" if status_int in LIMITS else mesg or reason
+    code = "internal_error" if status_int == 500 else reason.lower().replace(" ", "_")  # as app/__init__.py's
+    body = json.dumps(error_body(status_int, code, message)).encode()
+    head = f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\nContent-Type: application/json\r\n"
+    gunicorn.util.write_nonblock(sock, f"{head}Content-Length: {len(body)}\r\n\r\n".encode("latin-1") + body)
+
+
+gunicorn.util.write_error = write_error
 
 
 def on_starting(server):

@@ -95,7 +95,8 @@ def create_app(settings: Settings | None = None) -> Flask:
     ).init_app(app)
     from app.api.openapi import openapi_document
 
-    app.add_url_rule("/api/v1/openapi.json", "openapi", lambda: jsonify(openapi_document(app)))
+    # revalidated: its servers name the stage it is asked through, and it changes with the app
+    app.add_url_rule("/api/v1/openapi.json", "openapi", lambda: _revalidated(jsonify(openapi_document(app))))
     from app.cli import register
 
     register(app)
@@ -159,7 +160,8 @@ def create_app(settings: Settings | None = None) -> Flask:
 
 
 def _revalidated(resp):
-    """The page, or its scripts: no-cache, revalidated with the ETag, so a new page shows at once."""
+    """The page, its scripts or the OpenAPI document: no-cache, revalidated with the ETag, so a new one shows at
+    once."""
     from flask import request
 
     resp.cache_control.no_cache = True

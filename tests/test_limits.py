@@ -3,7 +3,8 @@ a Content-Length over 1 MiB, over-long values, too many series, thousands of par
 - a body sent in chunks, without a Content-Length: refused with the JSON 413 once past the limit, on GET and on the
   one route that reads a body (POST /api/v1/benchmarks), where Werkzeug alone would cut it at the limit silently;
   a chunked body within the limit still reaches the view whole;
-- too many series over the wire, and gunicorn's own limits on the request line and on headers (its 414 and 431).
+- too many series over the wire, and gunicorn's own limits on the request line and on headers (its 414 and 431, in
+  the API's JSON error shape), and the SCRIPT_NAME header trusted only from a configured proxy.
 """
 
 import contextlib
@@ -123,17 +124,45 @@ def test_too_many_series_over_the_wire(port, dbs):
     "case, head, expected",
     [
         ("request line over 4094 bytes", request("/api/v1/dbs?" + "a" * 5000), 414),
+        ("10,000 series names", request("/api/v1/dbs/x/series?" + "&".join(f"name=s{i}" for i in range(10_000))), 414),
+        ("a long sql_id", request("/api/v1/dbs/x/sql/" + "a" * 5000), 414),
         ("more than 100 headers", request("/api/v1/dbs", extra="".join(f"X-H{i}: 1\n" for i in range(150))), 431),
+        ("200 headers", request("/api/v1/dbs", extra="".join(f"X-H{i}: 1\n" for i in range(200))), 431),
         ("a header over 8190 bytes", request("/api/v1/dbs", extra="X-Big: " + "a" * 9000 + "\n"), 431),
+        ("a 100 KB header", request("/api/v1/dbs", extra="X-Big: " + "a" * 100_000 + "\n"), 431),
+        ("no request line", "NOT HTTP\n", 400),
     ],
 )
 def test_gunicorn_limits_on_the_request_itself(port, case, head, expected):
-    status, _, _ = send(port, head)
-    assert status == expected, (case, status)
+    """gunicorn refuses these before the app sees them (RFC 9110 15.5.15 and RFC 6585 5 for the status), in the API's
+    JSON error shape (gunicorn.conf.py) rather than its own HTML page."""
+    status, headers, content = send(port, head)
+    err = json_error(status, headers, content, expected)
+    if expected == 414:
+        assert "over 4094 bytes" in err["message"] and err["code"] == "uri_too_long", (case, err)
+    if expected == 431:
+        assert "more than 100 header fields, or one over 8190 bytes" in err["message"], (case, err)
+        assert err["code"] == "request_header_fields_too_large"
+    assert int(headers["Content-Length"]) == len(content)
+
+
+def test_a_script_name_header_counts_only_from_a_configured_proxy(port, demo_store):
+    """gunicorn maps a SCRIPT_NAME header into the WSGI environ only from an address in forwarded_allow_ips: from no
+    address unless FORWARDED_ALLOW_IPS names the proxy. The OpenAPI document's servers follow it, and it is
+    revalidated (no-cache)."""
+    ask = request("/evil/api/v1/openapi.json", extra="SCRIPT_NAME: /evil\n")
+    status, headers, content = send(port, ask)
+    json_error(status, headers, content, 404)  # the header ignored: no such path
+    status, headers, content = send(port, request("/api/v1/openapi.json", extra="SCRIPT_NAME: /evil\n"))
+    assert status == 200 and json.loads(content)["servers"] == [{"url": "/"}]
+    assert headers["Cache-Control"] == "no-cache" and headers["ETag"]
+    with gunicorn(demo_store[0], workers=1, env={"FORWARDED_ALLOW_IPS": "127.0.0.1"}, clean=True) as url:
+        status, headers, content = send(urlsplit(url).port, ask)
+    assert status == 200 and json.loads(content)["servers"] == [{"url": "/evil/"}]
 
 
 def test_the_longest_documented_request_is_within_gunicorns_limits(port, dbs, api):
-    """gunicorn answers an over-long request line or headers itself, in plain text (README); no request the API
+    """gunicorn answers an over-long request line or headers itself (README); no request the API
     documents comes near: the 8 longest series names of the catalog, percent-encoded, with every other parameter of
     /series at its longest, is answered by the app (issue 12)."""
     from urllib.parse import urlencode
