@@ -18,10 +18,10 @@ changed at any time (`behave`) and applies to the next request on every connecti
 connection stays stalled, like a zombie server after a failover, until `close()`.
 
 What it answers to SQL: the handful of statements SQLAlchemy's Oracle dialect runs on a first connection (current
-schema, decimal character, isolation level) get plausible answers; a query containing a fragment of `errors` fails
-with that ORA error; one containing a fragment of `answers` gets those rows (as text); every other query gets no
-rows; PL/SQL blocks fail as if the package were not granted (PLS-00201); commits, rollbacks and pings succeed. It
-checks nothing: any password is accepted.
+schema, decimal character, isolation level) get plausible answers; ALTER and SET statements succeed; a query
+containing a fragment of `errors` fails with that ORA error; one containing a fragment of `answers` gets those rows
+(as text); every other query gets no rows; PL/SQL blocks fail as if the package were not granted (PLS-00201);
+commits, rollbacks and pings succeed. It checks nothing: any password is accepted.
 """
 
 import re
@@ -73,7 +73,7 @@ class Session(TnsSession):
             reset(self.sock)
 
     def call(self, request):
-        found = re.search(rb"(?i)(select|begin|alter|with)\s[\x09\x0a\x0d\x20-\x7e]*", request)
+        found = re.search(rb"(?i)(select|begin|alter|set|with)\s[\x09\x0a\x0d\x20-\x7e]*", request)
         if not found:
             return status()  # rollback, commit, ping, logoff
         statement = found.group(0).decode().lower()

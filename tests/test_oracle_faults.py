@@ -287,6 +287,26 @@ def test_the_fake_oracle_server_is_good_enough_for_the_real_driver(make_app, fak
     assert sum("from dba_hist_database_instance" in sql for sql in fake.statements) == 2
 
 
+def test_a_run_and_its_rows_are_read_in_one_read_only_transaction(make_app, fake_oracle):
+    """GET /benchmarks/{slug} on Oracle: SET TRANSACTION READ ONLY (Oracle's SQL Language Reference: every query of
+    the transaction sees the data as committed when it began), then the run and its rows, on one connection, which
+    goes back to the pool (its rollback ends the transaction)."""
+    run = (7, "r1", "n=2", "other", "public", "2026-01-01T00:00:00", "2026-01-01T01:00:00", "h", "t", 4, 2, "19c")
+    run += ("ora", 42, 1, 2, "d", '{"k": 1}', "2026-01-02T00:00:00")
+    points = [(1, "s", 1, "", 2.5, "s", "{}"), (2, "s", 2, "", 3.5, "s", "{}")]
+    fake = fake_oracle(answers={"from bench_measurement": points, "from bench_run": [run]})
+    app = make_app(f"127.0.0.1:{fake.port}/svc")
+    resp = app.test_client().get("/api/v1/benchmarks/r1")
+    assert resp.status_code == 200, resp.get_json()
+    got = resp.get_json()
+    assert got["run"]["title"] == "n=2" and got["run"]["measurements"] == len(got["rows"]) == 2
+    at = fake.statements.index("set transaction read only")
+    run_read, rows_read = fake.statements[at + 1 : at + 3]
+    assert "from bench_run" in run_read and "from bench_measurement" not in run_read
+    assert "from bench_measurement" in rows_read and "bench_run.slug = :slug" in rows_read
+    assert fake.accepted == 1 and store_of(app).pool.busy == 0
+
+
 @pytest.mark.parametrize("where", ROUND_TRIPS)
 def test_reset_in_the_middle_of_a_call_is_a_fast_503_and_the_next_request_succeeds(make_app, fake_oracle, where):
     """The server sends a TCP reset instead of answering the round trip `where`: the driver reports DPY-4011 at

@@ -10,13 +10,17 @@ import csv
 import io
 import json
 import sqlite3
+import threading
+import time
 
 import pytest
 from conftest import assert_error
 
 from app import MAX_BODY, create_app
-from app.runs import demo_runs
+from app.errors import DatabaseTimeout
+from app.runs import demo_runs, repo
 from app.runs.files import read_csv
+from app.runs.model import parse_run
 from app.settings import Settings
 
 KEY = "runs-key-with-enough-length-0123"
@@ -408,6 +412,52 @@ def test_slug_conflict_then_explicit_replace(lab):
     saved = body(client.post("/api/v1/benchmarks", json=smaller, headers=WITH_KEY, query_string={"replace": "1"}), 200)
     assert saved["replaced"] is True and stored(path) == {"lab-run": 1}
     assert body(client.get("/api/v1/benchmarks/lab-run"))["run"]["title"] == "Second"
+
+
+@pytest.mark.slow
+def test_a_run_read_while_it_is_replaced_is_one_run(lab, monkeypatch):
+    """A run read while 4 threads replace it, again and again, with runs of 800 and of 4,000 measurements: every read
+    is one of them whole, its title ("n=800") naming as many rows as come with it. The gap between reading the run and
+    reading its rows is widened to 5 ms, so that without one read transaction a replacement lands in it often."""
+    client, _path = lab
+    store = client.application.extensions["awrlens"].stores["lab"]
+    runs = [
+        parse_run({**RUN, "title": f"n={n}", "measurements": [{"series": "s", "x": i, "y": 1.0} for i in range(n)]})
+        for n in (800, 4000)
+    ]
+    repo.save(store, runs[0])
+    text = store.text
+    monkeypatch.setattr(store, "text", lambda stmt: time.sleep(0.005) or text(stmt))  # before each statement
+    done, failed = threading.Event(), []
+
+    def replace(k):
+        for i in range(2000):  # bounded; stops when the reads are done
+            if done.is_set():
+                return
+            try:
+                repo.save(store, runs[(i + k) % 2], replace=True)
+            except DatabaseTimeout:
+                pass  # four writers of 4,000 rows queue for the lock: one may wait past the call timeout
+            except Exception as exc:
+                failed.append(exc)
+                return
+
+    writers = [threading.Thread(target=replace, args=(k,), daemon=True) for k in range(4)]
+    for w in writers:
+        w.start()
+    seen = []
+    try:
+        for _ in range(150):
+            got = repo.get_run(store, RUN["slug"], private=True)
+            seen.append((got["run"]["title"], len(got["rows"]), got["run"]["measurements"]))
+    finally:
+        done.set()
+        for w in writers:
+            w.join(30)
+    assert not failed, failed
+    assert {title for title, _, _ in seen} == {"n=800", "n=4000"}  # the reads did overlap the replacements
+    torn = [s for s in seen if not s[0] == f"n={s[1]}" == f"n={s[2]}"]
+    assert not torn, f"{len(torn)} of {len(seen)} reads mixed two runs: {torn[:5]}"
 
 
 def test_an_oversized_upload_is_413_before_anything_is_written(lab):

@@ -474,6 +474,9 @@ class OracleLike:
         self._record(stmt, params)
         return []
 
+    def rows_together(self, *stmts):
+        return [self.rows(stmt) for stmt in stmts]
+
     def write(self, work):
         store = self
 

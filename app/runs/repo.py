@@ -2,7 +2,8 @@
 
 A run is saved in one transaction (Store.write): the run row and every measurement, or nothing. A slug that is
 taken is refused (409) unless `replace` was asked for, in which case the old run and its measurements are deleted
-in the same transaction. On SQLite the tables are created on the first write when the store lacks them; a store
+in the same transaction. A run is read with its measurements in one read-only transaction (Store.rows_together).
+On SQLite the tables are created on the first write when the store lacks them; a store
 that lacks them reads as having no runs. On Oracle they come from infra/oracle/bench_tables.sql.
 """
 
@@ -173,18 +174,23 @@ def list_runs(store, private: bool, kind: str | None = None) -> list[dict]:
 
 
 def get_run(store, slug: str, private: bool, parameter: str = "slug") -> dict:
-    """One run with its measurements. 404 for an unknown slug, and the same 404 for a private run without a valid
-    key: an answer must not tell which private slugs exist."""
-    found = _guard(store, lambda: store.rows(select(*_DETAIL).where(r.c.slug == slug))) if has_tables(store) else []
-    if not found or (found[0][4] != "public" and not private):
-        raise NotFound(f"no benchmark run {slug!r}; see /api/v1/benchmarks", parameter)
-    row = found[0]
-    stmt = (
+    """One run with its measurements, both read in one read-only transaction: a run replaced meanwhile is seen
+    before or after, never its old row with the new measurements. 404 for an unknown slug, and the same 404 for a
+    private run without a valid key: an answer must not tell which private slugs exist."""
+    visible = r.c.slug == slug if private else (r.c.slug == slug) & (r.c.visibility == "public")
+    points_stmt = (
         select(m.c.seq, m.c.series, m.c.x, m.c.x_text, m.c.y, m.c.unit, m.c.extra)
-        .where(m.c.run_id == row[0])
+        .where(m.c.run_id == select(r.c.run_id).where(visible).scalar_subquery())
         .order_by(m.c.seq)
     )
-    points = _guard(store, lambda: store.rows(stmt))
+    found, points = (
+        _guard(store, lambda: store.rows_together(select(*_DETAIL).where(visible), points_stmt))
+        if has_tables(store)
+        else ([], [])
+    )
+    if not found:
+        raise NotFound(f"no benchmark run {slug!r}; see /api/v1/benchmarks", parameter)
+    row = found[0]
     run = _summary(row[: len(_SUMMARY)], len(points))
     description, parameters, created = row[len(_SUMMARY) :]
     run.update(description=description, parameters=json.loads(parameters) if parameters else {}, created=_iso(created))

@@ -3,9 +3,9 @@
 Views and analysis never import a driver; they hand statements to a Store. Each backend maps its driver's
 failures to DatabaseUnavailable (503) or DatabaseTimeout (504).
 
-Reads go through `rows()`. The only writes are to the app's own test-result tables, through `write()`: one
-transaction on a writable connection that the backend opens for it (the AWR side of the embedded store is
-opened read-only), all of it stored or none.
+Reads go through `rows()`, or `rows_together()` for statements that must see the same data. The only writes are
+to the app's own test-result tables, through `write()`: one transaction on a writable connection that the backend
+opens for it (the AWR side of the embedded store is opened read-only), all of it stored or none.
 
 A statement is a Statement of app.store.queries or any SQLAlchemy Core statement: the Oracle store runs it through
 its SQLAlchemy engine (fetch() here), the embedded store its SQLite text (app/store/sqlite.py).
@@ -14,6 +14,7 @@ its SQLAlchemy engine (fetch() here), the embedded store its SQLite text (app/st
 import threading
 import time
 from collections.abc import Callable
+from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, TypeVar
 
@@ -65,26 +66,50 @@ class Store:
     def rows(self, stmt, params: dict | None = None) -> list[tuple]:
         """All rows of `stmt` as tuples; raises an ApiError subclass on any database failure, and TargetBusy at once
         when AWRLENS_MAX_IN_FLIGHT statements of this process are already waiting on this (remote) target."""
+        with self._slot():
+            started = time.monotonic()
+            with self._translated(started):
+                rows = self.fetch(stmt, params or {}, self.settings.row_cap + 1)
+            return self._checked(stmt, params, rows, started)
+
+    def rows_together(self, *stmts) -> list[list[tuple]]:
+        """The rows of each statement (as rows() gives them), all read in one read-only transaction on one connection:
+        each sees what the others see, so what one write changed together is seen whole or not at all (a run and its
+        measurements, app/runs/repo.py), whatever is committed meanwhile."""
+        with self._slot():
+            started = time.monotonic()
+            with self._translated(started), self.read_transaction() as fetch:
+                found = [fetch(stmt, {}, self.settings.row_cap + 1) for stmt in stmts]
+            return [self._checked(stmt, None, rows, started) for stmt, rows in zip(stmts, found, strict=True)]
+
+    @contextmanager
+    def _slot(self):
+        """One of the AWRLENS_MAX_IN_FLIGHT places of a remote target, or TargetBusy at once."""
         if self._in_flight is None:
-            return self._rows(stmt, params)
+            yield
+            return
         if not self._in_flight.acquire(blocking=False):
             raise TargetBusy(
                 f"{self.alias} is busy: {self.settings.max_in_flight} requests of this server are "
                 "waiting on it already; try again shortly"
             )
         try:
-            return self._rows(stmt, params)
+            yield
         finally:
             self._in_flight.release()
 
-    def _rows(self, stmt, params):
-        started = time.monotonic()
+    @contextmanager
+    def _translated(self, started: float):
+        """A driver's failure as the backend's ApiError."""
         try:
-            rows = self.fetch(stmt, params or {}, self.settings.row_cap + 1)
+            yield
         except ApiError:
             raise
         except Exception as exc:
             raise self.translate(exc, time.monotonic() - started) from exc
+
+    def _checked(self, stmt, params, rows: list, started: float) -> list:
+        """`rows` of `stmt`, refused past the row cap, and logged when show_sql asks."""
         if len(rows) > self.settings.row_cap:
             sent = capped(core(stmt), self.settings.row_cap)
             first = (sent.get_final_froms() or [None])[0] if hasattr(sent, "get_final_froms") else None
@@ -105,9 +130,25 @@ class Store:
         """At most `limit` rows of `stmt` as sent (queries.capped), as the driver's tuples."""
         with self.engine.connect() as conn:
             self.prepare(conn)
-            result = conn.execute(capped(core(stmt), self.settings.row_cap), params)
-            # plain tuples from the driver's cursor: these columns need no SQLAlchemy result processing
-            return result.cursor.fetchmany(limit) if result.returns_rows else []
+            return self._fetch_on(conn, stmt, params, limit)
+
+    def _fetch_on(self, conn, stmt, params: dict, limit: int) -> list[tuple]:
+        result = conn.execute(capped(core(stmt), self.settings.row_cap), params)
+        # plain tuples from the driver's cursor: these columns need no SQLAlchemy result processing
+        return result.cursor.fetchmany(limit) if result.returns_rows else []
+
+    @contextmanager
+    def read_transaction(self):
+        """One connection in one read-only transaction (begin_read), ended when the block ends; yields a fetch()
+        on it."""
+        with self.engine.connect() as conn:
+            self.prepare(conn)
+            self.begin_read(conn)
+            yield lambda stmt, params, limit: self._fetch_on(conn, stmt, params, limit)
+
+    def begin_read(self, conn):
+        """Start the connection's read-only transaction (Oracle: SET TRANSACTION READ ONLY)."""
+        raise NotImplementedError
 
     def _logged(self, stmt, params, rows: int, started: float) -> dict:
         """What show_sql reports of one statement run: its text for this store's dialect, and for Oracle's unless it

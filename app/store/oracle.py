@@ -204,6 +204,11 @@ class OracleStore(Store):
     def prepare(self, conn):
         conn.connection.driver_connection.call_timeout = self._call_ms()
 
+    def begin_read(self, conn):
+        """Every query of the transaction sees the data as committed when it began (SET TRANSACTION READ ONLY, the
+        first statement of the transaction); the rollback when the connection is released ends it."""
+        conn.exec_driver_sql("SET TRANSACTION READ ONLY")
+
     def _call_ms(self) -> int:
         return max(1, int(self.settings.call_timeout * 1000))
 

@@ -68,12 +68,28 @@ class SqliteStore(Store):
         super().__init__(alias, settings)
 
     def fetch(self, stmt, params, limit):
+        with self._connection() as con:
+            return self._fetch_on(con, stmt, params, limit)
+
+    def _fetch_on(self, con, stmt, params, limit):
         sql, binds = self.text(stmt)
         values = {**binds, **params}
         lists = {name: values.pop(name) for name in set(EXPANDING.findall(sql))}
         sql = EXPANDING.sub(lambda m: _spell_out(m.group(1), lists[m.group(1)], values), sql)
-        with self._connection() as con, closing(con.execute(sql, values)) as cursor:
+        with closing(con.execute(sql, values)) as cursor:
             return cursor.fetchmany(limit)
+
+    @contextmanager
+    def read_transaction(self):
+        """One read connection in one transaction (BEGIN: its first read takes the snapshot, or the shared lock that
+        keeps a writer's commit out until the end), ended before the connection is kept for the next read."""
+        with self._connection() as con:
+            con.execute("BEGIN")
+            try:
+                yield lambda stmt, params, limit: self._fetch_on(con, stmt, params, limit)
+            finally:
+                con.set_progress_handler(None, 0)  # a deadline that has passed must not stop the rollback
+                con.rollback()
 
     def text(self, stmt) -> tuple[str, dict]:
         """The statement as sent (queries.capped), compiled for SQLite: its text and the values it binds itself."""
