@@ -23,6 +23,7 @@ limit_request_fields = 100  # header fields
 limit_request_field_size = 8190  # bytes of one header field
 # The SCRIPT_NAME header (a path prefix) and X-Forwarded-Proto only from a proxy named in FORWARDED_ALLOW_IPS:
 # gunicorn's default trusts any client on 127.0.0.1, whose SCRIPT_NAME then showed in the OpenAPI document's servers
+# (a client over a Unix socket is trusted whatever this says: gunicorn/http/message.py _peer_is_trusted_proxy)
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "")
 
 LIMITS = {
