@@ -6,14 +6,15 @@ the stage; then Zappa's deploy, update, status, rollback and undeploy run agains
 and each call must be allowed by a statement whose Resource matches what it touches (moto enforces no IAM: this is
 the check). deploy_site.py's and the app's: their code runs against moto with every call recorded. What AWS checks
 beyond the operation itself (iam:PassRole where a role is handed over, the template CloudFormation reads, what
-CloudFormation creates for Zappa) and what the Lambda service does with the function's role (logs, VPC network
-interfaces) are the tables below (infra/README.md, IAM).
+CloudFormation creates for Zappa and the stack's tags it copies onto the API) and what the Lambda service does with
+the function's role (logs, VPC network interfaces) are the tables below (infra/README.md, IAM).
 """
 
 import fnmatch
 import json
 import zipfile
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -43,6 +44,22 @@ STACK_RESOURCES = {
         "apigateway:DELETE",
     },
     "AWS::Lambda::Permission": {"lambda:AddPermission", "lambda:RemovePermission"},
+}
+# A stack's tags (CreateStack/UpdateStack `Tags`: Zappa always sends ZappaProject and the stage's `tags`) are copied
+# by CloudFormation onto each resource of the template that takes tags (CloudFormation User Guide, "Resource tag":
+# stack-level tags propagate), with the caller's rights. The API Gateway resources that take tags (API Gateway
+# Developer Guide, "API Gateway resources that can be tagged"), as template types, and the path of each one's ARN;
+# API Gateway authorizes a tag as TagResource, `PUT /tags/{resource_arn}`, and an untag (an update that drops a
+# tag) as UntagResource, `DELETE /tags/{resource_arn}` (API Gateway API Reference): apigateway:PUT and
+# apigateway:DELETE on arn:aws:apigateway:REGION::/tags/<the resource's ARN, URL-encoded>.
+TAGGABLE = {
+    "AWS::ApiGateway::ApiKey": "/apikeys",
+    "AWS::ApiGateway::ClientCertificate": "/clientcertificates",
+    "AWS::ApiGateway::DomainName": "/domainnames",
+    "AWS::ApiGateway::RestApi": "/restapis",
+    "AWS::ApiGateway::Stage": "/restapis/api0id/stages",
+    "AWS::ApiGateway::UsagePlan": "/usageplans",
+    "AWS::ApiGateway::VpcLink": "/vpclinks",
 }
 # The service that assumes a role named in a template property of a resource of this type.
 CREDENTIAL_USERS = {
@@ -336,6 +353,21 @@ def credential_uses(template: dict) -> list[tuple[str, str, str]]:
     return out
 
 
+def stack_tagging(op: str, params, template: dict) -> list[tuple[str, str]]:
+    """(IAM action, ARN) that a CreateStack or UpdateStack with stack `Tags` among its `params` needs besides, for
+    `template`: each API Gateway resource that takes tags is tagged (PUT) and, on an update, may be untagged (DELETE).
+    Its id is CloudFormation's to choose: a placeholder stands for it."""
+    if op not in ("CreateStack", "UpdateStack") or "Tags" not in params:
+        return []
+    verbs = ("apigateway:PUT",) + (("apigateway:DELETE",) if op == "UpdateStack" else ())
+    out = []
+    for resource in template["Resources"].values():
+        if resource["Type"] in TAGGABLE:
+            arn = f"arn:aws:apigateway:{REGION}::{TAGGABLE[resource['Type']]}/a1b2c3d4e5"
+            out += [(verb, f"arn:aws:apigateway:{REGION}::/tags/{quote(arn, safe='')}") for verb in verbs]
+    return out
+
+
 def service_of(resource_type: str) -> str:
     return next(s for prefix, s in CREDENTIAL_USERS.items() if resource_type.startswith(prefix))
 
@@ -402,6 +434,23 @@ def test_zappa_deployer_allows_every_call_of_zappas_source_and_nothing_more(zapp
     assert not missing, f"zappa-deployer.json lacks what Zappa calls: {missing}"
     assert have <= set(need), f"zappa-deployer.json allows what Zappa never calls: {sorted(have - set(need))}"
     assert "cloudformation:ListStackResources" in need  # Zappa's wait for its stack (issue 11)
+
+
+def test_zappa_deployer_may_tag_what_cloudformation_tags_for_zappas_stack(zappa_source, templates):
+    """Zappa's CreateStack and UpdateStack carry the stack's Tags (zappa/core.py, update_stack) and its template holds
+    the REST API: CloudFormation tags the API as the caller, so the deployer must be allowed API Gateway's tagging
+    (TAGGABLE) on it, and on nothing but tags."""
+    doc = policy("zappa-deployer.json")
+    needed = set()
+    for stage, found in zappa_source.items():
+        assert "AWS::ApiGateway::RestApi" in {r["Type"] for r in templates[stage]["Resources"].values()}
+        for call in found.calls:
+            for action, arn in stack_tagging(call.operation, call.keywords, templates[stage]):
+                needed.add(action)
+                assert allowed(doc, action, arn), f"{call.where} {call.method}: {action} on {arn}"
+    assert needed == {"apigateway:PUT", "apigateway:DELETE"}
+    [tags] = [st for st in doc["Statement"] if any("/tags/" in r for r in st["Resource"])]
+    assert tags["Resource"] == [f"arn:aws:apigateway:{REGION}::/tags/*"] and set(tags["Action"]) == needed
 
 
 def test_zappas_version_is_the_one_packaged():
@@ -591,11 +640,16 @@ def test_zappa_against_moto_makes_only_calls_the_deployer_allows_on_what_they_to
     assert any(op == "GetFunction" and p["FunctionName"].startswith("function:awrlens-prod:") for _, op, p in calls.log)
     doc = policy("zappa-deployer.json")
     denied = []
+    stack_templates = iter(deployed)  # in the order of the CreateStack and UpdateStack calls
     for service, op, params in calls.log:
         for action in zappa_actions.actions_of(service, op):
             for arn in touched(service, op, params):
                 if not allowed(doc, action, arn):
                     denied.append(f"{action} on {arn}")
+        if op in ("CreateStack", "UpdateStack"):
+            for action, arn in stack_tagging(op, params, next(stack_templates)):
+                if not allowed(doc, action, arn):
+                    denied.append(f"{action} on {arn} (the stack's tags)")
         for key in zappa_actions.ROLE_PARAMETERS & set(params):
             principal = f"{'events' if service == 'events' else service}.amazonaws.com"
             if not allowed(doc, "iam:PassRole", params[key], {"iam:PassedToService": principal}):
