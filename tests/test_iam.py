@@ -406,23 +406,36 @@ def statements(doc, action):
 def allowed(doc, action, arn, context=None) -> bool:
     """Whether a statement of `doc` allows `action` on `arn`, its StringEquals / StringEqualsIfExists conditions
     checked against `context` (a request's condition keys)."""
-    context = context or {}
     for st in statements(doc, action):
         resources = [st["Resource"]] if isinstance(st["Resource"], str) else st["Resource"]
-        if not any(fnmatch.fnmatchcase(arn, r) for r in resources):
-            continue
-        ok = True
-        for operator, keys in st.get("Condition", {}).items():
-            assert operator in ("StringEquals", "StringEqualsIfExists"), operator
-            for key, values in keys.items():
-                values = [values] if isinstance(values, str) else values
-                if key not in context:
-                    ok &= operator.endswith("IfExists")
-                else:
-                    ok &= context[key] in values
-        if ok:
+        if any(fnmatch.fnmatchcase(arn, r) for r in resources) and conditions_hold(st, context or {}):
             return True
     return False
+
+
+def assumable(trust, service, context) -> bool:
+    """Whether the trust policy `trust` lets `service` assume the role, with the condition keys `context`."""
+    return any(
+        service
+        in ([st["Principal"]["Service"]] if isinstance(st["Principal"]["Service"], str) else st["Principal"]["Service"])
+        and conditions_hold(st, context)
+        for st in statements(trust, "sts:AssumeRole")
+    )
+
+
+def conditions_hold(statement, context) -> bool:
+    """A statement's StringEquals / StringEqualsIfExists conditions against a request's condition keys: a key the
+    request lacks fails StringEquals and passes StringEqualsIfExists (IAM User Guide, condition operators)."""
+    ok = True
+    for operator, keys in statement.get("Condition", {}).items():
+        assert operator in ("StringEquals", "StringEqualsIfExists"), operator
+        for key, values in keys.items():
+            values = [values] if isinstance(values, str) else values
+            if key not in context:
+                ok &= operator.endswith("IfExists")
+            else:
+                ok &= context[key] in values
+    return ok
 
 
 @pytest.fixture(scope="module")
@@ -513,6 +526,23 @@ def test_the_roles_trust_every_service_they_are_handed_to(zappa_source, template
     assert not allowed(
         deployer, "iam:PassRole", f"arn:aws:iam::{ACCOUNT}:role/admin", {"iam:PassedToService": "lambda.amazonaws.com"}
     )
+
+
+def test_the_roles_trust_their_services_only_on_behalf_of_this_account():
+    """The confused-deputy guard (IAM User Guide, "The confused deputy problem"): a service that assumes the role on
+    behalf of a resource says whose (aws:SourceAccount), and it must be this account's. The key is in a request only
+    when a service acts for a resource (IAM User Guide, global condition keys, with IfExists for such keys), and
+    Lambda's Developer Guide documents none for assuming a function's execution role (aws:SourceArn "applies only to
+    policies where your Lambda function is the target resource"): a request without it is not refused."""
+    trust = policy("lambda-trust.json")
+    [statement] = trust["Statement"]
+    services = statement["Principal"]["Service"]
+    assert services
+    for service in services:
+        assert assumable(trust, service, {"aws:SourceAccount": ACCOUNT}), service
+        assert not assumable(trust, service, {"aws:SourceAccount": "210987654321"}), service
+        assert assumable(trust, service, {}), service
+    assert not assumable(trust, "ec2.amazonaws.com", {"aws:SourceAccount": ACCOUNT})
 
 
 def test_the_roles_let_api_gateway_invoke_their_function(templates):
