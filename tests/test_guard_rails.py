@@ -10,7 +10,7 @@ import pytest
 from infra import guard_rails
 from infra.deploy_site import Aws, DeployError
 from infra.lambda_package import stage_settings
-from tests.aws import REGION
+from tests.aws import REGION, lambda_quota
 from tests.test_deploy import zappa_stack
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -177,3 +177,74 @@ def test_zappa_update_leaves_the_throttling_alone():
         if isinstance(node, ast.Call) and getattr(node.func, "attr", "") in ("update_stage", "create_stage")
     ]
     assert len(updates) == 1  # the one update_stage, with the patch operations above
+
+
+# -- reserved concurrency in a new account ----------------------------------------------------------------------------
+
+
+def lambda_function(name: str) -> str:
+    """A function in moto, as Zappa's deploy creates it (before it reserves concurrency)."""
+    import io
+    import zipfile
+
+    import boto3
+
+    iam = boto3.client("iam", region_name=REGION)
+    role = iam.create_role(RoleName=f"{name}-role", AssumeRolePolicyDocument="{}")["Role"]["Arn"]
+    package = io.BytesIO()
+    with zipfile.ZipFile(package, "w") as z:
+        z.writestr("handler.py", "def handler(event, context):\n    return {}\n")
+    return boto3.client("lambda", region_name=REGION).create_function(
+        FunctionName=name,
+        Runtime="python3.12",
+        Role=role,
+        Handler="handler.handler",
+        Code={"ZipFile": package.getvalue()},
+    )["FunctionArn"]
+
+
+@pytest.mark.parametrize(("quota", "accepted"), [(10, False), (109, False), (110, True), (1000, True)])
+def test_the_concurrency_check_agrees_with_lambdas_rule(aws_calls, monkeypatch, quota, accepted):
+    """Lambda refuses a reservation that would leave fewer than 100 executions unreserved (Lambda Developer Guide,
+    "Configuring reserved concurrency"), and a new account's quota may be as low as 10 (Lambda quotas): the stage's
+    10 need a quota of 110. The check says so before the function exists, after, and once it holds its reservation
+    (what Zappa's update asks again); moto's PutFunctionConcurrency, which models the same rule against
+    MOTO_LAMBDA_CONCURRENCY_QUOTA, agrees."""
+    import boto3
+    from botocore.exceptions import ClientError
+
+    lambda_quota(aws_calls, quota)
+    monkeypatch.setenv("MOTO_LAMBDA_CONCURRENCY_QUOTA", str(quota))
+    wanted = stage_settings("prod")["lambda_concurrency"]
+    assert wanted == 10
+    aws = Aws(REGION)
+    assert (guard_rails.concurrency_refusal(aws, "awrlens-prod", wanted) is None) == accepted  # not deployed yet
+    lambda_function("awrlens-prod")
+    assert (guard_rails.concurrency_refusal(aws, "awrlens-prod", wanted) is None) == accepted
+    try:
+        boto3.client("lambda", region_name=REGION).put_function_concurrency(
+            FunctionName="awrlens-prod", ReservedConcurrentExecutions=wanted
+        )
+    except ClientError as exc:
+        assert "UnreservedConcurrentExecution below its minimum value of [100]" in str(exc)
+        assert not accepted
+    else:
+        assert accepted
+        assert guard_rails.concurrency_refusal(aws, "awrlens-prod", wanted) is None  # its own reservation counted
+
+
+def test_a_new_account_is_told_what_to_do(aws_calls, capsys, tmp_path):
+    lambda_quota(aws_calls, 10)
+    assert guard_rails.main(["prod", "--region", REGION, "--check-concurrency"]) == 2
+    err = capsys.readouterr().err
+    assert "quota in eu-west-1 is 10 concurrent executions, 10 of them unreserved" in err
+    assert "would leave 0" in err and "a quota of at least 110" in err and "Service Quotas" in err
+    assert "remove lambda_concurrency from the stage" in err
+    lambda_quota(aws_calls, 1000)
+    assert guard_rails.main(["prod", "--region", REGION, "--check-concurrency"]) == 0
+    assert "accepts the reserved concurrency of 10" in capsys.readouterr().out
+    unreserved = stage_settings("prod")
+    del unreserved["lambda_concurrency"]
+    lambda_quota(aws_calls, 10)
+    assert guard_rails.check_concurrency("prod", Aws(REGION), settings_file(tmp_path, prod=unreserved)) == 0
+    assert "nothing for Lambda to refuse" in capsys.readouterr().out

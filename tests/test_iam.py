@@ -22,7 +22,7 @@ import pytest
 from infra import zappa_actions
 from infra.deploy_site import Aws, deploy
 from infra.lambda_package import stage_settings
-from tests.aws import REGION, dummy_credentials, record_calls
+from tests.aws import REGION, dummy_credentials, lambda_quota, record_calls
 
 ROOT = Path(__file__).resolve().parent.parent
 IAM = ROOT / "infra" / "iam"
@@ -72,6 +72,7 @@ CREDENTIAL_PROPERTIES = {"Credentials", "AuthorizerCredentials", "CredentialsArn
 # What the Lambda service does with the function's role: its logs, and network interfaces in the VPC.
 LAMBDA_LOGS = {"logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"}
 UNSCOPED = {
+    "lambda:GetAccountSettings",
     "events:ListRuleNamesByTarget",
     "cloudwatch:GetMetricStatistics",
     "cloudfront:ListDistributions",
@@ -246,6 +247,8 @@ def test_guard_rails_policy_names_exactly_what_guard_rails_calls(aws_calls, tmp_
     )
     aws_calls.log[:] = [c for c in aws_calls.log if c[1] != "UpdateUsagePlan"]  # the line above, not the code
     guard_rails.apply("demo", Aws(REGION), settings_file=settings)
+    lambda_quota(aws_calls, 1000)
+    assert guard_rails.main(["prod", "--region", REGION, "--check-concurrency"]) == 0  # before a deploy
     assert {"UpdateUsagePlan", "CreateUsagePlanKey", "PutGatewayResponse", "PutRetentionPolicy", "PutMetricAlarm"} <= {
         op for _, op, _ in aws_calls.log
     }
@@ -570,6 +573,8 @@ def test_the_roles_let_api_gateway_invoke_their_function(templates):
 def touched(service, op, params) -> list[str]:
     """The ARNs a recorded call acts on, for the policy's Resource check ("*" where the action takes no resource)."""
     region = f"{REGION}:{ACCOUNT}"
+    if service == "lambda" and op == "GetAccountSettings":
+        return ["*"]
     if service == "lambda":
         name = params.get("FunctionName") or params.get("Resource", "")
         if name.startswith("function:"):  # Zappa's rollback: "function:NAME:VERSION"
