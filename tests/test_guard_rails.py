@@ -3,6 +3,7 @@ usage plan where API Gateway requires the key, the log group's retention, the fo
 `update` leaves of them."""
 
 import json
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -248,3 +249,67 @@ def test_a_new_account_is_told_what_to_do(aws_calls, capsys, tmp_path):
     lambda_quota(aws_calls, 10)
     assert guard_rails.check_concurrency("prod", Aws(REGION), settings_file(tmp_path, prod=unreserved)) == 0
     assert "nothing for Lambda to refuse" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_a_deploy_refused_its_reservation_is_recovered_as_the_guide_says(tmp_path, monkeypatch, capsys):
+    """What Zappa 0.63's own code does in an account whose quota refuses the stage's reservation (moto refusing as
+    Lambda does): `zappa deploy` stops after creating the function, before the API; run again, it answers "already
+    deployed" (cli.deploy), and `zappa update` cannot finish either (refused again; with the quota raised, no stack);
+    `zappa undeploy` then `zappa deploy` deploys, with the quota raised or the stage's lambda_concurrency removed
+    (infra/README.md, step 6)."""
+    import boto3
+    import zappa.core
+    from botocore.exceptions import ParamValidationError
+    from moto import mock_aws
+    from zappa.cli import ZappaCLI
+
+    from tests.aws import dummy_credentials, record_calls
+
+    dummy_credentials(monkeypatch)
+    monkeypatch.setenv("MOTO_LAMBDA_CONCURRENCY_QUOTA", "10")
+    monkeypatch.setattr(ZappaCLI, "touch_endpoint", lambda self, url: None)  # an HTTP request to the live API
+    monkeypatch.setattr(ZappaCLI, "check_for_update", lambda self: None)  # a request to PyPI
+    monkeypatch.setattr(zappa.core.time, "sleep", lambda s: None)
+    monkeypatch.chdir(ROOT)
+    package = tmp_path / "awrlens-demo.zip"
+    with zipfile.ZipFile(package, "w") as z:
+        z.writestr("handler.py", "def lambda_handler(event, context):\n    return {}\n")
+    settings = json.loads((ROOT / "zappa_settings.json").read_text())
+    with mock_aws():
+        calls = record_calls(monkeypatch)
+        calls.stubs[("lambda", "ListFunctionUrlConfigs")] = {"FunctionUrlConfigs": []}  # moto lacks it
+        lambda_quota(calls, 10)
+        trust = (ROOT / "infra" / "iam" / "lambda-trust.json").read_text()
+        boto3.client("iam").create_role(RoleName="awrlens-demo-lambda", AssumeRolePolicyDocument=trust)
+        assert guard_rails.main(["demo", "--region", REGION, "--check-concurrency"]) == 2  # what step 6 runs first
+        with pytest.raises(Exception, match="UnreservedConcurrentExecution below its minimum value"):
+            ZappaCLI().handle(["deploy", "demo", "-z", str(package)])
+        lam, cfn = boto3.client("lambda"), boto3.client("cloudformation")
+        assert lam.get_function(FunctionName="awrlens-demo")  # half-finished: the function, and no stack
+        assert not [s for s in cfn.describe_stacks()["Stacks"] if s["StackName"] == "awrlens-demo"]
+        capsys.readouterr()
+        with pytest.raises(SystemExit):
+            ZappaCLI().handle(["deploy", "demo", "-z", str(package)])
+        assert "This application is already deployed - did you mean to call update?" in capsys.readouterr().err
+        with pytest.raises(Exception, match="UnreservedConcurrentExecution below its minimum value"):
+            ZappaCLI().handle(["update", "demo", "-z", str(package)])  # refused again, after the new code
+        monkeypatch.setenv("MOTO_LAMBDA_CONCURRENCY_QUOTA", "1000")  # the quota raised: update still lacks the stack
+        with pytest.raises(ParamValidationError):  # Zappa finds no API (get_api_id: None) to deploy the stage to
+            ZappaCLI().handle(["update", "demo", "-z", str(package)])
+
+        def stacks():
+            return [s["StackStatus"] for s in cfn.describe_stacks()["Stacks"] if s["StackName"] == "awrlens-demo"]
+
+        ZappaCLI().handle(["undeploy", "demo", "--yes"])
+        ZappaCLI().handle(["deploy", "demo", "-z", str(package)])
+        assert stacks() == ["CREATE_COMPLETE"]
+        assert lam.get_function_concurrency(FunctionName="awrlens-demo")["ReservedConcurrentExecutions"] == 10
+        ZappaCLI().handle(["undeploy", "demo", "--yes"])
+        monkeypatch.setenv("MOTO_LAMBDA_CONCURRENCY_QUOTA", "10")  # no quota increase: the stage without it
+        del settings["demo"]["lambda_concurrency"]
+        unreserved = tmp_path / "zappa_settings.json"
+        unreserved.write_text(json.dumps(settings))
+        ZappaCLI().handle(["deploy", "demo", "-z", str(package), "-s", str(unreserved)])
+        assert stacks() == ["CREATE_COMPLETE"]
+        assert "ReservedConcurrentExecutions" not in lam.get_function_concurrency(FunctionName="awrlens-demo")
