@@ -130,6 +130,29 @@ def test_policies_parse_and_allow_only_named_actions(name):
                 assert set(st["Action"]) <= VPC_CHECKS | LAMBDA_VPC | UNSCOPED, st
 
 
+def test_the_guide_makes_the_deploying_identity_the_later_steps_use(monkeypatch, tmp_path):
+    """infra/README.md, step 4: the identity the deploys run as holds the deployer documents (every one of iam/ but
+    the function roles' and their trust), its profile is the one the later steps export, Zappa's own session takes
+    that profile, and the scripts take the exported region."""
+    step = (ROOT / "infra" / "README.md").read_text().split("### 4.", 1)[1].split("### 5.", 1)[0]
+    [user] = re.findall(r"aws iam create-user --user-name (\S+)", step)
+    [docs] = re.findall(r"^for doc in ([^;]+); do$", step, re.M)
+    assert set(docs.split()) == {p.stem for p in IAM.glob("*.json") if not p.stem.startswith("lambda-")}
+    assert f"attach-user-policy --user-name {user} --policy-arn arn:aws:iam::$ACCOUNT:policy/awrlens-$doc" in step
+    assert re.findall(r"aws configure --profile (\S+)", step) == [user]
+    exported = dict(re.findall(r"\b(AWS_[A-Z_]+)=(\S+)", re.search(r"^export AWS_PROFILE=.*$", step, re.M).group()))
+    assert exported == {"AWS_PROFILE": user, "AWS_REGION": "$REGION"}
+    dummy_credentials(monkeypatch)
+    config = tmp_path / "config"
+    config.write_text(f"[profile {user}]\nregion = {REGION}\n")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(config))
+    monkeypatch.setenv("AWS_PROFILE", user)
+    assert zappa_actions.load_stage("prod").zappa.boto_session.profile_name == user
+    monkeypatch.delenv("AWS_DEFAULT_REGION")
+    monkeypatch.setenv("AWS_REGION", "eu-central-1")
+    assert Aws().region == "eu-central-1"
+
+
 # -- the site deployer ----------------------------------------------------------------------------------------------
 
 
