@@ -271,11 +271,12 @@ def test_a_deploy_refused_its_reservation_is_recovered_as_the_guide_says(tmp_pat
     monkeypatch.setattr(ZappaCLI, "touch_endpoint", lambda self, url: None)  # an HTTP request to the live API
     monkeypatch.setattr(ZappaCLI, "check_for_update", lambda self: None)  # a request to PyPI
     monkeypatch.setattr(zappa.core.time, "sleep", lambda s: None)
-    monkeypatch.chdir(ROOT)
+    monkeypatch.chdir(tmp_path)  # Zappa writes its template here, and leaves it when update finds no stack
     package = tmp_path / "awrlens-demo.zip"
     with zipfile.ZipFile(package, "w") as z:
         z.writestr("handler.py", "def lambda_handler(event, context):\n    return {}\n")
     settings = json.loads((ROOT / "zappa_settings.json").read_text())
+    (tmp_path / "zappa_settings.json").write_text(json.dumps(settings))
     with mock_aws():
         calls = record_calls(monkeypatch)
         calls.stubs[("lambda", "ListFunctionUrlConfigs")] = {"FunctionUrlConfigs": []}  # moto lacks it
@@ -308,8 +309,7 @@ def test_a_deploy_refused_its_reservation_is_recovered_as_the_guide_says(tmp_pat
         ZappaCLI().handle(["undeploy", "demo", "--yes"])
         monkeypatch.setenv("MOTO_LAMBDA_CONCURRENCY_QUOTA", "10")  # no quota increase: the stage without it
         del settings["demo"]["lambda_concurrency"]
-        unreserved = tmp_path / "zappa_settings.json"
-        unreserved.write_text(json.dumps(settings))
-        ZappaCLI().handle(["deploy", "demo", "-z", str(package), "-s", str(unreserved)])
+        (tmp_path / "zappa_settings.json").write_text(json.dumps(settings))
+        ZappaCLI().handle(["deploy", "demo", "-z", str(package)])
         assert stacks() == ["CREATE_COMPLETE"]
         assert "ReservedConcurrentExecutions" not in lam.get_function_concurrency(FunctionName="awrlens-demo")
