@@ -194,6 +194,10 @@ class Aws:
     def cloudwatch(self):
         return self.session.client("cloudwatch")
 
+    @cached_property
+    def lambda_(self):
+        return self.session.client("lambda")
+
 
 # -- what to upload -----------------------------------------------------------------------------------------------
 

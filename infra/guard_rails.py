@@ -19,6 +19,12 @@ CloudFormation stack, as infra/deploy_site.py finds it) and function:
 - CloudWatch alarms: the stage's 5XX answers, the function's errors, its throttles, and its longest run near the
   timeout (DURATION_SHARE of timeout_seconds), each to --alarm-topic (an SNS topic) when given.
 The AWS calls it makes are exactly the actions of infra/iam/api-guard-rails.json (tests/test_iam.py checks).
+
+Before the first `zappa deploy` in an account, `--check-concurrency` only reads the account's Lambda settings and says
+whether Lambda will accept the reserved concurrency Zappa asks for (the stage's lambda_concurrency, on deploy and on
+every update): Lambda refuses a reservation that would leave fewer than MIN_UNRESERVED executions unreserved, and a
+new account's quota can be far below the usual 1,000. Refused, Zappa's deploy stops after creating the function
+(infra/README.md, step 6).
 """
 
 import argparse
@@ -38,6 +44,7 @@ LOG_DAYS = 30  # one of CloudWatch Logs' allowed retention periods
 DURATION_SHARE = 0.8  # the duration alarm: a run over this share of the function's timeout
 PERIOD = 300  # seconds each alarm looks at
 ERROR_RESPONSES = ("DEFAULT_4XX", "DEFAULT_5XX")
+MIN_UNRESERVED = 100  # what a reservation must leave unreserved (Lambda Developer Guide, reserved concurrency)
 
 
 @dataclass
@@ -143,6 +150,34 @@ def apply(
         aws.cloudwatch.put_metric_alarm(**alarm)
         rails.alarms.append(alarm["AlarmName"])
     return rails
+
+
+def concurrency_refusal(aws: Aws, function: str, wanted: int) -> str | None:
+    """Why Lambda would refuse to reserve `wanted` concurrent executions for `function` in this account and region,
+    and what to do; None when it would accept. What the function already holds is counted as its own."""
+    from botocore.exceptions import ClientError
+
+    limit = aws.lambda_.get_account_settings()["AccountLimit"]
+    try:
+        held = aws.lambda_.get_function_concurrency(FunctionName=function).get("ReservedConcurrentExecutions") or 0
+    except ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") != "ResourceNotFoundException":
+            raise
+        held = 0  # not deployed yet
+    left = limit["UnreservedConcurrentExecutions"] + held - wanted
+    if left >= MIN_UNRESERVED:
+        return None
+    return (
+        f"Lambda will refuse to reserve {wanted} concurrent executions for {function} (the stage's "
+        f"lambda_concurrency): this account's quota in {aws.region} is {limit['ConcurrentExecutions']} concurrent "
+        f"executions, {limit['UnreservedConcurrentExecutions']} of them unreserved, and a reservation must leave "
+        f"{MIN_UNRESERVED} unreserved (this one would leave {left}); zappa deploy would stop after creating the "
+        f"function. Either ask for a quota of at least {limit['ConcurrentExecutions'] - left + MIN_UNRESERVED} "
+        "(Service Quotas, AWS Lambda, Concurrent executions) and deploy once it is granted, or deploy without the "
+        "reservation: remove lambda_concurrency from the stage in zappa_settings.json (the account's quota then "
+        "caps the function, and the stage throttling of make guard-rails still applies), and put it back when the "
+        "quota is raised."
+    )
 
 
 def throttle(aws: Aws, rails: Rails):
@@ -273,6 +308,24 @@ def log_retention(aws: Aws, rails: Rails):
     rails.changed.append(f"{group} kept {LOG_DAYS} days")
 
 
+def check_concurrency(stage: str, aws: Aws, settings_file: Path = SETTINGS_FILE) -> int:
+    try:
+        settings = stage_settings(stage, settings_file)
+    except SystemExit as exc:
+        raise DeployError(str(exc)) from None
+    function = f"{settings.get('project_name', PROJECT)}-{stage}"
+    wanted = settings.get("lambda_concurrency")
+    if wanted is None:
+        print(f"{function}: no reserved concurrency asked (lambda_concurrency): nothing for Lambda to refuse")
+        return 0
+    refusal = concurrency_refusal(aws, function, int(wanted))
+    if refusal:
+        print(f"guard_rails: {refusal}", file=sys.stderr)
+        return 2
+    print(f"{function}: Lambda accepts the reserved concurrency of {wanted} in {aws.region}")
+    return 0
+
+
 def main(argv=None):
     from botocore.exceptions import ClientError
 
@@ -280,8 +333,15 @@ def main(argv=None):
     parser.add_argument("stage", help="a stage of zappa_settings.json, deployed")
     parser.add_argument("--region", help="default: AWS_REGION / AWS_DEFAULT_REGION")
     parser.add_argument("--alarm-topic", help="an SNS topic ARN the alarms notify")
+    parser.add_argument(
+        "--check-concurrency",
+        action="store_true",
+        help="before zappa deploy: only say whether Lambda accepts the stage's reserved concurrency in this account",
+    )
     args = parser.parse_args(argv)
     try:
+        if args.check_concurrency:
+            return check_concurrency(args.stage, Aws(args.region))
         rails = apply(args.stage, region=args.region, alarm_topic=args.alarm_topic)
     except DeployError as exc:
         print(f"guard_rails: {exc}", file=sys.stderr)

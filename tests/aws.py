@@ -154,3 +154,27 @@ class CloudFrontGaps:
         self.etags[pid] = self.etags[pid] + "1"
         self.configs.append(self.policies[pid])
         return {"CachePolicy": self._policy(pid), "ETag": self.etags[pid]}
+
+
+def lambda_quota(calls: Calls, quota: int):
+    """GetAccountSettings, which moto 5.2 lacks, answered as Lambda's API reference documents it for an account whose
+    concurrency quota is `quota`: AccountLimit.ConcurrentExecutions, and UnreservedConcurrentExecutions the quota less
+    what moto's functions hold reserved. (MOTO_LAMBDA_CONCURRENCY_QUOTA makes moto's PutFunctionConcurrency refuse as
+    Lambda does against the same quota.)"""
+    from moto.awslambda.models import lambda_backends
+
+    def answer(params):
+        functions = lambda_backends["123456789012"][REGION].list_functions()
+        reserved = sum(int(fn.reserved_concurrency or 0) for fn in functions)
+        return {
+            "AccountLimit": {
+                "TotalCodeSize": 80530636800,
+                "CodeSizeUnzipped": 262144000,
+                "CodeSizeZipped": 52428800,
+                "ConcurrentExecutions": quota,
+                "UnreservedConcurrentExecutions": quota - reserved,
+            },
+            "AccountUsage": {"TotalCodeSize": 0, "FunctionCount": len(functions)},
+        }
+
+    calls.stubs[("lambda", "GetAccountSettings")] = answer

@@ -3,6 +3,7 @@ usage plan where API Gateway requires the key, the log group's retention, the fo
 `update` leaves of them."""
 
 import json
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from infra import guard_rails
 from infra.deploy_site import Aws, DeployError
 from infra.lambda_package import stage_settings
-from tests.aws import REGION
+from tests.aws import REGION, lambda_quota
 from tests.test_deploy import zappa_stack
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -177,3 +178,138 @@ def test_zappa_update_leaves_the_throttling_alone():
         if isinstance(node, ast.Call) and getattr(node.func, "attr", "") in ("update_stage", "create_stage")
     ]
     assert len(updates) == 1  # the one update_stage, with the patch operations above
+
+
+# -- reserved concurrency in a new account ----------------------------------------------------------------------------
+
+
+def lambda_function(name: str) -> str:
+    """A function in moto, as Zappa's deploy creates it (before it reserves concurrency)."""
+    import io
+    import zipfile
+
+    import boto3
+
+    iam = boto3.client("iam", region_name=REGION)
+    role = iam.create_role(RoleName=f"{name}-role", AssumeRolePolicyDocument="{}")["Role"]["Arn"]
+    package = io.BytesIO()
+    with zipfile.ZipFile(package, "w") as z:
+        z.writestr("handler.py", "def handler(event, context):\n    return {}\n")
+    return boto3.client("lambda", region_name=REGION).create_function(
+        FunctionName=name,
+        Runtime="python3.12",
+        Role=role,
+        Handler="handler.handler",
+        Code={"ZipFile": package.getvalue()},
+    )["FunctionArn"]
+
+
+@pytest.mark.parametrize(("quota", "accepted"), [(10, False), (109, False), (110, True), (1000, True)])
+def test_the_concurrency_check_agrees_with_lambdas_rule(aws_calls, monkeypatch, quota, accepted):
+    """Lambda refuses a reservation that would leave fewer than 100 executions unreserved (Lambda Developer Guide,
+    "Configuring reserved concurrency"), and a new account's quota may be as low as 10 (Lambda quotas): the stage's
+    10 need a quota of 110. The check says so before the function exists, after, and once it holds its reservation
+    (what Zappa's update asks again); moto's PutFunctionConcurrency, which models the same rule against
+    MOTO_LAMBDA_CONCURRENCY_QUOTA, agrees."""
+    import boto3
+    from botocore.exceptions import ClientError
+
+    lambda_quota(aws_calls, quota)
+    monkeypatch.setenv("MOTO_LAMBDA_CONCURRENCY_QUOTA", str(quota))
+    wanted = stage_settings("prod")["lambda_concurrency"]
+    assert wanted == 10
+    aws = Aws(REGION)
+    assert (guard_rails.concurrency_refusal(aws, "awrlens-prod", wanted) is None) == accepted  # not deployed yet
+    lambda_function("awrlens-prod")
+    assert (guard_rails.concurrency_refusal(aws, "awrlens-prod", wanted) is None) == accepted
+    try:
+        boto3.client("lambda", region_name=REGION).put_function_concurrency(
+            FunctionName="awrlens-prod", ReservedConcurrentExecutions=wanted
+        )
+    except ClientError as exc:
+        assert "UnreservedConcurrentExecution below its minimum value of [100]" in str(exc)
+        assert not accepted
+    else:
+        assert accepted
+        assert guard_rails.concurrency_refusal(aws, "awrlens-prod", wanted) is None  # its own reservation counted
+
+
+def test_a_new_account_is_told_what_to_do(aws_calls, capsys, tmp_path):
+    lambda_quota(aws_calls, 10)
+    assert guard_rails.main(["prod", "--region", REGION, "--check-concurrency"]) == 2
+    err = capsys.readouterr().err
+    assert "quota in eu-west-1 is 10 concurrent executions, 10 of them unreserved" in err
+    assert "would leave 0" in err and "a quota of at least 110" in err and "Service Quotas" in err
+    assert "remove lambda_concurrency from the stage" in err
+    lambda_quota(aws_calls, 1000)
+    assert guard_rails.main(["prod", "--region", REGION, "--check-concurrency"]) == 0
+    assert "accepts the reserved concurrency of 10" in capsys.readouterr().out
+    unreserved = stage_settings("prod")
+    del unreserved["lambda_concurrency"]
+    lambda_quota(aws_calls, 10)
+    assert guard_rails.check_concurrency("prod", Aws(REGION), settings_file(tmp_path, prod=unreserved)) == 0
+    assert "nothing for Lambda to refuse" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_a_deploy_refused_its_reservation_is_recovered_as_the_guide_says(tmp_path, monkeypatch, capsys):
+    """What Zappa 0.63's own code does in an account whose quota refuses the stage's reservation (moto refusing as
+    Lambda does): `zappa deploy` stops after creating the function, before the API; run again, it answers "already
+    deployed" (cli.deploy), and `zappa update` cannot finish either (refused again; with the quota raised, no stack);
+    `zappa undeploy` then `zappa deploy` deploys, with the quota raised or the stage's lambda_concurrency removed
+    (infra/README.md, step 6)."""
+    import boto3
+    import zappa.core
+    from botocore.exceptions import ParamValidationError
+    from moto import mock_aws
+    from zappa.cli import ZappaCLI
+
+    from tests.aws import dummy_credentials, record_calls
+
+    dummy_credentials(monkeypatch)
+    monkeypatch.setenv("MOTO_LAMBDA_CONCURRENCY_QUOTA", "10")
+    monkeypatch.setattr(ZappaCLI, "touch_endpoint", lambda self, url: None)  # an HTTP request to the live API
+    monkeypatch.setattr(ZappaCLI, "check_for_update", lambda self: None)  # a request to PyPI
+    monkeypatch.setattr(zappa.core.time, "sleep", lambda s: None)
+    monkeypatch.chdir(tmp_path)  # Zappa writes its template here, and leaves it when update finds no stack
+    package = tmp_path / "awrlens-demo.zip"
+    with zipfile.ZipFile(package, "w") as z:
+        z.writestr("handler.py", "def lambda_handler(event, context):\n    return {}\n")
+    settings = json.loads((ROOT / "zappa_settings.json").read_text())
+    (tmp_path / "zappa_settings.json").write_text(json.dumps(settings))
+    with mock_aws():
+        calls = record_calls(monkeypatch)
+        calls.stubs[("lambda", "ListFunctionUrlConfigs")] = {"FunctionUrlConfigs": []}  # moto lacks it
+        lambda_quota(calls, 10)
+        trust = (ROOT / "infra" / "iam" / "lambda-trust.json").read_text()
+        boto3.client("iam").create_role(RoleName="awrlens-demo-lambda", AssumeRolePolicyDocument=trust)
+        assert guard_rails.main(["demo", "--region", REGION, "--check-concurrency"]) == 2  # what step 6 runs first
+        with pytest.raises(Exception, match="UnreservedConcurrentExecution below its minimum value"):
+            ZappaCLI().handle(["deploy", "demo", "-z", str(package)])
+        lam, cfn = boto3.client("lambda"), boto3.client("cloudformation")
+        assert lam.get_function(FunctionName="awrlens-demo")  # half-finished: the function, and no stack
+        assert not [s for s in cfn.describe_stacks()["Stacks"] if s["StackName"] == "awrlens-demo"]
+        capsys.readouterr()
+        with pytest.raises(SystemExit):
+            ZappaCLI().handle(["deploy", "demo", "-z", str(package)])
+        assert "This application is already deployed - did you mean to call update?" in capsys.readouterr().err
+        with pytest.raises(Exception, match="UnreservedConcurrentExecution below its minimum value"):
+            ZappaCLI().handle(["update", "demo", "-z", str(package)])  # refused again, after the new code
+        monkeypatch.setenv("MOTO_LAMBDA_CONCURRENCY_QUOTA", "1000")  # the quota raised: update still lacks the stack
+        with pytest.raises(ParamValidationError):  # Zappa finds no API (get_api_id: None) to deploy the stage to
+            ZappaCLI().handle(["update", "demo", "-z", str(package)])
+
+        def stacks():
+            return [s["StackStatus"] for s in cfn.describe_stacks()["Stacks"] if s["StackName"] == "awrlens-demo"]
+
+        ZappaCLI().handle(["undeploy", "demo", "--yes"])
+        ZappaCLI().handle(["deploy", "demo", "-z", str(package)])
+        assert stacks() == ["CREATE_COMPLETE"]
+        assert lam.get_function_concurrency(FunctionName="awrlens-demo")["ReservedConcurrentExecutions"] == 10
+        ZappaCLI().handle(["undeploy", "demo", "--yes"])
+        monkeypatch.setenv("MOTO_LAMBDA_CONCURRENCY_QUOTA", "10")  # no quota increase: the stage without it
+        del settings["demo"]["lambda_concurrency"]
+        (tmp_path / "zappa_settings.json").write_text(json.dumps(settings))
+        ZappaCLI().handle(["deploy", "demo", "-z", str(package)])
+        assert stacks() == ["CREATE_COMPLETE"]
+        assert "ReservedConcurrentExecutions" not in lam.get_function_concurrency(FunctionName="awrlens-demo")

@@ -6,21 +6,23 @@ the stage; then Zappa's deploy, update, status, rollback and undeploy run agains
 and each call must be allowed by a statement whose Resource matches what it touches (moto enforces no IAM: this is
 the check). deploy_site.py's and the app's: their code runs against moto with every call recorded. What AWS checks
 beyond the operation itself (iam:PassRole where a role is handed over, the template CloudFormation reads, what
-CloudFormation creates for Zappa) and what the Lambda service does with the function's role (logs, VPC network
-interfaces) are the tables below (infra/README.md, IAM).
+CloudFormation creates for Zappa and the stack's tags it copies onto the API) and what the Lambda service does with
+the function's role (logs, VPC network interfaces) are the tables below (infra/README.md, IAM).
 """
 
 import fnmatch
 import json
+import re
 import zipfile
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
 from infra import zappa_actions
 from infra.deploy_site import Aws, deploy
 from infra.lambda_package import stage_settings
-from tests.aws import REGION, dummy_credentials, record_calls
+from tests.aws import REGION, dummy_credentials, lambda_quota, record_calls
 
 ROOT = Path(__file__).resolve().parent.parent
 IAM = ROOT / "infra" / "iam"
@@ -44,6 +46,22 @@ STACK_RESOURCES = {
     },
     "AWS::Lambda::Permission": {"lambda:AddPermission", "lambda:RemovePermission"},
 }
+# A stack's tags (CreateStack/UpdateStack `Tags`: Zappa always sends ZappaProject and the stage's `tags`) are copied
+# by CloudFormation onto each resource of the template that takes tags (CloudFormation User Guide, "Resource tag":
+# stack-level tags propagate), with the caller's rights. The API Gateway resources that take tags (API Gateway
+# Developer Guide, "API Gateway resources that can be tagged"), as template types, and the path of each one's ARN;
+# API Gateway authorizes a tag as TagResource, `PUT /tags/{resource_arn}`, and an untag (an update that drops a
+# tag) as UntagResource, `DELETE /tags/{resource_arn}` (API Gateway API Reference): apigateway:PUT and
+# apigateway:DELETE on arn:aws:apigateway:REGION::/tags/<the resource's ARN, URL-encoded>.
+TAGGABLE = {
+    "AWS::ApiGateway::ApiKey": "/apikeys",
+    "AWS::ApiGateway::ClientCertificate": "/clientcertificates",
+    "AWS::ApiGateway::DomainName": "/domainnames",
+    "AWS::ApiGateway::RestApi": "/restapis",
+    "AWS::ApiGateway::Stage": "/restapis/api0id/stages",
+    "AWS::ApiGateway::UsagePlan": "/usageplans",
+    "AWS::ApiGateway::VpcLink": "/vpclinks",
+}
 # The service that assumes a role named in a template property of a resource of this type.
 CREDENTIAL_USERS = {
     "AWS::ApiGateway::": "apigateway.amazonaws.com",
@@ -54,6 +72,7 @@ CREDENTIAL_PROPERTIES = {"Credentials", "AuthorizerCredentials", "CredentialsArn
 # What the Lambda service does with the function's role: its logs, and network interfaces in the VPC.
 LAMBDA_LOGS = {"logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"}
 UNSCOPED = {
+    "lambda:GetAccountSettings",
     "events:ListRuleNamesByTarget",
     "cloudwatch:GetMetricStatistics",
     "cloudfront:ListDistributions",
@@ -111,14 +130,52 @@ def test_policies_parse_and_allow_only_named_actions(name):
                 assert set(st["Action"]) <= VPC_CHECKS | LAMBDA_VPC | UNSCOPED, st
 
 
+def test_the_guide_makes_the_deploying_identity_the_later_steps_use(monkeypatch, tmp_path):
+    """infra/README.md, step 4: the identity the deploys run as holds the deployer documents (every one of iam/ but
+    the function roles' and their trust), its profile is the one the later steps export, Zappa's own session takes
+    that profile, and the scripts take the exported region."""
+    step = (ROOT / "infra" / "README.md").read_text().split("### 4.", 1)[1].split("### 5.", 1)[0]
+    [user] = re.findall(r"aws iam create-user --user-name (\S+)", step)
+    [docs] = re.findall(r"^for doc in ([^;]+); do$", step, re.M)
+    assert set(docs.split()) == {p.stem for p in IAM.glob("*.json") if not p.stem.startswith("lambda-")}
+    assert f"attach-user-policy --user-name {user} --policy-arn arn:aws:iam::$ACCOUNT:policy/awrlens-$doc" in step
+    assert re.findall(r"aws configure --profile (\S+)", step) == [user]
+    exported = dict(re.findall(r"\b(AWS_[A-Z_]+)=(\S+)", re.search(r"^export AWS_PROFILE=.*$", step, re.M).group()))
+    assert exported == {"AWS_PROFILE": user, "AWS_REGION": "$REGION"}
+    dummy_credentials(monkeypatch)
+    config = tmp_path / "config"
+    config.write_text(f"[profile {user}]\nregion = {REGION}\n")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(config))
+    monkeypatch.setenv("AWS_PROFILE", user)
+    assert zappa_actions.load_stage("prod").zappa.boto_session.profile_name == user
+    monkeypatch.delenv("AWS_DEFAULT_REGION")
+    monkeypatch.setenv("AWS_REGION", "eu-central-1")
+    assert Aws().region == "eu-central-1"
+
+
 # -- the site deployer ----------------------------------------------------------------------------------------------
+
+
+def documented_sites() -> set[tuple[str, str, str]]:
+    """(bucket, stage, hosting) of every `make deploy-site` the operator's guides give for an account (README.md,
+    infra/README.md; the emulator's rehearsal, which no IAM guards, left out), the account as the documents'
+    placeholder."""
+    sites = set()
+    for doc in (ROOT / "README.md", ROOT / "infra" / "README.md"):
+        for line in re.findall(r"make deploy-site (BUCKET=\S+ .*)", doc.read_text()):
+            args = dict(re.findall(r"\b([A-Z_]+)=([^\s`]+)", line))
+            bucket = args["BUCKET"].replace("$ACCOUNT", ACCOUNT)
+            if bucket.endswith(ACCOUNT):
+                sites.add((bucket, args["STAGE"], args.get("HOSTING", "cloudfront")))
+    return sites
 
 
 @pytest.mark.slow
 def test_site_deployer_names_exactly_what_deploy_site_calls(aws_calls, tmp_path, monkeypatch):
-    """deploy_site.py against moto: the demo's website, then the same bucket behind CloudFront with a change and a
-    deleted file, a run with nothing to do, and a domain with a changed cache policy; the stage's API found through
-    Zappa's stack. Every call is allowed, on what it touches, and nothing more is."""
+    """deploy_site.py against moto: every site the guides deploy (the demo's public website, prod behind
+    CloudFront), then prod again with a change and a deleted file, a run with nothing to do, and a domain with a
+    changed cache policy; the stage's API found through Zappa's stack. Every call is allowed, on what it touches,
+    and nothing more is."""
     from infra import deploy_site
     from tests.aws import CloudFrontGaps
     from tests.test_deploy import zappa_stack
@@ -133,17 +190,21 @@ def test_site_deployer_names_exactly_what_deploy_site_calls(aws_calls, tmp_path,
     (static / "vendor" / "a.js").write_text("a")
     (static / "app.js").write_text("app")  # unchanged by the second deploy
     (static / "old.js").write_text("old")
+    sites = documented_sites()
+    assert {(stage, hosting) for _, stage, hosting in sites} == {("demo", "website"), ("prod", "cloudfront")}, sites
     zappa_stack("prod")
+    zappa_stack("demo")
     CloudFrontGaps(aws_calls)
     aws_calls.log.clear()
-    bucket = "awrlens-site-123456789012"
     site = {"static": static, "templates": templates, "aws": Aws(REGION), "progress": False}
-    deploy(bucket, stage="prod", hosting="website", **site)  # creates: the public demo
+    for bucket, stage, hosting in sorted(sites):  # each created
+        deploy(bucket, stage=stage, hosting=hosting, **site)
+    [bucket] = [b for b, stage, _ in sites if stage == "prod"]
     (static / "old.js").unlink()
     (static / "vendor" / "a.js").write_text("b")
-    report = deploy(bucket, stage="prod", **site)  # behind CloudFront; changes, deletes
+    report = deploy(bucket, stage="prod", **site)  # changes, deletes
     deploy(bucket, stage="prod", **site)  # nothing to do
-    assert report.deleted and report.uploaded and report.distribution["created"]
+    assert report.deleted and report.uploaded
     monkeypatch.setitem(deploy_site.CACHE_POLICY, "Comment", "changed")
     deploy(
         bucket,
@@ -152,9 +213,14 @@ def test_site_deployer_names_exactly_what_deploy_site_calls(aws_calls, tmp_path,
         certificate_arn=f"arn:aws:acm:us-east-1:{ACCOUNT}:certificate/x",
         **site,
     )
-    assert {"UpdateDistribution", "UpdateCachePolicy", "GetStage", "DescribeStackResource"} <= {
-        op for _, op in aws_calls
-    }
+    assert {
+        "PutBucketWebsite",
+        "CreateDistribution",
+        "UpdateDistribution",
+        "UpdateCachePolicy",
+        "GetStage",
+        "DescribeStackResource",
+    } <= {op for _, op in aws_calls}
     doc = policy("site-deployer.json")
     assert policy_actions(doc) == iam_actions(aws_calls)
     denied = [
@@ -170,7 +236,7 @@ def test_site_deployer_names_exactly_what_deploy_site_calls(aws_calls, tmp_path,
         for st in doc["Statement"]
         for r in ([st["Resource"]] if isinstance(st["Resource"], str) else st["Resource"])
         if r.startswith("arn:aws:s3")
-    } == {f"arn:aws:s3:::{bucket}", f"arn:aws:s3:::{bucket}/*"}
+    } == {arn for b, _, _ in sites for arn in (f"arn:aws:s3:::{b}", f"arn:aws:s3:::{b}/*")}
 
 
 # -- the API's guard rails ---------------------------------------------------------------------------------------------
@@ -204,6 +270,8 @@ def test_guard_rails_policy_names_exactly_what_guard_rails_calls(aws_calls, tmp_
     )
     aws_calls.log[:] = [c for c in aws_calls.log if c[1] != "UpdateUsagePlan"]  # the line above, not the code
     guard_rails.apply("demo", Aws(REGION), settings_file=settings)
+    lambda_quota(aws_calls, 1000)
+    assert guard_rails.main(["prod", "--region", REGION, "--check-concurrency"]) == 0  # before a deploy
     assert {"UpdateUsagePlan", "CreateUsagePlanKey", "PutGatewayResponse", "PutRetentionPolicy", "PutMetricAlarm"} <= {
         op for _, op, _ in aws_calls.log
     }
@@ -336,6 +404,21 @@ def credential_uses(template: dict) -> list[tuple[str, str, str]]:
     return out
 
 
+def stack_tagging(op: str, params, template: dict) -> list[tuple[str, str]]:
+    """(IAM action, ARN) that a CreateStack or UpdateStack with stack `Tags` among its `params` needs besides, for
+    `template`: each API Gateway resource that takes tags is tagged (PUT) and, on an update, may be untagged (DELETE).
+    Its id is CloudFormation's to choose: a placeholder stands for it."""
+    if op not in ("CreateStack", "UpdateStack") or "Tags" not in params:
+        return []
+    verbs = ("apigateway:PUT",) + (("apigateway:DELETE",) if op == "UpdateStack" else ())
+    out = []
+    for resource in template["Resources"].values():
+        if resource["Type"] in TAGGABLE:
+            arn = f"arn:aws:apigateway:{REGION}::{TAGGABLE[resource['Type']]}/a1b2c3d4e5"
+            out += [(verb, f"arn:aws:apigateway:{REGION}::/tags/{quote(arn, safe='')}") for verb in verbs]
+    return out
+
+
 def service_of(resource_type: str) -> str:
     return next(s for prefix, s in CREDENTIAL_USERS.items() if resource_type.startswith(prefix))
 
@@ -349,23 +432,36 @@ def statements(doc, action):
 def allowed(doc, action, arn, context=None) -> bool:
     """Whether a statement of `doc` allows `action` on `arn`, its StringEquals / StringEqualsIfExists conditions
     checked against `context` (a request's condition keys)."""
-    context = context or {}
     for st in statements(doc, action):
         resources = [st["Resource"]] if isinstance(st["Resource"], str) else st["Resource"]
-        if not any(fnmatch.fnmatchcase(arn, r) for r in resources):
-            continue
-        ok = True
-        for operator, keys in st.get("Condition", {}).items():
-            assert operator in ("StringEquals", "StringEqualsIfExists"), operator
-            for key, values in keys.items():
-                values = [values] if isinstance(values, str) else values
-                if key not in context:
-                    ok &= operator.endswith("IfExists")
-                else:
-                    ok &= context[key] in values
-        if ok:
+        if any(fnmatch.fnmatchcase(arn, r) for r in resources) and conditions_hold(st, context or {}):
             return True
     return False
+
+
+def assumable(trust, service, context) -> bool:
+    """Whether the trust policy `trust` lets `service` assume the role, with the condition keys `context`."""
+    return any(
+        service
+        in ([st["Principal"]["Service"]] if isinstance(st["Principal"]["Service"], str) else st["Principal"]["Service"])
+        and conditions_hold(st, context)
+        for st in statements(trust, "sts:AssumeRole")
+    )
+
+
+def conditions_hold(statement, context) -> bool:
+    """A statement's StringEquals / StringEqualsIfExists conditions against a request's condition keys: a key the
+    request lacks fails StringEquals and passes StringEqualsIfExists (IAM User Guide, condition operators)."""
+    ok = True
+    for operator, keys in statement.get("Condition", {}).items():
+        assert operator in ("StringEquals", "StringEqualsIfExists"), operator
+        for key, values in keys.items():
+            values = [values] if isinstance(values, str) else values
+            if key not in context:
+                ok &= operator.endswith("IfExists")
+            else:
+                ok &= context[key] in values
+    return ok
 
 
 @pytest.fixture(scope="module")
@@ -402,6 +498,23 @@ def test_zappa_deployer_allows_every_call_of_zappas_source_and_nothing_more(zapp
     assert not missing, f"zappa-deployer.json lacks what Zappa calls: {missing}"
     assert have <= set(need), f"zappa-deployer.json allows what Zappa never calls: {sorted(have - set(need))}"
     assert "cloudformation:ListStackResources" in need  # Zappa's wait for its stack (issue 11)
+
+
+def test_zappa_deployer_may_tag_what_cloudformation_tags_for_zappas_stack(zappa_source, templates):
+    """Zappa's CreateStack and UpdateStack carry the stack's Tags (zappa/core.py, update_stack) and its template holds
+    the REST API: CloudFormation tags the API as the caller, so the deployer must be allowed API Gateway's tagging
+    (TAGGABLE) on it, and on nothing but tags."""
+    doc = policy("zappa-deployer.json")
+    needed = set()
+    for stage, found in zappa_source.items():
+        assert "AWS::ApiGateway::RestApi" in {r["Type"] for r in templates[stage]["Resources"].values()}
+        for call in found.calls:
+            for action, arn in stack_tagging(call.operation, call.keywords, templates[stage]):
+                needed.add(action)
+                assert allowed(doc, action, arn), f"{call.where} {call.method}: {action} on {arn}"
+    assert needed == {"apigateway:PUT", "apigateway:DELETE"}
+    [tags] = [st for st in doc["Statement"] if any("/tags/" in r for r in st["Resource"])]
+    assert tags["Resource"] == [f"arn:aws:apigateway:{REGION}::/tags/*"] and set(tags["Action"]) == needed
 
 
 def test_zappas_version_is_the_one_packaged():
@@ -441,6 +554,23 @@ def test_the_roles_trust_every_service_they_are_handed_to(zappa_source, template
     )
 
 
+def test_the_roles_trust_their_services_only_on_behalf_of_this_account():
+    """The confused-deputy guard (IAM User Guide, "The confused deputy problem"): a service that assumes the role on
+    behalf of a resource says whose (aws:SourceAccount), and it must be this account's. The key is in a request only
+    when a service acts for a resource (IAM User Guide, global condition keys, with IfExists for such keys), and
+    Lambda's Developer Guide documents none for assuming a function's execution role (aws:SourceArn "applies only to
+    policies where your Lambda function is the target resource"): a request without it is not refused."""
+    trust = policy("lambda-trust.json")
+    [statement] = trust["Statement"]
+    services = statement["Principal"]["Service"]
+    assert services
+    for service in services:
+        assert assumable(trust, service, {"aws:SourceAccount": ACCOUNT}), service
+        assert not assumable(trust, service, {"aws:SourceAccount": "210987654321"}), service
+        assert assumable(trust, service, {}), service
+    assert not assumable(trust, "ec2.amazonaws.com", {"aws:SourceAccount": ACCOUNT})
+
+
 def test_the_roles_let_api_gateway_invoke_their_function(templates):
     """API Gateway calls Lambda with the role's credentials (Integration.Credentials), so the role itself must allow
     lambda:InvokeFunction on the function the integration's URI names (Zappa's default role allows it on "*")."""
@@ -466,6 +596,8 @@ def test_the_roles_let_api_gateway_invoke_their_function(templates):
 def touched(service, op, params) -> list[str]:
     """The ARNs a recorded call acts on, for the policy's Resource check ("*" where the action takes no resource)."""
     region = f"{REGION}:{ACCOUNT}"
+    if service == "lambda" and op == "GetAccountSettings":
+        return ["*"]
     if service == "lambda":
         name = params.get("FunctionName") or params.get("Resource", "")
         if name.startswith("function:"):  # Zappa's rollback: "function:NAME:VERSION"
@@ -591,11 +723,16 @@ def test_zappa_against_moto_makes_only_calls_the_deployer_allows_on_what_they_to
     assert any(op == "GetFunction" and p["FunctionName"].startswith("function:awrlens-prod:") for _, op, p in calls.log)
     doc = policy("zappa-deployer.json")
     denied = []
+    stack_templates = iter(deployed)  # in the order of the CreateStack and UpdateStack calls
     for service, op, params in calls.log:
         for action in zappa_actions.actions_of(service, op):
             for arn in touched(service, op, params):
                 if not allowed(doc, action, arn):
                     denied.append(f"{action} on {arn}")
+        if op in ("CreateStack", "UpdateStack"):
+            for action, arn in stack_tagging(op, params, next(stack_templates)):
+                if not allowed(doc, action, arn):
+                    denied.append(f"{action} on {arn} (the stack's tags)")
         for key in zappa_actions.ROLE_PARAMETERS & set(params):
             principal = f"{'events' if service == 'events' else service}.amazonaws.com"
             if not allowed(doc, "iam:PassRole", params[key], {"iam:PassedToService": principal}):
