@@ -62,25 +62,26 @@ class Store:
         """The AWR views as this store has them: under its prefix, with the columns of its release."""
         return views(self.view_prefix, self.release)
 
-    def rows(self, stmt, params: dict | None = None) -> list[tuple]:
+    def rows(self, stmt, params: dict | None = None, seconds: float | None = None) -> list[tuple]:
         """All rows of `stmt` as tuples; raises an ApiError subclass on any database failure, and TargetBusy at once
-        when AWRLENS_MAX_IN_FLIGHT statements of this process are already waiting on this (remote) target."""
+        when AWRLENS_MAX_IN_FLIGHT statements of this process are already waiting on this (remote) target. `seconds`:
+        the statement's own bound instead of AWRLENS_CALL_TIMEOUT's (Oracle rendering a report)."""
         if self._in_flight is None:
-            return self._rows(stmt, params)
+            return self._rows(stmt, params, seconds)
         if not self._in_flight.acquire(blocking=False):
             raise TargetBusy(
                 f"{self.alias} is busy: {self.settings.max_in_flight} requests of this server are "
                 "waiting on it already; try again shortly"
             )
         try:
-            return self._rows(stmt, params)
+            return self._rows(stmt, params, seconds)
         finally:
             self._in_flight.release()
 
-    def _rows(self, stmt, params):
+    def _rows(self, stmt, params, seconds=None):
         started = time.monotonic()
         try:
-            rows = self.fetch(stmt, params or {}, self.settings.row_cap + 1)
+            rows = self.fetch(stmt, params or {}, self.settings.row_cap + 1, seconds)
         except ApiError:
             raise
         except Exception as exc:
@@ -101,8 +102,8 @@ class Store:
             log.append(self._logged(capped(core(stmt), self.settings.row_cap), params, len(rows), started))
         return rows
 
-    def fetch(self, stmt, params: dict, limit: int) -> list[tuple]:
-        """At most `limit` rows of `stmt` as sent (queries.capped), as the driver's tuples."""
+    def fetch(self, stmt, params: dict, limit: int, seconds: float | None = None) -> list[tuple]:
+        """At most `limit` rows of `stmt` as sent (queries.capped), as the driver's tuples (`seconds`: see rows())."""
         with self.engine.connect() as conn:
             self.prepare(conn)
             result = conn.execute(capped(core(stmt), self.settings.row_cap), params)

@@ -67,7 +67,7 @@ class SqliteStore(Store):
         self._writer_lock = threading.Lock()
         super().__init__(alias, settings)
 
-    def fetch(self, stmt, params, limit):
+    def fetch(self, stmt, params, limit, seconds=None):  # the embedded store renders no report: `seconds` unused
         sql, binds = self.text(stmt)
         values = {**binds, **params}
         lists = {name: values.pop(name) for name in set(EXPANDING.findall(sql))}
