@@ -188,10 +188,15 @@ def test_a_statement_without_monitored_executions_says_so(server, dbs, stories, 
 @pytest.fixture(scope="module")
 def planted(demo_store, tmp_path_factory):
     """A copy of the demo store whose every AWR and SQL monitor report of ORCL is PLANTED, served by gunicorn."""
-    path = tmp_path_factory.mktemp("planted") / "demo.sqlite"
+    yield from _serving(demo_store, tmp_path_factory.mktemp("planted"), PLANTED)
+
+
+def _serving(demo_store, folder, html: str):
+    """gunicorn's URL on a copy of the demo store in `folder` whose every HTML report is `html`."""
+    path = folder / "demo.sqlite"
     shutil.copy(demo_store[0], path)
     con = sqlite3.connect(path)
-    blob = zlib.compress(PLANTED.encode())
+    blob = zlib.compress(html.encode())
     con.execute("update awrlens_awr_reports set report = ? where type = 'html'", (blob,))
     con.execute("update awrlens_monitor_reports set report = ? where type = 'html'", (blob,))
     con.commit()
@@ -255,16 +260,7 @@ def elsewhere():
 @pytest.fixture(scope="module")
 def planted_loads(demo_store, elsewhere, tmp_path_factory):
     """A copy of the demo store whose every HTML AWR and SQL monitor report of ORCL is loads(), served by gunicorn."""
-    path = tmp_path_factory.mktemp("planted_loads") / "demo.sqlite"
-    shutil.copy(demo_store[0], path)
-    con = sqlite3.connect(path)
-    blob = zlib.compress(loads(elsewhere[0]).encode())
-    con.execute("update awrlens_awr_reports set report = ? where type = 'html'", (blob,))
-    con.execute("update awrlens_monitor_reports set report = ? where type = 'html'", (blob,))
-    con.commit()
-    con.close()
-    with gunicorn(path, workers=1) as url:
-        yield url
+    yield from _serving(demo_store, tmp_path_factory.mktemp("planted_loads"), loads(elsewhere[0]))
 
 
 def test_what_a_report_names_is_not_fetched_by_the_viewer_nor_on_its_own(planted_loads, elsewhere, dbs, client, page):
