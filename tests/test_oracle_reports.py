@@ -577,3 +577,21 @@ def test_a_report_has_its_own_time_bound_and_its_504_names_it(oracle_app):
     assert f"longer than {report:g} s" in err["message"]
     assert server.struck == [("sql", "stall")]
     assert report - 0.05 <= elapsed < report + BREAK_WAIT + 0.5, elapsed
+
+
+@pytest.mark.wire
+@pytest.mark.slow
+def test_a_report_longer_than_the_call_timeout_is_served_within_its_own(oracle_app):
+    """Oracle busy rendering for longer than AWRLENS_CALL_TIMEOUT but within AWRLENS_REPORT_TIMEOUT: the report
+    arrives (a RAC global report's first fetch, issue 28)."""
+    client, server = oracle_app(
+        settings={"call_timeout": 1.0, "report_timeout": 4.0},
+        fault="slow",
+        match="dbms_workload_repository",
+        slow=2.0,
+        answers={"awr_report_text": [("WORKLOAD REPOSITORY report",), ("End of Report",)]},
+    )
+    resp = client.get(f"/api/v1/dbs/ora.{ORCL}/awr-report?begin_snap=100&end_snap=104&type=text")
+    assert resp.status_code == 200, resp.get_data(as_text=True)
+    assert resp.get_data(as_text=True) == "WORKLOAD REPOSITORY report\nEnd of Report"
+    assert server.struck == [("sql", "slow")]
