@@ -245,6 +245,7 @@ class OracleStore(Store):
                 if isinstance(orig, oracledb.Error) and (_code(orig) in TIMEOUT_CODES or _timed_out(orig)):
                     raise DatabaseTimeout(
                         f"{self.alias} ({self.host}): Oracle took longer than {seconds:g} s (AWRLENS_REPORT_TIMEOUT) "
+                        "to render the report; a shorter range or fewer instances renders sooner "
                         f"({self._reason(orig)})"
                     ) from exc
                 raise
