@@ -12,7 +12,7 @@ import tempfile
 worker_class = "gthread"
 workers = int(os.environ.get("WEB_CONCURRENCY", 3))
 threads = 16  # per worker: above AWRLENS_MAX_IN_FLIGHT (8), so a busy target leaves threads for everything else
-timeout = 60  # a worker whose threads all stay stuck this long is restarted (requests end well before: 25 s)
+timeout = 60  # a worker whose threads all stay stuck this long is restarted (requests end well before: 26 s)
 keepalive = 5
 
 
