@@ -264,5 +264,5 @@
     };
   }
 
-  AWRLens.OracleReports = { monitored: monitored, viewer: viewer, POLICY: POLICY };
+  AWRLens.OracleReports = { monitored: monitored, viewer: viewer };
 }(window.AWRLens = window.AWRLens || {}));
