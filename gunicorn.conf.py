@@ -15,7 +15,7 @@ import gunicorn.util
 worker_class = "gthread"
 workers = int(os.environ.get("WEB_CONCURRENCY", 3))
 threads = 16  # per worker: above AWRLENS_MAX_IN_FLIGHT (8), so a busy target leaves threads for everything else
-timeout = 60  # a worker whose threads all stay stuck this long is restarted (requests end well before: 25 s)
+timeout = 60  # a worker whose threads all stay stuck this long is restarted (requests end well before: 26 s)
 keepalive = 5
 # What gunicorn reads of a request before the app sees it (its defaults, named here for the refusals below)
 limit_request_line = 4094  # bytes of the request line: method, path and query

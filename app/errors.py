@@ -58,8 +58,13 @@ class DatabaseUnavailable(ApiError):
 
 
 class NotGranted(DatabaseUnavailable):
-    """The database refused a statement for want of a privilege (Oracle: ORA-00942, ORA-00904, ORA-01031, ORA-06550,
-    PLS-00201); a 503 like any refusal unless the caller names the grant (MissingGrant)."""
+    """The database refused a statement for want of a privilege or of the object itself (Oracle: ORA-00942,
+    ORA-00904, ORA-01031, ORA-06550, PLS-00201; `ora_code` says which); a 503 like any refusal unless the caller,
+    knowing the object exists, names the grant (MissingGrant)."""
+
+    def __init__(self, message, parameter=None, ora_code: str = ""):
+        super().__init__(message, parameter)
+        self.ora_code = ora_code
 
 
 class MissingGrant(ApiError):

@@ -36,6 +36,13 @@ class Settings:
     )
     connect_timeout: float = setting(5.0, "Seconds allowed to get an Oracle connection (wall clock).")
     call_timeout: float = setting(10.0, "Seconds allowed for each round trip to the database.")
+    report_timeout: float = setting(
+        20.0,
+        "Seconds Oracle may take to render one of its own reports (an AWR report, RAC global or over a long range, or "
+        "a SQL monitor report), instead of AWRLENS_CALL_TIMEOUT; past it, 504 naming this setting. A report's request "
+        "waits at most AWRLENS_CONNECT_TIMEOUT + this + 1 s: keep that under the Lambda function's timeout "
+        "(zappa_settings.json), itself under API Gateway's 29 s.",
+    )
     expire_time: int = setting(1, "Minutes between TCP keepalive probes on Oracle connections (0 = off).")
     pool_max: int = setting(
         1 if ON_LAMBDA else 4, "Oracle connections per process (1 per Lambda container).", shown="4 (1 on Lambda)"

@@ -65,3 +65,12 @@ def stored_awr_reports(sql3, db):
 def monitor_report_id(sql3, db):
     """A SQL monitor report the demo keeps of a database."""
     return sql3.execute("select min(report_id) from dba_hist_reports where dbid = ?", (dbid_of(db),)).fetchone()[0]
+
+
+def monitor_report_query(sql3, db):
+    """The query of monitor_report_id's report: its SNAP_ID, as the monitored executions list it."""
+    snap = sql3.execute(
+        "select snap_id from dba_hist_reports where dbid = ? and report_id = ?",
+        (dbid_of(db), monitor_report_id(sql3, db)),
+    ).fetchone()[0]
+    return {"snap_id": snap}

@@ -11,7 +11,8 @@ SQL and faults at any round trip. Every client round trip is a *stage*:
     auth2       logon phase two (encrypted password)          -> session established, server proof
     sql         any later request: SQL execute, rollback,...  -> rows, an ORA error, or a plain status
 
-A fault (`reset`: close with SO_LINGER 0, i.e. a TCP RST; `stall`: keep the connection open and never answer) can
+A fault (`reset`: close with SO_LINGER 0, i.e. a TCP RST; `stall`: keep the connection open and never answer; `slow`:
+answer after `slow` seconds, a server busy rendering) can
 strike when a chosen stage's request arrives; for the `sql` stage it may be narrowed to statements whose text
 contains a given fragment (the API's own query rather than SQLAlchemy's first-connect queries). The behaviour can be
 changed at any time (`behave`) and applies to the next request on every connection, new or established; a stalled
@@ -26,6 +27,7 @@ commits, rollbacks and pings succeed. It checks nothing: any password is accepte
 
 import re
 import threading
+import time
 
 from lab.endpoints import LoopbackServer, TnsSession, chunk, reset, status, text, ub
 
@@ -62,6 +64,9 @@ class Session(TnsSession):
         if match is not None and match.lower() not in request.lower():
             return False
         self.server.struck.append((stage, fault))
+        if fault == "slow":  # a server busy for `slow` seconds on the statement, which it then answers
+            time.sleep(self.server.slow)
+            return False
         if fault == "reset":
             reset(self.sock)
         else:
@@ -142,8 +147,10 @@ class FakeOracle(LoopbackServer):
         match: str | None = None,
         answers: dict | None = None,
         errors: dict | None = None,
+        slow: float = 0.0,
     ):
         self.password, self.answers = password, answers or {}  # statement fragment (lower case) -> rows
+        self.slow = slow  # seconds the "slow" fault waits before answering
         self.errors = errors or {}  # statement fragment (lower case) -> (ORA error number, message)
         self.behave(fault, at, match)
         self.reached: list[str] = []  # stages reached, in order, over all connections
@@ -155,7 +162,7 @@ class FakeOracle(LoopbackServer):
     def behave(self, fault: str | None = None, at: str = "sql", match: str | None = None):
         """From now on: healthy (fault None), or `fault` when a request of stage `at` arrives (for "sql", only a
         statement containing `match`, if given)."""
-        assert fault in (None, "reset", "stall") and at in STAGES, (fault, at)
+        assert fault in (None, "reset", "stall", "slow") and at in STAGES, (fault, at)
         self.behaviour = (fault, at, match.encode() if isinstance(match, str) else match)
 
     def handle(self, conn):

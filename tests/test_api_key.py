@@ -9,7 +9,7 @@ from app.api import auth
 from app.demo.detail import HOSTILE_OBJ
 from app.settings import Settings
 from tests.conftest import assert_error
-from tests.contract import monitor_report_id, stored_awr_reports
+from tests.contract import monitor_report_id, monitor_report_query, stored_awr_reports
 
 KEY = "k3y-0f-the-demo-with-some-length"
 ORIGIN = "https://awrlens.example.com"
@@ -208,6 +208,7 @@ def test_every_keyed_get_refuses_without_the_key_as_json_csv_and_with_its_sql(cl
         },
         "/api/v1/dbs/{db}/awr-report": stored["global"],
         "/api/v1/dbs/{db}/awr-report/compare": stored["global_diff"],
+        "/api/v1/dbs/{db}/sql-monitor/{report_id}": monitor_report_query(sql3, dbs["rac"]),
         "/api/v1/dbs/{db}/sql/{sql_id}/plans/diff": {
             "a": stories["plan_regression"]["good_plan"],
             "b": stories["plan_regression"]["bad_plan"],

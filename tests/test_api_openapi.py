@@ -8,7 +8,7 @@ SQLite file, never from the code under test (tests/contract.py, the fixtures in 
 import re
 
 from conftest import assert_error
-from contract import AAS, RUN, dbid_of, local_iso, monitor_report_id, ok, stored_awr_reports
+from contract import AAS, RUN, dbid_of, local_iso, monitor_report_id, monitor_report_query, ok, stored_awr_reports
 
 HTTP_METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
 
@@ -162,7 +162,10 @@ def test_every_documented_query_parameter_is_accepted(api, doc, dbs, stories, wi
         "report_id": monitor_report_id(sql3, rac),
         "obj": obj,
     }
-    by_path = {"/api/v1/dbs/{db}/event-histogram": {"event": "log file sync"}}  # a wait event, not /activity's CPU
+    by_path = {
+        "/api/v1/dbs/{db}/event-histogram": {"event": "log file sync"},  # a wait event, not /activity's CPU
+        "/api/v1/dbs/{db}/sql-monitor/{report_id}": monitor_report_query(sql3, rac),  # the report's own snapshot
+    }
     stored = stored_awr_reports(sql3, rac)  # the demo keeps Oracle's AWR reports of a few ranges (§27)
     base = {
         "/api/v1/dbs/{db}/series": {"name": AAS},
@@ -172,6 +175,7 @@ def test_every_documented_query_parameter_is_accepted(api, doc, dbs, stories, wi
         "/api/v1/dbs/{db}/awr-report": {k: v for k, v in stored["global"].items() if k != "instance"},
         "/api/v1/dbs/{db}/awr-report/compare": {k: v for k, v in stored["global_diff"].items() if k != "instance"},
         "/api/v1/dbs/{db}/event-histogram": {"event": "log file sync"},
+        "/api/v1/dbs/{db}/sql-monitor/{report_id}": monitor_report_query(sql3, rac),
     }
     checked = 0
     for path, item in doc["paths"].items():

@@ -6,12 +6,16 @@ Expectations come from the API's answers (through the app's test client on the s
 
 import shutil
 import sqlite3
+import threading
 import zlib
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 from conftest import gunicorn
 from test_browser import _url
+
+from app.api.report import REPORT_POLICY
 
 pytestmark = [pytest.mark.browser, pytest.mark.wire, pytest.mark.slow]
 
@@ -22,6 +26,23 @@ PLANTED = (
     "<img src=\"x\" onerror=\"parent.pwned2 = 1; this.setAttribute('data-ran', 'onerror')\">"
     "<form action=\"/api/v1/\"><button id=\"go\">go</button></form><p id=\"end\">End of Report</p></body></html>"
 )
+
+
+# What the viewer puts first in the iframe's document: the API's policy for its documents but sandbox, which the
+# iframe's attribute gives (app/api/oracle_reports.py CSP = "sandbox; " + REPORT_POLICY).
+META = f'<meta http-equiv="Content-Security-Policy" content="{REPORT_POLICY}">'
+
+
+def loads(elsewhere: str) -> str:
+    """A report naming things to load from `elsewhere`, and a <base> that would re-point its relative links there."""
+    return (
+        f'<!DOCTYPE html><html><head><base href="{elsewhere}/base/"><title>AWR</title>'
+        f'<link rel="stylesheet" href="{elsewhere}/style.css"><style>@import url("{elsewhere}/import.css");'
+        f' body {{ background: url("{elsewhere}/background.png"); }}</style></head><body>'
+        f'<h1>WORKLOAD REPOSITORY report</h1><img src="{elsewhere}/image.png">'
+        f'<object data="{elsewhere}/object"></object><iframe src="{elsewhere}/frame"></iframe>'
+        '<a id="link" href="relative.html">a link</a><p id="end">End of Report</p></body></html>'
+    )
 
 
 def state_examples(dbs, stories):
@@ -67,7 +88,7 @@ def test_the_view_lists_the_stored_reports_and_opens_one_sandboxed_then_as_text(
     assert frame.count() == 1
     assert frame.get_attribute("sandbox") == ""  # no allow-scripts, no allow-same-origin
     assert page.page.evaluate("document.querySelector('[data-report=awr-report] iframe').sandbox.length") == 0
-    assert frame.evaluate("f => f.srcdoc") == api.get_data(as_text=True)
+    assert frame.evaluate("f => f.srcdoc") == META + api.get_data(as_text=True)
     inside = page.page.frame_locator("[data-report=awr-report] iframe")
     assert "Load Profile" in inside.locator("body").text_content()
     # the same report as text: in a <pre>, as text
@@ -152,8 +173,9 @@ def test_sql_detail_lists_monitored_executions_and_opens_their_report(server, db
     first = sorted(api, key=lambda r: r["start"])[0]
     frame = page.page.locator("[data-report=sql-monitor-report] iframe")
     assert frame.get_attribute("sandbox") == ""
-    expected = client.get(f"/api/v1/dbs/{db}/sql-monitor/{first['report_id']}").get_data(as_text=True)
-    assert frame.evaluate("f => f.srcdoc") == expected
+    expected = client.get(f"/api/v1/dbs/{db}/sql-monitor/{first['report_id']}?snap_id={first['snap_id']}")
+    assert expected.status_code == 200
+    assert frame.evaluate("f => f.srcdoc") == META + expected.get_data(as_text=True)
     assert page.errors == [], page.errors
 
 
@@ -166,10 +188,15 @@ def test_a_statement_without_monitored_executions_says_so(server, dbs, stories, 
 @pytest.fixture(scope="module")
 def planted(demo_store, tmp_path_factory):
     """A copy of the demo store whose every AWR and SQL monitor report of ORCL is PLANTED, served by gunicorn."""
-    path = tmp_path_factory.mktemp("planted") / "demo.sqlite"
+    yield from _serving(demo_store, tmp_path_factory.mktemp("planted"), PLANTED)
+
+
+def _serving(demo_store, folder, html: str):
+    """gunicorn's URL on a copy of the demo store in `folder` whose every HTML report is `html`."""
+    path = folder / "demo.sqlite"
     shutil.copy(demo_store[0], path)
     con = sqlite3.connect(path)
-    blob = zlib.compress(PLANTED.encode())
+    blob = zlib.compress(html.encode())
     con.execute("update awrlens_awr_reports set report = ? where type = 'html'", (blob,))
     con.execute("update awrlens_monitor_reports set report = ? where type = 'html'", (blob,))
     con.commit()
@@ -207,3 +234,56 @@ def test_script_planted_in_a_stored_report_runs_nothing_and_reaches_nothing(plan
     ]
     own.close()
     assert not page.dialogs
+
+
+@pytest.fixture(scope="module")
+def elsewhere():
+    """A loopback HTTP server that records every request it gets: (its URL, the paths asked)."""
+    asked = []
+
+    class Recorder(BaseHTTPRequestHandler):
+        def do_GET(self):
+            asked.append(self.path)
+            self.send_response(404)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", asked
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def planted_loads(demo_store, elsewhere, tmp_path_factory):
+    """A copy of the demo store whose every HTML AWR and SQL monitor report of ORCL is loads(), served by gunicorn."""
+    yield from _serving(demo_store, tmp_path_factory.mktemp("planted_loads"), loads(elsewhere[0]))
+
+
+def test_what_a_report_names_is_not_fetched_by_the_viewer_nor_on_its_own(planted_loads, elsewhere, dbs, client, page):
+    """A report's <img>, stylesheets (<link>, @import, a background), <object> and nested frame make the browser
+    request nothing, in the viewer's sandboxed iframe (the policy's <meta>) as opened on its own (the header), and its
+    <base href> re-points no link (base-uri 'none'). The server they name records every request it gets."""
+    url, asked = elsewhere
+    db = dbs["single"]
+    report = next(r for r in _stored(client, db) if r["kind"] == "report")
+    page.open(
+        _url(planted_loads, db=db, view="oracle-reports", begin_snap=report["begin_snap"], end_snap=report["end_snap"])
+    )
+    inside = page.page.frame_locator("[data-report=awr-report] iframe")
+    assert inside.locator("#end").text_content() == "End of Report"  # the document is there
+    page.page.wait_for_timeout(1000)  # time for anything it names to be asked for
+    assert asked == []
+    assert not inside.locator("#link").evaluate("a => a.href").startswith(url)
+    own = page.context.new_page()
+    own.goto(
+        f"{planted_loads}/api/v1/dbs/{db}/awr-report?begin_snap={report['begin_snap']}&end_snap={report['end_snap']}"
+    )
+    own.wait_for_timeout(1000)
+    assert own.locator("#end").text_content() == "End of Report"
+    assert asked == []
+    assert not own.locator("#link").evaluate("a => a.href").startswith(url)
+    own.close()

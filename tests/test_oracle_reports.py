@@ -20,6 +20,7 @@ from app.history.database import Database
 from app.history.oracle_reports import summary
 from app.settings import Settings
 from app.store import queries
+from app.store.schema import views
 
 ORCL, RAC = 1645932817, 3120466125
 PASSWORD = "Pw-reports-never-in-messages"
@@ -48,6 +49,7 @@ def assert_isolated(resp, kind_type):
     assert resp.mimetype == ("text/html" if kind_type == "html" else "text/plain")
     csp = [d.strip() for d in resp.headers["Content-Security-Policy"].split(";")]
     assert "sandbox" in csp and "default-src 'none'" in csp  # a bare sandbox: no allow-scripts, no allow-same-origin
+    assert "base-uri 'none'" in csp  # a <base href> in the report cannot re-point its links
     assert resp.headers["X-Content-Type-Options"] == "nosniff"
 
 
@@ -211,13 +213,13 @@ def test_the_plan_regressions_executions_are_too_short_to_be_monitored(client, s
 
 
 def test_a_monitor_report_is_served_as_stored_isolated_and_downloads(client, sql3):
-    report_id, sql_id, inst, start = sql3.execute(
-        "select report_id, key1, instance_number, period_start_time from dba_hist_reports where dbid = ? "
+    report_id, sql_id, inst, start, snap = sql3.execute(
+        "select report_id, key1, instance_number, period_start_time, snap_id from dba_hist_reports where dbid = ? "
         "order by report_id desc limit 1",
         (ORCL,),
     ).fetchone()
     for kind_type in ("html", "text"):
-        resp = client.get(f"/api/v1/dbs/demo.{ORCL}/sql-monitor/{report_id}?type={kind_type}&download=1")
+        resp = client.get(f"/api/v1/dbs/demo.{ORCL}/sql-monitor/{report_id}?snap_id={snap}&type={kind_type}&download=1")
         assert_isolated(resp, kind_type)
         blob = sql3.execute(
             "select report from awrlens_monitor_reports where dbid = ? and report_id = ? and type = ?",
@@ -230,8 +232,35 @@ def test_a_monitor_report_is_served_as_stored_isolated_and_downloads(client, sql
             f'{"html" if kind_type == "html" else "txt"}"'
         )
         assert sql_id in resp.get_data(as_text=True)
-    assert_error(client.get(f"/api/v1/dbs/demo.{ORCL}/sql-monitor/999999999"), 404, "report_id")
-    assert_error(client.get(f"/api/v1/dbs/demo.{ORCL}/sql-monitor/x1"), 400, "report_id")
+    assert_error(client.get(f"/api/v1/dbs/demo.{ORCL}/sql-monitor/999999999?snap_id={snap}"), 404, "report_id")
+    assert_error(client.get(f"/api/v1/dbs/demo.{ORCL}/sql-monitor/x1?snap_id={snap}"), 400, "report_id")
+
+
+def test_a_monitor_report_is_looked_up_by_its_snapshots_time(client, sql3):
+    """WRP$_REPORTS is partitioned by day on GENERATION_TIME: the report is looked up by REPORT_ID within the time of
+    its SNAP_ID, the first snapshot taken after it was generated (Oracle Database Reference, DBA_HIST_REPORTS), which
+    the list gives. Every report is found so (its GENERATION_TIME read from the store is inside), a snapshot days
+    away finds none, and without one the request says what to give."""
+    rows = sql3.execute(
+        "select r.report_id, r.snap_id, r.generation_time, s.end_interval_time from dba_hist_reports r join "
+        "dba_hist_snapshot s on s.dbid = r.dbid and s.instance_number = r.instance_number and s.snap_id = r.snap_id "
+        "where r.dbid = ? order by r.report_id",
+        (RAC,),
+    ).fetchall()
+    assert rows and all(gen <= end for _, _, gen, end in rows)  # the store keeps SNAP_ID as Oracle documents it
+    first = sql3.execute("select min(snap_id) from dba_hist_snapshot where dbid = ?", (RAC,)).fetchone()[0]
+    for report_id, snap, _, _ in rows[:: max(1, len(rows) // 12)]:
+        assert client.get(f"/api/v1/dbs/demo.{RAC}/sql-monitor/{report_id}?snap_id={snap}&type=text").status_code == 200
+        assert snap - first > 96  # days after the first snapshot: outside its time
+        err = assert_error(client.get(f"/api/v1/dbs/demo.{RAC}/sql-monitor/{report_id}?snap_id={first}"), 404)
+        assert err["parameter"] == "report_id" and f"snapshot {first}" in err["message"]
+    assert (
+        "snap_id is required"
+        in assert_error(client.get(f"/api/v1/dbs/demo.{RAC}/sql-monitor/1"), 400, "snap_id")["message"]
+    )
+    assert_error(client.get(f"/api/v1/dbs/demo.{RAC}/sql-monitor/1?snap_id=7"), 404, "snap_id")  # no such snapshot
+    text = str(queries.monitored_execution(views()).core().compile(dialect=oracle.dialect()))
+    assert re.search(r"generation_time > :t0 AND dba_hist_reports\.generation_time <= :t1", text), text
 
 
 def test_the_summary_is_read_as_data_only():
@@ -294,7 +323,7 @@ def oracle_app(monkeypatch):
     and snapshots put in the store's cache as it would have read them (the stand-in answers text only)."""
     made = []
 
-    def make(**behaviour):
+    def make(settings=None, target=None, **behaviour):
         server = FakeOracle(PASSWORD, **behaviour)
         made.append(server)
         monkeypatch.setenv("AWRLENS_REPORTS_PW", PASSWORD)
@@ -306,11 +335,10 @@ def oracle_app(monkeypatch):
                         "dsn": f"127.0.0.1:{server.port}/svc",
                         "user": "awrlens",
                         "password_env": "AWRLENS_REPORTS_PW",
+                        **(target or {}),
                     }
                 },
-                connect_timeout=2,
-                call_timeout=2,
-                answer_cache_mb=0,
+                **{"connect_timeout": 2, "call_timeout": 2, "answer_cache_mb": 0, **(settings or {})},
             )
         )
         store = app.extensions["awrlens"].stores["ora"]
@@ -381,9 +409,11 @@ def test_without_the_grant_the_monitor_report_is_a_403_naming_it(oracle_app):
             "dbms_auto_report": (904, 'ORA-00904: "DBMS_AUTO_REPORT"."REPORT_REPOSITORY_DETAIL": invalid identifier')
         },
     )
-    err = assert_error(client.get(f"/api/v1/dbs/ora.{ORCL}/sql-monitor/7?type=html"), 403)
+    err = assert_error(client.get(f"/api/v1/dbs/ora.{ORCL}/sql-monitor/7?snap_id=102&type=html"), 403)
     assert err["code"] == "missing_grant" and "GRANT EXECUTE ON SYS.DBMS_AUTO_REPORT TO AWRLENS" in err["message"]
     assert any("report_repository_detail(rid => :rid, type => :type) from dual" in s for s in server.statements)
+    (lookup,) = [s for s in server.statements if "dba_hist_reports.report_id = :report_id" in s]
+    assert "dba_hist_reports.generation_time > :t0 and dba_hist_reports.generation_time <= :t1" in lookup
 
 
 @pytest.mark.wire
@@ -439,3 +469,129 @@ def test_a_demo_store_built_before_the_reports_says_to_build_it_again(demo_store
     assert assert_error(client.get(f"/api/v1/dbs/demo.{ORCL}/sql-monitor/1"), 404, "report_id")
     sql_id = "43d1jja9rx68v"
     assert client.get(f"/api/v1/dbs/demo.{ORCL}/sql/{sql_id}/monitor").get_json()["rows"] == []
+
+
+LOOKUP = "dba_hist_reports.report_id = :report_id"  # the report's own row, by REPORT_ID within its snapshot's time
+
+
+@pytest.mark.wire
+@pytest.mark.parametrize("prefix", ["awr_pdb_", "awr_root_"])
+def test_sql_monitor_reads_dba_hist_reports_under_every_prefix(oracle_app, prefix):
+    """Oracle has DBA_HIST_REPORTS under that name only (no AWR_PDB_REPORTS, no AWR_ROOT_REPORTS: Oracle Database
+    Reference): a PDB's or a root's target lists its monitored executions and finds a report there."""
+    client, server = oracle_app(
+        target={"view_prefix": prefix},
+        errors={f"{prefix}reports": (942, "ORA-00942: table or view does not exist")},
+        answers={LOOKUP: [("7", "1", "6da5n2tu8uq4d", "16777216", "2026-11-20 01:00:00")]},
+    )
+    body = client.get(f"/api/v1/dbs/ora.{ORCL}/sql/6da5n2tu8uq4d/monitor?begin_snap=100&end_snap=104").get_json()
+    assert body.get("rows") == [], body
+    client.get(f"/api/v1/dbs/ora.{ORCL}/sql-monitor/7?snap_id=102")
+    read = [s for s in server.statements if "reports" in s and "report_repository_detail" not in s]
+    assert len(read) == 2 and all("from dba_hist_reports" in s and f"{prefix}reports" not in s for s in read), read
+
+
+@pytest.mark.wire
+def test_without_select_on_dba_hist_reports_the_grant_is_named_and_another_refusal_is_not_called_one(oracle_app):
+    """ORA-00942 on DBA_HIST_REPORTS, a view every supported release has, is the optional grant missing: 403 naming
+    it. ORA-00904 (a column the view lacks) is no grant: a 503 with Oracle's words, not missing_grant."""
+    url = f"/api/v1/dbs/ora.{ORCL}/sql/6da5n2tu8uq4d/monitor?begin_snap=100&end_snap=104"
+    client, _ = oracle_app(errors={"dba_hist_reports": (942, "ORA-00942: table or view does not exist")})
+    err = assert_error(client.get(url), 403)
+    assert err["code"] == "missing_grant" and "GRANT SELECT ON SYS.DBA_HIST_REPORTS TO AWRLENS" in err["message"]
+    assert "Tuning Pack" in err["message"]
+    client, _ = oracle_app(errors={"dba_hist_reports": (904, 'ORA-00904: "CON_DBID": invalid identifier')})
+    err = assert_error(client.get(url + "&con_dbid=5"), 503)
+    assert err["code"] == "database_unavailable" and "ORA-00904" in err["message"] and "GRANT" not in err["message"]
+    client, _ = oracle_app(errors={"dbms_auto_report": (942, "ORA-00942: table or view does not exist")})
+    err = assert_error(client.get(f"/api/v1/dbs/ora.{ORCL}/sql-monitor/7?snap_id=102"), 404)  # no such report here
+    client, _ = oracle_app(
+        answers={LOOKUP: [("7", "1", "6da5n2tu8uq4d", "16777216", "2026-11-20 01:00:00")]},
+        errors={"dbms_auto_report": (942, "ORA-00942: table or view does not exist")},
+    )
+    err = assert_error(client.get(f"/api/v1/dbs/ora.{ORCL}/sql-monitor/7?snap_id=102"), 503)
+    assert "ORA-00942" in err["message"] and "GRANT" not in err["message"]
+
+
+@pytest.mark.wire
+def test_on_12_1_0_1_the_container_filter_is_refused_not_sent(oracle_app):
+    """DBA_HIST_REPORTS.CON_DBID arrived in 12.1.0.2 (Oracle Database Reference 12.1, tests/data/oracle_views.json):
+    on 12.1.0.1 con_dbid is a 400 that says so, and no statement names the column."""
+    client, server = oracle_app()
+    store = client.application.extensions["awrlens"].stores["ora"]
+    store.server_version = "12.1.0.1.0"
+    url = f"/api/v1/dbs/ora.{ORCL}/sql/6da5n2tu8uq4d/monitor?begin_snap=100&end_snap=104"
+    err = assert_error(client.get(url + "&con_dbid=5"), 400, "con_dbid")
+    assert "12.1.0.2" in err["message"]
+    assert not [s for s in server.statements if "reports" in s]
+    store.server_version = "12.1.0.2.0"
+    assert client.get(url + "&con_dbid=5").status_code == 200
+    assert [s for s in server.statements if "con_dbid = :con_dbid" in s]
+
+
+HOSTILE = 'x"; filename=evil.exe\r\nSet-Cookie: a=b ÿ€漢'  # a KEY1 as the database may hold it
+
+
+@pytest.mark.wire
+def test_file_names_from_database_text_stay_one_safe_name(oracle_app):
+    """The file name holds DBA_HIST_REPORTS.KEY1 as the database gives it: the header keeps one filename of the safe
+    alphabet, ASCII only (gunicorn refuses anything outside Latin-1, Werkzeug any CR/LF), and the name itself in
+    RFC 6266's filename*, which a parser of RFC 6266 (Werkzeug's) prefers and decodes."""
+    from werkzeug.http import parse_options_header
+
+    client, _ = oracle_app(
+        answers={
+            LOOKUP: [("7", "1", HOSTILE, "16777216", "2026-11-20 01:00:00")],
+            "report_repository_detail": [("<html>report</html>",)],
+        }
+    )
+    resp = client.get(f"/api/v1/dbs/ora.{ORCL}/sql-monitor/7?snap_id=102&download=1")
+    assert resp.status_code == 200, resp.get_data(as_text=True)
+    header = resp.headers["Content-Disposition"]
+    assert header.isascii() and "\r" not in header and "\n" not in header
+    kind, plain, star = header.split("; ")  # one filename: the injected "filename=evil.exe" is no parameter
+    assert kind == "attachment" and star.startswith("filename*=UTF-8''")
+    assert re.fullmatch(r'filename="sqlmon_ORCL_[A-Za-z0-9_.-]+_1_20261120_010000_7\.html"', plain), plain
+    named = parse_options_header(header)[1]["filename"]
+    assert named.startswith('sqlmon_ORCL_x"; filename=evil.exe') and "漢" in named and "\r" not in named
+
+
+@pytest.mark.wire
+@pytest.mark.slow
+def test_a_report_has_its_own_time_bound_and_its_504_names_it(oracle_app):
+    """A report Oracle takes long to render (a stall on the report's call) is waited on for AWRLENS_REPORT_TIMEOUT,
+    longer than AWRLENS_CALL_TIMEOUT, then a 504 naming the setting; the driver's wait for the answer to its break is
+    cut to oracle.BREAK_WAIT, not as long again (README, Never hang)."""
+    from app.store.oracle import BREAK_WAIT
+
+    call, report = 1.0, 3.0
+    client, server = oracle_app(
+        settings={"call_timeout": call, "report_timeout": report, "connect_timeout": 1},
+        fault="stall",
+        match="dbms_workload_repository",
+    )
+    started = time.monotonic()
+    err = assert_error(client.get(f"/api/v1/dbs/ora.{ORCL}/awr-report?begin_snap=100&end_snap=104"), 504)
+    elapsed = time.monotonic() - started
+    assert err["code"] == "database_timeout" and "AWRLENS_REPORT_TIMEOUT" in err["message"], err
+    assert f"longer than {report:g} s" in err["message"]
+    assert server.struck == [("sql", "stall")]
+    assert report - 0.05 <= elapsed < report + BREAK_WAIT + 0.5, elapsed
+
+
+@pytest.mark.wire
+@pytest.mark.slow
+def test_a_report_longer_than_the_call_timeout_is_served_within_its_own(oracle_app):
+    """Oracle busy rendering for longer than AWRLENS_CALL_TIMEOUT but within AWRLENS_REPORT_TIMEOUT: the report
+    arrives (a RAC global report's first fetch, issue 28)."""
+    client, server = oracle_app(
+        settings={"call_timeout": 1.0, "report_timeout": 4.0},
+        fault="slow",
+        match="dbms_workload_repository",
+        slow=2.0,
+        answers={"awr_report_text": [("WORKLOAD REPOSITORY report",), ("End of Report",)]},
+    )
+    resp = client.get(f"/api/v1/dbs/ora.{ORCL}/awr-report?begin_snap=100&end_snap=104&type=text")
+    assert resp.status_code == 200, resp.get_data(as_text=True)
+    assert resp.get_data(as_text=True) == "WORKLOAD REPOSITORY report\nEnd of Report"
+    assert server.struck == [("sql", "slow")]

@@ -26,7 +26,7 @@ from app import create_app
 from app.settings import Settings
 from app.store import queries
 from app.store.queries import all_statements, render
-from app.store.schema import ABSENT, PREFIXES, RELEASES, views
+from app.store.schema import ABSENT, DBA_HIST_ONLY, PREFIXES, RELEASES, views
 
 REFERENCE = json.loads((Path(__file__).parent / "data" / "oracle_views.json").read_text())
 ORACLE_VIEWS = {name: cols for name, cols in REFERENCE.items() if not name.startswith("_")}
@@ -43,6 +43,7 @@ BINDS = {
     "sql_ids": ["abc"],
     "con_dbid": 1,
     "t0": datetime(2026, 11, 20),
+    "t1": datetime(2026, 11, 21),
     "width": 60,
     "f_sql_id_0": "abc",
     "f_session_0": 1,
@@ -219,6 +220,21 @@ def test_each_release_views_have_the_schema_columns_that_release_documents(relea
     assert set(ABSENT) <= set(RELEASES)
 
 
+def test_views_oracle_has_under_dba_hist_only_are_read_so_under_every_prefix():
+    """DBA_HIST_REPORTS has no AWR_PDB_ or AWR_ROOT_ twin (tests/data/oracle_views.json "_dba_hist_only", from the
+    Oracle Database Reference): every prefix's statements read it as DBA_HIST_REPORTS, never a name Oracle lacks."""
+    only = REFERENCE["_dba_hist_only"]
+    assert {f"DBA_HIST_{v.upper()}" for v in DBA_HIST_ONLY} == set(only["views"]) and only["_evidence"]
+    for prefix in PREFIXES:
+        for name, stmt in all_statements(views(prefix)):
+            tables, _ = referenced_columns(oracle_text(stmt))
+            for view in only["views"]:
+                twin = prefix.upper() + view[len("DBA_HIST_") :]
+                assert twin == view or twin not in tables, f"{prefix}{name} reads {twin}, which Oracle lacks"
+        monitored = oracle_text(queries.monitored_executions(views(prefix)).core())
+        assert "DBA_HIST_REPORTS" in referenced_columns(monitored)[0]
+
+
 @pytest.mark.parametrize("prefix", [p for p in PREFIXES if p != "dba_hist_"])
 def test_multitenant_prefixes_have_the_same_tables_and_columns(prefix):
     base = {reference_view(n): [c.name for c in t.columns] for n, t in views("dba_hist_").metadata.tables.items()}
@@ -235,7 +251,8 @@ def test_oracle_statement_uses_only_documented_views_and_columns(prefix, name, s
     tables, columns = referenced_columns(sql)
     assert tables, sql
     for table in tables:
-        assert table.startswith(prefix.upper()), f"{name}: {table} is not a {prefix.upper()} view"
+        only = table in {f"DBA_HIST_{v.upper()}" for v in DBA_HIST_ONLY}  # no AWR_PDB_/AWR_ROOT_ twin: read as it is
+        assert only or table.startswith(prefix.upper()), f"{name}: {table} is not a {prefix.upper()} view"
         assert reference_view(table) in ORACLE_VIEWS, f"{name}: {table} is not a known AWR view"
     unknown = sorted(f"{t}.{c}" for t, c in columns if c not in ORACLE_VIEWS[reference_view(t)])
     assert not unknown, f"{name}: not columns of the Oracle 19c views: {unknown}\n{sql}"
@@ -361,7 +378,8 @@ def test_sql_command_prints_every_statement_for_oracle(cli_runner, prefix):
     assert not re.search(r"\bLIMIT\b|\bOFFSET\b|\?", out)
     assert "'" not in out
     other = [p.upper() for p in PREFIXES if p != prefix]
-    assert not any(p in out.upper() for p in other)
+    only = [f"DBA_HIST_{v.upper()}" for v in DBA_HIST_ONLY]
+    assert not any(p in re.sub("|".join(only), "", out.upper()) for p in other)
 
 
 def test_sql_command_shows_the_row_limit_as_sent(cli_runner):

@@ -7,7 +7,7 @@ import inspect
 import json
 import subprocess
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from conftest import ROOT
 from contract import dbid_of, url
@@ -107,8 +107,9 @@ def test_each_text_gives_the_rows_sqlalchemy_gives(app, demo_store, dbs, window,
                         ],
                     )
             if name in REPORTS:  # Oracle's own reports, as the demo keeps them (docs/awr-rules.md §27)
-                report_id, key1, snap = sql3.execute(
-                    "select report_id, key1, snap_id from dba_hist_reports where dbid = ? order by report_id limit 1",
+                report_id, key1, snap, generated = sql3.execute(
+                    "select report_id, key1, snap_id, generation_time from dba_hist_reports where dbid = ? "
+                    "order by report_id limit 1",
                     (dbid,),
                 ).fetchone()
                 kept = sql3.execute(
@@ -118,6 +119,8 @@ def test_each_text_gives_the_rows_sqlalchemy_gives(app, demo_store, dbs, window,
                 ).fetchone()
                 params.update(
                     report_id=report_id,
+                    t0=datetime.fromisoformat(generated) - timedelta(hours=1),
+                    t1=datetime.fromisoformat(generated),
                     sql_id=key1,
                     lo=snap - 1,
                     hi=snap,

@@ -4,8 +4,11 @@ A report is a document Oracle rendered from database text (SQL text, object name
 as text/html or text/plain, never parsed or embedded into the app's pages. Its headers isolate it wherever it is
 opened: `Content-Security-Policy: sandbox` gives it an opaque origin with no scripts, forms or popups even when opened
 as a page of its own (it cannot read the app's storage or call the API as the app), `default-src 'none'` lets it
-load nothing (its inline styles only), and `nosniff` keeps a browser from reading it as anything else. The page shows
-it in an iframe sandboxed the same way (static/js/awr-report-views.js).
+load nothing (its inline styles only), `base-uri 'none'` keeps a <base> it holds from re-pointing its links, and
+`nosniff` keeps a browser from reading it as anything else. The page shows it in an iframe sandboxed the same way,
+with the same policy in a <meta> first in the document (static/js/awr-report-views.js): a sandbox alone stops
+scripts, not the images, stylesheets or frames a document names.
+Its file name holds database text (the database name, KEY1): respond.disposition keeps the header safe.
 """
 
 from flask import Response, request
@@ -13,9 +16,10 @@ from flask import Response, request
 from app import history
 from app.api.history import SQL_ID, _ab, _asked, _databases, _periods, api
 from app.api.params import FORMAT, RANGE, SHOW_SQL, TABLE_INSTANCE, Param, accepts
-from app.api.respond import CLOSED_MAX_AGE, answer
+from app.api.report import REPORT_POLICY
+from app.api.respond import CLOSED_MAX_AGE, answer, disposition
 
-CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+CSP = "sandbox; " + REPORT_POLICY  # the app's own report's policy (nothing loaded, no <base>, no form), sandboxed
 TYPE = Param(
     "type", "enum", "html or text, as Oracle renders the report.", default="html", choices=history.oracle_reports.TYPES
 )
@@ -38,6 +42,14 @@ REPORT_ID = Param(
     minimum=0,
     maximum=10**15,
 )
+REPORT_SNAP = Param(
+    "snap_id",
+    "integer",
+    "Required: the report's DBA_HIST_REPORTS.SNAP_ID, as the monitored executions list it; it bounds the search by "
+    "the report's generation time.",
+    minimum=0,
+    maximum=10**12,
+)
 DOCUMENT = {
     "ok": {
         "200": (
@@ -50,6 +62,7 @@ DOCUMENT = {
         "403": "The database user lacks the optional grant the report needs (code missing_grant); "
         "the message names it.",
         "404": "Unknown database or report; in the demo, a range whose report is not stored.",
+        "504": "Oracle took longer than AWRLENS_REPORT_TIMEOUT to render the report (code database_timeout).",
     },
     "media": ("text/html", "text/plain"),
 }
@@ -60,9 +73,7 @@ def document(report, args, closed: bool) -> Response:
     resp = Response(report.text, mimetype="text/html" if report.type == "html" else "text/plain")
     resp.headers["Content-Security-Policy"] = CSP
     resp.headers["X-Content-Type-Options"] = "nosniff"
-    resp.headers["Content-Disposition"] = (
-        f'{"attachment" if args["download"] else "inline"}; filename="{report.filename}"'
-    )
+    resp.headers["Content-Disposition"] = disposition(report.filename, args["download"])
     resp.cache_control.public = True
     resp.cache_control.max_age = CLOSED_MAX_AGE if closed else 0
     resp.add_etag()
@@ -137,11 +148,11 @@ def sql_monitor(db, sql_id, args):
 
 
 @api.get("/dbs/<db>/sql-monitor/<report_id>")
-@accepts(REPORT_ID, TYPE, DOWNLOAD)
+@accepts(REPORT_ID, REPORT_SNAP, TYPE, DOWNLOAD)
 @_documented
 def sql_monitor_report(db, report_id, args):
     """One SQL monitor report, as Oracle renders it (DBMS_AUTO_REPORT.REPORT_REPOSITORY_DETAIL) or as the demo
     stored it, in HTML or text."""
     d = _databases().database(db)
     rid = REPORT_ID.parse(report_id)
-    return document(history.oracle_reports.monitor_report(d, rid, args["type"]), args, True)
+    return document(history.oracle_reports.monitor_report(d, rid, args["snap_id"], args["type"]), args, True)

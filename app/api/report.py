@@ -5,13 +5,13 @@ lives in app/, the only directory that ships to Lambda (the page's templates/ do
 The answer forbids every script and every fetch (REPORT_POLICY, also in the file itself, so a saved copy and the
 page's Blob URL keep it): the report is text, tables and data: images, and needs nothing else."""
 
-import re
 from pathlib import Path
 
 import jinja2
 from flask import Response
 
 from app.api import svg
+from app.api.respond import disposition
 
 REPORT_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 TEMPLATE = jinja2.Environment(
@@ -35,10 +35,10 @@ CLASS_COLOURS = {  # Enterprise Manager's colours for the wait classes, as the p
 
 
 def file_name(body: dict) -> str:
-    """awrlens-<db>-<begin snap>-<end snap>.html, in characters every file system takes."""
+    """awrlens-<db>-<begin snap>-<end snap>.html (respond.disposition keeps it to characters every file system
+    takes)."""
     h = body["header"]
-    name = re.sub(r"[^A-Za-z0-9_.-]", "_", h["db_name"] or str(h["dbid"]))
-    return f"awrlens-{name}-{h['begin_snap']}-{h['end_snap']}.html"
+    return f"awrlens-{h['db_name'] or h['dbid']}-{h['begin_snap']}-{h['end_snap']}.html"
 
 
 def charts(body: dict) -> list[dict]:
@@ -89,5 +89,5 @@ def page(body: dict, download: bool) -> Response:
     resp = Response(html, mimetype="text/html")
     resp.headers["Content-Security-Policy"] = REPORT_POLICY
     resp.headers["X-Content-Type-Options"] = "nosniff"
-    resp.headers["Content-Disposition"] = f'{"attachment" if download else "inline"}; filename="{file_name(body)}"'
+    resp.headers["Content-Disposition"] = disposition(file_name(body), download)
     return resp

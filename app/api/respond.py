@@ -4,6 +4,8 @@ the answers too large to return."""
 import csv
 import io
 import json
+import re
+from urllib.parse import quote
 
 from flask import Response, current_app, g, jsonify, request
 
@@ -16,6 +18,20 @@ CLOSED_MAX_AGE = 86400  # a range that ends before the newest snapshot never cha
 LAMBDA_RESPONSE_LIMIT = 6_291_556
 LATER_HEADERS = 2048  # bytes of headers added after the check (CORS, Vary), counted twice as Zappa sends them
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet may run a cell that starts so
+UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]")  # a file name's characters outside those every file system takes
+UNSAFE_ANYWHERE = re.compile(r"[\x00-\x1f\x7f-\x9f/\\]")  # control characters and path separators: nowhere
+
+
+def disposition(name: str, download: bool = True) -> str:
+    """Content-Disposition of a file named `name`, which may hold database text (a database name, a SQL_ID from
+    DBA_HIST_REPORTS.KEY1): `filename` in the safe alphabet only (any other character _), so no quote, semicolon,
+    CR/LF or non-Latin-1 character reaches the header; and, when that changed the name, RFC 6266's `filename*`, the
+    name in UTF-8 percent-encoded (without control characters or path separators)."""
+    safe = UNSAFE_NAME.sub("_", name)
+    header = f'{"attachment" if download else "inline"}; filename="{safe}"'
+    if safe != name:
+        header += "; filename*=UTF-8''" + quote(UNSAFE_ANYWHERE.sub("_", name), safe="")
+    return header
 
 
 def answer(body: dict, args: dict, rng=None, table=None) -> Response:
@@ -27,7 +43,7 @@ def answer(body: dict, args: dict, rng=None, table=None) -> Response:
         rows = table(body) if table else body.get("rows", [])
         resp = Response(to_csv(rows, body.get("columns")), mimetype="text/csv")
         name = request.path.rstrip("/").rsplit("/", 1)[-1] or "answer"
-        resp.headers["Content-Disposition"] = f'attachment; filename="{name}.csv"'
+        resp.headers["Content-Disposition"] = disposition(f"{name}.csv")
     else:
         resp = jsonify(body)
     return conditional(resp, rng)

@@ -10,13 +10,15 @@ A report is markup from the database: the API serves it as a document of its own
 import xml.etree.ElementTree as ElementTree
 import zlib
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from app import analysis
-from app.errors import BadParameter, MissingGrant, NotFound, NotGranted
+from app.errors import ApiError, BadParameter, MissingGrant, NotFound, NotGranted
 from app.history.database import Database, Range
 from app.store import queries
 
 TYPES = ("html", "text")
+SLACK = timedelta(days=1)  # either side of a report's snapshot, for its GENERATION_TIME (generated_between)
 SUMMARY_LIMIT = 4000  # REPORT_SUMMARY is a VARCHAR2(4000): anything longer is not Oracle's, and is not parsed
 GRANTS = {  # the package -> the optional grant it needs, as infra/oracle/create_user*.sql list them
     "DBMS_WORKLOAD_REPOSITORY": "GRANT EXECUTE ON SYS.DBMS_WORKLOAD_REPOSITORY TO {user}",
@@ -110,7 +112,7 @@ def awr_report(db: Database, a: Range, b: Range | None, instances: list[int], ki
         if b is not None:
             binds.update(dbid2=db.dbid, inst2=binds["inst"], bid2=lo2, eid2=hi2)
         try:
-            rows = db.store.rows(queries.awr_report(kind, kind_type), binds)
+            rows = db.store.rows(queries.awr_report(kind, kind_type), binds, db.store.settings.report_timeout)
         except NotGranted as exc:
             raise _missing(db, "DBMS_WORKLOAD_REPOSITORY", "the AWR report", exc) from None
         text = "\n".join(r[0] or "" for r in rows)
@@ -206,7 +208,14 @@ def monitored(db: Database, sql_id: str, rng: Range, instance: int | None, con_d
     binds = {"sql_id": sql_id, "lo": rng.lo or 0, "hi": rng.hi or 0}
     if con_dbid is not None:
         binds["con_dbid"] = con_dbid
-    rows = db.rows(queries.monitored_executions(db.store.views, con_dbid is not None), **binds) if asked else []
+    if con_dbid is not None and (getattr(db.store, "server_version", None) or "").startswith("12.1.0.1"):
+        raise BadParameter(
+            f"con_dbid: {db.key} runs Oracle {db.store.server_version}, whose DBA_HIST_REPORTS has no CON_DBID "
+            "(12.1.0.2 and later): leave con_dbid out to list every container's executions",
+            "con_dbid",
+        )
+    statement = queries.monitored_executions(db.store.views, con_dbid is not None)
+    rows = _reports(db, statement, **binds) if asked else []
     tz = db.tz()
     out = []
     for report_id, inst, snap_id, exec_id, exec_start, start, end, sid, serial, text in rows:
@@ -267,18 +276,47 @@ def _seconds(micro):
     return None if micro is None else round(micro / 1e6, 3)
 
 
-def monitor_report(db: Database, report_id: int, kind_type: str) -> Report:
-    """One SQL monitor report, by its DBA_HIST_REPORTS.REPORT_ID, as html or text."""
+def generated_between(db: Database, snap_id: int | None) -> tuple[datetime, datetime]:
+    """When a report of SNAP_ID `snap_id` was generated, bounded: SNAP_ID is the first snapshot taken after the report
+    (docs/awr-rules.md §27), so after the snapshot before it and before its end, with a day to spare each side (a
+    DATE and a TIMESTAMP of the database, which may differ in time zone). WRP$_REPORTS is partitioned by day on
+    GENERATION_TIME: the lookup reads a few partitions, not every one AWR keeps."""
+    if snap_id is None:
+        raise BadParameter(
+            "snap_id is required: the report's SNAP_ID, as the monitored executions list it (it bounds the search by "
+            "time)",
+            "snap_id",
+        )
+    tl = db.timeline()
+    spans = []
+    for rows in tl.all.values():
+        at = next((k for k, s in enumerate(rows) if s.snap_id == snap_id), None)
+        if at is not None:
+            spans.append((rows[at - 1].end if at else rows[at].end - SLACK, rows[at].end))
+    if not spans:
+        raise NotFound(f"no snapshot {snap_id} in the history of {db.key}", "snap_id")
+    return min(a for a, _ in spans) - SLACK, max(b for _, b in spans) + SLACK
+
+
+def monitor_report(db: Database, report_id: int, snap_id: int | None, kind_type: str) -> Report:
+    """One SQL monitor report, by its DBA_HIST_REPORTS.REPORT_ID and SNAP_ID, as html or text."""
     _kept(db, "report_id")
-    found = db.rows(queries.monitored_execution(db.store.views), report_id=report_id)
+    t0, t1 = generated_between(db, snap_id)
+    found = _reports(db, queries.monitored_execution(db.store.views), report_id=report_id, t0=t0, t1=t1)
     if not found:
-        raise NotFound(f"no SQL monitor report {report_id} in the history of {db.key}", "report_id")
+        raise NotFound(
+            f"no SQL monitor report {report_id} of snapshot {snap_id} in the history of {db.key}", "report_id"
+        )
     _, inst, sql_id, _exec_id, start = found[0]
     stamp = analysis.as_datetime(start).strftime("%Y%m%d_%H%M%S") if start is not None else "unknown"
     filename = f"sqlmon_{db.name}_{sql_id}_{inst}_{stamp}_{report_id}.{'html' if kind_type == 'html' else 'txt'}"
     if renders(db):
         try:
-            rows = db.store.rows(queries.monitor_report(), {"rid": report_id, "type": kind_type.upper()})
+            rows = db.store.rows(
+                queries.monitor_report(),
+                {"rid": report_id, "type": kind_type.upper()},
+                db.store.settings.report_timeout,
+            )
         except NotGranted as exc:
             raise _missing(db, "DBMS_AUTO_REPORT", "the SQL monitor report", exc) from None
         text = rows[0][0] if rows and rows[0][0] is not None else ""
@@ -290,7 +328,29 @@ def monitor_report(db: Database, report_id: int, kind_type: str) -> Report:
     return Report(text, kind_type, filename)
 
 
-def _missing(db: Database, package: str, what: str, exc: NotGranted) -> MissingGrant:
+def _reports(db: Database, statement, **binds) -> list[tuple]:
+    """Rows of DBA_HIST_REPORTS, which every release awrlens supports has (12.1 on) under that name only (schema.
+    DBA_HIST_ONLY): Oracle refusing it is the optional grant missing, named as such; any other refusal (a missing
+    view or column) is said as Oracle said it, a 503, not a grant."""
+    try:
+        return db.rows(statement, **binds)
+    except NotGranted as exc:
+        if exc.ora_code not in ("ORA-00942", "ORA-01031"):
+            raise
+        user = getattr(db.store, "user", "the user").upper()
+        raise MissingGrant(
+            f"SQL monitor reads SYS.DBA_HIST_REPORTS, an optional grant the user {user} lacks: as a DBA, "
+            f"GRANT SELECT ON SYS.DBA_HIST_REPORTS TO {user}; (on Amazon RDS: EXEC rdsadmin.rdsadmin_util."
+            f"grant_sys_object('DBA_HIST_REPORTS', '{user}', 'SELECT');), see infra/oracle/create_user.sql "
+            f"(SQL monitor needs the Tuning Pack as well as the Diagnostics Pack). The database said: {exc.message}"
+        ) from None
+
+
+def _missing(db: Database, package: str, what: str, exc: NotGranted) -> ApiError:
+    """The grant a report's package needs, named; a missing view (ORA-00942: none of the package's symptoms) as
+    Oracle said it, a 503, not called a grant."""
+    if exc.ora_code == "ORA-00942":
+        return exc
     user = getattr(db.store, "user", "the user").upper()
     grant = GRANTS[package].format(user=user)
     return MissingGrant(

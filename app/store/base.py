@@ -63,13 +63,14 @@ class Store:
         """The AWR views as this store has them: under its prefix, with the columns of its release."""
         return views(self.view_prefix, self.release)
 
-    def rows(self, stmt, params: dict | None = None) -> list[tuple]:
+    def rows(self, stmt, params: dict | None = None, seconds: float | None = None) -> list[tuple]:
         """All rows of `stmt` as tuples; raises an ApiError subclass on any database failure, and TargetBusy at once
-        when AWRLENS_MAX_IN_FLIGHT statements of this process are already waiting on this (remote) target."""
+        when AWRLENS_MAX_IN_FLIGHT statements of this process are already waiting on this (remote) target. `seconds`:
+        the statement's own bound instead of AWRLENS_CALL_TIMEOUT's (Oracle rendering a report)."""
         with self._slot():
             started = time.monotonic()
             with self._translated(started):
-                rows = self.fetch(stmt, params or {}, self.settings.row_cap + 1)
+                rows = self.fetch(stmt, params or {}, self.settings.row_cap + 1, seconds)
             return self._checked(stmt, params, rows, started)
 
     def rows_together(self, *stmts) -> list[list[tuple]]:
@@ -126,8 +127,8 @@ class Store:
             log.append(self._logged(capped(core(stmt), self.settings.row_cap), params, len(rows), started))
         return rows
 
-    def fetch(self, stmt, params: dict, limit: int) -> list[tuple]:
-        """At most `limit` rows of `stmt` as sent (queries.capped), as the driver's tuples."""
+    def fetch(self, stmt, params: dict, limit: int, seconds: float | None = None) -> list[tuple]:
+        """At most `limit` rows of `stmt` as sent (queries.capped), as the driver's tuples (`seconds`: see rows())."""
         with self.engine.connect() as conn:
             self.prepare(conn)
             return self._fetch_on(conn, stmt, params, limit)

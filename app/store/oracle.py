@@ -24,6 +24,7 @@ import os
 import re
 import socket
 import threading
+import time
 import weakref
 from contextlib import contextmanager, suppress
 
@@ -34,6 +35,7 @@ from sqlalchemy.pool import NullPool
 from app.errors import ApiError, DatabaseTimeout, DatabaseUnavailable, NotGranted
 from app.secrets import SecretUnavailable, secret_value
 from app.store.base import Store
+from app.store.queries import capped, core
 from app.store.schema import PREFIXES, RELEASES, release_of
 
 log = logging.getLogger(__name__)
@@ -47,6 +49,9 @@ TIMEOUT_CODES = {"DPY-4024", "ORA-01013", "ORA-03136", "ORA-12170"}  # call time
 # PL/SQL that cannot compile, identifier must be declared): NotGranted, so a feature can name its grant
 GRANT_CODES = {"ORA-00942", "ORA-00904", "ORA-01031", "ORA-06550", "PLS-00201"}
 FETCH_ROWS = 1000  # rows a round trip (cursor.arraysize; the driver's default is 100), and prefetched with the execute
+# Once a statement with a bound of its own (AWRLENS_REPORT_TIMEOUT) is out of time, the driver's wait for the answer
+# to its break: a live server answers at once; the driver would otherwise wait as long again as the round trip did.
+BREAK_WAIT = 1.0  # seconds
 
 
 class OracleStore(Store):
@@ -209,8 +214,53 @@ class OracleStore(Store):
         first statement of the transaction); the rollback when the connection is released ends it."""
         conn.exec_driver_sql("SET TRANSACTION READ ONLY")
 
+    def fetch(self, stmt, params: dict, limit: int, seconds: float | None = None) -> list[tuple]:
+        """As Store.fetch; with `seconds`, every round trip of the statement (execute, then each fetch) is bounded by
+        the time left of `seconds` instead of call_timeout, and the driver's wait for the answer to its break once the
+        time is up by BREAK_WAIT: a request waits at most `seconds` + BREAK_WAIT on it (tests/test_oracle_faults.py).
+        The driver reads call_timeout when a round trip starts and again when it waits for that answer, so a timer
+        sets BREAK_WAIT shortly before the end, after the last round trip started."""
+        if seconds is None:
+            return super().fetch(stmt, params, limit)
+        with self.engine.connect() as conn:
+            driver = conn.connection.driver_connection
+            end = time.monotonic() + seconds
+
+            def left() -> int:  # ms, at least 1 (0 is no bound at all)
+                return max(1, int((end - time.monotonic()) * 1000))
+
+            short = threading.Timer(
+                max(0.0, seconds - BREAK_WAIT / 2), setattr, (driver, "call_timeout", _ms(BREAK_WAIT))
+            )
+            short.daemon = True
+            driver.call_timeout = left()
+            short.start()
+            try:
+                result = conn.execute(capped(core(stmt), self.settings.row_cap), params)
+                rows: list = []
+                while result.returns_rows and len(rows) < limit:
+                    driver.call_timeout = left()
+                    got = result.cursor.fetchmany(FETCH_ROWS)
+                    rows += got
+                    if len(got) < FETCH_ROWS:
+                        break
+                return rows[:limit]
+            except Exception as exc:
+                orig = getattr(exc, "orig", None) or exc
+                if isinstance(orig, oracledb.Error) and (_code(orig) in TIMEOUT_CODES or _timed_out(orig)):
+                    raise DatabaseTimeout(
+                        f"{self.alias} ({self.host}): Oracle took longer than {seconds:g} s (AWRLENS_REPORT_TIMEOUT) "
+                        "to render the report; a shorter range or fewer instances renders sooner "
+                        f"({self._reason(orig)})"
+                    ) from exc
+                raise
+            finally:
+                short.cancel()
+                with suppress(Exception):  # a connection the timeout broke is dropped, not reused
+                    driver.call_timeout = self._call_ms()
+
     def _call_ms(self) -> int:
-        return max(1, int(self.settings.call_timeout * 1000))
+        return _ms(self.settings.call_timeout)
 
     def _password(self) -> str:
         if self._password_env:
@@ -255,7 +305,7 @@ class OracleStore(Store):
                     f"{where}: the database refused user {self.user!r} or its password ({reason})"
                 )
             if code in GRANT_CODES or "PLS-00201" in reason:
-                return NotGranted(f"{where}: {reason}")
+                return NotGranted(f"{where}: {reason}", ora_code=code if code in GRANT_CODES else "PLS-00201")
             return DatabaseUnavailable(f"{where}: {reason}")
         if isinstance(orig, socket.gaierror):
             return DatabaseUnavailable(f"{where}: cannot resolve the host name ({orig.strerror or orig})")
@@ -388,6 +438,11 @@ def read_secret(alias: str, secret_id: str, timeout: float) -> str:
 
 
 # -- helpers ---------------------------------------------------------------------------------------------------
+
+
+def _ms(seconds: float) -> int:
+    """A driver timeout in ms: at least 1 (0 is none)."""
+    return max(1, int(seconds * 1000))
 
 
 def _code(exc: oracledb.Error) -> str:

@@ -15,6 +15,16 @@ import zlib
 from functools import cache, cached_property
 
 PREFIXES = ("dba_hist_", "awr_pdb_", "awr_root_")
+# Views Oracle defines under DBA_HIST_ only, with no AWR_PDB_ or AWR_ROOT_ twin (tests/data/oracle_views.json
+# "_dba_hist_only"): every prefix reads them as DBA_HIST_ (docs/awr-rules.md §27 says what a root and a PDB see).
+DBA_HIST_ONLY = ("reports",)
+
+
+def view_name(prefix: str, name: str) -> str:
+    """The name of AWR view `name` (e.g. "sysstat") under `prefix`: DBA_HIST_ for those Oracle has only there."""
+    return ("dba_hist_" if name in DBA_HIST_ONLY else prefix) + name
+
+
 # The Oracle releases awrlens supports: python-oracledb's thin mode connects to 12.1 and later (README, Oracle).
 RELEASES = ("12.1", "12.2", "18c", "19c", "21c", "23ai")
 NEWEST = RELEASES[-1]
@@ -111,7 +121,8 @@ def _views(md, p: str, absent: dict) -> None:
     by_snap = ("dbid", "instance_number", "snap_id")
 
     def table(name, *columns, key):
-        return _table(md, name, *columns, key=key, drop=absent.get(name[len(p) :], ()))
+        short = name[len(p) :]
+        return _table(md, view_name(p, short), *columns, key=key, drop=absent.get(short, ()))
 
     table(
         f"{p}database_instance",
@@ -302,7 +313,8 @@ def _views(md, p: str, absent: dict) -> None:
         key=("dbid", "snap_id", "instance_number", "sample_id", "session_id"),
     )
     # the reports AWR captured, 12.1 and later (docs/awr-rules.md §27): a SQL monitor report is COMPONENT_NAME
-    # 'sqlmonitor', KEY1 its SQL_ID, KEY2 SQL_EXEC_ID, KEY3 SQL_EXEC_START; SNAP_ID the first snapshot after it
+    # 'sqlmonitor', KEY1 its SQL_ID, KEY2 SQL_EXEC_ID, KEY3 SQL_EXEC_START; SNAP_ID the first snapshot after it.
+    # DBA_HIST_REPORTS under every prefix (DBA_HIST_ONLY); WRP$_REPORTS, under it, is partitioned by GENERATION_TIME
     table(
         f"{p}reports",
         *_ints("snap_id", "dbid", "instance_number", "report_id"),
@@ -589,7 +601,7 @@ class Views:
 
     def __getattr__(self, name: str):
         try:
-            return self.metadata.tables[self.prefix + name]
+            return self.metadata.tables[view_name(self.prefix, name)]
         except KeyError:
             raise AttributeError(name) from None
 

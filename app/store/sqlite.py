@@ -67,7 +67,7 @@ class SqliteStore(Store):
         self._writer_lock = threading.Lock()
         super().__init__(alias, settings)
 
-    def fetch(self, stmt, params, limit):
+    def fetch(self, stmt, params, limit, seconds=None):  # the embedded store renders no report: `seconds` unused
         with self._connection() as con:
             return self._fetch_on(con, stmt, params, limit)
 

@@ -4,6 +4,8 @@
 --
 -- Licence: the DBA_HIST_* views belong to the Oracle Diagnostics Pack. Query them only where it is licensed
 -- (Enterprise Edition with the pack, CONTROL_MANAGEMENT_PACK_ACCESS = 'DIAGNOSTIC' or 'DIAGNOSTIC+TUNING').
+-- Oracle's AWR reports need the Diagnostics Pack too; SQL monitor reports need the Tuning Pack on top of it
+-- (CONTROL_MANAGEMENT_PACK_ACCESS = 'DIAGNOSTIC+TUNING'): their grants, below, are optional.
 --
 -- The user can log in and read these views, nothing else: no ANY privilege, no SELECT_CATALOG_ROLE, no quota.
 -- SQLAlchemy reads V$PARAMETER and V$TRANSACTION on its first connection when it may, and assumes the defaults
@@ -14,7 +16,7 @@
 CREATE USER AWRLENS IDENTIFIED BY "&&awrlens_password";
 GRANT CREATE SESSION TO AWRLENS;
 
--- the 23 views the app reads
+-- the 22 views the app reads
 GRANT SELECT ON SYS.DBA_HIST_ACTIVE_SESS_HISTORY TO AWRLENS;
 GRANT SELECT ON SYS.DBA_HIST_DATABASE_INSTANCE TO AWRLENS;
 GRANT SELECT ON SYS.DBA_HIST_EVENT_HISTOGRAM TO AWRLENS;
@@ -23,7 +25,6 @@ GRANT SELECT ON SYS.DBA_HIST_IOSTAT_FUNCTION TO AWRLENS;
 GRANT SELECT ON SYS.DBA_HIST_OSSTAT TO AWRLENS;
 GRANT SELECT ON SYS.DBA_HIST_PARAMETER TO AWRLENS;
 GRANT SELECT ON SYS.DBA_HIST_PDB_INSTANCE TO AWRLENS;
-GRANT SELECT ON SYS.DBA_HIST_REPORTS TO AWRLENS;
 GRANT SELECT ON SYS.DBA_HIST_SEG_STAT TO AWRLENS;
 GRANT SELECT ON SYS.DBA_HIST_SEG_STAT_OBJ TO AWRLENS;
 GRANT SELECT ON SYS.DBA_HIST_SNAPSHOT TO AWRLENS;
@@ -40,11 +41,15 @@ GRANT SELECT ON SYS.DBA_HIST_TABLESPACE TO AWRLENS;
 GRANT SELECT ON SYS.DBA_HIST_TBSPC_SPACE_USAGE TO AWRLENS;
 
 -- Optional, only for the feature named; uncomment to grant:
--- Oracle's own AWR and compare-periods reports (the Oracle reports view; without it the API says which
--- grant is missing), and `flask runs cpu --snapshots`, which takes an AWR snapshot before and after the
--- test (checked as it starts):
+-- Oracle's own AWR and compare-periods reports (Diagnostics Pack; the Oracle reports view; without it the
+-- API says which grant is missing), and `flask runs cpu --snapshots`, which takes an AWR snapshot before
+-- and after the test (checked as it starts):
 -- GRANT EXECUTE ON SYS.DBMS_WORKLOAD_REPOSITORY TO AWRLENS;
--- Oracle's own SQL monitor reports (SQL detail; the list of monitored executions reads DBA_HIST_REPORTS):
+-- Oracle's own SQL monitor reports (Tuning Pack on top of the Diagnostics Pack; SQL detail): the monitored
+-- executions and the report's own row (DBA_HIST_REPORTS, under that name whatever the view prefix: Oracle
+-- has no AWR_PDB_ or AWR_ROOT_ twin), the stored reports, and the package that renders them:
+-- GRANT SELECT ON SYS.DBA_HIST_REPORTS TO AWRLENS;
+-- GRANT SELECT ON SYS.DBA_HIST_REPORTS_DETAILS TO AWRLENS;
 -- GRANT EXECUTE ON SYS.DBMS_AUTO_REPORT TO AWRLENS;
 -- Benchmark runs kept on this database: infra/oracle/bench_tables.sql says who creates the tables and
 -- with which privileges (CREATE TABLE and CREATE SEQUENCE while it runs, and a quota for AWRLENS).

@@ -4,6 +4,8 @@
 --
 -- Licence: the DBA_HIST_* views belong to the Oracle Diagnostics Pack. Query them only where it is licensed
 -- (Enterprise Edition with the pack, CONTROL_MANAGEMENT_PACK_ACCESS = 'DIAGNOSTIC' or 'DIAGNOSTIC+TUNING').
+-- Oracle's AWR reports need the Diagnostics Pack too; SQL monitor reports need the Tuning Pack on top of it
+-- (CONTROL_MANAGEMENT_PACK_ACCESS = 'DIAGNOSTIC+TUNING'): their grants, below, are optional.
 --
 -- The user can log in and read these views, nothing else: no ANY privilege, no SELECT_CATALOG_ROLE, no quota.
 -- SQLAlchemy reads V$PARAMETER and V$TRANSACTION on its first connection when it may, and assumes the defaults
@@ -17,7 +19,7 @@
 CREATE USER AWRLENS IDENTIFIED BY "&&awrlens_password";
 GRANT CREATE SESSION TO AWRLENS;
 
--- the 23 views the app reads
+-- the 22 views the app reads
 BEGIN
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_ACTIVE_SESS_HISTORY', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_DATABASE_INSTANCE', 'AWRLENS', 'SELECT');
@@ -27,7 +29,6 @@ BEGIN
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_OSSTAT', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_PARAMETER', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_PDB_INSTANCE', 'AWRLENS', 'SELECT');
-  rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_REPORTS', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_SEG_STAT', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_SEG_STAT_OBJ', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_SNAPSHOT', 'AWRLENS', 'SELECT');
@@ -46,11 +47,15 @@ END;
 /
 
 -- Optional, only for the feature named; uncomment to grant:
--- Oracle's own AWR and compare-periods reports (the Oracle reports view; without it the API says which
--- grant is missing), and `flask runs cpu --snapshots`, which takes an AWR snapshot before and after the
--- test (checked as it starts):
+-- Oracle's own AWR and compare-periods reports (Diagnostics Pack; the Oracle reports view; without it the
+-- API says which grant is missing), and `flask runs cpu --snapshots`, which takes an AWR snapshot before
+-- and after the test (checked as it starts):
 -- EXEC rdsadmin.rdsadmin_util.grant_sys_object('DBMS_WORKLOAD_REPOSITORY', 'AWRLENS', 'EXECUTE');
--- Oracle's own SQL monitor reports (SQL detail; the list of monitored executions reads DBA_HIST_REPORTS):
+-- Oracle's own SQL monitor reports (Tuning Pack on top of the Diagnostics Pack; SQL detail): the monitored
+-- executions and the report's own row (DBA_HIST_REPORTS, under that name whatever the view prefix: Oracle
+-- has no AWR_PDB_ or AWR_ROOT_ twin), the stored reports, and the package that renders them:
+-- EXEC rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_REPORTS', 'AWRLENS', 'SELECT');
+-- EXEC rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_REPORTS_DETAILS', 'AWRLENS', 'SELECT');
 -- EXEC rdsadmin.rdsadmin_util.grant_sys_object('DBMS_AUTO_REPORT', 'AWRLENS', 'EXECUTE');
 -- Benchmark runs kept on this database: infra/oracle/bench_tables.sql says who creates the tables and
 -- with which privileges (CREATE TABLE and CREATE SEQUENCE while it runs, and a quota for AWRLENS).

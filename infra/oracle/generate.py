@@ -34,6 +34,8 @@ HEADER = """-- awrlens: {what}
 --
 -- Licence: the {family} views belong to the Oracle Diagnostics Pack. Query them only where it is licensed
 -- (Enterprise Edition with the pack, CONTROL_MANAGEMENT_PACK_ACCESS = 'DIAGNOSTIC' or 'DIAGNOSTIC+TUNING').
+-- Oracle's AWR reports need the Diagnostics Pack too; SQL monitor reports need the Tuning Pack on top of it
+-- (CONTROL_MANAGEMENT_PACK_ACCESS = 'DIAGNOSTIC+TUNING'): their grants, below, are optional.
 --
 -- The user can log in and read these views, nothing else: no ANY privilege, no SELECT_CATALOG_ROLE, no quota.
 -- SQLAlchemy reads V$PARAMETER and V$TRANSACTION on its first connection when it may, and assumes the defaults
@@ -43,8 +45,12 @@ HEADER = """-- awrlens: {what}
 """
 
 
+MONITOR_VIEWS = ("DBA_HIST_REPORTS", "DBA_HIST_REPORTS_DETAILS")  # SQL monitor's, under DBA_HIST_ only: optional
+
+
 def read_views(prefix: str) -> list[str]:
-    """Upper-case names of every view the app's statements read under `prefix`, sorted."""
+    """Upper-case names of every view the app's statements read under `prefix`, sorted, but SQL monitor's (optional,
+    MONITOR_VIEWS)."""
     awr = views(prefix).metadata.tables  # the app's own tables (BENCH_*) are not granted here
     names = set()
     for _, stmt in all_statements(views(prefix)):
@@ -53,20 +59,22 @@ def read_views(prefix: str) -> list[str]:
             for t in find_tables(stmt, include_joins=True, include_selects=True)
             if isinstance(t, Table) and t.name in awr
         }
-    return sorted(names)
+    return sorted(names - set(MONITOR_VIEWS))
 
 
-def optional(user: str, execute_grant: str, monitor_grant: str) -> list[str]:
+def optional(user: str, execute_grant: str, monitor_grants: list[str]) -> list[str]:
     """The grants of the features beyond reading AWR, commented out: the user stays read-only without them."""
     return [
         "",
         "-- Optional, only for the feature named; uncomment to grant:",
-        "-- Oracle's own AWR and compare-periods reports (the Oracle reports view; without it the API says which",
-        "-- grant is missing), and `flask runs cpu --snapshots`, which takes an AWR snapshot before and after the",
-        "-- test (checked as it starts):",
+        "-- Oracle's own AWR and compare-periods reports (Diagnostics Pack; the Oracle reports view; without it the",
+        "-- API says which grant is missing), and `flask runs cpu --snapshots`, which takes an AWR snapshot before",
+        "-- and after the test (checked as it starts):",
         f"-- {execute_grant}",
-        "-- Oracle's own SQL monitor reports (SQL detail; the list of monitored executions reads DBA_HIST_REPORTS):",
-        f"-- {monitor_grant}",
+        "-- Oracle's own SQL monitor reports (Tuning Pack on top of the Diagnostics Pack; SQL detail): the monitored",
+        "-- executions and the report's own row (DBA_HIST_REPORTS, under that name whatever the view prefix: Oracle",
+        "-- has no AWR_PDB_ or AWR_ROOT_ twin), the stored reports, and the package that renders them:",
+        *[f"-- {grant}" for grant in monitor_grants],
         "-- Benchmark runs kept on this database: infra/oracle/bench_tables.sql says who creates the tables and",
         f"-- with which privileges (CREATE TABLE and CREATE SEQUENCE while it runs, and a quota for {user}).",
     ]
@@ -89,7 +97,8 @@ def create_user(
     lines += optional(
         user,
         f"GRANT EXECUTE ON SYS.DBMS_WORKLOAD_REPOSITORY TO {user};",
-        f"GRANT EXECUTE ON SYS.DBMS_AUTO_REPORT TO {user};",
+        [f"GRANT SELECT ON SYS.{name} TO {user};" for name in MONITOR_VIEWS]
+        + [f"GRANT EXECUTE ON SYS.DBMS_AUTO_REPORT TO {user};"],
     )
     return "\n".join(line for line in lines if line is not None) + "\n"
 
@@ -112,7 +121,8 @@ def create_user_rds() -> str:
     lines += optional(
         USER,
         f"EXEC rdsadmin.rdsadmin_util.grant_sys_object('DBMS_WORKLOAD_REPOSITORY', '{USER}', 'EXECUTE');",
-        f"EXEC rdsadmin.rdsadmin_util.grant_sys_object('DBMS_AUTO_REPORT', '{USER}', 'EXECUTE');",
+        [f"EXEC rdsadmin.rdsadmin_util.grant_sys_object('{name}', '{USER}', 'SELECT');" for name in MONITOR_VIEWS]
+        + [f"EXEC rdsadmin.rdsadmin_util.grant_sys_object('DBMS_AUTO_REPORT', '{USER}', 'EXECUTE');"],
     )
     return "\n".join(lines) + "\n"
 

@@ -74,10 +74,16 @@
     };
   }
 
-  /** Oracle's HTML, inert: sandbox set (empty) before the document is given, so it never runs unsandboxed. */
+  /* The policy the API serves the report with (app/api/oracle_reports.py CSP), but sandbox, which a <meta> cannot
+   * give (the iframe's sandbox attribute does): the sandbox stops scripts, not loads, so without it an <img>,
+   * stylesheet, <object> or frame the report names would be fetched by the viewer's browser. */
+  var POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
+
+  /** Oracle's HTML, inert: sandbox set (empty) before the document is given, so it never runs unsandboxed, and the
+   * policy first in it, so the parser puts it in the head before anything the document loads or a <base> it sets. */
   function frame(doc, what) {
     var f = element("iframe", { sandbox: "", referrerpolicy: "no-referrer", "class": "report-frame", title: what });
-    f.srcdoc = doc.text;
+    f.srcdoc = "<meta http-equiv=\"Content-Security-Policy\" content=\"" + POLICY + "\">" + doc.text;
     return f;
   }
 
@@ -221,7 +227,7 @@
       view.card.hidden = false;
       view.show("SQL monitor report of " + ctx.state.sql + " · execution " + r.sql_exec_id + " on instance " + r.instance,
         Api.fetchDocument(Dbs.path(ctx.db, "/sql-monitor/" + encodeURIComponent(r.report_id)),
-          { type: ctx.state.rtype === "text" ? "text" : "html" }));
+          { snap_id: r.snap_id, type: ctx.state.rtype === "text" ? "text" : "html" }));
     };
     var table = function () {
       t = Tables.create(holder, { id: "sql-monitor", title: "Monitored executions (SQL monitor reports)", wide: true,

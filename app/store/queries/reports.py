@@ -50,12 +50,16 @@ def monitored_executions(v: Views, in_container: bool = False):
 
 @statement
 def monitored_execution(v: Views):
-    """One SQL monitor report's row, by REPORT_ID."""
+    """One SQL monitor report's row, by REPORT_ID, generated in (t0, t1]: the view's table is partitioned by day on
+    GENERATION_TIME, so the time bound keeps the lookup to a few partitions (oracle_reports.generated_between)."""
     from sqlalchemy import bindparam, select
 
     t = v.reports
     return select(t.c.report_id, t.c.instance_number, t.c.key1, t.c.key2, t.c.period_start_time).where(
-        *_monitor_reports(t), t.c.report_id == bindparam("report_id")
+        *_monitor_reports(t),
+        t.c.report_id == bindparam("report_id"),
+        t.c.generation_time > bindparam("t0"),
+        t.c.generation_time <= bindparam("t1"),
     )
 
 
