@@ -133,8 +133,9 @@ class Database:
             },
         }
 
-    def instance(self, value) -> int | None:
-        """'all' -> None, or a known instance number (400 otherwise)."""
+    def instance(self, value, each: bool = False) -> int | None:
+        """'all' -> None, or a known instance number (400 otherwise, naming the choices: `each` too where the
+        endpoint takes it)."""
         if value in (None, "all"):
             return ALL_INSTANCES
         known = [i["instance_number"] for i in self.instances]
@@ -144,7 +145,8 @@ class Database:
             number = None
         if number not in known:
             raise BadParameter(
-                f"instance must be all, each or one of {', '.join(map(str, known))}; got {value!r}", "instance"
+                f"instance must be all{', each' if each else ''} or one of {', '.join(map(str, known))}; got {value!r}",
+                "instance",
             )
         return number
 
