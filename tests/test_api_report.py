@@ -339,3 +339,33 @@ def test_the_changes_of_the_range_are_the_changes_layers(api, dbs, stories, sql3
     assert {"restart", "parameter", "run"} <= kinds
     (param,) = [c[3] for c in changes if c[2] == "parameter"]
     assert param.startswith("filesystemio_options") and before in param and after in param
+
+
+def test_top_events_list_only_the_events_that_waited(api, dbs, window, sql3):
+    """Oracle's top events list the events that waited in the range: an event whose foreground waits did not move
+    between the range's snapshots (the RMAN and archiving events of a weekday morning) is not a row of 0 (issue 28)."""
+    db, (lo, hi) = dbs["rac"], window
+    waits = dict(
+        sql3.execute(
+            "select event_name, sum(case snap_id when ? then total_waits_fg else -total_waits_fg end) "
+            "from dba_hist_system_event where dbid = ? and snap_id in (?, ?) and wait_class != 'Idle' "
+            "group by event_name",
+            (hi, dbid_of(db), lo, hi),
+        )
+    )
+    waited = {e for e, n in waits.items() if n > 0}
+    assert len(waited) < len(waits)  # some did not wait: the test can tell
+    rows = ok(api, url(db, "/top-events"), limit=100, begin_snap=lo, end_snap=hi)["rows"]
+    assert {r["event"] for r in rows} == waited | {"DB CPU"}
+    _resp, rep = report(api, db, begin_snap=lo, end_snap=hi)
+    listed = set(rep.table("top-events"))
+    assert listed <= waited | {"DB CPU"} and len(listed) == min(10, len(waited) + 1)
+    classes = {
+        c
+        for (c,) in sql3.execute(
+            "select distinct wait_class from dba_hist_system_event where dbid = ? "
+            f"and event_name in ({','.join('?' * len(waited))})",
+            (dbid_of(db), *waited),
+        )
+    }
+    assert set(rep.table("wait-classes")) == classes | {"CPU"}
