@@ -35,16 +35,16 @@ def measure(db: Database, rng: Range, inst) -> tuple[dict, float]:
     return events, total_db
 
 
-def rows(events: dict, total_db: float, limit=10) -> list[dict]:
-    """measure()'s events as the answer's rows, largest time first, rounded for display."""
+def rows(events: dict, total_db: float, limit=10, rnd=round4) -> list[dict]:
+    """measure()'s events as the answer's rows, largest time first, each value rounded once by `rnd`."""
     out = [
         {
             "event": name,
             "wait_class": wait_class,
             "waits": None if count is None else round(count),
-            "time_s": round4(micro / 1e6),
-            "avg_ms": round4(micro / count / 1000) if count else None,
-            "pct_db_time": round4(100 * micro / total_db) if total_db else None,
+            "time_s": rnd(micro / 1e6),
+            "avg_ms": rnd(micro / count / 1000) if count else None,
+            "pct_db_time": rnd(100 * micro / total_db) if total_db else None,
         }
         for name, (wait_class, count, micro) in sorted(events.items(), key=lambda e: (-e[1][2], e[0]))
     ]
