@@ -9,7 +9,7 @@ Markup in database text is covered on a hostile store in test_browser_xss.py.
 import base64
 import re
 import xml.etree.ElementTree as ET
-from datetime import datetime
+from datetime import datetime, timedelta
 from html.parser import HTMLParser
 
 import pytest
@@ -123,7 +123,7 @@ def test_the_headline_figures_are_the_stores(api, dbs, window, sql3):
     assert number(rep.facts["Average active sessions"]) == pytest.approx(db_time / elapsed, abs=0.006)
     profile = rep.table("load-profile")
     redo = delta(sql3, "dba_hist_sysstat", dbid, ["redo size"], lo, hi)
-    assert number(profile["Redo size (bytes)"][3]) == pytest.approx(redo, abs=0.006)
+    assert number(profile["Redo size (bytes)"][5]) == pytest.approx(redo, abs=0.006)
     assert number(profile["Redo size (bytes)"][1]) == pytest.approx(redo / elapsed, rel=1e-6)  # whole above a million
     txns = delta(sql3, "dba_hist_sysstat", dbid, ["user commits", "user rollbacks"], lo, hi)
     assert number(profile["Transactions"][1]) == pytest.approx(txns / elapsed, abs=0.006)
@@ -369,3 +369,61 @@ def test_top_events_list_only_the_events_that_waited(api, dbs, window, sql3):
         )
     }
     assert set(rep.table("wait-classes")) == classes | {"CPU"}
+
+
+def test_the_numbers_are_oracles_names_and_exact_values_rounded_once(api, dbs, window, sql3):
+    """I/O functions by their FUNCTION_NAME (not "Direct" twice, "Smart", "Data"); RMAN's CPU, background time,
+    without a share of DB time; a value above a million printed with its own decimals, not rounded to a whole number
+    first; each wait class's time the sum of its events' exact times (issue 28)."""
+    db, (lo, hi) = dbs["rac"], window
+    dbid = dbid_of(db)
+    _resp, rep = report(api, db, begin_snap=lo, end_snap=hi)
+    functions = {
+        f
+        for (f,) in sql3.execute("select distinct function_name from dba_hist_iostat_function where dbid = ?", (dbid,))
+    }
+    assert set(rep.table("io-functions")) == functions
+    assert {"Direct Reads", "Direct Writes", "Smart Scan", "Data Pump"} <= functions
+    rman = rep.table("time-model")["RMAN cpu time (backup/restore)"]
+    assert rman[2] == "—" and rep.table("time-model")["DB CPU"][2] != "—"
+    ends = dict(
+        sql3.execute(
+            "select snap_id, max(end_interval_time) from dba_hist_snapshot where dbid = ? and snap_id in (?, ?) "
+            "group by snap_id",
+            (dbid, lo, hi),
+        )
+    )
+    elapsed = (datetime.fromisoformat(ends[hi]) - datetime.fromisoformat(ends[lo])).total_seconds()
+    redo = delta(sql3, "dba_hist_sysstat", dbid, ["redo size"], lo, hi)
+    assert redo / elapsed > 1e6
+    assert rep.table("load-profile")["Redo size (bytes)"][1] == f"{redo / elapsed:,.2f}"
+    by_class = {}
+    for wait_class, micro in sql3.execute(
+        "select wait_class, sum(case snap_id when ? then time_waited_micro_fg else -time_waited_micro_fg end) "
+        "from dba_hist_system_event where dbid = ? and snap_id in (?, ?) and wait_class != 'Idle' "
+        "group by event_name, wait_class",
+        (hi, dbid, lo, hi),
+    ):
+        by_class[wait_class] = by_class.get(wait_class, 0) + micro / 1e6
+    for wait_class, row in rep.table("wait-classes").items():
+        if wait_class != "CPU":
+            assert row[2] == f"{by_class[wait_class]:,.2f}", wait_class
+
+
+def test_a_range_without_a_snapshot_says_so_not_none(api, dbs, sql3):
+    """From 5 to 25 minutes after a snapshot: no snapshot ends in it, and the report says "no snapshot" where it
+    printed Python's None ("snapshots None–None", a file awrlens-RACPROD-None-None.html) (issue 28)."""
+    db = dbs["rac"]
+    (end,) = sql3.execute(
+        "select max(end_interval_time) from dba_hist_snapshot where dbid = ? and instance_number = 1",
+        (dbid_of(db),),
+    ).fetchone()
+    t = datetime.fromisoformat(end)
+    resp, rep = report(
+        api, db, **{"from": (t - timedelta(minutes=25)).isoformat(), "to": (t - timedelta(minutes=5)).isoformat()}
+    )
+    text = "".join(rep.text)
+    assert "None" not in text and rep.facts["Snapshots"] == "none in the range"
+    assert "RACPROD · no snapshot" in text
+    assert "None" not in resp.headers["Content-Disposition"]
+    assert resp.headers["Content-Disposition"].endswith('-empty.html"')

@@ -35,10 +35,12 @@ CLASS_COLOURS = {  # Enterprise Manager's colours for the wait classes, as the p
 
 
 def file_name(body: dict) -> str:
-    """awrlens-<db>-<begin snap>-<end snap>.html, in characters every file system takes."""
+    """awrlens-<db>-<begin snap>-<end snap>.html (awrlens-<db>-empty.html for a range without a snapshot), in
+    characters every file system takes."""
     h = body["header"]
     name = re.sub(r"[^A-Za-z0-9_.-]", "_", h["db_name"] or str(h["dbid"]))
-    return f"awrlens-{name}-{h['begin_snap']}-{h['end_snap']}.html"
+    snaps = "empty" if h["begin_snap"] is None else f"{h['begin_snap']}-{h['end_snap']}"
+    return f"awrlens-{name}-{snaps}.html"
 
 
 def charts(body: dict) -> list[dict]:
