@@ -192,9 +192,8 @@ def test_zoom_refetches_at_finer_resolution_and_pan_prefetches(server, dbs, page
     assert after["host-cpu"]["to"] - after["host-cpu"]["from"] < width / 5
     # the zoom asked again for the new window, now with the per-minute sysmetric history
     asked = page.api("/series")
-    # (from one snapshot interval before the window: the point at its first snapshot is in the window)
-    earlier = f"{datetime.fromisoformat(state['from']) - timedelta(minutes=30):%Y-%m-%dT%H:%M}{state['from'][16:]}"
-    assert any("sysmetric_history:Host CPU Utilization (%)" in u and f"from={earlier}" in u for u in asked), asked
+    # (the window's own from, as its tables ask: a range by time is the intervals ending in (from, to], §12)
+    assert any("sysmetric_history:Host CPU Utilization (%)" in u and f"from={state['from']}" in u for u in asked), asked
     cpu = after["host-cpu"]["datasets"][0]
     assert cpu["label"] == "Host CPU % · per minute"
     assert len(cpu["points"]) > 100  # one a minute, against 5 half-hourly snapshots
@@ -228,8 +227,8 @@ def _snapshot_times(demo_store, dbid, instance, lo_ms, hi_ms):
 
 
 def test_a_window_shows_the_point_at_its_first_snapshot(server, dbs, stories, demo_store, page):
-    """A range is its intervals after its first snapshot (docs/awr-rules.md §12), so the page asks from one interval
-    earlier: every snapshot of the window has its point, the first one too, and a pan leaves none out between the
+    """A range by time is the intervals that end in (from, to] (docs/awr-rules.md §12), and the page asks the window
+    itself: every snapshot of the window has its point, the first one too, and a pan leaves none out between the
     windows it joins."""
     db = dbs["single"]
     dbid = int(db.split(".")[1])

@@ -189,7 +189,7 @@ class Database:
                     f"the range is outside this database's history, which runs from {oldest.time} to {newest.time}",
                     "end" if t1 < oldest.epoch else "start",
                 )
-            ids = tl.ending_in(t0, t1)
+            ids = tl.ending_after(t0, t1)
         if t1 - t0 > max_days * DAY:
             raise BadRange(
                 f"the range is wider than {max_days:g} days; narrow it",
