@@ -46,7 +46,7 @@ def rows(events: dict, total_db: float, limit=10, rnd=round4) -> list[dict]:
             "avg_ms": rnd(micro / count / 1000) if count else None,
             "pct_db_time": rnd(100 * micro / total_db) if total_db else None,
         }
-        for name, (wait_class, count, micro) in sorted(events.items(), key=lambda e: (-e[1][2], e[0]))
+        for name, (wait_class, count, micro) in sorted(events.items(), key=lambda e: -e[1][2])  # ties: as read
     ]
     return out[:limit]
 
