@@ -96,7 +96,8 @@ def test_every_view_renders_with_data(server, dbs, stories, demo_store, page, vi
         assert aas[0]["label"] == "DB CPU" and aas[-1]["label"] == "CPU count"
         assert {d["label"] for d in aas} >= {"User I/O", "Commit", "Cluster"}
         assert [d["label"] for d in charts[2]["datasets"]][:2] == ["Host CPU % · inst 1", "Host CPU % · inst 2"]
-        assert _rows(page, "load-profile") == 19 and _rows(page, "top-sql") == 10
+        # Oracle's 19 rows, In-Memory's two, SQL Work Area, User logons, and on RAC the global cache's two
+        assert _rows(page, "load-profile") == 25 and _rows(page, "top-sql") == 10
         # the restart of RACPROD instance 2 is marked on its charts, and its line breaks across the gap
         assert (
             page.page.evaluate("""Chart.getChart(document.querySelector('[data-chart=aas-2] canvas'))
@@ -502,7 +503,7 @@ def test_compare_defaults_to_two_periods_with_data(server, dbs, page):
         if range_ == "1d":  # room before it: the day before
             assert b_to - b_from == timedelta(days=1)
         cells = page.page.locator("[data-table=compare-load-profile] tbody tr").first.locator("td")
-        assert _rows(page, "compare-load-profile") == 19, (range_, cells.all_text_contents())
+        assert _rows(page, "compare-load-profile") == 23, (range_, cells.all_text_contents())  # no global cache
         assert cells.nth(1).text_content() not in ("", "—") and cells.nth(2).text_content() not in ("", "—")
     assert page.errors == []
 
