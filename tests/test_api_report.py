@@ -100,12 +100,8 @@ def delta(sql3, view, dbid, names, lo, hi):
     return at[hi] - at[lo]
 
 
-def test_the_headline_figures_are_the_stores(api, dbs, window, sql3):
-    db, (lo, hi) = dbs["rac"], window
-    dbid = dbid_of(db)
-    _resp, rep = report(api, db, begin_snap=lo, end_snap=hi)
-    assert rep.sections == SECTIONS
-    assert "changes" not in rep.rows  # no table: the window holds no restart and no missing snapshot
+def seconds_between(sql3, dbid, lo, hi):
+    """The seconds between two snapshots' ends (the latest instance's)."""
     ends = dict(
         sql3.execute(
             "select snap_id, max(end_interval_time) from dba_hist_snapshot where dbid = ? and "
@@ -113,7 +109,16 @@ def test_the_headline_figures_are_the_stores(api, dbs, window, sql3):
             (dbid, lo, hi),
         )
     )
-    elapsed = (datetime.fromisoformat(ends[hi]) - datetime.fromisoformat(ends[lo])).total_seconds()
+    return (datetime.fromisoformat(ends[hi]) - datetime.fromisoformat(ends[lo])).total_seconds()
+
+
+def test_the_headline_figures_are_the_stores(api, dbs, window, sql3):
+    db, (lo, hi) = dbs["rac"], window
+    dbid = dbid_of(db)
+    _resp, rep = report(api, db, begin_snap=lo, end_snap=hi)
+    assert rep.sections == SECTIONS
+    assert "changes" not in rep.rows  # no table: the window holds no restart and no missing snapshot
+    elapsed = seconds_between(sql3, dbid, lo, hi)
     db_time = delta(sql3, "dba_hist_sys_time_model", dbid, ["DB time"], lo, hi) / 1e6
     name = sql3.execute("select distinct db_name from dba_hist_database_instance where dbid = ?", (dbid,)).fetchone()[0]
     assert f"{name} (DBID {dbid})" in rep.facts["Database"]
@@ -386,14 +391,7 @@ def test_the_numbers_are_oracles_names_and_exact_values_rounded_once(api, dbs, w
     assert {"Direct Reads", "Direct Writes", "Smart Scan", "Data Pump"} <= functions
     rman = rep.table("time-model")["RMAN cpu time (backup/restore)"]
     assert rman[2] == "—" and rep.table("time-model")["DB CPU"][2] != "—"
-    ends = dict(
-        sql3.execute(
-            "select snap_id, max(end_interval_time) from dba_hist_snapshot where dbid = ? and snap_id in (?, ?) "
-            "group by snap_id",
-            (dbid, lo, hi),
-        )
-    )
-    elapsed = (datetime.fromisoformat(ends[hi]) - datetime.fromisoformat(ends[lo])).total_seconds()
+    elapsed = seconds_between(sql3, dbid, lo, hi)
     redo = delta(sql3, "dba_hist_sysstat", dbid, ["redo size"], lo, hi)
     assert redo / elapsed > 1e6
     assert rep.table("load-profile")["Redo size (bytes)"][1] == f"{redo / elapsed:,.2f}"
