@@ -284,3 +284,32 @@ def test_compare_computes_a_change_from_exact_times(tiny):
     assert r["change_pct"] == round(100 * (tb / 1800 - ta / 1800) / (ta / 1800), 4) == 8.3333
     (mover,) = [m for m in body["movers"]["rows"] if m["item"] == "db file sequential read"]
     assert mover["change_pct"] == 8.3333
+
+
+def test_the_load_profile_shows_a_row_only_where_its_statistics_exist(tiny):
+    """This store has none of In-Memory's statistics, no DBA_HIST_PGASTAT, no user logons cumulative and no global
+    cache statistics: its Load Profile is the rows every release has, with Per Exec and Per Call on the time rows
+    only (issue 28)."""
+    body = _get(tiny, "/load-profile", begin_snap=1, end_snap=3)
+    assert [r["metric"] for r in body["rows"]] == [
+        "DB Time(s)",
+        "DB CPU(s)",
+        "Background CPU(s)",
+        "Redo size (bytes)",
+        "Logical read (blocks)",
+        "Block changes",
+        "Physical read (blocks)",
+        "Physical write (blocks)",
+        "Read IO requests",
+        "Write IO requests",
+        "Read IO (MB)",
+        "Write IO (MB)",
+        "User calls",
+        "Parses (SQL)",
+        "Hard parses (SQL)",
+        "Logons",
+        "Executes (SQL)",
+        "Rollbacks",
+        "Transactions",
+    ]
+    assert body["columns"] == ["metric", "per_second", "per_transaction", "per_exec", "per_call", "total"]
