@@ -161,6 +161,19 @@ class Timeline:
         found = ids[bisect_left(epochs, t0) : bisect_right(epochs, t1)]
         return (min(found), max(found)) if found else None
 
+    def ending_after(self, t0: float, t1: float) -> tuple[int, int] | None:
+        """The snapshots that bound the intervals ending in (t0, t1] (docs/awr-rules.md §12): the last snapshot that
+        ends at or before t0 (the first in [t0, t1] when none does) and the largest snap_id ending in [t0, t1]; None
+        if no snapshot ends in [t0, t1]."""
+        found = self.ending_in(t0, t1)
+        if found is None:
+            return None
+        epochs, ids = self._time_order
+        i = bisect_left(epochs, t0)
+        if i == 0 or epochs[i] == t0:  # nothing before t0, or a snapshot at t0: the range starts there
+            return found
+        return min(ids[i - 1], found[0]), found[1]
+
     def span(self, lo: int, hi: int, instance: int | None = None) -> dict[int, list[Snap]]:
         """Per instance, the snapshots that bound the intervals (lo, hi] (docs/awr-rules.md §12): its first snapshot
         at or after lo, the kept ones after it, and its last snapshot at or before hi. The two ends are used even

@@ -5,6 +5,7 @@ Through the Flask test client on the demo store; expectations come from the demo
 SQLite file, never from the code under test (tests/contract.py, the fixtures in conftest.py).
 """
 
+import re
 from datetime import datetime, timedelta
 
 import pytest
@@ -107,6 +108,27 @@ def test_error(api, dbs, window, path, query, status, parameter):
     )
     if status == 400:
         assert parameter in err["message"] or "instance" in err["message"] or "period" in err["message"]
+
+
+@pytest.mark.parametrize(
+    "path, query",
+    [("/series", {"name": AAS}), ("/wait-classes", {}), ("/load-profile", {}), ("/top-events", {}), ("/snapshots", {})],
+)
+def test_an_unknown_instance_is_told_only_the_choices_its_endpoint_takes(api, dbs, doc, sql3, path, query):
+    """The words offered are those the endpoint's documented pattern accepts (`each` on series only), the numbers
+    the database's instances (issue 28)."""
+    known = [
+        i
+        for (i,) in sql3.execute(
+            "select distinct instance_number from dba_hist_snapshot where dbid = ? order by 1", (dbid_of(dbs["rac"]),)
+        )
+    ]
+    (schema,) = [
+        p["schema"] for p in doc["paths"][f"/api/v1/dbs/{{db}}{path}"]["get"]["parameters"] if p["name"] == "instance"
+    ]
+    words = [w for w in ("all", "each") if re.search(schema["pattern"], w)]
+    err = assert_error(api.get(url(dbs["rac"], path), query_string={**query, "instance": "9"}), 400, "instance")
+    assert err["message"] == f"instance must be {', '.join(words)} or one of {', '.join(map(str, known))}; got '9'"
 
 
 @pytest.mark.parametrize("given, missing", [("a", "b"), ("b", "a")])

@@ -90,6 +90,24 @@ def test_openapi_document_is_valid_openapi_3(api, doc):
     assert set(schemas["Error"]["properties"]["error"]["required"]) <= set(err)
 
 
+def test_a_documented_instance_pattern_matches_whole_values_only(doc):
+    """A JSON Schema pattern matches anywhere in the value (ECMA-262 search): each alternative of the instance
+    parameter's pattern must be anchored at both ends, or "allx" and "9x" read as valid (issue 28)."""
+    patterns = {
+        (path, p["schema"]["pattern"])
+        for path, item in doc["paths"].items()
+        for op in item.values()
+        if isinstance(op, dict)
+        for p in op.get("parameters", [])
+        if p["name"] == "instance" and "pattern" in p.get("schema", {})
+    }
+    assert len(patterns) > 10
+    for path, pattern in patterns:
+        for bad in ("allx", "xall", "eachx", "xeach", "9x", "x9", "12345", "1,2x"):
+            assert re.search(pattern, bad) is None, (path, pattern, bad)
+        assert re.search(pattern, "all") and re.search(pattern, "2"), (path, pattern)
+
+
 def test_every_api_route_is_documented(app, doc):
     methods = {}  # path -> methods of every rule on it (GET and POST may be separate views)
     for rule in app.url_map.iter_rules():

@@ -25,6 +25,8 @@ COMMITS = {1: {1: 0, 2: 10, 3: 20, 4: 30, 5: 30, 6: 50}, 2: {1: 0, 2: 30, 3: 60,
 BUSY = {1: {1: 0, 2: 300, 3: 600, 4: 900, 5: 930, 6: 1200}, 2: {1: 0, 2: 900, 3: 1800, 6: 100}}
 IDLE = {1: {1: 0, 2: 700, 3: 1400, 4: 2100, 5: 2170, 6: 2800}, 2: {1: 0, 2: 1100, 3: 2200, 6: 100}}
 LOGONS = {1: {1: 10, 2: 12, 3: 9, 4: 9, 5: 9, 6: 11}, 2: {1: 5, 2: 5, 3: 5, 6: 1}}
+# instance 1's one wait event: (foreground waits, microseconds waited), cumulative; short waits of 60-65 µs
+READS = {1: (0, 0), 2: (2, 120), 3: (4, 250), 4: (6, 380), 5: (6, 380), 6: (8, 500)}
 
 
 def _time(minutes):
@@ -64,6 +66,7 @@ def tiny(tmp_path_factory):
                 ("sysstat", 2, "user commits", COMMITS),
                 ("sysstat", 3, "user rollbacks", None),
                 ("sysstat", 4, "logons current", LOGONS),
+                ("sys_time_model", 1, "DB time", None),
                 ("osstat", 1, "BUSY_TIME", BUSY),
                 ("osstat", 0, "IDLE_TIME", IDLE),
             ):
@@ -72,6 +75,12 @@ def tiny(tmp_path_factory):
                     f"insert into dba_hist_{view} (snap_id, dbid, instance_number, stat_id, stat_name, "
                     "value) values (?,?,?,?,?,?)",
                     (snap_id, DBID, inst, stat_id, name, value),
+                )
+            if inst == 1:
+                con.execute(
+                    "insert into dba_hist_system_event (snap_id, dbid, instance_number, event_id, event_name, "
+                    "wait_class, total_waits_fg, time_waited_micro_fg) values (?,?,?,?,?,?,?,?)",
+                    (snap_id, DBID, inst, 1, "db file sequential read", "User I/O", *READS[snap_id]),
                 )
     con.commit()
     con.close()
@@ -264,3 +273,43 @@ def test_a_combined_point_says_which_instances_it_sums(tiny):
     assert all(x["partial"] == [] for x in _series(tiny, "sysstat:redo size", instance="each")["series"])
     (cpu,) = _series(tiny, "derived:host_cpu_pct")["series"]  # a ratio of sums is marked the same way
     assert [p["missing"] for p in cpu["partial"]] == [[2], [2]]
+
+
+def test_compare_computes_a_change_from_exact_times(tiny):
+    """A period's 120 µs of waits against the next one's 130 µs, over 1,800 s each: +8.3333 %, computed from the
+    exact times; from times rounded to 4 decimals first (0.0001 s both) it read 0 % (issue 28)."""
+    body = _get(tiny, "/compare", a_begin_snap=1, a_end_snap=2, b_begin_snap=2, b_end_snap=3, instance=1)
+    (r,) = [r for r in body["top_events"]["rows"] if r["event"] == "db file sequential read"]
+    (ta, tb) = ((READS[hi][1] - READS[lo][1]) / 1e6 for lo, hi in ((1, 2), (2, 3)))
+    assert r["change_pct"] == round(100 * (tb / 1800 - ta / 1800) / (ta / 1800), 4) == 8.3333
+    (mover,) = [m for m in body["movers"]["rows"] if m["item"] == "db file sequential read"]
+    assert mover["change_pct"] == 8.3333
+
+
+def test_the_load_profile_shows_a_row_only_where_its_statistics_exist(tiny):
+    """This store has none of In-Memory's statistics, no DBA_HIST_PGASTAT, no user logons cumulative and no global
+    cache statistics: its Load Profile is the rows every release has, with Per Exec and Per Call on the time rows
+    only (issue 28)."""
+    body = _get(tiny, "/load-profile", begin_snap=1, end_snap=3)
+    assert [r["metric"] for r in body["rows"]] == [
+        "DB Time(s)",
+        "DB CPU(s)",
+        "Background CPU(s)",
+        "Redo size (bytes)",
+        "Logical read (blocks)",
+        "Block changes",
+        "Physical read (blocks)",
+        "Physical write (blocks)",
+        "Read IO requests",
+        "Write IO requests",
+        "Read IO (MB)",
+        "Write IO (MB)",
+        "User calls",
+        "Parses (SQL)",
+        "Hard parses (SQL)",
+        "Logons",
+        "Executes (SQL)",
+        "Rollbacks",
+        "Transactions",
+    ]
+    assert body["columns"] == ["metric", "per_second", "per_transaction", "per_exec", "per_call", "total"]

@@ -267,3 +267,36 @@ def test_the_sql_history_in_axes_shape(api, dbs, stories):
         csv_text.get_data()
         == api.get(url(dbs["rac"], f"/sql/{pr['sql_id']}"), query_string={"format": "csv"}).get_data()
     )
+
+
+@pytest.mark.parametrize("minutes", [0, 10])
+def test_a_range_by_time_is_the_intervals_ending_in_it_in_every_answer(api, dbs, window, sql3, tz, minutes):
+    """A time range is the intervals that end in (from, to] (docs/awr-rules.md §12): from at a snapshot leaves out
+    the interval ending there, from 10 minutes after it takes the interval ending at the next one; the series, the
+    wait classes and the Load Profile cover the same intervals, each summed here from the store (issue 28)."""
+    db, (lo, hi) = dbs["rac"], window
+    ends = dict(
+        sql3.execute(
+            "select snap_id, min(end_interval_time) from dba_hist_snapshot where dbid = ? and snap_id in (?, ?) "
+            "group by snap_id",
+            (dbid_of(db), lo, hi),
+        )
+    )
+    zone = tz[dbid_of(db)]
+    start = datetime.fromisoformat(ends[lo]).replace(tzinfo=zone) + timedelta(minutes=minutes)
+    q = {"from": start.isoformat(), "to": datetime.fromisoformat(ends[hi]).replace(tzinfo=zone).isoformat()}
+    at = dict(
+        sql3.execute(
+            "select snap_id, sum(value) from dba_hist_sysstat where dbid = ? and stat_name = 'redo size' "
+            "and snap_id in (?, ?) group by snap_id",
+            (dbid_of(db), lo, hi),
+        )
+    )
+    redo = at[hi] - at[lo]  # the intervals (lo, hi]: both froms, as no snapshot ends between lo and lo + 10 min
+    lp = ok(api, url(db, "/load-profile"), **q)
+    assert (lp["range"]["begin_snap"], lp["range"]["end_snap"]) == (lo, hi)
+    assert {r["metric"]: r["total"] for r in lp["rows"]}["Redo size (bytes)"] == pytest.approx(redo, rel=1e-12)
+    (s,) = ok(api, url(db, "/series"), name=REDO, rate="raw", max_points=0, **q)["series"]
+    assert fsum(v for _, v in s["points"]) == pytest.approx(redo, rel=1e-12) and len(s["points"]) == hi - lo
+    classes = ok(api, url(db, "/wait-classes"), max_points=0, **q)["series"]
+    assert {len(c["points"]) for c in classes} == {hi - lo}

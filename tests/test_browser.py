@@ -96,7 +96,8 @@ def test_every_view_renders_with_data(server, dbs, stories, demo_store, page, vi
         assert aas[0]["label"] == "DB CPU" and aas[-1]["label"] == "CPU count"
         assert {d["label"] for d in aas} >= {"User I/O", "Commit", "Cluster"}
         assert [d["label"] for d in charts[2]["datasets"]][:2] == ["Host CPU % · inst 1", "Host CPU % · inst 2"]
-        assert _rows(page, "load-profile") == 19 and _rows(page, "top-sql") == 10
+        # Oracle's 19 rows, In-Memory's two, SQL Work Area, User logons, and on RAC the global cache's two
+        assert _rows(page, "load-profile") == 25 and _rows(page, "top-sql") == 10
         # the restart of RACPROD instance 2 is marked on its charts, and its line breaks across the gap
         assert (
             page.page.evaluate("""Chart.getChart(document.querySelector('[data-chart=aas-2] canvas'))
@@ -192,9 +193,8 @@ def test_zoom_refetches_at_finer_resolution_and_pan_prefetches(server, dbs, page
     assert after["host-cpu"]["to"] - after["host-cpu"]["from"] < width / 5
     # the zoom asked again for the new window, now with the per-minute sysmetric history
     asked = page.api("/series")
-    # (from one snapshot interval before the window: the point at its first snapshot is in the window)
-    earlier = f"{datetime.fromisoformat(state['from']) - timedelta(minutes=30):%Y-%m-%dT%H:%M}{state['from'][16:]}"
-    assert any("sysmetric_history:Host CPU Utilization (%)" in u and f"from={earlier}" in u for u in asked), asked
+    # (the window's own from, as its tables ask: a range by time is the intervals ending in (from, to], §12)
+    assert any("sysmetric_history:Host CPU Utilization (%)" in u and f"from={state['from']}" in u for u in asked), asked
     cpu = after["host-cpu"]["datasets"][0]
     assert cpu["label"] == "Host CPU % · per minute"
     assert len(cpu["points"]) > 100  # one a minute, against 5 half-hourly snapshots
@@ -228,8 +228,8 @@ def _snapshot_times(demo_store, dbid, instance, lo_ms, hi_ms):
 
 
 def test_a_window_shows_the_point_at_its_first_snapshot(server, dbs, stories, demo_store, page):
-    """A range is its intervals after its first snapshot (docs/awr-rules.md §12), so the page asks from one interval
-    earlier: every snapshot of the window has its point, the first one too, and a pan leaves none out between the
+    """A range by time is the intervals that end in (from, to] (docs/awr-rules.md §12), and the page asks the window
+    itself: every snapshot of the window has its point, the first one too, and a pan leaves none out between the
     windows it joins."""
     db = dbs["single"]
     dbid = int(db.split(".")[1])
@@ -503,7 +503,7 @@ def test_compare_defaults_to_two_periods_with_data(server, dbs, page):
         if range_ == "1d":  # room before it: the day before
             assert b_to - b_from == timedelta(days=1)
         cells = page.page.locator("[data-table=compare-load-profile] tbody tr").first.locator("td")
-        assert _rows(page, "compare-load-profile") == 19, (range_, cells.all_text_contents())
+        assert _rows(page, "compare-load-profile") == 23, (range_, cells.all_text_contents())  # no global cache
         assert cells.nth(1).text_content() not in ("", "—") and cells.nth(2).text_content() not in ("", "—")
     assert page.errors == []
 

@@ -35,10 +35,14 @@ LOAD_PROFILE_STATS = {  # §13's rows: statistics summed and scale
     "Write IO requests": (("physical write IO requests",), 1),
     "Read IO (MB)": (("physical read bytes",), 1 / 2**20),
     "Write IO (MB)": (("physical write bytes",), 1 / 2**20),
+    "Global Cache blocks received": (("gc cr blocks received", "gc current blocks received"), 1),  # RAC only
+    "Global Cache blocks served": (("gc cr blocks served", "gc current blocks served"), 1),
     "User calls": (("user calls",), 1),
     "Parses (SQL)": (("parse count (total)",), 1),
     "Hard parses (SQL)": (("parse count (hard)",), 1),
+    "SQL Work Area (MB)": (("bytes processed",), 1 / 2**20),  # DBA_HIST_PGASTAT
     "Logons": (("logons cumulative",), 1),
+    "User logons": (("user logons cumulative",), 1),
     "Executes (SQL)": (("execute count",), 1),
     "Rollbacks": (("user rollbacks",), 1),
     "Transactions": (("user commits", "user rollbacks"), 1),
@@ -71,6 +75,7 @@ class Period:
 
         self.time_model = {k: v / 1e6 for k, v in deltas("stat_name", ("dba_hist_sys_time_model", "value")).items()}
         self.sysstat = deltas("stat_name", ("dba_hist_sysstat", "value"))
+        self.sysstat.update(deltas("name", ("dba_hist_pgastat", "value")))
         idle = "and wait_class != 'Idle'"
         self.events = {
             k: v / 1e6 for k, v in deltas("event_name", ("dba_hist_system_event", "time_waited_micro_fg"), idle).items()

@@ -101,7 +101,7 @@ def test_an_endpoint_keeps_its_declared_parameters(app):
                 "in": "path",
                 "description": "A SQL_ID.",
                 "required": True,
-                "schema": {"type": "string", "maxLength": 13, "minLength": 1, "pattern": "^[0-9a-z]{13}$"},
+                "schema": {"type": "string", "maxLength": 13, "minLength": 1, "pattern": "^([0-9a-z]{13})$"},
             },
         ),
         (

@@ -55,7 +55,7 @@ def test_each_text_gives_the_rows_sqlalchemy_gives(app, demo_store, dbs, window,
         "snap_ids": [lo, hi],
         "sql_id": sql_id,
         "sql_ids": [sql_id, "none"],
-        "names": ["redo size", "DB time", "NUM_CPUS", "user commits"],
+        "names": ["redo size", "DB time", "NUM_CPUS", "user commits", "bytes processed"],
         "con_dbid": dbid,
     }
     every = sqlite.embedded_statements()

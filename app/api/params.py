@@ -77,7 +77,7 @@ class Param:
             s["maxLength"] = self.max_length
             s["minLength"] = 1
             if self.pattern:
-                s["pattern"] = f"^{self.pattern}$"
+                s["pattern"] = f"^({self.pattern})$"  # grouped: ^a|b$ would anchor a's start and b's end only
         if self.default is not None:
             s["default"] = self.default
         if self.multi:

@@ -35,10 +35,11 @@ CLASS_COLOURS = {  # Enterprise Manager's colours for the wait classes, as the p
 
 
 def file_name(body: dict) -> str:
-    """awrlens-<db>-<begin snap>-<end snap>.html (respond.disposition keeps it to characters every file system
-    takes)."""
+    """awrlens-<db>-<begin snap>-<end snap>.html (awrlens-<db>-empty.html for a range without a snapshot;
+    respond.disposition keeps it to characters every file system takes)."""
     h = body["header"]
-    return f"awrlens-{h['db_name'] or h['dbid']}-{h['begin_snap']}-{h['end_snap']}.html"
+    snaps = "empty" if h["begin_snap"] is None else f"{h['begin_snap']}-{h['end_snap']}"
+    return f"awrlens-{h['db_name'] or h['dbid']}-{snaps}.html"
 
 
 def charts(body: dict) -> list[dict]:

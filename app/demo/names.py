@@ -51,6 +51,7 @@ DML statements parallelized|batch|0.001;DDL statements parallelized|batch|0.0002
 Parallel operations not downgraded|batch|0.01;Batched IO vector read count|mreq|0.1;CCursor + sql area evicted|hard|0.8;sql area evicted|hard|0.9
 sql area purged|one|0.001;OS CPU Qt wait time|sched_cs|1;Effective IO time|io_cs|9500;Number of read IOs issued|mreq|1
 temp space allocated (bytes)|ptemp|8192;session connect time|logon|0;process last non-idle time|one|1
+IM scan rows|one|0;session logical reads - IM|one|0
 """
 READINGS = """
 logons current|sessions|1;opened cursors current|sessions|7.5;session cursor cache count|sessions|40

@@ -185,7 +185,7 @@ class Generator:
         m = metrics(q, d, seconds)
         m.update(load=q["load"], sessions=q["sessions"])
         self._sysmetric(snap_id, key, begin, end, seconds, m, noise)
-        self._memory(snap_id, key, q)
+        self._memory(snap_id, key, st, q, seconds)
         if self.ash and end > self.ash_from:  # ASH for the most recent days
             rows, totals = self.ash.interval(snap_id, st.startup, begin, end, seconds, q)
             out.extend(ASH_BASE.name, rows)  # the samples as the store keeps them (schema.ASH_BASE)
@@ -466,7 +466,7 @@ class Generator:
         if history:
             self.out.extend("sysmetric_history", history)
 
-    def _memory(self, snap_id, key, q):
+    def _memory(self, snap_id, key, st, q, seconds):
         sga = [
             ("shared pool", "free memory", 0.4 * GIB),
             ("shared pool", "SQLA", 1.1 * GIB),
@@ -492,6 +492,10 @@ class Generator:
             ("over allocation count", 0),
             ("process count", q["sessions"] + 60),
         ]
+        # the bytes the work areas (sorts, hash joins) processed since startup: a counter, the Load Profile's SQL
+        # Work Area (MB)
+        (processed,), _ = st.accumulate("pgastat", [(q["sort"] * MIB / 4 + q["batch"] * 200 * MIB) * seconds])
+        pga.append(("bytes processed", processed))
         self.out.extend("pgastat", [(snap_id, *key, n, round(v)) for n, v in pga])
 
     # tablespaces: one row per database and snapshot (no instance), sizes in blocks

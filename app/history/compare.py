@@ -116,15 +116,16 @@ def _period(db, rng, instance, inst) -> dict:
     """One period's totals: the time model (s), every event, the Load Profile, and its top statements (for every
     instance only, or the one a database has: top SQL has no instance, docs/awr-rules.md §15)."""
     names = [n.split(":", 1)[1] for n in catalog.of(db) if n.startswith("sys_time_model:")]
-    sums, seconds = totals(db, "sys_time_model", names, rng, inst)
-    lp = load_profile.compute(db, rng, instance)
-    txns = next((r["total"] for r in lp["rows"] if r["metric"] == "Transactions"), 0)
-    return {
-        "elapsed": max(seconds.values(), default=0),
-        "txns": txns,
-        "lp": lp["rows"],
+    sums, _ = totals(db, "sys_time_model", names, rng, inst)
+    lp = load_profile.measure(db, rng, inst)
+    events, db_time = top_events.measure(db, rng, inst) if lp["covers"]["reason"] is None else ({}, 0.0)
+    return {  # every total unrounded: a change is computed from the exact values, rounded once for the answer
+        "elapsed": lp["elapsed"],  # the Load Profile's (docs/awr-rules.md §13)
+        "txns": lp["txns"],
+        "lp": lp["totals"],
         "time_model": {n: fsum(v for (_, m), v in sums.items() if m == n) / 1e6 for n in names},
-        "events": {r["event"]: r for r in top_events.compute(db, rng, instance, EVERY)["rows"]},
+        "events": {r["event"]: r for r in top_events.rows(events, db_time, EVERY)},
+        "event_seconds": {name: micro / 1e6 for name, (_, _, micro) in events.items()},
         "sql": top_sql.statements(db, rng) if inst is None or len(db.instances) == 1 else [],
     }
 
@@ -180,8 +181,8 @@ def _time_movers(db, pa, pb, db_a) -> list[dict]:
         add(
             "wait event",
             name,
-            ea.get("time_s", 0),
-            eb.get("time_s", 0),
+            pa["event_seconds"].get(name, 0),
+            pb["event_seconds"].get(name, 0),
             wait_class=ea.get("wait_class") or eb.get("wait_class"),
             series=f"system_event:{name}:time",
         )
@@ -214,26 +215,35 @@ def _unit(label: str, measure: str) -> str:
     return base + ("/s" if measure == "per second" else "/txn")
 
 
-def _rates(row, period):
+def _rates(label, period):
     """A Load Profile row's (per second, per transaction), unrounded: its total over the period's seconds and
-    transactions (docs/awr-rules.md §13)."""
+    transactions (docs/awr-rules.md §13); None where the period has no such row."""
+    total = period["lp"].get(label)
+    if total is None:
+        return None, None
     return (
-        row["total"] / period["elapsed"] if period["elapsed"] else None,
-        row["total"] / period["txns"] if period["txns"] else None,
+        total / period["elapsed"] if period["elapsed"] else None,
+        total / period["txns"] if period["txns"] else None,
     )
+
+
+def _lp_labels(pa, pb) -> list[str]:
+    """The Load Profile rows of either period, in the report's order."""
+    return [label for label, *_ in load_profile.LOAD_PROFILE if label in pa["lp"] or label in pb["lp"]]
 
 
 def _workload_movers(pa, pb) -> list[dict]:
     """The Load Profile's rows by their relative change: volumes per second (neutral), work per transaction
     (better lower); the per-second time rows are time movers already. Ranked by |% change|."""
     out = []
-    for ra, rb in zip(pa["lp"], pb["lp"], strict=True):
-        label, view = ra["metric"], _view(ra["metric"])
+    for label in _lp_labels(pa, pb):
         better = BETTER_PER_TRANSACTION.get(label)
-        if view == "sys_time_model" and better is None:
+        if _view(label) == "sys_time_model" and better is None:
             continue
         key, measure = (1, "per transaction") if better else (0, "per second")
-        a, b = _rates(ra, pa)[key], _rates(rb, pb)[key]
+        a, b = _rates(label, pa)[key], _rates(label, pb)[key]
+        if not (a or b):  # nothing in either period (In-Memory off): no move
+            continue
         out.append(
             {
                 "group": "workload",
@@ -262,19 +272,19 @@ def _view(label):
 
 def _load_profile(pa, pb) -> list[dict]:
     rows = []
-    for ra, rb in zip(pa["lp"], pb["lp"], strict=True):
-        (sa, ta), (sb, tb) = _rates(ra, pa), _rates(rb, pb)
+    for label in _lp_labels(pa, pb):
+        (sa, ta), (sb, tb) = _rates(label, pa), _rates(label, pb)
         rows.append(
             {
-                "metric": ra["metric"],
-                "a_per_second": ra["per_second"],
-                "b_per_second": rb["per_second"],
+                "metric": label,
+                "a_per_second": round4(sa),
+                "b_per_second": round4(sb),
                 "change_pct": change_pct(sa, sb),
                 "better_per_second": None,
-                "a_per_transaction": ra["per_transaction"],
-                "b_per_transaction": rb["per_transaction"],
+                "a_per_transaction": round4(ta),
+                "b_per_transaction": round4(tb),
                 "change_pct_per_transaction": change_pct(ta, tb),
-                "better_per_transaction": BETTER_PER_TRANSACTION.get(ra["metric"]),
+                "better_per_transaction": BETTER_PER_TRANSACTION.get(label),
             }
         )
     return rows
@@ -286,7 +296,7 @@ def _events(pa, pb) -> list[dict]:
     rows = []
     for name in _union(pa["events"], pb["events"], lambda e: -e["time_s"], EVENTS_COMPARED):
         ea, eb = pa["events"].get(name, {}), pb["events"].get(name, {})
-        ta, tb = (e.get("time_s", 0) if p["elapsed"] else None for e, p in ((ea, pa), (eb, pb)))
+        ta, tb = (p["event_seconds"].get(name, 0) if p["elapsed"] else None for p in (pa, pb))
         a, b = _per_second(ta or 0, pa), _per_second(tb or 0, pb)
         wa, wb = (
             e.get("waits", 0) / p["txns"] if p["txns"] and e.get("waits", 0) is not None else None
@@ -297,8 +307,8 @@ def _events(pa, pb) -> list[dict]:
                 "event": name,
                 "wait_class": ea.get("wait_class") or eb.get("wait_class"),
                 "only_in": _only_in(ta, tb),
-                "a_time_s": ta,
-                "b_time_s": tb,
+                "a_time_s": round4(ta),
+                "b_time_s": round4(tb),
                 "a_per_second": round4(a),
                 "b_per_second": round4(b),
                 "change_pct": change_pct(a, b),

@@ -133,8 +133,9 @@ class Database:
             },
         }
 
-    def instance(self, value) -> int | None:
-        """'all' -> None, or a known instance number (400 otherwise)."""
+    def instance(self, value, each: bool = False) -> int | None:
+        """'all' -> None, or a known instance number (400 otherwise, naming the choices: `each` too where the
+        endpoint takes it)."""
         if value in (None, "all"):
             return ALL_INSTANCES
         known = [i["instance_number"] for i in self.instances]
@@ -144,7 +145,8 @@ class Database:
             number = None
         if number not in known:
             raise BadParameter(
-                f"instance must be all, each or one of {', '.join(map(str, known))}; got {value!r}", "instance"
+                f"instance must be all{', each' if each else ''} or one of {', '.join(map(str, known))}; got {value!r}",
+                "instance",
             )
         return number
 
@@ -187,7 +189,7 @@ class Database:
                     f"the range is outside this database's history, which runs from {oldest.time} to {newest.time}",
                     "end" if t1 < oldest.epoch else "start",
                 )
-            ids = tl.ending_in(t0, t1)
+            ids = tl.ending_after(t0, t1)
         if t1 - t0 > max_days * DAY:
             raise BadRange(
                 f"the range is wider than {max_days:g} days; narrow it",

@@ -1,5 +1,6 @@
 """The app's own report of a range: the AWR report's main tables and two charts, from the answers of the other
-history modules (docs/awr-rules.md §28). Flask-free: `compute` gives the numbers, app/api/report.py the HTML."""
+history modules (docs/awr-rules.md §28). Flask-free: `compute` gives the numbers, unrounded (sums of exact values,
+rounded once where the HTML prints them), app/api/report.py the HTML."""
 
 from math import fsum
 
@@ -8,7 +9,6 @@ from app.history import catalog, changes, load_profile, series, tablespaces, top
 from app.history.catalog import Term
 from app.history.database import Database, Range
 from app.history.intervals import boundaries, snap_ids, totals
-from app.history.numbers import round4
 from app.store import queries
 
 TOP_ROWS = 10  # rows of each top table
@@ -27,6 +27,14 @@ OS_TIMES = (
     "VM_OUT_BYTES",
 )  # cumulative OSSTAT statistics shown, where the database has them
 OS_READINGS = ("NUM_CPUS", "NUM_CPU_CORES", "NUM_CPU_SOCKETS", "PHYSICAL_MEMORY_BYTES", "LOAD")
+# the background time model statistics, outside DB time (V$SYS_TIME_MODEL's tree: background elapsed time holds
+# background cpu time, which holds RMAN cpu time (backup/restore))
+BACKGROUND = {"background elapsed time", "background cpu time", "RMAN cpu time (backup/restore)"}
+
+
+def exact(x):
+    """A value kept as it is: the report rounds where it prints (report.html)."""
+    return x
 
 
 def compute(db: Database, rng: Range, instance="all", found_runs: list[dict] | None = None) -> dict:
@@ -34,21 +42,21 @@ def compute(db: Database, rng: Range, instance="all", found_runs: list[dict] | N
     changes.compute finds besides restarts (parameters, new plans, versions, the runs of `found_runs` linked to the
     database), each as {time, instance, kind, text}."""
     inst = db.instance(instance)
-    profile = load_profile.compute(db, rng, instance)
+    profile = load_profile.measure(db, rng, inst)
     body = {
         "db": db.key,
         "range": rng.public(),
         "instance": instance,
-        "reason": profile["reason"],
-        "left_out": profile["left_out"],
+        "reason": profile["covers"]["reason"],
+        "left_out": profile["covers"]["left_out"],
     }
     body["header"] = header(db, rng, inst, profile)
-    body["load_profile"] = profile["rows"]
+    body["load_profile"] = load_profile.rows(profile, exact)
     found = [c for c in changes.compute(db, rng, instance, found_runs)["rows"] if c["kind"] != "restart"]
     body["changes"] = sorted(restarts_and_gaps(db, rng, inst) + found, key=lambda c: (c["time"], c["instance"] or 0))
-    if profile["reason"] is not None:  # nothing can be measured: the header and the reason say so
+    if body["reason"] is not None:  # nothing can be measured: the header and the reason say so
         return body
-    events = top_events.compute(db, rng, instance, limit=1000)["rows"]
+    events = top_events.rows(*top_events.measure(db, rng, inst), limit=None, rnd=exact)
     body["top_events"] = events[:TOP_ROWS]
     body["wait_classes"] = class_totals(events, body["header"]["db_time_s"])
     body["time_model"] = time_model(db, rng, inst)
@@ -70,9 +78,8 @@ def header(db: Database, rng: Range, inst, profile: dict) -> dict:
     time (the Load Profile's: the instance that covered most of the range), DB time and average active sessions."""
     tl = db.timeline()
     ends = [tl.lowest.get(s) for s in (rng.lo, rng.hi)] if rng.lo is not None else [None, None]
-    totals_by = {r["metric"]: r["total"] for r in profile["rows"]}
-    elapsed = profile["elapsed_seconds"]
-    db_time = totals_by.get("DB Time(s)")
+    elapsed = profile["elapsed"]
+    db_time = profile["totals"].get("DB Time(s)")
     return {
         "db_name": db.name,
         "dbid": db.dbid,
@@ -86,7 +93,7 @@ def header(db: Database, rng: Range, inst, profile: dict) -> dict:
         "end_time": ends[1] and ends[1].time,
         "elapsed_s": elapsed,
         "db_time_s": db_time,
-        "aas": round4(db_time / elapsed) if db_time is not None and elapsed else None,
+        "aas": db_time / elapsed if db_time is not None and elapsed else None,
     }
 
 
@@ -128,14 +135,13 @@ def class_totals(events: list[dict], db_time_s) -> list[dict]:
         c["waits"] += e["waits"] or 0
     rows = sorted(by_class.values(), key=lambda c: -c["time_s"])
     for c in rows:
-        c["time_s"] = round4(c["time_s"])
-        c["pct_db_time"] = round4(100 * c["time_s"] / db_time_s) if db_time_s else None
+        c["pct_db_time"] = 100 * c["time_s"] / db_time_s if db_time_s else None
     return rows
 
 
 def time_model(db: Database, rng: Range, inst) -> list[dict]:
     """Every time model statistic's seconds over the range and its % of DB time (the AWR report's Time Model
-    Statistics; the background ones are not part of DB time)."""
+    Statistics; the background ones, BACKGROUND, are not part of DB time and have none)."""
     names = [s.name.split(":", 1)[1] for s in catalog.of(db).values() if s.source == "sys_time_model"]
     sums, _ = totals(db, "sys_time_model", names, rng, inst)
     seconds = {n: fsum(v for (_, name), v in sums.items() if name == n) / 1e6 for n in names}
@@ -143,8 +149,8 @@ def time_model(db: Database, rng: Range, inst) -> list[dict]:
     rows = [
         {
             "statistic": n,
-            "time_s": round4(s),
-            "pct_db_time": round4(100 * s / db_time) if db_time and not n.startswith("background") else None,
+            "time_s": s,
+            "pct_db_time": 100 * s / db_time if db_time and n not in BACKGROUND else None,
         }
         for n, s in seconds.items()
     ]
@@ -164,9 +170,9 @@ def _sums(db: Database, rng: Range, inst, terms) -> dict:
 
 def io_functions(db: Database, rng: Range, inst, elapsed) -> list[dict]:
     """Per I/O function (DBA_HIST_IOSTAT_FUNCTION): MB and requests read and written over the range, and per
-    second."""
+    second. Each function by its FUNCTION_NAME, the item of its series' name (iostat_function:<name>:megabytes)."""
     names = {
-        s.terms[0].item: s.label.rsplit(" ", 2)[0]
+        s.terms[0].item: s.name.split(":", 1)[1].rsplit(":", 1)[0]
         for s in catalog.of(db).values()
         if s.source == "iostat_function" and s.name.endswith(":megabytes")
     }
@@ -174,9 +180,9 @@ def io_functions(db: Database, rng: Range, inst, elapsed) -> list[dict]:
     sums = _sums(db, rng, inst, terms)
     rows = []
     for item, name in names.items():
-        r = {"function": name, **{f: round4(sums[Term("iostat_function", item, f)]) for f in IO_COLUMNS}}
-        r["mb_per_second"] = round4((r["read_megabytes"] + r["write_megabytes"]) / elapsed) if elapsed else None
-        r["requests_per_second"] = round4((r["read_requests"] + r["write_requests"]) / elapsed) if elapsed else None
+        r = {"function": name, **{f: sums[Term("iostat_function", item, f)] for f in IO_COLUMNS}}
+        r["mb_per_second"] = (r["read_megabytes"] + r["write_megabytes"]) / elapsed if elapsed else None
+        r["requests_per_second"] = (r["read_requests"] + r["write_requests"]) / elapsed if elapsed else None
         rows.append(r)
     return sorted(rows, key=lambda r: (-(r["read_megabytes"] + r["write_megabytes"]), r["function"]))
 
@@ -196,10 +202,10 @@ def os_statistics(db: Database, rng: Range, inst, elapsed) -> list[dict]:
         rows.append(
             {
                 "statistic": n,
-                "value": round4(value),
+                "value": value,
                 "unit": "s" if seconds else "bytes",
-                "per_second": round4(value / elapsed) if elapsed else None,
-                "pct_of_cpu_time": round4(100 * total[n] / cpu) if seconds and cpu else None,
+                "per_second": value / elapsed if elapsed else None,
+                "pct_of_cpu_time": 100 * total[n] / cpu if seconds and cpu else None,
             }
         )
     readings = [n for n in OS_READINGS if f"osstat:{n}" in cat]
@@ -209,7 +215,7 @@ def os_statistics(db: Database, rng: Range, inst, elapsed) -> list[dict]:
         rows += [
             {
                 "statistic": n,
-                "value": round4(end[n]),
+                "value": end[n],
                 "unit": "bytes" if "BYTES" in n else "processes" if n == "LOAD" else "count",
                 "per_second": None,
                 "pct_of_cpu_time": None,

@@ -28,7 +28,7 @@ def compute(db: Database, names, rng: Range, instance="all", rate="per_second", 
     (times, values), for numbers.shaped."""
     specs = [catalog.spec(db, n) for n in names]
     each = instance == "each"
-    inst = None if each else db.instance(instance)
+    inst = None if each else db.instance(instance, each=True)
     span = db.timeline().span(rng.lo, rng.hi, inst) if rng.lo is not None else {}
     expected = [i for i, rows in span.items() if rows]  # the instances the range holds: a combined point sums these
     full, bounds = span, db.timeline().sampled(span, max_points)

@@ -19,7 +19,7 @@
 CREATE USER AWRLENS IDENTIFIED BY "&&awrlens_password";
 GRANT CREATE SESSION TO AWRLENS;
 
--- the 22 views the app reads
+-- the 23 views the app reads
 BEGIN
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_ACTIVE_SESS_HISTORY', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_DATABASE_INSTANCE', 'AWRLENS', 'SELECT');
@@ -29,6 +29,7 @@ BEGIN
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_OSSTAT', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_PARAMETER', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_PDB_INSTANCE', 'AWRLENS', 'SELECT');
+  rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_PGASTAT', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_SEG_STAT', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_SEG_STAT_OBJ', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_SNAPSHOT', 'AWRLENS', 'SELECT');

@@ -48,7 +48,7 @@
   function loadProfileTable(ctx, parts, root) {
     return table(ctx, parts, root, { id: "load-profile", title: "Load Profile", pageLength: 25,
       columns: [TEXT("metric", "Metric"), NUM("per_second", "Per second"), NUM("per_transaction", "Per transaction"),
-        NUM("total", "Total")] });
+        NUM("per_exec", "Per exec"), NUM("per_call", "Per call"), NUM("total", "Total")] });
   }
 
   function topEventsTable(ctx, parts, root) {

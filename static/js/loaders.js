@@ -36,12 +36,12 @@
     return out;
   }
 
-  /** The window as the API's from and to. A range is its intervals after the first snapshot in it (docs/awr-rules.md
-   * §12): asking from one snapshot interval earlier gives the point at the window's first snapshot too, so windows
-   * side by side leave no point out between them. */
+  /** The window as the API's from and to, as the tables of the same window ask: a range by time is the intervals
+   * that end in (from, to] (docs/awr-rules.md §12), so a chart has the point at the window's first snapshot and
+   * windows side by side leave no point out between them. */
   function bounds(db, range) {
     var iso = function (ms) { return F.isoTime(ms, Dbs.zone(db)); };
-    return { from: iso(range.from - (db.step || 0) * 60000), to: iso(range.to) };
+    return { from: iso(range.from), to: iso(range.to) };
   }
 
   /** Points with a break (null) where more than two snapshot intervals pass without one: a statement AWR did

@@ -251,14 +251,16 @@ def io_series(v: Views, view: str, chunks: int = 0):
 
 @statement
 def counters_at(v: Views, view: str):
-    """Named statistics at chosen snapshots (the boundaries of a range), for the Load Profile."""
+    """Named statistics at chosen snapshots (the boundaries of a range), for the Load Profile. DBA_HIST_PGASTAT
+    names its statistic NAME, the others STAT_NAME."""
     from sqlalchemy import bindparam, select
 
     t = getattr(v, view)
-    return select(t.c.instance_number, t.c.snap_id, t.c.stat_name, t.c.value).where(
+    name = t.c.stat_name if "stat_name" in t.c else t.c.name
+    return select(t.c.instance_number, t.c.snap_id, name, t.c.value).where(
         t.c.dbid == bindparam("dbid"),
         t.c.snap_id.in_(bindparam("snap_ids", expanding=True)),
-        t.c.stat_name.in_(bindparam("names", expanding=True)),
+        name.in_(bindparam("names", expanding=True)),
     )
 
 

@@ -55,6 +55,7 @@ def statements(v: Views, row_cap: int, max_points: int = Settings.max_points):
         yield f"catalog: {view}", counter_names(v, view)
         yield f"series: {view}", counter_series(v, view)
         yield f"load profile: {view}", counters_at(v, view)
+    yield "load profile: pgastat", counters_at(v, "pgastat")
     yield "catalog: system_event", event_names(v)
     yield "catalog: sysmetric_summary", metric_names(v)
     yield "catalog: sysmetric_history", metric_names(v, "sysmetric_history")
