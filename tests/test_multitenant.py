@@ -212,3 +212,33 @@ def test_top_segments_keep_one_row_per_container_with_its_own_name(cdb):
         for (con, _, _, owner, name), d in sorted(SEGMENTS.items(), key=lambda kv: -sum(kv[1].values()))
     ]
     assert body["captured"] == sum(sum(d.values()) for d in SEGMENTS.values())
+
+
+def test_each_captured_bind_is_listed_once_whatever_the_plans(cdb, tmp_path):
+    """Oracle's DBA_HIST_SQLBIND reads the binds of WRH$_SQLSTAT, one row per PLAN_HASH_VALUE, and joins on SQL_ID: a
+    snapshot where the statement ran two plans gives each bind twice. Here a plain table without the store's key holds
+    such rows (plans 11 and 12 of each container's statement): each captured bind is shown once."""
+    path = tmp_path / "binds.sqlite"
+    path.write_bytes(cdb.read_bytes())
+    con = sqlite3.connect(path)
+    con.execute("DROP TABLE dba_hist_sqlbind")
+    con.execute(
+        "CREATE TABLE dba_hist_sqlbind (snap_id, dbid, instance_number, sql_id, name, position, datatype_string, "
+        "was_captured, last_captured, value_string, con_dbid)"
+    )
+    captured = {(c, s, snap, pos) for c, s, _ in SQL for snap in (2, 3) for pos in (1, 2) if s == "0s4ruwf8v2hxq"}
+    for c, sql_id, snap, pos in captured:
+        for _plan in (11, 12):
+            con.execute(
+                "INSERT INTO dba_hist_sqlbind VALUES (?,?,1,?,?,?,'NUMBER','YES',?,?,?)",
+                (snap, DBID, sql_id, f":{pos}", pos, SNAPS[snap], f"{c}-{snap}-{pos}", c),
+            )
+    con.commit()
+    con.close()
+    body = (
+        client(path)
+        .get(f"/api/v1/dbs/c.{DBID}/sql/0s4ruwf8v2hxq/binds", query_string={"begin_snap": 1, "end_snap": 3})
+        .get_json()
+    )
+    got = [(r["con_dbid"], r["snap_id"], r["position"], r["value"]) for r in body["rows"]]
+    assert sorted(got) == sorted((c, snap, pos, f"{c}-{snap}-{pos}") for c, _, snap, pos in captured)
