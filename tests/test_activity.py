@@ -325,3 +325,11 @@ def test_the_blocks_of_a_range_are_aligned_and_cover_its_intervals_once(seed):
         assert held == Counter(range(lo + 1, hi + 1)), (lo, hi)
         wider = [spans[k] // spans[k + 1] - 1 for k in range(len(spans) - 1)]  # at most, per side
         assert sum(map(len, blocks.values())) <= 2 * sum(wider) + (hi - lo) // spans[0]
+
+
+def test_the_default_range_is_the_7_days_before_the_newest_snapshot(api, rac):
+    """One default everywhere it is stated (docs/awr-rules.md §12, the OpenAPI document's `from`, the page's 7d)."""
+    for path in ("activity", "activity/top"):
+        echoed = ok(api, f"/api/v1/dbs/{rac['id']}/{path}")["range"]
+        seconds = (datetime.fromisoformat(echoed["to"]) - datetime.fromisoformat(echoed["from"])).total_seconds()
+        assert seconds == 7 * 86400, (path, echoed)

@@ -463,7 +463,7 @@ def _activity_filters(d, args):
 def activity(db, args):
     """Top activity: average active sessions over time from Active Session History, stacked by a dimension (the
     top groups and 'other'), with filters on any dimension."""
-    d, rng = _asked(db, args, default_days=1)
+    d, rng = _asked(db, args)
     body = history.activity.compute(d, rng, args["group_by"], _activity_filters(d, args))
     return _series_answer(body, args, rng)
 
@@ -473,7 +473,7 @@ def activity(db, args):
 def activity_top(db, args):
     """Top SQL, sessions, modules, events and objects by samples, with % of activity and CPU against waits; the
     blocking sessions and the events their waiters wait on."""
-    d, rng = _asked(db, args, default_days=1)
+    d, rng = _asked(db, args)
     return answer(history.activity.top(d, rng, _activity_filters(d, args)), args, rng, table=_activity_table)
 
 
