@@ -40,6 +40,24 @@ SQL = {
 
 # (container, TS#, OBJ#, owner, name) -> logical reads per interval ending at snap 2 and 3: the same TS#, OBJ# and
 # DATAOBJ# in two PDBs are two segments
+# DBA_HIST_EVENT_HISTOGRAM of one event on instance 1 per container: {snap_id: {bucket: cumulative WAIT_COUNT}};
+# the root's rows start at snap 2 (a container whose rows start later, as when AWR begins to capture it)
+EVENT_ID, EVENT = 2000, "db file sequential read"
+HISTOGRAM = {
+    PDB1: {1: {1: 100, 4: 10}, 2: {1: 150, 4: 30}, 3: {1: 160, 4: 31}},
+    ROOT: {2: {1: 5000, 8: 700}, 3: {1: 5004, 8: 701}},
+}
+
+# DBA_HIST_PARAMETER of instance 1: (container, name) -> value per snap_id; each container has its own value, and only
+# SALES changes one (at snap 3)
+PARAMETERS = {
+    (ROOT, "optimizer_index_cost_adj"): {1: "100", 2: "100", 3: "100"},
+    (PDB1, "optimizer_index_cost_adj"): {1: "100", 2: "100", 3: "400"},
+    (PDB2, "optimizer_index_cost_adj"): {1: "50", 2: "50", 3: "50"},
+    (ROOT, "open_cursors"): {1: "300", 2: "300", 3: "300"},
+    (PDB1, "open_cursors"): {1: "1000", 2: "1000", 3: "1000"},
+}
+
 SEGMENTS = {(PDB1, 4, 5000, "SALES", "ORDERS"): {2: 700, 3: 300}, (PDB2, 4, 5000, "HR", "EMPLOYEES"): {2: 600, 3: 50}}
 
 
@@ -99,6 +117,27 @@ def build(path):
                 "logical_reads_delta, con_dbid) values (?,?,1,?,?,?,?,?)",
                 (snap_id, DBID, ts, obj, obj, reads, con_dbid),
             )
+    for con_dbid, per_snap in HISTOGRAM.items():
+        for snap_id, buckets in per_snap.items():
+            for upper, count in buckets.items():
+                con.execute(
+                    "insert into dba_hist_event_histogram (snap_id, dbid, instance_number, event_id, event_name, "
+                    "wait_class, wait_time_milli, wait_count, con_dbid) values (?,?,1,?,?,'User I/O',?,?,?)",
+                    (snap_id, DBID, EVENT_ID, EVENT, upper, count, con_dbid),
+                )
+    for (con_dbid, name), per_snap in PARAMETERS.items():
+        for snap_id, value in per_snap.items():
+            con.execute(
+                "insert into dba_hist_parameter (snap_id, dbid, instance_number, parameter_hash, parameter_name, "
+                "value, isdefault, ismodified, con_dbid) values (?,?,1,?,?,?,'FALSE','FALSE',?)",
+                (snap_id, DBID, len(name), name, value, con_dbid),
+            )
+    for snap_id in SNAPS:
+        con.execute(
+            "insert into dba_hist_system_event (snap_id, dbid, instance_number, event_id, event_name, wait_class, "
+            "total_waits, time_waited_micro, con_dbid) values (?,?,1,?,?,'User I/O',?,?,?)",
+            (snap_id, DBID, EVENT_ID, EVENT, 10 * snap_id, 1000 * snap_id, DBID),
+        )
     con.commit()
     con.close()
 
@@ -242,3 +281,43 @@ def test_each_captured_bind_is_listed_once_whatever_the_plans(cdb, tmp_path):
     )
     got = [(r["con_dbid"], r["snap_id"], r["position"], r["value"]) for r in body["rows"]]
     assert sorted(got) == sorted((c, snap, pos, f"{c}-{snap}-{pos}") for c, _, snap, pos in captured)
+
+
+def test_event_histogram_deltas_are_per_container(cdb):
+    """Each container's rows are a counter of their own (docs/awr-rules.md §24): differenced per instance, container
+    and bucket, then summed. The root's rows start at snap 2, so interval 2 holds PDB1's waits only; summed over the
+    containers first, the root's whole count would read as waits of that interval."""
+    body = (
+        client(cdb)
+        .get(f"/api/v1/dbs/c.{DBID}/event-histogram", query_string={"event": EVENT, "begin_snap": 1, "end_snap": 3})
+        .get_json()
+    )
+    expected = {}
+    for per_snap in HISTOGRAM.values():
+        for snap_id, buckets in per_snap.items():
+            before = per_snap.get(snap_id - 1)
+            for upper, count in buckets.items() if before is not None else ():
+                expected.setdefault(snap_id, {}).setdefault(upper, 0)
+                expected[snap_id][upper] += count - before.get(upper, 0)
+    uppers = [b["wait_time_milli"] for b in body["buckets"]]
+    got = {i["snap_id"]: {u: n for u, n in zip(uppers, i["counts"], strict=True) if n} for i in body["intervals"]}
+    assert got == {s: {u: n for u, n in b.items() if n} for s, b in expected.items()}, body
+
+
+def test_parameter_changes_are_per_container(cdb):
+    """A CDB root holds each container's parameters at each snapshot: a change is a value that differs from the same
+    container's at the instance's previous snapshot (docs/awr-rules.md §23), so only SALES' change is one; the
+    containers' different values are not changes between them."""
+    body = (
+        client(cdb)
+        .get(f"/api/v1/dbs/c.{DBID}/parameters/changes", query_string={"begin_snap": 1, "end_snap": 3})
+        .get_json()
+    )
+    expected = [
+        (con, name, snap_id, per_snap[snap_id - 1], value)
+        for (con, name), per_snap in PARAMETERS.items()
+        for snap_id, value in per_snap.items()
+        if snap_id - 1 in per_snap and per_snap[snap_id - 1] != value
+    ]
+    got = [(r["con_dbid"], r["parameter"], r["snap_id"], r["old_value"], r["new_value"]) for r in body["rows"]]
+    assert got == expected == [(PDB1, "optimizer_index_cost_adj", 3, "100", "400")]

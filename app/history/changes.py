@@ -60,6 +60,7 @@ def parameter_changes(db: Database, rng: Range, inst) -> list[dict]:
                         "isdefault",
                         "ismodified",
                         "restart",
+                        "con_dbid",
                     )
                 },
             }

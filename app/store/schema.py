@@ -329,7 +329,7 @@ def _views(md, p: str, absent: dict) -> None:
         Column("isdefault", String(9)),
         Column("ismodified", String(10)),
         _con(),
-        key=("dbid", "instance_number", "parameter_hash", "snap_id"),
+        key=("dbid", "instance_number", "parameter_hash", "snap_id", "con_dbid"),
     )
     # execution plans (docs/awr-rules.md §26): one row per plan line, not per snapshot
     table(
@@ -378,7 +378,7 @@ def _views(md, p: str, absent: dict) -> None:
         Column("wait_time_milli", N, nullable=False),
         Column("wait_count", N),
         _con(),
-        key=("dbid", "event_id", "instance_number", "snap_id", "wait_time_milli"),
+        key=("dbid", "event_id", "instance_number", "snap_id", "wait_time_milli", "con_dbid"),
     )
     # segment statistics (docs/awr-rules.md §25): the top segments of each snapshot, their interval's *_DELTA columns
     table(

@@ -30,9 +30,10 @@ def _differs(new, old):
 @statement
 def parameter_changes(v: Views, runs: bool = False):
     """Each value of a parameter that differs from the one at the instance's previous snapshot in [lo, hi] (LAG per
-    instance and parameter, by SNAP_ID), with the old value and its snapshot: the changes seen in (lo, hi]. With
-    `runs`, from the embedded store's runs of values (schema.PARAMETER_BASE, `v` unused): where a run follows one
-    of another value that lasted until lo or later; the same rows, without a row per snapshot."""
+    container, instance and parameter, by SNAP_ID: a CDB root holds a row per container), with the old value and its
+    snapshot: the changes seen in (lo, hi]. With `runs`, from the embedded store's runs of values
+    (schema.PARAMETER_BASE, a non-CDB's: CON_DBID is the DBID; `v` unused): where a run follows one of another value
+    that lasted until lo or later; the same rows, without a row per snapshot."""
     from sqlalchemy import and_, bindparam, func, select
 
     if runs:
@@ -62,6 +63,7 @@ def parameter_changes(v: Views, runs: bool = False):
                 old.c.last_snap,
                 new.c.isdefault,
                 new.c.ismodified,
+                new.c.dbid.label("con_dbid"),
             )
             .join_from(new, old, and_(same(old), old.c.first_snap == before))
             .where(
@@ -74,7 +76,7 @@ def parameter_changes(v: Views, runs: bool = False):
             .order_by(new.c.first_snap, new.c.instance_number, new.c.parameter_name)
         )
     t = v.parameter
-    window = {"partition_by": (t.c.instance_number, t.c.parameter_hash), "order_by": t.c.snap_id}
+    window = {"partition_by": (t.c.con_dbid, t.c.instance_number, t.c.parameter_hash), "order_by": t.c.snap_id}
     seen = (
         select(
             t.c.instance_number,
@@ -83,6 +85,7 @@ def parameter_changes(v: Views, runs: bool = False):
             t.c.value,
             t.c.isdefault,
             t.c.ismodified,
+            t.c.con_dbid,
             func.lag(t.c.value).over(**window).label("old_value"),
             func.lag(t.c.snap_id).over(**window).label("old_snap_id"),
         )
@@ -100,9 +103,10 @@ def parameter_changes(v: Views, runs: bool = False):
             seen.c.old_snap_id,
             seen.c.isdefault,
             seen.c.ismodified,
+            seen.c.con_dbid,
         )
         .where(seen.c.snap_id > bindparam("lo"), seen.c.old_snap_id.is_not(None), _differs(new, old))
-        .order_by(seen.c.snap_id, seen.c.instance_number, seen.c.parameter_name)
+        .order_by(seen.c.snap_id, seen.c.instance_number, seen.c.parameter_name, seen.c.con_dbid)
     )
 
 

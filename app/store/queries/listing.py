@@ -33,7 +33,13 @@ from app.store.queries.history import (
 )
 from app.store.queries.plans import plan_line_activity, sql_binds, sql_plans
 from app.store.queries.reports import monitored_execution, monitored_executions
-from app.store.queries.segments import SEGMENT_ORDER, event_histogram, segment_history, top_segments
+from app.store.queries.segments import (
+    SEGMENT_ORDER,
+    event_histogram,
+    event_histogram_first,
+    segment_history,
+    top_segments,
+)
 from app.store.schema import Views
 
 
@@ -89,6 +95,7 @@ def statements(v: Views, row_cap: int, max_points: int = Settings.max_points):
     yield "non-default parameters", non_default_parameters(v)
     yield "new plans", new_plans(v)
     yield "event histogram", event_histogram(v)
+    yield "event histogram: the first snapshot kept", event_histogram_first(v)
     for order in SEGMENT_ORDER:
         yield f"top segments by {order}", top_segments(v, order)
     yield "segment detail", segment_history(v)
