@@ -219,9 +219,10 @@ def test_the_blocking_chain(server, client, dbs, stories, page):
     assert top["blocking"][0]["event"] == lock["event"]
     page.page.locator("[data-table=ash-blocking] tbody tr").first.click()
     page.settle()
-    blocker = top["blocking"][0]["blocking_session"]
+    b = top["blocking"][0]
+    blocker = f"{b['blocking_instance']}:{b['blocking_session']},{b['blocking_serial']}"  # a blocker is all three
     assert page.state()["filter"] == f"blocking_session:{blocker}"
-    assert ("blocking_session", str(blocker)) in _asked(page, "")[1]
+    assert ("blocking_session", blocker) in _asked(page, "")[1]
     assert _legend(page) == _names(_answer(client, page)) == [lock["event"]]
     assert page.errors == []
 

@@ -58,6 +58,22 @@ PARAMETERS = {
     (PDB1, "open_cursors"): {1: "1000", 2: "1000", 3: "1000"},
 }
 
+# DBA_HIST_ACTIVE_SESS_HISTORY: (instance, snap_id, sample_time, SID, serial#, event or None on CPU, blocker as
+# (instance, SID, serial#) or None, SQL_ID, USER_ID, CURRENT_OBJ#, container). SID 1801 blocks on both instances: two
+# sessions. USER_ID 110 and OBJ# 5000 in both PDBs are two users and two objects.
+TX = "enq: TX - row lock contention"
+ASH_ROWS = [
+    (1, 2, "00:10:00", 100, 1, TX, (1, 1801, 10), "0s4ruwf8v2hxq", 110, 5000, PDB1),
+    (1, 2, "00:10:00", 101, 1, TX, (1, 1801, 10), "0s4ruwf8v2hxq", 110, 5000, PDB1),
+    (1, 2, "00:20:00", 100, 1, TX, (1, 1801, 10), "0s4ruwf8v2hxq", 110, 5000, PDB1),
+    (2, 2, "00:10:00", 200, 1, TX, (2, 1801, 20), "7h35uxf5uhmm1", 110, 5000, PDB2),
+    (2, 3, "00:40:00", 200, 1, TX, (2, 1801, 20), "7h35uxf5uhmm1", 110, 5000, PDB2),
+    (2, 3, "00:50:00", 201, 1, TX, (2, 1801, 20), "7h35uxf5uhmm1", 110, 5000, PDB2),
+    (1, 3, "00:40:00", 1801, 10, None, None, None, 120, None, PDB1),
+    (2, 3, "00:40:00", 1801, 20, None, None, None, 120, None, PDB2),
+    (1, 3, "00:50:00", 1801, 10, None, None, None, 120, None, PDB1),
+]
+
 SEGMENTS = {(PDB1, 4, 5000, "SALES", "ORDERS"): {2: 700, 3: 300}, (PDB2, 4, 5000, "HR", "EMPLOYEES"): {2: 600, 3: 50}}
 
 
@@ -125,6 +141,33 @@ def build(path):
                     "wait_class, wait_time_milli, wait_count, con_dbid) values (?,?,1,?,?,'User I/O',?,?,?)",
                     (snap_id, DBID, EVENT_ID, EVENT, upper, count, con_dbid),
                 )
+    for k, (inst, snap_id, at, sid, serial, event, blocker, sql_id, user, obj, con_dbid) in enumerate(ASH_ROWS):
+        b_inst, b_sid, b_serial = blocker or (None, None, None)
+        con.execute(
+            'insert into dba_hist_active_sess_history (snap_id, dbid, instance_number, sample_id, sample_time, '
+            'session_id, "SESSION_SERIAL#", session_type, user_id, sql_id, event, wait_class, session_state, '
+            'blocking_inst_id, blocking_session, "BLOCKING_SESSION_SERIAL#", "CURRENT_OBJ#", con_dbid) '
+            "values (?,?,?,?,?,?,?,'FOREGROUND',?,?,?,?,?,?,?,?,?,?)",
+            (
+                snap_id,
+                DBID,
+                inst,
+                k,
+                "2026-03-01 " + at,
+                sid,
+                serial,
+                user,
+                sql_id,
+                event,
+                "Application" if event else None,
+                "WAITING" if event else "ON CPU",
+                b_inst,
+                b_sid,
+                b_serial,
+                obj,
+                con_dbid,
+            ),
+        )
     for (con_dbid, name), per_snap in PARAMETERS.items():
         for snap_id, value in per_snap.items():
             con.execute(
@@ -321,3 +364,24 @@ def test_parameter_changes_are_per_container(cdb):
     ]
     got = [(r["con_dbid"], r["parameter"], r["snap_id"], r["old_value"], r["new_value"]) for r in body["rows"]]
     assert got == expected == [(PDB1, "optimizer_index_cost_adj", 3, "100", "400")]
+
+
+def test_a_blocker_is_its_instance_sid_and_serial(cdb):
+    """SID 1801 blocks on both instances of the RAC: grouped, and filtered, by (BLOCKING_INST_ID, BLOCKING_SESSION,
+    BLOCKING_SESSION_SERIAL#) they are two blockers, each with its own waiters' samples (docs/awr-rules.md §22)."""
+    api = client(cdb)
+    base = f"/api/v1/dbs/c.{DBID}/activity"
+    blocked: dict = {}
+    for row in ASH_ROWS:
+        if row[6]:
+            blocked[row[6]] = blocked.get(row[6], 0) + 1
+    body = api.get(base, query_string={"begin_snap": 1, "end_snap": 3, "group_by": "blocking_session"}).get_json()
+    got = {s["name"]: s["samples"] for s in body["series"]}
+    assert {k: v for k, v in got.items() if k is not None} == {f"{i}:{s},{n}": c for (i, s, n), c in blocked.items()}
+    for (i, s, n), count in blocked.items():
+        one = api.get(base, query_string={"begin_snap": 1, "end_snap": 3, "blocking_session": f"{i}:{s},{n}"})
+        assert one.get_json()["total_samples"] == count
+    top = api.get(f"{base}/top", query_string={"begin_snap": 1, "end_snap": 3}).get_json()
+    assert {
+        (r["blocking_instance"], r["blocking_session"], r["blocking_serial"]): r["samples"] for r in top["blocking"]
+    } == blocked

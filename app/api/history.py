@@ -424,6 +424,7 @@ ACTIVITY_FILTERS = tuple(
         f"Only the samples whose {name} is this value"
         + {
             "session": " (instance:sid,serial#, e.g. 1:1802,4127)",
+            "blocking_session": " (the blocker's instance:sid,serial#, e.g. 1:1801,2203)",
             "wait_class": " (CPU: the samples on CPU)",
             "event": " (CPU: the samples on CPU)",
             "current_obj": " (CURRENT_OBJ#)",
@@ -436,6 +437,7 @@ ACTIVITY_FILTERS = tuple(
             "sql_id": r"[0-9a-z]{13}",
             "top_level_sql_id": r"[0-9a-z]{13}",
             "session": r"[0-9]{1,4}:[0-9]{1,10},[0-9]{1,10}",
+            "blocking_session": r"[0-9]{1,4}:[0-9]{1,10},[0-9]{1,10}",
         }.get(name, r"-?[0-9]{1,20}" if name in history.activity.NUMERIC else None),
     )
     for name in DIMENSIONS

@@ -24,7 +24,8 @@ TOP_GROUPS = 10
 OTHER = "other"
 SHARE_SNAPSHOTS = 12  # snapshots whose samples tell whether most of a range's pass a filter
 MANY_GROUPS = ("session", "sql_id", "current_obj")  # top lists of thousands of groups (schema.ASH_TOP counts them)
-NUMERIC = {"sql_plan_hash_value", "service", "user", "instance", "blocking_session", "current_obj"}
+NUMERIC = {"sql_plan_hash_value", "service", "user", "instance", "current_obj"}
+SESSIONS = ("session", "blocking_session")  # dimensions of a session: instance:sid,serial#
 
 
 def width_for(seconds: float) -> int:
@@ -33,20 +34,20 @@ def width_for(seconds: float) -> int:
 
 
 def filter_binds(filters: dict) -> dict:
-    """The bind values of the filters ({dimension: text}), checked: numbers where the column is one, a session as
-    instance:sid,serial#."""
+    """The bind values of the filters ({dimension: text}), checked: numbers where the column is one, a session or a
+    blocking session as instance:sid,serial#."""
     binds = {}
     for name, value in filters.items():
         parts = [value]
-        if name == "session":
+        if name in SESSIONS:
             inst, _, rest = value.partition(":")
             sid, _, serial = rest.partition(",")
             parts = [inst, sid, serial]
-        if name in NUMERIC or name == "session":
+        if name in NUMERIC or name in SESSIONS:
             if not all(p.strip().lstrip("-").isdigit() and p.isascii() for p in parts):
                 raise BadParameter(
                     f"{name} must be "
-                    + ("instance:sid,serial# (e.g. 1:1802,4127)" if name == "session" else "a whole number")
+                    + ("instance:sid,serial# (e.g. 1:1802,4127)" if name in SESSIONS else "a whole number")
                     + f", got {value!r}",
                     name,
                 )
@@ -58,8 +59,8 @@ def filter_binds(filters: dict) -> dict:
 
 
 def label(name, key: tuple):
-    """A group's name as the answer gives it: a session is instance:sid,serial#; null is None."""
-    if name == "session":
+    """A group's name as the answer gives it: a session or a blocking session is instance:sid,serial#; null is None."""
+    if name in SESSIONS:
         return None if key[1] is None else f"{key[0]}:{key[1]},{key[2]}"
     return key[0]
 

@@ -14,7 +14,7 @@
     wait_class: "wait class", event: "event", sql_id: "SQL ID", top_level_sql_id: "top-level SQL ID",
     sql_plan_hash_value: "plan hash value", module: "module", action: "action", program: "program",
     service: "service (hash)", user: "user (id)", session: "session", instance: "instance", machine: "machine",
-    blocking_session: "blocking session (SID)", current_obj: "object (CURRENT_OBJ#)"
+    blocking_session: "blocking session (inst:sid,serial#)", current_obj: "object (CURRENT_OBJ#)"
   });
   var DEFAULT_BY = "wait_class";
   // the top lists of GET /activity/top: [list (a dimension), id, title, the name column's title]
@@ -135,7 +135,7 @@
       parts.blocking = table({ id: "ash-blocking", title: "Blocking sessions",
         columns: [TEXT("blocker", "Blocker (inst:sid,serial#)"), TEXT("event", "Waiters' event"), NUM("waiters", "Waiters"),
           NUM("aas", "AAS waiting")],
-        onRow: function (r) { pick("blocking_session", r.blocking_session); } });
+        onRow: function (r) { pick("blocking_session", r.blocker); } });
     },
     update: function (ctx, parts) {
       parts.charts.forEach(function (c) { c.setWindow(ctx.win); });

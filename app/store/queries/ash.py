@@ -33,7 +33,8 @@ DIMENSIONS = {
     "session": lambda t: (t.c.instance_number, t.c.session_id, t.c.session_serial),
     "instance": lambda t: (t.c.instance_number,),
     "machine": lambda t: (t.c.machine,),
-    "blocking_session": lambda t: (t.c.blocking_session,),
+    # a blocker is (instance, session, serial#): the same SID on two instances of a RAC is two sessions
+    "blocking_session": lambda t: (t.c.blocking_inst_id, t.c.blocking_session, t.c.blocking_session_serial),
     "current_obj": lambda t: (t.c.current_obj,),  # CURRENT_OBJ#
 }
 TOP_LISTS = ("sql_id", "session", "module", "event", "current_obj")
