@@ -443,6 +443,15 @@ ACTIVITY_FILTERS = tuple(
     for name in DIMENSIONS
     if name != "instance"
 )
+WITHOUT = Param(
+    "without",
+    "enum",
+    "Only the samples where this dimension has no value (NULL): the group the answers name "
+    + ", ".join(f"{v!r}" for v in dict.fromkeys(history.activity.NULL_GROUPS.values()))
+    + "; repeat the parameter for several.",
+    choices=tuple(name for name in DIMENSIONS if name not in ("instance", "wait_class", "event")),
+    multi=True,
+)
 GROUP_BY = Param(
     "group_by",
     "enum",
@@ -453,7 +462,12 @@ GROUP_BY = Param(
 
 
 def _activity_filters(d, args):
+    """{dimension: value}, None for a dimension asked `without` a value."""
     filters = {p.name: args[p.name] for p in ACTIVITY_FILTERS if args[p.name] is not None}
+    for name in args["without"]:
+        if name in filters:
+            raise BadParameter(f"{name} is given both a value and without one", "without")
+        filters[name] = None
     inst = d.instance(args["instance"])
     if inst is not None:
         filters["instance"] = str(inst)
@@ -461,7 +475,7 @@ def _activity_filters(d, args):
 
 
 @api.get("/dbs/<db>/activity")
-@accepts(*RANGE, GROUP_BY, TABLE_INSTANCE, *ACTIVITY_FILTERS, SHAPE, FORMAT, SHOW_SQL)
+@accepts(*RANGE, GROUP_BY, TABLE_INSTANCE, *ACTIVITY_FILTERS, WITHOUT, SHAPE, FORMAT, SHOW_SQL)
 def activity(db, args):
     """Top activity: average active sessions over time from Active Session History, stacked by a dimension (the
     top groups and 'other'), with filters on any dimension."""
@@ -471,7 +485,7 @@ def activity(db, args):
 
 
 @api.get("/dbs/<db>/activity/top")
-@accepts(*RANGE, TABLE_INSTANCE, *ACTIVITY_FILTERS, FORMAT, SHOW_SQL)
+@accepts(*RANGE, TABLE_INSTANCE, *ACTIVITY_FILTERS, WITHOUT, FORMAT, SHOW_SQL)
 def activity_top(db, args):
     """Top SQL, sessions, modules, events and objects by samples, with % of activity and CPU against waits; the
     blocking sessions and the events their waiters wait on."""

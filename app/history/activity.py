@@ -26,6 +26,22 @@ SHARE_SNAPSHOTS = 12  # snapshots whose samples tell whether most of a range's p
 MANY_GROUPS = ("session", "sql_id", "current_obj")  # top lists of thousands of groups (schema.ASH_TOP counts them)
 NUMERIC = {"sql_plan_hash_value", "service", "user", "instance", "current_obj"}
 SESSIONS = ("session", "blocking_session")  # dimensions of a session: instance:sid,serial#
+# the group of the samples without a value (NULL) of a dimension, as the answers name it (`label`); the samples on CPU
+# have their wait class and event named CPU, and every sample has an instance and a session
+NULL_GROUPS = {
+    "sql_id": "no SQL",
+    "top_level_sql_id": "no SQL",
+    "sql_plan_hash_value": "no plan",
+    "module": "no module",
+    "action": "no action",
+    "program": "no program",
+    "service": "no service",
+    "user": "no user",
+    "session": "no session",
+    "machine": "no machine",
+    "blocking_session": "not blocked",
+    "current_obj": "no object",
+}
 
 
 def width_for(seconds: float) -> int:
@@ -38,6 +54,9 @@ def filter_binds(filters: dict) -> dict:
     blocking session as instance:sid,serial#."""
     binds = {}
     for name, value in filters.items():
+        if value is None:  # the samples without a value (NULL_GROUPS): every column of the dimension null
+            binds.update({f"f_{name}_{k}": None for k in range(3 if name in SESSIONS else 1)})
+            continue
         parts = [value]
         if name in SESSIONS:
             inst, _, rest = value.partition(":")
@@ -63,6 +82,12 @@ def label(name, key: tuple):
     if name in SESSIONS:
         return None if key[1] is None else f"{key[0]}:{key[1]},{key[2]}"
     return key[0]
+
+
+def named(dimension: str, name):
+    """A group as a DBA reads it (`label`): its name, or for the samples without a value the group's name
+    (NULL_GROUPS); `other` and CPU as they are."""
+    return NULL_GROUPS.get(dimension, "none") if name is None else name
 
 
 def _window(db: Database, rng: Range):
@@ -121,6 +146,7 @@ def compute(db: Database, rng: Range, group_by="wait_class", filters: dict | Non
         body["series"].append(
             {
                 "name": g,
+                "label": named(group_by, g),
                 "unit": "sessions",
                 "samples": totals[g],
                 "points": (times, [round4(values.get(b, 0) * step / spans[b]) for b in range(count)]),
@@ -252,7 +278,7 @@ def top(db: Database, rng: Range, filters: dict | None = None) -> dict:
         "filters": filters,
         "lists": {},
         "blocking": [],
-        "columns": ["list", "name", "samples", "aas", "pct_activity", "pct_cpu", "pct_wait"],
+        "columns": ["list", "name", "label", "samples", "aas", "pct_activity", "pct_cpu", "pct_wait"],
     }
     if rng.lo is None or rng.lo >= rng.hi:
         body["reason"] = "the range holds no interval"
@@ -265,6 +291,7 @@ def top(db: Database, rng: Range, filters: dict | None = None) -> dict:
         body["lists"][name] = [
             {
                 "name": label(name, k),
+                "label": named(name, label(name, k)),
                 "samples": samples,
                 "aas": round4(samples * step / seconds) if seconds else None,
                 "pct_activity": round4(100 * samples / total) if total else None,

@@ -66,14 +66,25 @@ def _sample_bucket():
     return sample_bucket
 
 
+def _equal(column, value):
+    """column = value, a null value matching the nulls (a filter on the samples without a value: one statement for
+    both, the value a bind)."""
+    from sqlalchemy import and_, or_
+
+    return or_(column == value, and_(column.is_(None), value.is_(None)))
+
+
 def _ash_where(t, filters):
-    """The samples of the intervals (lo, hi] (AWR partitions the view by DBID and SNAP_ID), with each filter a bind."""
+    """The samples of the intervals (lo, hi] (AWR partitions the view by DBID and SNAP_ID), with each filter a bind
+    (null: the samples without a value)."""
     from sqlalchemy import bindparam
 
     where = [_intervals(t)]
     for name in filters:
         for k, col in enumerate(DIMENSIONS[name](t)):
-            where.append(col == bindparam(f"f_{name}_{k}"))
+            where.append(
+                col == bindparam(f"f_{name}_{k}") if name == "instance" else _equal(col, bindparam(f"f_{name}_{k}"))
+            )
     return where
 
 
@@ -287,13 +298,16 @@ def _coded_where(b, filters: tuple) -> list:
 
 def _coded_filters(b, filters: tuple) -> list:
     """Each filter's conditions over the coded samples: a text filter bound as its code."""
-    from sqlalchemy import bindparam
+    from sqlalchemy import and_, bindparam, or_
 
     out = []
     for name in filters:
         for k, (col, coded) in enumerate(_coded_dimension(b, name)):
             value = bindparam(f"f_{name}_{k}")
-            out.append(col == (_ash_code(value) if coded else value))
+            if name == "instance":
+                out.append(col == value)
+            else:
+                out.append(or_(col == (_ash_code(value) if coded else value), and_(col.is_(None), value.is_(None))))
     return out
 
 
