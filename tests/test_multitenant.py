@@ -385,3 +385,24 @@ def test_a_blocker_is_its_instance_sid_and_serial(cdb):
     assert {
         (r["blocking_instance"], r["blocking_session"], r["blocking_serial"]): r["samples"] for r in top["blocking"]
     } == blocked
+
+
+def test_ash_users_and_objects_are_per_container(cdb):
+    """USER_ID and CURRENT_OBJ# are ids inside a container: in a CDB root the same ids in two PDBs are two users and two
+    objects, named con_dbid:id, and a filter on one keeps its container's samples only (docs/awr-rules.md §22); the
+    samples without an object are one group."""
+    api = client(cdb)
+    base, window = f"/api/v1/dbs/c.{DBID}/activity", {"begin_snap": 1, "end_snap": 3}
+    for dimension, position in (("user", 8), ("current_obj", 9)):
+        expected: dict = {}
+        for row in ASH_ROWS:
+            name = None if row[position] is None else f"{row[10]}:{row[position]}"
+            expected[name] = expected.get(name, 0) + 1
+        body = api.get(base, query_string={**window, "group_by": dimension}).get_json()
+        assert {s["name"]: s["samples"] for s in body["series"]} == expected, dimension
+        for name, count in expected.items():
+            asked = {dimension: name} if name else {"without": dimension}
+            assert api.get(base, query_string={**window, **asked}).get_json()["total_samples"] == count, name
+    top = api.get(f"{base}/top", query_string=window).get_json()
+    objects = {r["name"]: r["samples"] for r in top["lists"]["current_obj"]}
+    assert objects == {f"{PDB1}:5000": 3, f"{PDB2}:5000": 3, None: 3}

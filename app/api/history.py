@@ -427,9 +427,9 @@ ACTIVITY_FILTERS = tuple(
             "blocking_session": " (the blocker's instance:sid,serial#, e.g. 1:1801,2203)",
             "wait_class": " (CPU: the samples on CPU)",
             "event": " (CPU: the samples on CPU)",
-            "current_obj": " (CURRENT_OBJ#)",
+            "current_obj": " (CURRENT_OBJ#; con_dbid:obj# in a PDB, from a CDB root)",
             "service": " (SERVICE_HASH)",
-            "user": " (USER_ID)",
+            "user": " (USER_ID; con_dbid:user_id in a PDB, from a CDB root)",
         }.get(name, "")
         + ".",
         max_length=64,
@@ -438,6 +438,7 @@ ACTIVITY_FILTERS = tuple(
             "top_level_sql_id": r"[0-9a-z]{13}",
             "session": r"[0-9]{1,4}:[0-9]{1,10},[0-9]{1,10}",
             "blocking_session": r"[0-9]{1,4}:[0-9]{1,10},[0-9]{1,10}",
+            **dict.fromkeys(history.activity.CONTAINED, r"([0-9]{1,20}:)?-?[0-9]{1,20}"),
         }.get(name, r"-?[0-9]{1,20}" if name in history.activity.NUMERIC else None),
     )
     for name in DIMENSIONS

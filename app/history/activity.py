@@ -26,6 +26,7 @@ SHARE_SNAPSHOTS = 12  # snapshots whose samples tell whether most of a range's p
 MANY_GROUPS = ("session", "sql_id", "current_obj")  # top lists of thousands of groups (schema.ASH_TOP counts them)
 NUMERIC = {"sql_plan_hash_value", "service", "user", "instance", "current_obj"}
 SESSIONS = ("session", "blocking_session")  # dimensions of a session: instance:sid,serial#
+CONTAINED = ("user", "current_obj")  # (CON_DBID, id): in a CDB root, con_dbid:id (queries.ash._container)
 # the group of the samples without a value (NULL) of a dimension, as the answers name it (`label`); the samples on CPU
 # have their wait class and event named CPU, and every sample has an instance and a session
 NULL_GROUPS = {
@@ -49,19 +50,24 @@ def width_for(seconds: float) -> int:
     return next((w for w in WIDTHS if seconds / w <= MAX_BUCKETS), WIDTHS[-1])
 
 
-def filter_binds(filters: dict) -> dict:
+def filter_binds(filters: dict, dbid: int) -> dict:
     """The bind values of the filters ({dimension: text}), checked: numbers where the column is one, a session or a
     blocking session as instance:sid,serial#."""
     binds = {}
     for name, value in filters.items():
         if value is None:  # the samples without a value (NULL_GROUPS): every column of the dimension null
-            binds.update({f"f_{name}_{k}": None for k in range(3 if name in SESSIONS else 1)})
+            binds.update(
+                {f"f_{name}_{k}": None for k in range(3 if name in SESSIONS else 2 if name in CONTAINED else 1)}
+            )
             continue
         parts = [value]
         if name in SESSIONS:
             inst, _, rest = value.partition(":")
             sid, _, serial = rest.partition(",")
             parts = [inst, sid, serial]
+        elif name in CONTAINED:  # an id alone is the database's own container's (a non-CDB's: every one)
+            con, _, ident = value.rpartition(":")
+            parts = [con or str(dbid), ident]
         if name in NUMERIC or name in SESSIONS:
             if not all(p.strip().lstrip("-").isdigit() and p.isascii() for p in parts):
                 raise BadParameter(
@@ -77,10 +83,14 @@ def filter_binds(filters: dict) -> dict:
     return binds
 
 
-def label(name, key: tuple):
-    """A group's name as the answer gives it: a session or a blocking session is instance:sid,serial#; null is None."""
+def label(name, key: tuple, dbid: int):
+    """A group's name as the answer gives it: a session or a blocking session is instance:sid,serial#; a user or an
+    object its id, con_dbid:id in another container than the database's own (a PDB's, in a CDB root); null is
+    None."""
     if name in SESSIONS:
         return None if key[1] is None else f"{key[0]}:{key[1]},{key[2]}"
+    if name in CONTAINED:
+        return key[1] if key[0] in (None, dbid) or key[1] is None else f"{key[0]}:{key[1]}"
     return key[0]
 
 
@@ -113,7 +123,7 @@ def spacing(db: Database, rng: Range) -> float:
 
 def compute(db: Database, rng: Range, group_by="wait_class", filters: dict | None = None, top=TOP_GROUPS) -> dict:
     filters = filters or {}
-    binds = filter_binds(filters)
+    binds = filter_binds(filters, db.dbid)
     body = {
         "db": db.key,
         "range": rng.public(),
@@ -181,7 +191,7 @@ def _from_samples(db: Database, rng: Range, group_by, filters, binds, t0, width,
     per: dict = {}
     totals: dict = {}
     for bucket, *key, samples in raw:
-        g = label(group_by, tuple(key))
+        g = label(group_by, tuple(key), db.dbid)
         b = max(int(bucket), 0)
         per.setdefault(g, {})
         per[g][b] = per[g].get(b, 0) + samples
@@ -236,8 +246,10 @@ def _from_blocks(db: Database, rng: Range, group_by, filters, binds, t0, width, 
     where = {"lo": rng.lo, "hi": rng.hi, **binds}
     totals, codes = {}, {}
     for row in db.rows(queries.ash_top_groups(v, group_by, key), **where, **_blocks(rng)):
-        g = label(group_by, tuple(row[n : 2 * n]))
-        totals[g], codes[g] = row[-1], row[:n]
+        g = label(group_by, tuple(row[n : 2 * n]), db.dbid)
+        # schema.ASH_TOP keeps the container of an object's null group too; the samples' dimension does not
+        null = group_by in CONTAINED and row[n - 1] is None
+        totals[g], codes[g] = row[-1], (None,) * n if null else row[:n]
     total = sum(totals.values())
     shown, rest = _ranked(totals, top)
     tops = {f"top_{i}_{k}": None for i in range(1, top + 1) for k in range(n)}
@@ -270,7 +282,7 @@ def top(db: Database, rng: Range, filters: dict | None = None) -> dict:
     """Top SQL, sessions, modules, events and objects of the range by samples, with % of the range's activity and
     the share on CPU; and the blocking sessions."""
     filters = filters or {}
-    binds = filter_binds(filters)
+    binds = filter_binds(filters, db.dbid)
     key = tuple(sorted(filters))
     body = {
         "db": db.key,
@@ -290,8 +302,8 @@ def top(db: Database, rng: Range, filters: dict | None = None) -> dict:
     for name in TOP_LISTS:
         body["lists"][name] = [
             {
-                "name": label(name, k),
-                "label": named(name, label(name, k)),
+                "name": label(name, k, db.dbid),
+                "label": named(name, label(name, k, db.dbid)),
                 "samples": samples,
                 "aas": round4(samples * step / seconds) if seconds else None,
                 "pct_activity": round4(100 * samples / total) if total else None,
@@ -316,7 +328,7 @@ def top(db: Database, rng: Range, filters: dict | None = None) -> dict:
     return body
 
 
-LIST_KEYS = {"session": 3, "blocking": 4}  # columns of a list's key (one for the others)
+LIST_KEYS = {"session": 3, "blocking": 4, "current_obj": 2}  # columns of a list's key (one for the others)
 
 
 def _top_lists(db: Database, rng: Range, key: tuple, binds: dict) -> dict:

@@ -717,7 +717,7 @@ ASH_TOP_LISTS = {  # list -> its columns of ASH_BASE, as queries.DIMENSIONS, que
     "session": ("instance_number", "session_id", "SESSION_SERIAL#"),
     "module": ("module",),
     "event": ("event",),  # CPU for a sample ON CPU, as queries.ash._cpu_or names it
-    "current_obj": ("CURRENT_OBJ#",),
+    "current_obj": ("con_dbid", "CURRENT_OBJ#"),  # the store is a non-CDB's: one container
     "instance": ("instance_number",),
     "blocking": ("blocking_inst_id", "blocking_session", "BLOCKING_SESSION_SERIAL#", "event", "session_id"),
     "plan_line": ("sql_id", "sql_plan_hash_value", "sql_plan_line_id", "sql_plan_operation", "sql_plan_options"),
