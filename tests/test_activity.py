@@ -97,7 +97,7 @@ def test_top_lists_and_the_blocking_chain(api, sql3, rac, stories):
     ).fetchone()[0]
     assert first["samples"] == n
     csv = api.get(f"/api/v1/dbs/{rac['id']}/activity/top?{window}&format=csv")
-    assert csv.status_code == 200 and csv.data.decode().startswith("list,name,samples,aas,pct_activity")
+    assert csv.status_code == 200 and csv.data.decode().startswith("list,name,label,samples,aas,pct_activity")
 
 
 @pytest.mark.parametrize(
@@ -325,3 +325,34 @@ def test_the_blocks_of_a_range_are_aligned_and_cover_its_intervals_once(seed):
         assert held == Counter(range(lo + 1, hi + 1)), (lo, hi)
         wider = [spans[k] // spans[k + 1] - 1 for k in range(len(spans) - 1)]  # at most, per side
         assert sum(map(len, blocks.values())) <= 2 * sum(wider) + (hi - lo) // spans[0]
+
+
+def test_the_default_range_is_the_7_days_before_the_newest_snapshot(api, rac):
+    """One default everywhere it is stated (docs/awr-rules.md §12, the OpenAPI document's `from`, the page's 7d)."""
+    for path in ("activity", "activity/top"):
+        echoed = ok(api, f"/api/v1/dbs/{rac['id']}/{path}")["range"]
+        seconds = (datetime.fromisoformat(echoed["to"]) - datetime.fromisoformat(echoed["from"])).total_seconds()
+        assert seconds == 7 * 86400, (path, echoed)
+
+
+@pytest.mark.parametrize(
+    ("dimension", "column", "group"), [("sql_id", "sql_id", "no SQL"), ("current_obj", '"CURRENT_OBJ#"', "no object")]
+)
+def test_samples_without_a_value_are_a_named_group_and_a_filter(api, sql3, rac, dimension, column, group):
+    """The samples whose SQL_ID (CURRENT_OBJ#) is NULL are one group, named for a DBA ("no SQL", "no object"), ranked
+    by their samples; `without=` keeps exactly those samples (counted here from the store's rows)."""
+    last = rac["snapshots"]["last_snap"]
+    lo, hi = last - 48, last
+    where = f"dbid = ? AND snap_id > ? AND snap_id <= ? AND {column} IS NULL"
+    (n,) = sql3.execute(f"SELECT count(*) FROM {ASH} WHERE {where}", (rac["dbid"], lo, hi)).fetchone()
+    assert n > 0
+    top = ok(api, f"/api/v1/dbs/{rac['id']}/activity/top?begin_snap={lo}&end_snap={hi}")
+    rows = [r for r in top["lists"][dimension] if r["name"] is None]
+    assert [(r["label"], r["samples"]) for r in rows] == [(group, n)]
+    assert all(r["label"] == r["name"] for r in top["lists"][dimension] if r["name"] is not None)
+    only = ok(api, f"/api/v1/dbs/{rac['id']}/activity?begin_snap={lo}&end_snap={hi}&without={dimension}")
+    assert only["total_samples"] == n and only["filters"] == {dimension: None}
+    by = ok(api, f"/api/v1/dbs/{rac['id']}/activity?begin_snap={lo}&end_snap={hi}&group_by={dimension}")
+    assert [(s["label"], s["samples"]) for s in by["series"] if s["name"] is None] == [(group, n)]
+    listed = ok(api, f"/api/v1/dbs/{rac['id']}/activity/top?begin_snap={lo}&end_snap={hi}&without={dimension}")
+    assert [(r["label"], r["samples"]) for r in listed["lists"][dimension]] == [(group, n)]

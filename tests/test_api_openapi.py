@@ -161,7 +161,7 @@ def test_every_documented_query_parameter_is_accepted(api, doc, dbs, stories, wi
             "user": 107,
             "session": "1:1802,1",
             "machine": "app-node1",
-            "blocking_session": 1801,
+            "blocking_session": "1:1801,1",
             "current_obj": 1,
         }
     )

@@ -68,10 +68,11 @@ def _legend(pg, chart_id="activity"):
 
 
 def _names(body):
-    """The legend the API's answer makes: its groups (a group without a value is '(none)'), the CPU count last."""
+    """The legend the API's answer makes: its groups as labelled (a group without a value named, "no SQL"...), the CPU
+    count last."""
     out = []
     for k, s in enumerate(body["series"]):
-        out.append(OTHERS if k >= 10 and s["name"] == "other" else "(none)" if s["name"] is None else str(s["name"]))
+        out.append(OTHERS if k >= 10 and s["name"] == "other" else str(s["label"]))
     return out
 
 
@@ -116,7 +117,7 @@ def test_the_view_renders_with_data(server, client, dbs, page):
     top = _answer(client, page, "/top")
     assert dict(_asked(page, "/top")[1])["from"] == dict(_asked(page, "")[1])["from"]
     for name, table in LISTS.items():
-        expected = ["(none)" if r["name"] is None else str(r["name"]) for r in top["lists"][name]][:10]
+        expected = [str(r["label"]) for r in top["lists"][name]][:10]
         assert _cells(page, table) == expected and expected, name
     assert page.page.locator("[data-table=ash-blocking]").get_attribute("data-state") == "empty"
     assert page.page.evaluate("document.documentElement.scrollWidth") <= 1280
@@ -219,9 +220,10 @@ def test_the_blocking_chain(server, client, dbs, stories, page):
     assert top["blocking"][0]["event"] == lock["event"]
     page.page.locator("[data-table=ash-blocking] tbody tr").first.click()
     page.settle()
-    blocker = top["blocking"][0]["blocking_session"]
+    b = top["blocking"][0]
+    blocker = f"{b['blocking_instance']}:{b['blocking_session']},{b['blocking_serial']}"  # a blocker is all three
     assert page.state()["filter"] == f"blocking_session:{blocker}"
-    assert ("blocking_session", str(blocker)) in _asked(page, "")[1]
+    assert ("blocking_session", blocker) in _asked(page, "")[1]
     assert _legend(page) == _names(_answer(client, page)) == [lock["event"]]
     assert page.errors == []
 
@@ -389,4 +391,24 @@ def test_the_overview_aas_chart_switches_to_ash(server, client, dbs, page):
     page.page.go_back()
     page.settle()
     assert page.state()["aas"] == "ash" and _legend(page, "aas") == [*_names(body), "CPU count"]
+    assert page.errors == []
+
+
+def test_the_samples_without_an_object_are_a_named_row_and_a_filter(server, client, dbs, stories, page):
+    """The samples without a CURRENT_OBJ# are the row "no object"; a click keeps exactly them (without=current_obj),
+    with a chip that says so, and the link keeps it."""
+    reg = stories["plan_regression"]
+    page.open(
+        _url(server, db=dbs["rac"], view="activity", begin_snap=reg["begin_snap"], end_snap=reg["begin_snap"] + 8)
+    )
+    top = _answer(client, page, "/top")
+    none = next(r for r in top["lists"]["current_obj"] if r["name"] is None)
+    assert none["label"] == "no object" and "no object" in _cells(page, "ash-objects")
+    page.page.locator("[data-table=ash-objects] tbody tr", has_text="no object").first.click()
+    page.settle()
+    assert page.state()["filter"] == "current_obj:"
+    assert ("without", "current_obj") in _asked(page, "")[1] and ("without", "current_obj") in _asked(page, "/top")[1]
+    assert _chips(page) == ["object (CURRENT_OBJ#) without a value"]
+    assert _answer(client, page)["total_samples"] == none["samples"]
+    assert _cells(page, "ash-objects") == ["no object"]
     assert page.errors == []

@@ -142,6 +142,27 @@ def new_plans_by_sql(sql3, dbid, lo, hi):
     return out
 
 
+def plans_back_by_sql(sql3, dbid, lo, hi):
+    """{(sql_id, plan, snap_id): (first instance, previous plan)} from the rows: a plan at a snapshot in (lo, hi] of a
+    statement whose previous snapshot (any instance) ran it nowhere and an earlier snapshot did."""
+    at: dict = {}
+    for sql_id, snap, inst, plan in sql3.execute(
+        "select sql_id, snap_id, instance_number, plan_hash_value from dba_hist_sqlstat "
+        "where dbid = ? and snap_id <= ?",
+        (dbid, hi),
+    ):
+        at.setdefault(sql_id, {}).setdefault(snap, {}).setdefault(plan, set()).add(inst)
+    out = {}
+    for sql_id, per_snap in at.items():
+        snaps = sorted(per_snap)
+        for k, snap in enumerate(snaps[1:], 1):
+            previous, seen = per_snap[snaps[k - 1]], {p for s in snaps[: k - 1] for p in per_snap[s]}
+            for plan, instances in per_snap[snap].items():
+                if lo < snap and plan not in previous and plan in seen:
+                    out[(sql_id, plan, snap)] = (min(instances), min(previous))
+    return out
+
+
 def test_the_changes_around_the_plan_regression(api, dbs, stories, sql3):
     db, dbid = dbs["rac"], dbid_of(dbs["rac"])
     reg = stories["plan_regression"]
@@ -154,8 +175,12 @@ def test_the_changes_around_the_plan_regression(api, dbs, stories, sql3):
         for r in rows
         if r["kind"] == "plan"
     }
-    assert plans == new_plans_by_sql(sql3, dbid, lo, hi)
-    assert plans[(reg["sql_id"], reg["bad_plan"])] == (reg["begin_snap"], reg["good_plan"])  # the good plan is not new
+    assert plans == new_plans_by_sql(sql3, dbid, lo, hi) | {
+        (sql_id, plan): (snap, previous)
+        for (sql_id, plan, snap), (_, previous) in plans_back_by_sql(sql3, dbid, lo, hi).items()
+    }
+    assert plans[(reg["sql_id"], reg["bad_plan"])] == (reg["begin_snap"], reg["good_plan"])
+    assert plans[(reg["sql_id"], reg["good_plan"])] == (reg["end_snap"], reg["bad_plan"])  # the good plan is back
     params = {
         (r["instance"], r["snap_id"], r["details"]["parameter"], r["details"]["old_value"], r["details"]["new_value"])
         for r in rows
@@ -346,3 +371,24 @@ def test_a_closed_range_of_changes_is_kept_only_as_long_as_the_snapshot_list(api
     params = api.get(url(dbs["single"], "/parameters/changes"), query_string=query)
     assert changes.cache_control.max_age == int(app.config["SETTINGS"].snapshot_ttl) < 86400
     assert params.cache_control.max_age == 86400
+
+
+@pytest.mark.parametrize("start", ["before", "inside"])
+def test_a_plan_back_after_another_is_a_change(api, dbs, stories, sql3, start):
+    """The regression's good plan returns at its end_snap: a change whether the range starts before the regression
+    (the plan's own snapshots in the range have a gap) or inside it (its earlier snapshots are before the range)."""
+    db, dbid = dbs["rac"], dbid_of(dbs["rac"])
+    reg = stories["plan_regression"]
+    lo = reg["begin_snap"] - 3 if start == "before" else reg["end_snap"] - 2
+    hi = reg["end_snap"] + 3
+    body = ok(api, url(db, "/changes"), begin_snap=lo, end_snap=hi)
+    back = {
+        (r["details"]["sql_id"], r["details"]["plan_hash_value"], r["snap_id"]): (
+            r["instance"],
+            r["details"]["previous_plan"],
+        )
+        for r in body["rows"]
+        if r["kind"] == "plan" and " back " in r["text"]
+    }
+    assert back == plans_back_by_sql(sql3, dbid, lo, hi)
+    assert back[(reg["sql_id"], reg["good_plan"], reg["end_snap"])] == (1, reg["bad_plan"])

@@ -182,3 +182,17 @@ def test_bad_input_is_a_400_or_a_404_naming_it(api, rac, window):
     assert_error(api.get(path, query_string={"event": "x" * 65}), 400, "event")
     assert_error(api.get(path, query_string={"event": LFS, "begin_snap": hi, "end_snap": lo}), 400, "begin_snap")
     assert_error(api.get(path, query_string={"event": LFS, "bucket": "1"}), 400, "bucket")
+
+
+def test_a_range_reaching_before_the_kept_histograms_says_where_they_start(api, sql3, single):
+    """The demo keeps histograms for its last 8 days of 10: a range of every snapshot answers from where
+    DBA_HIST_EVENT_HISTOGRAM's rows start and says so (`reason`, naming that snapshot); a range inside them does not."""
+    first = sql3.execute("SELECT min(snap_id) FROM dba_hist_event_histogram WHERE dbid = ?", (single["dbid"],))
+    first = first.fetchone()[0]
+    lo, hi = single["snapshots"]["first_snap"], single["snapshots"]["last_snap"]
+    assert lo < first < hi
+    body = ok(api, url(single["id"], "/event-histogram"), event=LFS, begin_snap=lo, end_snap=hi)
+    assert body["reason"] and f"snapshot {first} " in body["reason"], body["reason"]
+    assert body["intervals"] and min(i["snap_id"] for i in body["intervals"]) > first
+    inside = ok(api, url(single["id"], "/event-histogram"), event=LFS, begin_snap=first, end_snap=hi)
+    assert inside["reason"] is None

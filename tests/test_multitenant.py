@@ -40,6 +40,40 @@ SQL = {
 
 # (container, TS#, OBJ#, owner, name) -> logical reads per interval ending at snap 2 and 3: the same TS#, OBJ# and
 # DATAOBJ# in two PDBs are two segments
+# DBA_HIST_EVENT_HISTOGRAM of one event on instance 1 per container: {snap_id: {bucket: cumulative WAIT_COUNT}};
+# the root's rows start at snap 2 (a container whose rows start later, as when AWR begins to capture it)
+EVENT_ID, EVENT = 2000, "db file sequential read"
+HISTOGRAM = {
+    PDB1: {1: {1: 100, 4: 10}, 2: {1: 150, 4: 30}, 3: {1: 160, 4: 31}},
+    ROOT: {2: {1: 5000, 8: 700}, 3: {1: 5004, 8: 701}},
+}
+
+# DBA_HIST_PARAMETER of instance 1: (container, name) -> value per snap_id; each container has its own value, and only
+# SALES changes one (at snap 3)
+PARAMETERS = {
+    (ROOT, "optimizer_index_cost_adj"): {1: "100", 2: "100", 3: "100"},
+    (PDB1, "optimizer_index_cost_adj"): {1: "100", 2: "100", 3: "400"},
+    (PDB2, "optimizer_index_cost_adj"): {1: "50", 2: "50", 3: "50"},
+    (ROOT, "open_cursors"): {1: "300", 2: "300", 3: "300"},
+    (PDB1, "open_cursors"): {1: "1000", 2: "1000", 3: "1000"},
+}
+
+# DBA_HIST_ACTIVE_SESS_HISTORY: (instance, snap_id, sample_time, SID, serial#, event or None on CPU, blocker as
+# (instance, SID, serial#) or None, SQL_ID, USER_ID, CURRENT_OBJ#, container). SID 1801 blocks on both instances: two
+# sessions. USER_ID 110 and OBJ# 5000 in both PDBs are two users and two objects.
+TX = "enq: TX - row lock contention"
+ASH_ROWS = [
+    (1, 2, "00:10:00", 100, 1, TX, (1, 1801, 10), "0s4ruwf8v2hxq", 110, 5000, PDB1),
+    (1, 2, "00:10:00", 101, 1, TX, (1, 1801, 10), "0s4ruwf8v2hxq", 110, 5000, PDB1),
+    (1, 2, "00:20:00", 100, 1, TX, (1, 1801, 10), "0s4ruwf8v2hxq", 110, 5000, PDB1),
+    (2, 2, "00:10:00", 200, 1, TX, (2, 1801, 20), "7h35uxf5uhmm1", 110, 5000, PDB2),
+    (2, 3, "00:40:00", 200, 1, TX, (2, 1801, 20), "7h35uxf5uhmm1", 110, 5000, PDB2),
+    (2, 3, "00:50:00", 201, 1, TX, (2, 1801, 20), "7h35uxf5uhmm1", 110, 5000, PDB2),
+    (1, 3, "00:40:00", 1801, 10, None, None, None, 120, None, PDB1),
+    (2, 3, "00:40:00", 1801, 20, None, None, None, 120, None, PDB2),
+    (1, 3, "00:50:00", 1801, 10, None, None, None, 120, None, PDB1),
+]
+
 SEGMENTS = {(PDB1, 4, 5000, "SALES", "ORDERS"): {2: 700, 3: 300}, (PDB2, 4, 5000, "HR", "EMPLOYEES"): {2: 600, 3: 50}}
 
 
@@ -99,6 +133,54 @@ def build(path):
                 "logical_reads_delta, con_dbid) values (?,?,1,?,?,?,?,?)",
                 (snap_id, DBID, ts, obj, obj, reads, con_dbid),
             )
+    for con_dbid, per_snap in HISTOGRAM.items():
+        for snap_id, buckets in per_snap.items():
+            for upper, count in buckets.items():
+                con.execute(
+                    "insert into dba_hist_event_histogram (snap_id, dbid, instance_number, event_id, event_name, "
+                    "wait_class, wait_time_milli, wait_count, con_dbid) values (?,?,1,?,?,'User I/O',?,?,?)",
+                    (snap_id, DBID, EVENT_ID, EVENT, upper, count, con_dbid),
+                )
+    for k, (inst, snap_id, at, sid, serial, event, blocker, sql_id, user, obj, con_dbid) in enumerate(ASH_ROWS):
+        b_inst, b_sid, b_serial = blocker or (None, None, None)
+        con.execute(
+            'insert into dba_hist_active_sess_history (snap_id, dbid, instance_number, sample_id, sample_time, '
+            'session_id, "SESSION_SERIAL#", session_type, user_id, sql_id, event, wait_class, session_state, '
+            'blocking_inst_id, blocking_session, "BLOCKING_SESSION_SERIAL#", "CURRENT_OBJ#", con_dbid) '
+            "values (?,?,?,?,?,?,?,'FOREGROUND',?,?,?,?,?,?,?,?,?,?)",
+            (
+                snap_id,
+                DBID,
+                inst,
+                k,
+                "2026-03-01 " + at,
+                sid,
+                serial,
+                user,
+                sql_id,
+                event,
+                "Application" if event else None,
+                "WAITING" if event else "ON CPU",
+                b_inst,
+                b_sid,
+                b_serial,
+                obj,
+                con_dbid,
+            ),
+        )
+    for (con_dbid, name), per_snap in PARAMETERS.items():
+        for snap_id, value in per_snap.items():
+            con.execute(
+                "insert into dba_hist_parameter (snap_id, dbid, instance_number, parameter_hash, parameter_name, "
+                "value, isdefault, ismodified, con_dbid) values (?,?,1,?,?,?,'FALSE','FALSE',?)",
+                (snap_id, DBID, len(name), name, value, con_dbid),
+            )
+    for snap_id in SNAPS:
+        con.execute(
+            "insert into dba_hist_system_event (snap_id, dbid, instance_number, event_id, event_name, wait_class, "
+            "total_waits, time_waited_micro, con_dbid) values (?,?,1,?,?,'User I/O',?,?,?)",
+            (snap_id, DBID, EVENT_ID, EVENT, 10 * snap_id, 1000 * snap_id, DBID),
+        )
     con.commit()
     con.close()
 
@@ -212,3 +294,115 @@ def test_top_segments_keep_one_row_per_container_with_its_own_name(cdb):
         for (con, _, _, owner, name), d in sorted(SEGMENTS.items(), key=lambda kv: -sum(kv[1].values()))
     ]
     assert body["captured"] == sum(sum(d.values()) for d in SEGMENTS.values())
+
+
+def test_each_captured_bind_is_listed_once_whatever_the_plans(cdb, tmp_path):
+    """Oracle's DBA_HIST_SQLBIND reads the binds of WRH$_SQLSTAT, one row per PLAN_HASH_VALUE, and joins on SQL_ID: a
+    snapshot where the statement ran two plans gives each bind twice. Here a plain table without the store's key holds
+    such rows (plans 11 and 12 of each container's statement): each captured bind is shown once."""
+    path = tmp_path / "binds.sqlite"
+    path.write_bytes(cdb.read_bytes())
+    con = sqlite3.connect(path)
+    con.execute("DROP TABLE dba_hist_sqlbind")
+    con.execute(
+        "CREATE TABLE dba_hist_sqlbind (snap_id, dbid, instance_number, sql_id, name, position, datatype_string, "
+        "was_captured, last_captured, value_string, con_dbid)"
+    )
+    captured = {(c, s, snap, pos) for c, s, _ in SQL for snap in (2, 3) for pos in (1, 2) if s == "0s4ruwf8v2hxq"}
+    for c, sql_id, snap, pos in captured:
+        for _plan in (11, 12):
+            con.execute(
+                "INSERT INTO dba_hist_sqlbind VALUES (?,?,1,?,?,?,'NUMBER','YES',?,?,?)",
+                (snap, DBID, sql_id, f":{pos}", pos, SNAPS[snap], f"{c}-{snap}-{pos}", c),
+            )
+    con.commit()
+    con.close()
+    body = (
+        client(path)
+        .get(f"/api/v1/dbs/c.{DBID}/sql/0s4ruwf8v2hxq/binds", query_string={"begin_snap": 1, "end_snap": 3})
+        .get_json()
+    )
+    got = [(r["con_dbid"], r["snap_id"], r["position"], r["value"]) for r in body["rows"]]
+    assert sorted(got) == sorted((c, snap, pos, f"{c}-{snap}-{pos}") for c, _, snap, pos in captured)
+
+
+def test_event_histogram_deltas_are_per_container(cdb):
+    """Each container's rows are a counter of their own (docs/awr-rules.md §24): differenced per instance, container
+    and bucket, then summed. The root's rows start at snap 2, so interval 2 holds PDB1's waits only; summed over the
+    containers first, the root's whole count would read as waits of that interval."""
+    body = (
+        client(cdb)
+        .get(f"/api/v1/dbs/c.{DBID}/event-histogram", query_string={"event": EVENT, "begin_snap": 1, "end_snap": 3})
+        .get_json()
+    )
+    expected = {}
+    for per_snap in HISTOGRAM.values():
+        for snap_id, buckets in per_snap.items():
+            before = per_snap.get(snap_id - 1)
+            for upper, count in buckets.items() if before is not None else ():
+                expected.setdefault(snap_id, {}).setdefault(upper, 0)
+                expected[snap_id][upper] += count - before.get(upper, 0)
+    uppers = [b["wait_time_milli"] for b in body["buckets"]]
+    got = {i["snap_id"]: {u: n for u, n in zip(uppers, i["counts"], strict=True) if n} for i in body["intervals"]}
+    assert got == {s: {u: n for u, n in b.items() if n} for s, b in expected.items()}, body
+
+
+def test_parameter_changes_are_per_container(cdb):
+    """A CDB root holds each container's parameters at each snapshot: a change is a value that differs from the same
+    container's at the instance's previous snapshot (docs/awr-rules.md §23), so only SALES' change is one; the
+    containers' different values are not changes between them."""
+    body = (
+        client(cdb)
+        .get(f"/api/v1/dbs/c.{DBID}/parameters/changes", query_string={"begin_snap": 1, "end_snap": 3})
+        .get_json()
+    )
+    expected = [
+        (con, name, snap_id, per_snap[snap_id - 1], value)
+        for (con, name), per_snap in PARAMETERS.items()
+        for snap_id, value in per_snap.items()
+        if snap_id - 1 in per_snap and per_snap[snap_id - 1] != value
+    ]
+    got = [(r["con_dbid"], r["parameter"], r["snap_id"], r["old_value"], r["new_value"]) for r in body["rows"]]
+    assert got == expected == [(PDB1, "optimizer_index_cost_adj", 3, "100", "400")]
+
+
+def test_a_blocker_is_its_instance_sid_and_serial(cdb):
+    """SID 1801 blocks on both instances of the RAC: grouped, and filtered, by (BLOCKING_INST_ID, BLOCKING_SESSION,
+    BLOCKING_SESSION_SERIAL#) they are two blockers, each with its own waiters' samples (docs/awr-rules.md §22)."""
+    api = client(cdb)
+    base = f"/api/v1/dbs/c.{DBID}/activity"
+    blocked: dict = {}
+    for row in ASH_ROWS:
+        if row[6]:
+            blocked[row[6]] = blocked.get(row[6], 0) + 1
+    body = api.get(base, query_string={"begin_snap": 1, "end_snap": 3, "group_by": "blocking_session"}).get_json()
+    got = {s["name"]: s["samples"] for s in body["series"]}
+    assert {k: v for k, v in got.items() if k is not None} == {f"{i}:{s},{n}": c for (i, s, n), c in blocked.items()}
+    for (i, s, n), count in blocked.items():
+        one = api.get(base, query_string={"begin_snap": 1, "end_snap": 3, "blocking_session": f"{i}:{s},{n}"})
+        assert one.get_json()["total_samples"] == count
+    top = api.get(f"{base}/top", query_string={"begin_snap": 1, "end_snap": 3}).get_json()
+    assert {
+        (r["blocking_instance"], r["blocking_session"], r["blocking_serial"]): r["samples"] for r in top["blocking"]
+    } == blocked
+
+
+def test_ash_users_and_objects_are_per_container(cdb):
+    """USER_ID and CURRENT_OBJ# are ids inside a container: in a CDB root the same ids in two PDBs are two users and two
+    objects, named con_dbid:id, and a filter on one keeps its container's samples only (docs/awr-rules.md §22); the
+    samples without an object are one group."""
+    api = client(cdb)
+    base, window = f"/api/v1/dbs/c.{DBID}/activity", {"begin_snap": 1, "end_snap": 3}
+    for dimension, position in (("user", 8), ("current_obj", 9)):
+        expected: dict = {}
+        for row in ASH_ROWS:
+            name = None if row[position] is None else f"{row[10]}:{row[position]}"
+            expected[name] = expected.get(name, 0) + 1
+        body = api.get(base, query_string={**window, "group_by": dimension}).get_json()
+        assert {s["name"]: s["samples"] for s in body["series"]} == expected, dimension
+        for name, count in expected.items():
+            asked = {dimension: name} if name else {"without": dimension}
+            assert api.get(base, query_string={**window, **asked}).get_json()["total_samples"] == count, name
+    top = api.get(f"{base}/top", query_string=window).get_json()
+    objects = {r["name"]: r["samples"] for r in top["lists"]["current_obj"]}
+    assert objects == {f"{PDB1}:5000": 3, f"{PDB2}:5000": 3, None: 3}

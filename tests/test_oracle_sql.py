@@ -371,9 +371,9 @@ def test_sql_command_prints_every_statement_for_oracle(cli_runner, prefix):
     assert out.count(f"FETCH FIRST {queries.TOP_ACTIVITY_ROWS} ROWS ONLY") == tops
     assert out.count(f"FETCH FIRST {queries.TOP_SEGMENT_ROWS} ROWS ONLY") == len(queries.SEGMENT_ORDER)
     assert out.count(f"FETCH FIRST {ROW_CAP} ROWS ONLY") == 1
-    assert out.count(f"FETCH FIRST {queries.TOP_NEW_PLANS} ROWS ONLY") == 1
+    assert out.count(f"FETCH FIRST {queries.TOP_NEW_PLANS} ROWS ONLY") == 2  # new plans and plans back
     assert out.count(f"FETCH FIRST {ROW_CAP + 1} ROWS ONLY") == (
-        len(pairs) - len(queries.TOP_SQL_ORDER) - 1 - tops - 1 - len(queries.SEGMENT_ORDER)
+        len(pairs) - len(queries.TOP_SQL_ORDER) - 1 - tops - 2 - len(queries.SEGMENT_ORDER)
     )
     assert not re.search(r"\bLIMIT\b|\bOFFSET\b|\?", out)
     assert "'" not in out

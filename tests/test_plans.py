@@ -6,6 +6,7 @@ import csv
 import difflib
 import io
 import re
+from datetime import datetime
 
 import pytest
 from conftest import assert_error
@@ -276,3 +277,33 @@ def test_openapi_describes_the_three_endpoints(doc):
     ):
         op = doc["paths"][path]["get"]
         assert "text/csv" in op["responses"]["200"]["content"] and "404" in op["responses"]
+
+
+def test_plan_and_bind_times_carry_the_databases_offset(api, sql3, rac, reg, tz):
+    """TIMESTAMP and LAST_CAPTURED are DATEs of the database's local time (docs/awr-rules.md §26): the answer gives
+    them with the database's offset from the demo's own description (RACPROD: +01:00), as every other time."""
+    zone = tz[rac["dbid"]]
+    body = ok(api, f"{_base(rac, reg)}/plans")
+    stored = dict(
+        sql3.execute(
+            "SELECT plan_hash_value, min(timestamp) FROM dba_hist_sql_plan WHERE dbid = ? AND sql_id = ? GROUP BY 1",
+            (rac["dbid"], reg["sql_id"]),
+        )
+    )
+    assert stored and {p["plan_hash_value"]: p["timestamp"] for p in body["plans"]} == {
+        k: datetime.fromisoformat(v).replace(tzinfo=zone).isoformat(timespec="seconds") for k, v in stored.items()
+    }
+    lo, hi = rac["snapshots"]["last_snap"] - 10, rac["snapshots"]["last_snap"]
+    rows = ok(api, f"{_base(rac, reg)}/binds?begin_snap={lo}&end_snap={hi}")["rows"]
+    captured = [
+        v
+        for (v,) in sql3.execute(
+            "SELECT last_captured FROM dba_hist_sqlbind WHERE dbid = ? AND sql_id = ? AND snap_id > ? AND "
+            "snap_id <= ? ORDER BY snap_id, instance_number, position",
+            (rac["dbid"], reg["sql_id"], lo, hi),
+        )
+    ]
+    assert captured and [r["last_captured"] for r in rows] == [
+        datetime.fromisoformat(v).replace(tzinfo=zone).isoformat(timespec="seconds") for v in captured
+    ]
+    assert all(r["last_captured"].endswith("+01:00") for r in rows)

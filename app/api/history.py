@@ -424,11 +424,12 @@ ACTIVITY_FILTERS = tuple(
         f"Only the samples whose {name} is this value"
         + {
             "session": " (instance:sid,serial#, e.g. 1:1802,4127)",
+            "blocking_session": " (the blocker's instance:sid,serial#, e.g. 1:1801,2203)",
             "wait_class": " (CPU: the samples on CPU)",
             "event": " (CPU: the samples on CPU)",
-            "current_obj": " (CURRENT_OBJ#)",
+            "current_obj": " (CURRENT_OBJ#; con_dbid:obj# in a PDB, from a CDB root)",
             "service": " (SERVICE_HASH)",
-            "user": " (USER_ID)",
+            "user": " (USER_ID; con_dbid:user_id in a PDB, from a CDB root)",
         }.get(name, "")
         + ".",
         max_length=64,
@@ -436,10 +437,21 @@ ACTIVITY_FILTERS = tuple(
             "sql_id": r"[0-9a-z]{13}",
             "top_level_sql_id": r"[0-9a-z]{13}",
             "session": r"[0-9]{1,4}:[0-9]{1,10},[0-9]{1,10}",
+            "blocking_session": r"[0-9]{1,4}:[0-9]{1,10},[0-9]{1,10}",
+            **dict.fromkeys(history.activity.CONTAINED, r"([0-9]{1,20}:)?-?[0-9]{1,20}"),
         }.get(name, r"-?[0-9]{1,20}" if name in history.activity.NUMERIC else None),
     )
     for name in DIMENSIONS
     if name != "instance"
+)
+WITHOUT = Param(
+    "without",
+    "enum",
+    "Only the samples where this dimension has no value (NULL): the group the answers name "
+    + ", ".join(f"{v!r}" for v in dict.fromkeys(history.activity.NULL_GROUPS.values()))
+    + "; repeat the parameter for several.",
+    choices=tuple(name for name in DIMENSIONS if name not in ("instance", "wait_class", "event")),
+    multi=True,
 )
 GROUP_BY = Param(
     "group_by",
@@ -451,7 +463,12 @@ GROUP_BY = Param(
 
 
 def _activity_filters(d, args):
+    """{dimension: value}, None for a dimension asked `without` a value."""
     filters = {p.name: args[p.name] for p in ACTIVITY_FILTERS if args[p.name] is not None}
+    for name in args["without"]:
+        if name in filters:
+            raise BadParameter(f"{name} is given both a value and without one", "without")
+        filters[name] = None
     inst = d.instance(args["instance"])
     if inst is not None:
         filters["instance"] = str(inst)
@@ -459,21 +476,21 @@ def _activity_filters(d, args):
 
 
 @api.get("/dbs/<db>/activity")
-@accepts(*RANGE, GROUP_BY, TABLE_INSTANCE, *ACTIVITY_FILTERS, SHAPE, FORMAT, SHOW_SQL)
+@accepts(*RANGE, GROUP_BY, TABLE_INSTANCE, *ACTIVITY_FILTERS, WITHOUT, SHAPE, FORMAT, SHOW_SQL)
 def activity(db, args):
     """Top activity: average active sessions over time from Active Session History, stacked by a dimension (the
     top groups and 'other'), with filters on any dimension."""
-    d, rng = _asked(db, args, default_days=1)
+    d, rng = _asked(db, args)
     body = history.activity.compute(d, rng, args["group_by"], _activity_filters(d, args))
     return _series_answer(body, args, rng)
 
 
 @api.get("/dbs/<db>/activity/top")
-@accepts(*RANGE, TABLE_INSTANCE, *ACTIVITY_FILTERS, FORMAT, SHOW_SQL)
+@accepts(*RANGE, TABLE_INSTANCE, *ACTIVITY_FILTERS, WITHOUT, FORMAT, SHOW_SQL)
 def activity_top(db, args):
     """Top SQL, sessions, modules, events and objects by samples, with % of activity and CPU against waits; the
     blocking sessions and the events their waiters wait on."""
-    d, rng = _asked(db, args, default_days=1)
+    d, rng = _asked(db, args)
     return answer(history.activity.top(d, rng, _activity_filters(d, args)), args, rng, table=_activity_table)
 
 

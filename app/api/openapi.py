@@ -102,7 +102,12 @@ TOP_ROW = {
         "name": {
             "type": ["string", "integer", "null"],
             "description": "The group: a SQL_ID, a session (instance:sid,serial#), a module, "
-            "an event (CPU: on CPU) or an object (CURRENT_OBJ#).",
+            "an event (CPU: on CPU) or an object (CURRENT_OBJ#); null for the samples without one.",
+        },
+        "label": {
+            "type": ["string", "integer"],
+            "description": "The group as a DBA reads it: its name, or for the samples without one the group's name "
+            "(no SQL, no object...; `without=` filters on it).",
         },
         "samples": {"type": "integer"},
         "aas": NUM,
@@ -117,7 +122,7 @@ ACTIVITY_TOP = {
     "properties": {
         "db": {"type": "string"},
         "range": RANGE,
-        "filters": {"type": "object", "additionalProperties": {"type": "string"}},
+        "filters": {"type": "object", "additionalProperties": {"type": ["string", "null"]}},
         "lists": {
             "type": "object",
             "description": "Per list (sql_id, session, module, event, current_obj), its top rows.",

@@ -24,7 +24,25 @@ TOP_GROUPS = 10
 OTHER = "other"
 SHARE_SNAPSHOTS = 12  # snapshots whose samples tell whether most of a range's pass a filter
 MANY_GROUPS = ("session", "sql_id", "current_obj")  # top lists of thousands of groups (schema.ASH_TOP counts them)
-NUMERIC = {"sql_plan_hash_value", "service", "user", "instance", "blocking_session", "current_obj"}
+NUMERIC = {"sql_plan_hash_value", "service", "user", "instance", "current_obj"}
+SESSIONS = ("session", "blocking_session")  # dimensions of a session: instance:sid,serial#
+CONTAINED = ("user", "current_obj")  # (CON_DBID, id): in a CDB root, con_dbid:id (queries.ash._container)
+# the group of the samples without a value (NULL) of a dimension, as the answers name it (`label`); the samples on CPU
+# have their wait class and event named CPU, and every sample has an instance and a session
+NULL_GROUPS = {
+    "sql_id": "no SQL",
+    "top_level_sql_id": "no SQL",
+    "sql_plan_hash_value": "no plan",
+    "module": "no module",
+    "action": "no action",
+    "program": "no program",
+    "service": "no service",
+    "user": "no user",
+    "session": "no session",
+    "machine": "no machine",
+    "blocking_session": "not blocked",
+    "current_obj": "no object",
+}
 
 
 def width_for(seconds: float) -> int:
@@ -32,21 +50,29 @@ def width_for(seconds: float) -> int:
     return next((w for w in WIDTHS if seconds / w <= MAX_BUCKETS), WIDTHS[-1])
 
 
-def filter_binds(filters: dict) -> dict:
-    """The bind values of the filters ({dimension: text}), checked: numbers where the column is one, a session as
-    instance:sid,serial#."""
+def filter_binds(filters: dict, dbid: int) -> dict:
+    """The bind values of the filters ({dimension: text}), checked: numbers where the column is one, a session or a
+    blocking session as instance:sid,serial#."""
     binds = {}
     for name, value in filters.items():
+        if value is None:  # the samples without a value (NULL_GROUPS): every column of the dimension null
+            binds.update(
+                {f"f_{name}_{k}": None for k in range(3 if name in SESSIONS else 2 if name in CONTAINED else 1)}
+            )
+            continue
         parts = [value]
-        if name == "session":
+        if name in SESSIONS:
             inst, _, rest = value.partition(":")
             sid, _, serial = rest.partition(",")
             parts = [inst, sid, serial]
-        if name in NUMERIC or name == "session":
+        elif name in CONTAINED:  # an id alone is the database's own container's (a non-CDB's: every one)
+            con, _, ident = value.rpartition(":")
+            parts = [con or str(dbid), ident]
+        if name in NUMERIC or name in SESSIONS:
             if not all(p.strip().lstrip("-").isdigit() and p.isascii() for p in parts):
                 raise BadParameter(
                     f"{name} must be "
-                    + ("instance:sid,serial# (e.g. 1:1802,4127)" if name == "session" else "a whole number")
+                    + ("instance:sid,serial# (e.g. 1:1802,4127)" if name in SESSIONS else "a whole number")
                     + f", got {value!r}",
                     name,
                 )
@@ -57,11 +83,21 @@ def filter_binds(filters: dict) -> dict:
     return binds
 
 
-def label(name, key: tuple):
-    """A group's name as the answer gives it: a session is instance:sid,serial#; null is None."""
-    if name == "session":
+def label(name, key: tuple, dbid: int):
+    """A group's name as the answer gives it: a session or a blocking session is instance:sid,serial#; a user or an
+    object its id, con_dbid:id in another container than the database's own (a PDB's, in a CDB root); null is
+    None."""
+    if name in SESSIONS:
         return None if key[1] is None else f"{key[0]}:{key[1]},{key[2]}"
+    if name in CONTAINED:
+        return key[1] if key[0] in (None, dbid) or key[1] is None else f"{key[0]}:{key[1]}"
     return key[0]
+
+
+def named(dimension: str, name):
+    """A group as a DBA reads it (`label`): its name, or for the samples without a value the group's name
+    (NULL_GROUPS); `other` and CPU as they are."""
+    return NULL_GROUPS.get(dimension, "none") if name is None else name
 
 
 def _window(db: Database, rng: Range):
@@ -87,7 +123,7 @@ def spacing(db: Database, rng: Range) -> float:
 
 def compute(db: Database, rng: Range, group_by="wait_class", filters: dict | None = None, top=TOP_GROUPS) -> dict:
     filters = filters or {}
-    binds = filter_binds(filters)
+    binds = filter_binds(filters, db.dbid)
     body = {
         "db": db.key,
         "range": rng.public(),
@@ -120,6 +156,7 @@ def compute(db: Database, rng: Range, group_by="wait_class", filters: dict | Non
         body["series"].append(
             {
                 "name": g,
+                "label": named(group_by, g),
                 "unit": "sessions",
                 "samples": totals[g],
                 "points": (times, [round4(values.get(b, 0) * step / spans[b]) for b in range(count)]),
@@ -154,7 +191,7 @@ def _from_samples(db: Database, rng: Range, group_by, filters, binds, t0, width,
     per: dict = {}
     totals: dict = {}
     for bucket, *key, samples in raw:
-        g = label(group_by, tuple(key))
+        g = label(group_by, tuple(key), db.dbid)
         b = max(int(bucket), 0)
         per.setdefault(g, {})
         per[g][b] = per[g].get(b, 0) + samples
@@ -209,8 +246,10 @@ def _from_blocks(db: Database, rng: Range, group_by, filters, binds, t0, width, 
     where = {"lo": rng.lo, "hi": rng.hi, **binds}
     totals, codes = {}, {}
     for row in db.rows(queries.ash_top_groups(v, group_by, key), **where, **_blocks(rng)):
-        g = label(group_by, tuple(row[n : 2 * n]))
-        totals[g], codes[g] = row[-1], row[:n]
+        g = label(group_by, tuple(row[n : 2 * n]), db.dbid)
+        # schema.ASH_TOP keeps the container of an object's null group too; the samples' dimension does not
+        null = group_by in CONTAINED and row[n - 1] is None
+        totals[g], codes[g] = row[-1], (None,) * n if null else row[:n]
     total = sum(totals.values())
     shown, rest = _ranked(totals, top)
     tops = {f"top_{i}_{k}": None for i in range(1, top + 1) for k in range(n)}
@@ -243,7 +282,7 @@ def top(db: Database, rng: Range, filters: dict | None = None) -> dict:
     """Top SQL, sessions, modules, events and objects of the range by samples, with % of the range's activity and
     the share on CPU; and the blocking sessions."""
     filters = filters or {}
-    binds = filter_binds(filters)
+    binds = filter_binds(filters, db.dbid)
     key = tuple(sorted(filters))
     body = {
         "db": db.key,
@@ -251,7 +290,7 @@ def top(db: Database, rng: Range, filters: dict | None = None) -> dict:
         "filters": filters,
         "lists": {},
         "blocking": [],
-        "columns": ["list", "name", "samples", "aas", "pct_activity", "pct_cpu", "pct_wait"],
+        "columns": ["list", "name", "label", "samples", "aas", "pct_activity", "pct_cpu", "pct_wait"],
     }
     if rng.lo is None or rng.lo >= rng.hi:
         body["reason"] = "the range holds no interval"
@@ -263,7 +302,8 @@ def top(db: Database, rng: Range, filters: dict | None = None) -> dict:
     for name in TOP_LISTS:
         body["lists"][name] = [
             {
-                "name": label(name, k),
+                "name": label(name, k, db.dbid),
+                "label": named(name, label(name, k, db.dbid)),
                 "samples": samples,
                 "aas": round4(samples * step / seconds) if seconds else None,
                 "pct_activity": round4(100 * samples / total) if total else None,
@@ -288,7 +328,7 @@ def top(db: Database, rng: Range, filters: dict | None = None) -> dict:
     return body
 
 
-LIST_KEYS = {"session": 3, "blocking": 4}  # columns of a list's key (one for the others)
+LIST_KEYS = {"session": 3, "blocking": 4, "current_obj": 2}  # columns of a list's key (one for the others)
 
 
 def _top_lists(db: Database, rng: Range, key: tuple, binds: dict) -> dict:

@@ -1,7 +1,7 @@
 """What changed in a range (docs/awr-rules.md §23): one list, in time order, of the instances' restarts, parameter
-changes, plans first seen for a statement, database version changes and the benchmark runs whose AWR window overlaps
-the range. Each change: its time, the snapshot it was seen at, its instance (none for the database), its kind, one
-line of text and its details."""
+changes, plans first seen for a statement or back after another, database version changes and the benchmark runs
+whose AWR window overlaps the range. Each change: its time, the snapshot it was seen at, its instance (none for the
+database), its kind, one line of text and its details."""
 
 import itertools
 import json
@@ -60,6 +60,7 @@ def parameter_changes(db: Database, rng: Range, inst) -> list[dict]:
                         "isdefault",
                         "ismodified",
                         "restart",
+                        "con_dbid",
                     )
                 },
             }
@@ -101,6 +102,27 @@ def new_plans(db: Database, rng: Range, inst) -> list[dict]:
                     "elapsed_s": round4(p["elapsed"] / 1e6),
                     "executions": p["executions"],
                 },
+            }
+        )
+    return out
+
+
+def plan_returns(db: Database, rng: Range, inst) -> list[dict]:
+    """Plans seen before that come back in (lo, hi] after another plan (queries.plan_returns), at the first instance
+    that ran them again."""
+    tl = db.timeline()
+    out = []
+    for sql_id, plan, con, i, snap, previous in db.rows(queries.plan_returns(db.store.views), lo=rng.lo, hi=rng.hi):
+        if inst not in (None, i) or (i, snap) not in tl.by_id:
+            continue
+        out.append(
+            {
+                "time": tl.by_id[(i, snap)].time,
+                "snap_id": snap,
+                "instance": i,
+                "kind": "plan",
+                "text": f"plan {plan} of SQL {sql_id} back (before: {previous})",
+                "details": {"sql_id": sql_id, "plan_hash_value": plan, "previous_plan": previous, "con_dbid": con},
             }
         )
     return out
@@ -182,6 +204,7 @@ def compute(db: Database, rng: Range, instance="all", found_runs: list[dict] | N
             restarts(db, rng, inst)
             + parameter_changes(db, rng, inst)
             + new_plans(db, rng, inst)
+            + plan_returns(db, rng, inst)
             + versions(db, rng, inst)
             + runs(db, rng, found_runs or [])
         )

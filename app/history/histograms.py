@@ -55,6 +55,22 @@ def _event(db: Database, event: str):
     return spec.terms[0].item
 
 
+def _kept_from(db: Database, rng: Range) -> str | None:
+    """Why the range's first intervals have no histogram, where DBA_HIST_EVENT_HISTOGRAM's rows start after the
+    range's first snapshot (AWR keeps them for fewer days than the snapshots, or they were purged)."""
+    first = next((s for (s,) in db.rows(queries.event_histogram_first(db.store.views), lo=rng.lo, hi=rng.hi)), None)
+    if first is None:
+        return "DBA_HIST_EVENT_HISTOGRAM holds no row in this range"
+    if first <= rng.lo:
+        return None
+    at = db.timeline().lowest.get(first)
+    when = f" ({at.time})" if at else ""
+    return (
+        f"DBA_HIST_EVENT_HISTOGRAM keeps histograms from snapshot {first}{when} on: the range's intervals before it "
+        "have none"
+    )
+
+
 def compute(db: Database, event: str, rng: Range, instance="all") -> dict:
     inst = db.instance(instance)
     event_id = _event(db, event)
@@ -64,17 +80,17 @@ def compute(db: Database, event: str, rng: Range, instance="all") -> dict:
     markers = {}
     if covers["reason"] is None:
         raw = db.rows(queries.event_histogram(db.store.views), item_id=event_id, lo=rng.lo, hi=rng.hi)
-        cumulative: dict = {}  # (instance, bucket) -> {snap_id: count}
-        listed: dict = {}  # instance -> the snapshots where the event has rows
-        for instance_no, snap, upper, count in raw:
-            cumulative.setdefault((instance_no, upper), {})[snap] = count or 0
-            listed.setdefault(instance_no, set()).add(snap)
-        for (instance_no, _), values in cumulative.items():
-            for snap in listed[instance_no]:  # a bucket without a wait yet has no row: 0 there (§24)
+        cumulative: dict = {}  # (instance, container, bucket) -> {snap_id: count}
+        listed: dict = {}  # (instance, container) -> the snapshots where the event has rows
+        for instance_no, con, snap, upper, count in raw:
+            cumulative.setdefault((instance_no, con, upper), {})[snap] = count or 0
+            listed.setdefault((instance_no, con), set()).add(snap)
+        for (instance_no, con, _), values in cumulative.items():
+            for snap in listed[(instance_no, con)]:  # a bucket without a wait yet has no row: 0 there (§24)
                 values.setdefault(snap, 0)
         tl = db.timeline()
         span = tl.span(rng.lo, rng.hi, inst)
-        for (instance_no, upper), values in cumulative.items():
+        for (instance_no, _, upper), values in cumulative.items():
             if instance_no not in span:
                 continue
             for p in analysis.deltas(values, span[instance_no]):  # the restart rules (§3, §4)
@@ -82,6 +98,7 @@ def compute(db: Database, event: str, rng: Range, instance="all") -> dict:
                 entry[1][upper] = entry[1].get(upper, 0) + p.num
                 uppers.add(upper)
         markers = tl.markers(rng.lo, rng.hi, inst)
+        covers["reason"] = _kept_from(db, rng)
     uppers = sorted(uppers)
     buckets = [{"wait_time_milli": u, "label": bucket_label(u)} for u in uppers]
     intervals, totals = [], [0.0] * len(uppers)

@@ -21,6 +21,7 @@ CHANGE_COLUMNS = [
     "isdefault",
     "ismodified",
     "restart",
+    "con_dbid",
 ]
 NON_DEFAULT_COLUMNS = ["parameter", "instance", "value", "first_snap", "last_snap", "from", "to"]
 DIFFERENCE_COLUMNS = ["parameter", "instance", "a_value", "b_value"]
@@ -63,14 +64,14 @@ def values(db: Database, snap_id: int, inst: int | None = None) -> list[dict]:
 
 def changes(db: Database, rng: Range, inst: int | None = None) -> list[dict]:
     """Every value that differs from the one at the instance's previous snapshot, seen at a snapshot in (lo, hi],
-    with the old value; `restart` is the startup time when a restart lies between the two snapshots (a static
-    parameter takes effect only there)."""
+    with the old value, in its container (CON_DBID); `restart` is the startup time when a restart lies between the
+    two snapshots (a static parameter takes effect only there)."""
     if rng.lo is None or rng.lo >= rng.hi:
         return []
     tl = db.timeline()
     out = []
     stmt = queries.parameter_changes(db.store.views, db.store.parameter_runs)
-    for i, s, name, old, new, old_s, isdefault, ismodified in db.rows(stmt, lo=rng.lo, hi=rng.hi):
+    for i, s, name, old, new, old_s, isdefault, ismodified, con in db.rows(stmt, lo=rng.lo, hi=rng.hi):
         if inst not in (None, i) or (i, s) not in tl.by_id:
             continue
         snap, before = tl.by_id[(i, s)], tl.by_id.get((i, old_s))
@@ -88,6 +89,7 @@ def changes(db: Database, rng: Range, inst: int | None = None) -> list[dict]:
                 "isdefault": isdefault,
                 "ismodified": ismodified,
                 "restart": restart,
+                "con_dbid": con,
             }
         )
     return out

@@ -3,10 +3,11 @@ line by line, and its captured bind values (DBA_HIST_SQLBIND) (docs/awr-rules.md
 samples by plan line: only counts leave it."""
 
 import difflib
+from datetime import timedelta, timezone
 
 from app import analysis
 from app.errors import NotFound
-from app.history.database import Database, Range
+from app.history.database import Database, Range, offset
 from app.history.numbers import round4
 from app.history.sql_text import texts
 from app.store import queries
@@ -17,15 +18,16 @@ LINE_KEYS = PLAN_COLUMNS[1:-2]  # id ... filter_predicates: a line as the answer
 ALIGN_ON = ("operation", "options", "object_name")  # what makes two lines of two plans the same line
 
 
-def _time(value):
-    """A DATE as ISO text, database local time as AWR stores it."""
-    return None if value is None else analysis.as_datetime(value).isoformat(timespec="seconds")
+def _time(value, tz):
+    """A DATE (database local time, as AWR stores it) as ISO text with the offset `tz`, as every time of an answer."""
+    return None if value is None else analysis.iso(analysis.as_datetime(value).replace(tzinfo=tz))
 
 
 def _plans(db: Database, sql_id: str) -> list[dict]:
     """The statement's plans in the order of their hash values, each with its lines in plan order; in a CDB root one
     plan per container that captured it."""
     plans: dict = {}
+    tz = db.tz()
     for row in db.rows(queries.sql_plans(db.store.views), sql_id=sql_id):
         values = dict(zip(PLAN_COLUMNS, row, strict=True))
         plan = plans.setdefault(
@@ -33,7 +35,7 @@ def _plans(db: Database, sql_id: str) -> list[dict]:
             {
                 "plan_hash_value": values["plan_hash_value"],
                 "con_dbid": values["con_dbid"],
-                "timestamp": _time(values["timestamp"]),
+                "timestamp": _time(values["timestamp"], tz),
                 "lines": [],
             },
         )
@@ -196,7 +198,7 @@ def binds(db: Database, sql_id: str, rng: Range) -> dict:
                     "datatype": datatype,
                     "value": value,
                     "was_captured": captured,
-                    "last_captured": _time(last),
+                    "last_captured": _time(last, timezone(timedelta(seconds=offset(at))) if at else db.tz()),
                     "con_dbid": con,
                 }
             )

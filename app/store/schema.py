@@ -341,7 +341,7 @@ def _views(md, p: str, absent: dict) -> None:
         Column("isdefault", String(9)),
         Column("ismodified", String(10)),
         _con(),
-        key=("dbid", "instance_number", "parameter_hash", "snap_id"),
+        key=("dbid", "instance_number", "parameter_hash", "snap_id", "con_dbid"),
     )
     # execution plans (docs/awr-rules.md §26): one row per plan line, not per snapshot
     table(
@@ -390,7 +390,7 @@ def _views(md, p: str, absent: dict) -> None:
         Column("wait_time_milli", N, nullable=False),
         Column("wait_count", N),
         _con(),
-        key=("dbid", "event_id", "instance_number", "snap_id", "wait_time_milli"),
+        key=("dbid", "event_id", "instance_number", "snap_id", "wait_time_milli", "con_dbid"),
     )
     # segment statistics (docs/awr-rules.md §25): the top segments of each snapshot, their interval's *_DELTA columns
     table(
@@ -729,7 +729,7 @@ ASH_TOP_LISTS = {  # list -> its columns of ASH_BASE, as queries.DIMENSIONS, que
     "session": ("instance_number", "session_id", "SESSION_SERIAL#"),
     "module": ("module",),
     "event": ("event",),  # CPU for a sample ON CPU, as queries.ash._cpu_or names it
-    "current_obj": ("CURRENT_OBJ#",),
+    "current_obj": ("con_dbid", "CURRENT_OBJ#"),  # the store is a non-CDB's: one container
     "instance": ("instance_number",),
     "blocking": ("blocking_inst_id", "blocking_session", "BLOCKING_SESSION_SERIAL#", "event", "session_id"),
     "plan_line": ("sql_id", "sql_plan_hash_value", "sql_plan_line_id", "sql_plan_operation", "sql_plan_options"),

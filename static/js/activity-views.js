@@ -14,7 +14,7 @@
     wait_class: "wait class", event: "event", sql_id: "SQL ID", top_level_sql_id: "top-level SQL ID",
     sql_plan_hash_value: "plan hash value", module: "module", action: "action", program: "program",
     service: "service (hash)", user: "user (id)", session: "session", instance: "instance", machine: "machine",
-    blocking_session: "blocking session (SID)", current_obj: "object (CURRENT_OBJ#)"
+    blocking_session: "blocking session (inst:sid,serial#)", current_obj: "object (CURRENT_OBJ#)"
   });
   var DEFAULT_BY = "wait_class";
   // the top lists of GET /activity/top: [list (a dimension), id, title, the name column's title]
@@ -24,25 +24,33 @@
 
   function filterable(name) { return name !== "instance" && !!DIMENSIONS[name]; }
 
-  /** The link's filters as [[dimension, value]]: known dimensions only, the last value of each. */
+  // the dimensions every sample has a value of (CPU names the wait class and event of a sample on CPU)
+  var NEVER_NULL = { wait_class: true, event: true };
+
+  /** The link's filters as [[dimension, value]]: known dimensions only, the last value of each; `dimension:` with
+   * no value is the samples without one (value null: the API's `without`, the group it names "no SQL"...). */
   function filtersOf(state) {
     var out = [];
     (state.filter || []).forEach(function (f) {
       var at = f.indexOf(":"), name = f.slice(0, at), value = f.slice(at + 1);
-      if (at > 0 && filterable(name) && value !== "") { out = withFilter(out, name, value); }
+      if (at > 0 && filterable(name) && (value !== "" || !NEVER_NULL[name])) {
+        out = withFilter(out, name, value === "" ? null : value);
+      }
     });
     return out;
   }
 
-  function asLink(filters) { return filters.map(function (f) { return f[0] + ":" + f[1]; }); }
+  function asLink(filters) { return filters.map(function (f) { return f[0] + ":" + (f[1] === null ? "" : f[1]); }); }
 
   function asParams(filters) {
     var out = {};
-    filters.forEach(function (f) { out[f[0]] = f[1]; });
+    filters.forEach(function (f) {
+      if (f[1] === null) { out.without = (out.without || []).concat([f[0]]); } else { out[f[0]] = f[1]; }
+    });
     return out;
   }
 
-  function describe(f) { return DIMENSIONS[f[0]] + " = " + f[1]; }
+  function describe(f) { return DIMENSIONS[f[0]] + (f[1] === null ? " without a value" : " = " + f[1]); }
 
   /** The filters with name = value added (in place of an earlier value of the same dimension). */
   function withFilter(filters, name, value) {
@@ -117,9 +125,9 @@
       parts.charts.push(c);
 
       var pick = function (name, value) {
-        if (value === null || value === undefined) { note.textContent = "A row without a value cannot be a filter."; return; }
-        if (filters.some(function (f) { return f[0] === name && f[1] === String(value); })) { return; }
-        set(withFilter(filters, name, String(value)));
+        var v = value === null || value === undefined ? null : String(value);  // null: the samples without a value
+        if (filters.some(function (f) { return f[0] === name && f[1] === v; })) { return; }
+        set(withFilter(filters, name, v));
       };
       var table = function (spec) {
         var t = Tables.create(grid, Object.assign({ order: [], zone: function () { return Dbs.zoneOf(ctx.state, ctx.db); } }, spec));
@@ -135,7 +143,7 @@
       parts.blocking = table({ id: "ash-blocking", title: "Blocking sessions",
         columns: [TEXT("blocker", "Blocker (inst:sid,serial#)"), TEXT("event", "Waiters' event"), NUM("waiters", "Waiters"),
           NUM("aas", "AAS waiting")],
-        onRow: function (r) { pick("blocking_session", r.blocking_session); } });
+        onRow: function (r) { pick("blocking_session", r.blocker); } });
     },
     update: function (ctx, parts) {
       parts.charts.forEach(function (c) { c.setWindow(ctx.win); });
@@ -143,7 +151,7 @@
         asParams(filtersOf(ctx.state)), ctx.win.params));
       parts.lists.forEach(function (l) {
         l.table.load(top.then(function (b) {
-          return b.lists[l.name].map(function (r) { return Object.assign({ label: Loaders.groupLabel(r.name) }, r); });
+          return b.lists[l.name].map(function (r) { return Object.assign({}, r, { label: Loaders.groupLabel(r.label) }); });
         }));
       });
       parts.blocking.load(top.then(function (b) {

@@ -177,7 +177,7 @@
           return res;
         }
         res.datasets = body.series.map(function (s, i) {
-          var rest = i >= 10 && s.name === "other", label = rest ? OTHERS : groupLabel(s.name);  // the API's top 10
+          var rest = i >= 10 && s.name === "other", label = rest ? OTHERS : groupLabel(s.label !== undefined ? s.label : s.name);  // the API's top 10
           return { key: "ash|" + (rest ? "" : "=") + label, label: label, unit: s.unit, instance: opts.instance || "all",
             points: s.points, fill: i ? "-1" : "origin", stack: "aas", color: rest ? "#a8a8a8"
               : (opts.by === "wait_class" && CLASS_COLORS[s.name === "CPU" ? "DB CPU" : s.name]) ||

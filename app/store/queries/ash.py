@@ -18,6 +18,14 @@ def _cpu_or(t, column):
     return case((t.c.session_state == bindparam("on_cpu", ON_CPU), bindparam("cpu", CPU)), else_=column)
 
 
+def _container(t, column):
+    """CON_DBID where `column` has a value: in a CDB root USER_ID and CURRENT_OBJ# are per container, so a user or an
+    object is (CON_DBID, id); the samples without one are one group whatever their container."""
+    from sqlalchemy import case
+
+    return case((column.is_not(None), t.c.con_dbid))
+
+
 # group_by -> the columns of a dimension: a fixed list, never a request's text
 DIMENSIONS = {
     "wait_class": lambda t: (_cpu_or(t, t.c.wait_class),),
@@ -29,12 +37,13 @@ DIMENSIONS = {
     "action": lambda t: (t.c.action,),
     "program": lambda t: (t.c.program,),
     "service": lambda t: (t.c.service_hash,),
-    "user": lambda t: (t.c.user_id,),
+    "user": lambda t: (_container(t, t.c.user_id), t.c.user_id),
     "session": lambda t: (t.c.instance_number, t.c.session_id, t.c.session_serial),
     "instance": lambda t: (t.c.instance_number,),
     "machine": lambda t: (t.c.machine,),
-    "blocking_session": lambda t: (t.c.blocking_session,),
-    "current_obj": lambda t: (t.c.current_obj,),  # CURRENT_OBJ#
+    # a blocker is (instance, session, serial#): the same SID on two instances of a RAC is two sessions
+    "blocking_session": lambda t: (t.c.blocking_inst_id, t.c.blocking_session, t.c.blocking_session_serial),
+    "current_obj": lambda t: (_container(t, t.c.current_obj), t.c.current_obj),  # CURRENT_OBJ#
 }
 TOP_LISTS = ("sql_id", "session", "module", "event", "current_obj")
 
@@ -65,14 +74,25 @@ def _sample_bucket():
     return sample_bucket
 
 
+def _equal(column, value):
+    """column = value, a null value matching the nulls (a filter on the samples without a value: one statement for
+    both, the value a bind)."""
+    from sqlalchemy import and_, or_
+
+    return or_(column == value, and_(column.is_(None), value.is_(None)))
+
+
 def _ash_where(t, filters):
-    """The samples of the intervals (lo, hi] (AWR partitions the view by DBID and SNAP_ID), with each filter a bind."""
+    """The samples of the intervals (lo, hi] (AWR partitions the view by DBID and SNAP_ID), with each filter a bind
+    (null: the samples without a value)."""
     from sqlalchemy import bindparam
 
     where = [_intervals(t)]
     for name in filters:
         for k, col in enumerate(DIMENSIONS[name](t)):
-            where.append(col == bindparam(f"f_{name}_{k}"))
+            where.append(
+                col == bindparam(f"f_{name}_{k}") if name == "instance" else _equal(col, bindparam(f"f_{name}_{k}"))
+            )
     return where
 
 
@@ -276,7 +296,7 @@ def _coded_dimension(b, name: str):
     if name in ("wait_class", "event"):
         on_cpu = b.c.session_state == _ash_code(bindparam("on_cpu", ON_CPU))
         return ((case((on_cpu, _ash_code(bindparam("cpu", CPU))), else_=b.c[name]), True),)
-    return tuple((c, ash_coded(c.name)) for c in DIMENSIONS[name](b))
+    return tuple((c, hasattr(c, "name") and ash_coded(c.name)) for c in DIMENSIONS[name](b))  # a CASE: a number
 
 
 def _coded_where(b, filters: tuple) -> list:
@@ -286,13 +306,16 @@ def _coded_where(b, filters: tuple) -> list:
 
 def _coded_filters(b, filters: tuple) -> list:
     """Each filter's conditions over the coded samples: a text filter bound as its code."""
-    from sqlalchemy import bindparam
+    from sqlalchemy import and_, bindparam, or_
 
     out = []
     for name in filters:
         for k, (col, coded) in enumerate(_coded_dimension(b, name)):
             value = bindparam(f"f_{name}_{k}")
-            out.append(col == (_ash_code(value) if coded else value))
+            if name == "instance":
+                out.append(col == value)
+            else:
+                out.append(or_(col == (_ash_code(value) if coded else value), and_(col.is_(None), value.is_(None))))
     return out
 
 

@@ -30,9 +30,10 @@ def _differs(new, old):
 @statement
 def parameter_changes(v: Views, runs: bool = False):
     """Each value of a parameter that differs from the one at the instance's previous snapshot in [lo, hi] (LAG per
-    instance and parameter, by SNAP_ID), with the old value and its snapshot: the changes seen in (lo, hi]. With
-    `runs`, from the embedded store's runs of values (schema.PARAMETER_BASE, `v` unused): where a run follows one
-    of another value that lasted until lo or later; the same rows, without a row per snapshot."""
+    container, instance and parameter, by SNAP_ID: a CDB root holds a row per container), with the old value and its
+    snapshot: the changes seen in (lo, hi]. With `runs`, from the embedded store's runs of values
+    (schema.PARAMETER_BASE, a non-CDB's: CON_DBID is the DBID; `v` unused): where a run follows one of another value
+    that lasted until lo or later; the same rows, without a row per snapshot."""
     from sqlalchemy import and_, bindparam, func, select
 
     if runs:
@@ -62,6 +63,7 @@ def parameter_changes(v: Views, runs: bool = False):
                 old.c.last_snap,
                 new.c.isdefault,
                 new.c.ismodified,
+                new.c.dbid.label("con_dbid"),
             )
             .join_from(new, old, and_(same(old), old.c.first_snap == before))
             .where(
@@ -74,7 +76,7 @@ def parameter_changes(v: Views, runs: bool = False):
             .order_by(new.c.first_snap, new.c.instance_number, new.c.parameter_name)
         )
     t = v.parameter
-    window = {"partition_by": (t.c.instance_number, t.c.parameter_hash), "order_by": t.c.snap_id}
+    window = {"partition_by": (t.c.con_dbid, t.c.instance_number, t.c.parameter_hash), "order_by": t.c.snap_id}
     seen = (
         select(
             t.c.instance_number,
@@ -83,6 +85,7 @@ def parameter_changes(v: Views, runs: bool = False):
             t.c.value,
             t.c.isdefault,
             t.c.ismodified,
+            t.c.con_dbid,
             func.lag(t.c.value).over(**window).label("old_value"),
             func.lag(t.c.snap_id).over(**window).label("old_snap_id"),
         )
@@ -100,9 +103,10 @@ def parameter_changes(v: Views, runs: bool = False):
             seen.c.old_snap_id,
             seen.c.isdefault,
             seen.c.ismodified,
+            seen.c.con_dbid,
         )
         .where(seen.c.snap_id > bindparam("lo"), seen.c.old_snap_id.is_not(None), _differs(new, old))
-        .order_by(seen.c.snap_id, seen.c.instance_number, seen.c.parameter_name)
+        .order_by(seen.c.snap_id, seen.c.instance_number, seen.c.parameter_name, seen.c.con_dbid)
     )
 
 
@@ -231,5 +235,74 @@ def new_plans(v: Views, firsts: bool = False):
         )
         .where(~seen_before, previous.is_not(None))
         .order_by(r.c.elapsed.desc(), r.c.sql_id, r.c.instance_number)
+        .limit(TOP_NEW_PLANS)
+    )
+
+
+@statement
+def plan_returns(v: Views):
+    """Plans that come back in (lo, hi]: a statement's plan at a snapshot where the statement's previous snapshot (of
+    any instance) ran it on no instance but another plan, and an earlier snapshot had it. Within [lo, hi] the
+    statement's snapshots are numbered (DENSE_RANK) and so are the plan's own (ROW_NUMBER): their difference grows
+    where the statement ran without the plan, so a return is where it differs from the plan's snapshot before (LAG);
+    a plan's first snapshot of the range looks up the statement's previous snapshot and the plan's earlier rows.
+    Rows (sql_id, plan, con_dbid, instance, snap_id, previous_plan): the first instance that ran it at that snapshot,
+    and the plan of the statement's previous snapshot; the first TOP_NEW_PLANS in time."""
+    from sqlalchemy import and_, bindparam, exists, func, or_, select
+
+    t = v.sqlstat
+    g = (
+        select(
+            t.c.con_dbid,
+            t.c.sql_id,
+            t.c.plan_hash_value,
+            t.c.snap_id,
+            func.min(t.c.instance_number).label("instance_number"),
+        )
+        .where(_snap_range(t))
+        .group_by(t.c.con_dbid, t.c.sql_id, t.c.plan_hash_value, t.c.snap_id)
+        .subquery("g")
+    )
+    statement, plan = (g.c.con_dbid, g.c.sql_id), (g.c.con_dbid, g.c.sql_id, g.c.plan_hash_value)
+    away = func.dense_rank().over(partition_by=statement, order_by=g.c.snap_id) - func.row_number().over(
+        partition_by=plan, order_by=g.c.snap_id
+    )  # the statement's snapshots so far without the plan
+    numbered = select(g, away.label("away")).subquery("numbered")
+    n = numbered.c
+    before = func.lag(n.away).over(partition_by=(n.con_dbid, n.sql_id, n.plan_hash_value), order_by=n.snap_id)
+    w = select(numbered, before.label("away_before")).subquery("w")
+    latest, earlier, same, other = t.alias("latest"), t.alias("earlier"), t.alias("same_plan"), t.alias("other")
+
+    def statement_of(a):
+        return and_(a.c.dbid == bindparam("dbid"), a.c.sql_id == w.c.sql_id, a.c.con_dbid == w.c.con_dbid)
+
+    last_snap = (
+        select(func.max(latest.c.snap_id))
+        .where(statement_of(latest), latest.c.snap_id < w.c.snap_id)
+        .correlate(w)
+        .scalar_subquery()
+    )
+    previous = (
+        select(func.min(earlier.c.plan_hash_value))
+        .where(statement_of(earlier), earlier.c.snap_id == last_snap)
+        .correlate(w)
+        .scalar_subquery()
+    )
+
+    def of_plan(a):
+        return and_(statement_of(a), a.c.plan_hash_value == w.c.plan_hash_value)
+
+    ran_before = exists().where(of_plan(same), same.c.snap_id < last_snap).correlate(w)
+    ran_there = exists().where(of_plan(other), other.c.snap_id == last_snap).correlate(w)
+    return (
+        select(w.c.sql_id, w.c.plan_hash_value, w.c.con_dbid, w.c.instance_number, w.c.snap_id, previous)
+        .where(
+            w.c.snap_id > bindparam("lo"),
+            or_(
+                and_(w.c.away_before.is_not(None), w.c.away != w.c.away_before),
+                and_(w.c.away_before.is_(None), ~ran_there, ran_before),
+            ),
+        )
+        .order_by(w.c.snap_id, w.c.sql_id, w.c.plan_hash_value)
         .limit(TOP_NEW_PLANS)
     )

@@ -3,7 +3,13 @@ and the tests."""
 
 from app.settings import Settings
 from app.store.queries.ash import DIMENSIONS, TOP_LISTS, activity, activity_top, blocking, sample_spacing
-from app.store.queries.changes import new_plans, non_default_parameters, parameter_changes, parameters_at
+from app.store.queries.changes import (
+    new_plans,
+    non_default_parameters,
+    parameter_changes,
+    parameters_at,
+    plan_returns,
+)
 from app.store.queries.core import IN_LIST, capped
 from app.store.queries.history import (
     COUNTER_VIEWS,
@@ -33,7 +39,13 @@ from app.store.queries.history import (
 )
 from app.store.queries.plans import plan_line_activity, sql_binds, sql_plans
 from app.store.queries.reports import monitored_execution, monitored_executions
-from app.store.queries.segments import SEGMENT_ORDER, event_histogram, segment_history, top_segments
+from app.store.queries.segments import (
+    SEGMENT_ORDER,
+    event_histogram,
+    event_histogram_first,
+    segment_history,
+    top_segments,
+)
 from app.store.schema import Views
 
 
@@ -89,7 +101,9 @@ def statements(v: Views, row_cap: int, max_points: int = Settings.max_points):
     yield "parameter changes", parameter_changes(v)
     yield "non-default parameters", non_default_parameters(v)
     yield "new plans", new_plans(v)
+    yield "plans back", plan_returns(v)
     yield "event histogram", event_histogram(v)
+    yield "event histogram: the first snapshot kept", event_histogram_first(v)
     for order in SEGMENT_ORDER:
         yield f"top segments by {order}", top_segments(v, order)
     yield "segment detail", segment_history(v)

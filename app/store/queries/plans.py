@@ -78,12 +78,14 @@ def plan_line_activity(v: Views, blocks: bool = False):
 
 @statement
 def sql_binds(v: Views):
-    """The bind values captured for a statement in the intervals (lo, hi]."""
+    """The bind values captured for a statement in the intervals (lo, hi], each once: DBA_HIST_SQLBIND repeats a
+    snapshot's binds for each PLAN_HASH_VALUE of the statement there (docs/awr-rules.md §26)."""
     from sqlalchemy import bindparam, select
 
     t = v.sqlbind
     return (
         select(*[t.c[c] for c in BIND_COLUMNS])
+        .distinct()
         .where(_intervals(t), t.c.sql_id == bindparam("sql_id"))
         .order_by(t.c.snap_id, t.c.instance_number, t.c.position)
     )

@@ -20,16 +20,28 @@ TOP_SEGMENT_ROWS = 100  # a constant of the code, never a request value
 
 @statement
 def event_histogram(v: Views):
-    """One event's cumulative wait counts per instance, snapshot and bucket (WAIT_TIME_MILLI, the bucket's upper
-    bound in ms) over the snapshots [lo, hi], the event's rows of each snapshot summed in the database."""
+    """One event's cumulative wait counts per instance, container (CON_DBID: a CDB root holds a row per container),
+    snapshot and bucket (WAIT_TIME_MILLI, the bucket's upper bound in ms) over the snapshots [lo, hi], summed in the
+    database."""
     from sqlalchemy import bindparam, func, select
 
     t = v.event_histogram
+    keys = (t.c.instance_number, t.c.con_dbid, t.c.snap_id, t.c.wait_time_milli)
     return (
-        select(t.c.instance_number, t.c.snap_id, t.c.wait_time_milli, func.sum(t.c.wait_count))
+        select(*keys, func.sum(t.c.wait_count))
         .where(_snap_range(t), t.c.event_id == bindparam("item_id"))
-        .group_by(t.c.instance_number, t.c.snap_id, t.c.wait_time_milli)
+        .group_by(*keys)
     )
+
+
+@statement
+def event_histogram_first(v: Views):
+    """The first snapshot of [lo, hi] where DBA_HIST_EVENT_HISTOGRAM holds a row of any event: where the histograms
+    kept start, in the range."""
+    from sqlalchemy import func, select
+
+    t = v.event_histogram
+    return select(func.min(t.c.snap_id)).where(_snap_range(t)).group_by(t.c.dbid)  # no row where none is kept
 
 
 def _segment_names(v, grouped):
