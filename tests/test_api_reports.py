@@ -597,9 +597,10 @@ def test_top_sql_from_the_stores_blocks_equals_the_view_summed(api, dbs, demo_st
 
 def test_new_plans_from_the_stores_first_snapshots_equal_the_view_grouped(api, dbs, demo_store, tmp_path):
     """The embedded store keeps each plan's first snapshot per statement, container and instance
-    (schema.PLAN_FIRSTS); the changes layer's new plans sum only the plans first seen in the range. A store without
-    the table groups DBA_HIST_SQLSTAT over the range, as on Oracle. Both give the same changes for every range that
-    starts or ends one snapshot either side of a new plan, and for the whole history (issue 16)."""
+    (schema.PLAN_FIRSTS); the changes layer's new plans sum only the plans first seen in the range, and its plans back
+    number only the statements that ran more than one plan. A store without the table groups DBA_HIST_SQLSTAT over
+    the range, as on Oracle. Both give the same changes for every range that starts or ends one snapshot either side
+    of a new plan or a plan back, and for the whole history (issues 16 and 28)."""
     import shutil
     import sqlite3
 

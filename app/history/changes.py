@@ -112,7 +112,9 @@ def plan_returns(db: Database, rng: Range, inst) -> list[dict]:
     that ran them again."""
     tl = db.timeline()
     out = []
-    for sql_id, plan, con, i, snap, previous in db.rows(queries.plan_returns(db.store.views), lo=rng.lo, hi=rng.hi):
+    for sql_id, plan, con, i, snap, previous in db.rows(
+        queries.plan_returns(db.store.views, db.store.plan_firsts), lo=rng.lo, hi=rng.hi
+    ):
         if inst not in (None, i) or (i, snap) not in tl.by_id:
             continue
         out.append(

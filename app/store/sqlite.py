@@ -261,6 +261,8 @@ def embedded_statements(row_cap: int = Settings.row_cap) -> list:
     every += [queries.stored_awr_reports(v), queries.stored_awr_report(v), queries.stored_monitor_report(v)]
     # the parameters from the store's runs of values (docs/awr-rules.md §23)
     every += [queries.parameter_changes(v, True), queries.non_default_parameters(v, True)]
+    # the changes layer's plans from the store's first snapshots of each plan (schema.PLAN_FIRSTS)
+    every += [queries.new_plans(v, True), queries.plan_returns(v, True)]
     return list(dict.fromkeys(every))
 
 

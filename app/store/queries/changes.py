@@ -240,17 +240,30 @@ def new_plans(v: Views, firsts: bool = False):
 
 
 @statement
-def plan_returns(v: Views):
+def plan_returns(v: Views, firsts: bool = False):
     """Plans that come back in (lo, hi]: a statement's plan at a snapshot where the statement's previous snapshot (of
     any instance) ran it on no instance but another plan, and an earlier snapshot had it. Within [lo, hi] the
     statement's snapshots are numbered (DENSE_RANK) and so are the plan's own (ROW_NUMBER): their difference grows
     where the statement ran without the plan, so a return is where it differs from the plan's snapshot before (LAG);
     a plan's first snapshot of the range looks up the statement's previous snapshot and the plan's earlier rows.
     Rows (sql_id, plan, con_dbid, instance, snap_id, previous_plan): the first instance that ran it at that snapshot,
-    and the plan of the statement's previous snapshot; the first TOP_NEW_PLANS in time."""
+    and the plan of the statement's previous snapshot; the first TOP_NEW_PLANS in time. With `firsts` (the embedded
+    store's schema.PLAN_FIRSTS), only the statements that ever ran more than one plan are numbered (a few), not
+    every statement of the range."""
     from sqlalchemy import and_, bindparam, exists, func, or_, select
 
     t = v.sqlstat
+    where = [_snap_range(t)]
+    if firsts:
+        from app.store.schema import PLAN_FIRSTS as f
+
+        several = (
+            select(f.c.sql_id)
+            .where(f.c.dbid == bindparam("dbid"))
+            .group_by(f.c.con_dbid, f.c.sql_id)
+            .having(func.count(f.c.plan_hash_value.distinct()) > 1)
+        )
+        where.append(t.c.sql_id.in_(several))
     g = (
         select(
             t.c.con_dbid,
@@ -259,7 +272,7 @@ def plan_returns(v: Views):
             t.c.snap_id,
             func.min(t.c.instance_number).label("instance_number"),
         )
-        .where(_snap_range(t))
+        .where(*where)
         .group_by(t.c.con_dbid, t.c.sql_id, t.c.plan_hash_value, t.c.snap_id)
         .subquery("g")
     )
