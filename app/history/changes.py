@@ -88,13 +88,10 @@ def new_plans(db: Database, rng: Range, inst) -> list[dict]:
         if inst not in (None, i) or (i, first) not in tl.by_id:
             continue
         out.append(
-            {
-                "time": tl.by_id[(i, first)].time,
-                "snap_id": first,
-                "instance": i,
-                "kind": "plan",
-                "text": f"new plan {plan} of SQL {sql_id} (before: {p['previous']})",
-                "details": {
+            _plan_change(
+                tl.by_id[(i, first)],
+                f"new plan {plan} of SQL {sql_id} (before: {p['previous']})",
+                {
                     "sql_id": sql_id,
                     "plan_hash_value": plan,
                     "previous_plan": p["previous"],
@@ -102,7 +99,7 @@ def new_plans(db: Database, rng: Range, inst) -> list[dict]:
                     "elapsed_s": round4(p["elapsed"] / 1e6),
                     "executions": p["executions"],
                 },
-            }
+            )
         )
     return out
 
@@ -118,16 +115,25 @@ def plan_returns(db: Database, rng: Range, inst) -> list[dict]:
         if inst not in (None, i) or (i, snap) not in tl.by_id:
             continue
         out.append(
-            {
-                "time": tl.by_id[(i, snap)].time,
-                "snap_id": snap,
-                "instance": i,
-                "kind": "plan",
-                "text": f"plan {plan} of SQL {sql_id} back (before: {previous})",
-                "details": {"sql_id": sql_id, "plan_hash_value": plan, "previous_plan": previous, "con_dbid": con},
-            }
+            _plan_change(
+                tl.by_id[(i, snap)],
+                f"plan {plan} of SQL {sql_id} back (before: {previous})",
+                {"sql_id": sql_id, "plan_hash_value": plan, "previous_plan": previous, "con_dbid": con},
+            )
         )
     return out
+
+
+def _plan_change(snapshot, text: str, details: dict) -> dict:
+    """A change of kind plan at `snapshot` (a timeline entry: its instance, snap_id and time)."""
+    return {
+        "time": snapshot.time,
+        "snap_id": snapshot.snap_id,
+        "instance": snapshot.instance,
+        "kind": "plan",
+        "text": text,
+        "details": details,
+    }
 
 
 def versions(db: Database, rng: Range, inst) -> list[dict]:

@@ -150,7 +150,7 @@ def new_plans(v: Views, firsts: bool = False):
     `firsts` (the embedded store's schema.PLAN_FIRSTS), only the plans whose first snapshot of an instance is in the
     range are summed: a plan an instance ran before the range has an earlier snapshot, so it is never new there; and
     whether any instance ran the plan before is a lookup there too, not a scan of the statement's earlier rows."""
-    from sqlalchemy import and_, bindparam, exists, func, select
+    from sqlalchemy import bindparam, exists, func, select
 
     t = v.sqlstat
     if firsts:
@@ -200,25 +200,10 @@ def new_plans(v: Views, firsts: bool = False):
             .group_by(t.c.sql_id, t.c.plan_hash_value, t.c.con_dbid, t.c.instance_number)
             .subquery("r")
         )
-    earlier, latest = t.alias("earlier"), t.alias("latest")
     # with `firsts`, whether the plan ran before is a lookup of its first snapshots, not a scan of earlier rows
     same = (f if firsts else t).alias("same_plan")
     before = same.c.first_snap if firsts else same.c.snap_id
-
-    def statement_of(a):
-        return and_(a.c.dbid == bindparam("dbid"), a.c.sql_id == r.c.sql_id, a.c.con_dbid == r.c.con_dbid)
-
-    last_snap = (
-        select(func.max(latest.c.snap_id))
-        .where(statement_of(latest), latest.c.snap_id < r.c.first_snap)
-        .correlate(r)
-        .scalar_subquery()
-    )
-    previous = (
-        select(func.min(earlier.c.plan_hash_value))
-        .where(statement_of(earlier), earlier.c.snap_id == last_snap)
-        .scalar_subquery()
-    )
+    statement_of, _, previous = _statement_before(t, r, r.c.first_snap)
     seen_before = exists().where(
         statement_of(same), same.c.plan_hash_value == r.c.plan_hash_value, before < r.c.first_snap
     )
@@ -237,6 +222,32 @@ def new_plans(v: Views, firsts: bool = False):
         .order_by(r.c.elapsed.desc(), r.c.sql_id, r.c.instance_number)
         .limit(TOP_NEW_PLANS)
     )
+
+
+def _statement_before(t, r, snap):
+    """For the rows of subquery `r` (sql_id, con_dbid) at snapshot column `snap`: the condition that a row of an alias
+    of `t` is the same statement, the statement's previous snapshot (of any instance) and the plan it ran there (the
+    lowest, where several)."""
+    from sqlalchemy import and_, bindparam, func, select
+
+    earlier, latest = t.alias("earlier"), t.alias("latest")
+
+    def statement_of(a):
+        return and_(a.c.dbid == bindparam("dbid"), a.c.sql_id == r.c.sql_id, a.c.con_dbid == r.c.con_dbid)
+
+    last_snap = (
+        select(func.max(latest.c.snap_id))
+        .where(statement_of(latest), latest.c.snap_id < snap)
+        .correlate(r)
+        .scalar_subquery()
+    )
+    previous = (
+        select(func.min(earlier.c.plan_hash_value))
+        .where(statement_of(earlier), earlier.c.snap_id == last_snap)
+        .correlate(r)
+        .scalar_subquery()
+    )
+    return statement_of, last_snap, previous
 
 
 @statement
@@ -284,23 +295,8 @@ def plan_returns(v: Views, firsts: bool = False):
     n = numbered.c
     before = func.lag(n.away).over(partition_by=(n.con_dbid, n.sql_id, n.plan_hash_value), order_by=n.snap_id)
     w = select(numbered, before.label("away_before")).subquery("w")
-    latest, earlier, same, other = t.alias("latest"), t.alias("earlier"), t.alias("same_plan"), t.alias("other")
-
-    def statement_of(a):
-        return and_(a.c.dbid == bindparam("dbid"), a.c.sql_id == w.c.sql_id, a.c.con_dbid == w.c.con_dbid)
-
-    last_snap = (
-        select(func.max(latest.c.snap_id))
-        .where(statement_of(latest), latest.c.snap_id < w.c.snap_id)
-        .correlate(w)
-        .scalar_subquery()
-    )
-    previous = (
-        select(func.min(earlier.c.plan_hash_value))
-        .where(statement_of(earlier), earlier.c.snap_id == last_snap)
-        .correlate(w)
-        .scalar_subquery()
-    )
+    same, other = t.alias("same_plan"), t.alias("other")
+    statement_of, last_snap, previous = _statement_before(t, w, w.c.snap_id)
 
     def of_plan(a):
         return and_(statement_of(a), a.c.plan_hash_value == w.c.plan_hash_value)
