@@ -19,8 +19,10 @@ ERRORS = {
 }
 
 
-def openapi_document(app) -> dict:
-    keyed = bool(app.config["SETTINGS"].api_key_secret)
+def openapi_document(app, keyed: bool | None = None) -> dict:
+    """The document of the app's routes; `keyed`: as where an API key is configured (every operation's security and
+    its 401), or not; by default as the app's settings say."""
+    keyed = bool(app.config["SETTINGS"].api_key_secret) if keyed is None else keyed
     paths: dict = {}
     for rule in app.url_map.iter_rules():
         if not rule.rule.startswith("/api/v1/"):
