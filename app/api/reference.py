@@ -44,7 +44,7 @@ def markdown(app) -> str:
         "answer may leave out.",
     ]
     for method, path, op in operations:
-        out += ["", f"### {method.upper()} `{path}`", "", about[path, method], ""]
+        out += ["", f"### {method.upper()} `{path}`", "", _prose(about[path, method]), ""]
         out += [f"API key: {_key(op)}.", ""]
         if op["parameters"]:
             out += ["| Parameter | In | Type | Required | Default | Description |", "|---|---|---|---|---|---|"]
@@ -142,4 +142,9 @@ def _shape(schema) -> str:
 
 def _cell(text: str) -> str:
     """Text in a Markdown table's cell: its pipes escaped (GitHub splits cells at every bare pipe, code spans too)."""
-    return text.replace("|", "\\|").replace("\n", " ")
+    return _prose(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _prose(text: str) -> str:
+    """The document's text as Markdown shows it: `<` outside code spans escaped, or `<db>` would read as a tag."""
+    return "`".join(part if i % 2 else part.replace("<", "&lt;") for i, part in enumerate(text.split("`")))
