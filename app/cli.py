@@ -108,7 +108,7 @@ def register(app):
             click.echo(f"-- {name}\n{render(stmt, dialect)};\n")
 
     @app.cli.command("settings")
-    @click.option("--markdown", is_flag=True, help="As the README's table.")
+    @click.option("--markdown", is_flag=True, help="As the table in docs/oracle.md.")
     def settings(markdown):
         """List every setting, its environment variable and default."""
         if markdown:

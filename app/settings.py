@@ -12,7 +12,7 @@ EMBEDDED = "demo"  # the alias of the embedded SQLite store, the one target when
 
 
 def setting(default, help, *, parse=None, shown=None):
-    """A setting's default, its help (the README's table is made from it), its parser, and how the default is
+    """A setting's default, its help (docs/oracle.md's table is made from it), its parser, and how the default is
     shown when it is not the same everywhere."""
     return field(default=default, metadata={"help": help, "parse": parse, "shown": shown})
 
@@ -131,12 +131,12 @@ class Settings:
 
     @classmethod
     def describe(cls):
-        """(variable, default as shown, help) for every setting, for the README and `flask settings`."""
+        """(variable, default as shown, help) for every setting, for docs/oracle.md and `flask settings`."""
         return [("AWRLENS_" + f.name.upper(), _shown(f), f.metadata["help"]) for f in fields(cls)]
 
     @classmethod
     def markdown(cls) -> str:
-        """The README's table of settings (tests/test_settings.py keeps the README equal to it)."""
+        """The table of settings in docs/oracle.md (tests/test_settings.py keeps the file equal to it)."""
         lines = ["| variable | default | meaning |", "|---|---|---|"]
         lines += [
             f"| `{var}` | {default} | {help_text.replace('|', chr(92) + '|')} |"

@@ -109,7 +109,7 @@ def alarms(stage: str, function: str, timeout_seconds: int) -> list[dict]:
             "Threshold": round(DURATION_SHARE * timeout_seconds * 1000.0, 1),
             "Unit": "Milliseconds",
             "AlarmDescription": f"a run took {DURATION_SHARE:.0%} of the {timeout_seconds} s timeout: the database "
-            "bounds are being reached (README, Never hang)",
+            "bounds are being reached (docs/oracle.md, Never hang)",
             **common,
         },
     ]

@@ -2,13 +2,13 @@
 
 import json
 
-from answers import RECORD, fingerprint, readme_examples
+from answers import RECORD, documented_examples, fingerprint
 
 RECORDED = json.loads(RECORD.read_text())
 
 
-def test_the_record_covers_the_readme_examples():
-    examples = readme_examples()
+def test_the_record_covers_the_documented_examples():
+    examples = documented_examples()
     assert len(examples) >= 5
     assert set(examples) <= set(RECORDED["answers"])
 

@@ -63,7 +63,7 @@ def test_the_errors_every_operation_shares_are_listed_once(keyed_doc):
     """A status with one meaning on most operations (ERRORS in app/api/openapi.py) is in the Errors table, as
     the served document words it."""
     text = DOCS.read_text()
-    errors = text.split("## Errors")[1].split("## Each endpoint")[0]
+    errors = text.split("## Error statuses")[1].split("## Each endpoint")[0]
     table = dict(re.findall(r"^\| ([0-9]{3}) \| (.+) \|$", errors, flags=re.M))
     assert table["400"] == keyed_doc["paths"]["/api/v1/dbs/{db}/series"]["get"]["responses"]["400"]["description"]
     assert table["401"] == keyed_doc["paths"]["/api/v1/dbs/{db}/series"]["get"]["responses"]["401"]["description"]

@@ -149,7 +149,7 @@ def _explorer_search(page):
 
 
 def test_overview_screenshot(server, dbs, page):
-    """The picture in the README: RACPROD's last week."""
+    """The picture in README.md and docs/viewer.md: RACPROD's last week."""
     page.open(_url(server, db=dbs["rac"], view="overview", range="7d"))
     page.page.mouse.move(5, 5)
     SCREENSHOT.parent.mkdir(exist_ok=True)

@@ -99,7 +99,7 @@ def test_each_kind_draws_the_chart_that_fits_it(server, client, page, slug, char
 
 
 def test_run_screenshot(server, page):
-    """The run picture in the README: the async I/O fix, before and after."""
+    """The run picture in docs/viewer.md: the async I/O fix, before and after."""
     page.open(run_url(server, ASYNC))
     page.page.mouse.move(5, 5)
     page.page.screenshot(path=str(RUN_SHOT), full_page=False)

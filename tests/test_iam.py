@@ -157,16 +157,15 @@ def test_the_guide_makes_the_deploying_identity_the_later_steps_use(monkeypatch,
 
 
 def documented_sites() -> set[tuple[str, str, str]]:
-    """(bucket, stage, hosting) of every `make deploy-site` the operator's guides give for an account (README.md,
-    infra/README.md; the emulator's rehearsal, which no IAM guards, left out), the account as the documents'
+    """(bucket, stage, hosting) of every `make deploy-site` the deploying guide gives for an account
+    (infra/README.md; the emulator's rehearsal, which no IAM guards, left out), the account as the guide's
     placeholder."""
     sites = set()
-    for doc in (ROOT / "README.md", ROOT / "infra" / "README.md"):
-        for line in re.findall(r"make deploy-site (BUCKET=\S+ .*)", doc.read_text()):
-            args = dict(re.findall(r"\b([A-Z_]+)=([^\s`]+)", line))
-            bucket = args["BUCKET"].replace("$ACCOUNT", ACCOUNT)
-            if bucket.endswith(ACCOUNT):
-                sites.add((bucket, args["STAGE"], args.get("HOSTING", "cloudfront")))
+    for line in re.findall(r"make deploy-site (BUCKET=\S+ .*)", (ROOT / "infra" / "README.md").read_text()):
+        args = dict(re.findall(r"\b([A-Z_]+)=([^\s`]+)", line))
+        bucket = args["BUCKET"].replace("$ACCOUNT", ACCOUNT)
+        if bucket.endswith(ACCOUNT):
+            sites.add((bucket, args["STAGE"], args.get("HOSTING", "cloudfront")))
     return sites
 
 

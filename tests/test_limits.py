@@ -162,7 +162,7 @@ def test_a_script_name_header_counts_only_from_a_configured_proxy(port, demo_sto
 
 
 def test_the_longest_documented_request_is_within_gunicorns_limits(port, dbs, api):
-    """gunicorn answers an over-long request line or headers itself (README); no request the API
+    """gunicorn answers an over-long request line or headers itself (docs/oracle.md, Never hang); no request the API
     documents comes near: the 8 longest series names of the catalog, percent-encoded, with every other parameter of
     /series at its longest, is answered by the app (issue 12)."""
     from urllib.parse import urlencode

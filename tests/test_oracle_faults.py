@@ -27,7 +27,8 @@ pytestmark = [pytest.mark.wire, pytest.mark.slow]
 
 PASSWORD = "Pw-9f3K-never-in-messages"
 CONNECT, CALL = 1.0, 1.0
-BOUND = CONNECT + 2 * CALL + 0.5  # the most a failing request may take (README: connect + twice the call timeout)
+# the most a failing request may take: connect + twice the call timeout (docs/oracle.md, Never hang)
+BOUND = CONNECT + 2 * CALL + 0.5
 FAST = 0.5  # a refused, reset or unresolvable database answers at once, well before connect_timeout
 
 

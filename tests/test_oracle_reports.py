@@ -561,7 +561,7 @@ def test_file_names_from_database_text_stay_one_safe_name(oracle_app):
 def test_a_report_has_its_own_time_bound_and_its_504_names_it(oracle_app):
     """A report Oracle takes long to render (a stall on the report's call) is waited on for AWRLENS_REPORT_TIMEOUT,
     longer than AWRLENS_CALL_TIMEOUT, then a 504 naming the setting; the driver's wait for the answer to its break is
-    cut to oracle.BREAK_WAIT, not as long again (README, Never hang)."""
+    cut to oracle.BREAK_WAIT, not as long again (docs/oracle.md, Never hang)."""
     from app.store.oracle import BREAK_WAIT
 
     call, report = 1.0, 3.0

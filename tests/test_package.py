@@ -62,7 +62,8 @@ def test_time_bounds_nest(stage):
     """Every database bound fits in the function's timeout, which fits in API Gateway's 29 s."""
     s = STAGES[stage]
     settings = Settings.from_env(s["environment_variables"])
-    worst = settings.connect_timeout + 2 * settings.call_timeout  # README: a call in flight costs twice the bound
+    # a call in flight costs twice the bound (docs/oracle.md, Never hang)
+    worst = settings.connect_timeout + 2 * settings.call_timeout
     # one of Oracle's reports: its own bound, then BREAK_WAIT for the answer to the break (tests/test_oracle_reports)
     worst = max(worst, settings.connect_timeout + settings.report_timeout + BREAK_WAIT)
     assert worst < s["timeout_seconds"] < API_GATEWAY_TIMEOUT

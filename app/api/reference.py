@@ -29,7 +29,7 @@ def markdown(app) -> str:
         "|---|---|---|",
         *(f"| {m.upper()} | `{path}` | {_cell(_first_sentence(about[path, m]))} |" for m, path, _ in operations),
         "",
-        "## Errors",
+        "## Error statuses",
         "",
         'Every error is JSON of one shape, `{"error": {"status", "code", "message", "parameter"}}` (`parameter` names',
         "the parameter at fault, where one is). What each status means, unless an endpoint says otherwise:",
@@ -60,7 +60,7 @@ def markdown(app) -> str:
                 usual.append(code)
             else:
                 out.append(f"| {code} | {_cell(answer['description'])} | {_cell(_content(answer))} |")
-        out.append(f"| {', '.join(usual)} | as in Errors | error |")
+        out.append(f"| {', '.join(usual)} | as in Error statuses | error |")
     return "\n".join([*out, "", END, ""])
 
 

@@ -25,7 +25,8 @@ def view_name(prefix: str, name: str) -> str:
     return ("dba_hist_" if name in DBA_HIST_ONLY else prefix) + name
 
 
-# The Oracle releases awrlens supports: python-oracledb's thin mode connects to 12.1 and later (README, Oracle).
+# The Oracle releases awrlens supports: python-oracledb's thin mode connects to 12.1 and later
+# (docs/oracle.md, Supported releases).
 RELEASES = ("12.1", "12.2", "18c", "19c", "21c", "23ai")
 NEWEST = RELEASES[-1]
 # Columns of these tables that a release's views lack: from the Oracle Database Reference of each release, the pages
