@@ -1,7 +1,8 @@
 /* AWRLens.ChartWindows: the windows a time chart (charts.js) loads, as plain arithmetic on {from, to} in ms.
- * A tool button moves the window by half its width (earlier, later), halves it (zoom in) or doubles it (zoom out),
- * never narrower than MIN_WINDOW and kept inside the range's limits; after each fetch the windows either side, as
- * wide as the window and clipped to the limits, are prefetched so a pan shows data at once. The loaded segments ({lo, hi, detail, full, res}) cover a window when one of them is that window, or when
+ * A tool button moves the window by half its width (earlier, later), halves it (zoom in, to MIN_WINDOW at the
+ * narrowest, as the drag and wheel zoom) or doubles it (zoom out), kept inside the range's limits; after each fetch
+ * the windows either side, as wide as the window and clipped to the limits, are prefetched so a pan shows data at
+ * once. The loaded segments ({lo, hi, detail, full, res}) cover a window when one of them is that window, or when
  * the segments at full resolution reach across it; their points are merged per series in time order. */
 (function (AWRLens) {
   "use strict";
@@ -14,12 +15,16 @@
   function detailed(win) { return win.to - win.from <= (cfg.detailMaxHours || 6) * 3600e3; }
 
   /** The window a tool asks for ("earlier", "later", "zoomin", "zoomout"), {from, to} rounded to the ms and inside
-   * win.limits; null when it would be narrower than MIN_WINDOW. */
+   * win.limits; null when it would be narrower than MIN_WINDOW (zoom in from MIN_WINDOW or narrower). */
   function step(win, what) {
     var w = win.to - win.from, lim = win.limits, from = win.from, to = win.to;
     if (what === "earlier") { from -= w / 2; to -= w / 2; }
     if (what === "later") { from += w / 2; to += w / 2; }
-    if (what === "zoomin") { from += w / 4; to -= w / 4; }
+    if (what === "zoomin") {  // to half the width, never under MIN_WINDOW (as the drag and wheel zoom's minRange)
+      if (w <= MIN_WINDOW) { return null; }
+      var cut = (w - Math.max(w / 2, MIN_WINDOW)) / 2;
+      from += cut; to -= cut;
+    }
     if (what === "zoomout") { from -= w / 2; to += w / 2; }
     if (to - from < MIN_WINDOW) { return null; }
     if (from < lim.min) { to += lim.min - from; from = lim.min; }
