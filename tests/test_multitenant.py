@@ -406,3 +406,48 @@ def test_ash_users_and_objects_are_per_container(cdb):
     top = api.get(f"{base}/top", query_string=window).get_json()
     objects = {r["name"]: r["samples"] for r in top["lists"]["current_obj"]}
     assert objects == {f"{PDB1}:5000": 3, f"{PDB2}:5000": 3, None: 3}
+
+
+# DBA_HIST_REPORTS: SQL monitor reports of the one SQL_ID both PDBs run, on instance 1: (REPORT_ID, container,
+# SNAP_ID the report ended before, start, end)
+MONITORED = [
+    (71, PDB1, 2, "2026-03-01 00:05:00", "2026-03-01 00:06:40"),
+    (72, PDB2, 2, "2026-03-01 00:12:00", "2026-03-01 00:12:30"),
+    (73, PDB1, 3, "2026-03-01 00:40:00", "2026-03-01 00:41:00"),
+    (74, PDB2, 3, "2026-03-01 00:45:00", "2026-03-01 00:50:00"),
+]
+
+
+@pytest.fixture(scope="module")
+def monitored(cdb, tmp_path_factory):
+    """A copy of the CDB store that keeps SQL monitor reports (schema.AWR_REPORTS marks a store that keeps them)."""
+    from app.store import schema
+
+    path = tmp_path_factory.mktemp("monitored") / "cdb.sqlite"
+    path.write_bytes(cdb.read_bytes())
+    engine = create_engine(f"sqlite:///{path}")
+    schema.AWR_REPORTS.metadata.create_all(engine)
+    engine.dispose()
+    con = sqlite3.connect(path)
+    for report_id, con_dbid, snap_id, start, end in MONITORED:
+        con.execute(
+            "insert into dba_hist_reports (snap_id, dbid, instance_number, report_id, component_name, key1, key2, "
+            "period_start_time, period_end_time, generation_time, con_dbid) values (?,?,1,?,'sqlmonitor',?,?,?,?,?,?)",
+            (snap_id, DBID, report_id, "0s4ruwf8v2hxq", str(report_id), start, end, end, con_dbid),
+        )
+    con.commit()
+    con.close()
+    return path
+
+
+def test_each_containers_monitored_executions_are_its_own(monitored):
+    """con_dbid names one container: its list holds its own reports only (DBA_HIST_REPORTS.CON_DBID, §15); without
+    it, every container's."""
+    api = client(monitored)
+    url = f"/api/v1/dbs/c.{DBID}/sql/0s4ruwf8v2hxq/monitor"
+    window = {"begin_snap": 1, "end_snap": 3}
+    for con_dbid in (PDB1, PDB2):
+        body = api.get(url, query_string={**window, "con_dbid": con_dbid}).get_json()
+        assert sorted(r["report_id"] for r in body["rows"]) == [m[0] for m in MONITORED if m[1] == con_dbid], body
+    body = api.get(url, query_string=window).get_json()
+    assert sorted(r["report_id"] for r in body["rows"]) == [m[0] for m in MONITORED]
