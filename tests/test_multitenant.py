@@ -41,10 +41,11 @@ SQL = {
 # (container, TS#, OBJ#, owner, name) -> logical reads per interval ending at snap 2 and 3: the same TS#, OBJ# and
 # DATAOBJ# in two PDBs are two segments
 # DBA_HIST_EVENT_HISTOGRAM of one event on instance 1 per container: {snap_id: {bucket: cumulative WAIT_COUNT}};
-# the root's rows start at snap 2 (a container whose rows start later, as when AWR begins to capture it)
+# the root's rows start at snap 2 (a container whose rows start later, as when AWR begins to capture it); PDB1's bucket
+# of 16 ms first gets a wait (and a row) at snap 3
 EVENT_ID, EVENT = 2000, "db file sequential read"
 HISTOGRAM = {
-    PDB1: {1: {1: 100, 4: 10}, 2: {1: 150, 4: 30}, 3: {1: 160, 4: 31}},
+    PDB1: {1: {1: 100, 4: 10}, 2: {1: 150, 4: 30}, 3: {1: 160, 4: 31, 16: 2}},
     ROOT: {2: {1: 5000, 8: 700}, 3: {1: 5004, 8: 701}},
 }
 
@@ -329,7 +330,8 @@ def test_each_captured_bind_is_listed_once_whatever_the_plans(cdb, tmp_path):
 def test_event_histogram_deltas_are_per_container(cdb):
     """Each container's rows are a counter of their own (docs/awr-rules.md §24): differenced per instance, container
     and bucket, then summed. The root's rows start at snap 2, so interval 2 holds PDB1's waits only; summed over the
-    containers first, the root's whole count would read as waits of that interval."""
+    containers first, the root's whole count would read as waits of that interval. A bucket's first row counts 0
+    before it where its container has rows: the interval it first appears in keeps its waits."""
     body = (
         client(cdb)
         .get(f"/api/v1/dbs/c.{DBID}/event-histogram", query_string={"event": EVENT, "begin_snap": 1, "end_snap": 3})
@@ -345,6 +347,7 @@ def test_event_histogram_deltas_are_per_container(cdb):
     uppers = [b["wait_time_milli"] for b in body["buckets"]]
     got = {i["snap_id"]: {u: n for u, n in zip(uppers, i["counts"], strict=True) if n} for i in body["intervals"]}
     assert got == {s: {u: n for u, n in b.items() if n} for s, b in expected.items()}, body
+    assert got[3][16] == 2
 
 
 def test_parameter_changes_are_per_container(cdb):
