@@ -57,7 +57,7 @@ def parse(parser: argparse.ArgumentParser, quick: dict | None = None) -> argpars
     if getattr(args, "store", None) is not None:
         args.store = args.store.resolve()
         if not args.store.exists():
-            sys.exit(f"{args.store} does not exist: `make {args.store.relative_to(ROOT)}` builds the demo store")
+            sys.exit(f"{args.store} does not exist (`make var/awrlens.sqlite` builds the 45-day demo store)")
     return args
 
 
