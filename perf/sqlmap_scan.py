@@ -46,8 +46,16 @@ def good_values(port):
     status, body = harness.get(port, "/api/v1/benchmarks")  # benchmark runs, when the store has some
     runs = [r["slug"] for r in json.loads(body)["rows"]][:2] if status == 200 else []
     slug = {"slug": runs[0], "runs": runs} if runs else {}
+    near = f"/api/v1/dbs/{rac['id']}/%s?begin_snap={lo}&end_snap={hi}"
+    event = next(r["event"] for r in get_json(port, near % "top-events")["rows"] if r["wait_class"] != "CPU")
+    segment = get_json(port, near % "segments" + "&limit=1")["rows"][0]
     return {
         **slug,
+        "first_snap": snaps["first_snap"],
+        "last_snap": snaps["last_snap"],
+        "event": event,
+        "obj": segment["obj"],
+        "dataobj": segment["dataobj"],
         "db": rac["id"],
         "sql_id": top[0]["sql_id"] if top else "aaaaaaaaaaaaa",
         "name": "sysstat:redo size",
@@ -78,22 +86,69 @@ def good_values(port):
 BY_TIME, BY_SNAPSHOT = ("from", "to"), ("begin_snap", "end_snap")
 
 
+def own_values(port, good) -> dict[str, dict]:
+    """Per path template, the values an operation needs beyond `good`: a statement with two plans to diff, a
+    monitored execution, the ranges of the Oracle reports the store keeps (a range by time: their snapshots')."""
+    base = f"/api/v1/dbs/{quote(good['db'])}"
+    whole = urlencode({"begin_snap": good["first_snap"], "end_snap": good["last_snap"]})
+    top = get_json(port, f"{base}/top-sql?limit=100&{whole}")["rows"]
+    plans = next(r for r in top if len(r["plan_hash_values"] or []) > 1)
+    monitored = next(
+        rows[0] for r in top if (rows := get_json(port, f"{base}/sql/{r['sql_id']}/monitor?{whole}")["rows"])
+    )
+
+    def ranged(prefix, begin, end):
+        r = get_json(port, f"{base}/range?begin_snap={begin}&end_snap={end}")["range"]
+        return {
+            f"{prefix}begin_snap": begin,
+            f"{prefix}end_snap": end,
+            f"{prefix}from": r["from"],
+            f"{prefix}to": r["to"],
+        }
+
+    reports = get_json(port, f"{base}/awr-report/stored")["reports"]
+    report = next(r for r in reports if not r["kind"].endswith("diff"))
+    diff = next(r for r in reports if r["kind"].endswith("diff"))
+    return {
+        "/api/v1/dbs/{db}/sql/{sql_id}/plans/diff": {
+            "sql_id": plans["sql_id"],
+            "a": plans["plan_hash_values"][0],
+            "b": plans["plan_hash_values"][1],
+        },
+        "/api/v1/dbs/{db}/sql-monitor/{report_id}": {
+            "report_id": monitored["report_id"],
+            "snap_id": monitored["snap_id"],
+        },
+        "/api/v1/dbs/{db}/awr-report": {
+            **ranged("", report["begin_snap"], report["end_snap"]),
+            "instance": ",".join(map(str, report["instances"])),
+        },
+        "/api/v1/dbs/{db}/awr-report/compare": {
+            **ranged("a_", diff["begin_snap"], diff["end_snap"]),
+            **ranged("b_", diff["b_begin_snap"], diff["b_end_snap"]),
+            "instance": ",".join(map(str, diff["instances"])),
+        },
+    }
+
+
 def targets(port):
     """(label, url, parameters to test, path marker?) for every GET operation sqlmap can start from: the query
     parameters of a URL that answers 200 (once with ranges by time, once by snapshot ids, as a range takes one or
     the other), then each path parameter with a * marker."""
     doc = get_json(port, "/api/v1/openapi.json")
     good = good_values(port)
+    own = own_values(port, good)
     out, skipped = [], []
     for path, item in doc["paths"].items():
         params = item.get("get", {}).get("parameters", [])
         path_params = [p["name"] for p in params if p["in"] == "path"]
         if not params:
             continue
-        if any(n not in good for n in path_params):
+        values = {**good, **own.get(path, {})}
+        if any(n not in values for n in path_params):
             skipped.append((path, "no known value for a path parameter"))
             continue
-        filled = {n: quote(str(good[n]), safe="") for n in path_params}
+        filled = {n: quote(str(values[n]), safe="") for n in path_params}
         names = [p["name"] for p in params if p["in"] == "query"]
         ranged = any(n.endswith(BY_SNAPSHOT) for n in names)
         for style, other in ((BY_TIME, BY_SNAPSHOT), (BY_SNAPSHOT, BY_TIME)) if ranged else (((), ()),):
@@ -101,7 +156,9 @@ def targets(port):
             for n in names:
                 if n.removeprefix("a_").removeprefix("b_") in other:
                     continue
-                value = good.get(n, next(p["schema"].get("enum", [None])[0] for p in params if p["name"] == n))
+                enum = next(p["schema"].get("enum") for p in params if p["name"] == n)
+                value = values.get(n) if not enum or values.get(n) in enum else None
+                value = enum[0] if value is None and enum else value
                 if value is not None:
                     query[n] = value
             url = f"{path.format(**filled)}?{urlencode(query, doseq=True)}"
