@@ -64,12 +64,18 @@ mutate: $(VENV)/.installed  ## mutation testing, not part of make test (docs/mut
 sql: $(VENV)/.installed  ## print every SQL statement the API runs, compiled for Oracle
 	$(PY) -m flask --app app sql
 
-perf: $(VENV)/.installed $(VENDOR) chromium $(STORE)  ## the performance runs recorded in BENCHMARKS.md (peers from perf/requirements.txt)
+PERF_FLAGS ?=
+
+perf: $(VENV)/.installed $(VENDOR) chromium $(STORE)  ## BENCHMARKS.md's runs that need only the store (PERF_FLAGS=--quick: each once, briefly)
 	$(PY) -m pip install --quiet -r perf/requirements.txt
-	$(PY) perf/series.py --build --profile
-	$(PY) perf/peers.py
-	$(PY) perf/frontend.py
-	$(PY) perf/load.py  # last: it fails on any answer other than 200 (BENCHMARKS.md, Load), after the others are written
+	$(PY) perf/build.py $(PERF_FLAGS)
+	$(PY) perf/series.py --profile $(PERF_FLAGS)
+	$(PY) perf/peers.py $(PERF_FLAGS)
+	$(PY) perf/activity.py --runs 7 $(PERF_FLAGS)
+	$(PY) perf/report.py --runs 7 $(PERF_FLAGS)
+	$(PY) perf/frontend.py --runs 7 $(PERF_FLAGS)
+	$(PY) perf/silent.py $(PERF_FLAGS)
+	$(PY) perf/load.py --seconds 60 --answer-cache-mb 0 $(PERF_FLAGS)  # last: it fails on any answer but a 200
 
 clean:
 	rm -rf $(VENV) var node_modules static/vendor

@@ -25,6 +25,8 @@ SCRIPTS = (  # static/js, in the order they run: each uses those before it
     "databases.js",
     "chart-card.js",
     "changes.js",
+    "chart-windows.js",
+    "chart-config.js",
     "charts.js",
     "charts-xy.js",
     "tables.js",
@@ -51,7 +53,7 @@ def context(settings: Settings, api_base: str = "", vendor: str = VENDOR) -> dic
 
 def scripts(static: Path | None = None) -> bytes:
     """SCRIPTS joined into one file, served as SCRIPTS_PATH by Flask and uploaded as it to the bucket: one request
-    instead of 22 (a browser asks at most six files of one server at a time; BENCHMARKS.md, "the page"). Each file
+    instead of 24 (a browser asks at most six files of one server at a time; BENCHMARKS.md, "the page"). Each file
     keeps its own scope (an IIFE, "use strict" inside) and ends its statements, so joined they run as they did one
     by one. A missing file is an error, never a page without it."""
     parts = []

@@ -1,7 +1,8 @@
-"""Lambda cold start of BENCHMARKS.md: a fresh process importing Zappa's handler and answering one real event,
-awrlens (the demo package) against a minimal Zappa Flask app packaged the same way on the same machine.
+"""Lambda cold start (BENCHMARKS.md, "The Lambda package and cold start"): a fresh process importing Zappa's handler
+and answering one real event, awrlens (the demo package) against a minimal Zappa Flask app packaged the same way on
+the same machine.
 
-Usage: .venv/bin/python perf/coldstart.py [--runs 15]   (builds dist/awrlens-demo.zip first if missing)
+Usage: .venv/bin/python perf/coldstart.py [--runs 20]   (builds dist/awrlens-demo.zip first if missing)
 
 Each package is unpacked as Lambda unpacks it (files dated 1980-01-01, as Zappa writes them; bytecode cannot be
 written), with the runtime's boto3 beside it (perf/lambda_sim.py). One run = one new CPython 3.12 process (the
@@ -12,21 +13,18 @@ package, awrlens as `zappa package` writes it (the .pyc files pip wrote, stale a
 finish() in infra/lambda_package.py buys. Results: perf/results/coldstart.json.
 """
 
-import argparse
 import json
-import os
-import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from infra import lambda_package  # noqa: E402
-from perf import lambda_sim  # noqa: E402
-from tests.apigw import api_event  # noqa: E402
+from infra import lambda_package
+from perf import harness, lambda_sim
+from perf.harness import ROOT
+from tests.apigw import api_event
 
 HELLO = '''from flask import Flask, jsonify
 
@@ -44,8 +42,7 @@ FINISH = "import sys; from infra.lambda_package import finish; finish(sys.argv[1
 
 
 def zappa_package(project: Path, stage: str, output: Path):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AWRLENS_")}
-    env.update(VIRTUAL_ENV=str(ROOT / ".venv-lambda"), PYTHONWARNINGS="ignore", AWS_DEFAULT_REGION="eu-west-1")
+    env = harness.server_env(VIRTUAL_ENV=ROOT / ".venv-lambda", PYTHONWARNINGS="ignore", AWS_DEFAULT_REGION="eu-west-1")
     subprocess.run(
         [str(ROOT / ".venv-lambda/bin/python"), "-m", "zappa.cli", "package", stage, "-o", str(output)],
         cwd=project,
@@ -92,9 +89,9 @@ def as_zappa_writes_it(workdir: Path) -> Path:
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=15, help="cold starts per package (after 2 to warm the disk)")
-    args = parser.parse_args()
+    parser = harness.options(__doc__, store=None)
+    parser.add_argument("--runs", type=int, default=20, help="cold starts per package (after 2 to warm the disk)")
+    args = harness.parse(parser, quick={"runs": 1})
     demo_zip = ROOT / "dist" / "awrlens-demo.zip"
     if not demo_zip.exists():
         subprocess.run(["make", "--no-print-directory", "package", "STAGE=demo"], cwd=ROOT, check=True)
@@ -116,38 +113,40 @@ def main():
                     raise SystemExit(f"{name}: {status}")
                 if round_ >= 2:
                     runs[name].append(answer)
-    results = {"runs": args.runs, "packages": {}}
-    for name, answers in runs.items():
-        results["packages"][name] = {
+    packages = {
+        name: {
             "wall_ms": {
-                "median": ms(statistics.median(a["wall"] for a in answers)),
-                "p90": ms(sorted(a["wall"] for a in answers)[int(0.9 * (len(answers) - 1))]),
+                "median": harness.median([a["wall"] * 1000 for a in answers]),
+                "p90": harness.percentile_ms([a["wall"] for a in answers], 0.9),
             },
-            "cpu_ms": {"median": ms(statistics.median(a["cpu"] for a in answers))},
-            "import_handler_ms": ms(statistics.median(a["import"] for a in answers)),
-            "first_event_ms": ms(statistics.median(a["events"] for a in answers)),
+            "cpu_ms": {"median": harness.median([a["cpu"] * 1000 for a in answers])},
+            "import_handler_ms": harness.median([a["import"] * 1000 for a in answers]),
+            "first_event_ms": harness.median([a["events"] * 1000 for a in answers]),
         }
-    ours, base = results["packages"]["awrlens"], results["packages"]["minimal Flask app"]
-    results["ratio"] = {
+        for name, answers in runs.items()
+    }
+    ours, base = packages["awrlens"], packages["minimal Flask app"]
+    ratio = {
         "wall": round(ours["wall_ms"]["median"] / base["wall_ms"]["median"], 2),
         "cpu": round(ours["cpu_ms"]["median"] / base["cpu_ms"]["median"], 2),
     }
-    for name, r in results["packages"].items():
-        print(
-            f"{name:33} wall {r['wall_ms']['median']:6.0f} ms (p90 {r['wall_ms']['p90']:.0f})  cpu "
-            f"{r['cpu_ms']['median']:6.0f} ms  import handler {r['import_handler_ms']:5.0f} ms  first event "
-            f"{r['first_event_ms']:5.0f} ms"
-        )
     print(
-        f"ratio awrlens / minimal: wall {results['ratio']['wall']}x, cpu {results['ratio']['cpu']}x (target <= 1.15x)"
+        harness.table(
+            ["package", "wall ms (p90)", "CPU ms", "import handler ms", "first event ms"],
+            [
+                [
+                    name,
+                    f"{r['wall_ms']['median']:.0f} ({r['wall_ms']['p90']:.0f})",
+                    f"{r['cpu_ms']['median']:.0f}",
+                    f"{r['import_handler_ms']:.0f}",
+                    f"{r['first_event_ms']:.0f}",
+                ]
+                for name, r in packages.items()
+            ],
+        )
     )
-    out = ROOT / "perf" / "results" / "coldstart.json"
-    out.write_text(json.dumps(results, indent=2) + "\n")
-    print(f"wrote {out.relative_to(ROOT)}")
-
-
-def ms(seconds: float) -> float:
-    return round(seconds * 1000, 1)
+    print(f"ratio awrlens / minimal: wall {ratio['wall']}x, cpu {ratio['cpu']}x (target <= 1.15x)")
+    harness.write("coldstart", {"runs": args.runs, "packages": packages, "ratio": ratio}, args)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
-"""The front-end benchmark of BENCHMARKS.md: time to the first chart painted, a 4,320-point chart while zooming and
-panning, and the gzipped size of everything the page ships.
+"""The page (BENCHMARKS.md, "The page"): time to the first chart painted and to everything drawn, a 4,320-point chart
+while zooming and panning, and the gzipped size of everything the page ships.
 
   1. The page under the production WSGI server (gunicorn, 3 workers, as `make run`) on the 45-day demo store, opened
      in headless Chromium (Debian's, driven by Playwright) in a fresh browser context each time (empty HTTP cache).
@@ -11,24 +11,20 @@ panning, and the gzipped size of everything the page ships.
      takes to redraw it for each step of a zoom and a pan (what a drag does on every mouse move).
   3. gzip -6 of the page as served (index.html, rendered from templates/index.html with its settings) and of every
      JS and CSS file it loads as served (its links and scripts: static/vendor, static/awrlens.js, static/css...).
-Usage: .venv/bin/python perf/frontend.py [--store var/awrlens.sqlite] [--runs 10]
+Usage: .venv/bin/python perf/frontend.py [--store var/awrlens.sqlite] [--runs 7]
 """
 
-import argparse
 import gzip
-import json
 import os
 import re
 import shutil
 import statistics
 import sys
 from pathlib import Path
-from urllib.request import urlopen
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from perf.common import VENV_BIN, serving  # noqa: E402
+from perf import harness
 
 CHROMIUM_ARGS = [  # the browser tests launch Chromium with these too (tests/chromium.py)
     "--headless",
@@ -121,15 +117,16 @@ def big_chart(browser, base):
     return {k: round(v, 2) if isinstance(v, float) else v for k, v in result.items()}
 
 
-def sizes(base: str):
+def sizes(port: int):
     """Bytes and gzip -6 bytes of the page and of every file its links and scripts load, as served."""
 
     def size(body):
         return {"bytes": len(body), "gzip": len(gzip.compress(body, compresslevel=6, mtime=0))}
 
     def served(path):
-        with urlopen(f"{base}/{path}") as resp:
-            return resp.read()
+        status, body = harness.get(port, f"/{path}")
+        assert status == 200, (path, status)
+        return body
 
     html = served("")
     refs = sorted(set(re.findall(r'<(?:script|link)\b[^>]*\b(?:src|href)="(static/[^"]+)"', html.decode())))
@@ -146,41 +143,43 @@ def sizes(base: str):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--store", default=str(ROOT / "var/awrlens.sqlite"))
-    parser.add_argument("--runs", type=int, default=10)
-    args = parser.parse_args()
-    if not (ROOT / "static/vendor/vendor.min.js").exists():
+    parser = harness.options(__doc__)
+    parser.add_argument("--runs", type=int, default=7, help="openings of each page: one cold, the others cached")
+    args = harness.parse(parser, quick={"runs": 2})
+    if not (harness.ROOT / "static/vendor/vendor.min.js").exists():
         sys.exit("static/vendor/ is not built: npm ci && npm run vendor (make perf does it)")
     from playwright.sync_api import sync_playwright
 
-    env = {**os.environ, "AWRLENS_STORE_PATH": args.store}
-    argv = [str(VENV_BIN / "gunicorn"), "--bind", "127.0.0.1:{port}", "--workers", "3", "app.wsgi:app"]
     results = {}
-    with serving(argv, env, "/api/v1/") as (port, _), sync_playwright() as pw:
-        results["sizes"] = sizes(f"http://127.0.0.1:{port}")
+    env = harness.server_env(args.store)
+    with harness.serving(harness.gunicorn(workers=3), env, "/api/v1/") as (port, _), sync_playwright() as pw:
+        results["sizes"] = sizes(port)
         browser = pw.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
         results["chromium"] = browser.version
         base = f"http://127.0.0.1:{port}"
         results["first_chart"] = {name: first_chart(browser, base, path, args.runs) for name, path in PAGES.items()}
         results["big_chart"] = big_chart(browser, base)
         browser.close()
-    out = ROOT / "perf/results/frontend.json"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps(results, indent=2) + "\n")
-    for name, r in results["first_chart"].items():
-        print(
-            f"{name}: first chart painted {r['cold']['painted_ms']} ms cold, {r['warm_median']['painted_ms']} ms "
-            f"warm (median of {r['runs'] - 1}), everything drawn {r['warm_median']['settled_ms']} ms"
-        )
-    b = results["big_chart"]
-    print(f"{b['points']} points: redraw per zoom/pan step median {b['median_ms']} ms, p95 {b['p95_ms']} ms")
-    s = results["sizes"]
     print(
-        f"gzip -6: vendor {s['vendor']['gzip']} B, own {s['own']['gzip']} B, all {s['all']['gzip']} B "
-        f"({s['all']['bytes']} B raw)"
+        harness.table(
+            ["page", "cold: first chart / everything", f"cached (median of {args.runs - 1}): first chart / everything"],
+            [
+                [
+                    name,
+                    f"{r['cold']['painted_ms']} / {r['cold']['settled_ms']} ms",
+                    f"{r['warm_median']['painted_ms']} / {r['warm_median']['settled_ms']} ms",
+                ]
+                for name, r in results["first_chart"].items()
+            ],
+        )
     )
-    print(f"written to {out.relative_to(ROOT)}")
+    b, s = results["big_chart"], results["sizes"]
+    print(f"{b['points']} points: redraw per zoom/pan step median {b['median_ms']} ms, p95 {b['p95_ms']} ms")
+    print(
+        f"gzip -6: vendor {s['vendor']['gzip']:,} B, own {s['own']['gzip']:,} B, all {s['all']['gzip']:,} B "
+        f"({s['all']['bytes']:,} B raw) in {len(s['files'])} requests"
+    )
+    harness.write("frontend", results, args)
 
 
 if __name__ == "__main__":

@@ -23,12 +23,7 @@ Results: perf/results/load.json (per OpenAPI path template: requests, p50, p99, 
 Markdown table on stdout.
 """
 
-import argparse
-import http.client
-import json
-import os
 import random
-import subprocess
 import sys
 import threading
 import time
@@ -37,11 +32,11 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from urllib.parse import quote, urlencode
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.store.queries import SEGMENT_ORDER  # noqa: E402
-from perf.common import VENV_BIN, serving  # noqa: E402
+from app.store.queries import SEGMENT_ORDER
+from perf import harness
+from perf.harness import get_json
 
 API = "/api/v1"
 LEFT_OUT = {  # GET operations of the OpenAPI document asked no question, and why
@@ -75,20 +70,6 @@ ASH_FILTERS = (  # top activity's dimensions that are also filters (instance is 
     "current_obj",
 )
 FIND_SEGMENTS_BY = ("logical_reads", "physical_reads", "physical_writes_direct", "row_lock_waits", "space_used")
-
-
-def get(port, path):
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-    conn.request("GET", path)
-    resp = conn.getresponse()
-    return resp.status, resp.read()
-
-
-def get_json(port, path):
-    status, body = get(port, path)
-    if status != 200:
-        sys.exit(f"perf/load.py: a question to learn what the store holds failed: GET {path} -> {status} {body[:300]}")
-    return json.loads(body)
 
 
 def operations(port) -> dict[str, set[str]]:
@@ -179,7 +160,7 @@ class Questions:
         for sql_id in sql_ids:
             rows = get_json(port, f"{base}/sql/{sql_id}/monitor?{whole}")["rows"]
             if rows:
-                monitored[sql_id] = [r["report_id"] for r in rows]
+                monitored[sql_id] = [(r["report_id"], r["snap_id"]) for r in rows]
         events = [
             r["event"]
             for r in get_json(port, f"{base}/top-events?limit=25&{whole}")["rows"]
@@ -240,6 +221,14 @@ class Questions:
             return {f"{prefix}from": _t(start)}
         return {f"{prefix}from": _t(start), f"{prefix}to": _t(start + span)}
 
+    def _any_range(self, db):
+        """No range (the default: the last week) or one of the history."""
+        return self.rng.choice([{}, self._range(db["history"])])
+
+    def _ranged(self, db):
+        """A range of the history and an instance (or all)."""
+        return {**self._range(db["history"]), "instance": self._instance(db, each=False)}
+
     def _instance(self, db, each=True):
         choices = ["all"] + [str(i) for i in db["instances"]] + (["each"] if each else [])
         return self.rng.choice(choices)
@@ -298,7 +287,7 @@ class Questions:
         }
 
     def _load_profile(self, db):
-        return f"{db['base']}/load-profile", {**self._range(db["history"]), "instance": self._instance(db, each=False)}
+        return f"{db['base']}/load-profile", self._ranged(db)
 
     def _top_events(self, db):
         return f"{db['base']}/top-events", {
@@ -318,7 +307,7 @@ class Questions:
     def _sql(self, db):
         rng = self.rng
         return f"{db['base']}/sql/{rng.choice(db['sql_ids'])}", {
-            **rng.choice([{}, self._range(db["history"])]),
+            **self._any_range(db),
             "max_points": rng.choice([0, 500]),
         }
 
@@ -327,11 +316,11 @@ class Questions:
         if db["plans"] and rng.random() < 0.3:  # one of several plans
             sql_id = rng.choice(sorted(db["plans"]))
             return f"{db['base']}/sql/{sql_id}/plans", {
-                **rng.choice([{}, self._range(db["history"])]),
+                **self._any_range(db),
                 "plan_hash_value": rng.choice(db["plans"][sql_id]),
             }
         sql_id = rng.choice(db["sql_ids"])
-        return f"{db['base']}/sql/{sql_id}/plans", rng.choice([{}, self._range(db["history"])])
+        return f"{db['base']}/sql/{sql_id}/plans", self._any_range(db)
 
     def _plan_diff(self, db):
         rng = self.rng
@@ -342,24 +331,24 @@ class Questions:
 
     def _binds(self, db):
         rng = self.rng
-        return f"{db['base']}/sql/{rng.choice(db['sql_ids'])}/binds", rng.choice([{}, self._range(db["history"])])
+        return f"{db['base']}/sql/{rng.choice(db['sql_ids'])}/binds", self._any_range(db)
 
     def _monitor(self, db):
         rng = self.rng
         sql_id = rng.choice(sorted(db["monitored"]) if db["monitored"] and rng.random() < 0.7 else db["sql_ids"])
         return f"{db['base']}/sql/{sql_id}/monitor", {
-            **rng.choice([{}, self._range(db["history"])]),
+            **self._any_range(db),
             "instance": self._instance(db, each=False),
         }
 
     def _monitor_report(self, db):
         rng = self.rng
         db = rng.choice([d for d in self.dbs if d["monitored"]])
-        report_id = rng.choice(db["monitored"][rng.choice(sorted(db["monitored"]))])
-        return f"{db['base']}/sql-monitor/{report_id}", self._document()
+        report_id, snap_id = rng.choice(db["monitored"][rng.choice(sorted(db["monitored"]))])
+        return f"{db['base']}/sql-monitor/{report_id}", self._document({"snap_id": snap_id})
 
     def _tablespaces(self, db):
-        return f"{db['base']}/tablespaces", self.rng.choice([{}, self._range(db["history"])])
+        return f"{db['base']}/tablespaces", self._any_range(db)
 
     def _compare(self, db):
         span = self.rng.choice(SPANS[:5])
@@ -392,7 +381,7 @@ class Questions:
         }
 
     def _changes(self, db):
-        return f"{db['base']}/changes", {**self._range(db["history"]), "instance": self._instance(db, each=False)}
+        return f"{db['base']}/changes", self._ranged(db)
 
     def _event_histogram(self, db):
         return f"{db['base']}/event-histogram", {
@@ -406,14 +395,14 @@ class Questions:
         h = db["history"]
         snap = {"snap_id": rng.randint(h["first"], h["last"])} if rng.random() < 0.3 else {}
         return f"{db['base']}/parameters", {
-            **rng.choice([{}, self._range(h)]),
+            **self._any_range(db),
             **snap,
             "instance": self._instance(db, each=False),
         }
 
     def _parameter_list(self, db, which):
         return f"{db['base']}/parameters/{which}", {
-            **self.rng.choice([{}, self._range(db["history"])]),
+            **self._any_range(db),
             "instance": self._instance(db, each=False),
         }
 
@@ -434,7 +423,7 @@ class Questions:
         }
 
     def _snapshots(self, db):
-        return f"{db['base']}/snapshots", {**self._range(db["history"]), "instance": self._instance(db, each=False)}
+        return f"{db['base']}/snapshots", self._ranged(db)
 
     def _range_of(self, db):
         return f"{db['base']}/range", self._range(db["history"])
@@ -563,79 +552,8 @@ def unasked(params: dict[str, set[str]]) -> str | None:
     return "; ".join(problems) or None
 
 
-def run(port, urls, clients, seconds):
-    """`clients` threads with keep-alive connections, each going through its share of `urls` until time is up."""
-    latencies, errors, asked = defaultdict(list), defaultdict(list), []
-    stop = time.monotonic() + seconds
-
-    def client(k):
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-        i = k
-        while time.monotonic() < stop:
-            endpoint, url = urls[i % len(urls)]
-            i += clients
-            started = time.perf_counter()
-            try:
-                conn.request("GET", url)
-                resp = conn.getresponse()
-                resp.read()
-                status = resp.status
-                if resp.status != 200:
-                    errors[endpoint].append(f"{resp.status} {url}")
-                if resp.will_close:
-                    conn.close()
-                    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-            except OSError as exc:
-                status = repr(exc)
-                errors[endpoint].append(f"{exc!r} {url}")
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-            took = time.perf_counter() - started
-            latencies[endpoint].append(took)
-            asked.append((took, endpoint, url, status))
-
-    threads = [threading.Thread(target=client, args=(k,)) for k in range(clients)]
-    started = time.monotonic()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return latencies, errors, asked, time.monotonic() - started
-
-
-def memory(proc) -> list[dict]:
-    """MB per gunicorn worker: RSS, its private (anonymous) and file-backed parts, and PSS (shared pages divided
-    among the processes that map them). The file-backed part is mostly the SQLite file, memory-mapped (mmap_size):
-    pages of the OS page cache, the same ones in every worker."""
-    out = []
-    for pid in subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split():
-        try:
-            fields = {}
-            for name in ("status", "smaps_rollup"):
-                for line in Path(f"/proc/{pid}/{name}").read_text().splitlines():
-                    key, _, value = line.partition(":")
-                    if key in ("VmRSS", "RssAnon", "RssFile", "Pss") and value.strip().endswith("kB"):
-                        fields[key] = round(int(value.split()[0]) / 1024)
-        except OSError:  # a worker that just exited
-            continue
-        out.append(
-            {
-                "rss_mb": fields.get("VmRSS"),
-                "private_mb": fields.get("RssAnon"),
-                "file_mb": fields.get("RssFile"),
-                "pss_mb": fields.get("Pss"),
-            }
-        )
-    return out
-
-
-def pct(values, p):
-    values = sorted(values)
-    return round(values[min(len(values) - 1, int(len(values) * p))] * 1000, 1)
-
-
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--store", default=str(ROOT / "var/awrlens.sqlite"))
+    parser = harness.options(__doc__)
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--workers", type=int, default=3)
@@ -646,7 +564,6 @@ def main():
         help="the server's answer cache, its workers' together (gunicorn.conf.py); 0 computes every answer",
     )
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--out", default=str(ROOT / "perf/results/load.json"))
     parser.add_argument(
         "--without",
         action="append",
@@ -655,13 +572,11 @@ def main():
         help="leave an operation out of this run (its path template, e.g. /api/v1/dbs/{db}/activity/top); repeatable",
     )
     parser.add_argument("--label", default="", help="added to the run's key in the results (cache_on_LABEL)")
-    args = parser.parse_args()
+    args = harness.parse(parser, quick={"seconds": 3})
     if unknown := set(args.without) - set(ASKERS):
         sys.exit(f"perf/load.py: --without names no operation with a question: {', '.join(sorted(unknown))}")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AWRLENS_")}
-    env.update(AWRLENS_STORE_PATH=str(Path(args.store).resolve()), AWRLENS_ANSWER_CACHE_MB=str(args.answer_cache_mb))
-    argv = [str(VENV_BIN / "gunicorn"), "--bind", "127.0.0.1:{port}", "--workers", str(args.workers), "app.wsgi:app"]
-    with serving(argv, env, "/api/v1/") as (port, proc):
+    env = harness.server_env(args.store, args.answer_cache_mb)
+    with harness.serving(harness.gunicorn(workers=args.workers), env, "/api/v1/") as (port, proc):
         params = operations(port)
         if problem := unasked(params):
             sys.exit(f"perf/load.py: the OpenAPI document's GET operations and the questions disagree: {problem}")
@@ -669,81 +584,79 @@ def main():
         questions = Questions(port, args.seed, params)
         print(f"learned what the store holds in {time.monotonic() - started:.1f} s", file=sys.stderr)
         urls = questions.urls(per_endpoint=300, without=args.without)
-        rss, done = [], threading.Event()
+        memory, done = [], threading.Event()
 
         def sample():
             while not done.wait(0.5):
-                rss.extend(memory(proc))
+                memory.extend(harness.worker_memory(proc))
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
-        _warm_lat, warm_err, _, _ = run(port, urls[::-1], args.clients, 3)  # the same kinds of questions, others
-        latencies, errors, asked, elapsed = run(port, urls, args.clients, args.seconds)
+        warm, _ = harness.clients(port, urls[::-1], args.clients, min(3, args.seconds))  # the same kinds, others
+        asked, elapsed = harness.clients(port, urls, args.clients, args.seconds)
         done.set()
         sampler.join()
-    total = sum(len(v) for v in latencies.values())
+    by_endpoint = defaultdict(list)
+    for a in asked:
+        by_endpoint[a[1]].append(a)
     rows = {
         e: {
-            "requests": len(latencies[e]),
-            "p50_ms": pct(latencies[e], 0.5),
-            "p99_ms": pct(latencies[e], 0.99),
-            "max_ms": pct(latencies[e], 1.0),
-            "errors": len(errors[e]),
-            "slowest_url": max((a for a in asked if a[1] == e), key=lambda a: a[0])[2],
+            "requests": len(by_endpoint[e]),
+            "p50_ms": harness.percentile_ms([a[0] for a in by_endpoint[e]], 0.5),
+            "p99_ms": harness.percentile_ms([a[0] for a in by_endpoint[e]], 0.99),
+            "max_ms": harness.percentile_ms([a[0] for a in by_endpoint[e]], 1.0),
+            "errors": sum(a[3] != 200 for a in by_endpoint[e]),
+            "slowest_url": max(by_endpoint[e], key=lambda a: a[0])[2],
         }
         for e in sorted(params)
-        if latencies[e]
+        if by_endpoint[e]
     }
     slowest, seen = [], set()
-    for took, endpoint, url, status in sorted(asked, key=lambda a: a[0], reverse=True):
+    for took, endpoint, url, status in sorted(asked, reverse=True, key=lambda a: a[0]):
         if url not in seen and len(slowest) < SLOWEST:
             seen.add(url)
             slowest.append({"ms": round(took * 1000, 1), "status": status, "endpoint": endpoint, "url": url})
+    failed = [f"{a[3]} {a[2]}" for a in warm + asked if a[3] != 200]
     result = {
-        "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
         "clients": args.clients,
         "seconds": args.seconds,
         "workers": args.workers,
         "answer_cache_mb": args.answer_cache_mb,
         "seed": args.seed,
         "distinct_questions": len(set(urls)),
-        "requests": total,
-        "req_per_s": round(total / elapsed, 1),
-        "p50_ms": pct([x for v in latencies.values() for x in v], 0.5),
-        "p99_ms": pct([x for v in latencies.values() for x in v], 0.99),
-        "errors": sum(len(v) for v in errors.values()),
-        "warmup_errors": sum(len(v) for v in warm_err.values()),
-        "largest_worker": max(rss, key=lambda m: m["rss_mb"] or 0) if rss else None,
-        "largest_worker_private_mb": max((m["private_mb"] or 0 for m in rss), default=None),
-        "largest_worker_pss_mb": max((m["pss_mb"] or 0 for m in rss), default=None),
+        **harness.summary(asked, elapsed),
+        "warmup_errors": sum(a[3] != 200 for a in warm),
+        "operations_under_250_ms_p99": sum(r["p99_ms"] < 250 for r in rows.values()),
+        "largest_worker": max(memory, key=lambda m: m["rss_mb"]) if memory else None,
+        "largest_worker_private_mb": max((m["private_mb"] for m in memory), default=None),
+        "largest_worker_pss_mb": max((m["pss_mb"] for m in memory), default=None),
         "endpoints": rows,
         "left_out": LEFT_OUT,
         "without": sorted(args.without),
         "slowest": slowest,
-        "error_samples": [x for v in list(errors.values()) + list(warm_err.values()) for x in v][:20],
+        "error_samples": failed[:20],
     }
-    out = Path(args.out)
-    runs = json.loads(out.read_text()) if out.exists() else {}
-    runs = runs if isinstance(runs, dict) and "runs" in runs else {"runs": {}}
-    runs["runs"][f"cache_{'on' if args.answer_cache_mb else 'off'}" + (f"_{args.label}" if args.label else "")] = result
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(runs, indent=2) + "\n")
+    run = f"cache_{'on' if args.answer_cache_mb else 'off'}" + (f"_{args.label}" if args.label else "")
+    harness.write("load", result, args, run=run)
     print(
         f"{args.clients} clients, {args.seconds:g} s, gunicorn {args.workers} workers, answer cache "
-        f"{args.answer_cache_mb} MB: {total} requests, {result['req_per_s']} req/s, p50 {result['p50_ms']} ms, "
-        f"p99 {result['p99_ms']} ms, errors {result['errors']} (+{result['warmup_errors']} in warm-up), "
-        f"largest worker: {result['largest_worker']} (peak private {result['largest_worker_private_mb']} MB, "
-        f"peak PSS {result['largest_worker_pss_mb']} MB)\n"
+        f"{args.answer_cache_mb} MB: {result['requests']} requests, {result['req_per_s']} req/s, p50 "
+        f"{result['p50_ms']} ms, p99 {result['p99_ms']} ms, errors {result['errors']} (+{result['warmup_errors']} in "
+        f"warm-up), {result['operations_under_250_ms_p99']} of {len(rows)} operations under 250 ms at p99, largest "
+        f"worker: {result['largest_worker']}\n"
     )
-    print("| endpoint | requests | p50 | p99 | max | errors |\n|---|---:|---:|---:|---:|---:|")
-    for e, r in rows.items():
-        print(f"| {e} | {r['requests']} | {r['p50_ms']} ms | {r['p99_ms']} ms | {r['max_ms']} ms | {r['errors']} |")
-    print(f"\nThe {SLOWEST} slowest questions:\n\n| ms | status | endpoint | URL |\n|---:|---|---|---|")
-    for r in slowest:
-        print(f"| {r['ms']} | {r['status']} | {r['endpoint']} | `{r['url']}` |")
-    for sample_error in result["error_samples"]:
-        print("error:", sample_error)
-    sys.exit(1 if result["errors"] or result["warmup_errors"] else 0)
+    print(
+        harness.table(
+            ["operation", "requests", "p50 ms", "p99 ms", "max ms", "errors"],
+            [[e, r["requests"], r["p50_ms"], r["p99_ms"], r["max_ms"], r["errors"]] for e, r in rows.items()],
+        )
+    )
+    print(f"\nThe {SLOWEST} slowest questions:\n")
+    rows = [[r["ms"], r["status"], r["endpoint"], f"`{r['url']}`"] for r in slowest]
+    print(harness.table(["ms", "status", "operation", "URL"], rows))
+    for failure in failed[:20]:
+        print("error:", failure)
+    sys.exit(1 if failed else 0)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The long-range benchmark of BENCHMARKS.md: rows read and time for 400-day questions at max_points=2000.
+"""A long range (BENCHMARKS.md, "A long range"): rows read and time for 400-day questions at max_points=2000.
 
 On a 400-day demo store (built with --build: `flask --app app demo --days 400`, about 2 minutes and 2.6 GB), the
 series and wait-class questions over the whole history of both databases, in-process (Flask test client, answer
@@ -7,19 +7,21 @@ statements, time (the median over --rounds of the median of --repeat answers), a
 the same questions answered by the code of another checkout (e.g. `git archive <commit> | tar -x -C /tmp/old`), each
 side in its own process, the sides alternating.
 Usage: .venv/bin/python perf/long_range.py [--store var/awrlens-400.sqlite] [--build] [--before TREE] [--rounds 3]
+(--quick: one round of one answer each, on the store given, built with --days 400 or any other length)
 """
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 from urllib.parse import urlencode
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from perf import harness
+
 DAYS = 400
 QUESTIONS = [  # (label, path, query) asked of each database over its whole history
     (
@@ -34,11 +36,8 @@ QUESTIONS = [  # (label, path, query) asked of each database over its whole hist
 def measure(tree: Path, store: Path, repeat: int, max_points: int) -> list[dict]:
     """Each question of each database, answered by the code of `tree` (imported in this process)."""
     sys.path.insert(0, str(tree))
-    from app import create_app, tune_gc
-    from app.settings import Settings
     from app.store.base import Store
 
-    tune_gc()  # as the server does (app/wsgi.py)
     counted = {"rows": 0, "statements": 0}
     rows = Store.rows
 
@@ -49,9 +48,7 @@ def measure(tree: Path, store: Path, repeat: int, max_points: int) -> list[dict]
         return out
 
     Store.rows = counting
-    client = create_app(
-        Settings.from_env({}, targets={"demo": {"sqlite": str(store)}}, answer_cache_mb=0, snapshot_ttl=3600)
-    ).test_client()
+    client = harness.app(store, snapshot_ttl=3600).test_client()
     out = []
     for db in client.get("/api/v1/dbs").get_json()["databases"]:
         whole = {"from": db["snapshots"]["from"], "to": db["snapshots"]["to"], "max_points": max_points}
@@ -61,11 +58,7 @@ def measure(tree: Path, store: Path, repeat: int, max_points: int) -> list[dict]
             counted.update(rows=0, statements=0)
             body = client.get(url).data
             seen = dict(counted)
-            times = []
-            for _ in range(repeat):
-                t = time.perf_counter()
-                client.get(url)
-                times.append((time.perf_counter() - t) * 1000)
+            times = harness.times_ms(lambda url=url: client.get(url), repeat, warmup=0)
             answer = json.loads(body)
             out.append(
                 {
@@ -75,7 +68,7 @@ def measure(tree: Path, store: Path, repeat: int, max_points: int) -> list[dict]
                     "url": url,
                     "rows": seen["rows"],
                     "statements": seen["statements"],
-                    "ms": round(statistics.median(times), 1),
+                    "ms": harness.median(times),
                     "bytes": len(body),
                     "points": max(len(s["points"]) for s in answer["series"]),
                     "points_total": max(s["points_total"] for s in answer["series"]),
@@ -85,33 +78,25 @@ def measure(tree: Path, store: Path, repeat: int, max_points: int) -> list[dict]
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--store", default=str(ROOT / "var/awrlens-400.sqlite"))
+    parser = harness.options(__doc__, store=harness.ROOT / "var/awrlens-400.sqlite")
     parser.add_argument("--build", action="store_true", help=f"build the {DAYS}-day demo store first if missing")
     parser.add_argument("--before", help="a checkout of the code to measure first, for comparison")
     parser.add_argument("--repeat", type=int, default=5, help="answers timed per question and round")
     parser.add_argument("--rounds", type=int, default=3, help="rounds, the sides alternating")
     parser.add_argument("--max-points", type=int, default=2000)
     parser.add_argument("--tree", help=argparse.SUPPRESS)  # measure the code of this tree and print JSON
-    parser.add_argument("--out", default=str(ROOT / "perf/results/long_range.json"))
-    args = parser.parse_args()
-    store = Path(args.store).resolve()
+    if "--build" in sys.argv:  # before the options are checked: the store they name is made here
+        store = parser.parse_known_args()[0].store.resolve()
+        if not store.exists():
+            flask = [str(harness.VENV_BIN / "flask"), "--app", "app", "demo", "--path", str(store)]
+            subprocess.run([*flask, "--days", str(DAYS)], cwd=harness.ROOT, check=True)
+    args = harness.parse(parser, quick={"repeat": 1, "rounds": 1})
+    store = args.store
     if args.tree:
         print(json.dumps(measure(Path(args.tree), store, args.repeat, args.max_points)))
         return
-    if args.build and not store.exists():
-        subprocess.run(
-            [str(ROOT / ".venv/bin/flask"), "--app", "app", "demo", "--path", str(store), "--days", str(DAYS)],
-            cwd=ROOT,
-            check=True,
-        )
-    results = {
-        "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
-        "store": store.name,
-        "days": DAYS,
-        "max_points": args.max_points,
-    }
-    sides = [(side, tree) for side, tree in (("before", args.before), ("after", str(ROOT))) if tree is not None]
+    results = {"store": store.name, "max_points": args.max_points}
+    sides = [(side, tree) for side, tree in (("before", args.before), ("after", str(harness.ROOT))) if tree]
     runs: dict = {side: [] for side, _ in sides}
     for _ in range(args.rounds):  # the sides alternate, each in its own process (the code of one tree imported)
         for side, tree in sides:
@@ -143,8 +128,7 @@ def main():
                 for r in results[side]
             )
         )
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(results, indent=2) + "\n")
+    harness.write("long_range", results, args)
 
 
 if __name__ == "__main__":

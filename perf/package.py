@@ -1,4 +1,5 @@
-"""The Lambda packages of BENCHMARKS.md: `zappa package demo` and `prod`, their size, what fills them, a smoke test.
+"""The Lambda packages (BENCHMARKS.md, "The Lambda package and cold start"): `zappa package demo` and `prod`, their
+size, what fills them, a smoke test.
 
 Usage: .venv/bin/python perf/package.py [--no-build]
 
@@ -10,7 +11,6 @@ the package unpacked as Lambda unpacks it and real API Gateway events answered b
 perf/results/package.json.
 """
 
-import argparse
 import collections
 import json
 import subprocess
@@ -20,12 +20,12 @@ import time
 import zipfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from infra import lambda_package  # noqa: E402
-from perf import lambda_sim  # noqa: E402
-from tests.apigw import api_event  # noqa: E402
+from infra import lambda_package
+from perf import harness, lambda_sim
+from perf.harness import ROOT
+from tests.apigw import api_event
 
 ORCL, RAC = "demo.1645932817", "demo.3120466125"
 PARTS = {
@@ -132,21 +132,18 @@ def smoke(stage: str, zip_path: Path, runtime: Path) -> dict:
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = harness.options(__doc__, store=None)
     parser.add_argument("--no-build", action="store_true", help="check the zips already in dist/")
-    args = parser.parse_args()
+    args = harness.parse(parser)
     results = {"stages": {}}
+    if not args.no_build:  # the packaging venv (the runtime's boto3 comes from it) and the demo's store
+        make = ["make", "--no-print-directory", ".venv-lambda/.installed", "build/demo.sqlite"]
+        subprocess.run(make, cwd=ROOT, check=True)
     runtime = lambda_sim.runtime_sdk(ROOT / "dist" / "runtime-sdk")
     for stage in ("demo", "prod"):
         zip_path = ROOT / "dist" / f"awrlens-{stage}.zip"
         entry = {}
         if not args.no_build:
-            subprocess.run(
-                ["make", "--no-print-directory", ".venv-lambda/.installed"]
-                + (["build/demo.sqlite"] if stage == "demo" else []),
-                cwd=ROOT,
-                check=True,
-            )
             started = time.monotonic()
             subprocess.run(["make", "--no-print-directory", "package", f"STAGE={stage}"], cwd=ROOT, check=True)
             entry["package_seconds"] = round(time.monotonic() - started, 1)
@@ -172,9 +169,7 @@ def main():
         )
         for name, size in entry["parts"].items():
             print(f"    {name:55} {size['zipped_mb']:6.2f} MB zipped  {size['unzipped_mb']:6.2f} MB unzipped")
-    out = ROOT / "perf" / "results" / "package.json"
-    out.write_text(json.dumps(results, indent=2) + "\n")
-    print(f"wrote {out.relative_to(ROOT)}")
+    harness.write("package", results, args)
     bad = [s for s, e in results["stages"].items() if e["problems"] or not e["smoke"]["ok"]]
     return 1 if bad else 0
 

@@ -1,36 +1,29 @@
-"""The series benchmark of BENCHMARKS.md: a 45-day, full-resolution series of both RACPROD instances.
+"""The series and its floor (BENCHMARKS.md, "The series"): a 45-day, full-resolution series of both RACPROD
+instances (about 4,300 points).
 
-Measures, on the demo store (`make perf` builds it if missing):
-  1. the floor: the raw SQLite queries in-process (the counter fetch the API runs, that fetch with its rows written
-     as JSON by the library the API uses (orjson), and the LAG query that computes the same rates in SQL), against
-     the API answering in-process (Flask test client), computing every time (pairs and the page's `shape=axes`) and
-     from its answer cache; the API's answer is checked against the LAG query's;
-  2. throughput, latency and worker memory under the production WSGI server (gunicorn) at 8 concurrent clients,
-     with the answer cache off (every request computed) and on (the same link opened again and again);
-  3. with --build, the time to build the 45-day demo store; with --profile, where an in-process answer's time goes.
-Usage: .venv/bin/python perf/series.py [--store var/awrlens.sqlite] [--seconds 15] [--clients 8] [--build]
-       [--profile]
+1. In process: the floor (the counter rows the API reads, read and written as JSON by the API's library, orjson),
+   the LAG query that computes the same rates in SQL, and the API's answer (Flask test client, answer cache off; in
+   pairs, in the page's shape=axes, and from its answer cache), the sides alternating over 5 rounds, the median of
+   each side's means; the API's answer is checked against the LAG query's, point for point.
+2. With --profile: where an in-process answer's time goes, each step timed by wrapping the function that does it.
+3. Under gunicorn (3 workers), --clients keep-alive clients for --seconds: the answer cache off (every request
+   computed) and on (the same link asked again and again).
+
+Usage: .venv/bin/python perf/series.py [--store var/awrlens.sqlite] [--seconds 15] [--clients 8] [--profile]
 """
 
-import argparse
-import json
-import os
 import sqlite3
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 from urllib.parse import quote
 
 import orjson
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app import create_app, demo, tune_gc  # noqa: E402
-from app.settings import Settings  # noqa: E402
-from perf.common import VENV_BIN, measure  # noqa: E402
+from perf import harness
 
 DBID = 3120466125  # RACPROD
 STAT = "redo size"
@@ -49,70 +42,56 @@ FETCH = (
 )
 
 
-def timed(fn, repeat=100):
-    """Mean milliseconds per call (a mean, so garbage collections are counted)."""
-    fn()
-    t = time.perf_counter()
-    for _ in range(repeat):
-        fn()
-    return (time.perf_counter() - t) / repeat * 1000
-
-
-def series_url(first, name=STAT):
-    return (
-        f"/api/v1/dbs/demo.{DBID}/series?name={quote('sysstat:' + name)}&instance=each&max_points=0&from={quote(first)}"
-    )
-
-
-def floor_vs_api(store: Path) -> dict:
-    tune_gc()  # as the server does (app/wsgi.py)
+def stat_id(store: Path) -> int:
     con = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
-    stat_id = con.execute(
-        "select stat_id from dba_hist_sysstat where dbid = ? and stat_name = ? limit 1", (DBID, STAT)
-    ).fetchone()[0]
-    client = create_app(
-        Settings.from_env({}, targets={"demo": {"sqlite": str(store)}}, answer_cache_mb=0)
-    ).test_client()
-    cached = create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(store)}})).test_client()
+    sql = "select stat_id from dba_hist_sysstat where dbid = ? and stat_name = ? limit 1"
+    return con.execute(sql, (DBID, STAT)).fetchone()[0]
+
+
+def floor_vs_api(store: Path, calls: int = 100, rounds: int = 5) -> dict:
+    """The floor, the LAG query and the API in process: each side's mean over `calls`, the median over `rounds`,
+    the sides alternating (one side is not measured in a quieter minute)."""
+    con = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+    stat = stat_id(store)
+    client = harness.app(store).test_client()
+    cached = harness.app(store, answer_cache_mb=64).test_client()
     first = client.get(f"/api/v1/dbs/demo.{DBID}").get_json()["snapshots"]["from"]
-    url = series_url(first)
+    name = quote("sysstat:" + STAT)
+    url = f"/api/v1/dbs/demo.{DBID}/series?name={name}&instance=each&max_points=0&from={quote(first)}"
     body = client.get(url).get_json()
     points = sum(len(s["points"]) for s in body["series"])
     # the same answer both ways: every valid LAG rate equals the API's point at that snapshot
-    lag = [r for r in con.execute(LAG, (DBID, stat_id)) if r[3] and r[2] is not None and r[2] >= 0]
+    lag = [r for r in con.execute(LAG, (DBID, stat)) if r[3] and r[2] is not None and r[2] >= 0]
     assert len(lag) == points, (len(lag), points)
     api = sorted(v for s in body["series"] for _, v in s["points"])
     assert all(abs(a - b) <= 1e-3 * max(1, abs(b)) for a, b in zip(api, sorted(r[2] for r in lag), strict=True))
     sides = {
-        "raw_fetch_ms": lambda: con.execute(FETCH, (DBID, stat_id, 0, 10**9)).fetchall(),
-        "raw_fetch_json_ms": lambda: orjson.dumps(con.execute(FETCH, (DBID, stat_id, 0, 10**9)).fetchall()),
-        "raw_lag_ms": lambda: con.execute(LAG, (DBID, stat_id)).fetchall(),
+        "raw_fetch_ms": lambda: con.execute(FETCH, (DBID, stat, 0, 10**9)).fetchall(),
+        "raw_fetch_json_ms": lambda: orjson.dumps(con.execute(FETCH, (DBID, stat, 0, 10**9)).fetchall()),
+        "raw_lag_ms": lambda: con.execute(LAG, (DBID, stat)).fetchall(),
         "api_in_process_ms": lambda: client.get(url).data,
         "api_axes_in_process_ms": lambda: client.get(url + "&shape=axes").data,
         "api_cached_ms": lambda: cached.get(url).data,
     }
-    rounds = {name: [] for name in sides}
-    for _ in range(5):  # the sides alternating, the median of 5 rounds: one side is not measured in a quieter minute
+    means = {name: [] for name in sides}
+    for _ in range(rounds):
         for name, fn in sides.items():
-            rounds[name].append(timed(fn))
-    out = {"points": points, **{name: round(statistics.median(r), 3) for name, r in rounds.items()}, "url": url}
+            means[name].append(statistics.fmean(harness.times_ms(fn, calls)))
+    out = {"points": points, **{name: harness.median(m, 3) for name, m in means.items()}, "url": url}
     out["api_vs_read_and_json"] = round(out["api_in_process_ms"] / out["raw_fetch_json_ms"], 2)
     out["api_axes_vs_read_and_json"] = round(out["api_axes_in_process_ms"] / out["raw_fetch_json_ms"], 2)
     return out
 
 
-def profile(store: Path, url: str, requests: int = 300) -> dict:
-    """Where an in-process answer's time goes: each step's mean milliseconds per request, timed by wrapping the
-    functions that do it (the rest of a request is Flask, the parameters and the test client)."""
+def profile(store: Path, url: str, requests: int) -> dict:
+    """Each step's mean milliseconds per request of the page's shape=axes (the rest of a request is Flask, the
+    parameters and the test client)."""
     from app import analysis
     from app.api import history as api_history
     from app.history import series
 
-    client = create_app(
-        Settings.from_env({}, targets={"demo": {"sqlite": str(store)}}, answer_cache_mb=0)
-    ).test_client()
+    client = harness.app(store).test_client()
     url += "&shape=axes"
-    client.get(url)
     steps = {
         "rows read (SQLite) and put in a dict per instance": (series.Fetcher, "_load"),
         "deltas and rates per second, in one pass": (analysis, "counter_rates"),
@@ -125,90 +104,70 @@ def profile(store: Path, url: str, requests: int = 300) -> dict:
 
     def timing(label):
         def step(*args, **kwargs):
-            t = time.perf_counter()
+            started = time.perf_counter()
             try:
                 return originals[label](*args, **kwargs)
             finally:
-                spent[label] += time.perf_counter() - t
+                spent[label] += time.perf_counter() - started
 
         return step
 
+    client.get(url)  # the warm-up, not timed
     for label, (owner, name) in steps.items():
         setattr(owner, name, timing(label))
-    whole = []
     try:
-        for _ in range(requests):
-            t = time.perf_counter()
-            client.get(url).get_data()
-            whole.append(time.perf_counter() - t)
+        whole = harness.times_ms(lambda: client.get(url).get_data(), requests, warmup=0)
     finally:
         for label, (owner, name) in steps.items():
             setattr(owner, name, originals[label])
     out = {label: round(total / requests * 1000, 3) for label, total in spent.items()}
-    out["the request in all (median)"] = round(statistics.median(whole) * 1000, 3)
+    out["the request in all (median)"] = harness.median(whole, 3)
     return out
 
 
-def throughput(store: Path, url: str, clients: int, seconds: float, workers: int, cache: bool) -> dict:
-    """gunicorn with `workers` workers under `clients` clients asking `url`; with the answer cache off, every
-    request is computed."""
-    env = {**os.environ, "AWRLENS_STORE_PATH": str(store), "AWRLENS_ANSWER_CACHE_MB": "64" if cache else "0"}
-    argv = [str(VENV_BIN / "gunicorn"), "--bind", "127.0.0.1:{port}", "--workers", str(workers), "app.wsgi:app"]
-    return {
-        "workers": workers,
-        "answer_cache": cache,
-        **measure(argv, env, [url], clients, seconds, ready_path="/api/v1/dbs"),
-    }
-
-
-def build_time() -> dict:
-    with tempfile.TemporaryDirectory() as tmp:
-        t = time.perf_counter()
-        demo.build(Path(tmp) / "demo.sqlite", days=45)
-        elapsed = time.perf_counter() - t
-        size = (Path(tmp) / "demo.sqlite").stat().st_size / 1048576
-    return {"days": 45, "seconds": round(elapsed, 1), "size_mb": round(size)}
-
-
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--store", default=str(ROOT / "var/awrlens.sqlite"))
+    parser = harness.options(__doc__)
     parser.add_argument("--seconds", type=float, default=15)
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--workers", type=int, default=3)
-    parser.add_argument("--build", action="store_true", help="also time a 45-day demo build")
     parser.add_argument("--profile", action="store_true", help="also time each step of an in-process answer")
-    parser.add_argument("--out", default=str(ROOT / "perf/results/series.json"))
-    args = parser.parse_args()
-    store = Path(args.store)
-    results = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}}
-    results["floor"] = floor_vs_api(store)
+    args = harness.parse(parser, quick={"seconds": 2})
+    calls, rounds, requests = (3, 1, 5) if args.quick else (100, 5, 300)
+    results = {"floor": floor_vs_api(args.store, calls, rounds)}
     f = results["floor"]
     print(
-        f"45-day series, {f['points']} points: raw fetch {f['raw_fetch_ms']:.2f} ms, with its rows as JSON "
-        f"{f['raw_fetch_json_ms']:.2f} ms, raw LAG query {f['raw_lag_ms']:.1f} ms; API in-process "
-        f"{f['api_in_process_ms']:.2f} ms ({f['api_vs_read_and_json']}x the read and JSON), shape=axes "
-        f"{f['api_axes_in_process_ms']:.2f} ms ({f['api_axes_vs_read_and_json']}x), from memory "
-        f"{f['api_cached_ms']:.2f} ms"
+        f"45-day series, {f['points']} points: the floor (rows read and written as JSON) {f['raw_fetch_json_ms']:.2f} "
+        f"ms, the LAG query {f['raw_lag_ms']:.1f} ms; the API in process {f['api_in_process_ms']:.2f} ms "
+        f"({f['api_vs_read_and_json']}x the floor), shape=axes {f['api_axes_in_process_ms']:.2f} ms "
+        f"({f['api_axes_vs_read_and_json']}x), cached {f['api_cached_ms']:.2f} ms"
     )
     if args.profile:
-        results["profile"] = p = profile(store, f["url"])
-        for label, ms in p.items():
-            print(f"  {ms:7.3f} ms  {label}")
+        results["profile"] = steps = profile(args.store, f["url"], requests)
+        print(harness.table(["step", "ms"], [[label, ms] for label, ms in steps.items()]))
     results["throughput"] = []
-    for cache in (False, True):
-        t = throughput(store, f["url"], args.clients, args.seconds, args.workers, cache)
-        results["throughput"].append(t)
-        print(
-            f"gunicorn {t['workers']} workers, {t['clients']} clients, answer cache {'on' if cache else 'off'}: "
-            f"{t['req_per_s']} req/s, p50 {t['p50_ms']} ms, p99 {t['p99_ms']} ms, errors {t['errors']}, "
-            f"largest worker RSS {t['largest_worker_rss_mb']} MB"
+    for cache_mb in (0, 64):
+        env = harness.server_env(args.store, cache_mb)
+        run = harness.measure(
+            harness.gunicorn(workers=args.workers), env, [f["url"]], args.clients, args.seconds, "/api/v1/dbs"
         )
-    if args.build:
-        results["build"] = b = build_time()
-        print(f"demo build, 45 days: {b['seconds']} s, {b['size_mb']} MB")
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(results, indent=2) + "\n")
+        results["throughput"].append({"workers": args.workers, "answer_cache_mb": cache_mb, **run})
+    print(
+        harness.table(
+            ["answer cache", "requests/s", "p50 ms", "p99 ms", "errors", "largest worker MB"],
+            [
+                [
+                    f"{t['answer_cache_mb']} MB",
+                    t["req_per_s"],
+                    t["p50_ms"],
+                    t["p99_ms"],
+                    t["errors"],
+                    t["largest_worker_rss_mb"],
+                ]
+                for t in results["throughput"]
+            ],
+        )
+    )
+    harness.write("series", results, args)
 
 
 if __name__ == "__main__":

@@ -11,23 +11,20 @@ Usage: .venv/bin/python perf/sqlmap_scan.py [--store var/awrlens.sqlite] [--leve
 Needs sqlmap on the PATH (`apt-get install -y sqlmap`). Results: perf/results/sqlmap.json.
 """
 
-import argparse
 import json
-import os
 import re
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections import Counter
 from pathlib import Path
 from urllib.parse import quote, urlencode
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from perf.common import VENV_BIN, serving  # noqa: E402
+from perf import harness
+from perf.harness import get_json
 
 FOUND = re.compile(
     r"identified the following injection point|parameter '[^']+' (?:is|appears to be) "
@@ -35,19 +32,6 @@ FOUND = re.compile(
     re.I,
 )
 NOT_FOUND = "do not appear to be injectable"
-
-
-def get_json(port, path):
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=30) as resp:
-        return json.load(resp)
-
-
-def status_of(port, url):
-    try:
-        with urllib.request.urlopen(url, timeout=30) as resp:
-            return resp.status
-    except urllib.error.HTTPError as exc:
-        return exc.code
 
 
 def good_values(port):
@@ -59,13 +43,19 @@ def good_values(port):
     lo = hi - 16
     top = get_json(port, f"/api/v1/dbs/{rac['id']}/top-sql?begin_snap={lo}&end_snap={hi}&limit=1")["rows"]
     day = snaps["to"][:10]
-    try:  # benchmark runs, when the store has some
-        runs = [r["slug"] for r in get_json(port, "/api/v1/benchmarks")["rows"]][:2]
-    except (OSError, KeyError, ValueError):
-        runs = []
+    status, body = harness.get(port, "/api/v1/benchmarks")  # benchmark runs, when the store has some
+    runs = [r["slug"] for r in json.loads(body)["rows"]][:2] if status == 200 else []
     slug = {"slug": runs[0], "runs": runs} if runs else {}
+    near = f"/api/v1/dbs/{rac['id']}/%s?begin_snap={lo}&end_snap={hi}"
+    event = next(r["event"] for r in get_json(port, near % "top-events")["rows"] if r["wait_class"] != "CPU")
+    segment = get_json(port, near % "segments" + "&limit=1")["rows"][0]
     return {
         **slug,
+        "first_snap": snaps["first_snap"],
+        "last_snap": snaps["last_snap"],
+        "event": event,
+        "obj": segment["obj"],
+        "dataobj": segment["dataobj"],
         "db": rac["id"],
         "sql_id": top[0]["sql_id"] if top else "aaaaaaaaaaaaa",
         "name": "sysstat:redo size",
@@ -96,23 +86,69 @@ def good_values(port):
 BY_TIME, BY_SNAPSHOT = ("from", "to"), ("begin_snap", "end_snap")
 
 
+def own_values(port, good) -> dict[str, dict]:
+    """Per path template, the values an operation needs beyond `good`: a statement with two plans to diff, a
+    monitored execution, the ranges of the Oracle reports the store keeps (a range by time: their snapshots')."""
+    base = f"/api/v1/dbs/{quote(good['db'])}"
+    whole = urlencode({"begin_snap": good["first_snap"], "end_snap": good["last_snap"]})
+    top = get_json(port, f"{base}/top-sql?limit=100&{whole}")["rows"]
+    plans = next(r for r in top if len(r["plan_hash_values"] or []) > 1)
+    monitored = next(
+        rows[0] for r in top if (rows := get_json(port, f"{base}/sql/{r['sql_id']}/monitor?{whole}")["rows"])
+    )
+
+    def ranged(prefix, begin, end):
+        r = get_json(port, f"{base}/range?begin_snap={begin}&end_snap={end}")["range"]
+        return {
+            f"{prefix}begin_snap": begin,
+            f"{prefix}end_snap": end,
+            f"{prefix}from": r["from"],
+            f"{prefix}to": r["to"],
+        }
+
+    reports = get_json(port, f"{base}/awr-report/stored")["reports"]
+    report = next(r for r in reports if not r["kind"].endswith("diff"))
+    diff = next(r for r in reports if r["kind"].endswith("diff"))
+    return {
+        "/api/v1/dbs/{db}/sql/{sql_id}/plans/diff": {
+            "sql_id": plans["sql_id"],
+            "a": plans["plan_hash_values"][0],
+            "b": plans["plan_hash_values"][1],
+        },
+        "/api/v1/dbs/{db}/sql-monitor/{report_id}": {
+            "report_id": monitored["report_id"],
+            "snap_id": monitored["snap_id"],
+        },
+        "/api/v1/dbs/{db}/awr-report": {
+            **ranged("", report["begin_snap"], report["end_snap"]),
+            "instance": ",".join(map(str, report["instances"])),
+        },
+        "/api/v1/dbs/{db}/awr-report/compare": {
+            **ranged("a_", diff["begin_snap"], diff["end_snap"]),
+            **ranged("b_", diff["b_begin_snap"], diff["b_end_snap"]),
+            "instance": ",".join(map(str, diff["instances"])),
+        },
+    }
+
+
 def targets(port):
     """(label, url, parameters to test, path marker?) for every GET operation sqlmap can start from: the query
     parameters of a URL that answers 200 (once with ranges by time, once by snapshot ids, as a range takes one or
     the other), then each path parameter with a * marker."""
     doc = get_json(port, "/api/v1/openapi.json")
     good = good_values(port)
-    base = f"http://127.0.0.1:{port}"
+    own = own_values(port, good)
     out, skipped = [], []
     for path, item in doc["paths"].items():
         params = item.get("get", {}).get("parameters", [])
         path_params = [p["name"] for p in params if p["in"] == "path"]
         if not params:
             continue
-        if any(n not in good for n in path_params):
+        values = {**good, **own.get(path, {})}
+        if any(n not in values for n in path_params):
             skipped.append((path, "no known value for a path parameter"))
             continue
-        filled = {n: quote(str(good[n]), safe="") for n in path_params}
+        filled = {n: quote(str(values[n]), safe="") for n in path_params}
         names = [p["name"] for p in params if p["in"] == "query"]
         ranged = any(n.endswith(BY_SNAPSHOT) for n in names)
         for style, other in ((BY_TIME, BY_SNAPSHOT), (BY_SNAPSHOT, BY_TIME)) if ranged else (((), ()),):
@@ -120,11 +156,13 @@ def targets(port):
             for n in names:
                 if n.removeprefix("a_").removeprefix("b_") in other:
                     continue
-                value = good.get(n, next(p["schema"].get("enum", [None])[0] for p in params if p["name"] == n))
+                enum = next(p["schema"].get("enum") for p in params if p["name"] == n)
+                value = values.get(n) if not enum or values.get(n) in enum else None
+                value = enum[0] if value is None and enum else value
                 if value is not None:
                     query[n] = value
-            url = f"{base}{path.format(**filled)}?{urlencode(query, doseq=True)}"
-            status = status_of(port, url)
+            url = f"{path.format(**filled)}?{urlencode(query, doseq=True)}"
+            status = harness.get(port, url, timeout=30)[0]
             label = f"{path} ({'by time' if style == BY_TIME else 'by snapshot' if style else 'query'})"
             if status != 200:
                 skipped.append((label, f"the starting URL answers {status}"))
@@ -135,7 +173,7 @@ def targets(port):
                 out.append((label, url, list(query), False))
         for name in path_params:  # the * marker after the value: sqlmap injects there
             marked = path.format(**{n: v + ("*" if n == name else "") for n, v in filled.items()})
-            out.append((f"{path} ({name})", f"{base}{marked}", [name], True))
+            out.append((f"{path} ({name})", marked, [name], True))
     return out, skipped
 
 
@@ -173,31 +211,19 @@ def run_sqlmap(url, params, marked, level, risk, timeout, workdir):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--store", default=str(ROOT / "var/awrlens.sqlite"))
+    parser = harness.options(__doc__)
     parser.add_argument("--level", type=int, default=2)
     parser.add_argument("--risk", type=int, default=1)
     parser.add_argument("--budget", type=float, default=900, help="seconds for the whole scan")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--out", default=str(ROOT / "perf/results/sqlmap.json"))
-    args = parser.parse_args()
+    args = harness.parse(parser, quick={"level": 1, "budget": 30})
     version = subprocess.run(["sqlmap", "--version"], capture_output=True, text=True).stdout.split()[0]
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as workdir:
         log = Path(workdir) / "access.log"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("AWRLENS_")}
-        env.update(AWRLENS_STORE_PATH=str(Path(args.store).resolve()), AWRLENS_ANSWER_CACHE_MB="0")
-        argv = [
-            str(VENV_BIN / "gunicorn"),
-            "--bind",
-            "127.0.0.1:{port}",
-            "--workers",
-            str(args.workers),
-            "--access-logfile",
-            str(log),
-            "app.wsgi:app",
-        ]
-        with serving(argv, env, "/api/v1/") as (port, _):
+        env = harness.server_env(args.store, answer_cache_mb=0)
+        argv = harness.gunicorn("--access-logfile", str(log), workers=args.workers)
+        with harness.serving(argv, env, "/api/v1/") as (port, _):
             runs, skipped = targets(port)
             results = []
             for label, url, params, marked in runs:
@@ -205,7 +231,7 @@ def main():
                 if left <= 5:
                     results.append({"target": label, "params": params, "skipped": "time budget spent"})
                     continue
-                r = run_sqlmap(url, params, marked, args.level, args.risk, left, workdir)
+                r = run_sqlmap(f"http://127.0.0.1:{port}{url}", params, marked, args.level, args.risk, left, workdir)
                 results.append({"target": label, "params": params, **r})
                 print(
                     f"{label}: {'FOUND ' + '; '.join(r['found']) if r['found'] else 'clean' if r['clean'] else '?'}"
@@ -229,15 +255,15 @@ def main():
         "skipped": skipped,
         "runs": results,
     }
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(summary, indent=2) + "\n")
+    harness.write("sqlmap", summary, args)
     print(
         f"sqlmap {version}, level {args.level}, risk {args.risk}: {summary['parameters']} parameters on "
         f"{len(runs)} targets, {len(lines)} requests in {summary['seconds']} s; by status {summary['by_status']}; "
         f"findings: {len(findings)}; incomplete: {len(summary['incomplete'])}; skipped: {len(skipped)}"
     )
     server_errors = sum(n for s, n in statuses.items() if s >= 500)
-    sys.exit(1 if findings or server_errors or summary["incomplete"] or skipped else 0)  # untested counts as failed
+    untested = summary["incomplete"] and not args.quick  # --quick spends its budget on the first targets only
+    sys.exit(1 if findings or server_errors or untested or skipped else 0)  # untested counts as failed
 
 
 if __name__ == "__main__":

@@ -39,6 +39,18 @@ def browser():
         b.close()
 
 
+@pytest.fixture(scope="session")
+def screenshot(tmp_path_factory):
+    """The path a browser test saves its picture `name` (overview.png...) to: under pytest's temporary directory, so
+    that a test run leaves the tree as it was; over the README's picture in docs/ only when TESTS_SCREENSHOTS=docs asks
+    to refresh them (README: Tests and performance)."""
+    asked = os.environ.get("TESTS_SCREENSHOTS", "")
+    if asked not in ("", "docs"):
+        pytest.fail(f"TESTS_SCREENSHOTS={asked!r}: give docs (refresh docs/*.png) or leave it unset")
+    folder = ROOT / "docs" if asked == "docs" else tmp_path_factory.mktemp("screenshots")
+    return lambda name: folder / name
+
+
 @pytest.fixture(scope="module")
 def server(demo_store):
     """The production WSGI server (gunicorn, as `make run`) on a free port, serving the session's demo store."""

@@ -1,8 +1,10 @@
 """Shared fixtures: a demo store built once per run, an app on it, a client, the app under gunicorn, one
 error-shape check, and the fixtures of the API contract tests (tests/test_api_*.py; their helpers: contract.py)."""
 
+import hashlib
 import os
 import pickle
+import shutil
 import socket
 import sqlite3
 import subprocess
@@ -24,21 +26,44 @@ ROOT = Path(__file__).resolve().parent.parent
 pytest_plugins = ["tests.aws", "tests.chromium"]
 
 
+def demo_sources() -> list[Path]:
+    """The files the demo store is made from: every module under app/ but the API's (the demo renders Oracle's
+    reports through app.history; the import contracts in pyproject.toml keep app.api out of its imports)."""
+    app_dir = ROOT / "app"
+    return sorted(p for p in app_dir.rglob("*.py") if "api" not in p.relative_to(app_dir).parts[:1])
+
+
+def _demo_key() -> str:
+    digest = hashlib.sha256()
+    for path in demo_sources():
+        digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 @pytest.fixture(scope="session")
 def demo_store(tmp_path_factory):
-    """A 10-day demo history (same generator and stories as `make run`, fewer days). TESTS_DEMO_DIR (set by
-    `make mutate`, docs/mutation.md) keeps one built store there for every pytest session of the run."""
+    """A 10-day demo history (same generator and stories as `make run`, fewer days), built once per change of its
+    sources and kept in var/tests/demo-<key>; each pytest session gets its own copy, so no test can alter the kept
+    one. TESTS_DEMO_DIR (set by `make mutate`, docs/mutation.md) names another folder, used in place: its runner's
+    tests only read, and a copy per mutant would cost more than the mutant's tests."""
     from app import demo
 
-    keep = os.environ.get("TESTS_DEMO_DIR")
-    if not keep:
-        path = tmp_path_factory.mktemp("store") / "demo.sqlite"
-        return path, demo.build(path, days=10)
-    path, saved = Path(keep) / "demo.sqlite", Path(keep) / "stories.pickle"
+    keep = Path(os.environ.get("TESTS_DEMO_DIR") or ROOT / "var" / "tests" / f"demo-{_demo_key()}")
+    kept, saved = keep / "demo.sqlite", keep / "stories.pickle"
     if not saved.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.unlink(missing_ok=True)
-        saved.write_bytes(pickle.dumps(demo.build(path, days=10)))
+        if not os.environ.get("TESTS_DEMO_DIR"):  # the stores of earlier sources: one kept at a time
+            for old in keep.parent.glob("demo-*"):
+                shutil.rmtree(old, ignore_errors=True)
+        keep.mkdir(parents=True, exist_ok=True)
+        kept.unlink(missing_ok=True)
+        stories = demo.build(kept, days=10)
+        part = saved.with_suffix(".part")  # written last, under its name only when whole: a killed build rebuilds
+        part.write_bytes(pickle.dumps(stories))
+        part.replace(saved)
+    path = kept
+    if not os.environ.get("TESTS_DEMO_DIR"):
+        path = tmp_path_factory.mktemp("store") / "demo.sqlite"
+        shutil.copyfile(kept, path)
     return path, pickle.loads(saved.read_bytes())
 
 

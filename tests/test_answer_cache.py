@@ -218,3 +218,34 @@ def test_a_repeated_parameter_in_another_order_is_another_question(counted, dbs)
         assert tuple(dict.fromkeys(s["name"] for s in resp.get_json()["series"])) == names  # each instance's
     assert answers[0].headers["ETag"] != answers[1].headers["ETag"]
     assert ran[1] > ran[0] and "Age" not in answers[1].headers  # computed, not served from memory
+
+
+def test_a_repeated_instance_is_answered_as_if_nothing_were_kept(counted, demo_store, dbs):
+    """The key's rule (app/api/cache.py): each parameter's values in the order given. instance=1&instance=2,
+    instance=2&instance=1 and instance=1 are three questions (the first two refused: instance may be given once);
+    asked one after another on one app, each answer is the one an app keeping nothing gives, never instance=1's
+    answer kept and served to a repeated instance."""
+    client, _ = counted
+    fresh = create_app(
+        Settings.from_env({}, answer_cache_mb=0, targets={"demo": {"sqlite": str(demo_store[0])}})
+    ).test_client()
+    base = f"/api/v1/dbs/{dbs['rac']}/series?name=derived:aas&begin_snap=8200&end_snap=8300"
+    queries = ["instance=1&instance=2", "instance=2&instance=1", "instance=1", "instance=2", "instance=1&instance=2"]
+    for query in queries:
+        kept, computed = client.get(f"{base}&{query}"), fresh.get(f"{base}&{query}")
+        assert kept.status_code == computed.status_code, query
+        assert kept.get_data() == computed.get_data(), query
+    firsts = {q: fresh.get(f"{base}&{q}").get_data() for q in ("instance=1", "instance=2")}
+    assert firsts["instance=1"] != firsts["instance=2"]  # the check: the instances' answers differ
+
+
+def test_the_key_of_a_repeated_instance():
+    app = create_app(Settings.from_env({}, targets={}))
+
+    def key(query):
+        with app.test_request_context(f"/api/v1/dbs/x/series?{query}"):
+            return answer_cache._key()
+
+    keys = {key(q) for q in ("instance=1&instance=2", "instance=2&instance=1", "instance=1", "instance=2")}
+    assert len(keys) == 4
+    assert key("instance=1&name=a&instance=2") == key("name=a&instance=1&instance=2")

@@ -11,7 +11,7 @@ import re
 import pytest
 from contract import AAS, REDO, dbid_of, ok, url
 
-from app.api.respond import to_csv
+from app.api.respond import csv_cell, to_csv
 
 
 def csv_of(resp):
@@ -196,3 +196,32 @@ def test_sql_text_with_markup_is_verbatim_in_json_and_csv(api, dbs, sql3):
         cells = next(dict(zip(header, r, strict=True)) for r in rows if r[0] == sql_id)
         assert cells["sql_text"] == text and cells["module"] == module
         assert ok(api, url(db, f"/sql/{sql_id}"))["sql_text"] == text
+
+
+@pytest.mark.parametrize("start", ["=", "+", "-", "@", "\t", "\r"])
+def test_every_cell_shape_starting_a_formula_is_neutralised(start):
+    """OWASP's CSV injection list on each shape a cell takes: text, a list (its items joined by spaces, the first
+    one starting a formula, or a later one that cannot start the cell), a nested list, a number (never touched)."""
+    formula = f"{start}SUM(A1)"
+    row = {
+        "text": formula,
+        "list": [formula, "b"],
+        "later": ["b", formula],
+        "nested": [[formula]],
+        "numbers": [-1, 2],
+        "int": -7,
+        "float": -0.5,
+        "zero": 0,
+    }
+    header, cells = csv.reader(io.StringIO(to_csv([row]), newline=""))
+    got = dict(zip(header, cells, strict=True))
+    assert got["text"] == "'" + formula
+    assert got["list"] == f"'{formula} b"
+    assert got["later"] == f"b {formula}"
+    assert not got["nested"].startswith(("=", "+", "-", "@", "\t", "\r"))
+    assert got["numbers"] == "'-1 2"  # joined, the list is text: "-1 2" is not a number a spreadsheet keeps
+    assert (got["int"], got["float"], got["zero"]) == ("-7", "-0.5", "0")
+
+
+def test_a_cell_alone_list_empty_number_and_none():
+    assert csv_cell(["=1", 2]) == "'=1 2" and csv_cell([]) == "" and csv_cell(-3) == -3 and csv_cell(None) is None

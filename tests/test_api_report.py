@@ -425,3 +425,35 @@ def test_a_range_without_a_snapshot_says_so_not_none(api, dbs, sql3):
     assert "RACPROD · no snapshot" in text
     assert "None" not in resp.headers["Content-Disposition"]
     assert resp.headers["Content-Disposition"].endswith('-empty.html"')
+
+
+def test_os_statistics_of_one_instance_are_its_own(api, dbs, window, sql3):
+    """§28 and §8: on RAC each instance has its own host, so one instance's report holds its own DBA_HIST_OSSTAT rows
+    only (the cumulative times' deltas over the range, the readings at its last snapshot), and `all` their sum."""
+    db, (lo, hi) = dbs["rac"], window
+
+    def osstat(inst, snap):
+        return dict(
+            sql3.execute(
+                "select stat_name, value from dba_hist_osstat where dbid = ? and instance_number = ? and snap_id = ?",
+                (dbid_of(db), inst, snap),
+            )
+        )
+
+    expected = {}
+    for inst in (1, 2):
+        first, last = osstat(inst, lo), osstat(inst, hi)
+        expected[inst] = {
+            "BUSY_TIME": (last["BUSY_TIME"] - first["BUSY_TIME"]) / 100,  # centiseconds
+            "IDLE_TIME": (last["IDLE_TIME"] - first["IDLE_TIME"]) / 100,
+            "NUM_CPUS (at the end)": last["NUM_CPUS"],
+            "PHYSICAL_MEMORY_BYTES (at the end)": last["PHYSICAL_MEMORY_BYTES"],
+            "LOAD (at the end)": last["LOAD"],
+        }
+    expected["all"] = {k: expected[1][k] + expected[2][k] for k in expected[1]}
+    assert expected[1]["LOAD (at the end)"] != expected[2]["LOAD (at the end)"]  # the check: the hosts differ
+    for inst, want in expected.items():
+        _, rep = report(api, db, begin_snap=lo, end_snap=hi, instance=inst)
+        table = rep.table("os-statistics")
+        for name, value in want.items():
+            assert number(table[name][1]) == pytest.approx(value, abs=0.006), (inst, name)

@@ -22,8 +22,6 @@ from tests.chromium import Page
 
 pytestmark = [pytest.mark.browser, pytest.mark.wire, pytest.mark.slow]
 
-ROOT = Path(__file__).resolve().parent.parent
-SCREENSHOT = ROOT / "docs" / "overview.png"
 VIEWS = ("overview", "explorer", "sql", "compare", "tablespaces")
 
 
@@ -148,13 +146,13 @@ def _explorer_search(page):
     assert first in page.state()["series"]
 
 
-def test_overview_screenshot(server, dbs, page):
-    """The picture in README.md and docs/viewer.md: RACPROD's last week."""
+def test_overview_screenshot(server, dbs, page, screenshot):
+    """The picture in README.md and docs/viewer.md (docs/overview.png): RACPROD's last week."""
     page.open(_url(server, db=dbs["rac"], view="overview", range="7d"))
     page.page.mouse.move(5, 5)
-    SCREENSHOT.parent.mkdir(exist_ok=True)
-    page.page.screenshot(path=str(SCREENSHOT), full_page=False)
-    assert SCREENSHOT.stat().st_size > 20000
+    shot = screenshot("overview.png")
+    page.page.screenshot(path=str(shot), full_page=False)
+    assert shot.stat().st_size > 20000
     assert page.errors == []
 
 

@@ -83,7 +83,7 @@ def lines(card):
     return [items.nth(i).text_content() for i in range(items.count())]
 
 
-def test_the_async_io_fix_shows_the_restart_and_the_parameter_on_every_chart(server, page, stories):
+def test_the_async_io_fix_shows_the_restart_and_the_parameter_on_every_chart(server, page, stories, screenshot):
     pg = page
     cards = overview(pg, server, stories)
     for k in range(cards.count()):
@@ -103,7 +103,7 @@ def test_the_async_io_fix_shows_the_restart_and_the_parameter_on_every_chart(ser
     # the restart and the parameter change stand together: their pins a few pixels apart
     restart = first.locator(".change-pin[data-kind=restart]").bounding_box()
     assert abs(pin.bounding_box()["x"] - restart["x"]) < 20
-    pg.page.screenshot(path="docs/changes.png", clip=first.bounding_box())
+    pg.page.screenshot(path=str(screenshot("changes.png")), clip=first.bounding_box())  # the README's picture
     # a card's tool hides them on every chart, and shows them again
     first.locator("[data-act=changes]").click()
     assert shown(pg, cards) == [("false", 0, False)] * cards.count()

@@ -26,7 +26,6 @@ CPU, GP2, HANG, ASYNC, HTTPD, MODEL = (
     "ebs-io1-gp2-io-size-model",
 )
 KEY = "browser-runs-key-0123456789"
-RUN_SHOT = Path(__file__).resolve().parent.parent / "docs" / "run.png"
 
 
 def run_url(server, slug):
@@ -98,12 +97,13 @@ def test_each_kind_draws_the_chart_that_fits_it(server, client, page, slug, char
     assert page.errors == []
 
 
-def test_run_screenshot(server, page):
-    """The run picture in docs/viewer.md: the async I/O fix, before and after."""
+def test_run_screenshot(server, page, screenshot):
+    """The run picture in docs/viewer.md (docs/run.png): the async I/O fix, before and after."""
     page.open(run_url(server, ASYNC))
     page.page.mouse.move(5, 5)
-    page.page.screenshot(path=str(RUN_SHOT), full_page=False)
-    assert RUN_SHOT.stat().st_size > 20000 and len(page.charts()) == 2
+    shot = screenshot("run.png")
+    page.page.screenshot(path=str(shot), full_page=False)
+    assert shot.stat().st_size > 20000 and len(page.charts()) == 2
     assert page.errors == []
 
 

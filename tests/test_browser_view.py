@@ -12,8 +12,6 @@ from tests.chromium import Page
 
 pytestmark = [pytest.mark.browser, pytest.mark.wire, pytest.mark.slow]
 
-ROOT = Path(__file__).resolve().parent.parent
-PHONE_SHOT = ROOT / "docs" / "phone.png"
 HANG, GP2, MODEL = "client-hang-rds-failover", "ebs-5x-gp2-burst", "ebs-io1-gp2-io-size-model"
 
 
@@ -62,7 +60,7 @@ LAYOUT = """() => {
 # -- phones and laptops --------------------------------------------------------------------------------------------
 
 
-def test_a_phone_never_scrolls_sideways(server, dbs, stories, browser):
+def test_a_phone_never_scrolls_sideways(server, dbs, stories, browser, screenshot):
     """At 390 px: no view scrolls sideways, the view tabs are a menu (keyboard too), charts stack one per row at the
     grid's width, and a table wider than the screen scrolls inside its card."""
     ctx, page = _open(browser, 390)
@@ -83,8 +81,9 @@ def test_a_phone_never_scrolls_sideways(server, dbs, stories, browser):
                 assert any(t["inner"] for t in got["tables"]), got["tables"]
             if "view=overview" in url:
                 page.page.mouse.move(5, 5)
-                page.page.screenshot(path=str(PHONE_SHOT), full_page=False)
-                assert PHONE_SHOT.stat().st_size > 20000
+                shot = screenshot("phone.png")
+                page.page.screenshot(path=str(shot), full_page=False)
+                assert shot.stat().st_size > 20000
         # the menu with the keyboard: the next view
         page.open(_views(server, dbs, stories)[0])
         assert page.page.locator("#view-menu").input_value() == "overview"

@@ -297,3 +297,42 @@ def test_parameters_that_differ_at_the_ends_of_the_periods(api, dbs, sql3, perio
         (f"{name} (instance {inst})", x, y) for name, inst, x, y in expected
     ]
     assert all(r["change"] == "changed" for r in rows if r["a"] is not None and r["b"] is not None)
+
+
+@pytest.fixture(scope="module")
+def set_in_one_period(demo_store, dbs, periods, tmp_path_factory):
+    """A copy of the demo store where instance 1 of RACPROD has a parameter in force only at A's end and another only
+    at B's end (a hidden parameter set, then reset: it has rows only while set), as rows of the store's
+    DBA_HIST_PARAMETER (awrlens_parameter: a value and the run of snapshots it was in force for, §23)."""
+    import shutil
+    import sqlite3
+
+    from app import create_app
+    from app.settings import Settings
+
+    (a, b), dbid = periods, dbid_of(dbs["rac"])
+    path = tmp_path_factory.mktemp("parameters") / "demo.sqlite"
+    shutil.copyfile(demo_store[0], path)
+    con = sqlite3.connect(path)
+    runs = [("_a_only", "1", a[0], a[1]), ("_b_only", "TRUE", b[0], b[1])]
+    for k, (name, value, first, last) in enumerate(runs):
+        con.execute(
+            "insert into awrlens_parameter (dbid, instance_number, parameter_hash, first_snap, last_snap, "
+            "parameter_name, value, isdefault, ismodified) values (?, 1, ?, ?, ?, ?, ?, 'FALSE', 'SYSTEM_MOD')",
+            (dbid, 4_000_000_000 + k, first, last, name, value),
+        )
+    con.commit()
+    con.close()
+    app = create_app(Settings.from_env({}, answer_cache_mb=0, targets={"demo": {"sqlite": str(path)}}))
+    return app.test_client()
+
+
+def test_a_parameter_set_in_one_period_only_is_a_difference(set_in_one_period, dbs, periods):
+    """§29: a parameter whose value in force at A's last snapshot differs from B's is listed, `set in A only` or `set in
+    B only` when the other end has no value: not dropped for lack of one."""
+    (a, b), db = periods, dbs["rac"]
+    rows = _ask(set_in_one_period, db, a, b)["differences"]["rows"]
+    got = {r["item"]: (r["a"], r["b"], r["change"]) for r in rows if r["kind"] == "parameter"}
+    assert got["_a_only (instance 1)"] == ("1", None, "set in A only")
+    assert got["_b_only (instance 1)"] == (None, "TRUE", "set in B only")
+    assert not any(item.startswith(("_a_only", "_b_only")) and "instance 2" in item for item in got)

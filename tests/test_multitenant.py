@@ -41,10 +41,11 @@ SQL = {
 # (container, TS#, OBJ#, owner, name) -> logical reads per interval ending at snap 2 and 3: the same TS#, OBJ# and
 # DATAOBJ# in two PDBs are two segments
 # DBA_HIST_EVENT_HISTOGRAM of one event on instance 1 per container: {snap_id: {bucket: cumulative WAIT_COUNT}};
-# the root's rows start at snap 2 (a container whose rows start later, as when AWR begins to capture it)
+# the root's rows start at snap 2 (a container whose rows start later, as when AWR begins to capture it); PDB1's bucket
+# of 16 ms first gets a wait (and a row) at snap 3
 EVENT_ID, EVENT = 2000, "db file sequential read"
 HISTOGRAM = {
-    PDB1: {1: {1: 100, 4: 10}, 2: {1: 150, 4: 30}, 3: {1: 160, 4: 31}},
+    PDB1: {1: {1: 100, 4: 10}, 2: {1: 150, 4: 30}, 3: {1: 160, 4: 31, 16: 2}},
     ROOT: {2: {1: 5000, 8: 700}, 3: {1: 5004, 8: 701}},
 }
 
@@ -329,7 +330,8 @@ def test_each_captured_bind_is_listed_once_whatever_the_plans(cdb, tmp_path):
 def test_event_histogram_deltas_are_per_container(cdb):
     """Each container's rows are a counter of their own (docs/awr-rules.md §24): differenced per instance, container
     and bucket, then summed. The root's rows start at snap 2, so interval 2 holds PDB1's waits only; summed over the
-    containers first, the root's whole count would read as waits of that interval."""
+    containers first, the root's whole count would read as waits of that interval. A bucket's first row counts 0
+    before it where its container has rows: the interval it first appears in keeps its waits."""
     body = (
         client(cdb)
         .get(f"/api/v1/dbs/c.{DBID}/event-histogram", query_string={"event": EVENT, "begin_snap": 1, "end_snap": 3})
@@ -345,6 +347,7 @@ def test_event_histogram_deltas_are_per_container(cdb):
     uppers = [b["wait_time_milli"] for b in body["buckets"]]
     got = {i["snap_id"]: {u: n for u, n in zip(uppers, i["counts"], strict=True) if n} for i in body["intervals"]}
     assert got == {s: {u: n for u, n in b.items() if n} for s, b in expected.items()}, body
+    assert got[3][16] == 2
 
 
 def test_parameter_changes_are_per_container(cdb):
@@ -406,3 +409,48 @@ def test_ash_users_and_objects_are_per_container(cdb):
     top = api.get(f"{base}/top", query_string=window).get_json()
     objects = {r["name"]: r["samples"] for r in top["lists"]["current_obj"]}
     assert objects == {f"{PDB1}:5000": 3, f"{PDB2}:5000": 3, None: 3}
+
+
+# DBA_HIST_REPORTS: SQL monitor reports of the one SQL_ID both PDBs run, on instance 1: (REPORT_ID, container,
+# SNAP_ID the report ended before, start, end)
+MONITORED = [
+    (71, PDB1, 2, "2026-03-01 00:05:00", "2026-03-01 00:06:40"),
+    (72, PDB2, 2, "2026-03-01 00:12:00", "2026-03-01 00:12:30"),
+    (73, PDB1, 3, "2026-03-01 00:40:00", "2026-03-01 00:41:00"),
+    (74, PDB2, 3, "2026-03-01 00:45:00", "2026-03-01 00:50:00"),
+]
+
+
+@pytest.fixture(scope="module")
+def monitored(cdb, tmp_path_factory):
+    """A copy of the CDB store that keeps SQL monitor reports (schema.AWR_REPORTS marks a store that keeps them)."""
+    from app.store import schema
+
+    path = tmp_path_factory.mktemp("monitored") / "cdb.sqlite"
+    path.write_bytes(cdb.read_bytes())
+    engine = create_engine(f"sqlite:///{path}")
+    schema.AWR_REPORTS.metadata.create_all(engine)
+    engine.dispose()
+    con = sqlite3.connect(path)
+    for report_id, con_dbid, snap_id, start, end in MONITORED:
+        con.execute(
+            "insert into dba_hist_reports (snap_id, dbid, instance_number, report_id, component_name, key1, key2, "
+            "period_start_time, period_end_time, generation_time, con_dbid) values (?,?,1,?,'sqlmonitor',?,?,?,?,?,?)",
+            (snap_id, DBID, report_id, "0s4ruwf8v2hxq", str(report_id), start, end, end, con_dbid),
+        )
+    con.commit()
+    con.close()
+    return path
+
+
+def test_each_containers_monitored_executions_are_its_own(monitored):
+    """con_dbid names one container: its list holds its own reports only (DBA_HIST_REPORTS.CON_DBID, §15); without
+    it, every container's."""
+    api = client(monitored)
+    url = f"/api/v1/dbs/c.{DBID}/sql/0s4ruwf8v2hxq/monitor"
+    window = {"begin_snap": 1, "end_snap": 3}
+    for con_dbid in (PDB1, PDB2):
+        body = api.get(url, query_string={**window, "con_dbid": con_dbid}).get_json()
+        assert sorted(r["report_id"] for r in body["rows"]) == [m[0] for m in MONITORED if m[1] == con_dbid], body
+    body = api.get(url, query_string=window).get_json()
+    assert sorted(r["report_id"] for r in body["rows"]) == [m[0] for m in MONITORED]

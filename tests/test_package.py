@@ -126,9 +126,14 @@ def test_prod_reads_oracle_in_a_vpc_with_a_key_and_one_origin():
 
 
 def project_top_level():
-    """The repository's top-level names, tracked or made locally by the Makefile and the tools."""
-    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True).stdout.split()
-    names = {p.split("/", 1)[0] for p in tracked}
+    """The repository's top-level names, tracked (in a copy without .git, such as `git archive` exports, the names
+    the copy holds) or made locally by the Makefile and the tools."""
+    if (ROOT / ".git").exists():  # a clone or a worktree (where .git is a file)
+        listed = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True)
+        assert listed.returncode == 0, f"`git ls-files` failed in {ROOT}: {listed.stderr.strip()}"
+        names = {p.split("/", 1)[0] for p in listed.stdout.split()}
+    else:
+        names = {p.name for p in ROOT.iterdir()}
     return names | {
         ".venv",
         ".venv-lambda",

@@ -307,3 +307,102 @@ def test_plan_and_bind_times_carry_the_databases_offset(api, sql3, rac, reg, tz)
         datetime.fromisoformat(v).replace(tzinfo=zone).isoformat(timespec="seconds") for v in captured
     ]
     assert all(r["last_captured"].endswith("+01:00") for r in rows)
+
+
+# -- a store of a few hand-written plans: the order and alignment of the lines against rows chosen to tell them apart
+
+DBID, SQL_ID = 700, "4xamnunv51w9j"
+ORDERED, BY_INDEX_A, BY_INDEX_B = 11, 21, 22  # plan hash values
+# (plan, ID, PARENT_ID, DEPTH, POSITION, operation, options, object): as Oracle numbers them, POSITION is a line's
+# place among its siblings and the statement's cost on line 0, so POSITION order is not ID order
+PLAN_ROWS = [
+    (ORDERED, 0, None, 0, 57, "SELECT STATEMENT", None, None),
+    (ORDERED, 1, 0, 1, 1, "SORT", "ORDER BY", None),
+    (ORDERED, 2, 1, 2, 1, "HASH JOIN", None, None),
+    (ORDERED, 3, 2, 3, 2, "TABLE ACCESS", "FULL", "CUSTOMERS"),
+    (ORDERED, 4, 2, 3, 1, "TABLE ACCESS", "FULL", "ORDERS"),
+    (ORDERED, 5, 1, 2, 2, "VIEW", None, "VW_NSO_1"),
+    *[
+        (phv, i, parent, depth, pos, op, opt, obj)
+        for phv, index in ((BY_INDEX_A, "ORDERS_CUSTOMER_IX"), (BY_INDEX_B, "ORDERS_CUSTOMER_DATE_IX"))
+        for i, parent, depth, pos, op, opt, obj in (
+            (0, None, 0, 4, "SELECT STATEMENT", None, None),
+            (1, 0, 1, 1, "TABLE ACCESS", "BY INDEX ROWID BATCHED", "ORDERS"),
+            (2, 1, 2, 1, "INDEX", "RANGE SCAN", index),
+        )
+    ],
+]
+
+
+@pytest.fixture(scope="module")
+def hand_plans(tmp_path_factory):
+    import sqlite3
+
+    from sqlalchemy import create_engine
+
+    from app import create_app
+    from app.settings import Settings
+    from app.store.schema import views
+
+    path = tmp_path_factory.mktemp("plans") / "plans.sqlite"
+    engine = create_engine(f"sqlite:///{path}")
+    views().metadata.create_all(engine)
+    engine.dispose()
+    con = sqlite3.connect(path)
+    con.execute(
+        "insert into dba_hist_database_instance (dbid, instance_number, startup_time, parallel, db_name, "
+        "instance_name, host_name, version, cdb) values (?, 1, '2026-03-01 00:00:00', 'NO', 'PLANS', 'PLANS', 'h', "
+        "'19.0.0.0.0', 'NO')",
+        (DBID,),
+    )
+    for snap_id, (begin, end) in {1: ("00:00", "00:30"), 2: ("00:30", "01:00")}.items():
+        con.execute(
+            "insert into dba_hist_snapshot (snap_id, dbid, instance_number, startup_time, begin_interval_time, "
+            "end_interval_time, snap_flag, snap_timezone) values (?, ?, 1, '2026-03-01 00:00:00', ?, ?, 0, 0)",
+            (snap_id, DBID, f"2026-03-01 {begin}:00", f"2026-03-01 {end}:00"),
+        )
+    con.execute(
+        "insert into dba_hist_sqltext (dbid, sql_id, sql_text, command_type, con_dbid) values (?, ?, ?, 3, ?)",
+        (DBID, SQL_ID, "select * from orders", DBID),
+    )
+    for phv, i, parent, depth, pos, op, opt, obj in PLAN_ROWS:
+        con.execute(
+            "insert into dba_hist_sql_plan (dbid, sql_id, plan_hash_value, id, operation, options, object_name, "
+            "parent_id, depth, position, cost, timestamp, con_dbid) values (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (DBID, SQL_ID, phv, i, op, opt, obj, parent, depth, pos, 10 - i, "2026-03-01 00:10:00", DBID),
+        )
+    con.commit()
+    con.close()
+    app = create_app(Settings.from_env({}, answer_cache_mb=0, targets={"p": {"sqlite": str(path)}}))
+    return app.test_client(), f"/api/v1/dbs/p.{DBID}/sql/{SQL_ID}"
+
+
+def test_plan_lines_are_in_id_order_whatever_their_position(hand_plans):
+    """§26: a plan's lines in ID order, the plan's pre-order (each line's children after it); POSITION only orders
+    siblings."""
+    api, base = hand_plans
+    body = ok(api, f"{base}/plans?plan_hash_value={ORDERED}&begin_snap=1&end_snap=2")
+    (plan,) = body["plans"]
+    written = [r for r in PLAN_ROWS if r[0] == ORDERED]
+    assert [r[4] for r in written] != sorted(r[4] for r in written)  # the check: POSITION order is not ID order
+    assert [(line["id"], line["parent_id"], line["depth"], line["object_name"]) for line in plan["lines"]] == [
+        (r[1], r[2], r[3], r[7]) for r in written
+    ]
+    text = api.get(f"{base}/plans?plan_hash_value={ORDERED}&begin_snap=1&end_snap=2&format=csv").get_data(as_text=True)
+    assert [int(row["id"]) for row in csv.DictReader(io.StringIO(text))] == [r[1] for r in written]
+
+
+def test_two_plans_differing_in_an_index_align_line_by_line_and_mark_the_index(hand_plans):
+    """§26: aligned on (operation, options, object name), the two plans' lines pair up in order; the index line is
+    `changed` with each plan's index, every other line `same`."""
+    api, base = hand_plans
+    body = ok(api, f"{base}/plans/diff?a={BY_INDEX_A}&b={BY_INDEX_B}")
+    got = [
+        (r["change"], r["a"]["id"], r["b"]["id"], r["a"]["object_name"], r["b"]["object_name"]) for r in body["rows"]
+    ]
+    assert got == [
+        ("same", 0, 0, None, None),
+        ("same", 1, 1, "ORDERS", "ORDERS"),
+        ("changed", 2, 2, "ORDERS_CUSTOMER_IX", "ORDERS_CUSTOMER_DATE_IX"),
+    ]
+    assert body["differing"] == 1

@@ -507,3 +507,45 @@ def test_the_statements_on_oracle_use_bind_variables_only():
     for literal in ("ora-run", "'public'", "'ab'", "Linux", "8800"):
         assert literal not in text, literal
     assert all(":" in sql for sql, _ in store.sql)
+
+
+ROUND_TRIP = {
+    "slug": "round-trip",
+    "title": "Round trip",
+    "kind": "other",
+    "visibility": "public",
+    "measurements": [
+        {"series": "a", "x": "=cold", "y": -2.5, "unit": "s", "extra": {"note": "-fast", "n": -3, "ratio": 0.25}},
+        {"series": "+b", "x": "@warm", "y": 0, "unit": "s", "extra": {"note": "plain"}},
+        {"series": "a", "x": "hot", "y": 1e-7, "extra": {"n": 7}},
+        {"series": "c", "x": "-1 dB", "y": 12, "unit": "%", "extra": {"tags": ["x", "=y"], "at": {"k": 1}}},
+    ],
+}
+
+
+def test_a_runs_own_csv_imports_back_as_the_same_measurements(lab, tmp_path):
+    """A run's CSV (GET /api/v1/benchmarks/{slug}?format=csv: the upload's columns, then one per extra attribute, so
+    that it "can be imported again as it is") through `flask runs import`: the same rows, text that the CSV guards
+    against formulas included; only a list or object attribute comes back as its JSON text."""
+    repo.save(store_of(lab), parse_run(ROUND_TRIP, targets=[]), replace=False)
+    resp = lab.test_client().get("/api/v1/benchmarks/round-trip", query_string={"format": "csv"})
+    assert resp.status_code == 200, resp.get_data(as_text=True)
+    path = tmp_path / "round-trip.csv"
+    path.write_bytes(resp.get_data())
+    result = runs(lab, "import", str(path), "--slug", "round-trip-again", "--title", "Again", "--kind", "other")
+    assert result.exit_code == 0, result.output
+    got = repo.get_run(store_of(lab), "round-trip-again", private=True)["rows"]
+
+    def shown(value):
+        return json.dumps(value, separators=(",", ":")) if isinstance(value, (dict, list)) else value
+
+    expected = [
+        (m["series"], m["x"], m["y"], m.get("unit"), {k: shown(v) for k, v in m.get("extra", {}).items()})
+        for m in ROUND_TRIP["measurements"]
+    ]
+    assert [(r["series"], r["x"], r["y"], r["unit"], r["extra"]) for r in got] == expected
+
+
+def test_only_the_formula_guards_apostrophe_is_read_away():
+    document, _ = read_csv("series,x,y,'@tag\n'=a,'b,1,'-1\n")
+    assert document["measurements"] == [{"series": "=a", "x": "'b", "y": 1, "extra": {"@tag": -1}}]

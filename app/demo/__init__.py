@@ -17,7 +17,10 @@ Stories (returned by build() and listed by `flask demo`):
 
 By concern: `names` (the statistic, event and metric names and their ids), `workload` (the databases, their stories,
 the snapshot schedule and the model's per-second rates), `sql` (the SQL catalog), `rows` (the row generator of one
-instance) and `builder` (the parallel per-instance build, the merge and progress).
+instance, with the views of its own: `sqlstats`, `sysmetrics`, `tablespaces`, `detail`, `ash`, `parameters`),
+`plan_trees` and `plans` (the execution plans), `binds` (the captured bind values), `oracle_reports` (Oracle's own
+reports: `awr_reports`, `monitor_reports`, `report_style`) and `builder` (the parallel per-instance build, the merge
+and progress).
 """
 
 from app.demo.builder import DETAIL_DAYS, build

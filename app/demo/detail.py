@@ -34,7 +34,7 @@ TAILED = ("log file sync", "log file parallel write")  # the slow, unstable writ
 UPPERS = [1 << k for k in range(17)]  # WAIT_TIME_MILLI: < 1 ms, < 2 ms, ... < 65536 ms
 WOBBLE = (0.9, 0.95, 1.0, 1.05, 1.1)  # each interval's spread, around the event's
 SPREAD = {"enq: TX - row lock contention": 1.1, "buffer busy waits": 0.9, "db file scattered read": 0.7}
-DATA_TS, INDEX_TS = 5, 6  # APP_DATA and APP_INDEX in Generator.TABLESPACES
+DATA_TS, INDEX_TS = 5, 6  # APP_DATA and APP_INDEX in tablespaces.TABLESPACES
 # segment -> (type, share of the captured logical reads, of the captured cache reads, of the block changes)
 SEGMENTS = {
     "ORDERS": ("TABLE", 16, 14, 12),

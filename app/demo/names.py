@@ -157,7 +157,7 @@ pman timer|Idle|idle_bg|0.02|3000|1
 gcs remote message|Idle|idle_rac|0.6|30|1
 ges remote message|Idle|idle_rac|0.4|30|1
 """
-# name, unit, how the value comes from the interval's rates (a key of rows.metrics); per-minute history when starred
+# name, unit, how the value comes from the interval's rates (a key of sysmetrics.metrics); per-minute history when starred
 METRICS = """
 Host CPU Utilization (%)*|% Busy/(Idle+Busy)|host_pct
 Average Active Sessions*|Active Sessions|aas

@@ -1,6 +1,6 @@
 """The row generator: the rows of one instance, snapshot by snapshot, from the workload model's rates. Counters are
 kept per instance since its startup (they restart from zero at each restart) and written as Oracle's cumulative
-values; the sysmetrics are computed from the same integer deltas the counters hold."""
+values; the system metrics (app/demo/sysmetrics.py) are computed from the same integer deltas the counters hold."""
 
 import random
 from datetime import timedelta
@@ -12,34 +12,28 @@ from app.demo.names import (
     EVENT_ROWS,
     IO_FILETYPES,
     IO_FUNCTIONS,
-    METRIC_ROWS,
     READING_ROWS,
     SYSSTAT_ROWS,
     TIME_MODEL_ROWS,
     stat_id,
 )
-from app.demo.plans import BAD_PLAN_GETS, bind_names, bind_rows, plan_rows
-from app.demo.sql import catalog
+from app.demo.plans import plan_rows
+from app.demo.sqlstats import Statements
+from app.demo.sysmetrics import metrics, sysmetric_rows
+from app.demo.tablespaces import Tablespaces
 from app.demo.workload import (
-    BATCH_END,
-    BATCH_START,
     BLOCKS_PER_DIRECT_READ,
     BLOCKS_PER_TEMP_IO,
     CS_PER_S,
     EVENT_SCALE,
     GIB,
     STEP,
-    US_PER_CS,
     US_PER_S,
     fmt,
     rates,
 )
 from app.store.schema import ASH_BASE, ASH_NAMES, ASH_TOTALS, PARAMETER_BASE
 from app.units import DAY, MIB
-
-SYSMETRIC_GROUP = 2  # the long-duration (60 s) system metrics group
-TOP_OLTP = 28  # statements in every snapshot's SQL statistics, then a random few of the others
-SAMPLED_OLTP = 8
 
 
 class Generator:
@@ -48,29 +42,14 @@ class Generator:
     def __init__(self, db, times, stories, rng, out, detail_days, ash_rng=None, ash_days=None, ash_totals=True):
         self.db, self.times, self.stories, self.rng, self.out = db, times, stories, rng, out
         self.ash_rng = ash_rng  # the samples' own random stream (app/demo/ash.py); None: no samples
-        self.sqls = catalog(db.sql_seed)
+        self.statements = Statements(db, stories)
+        self.sqls, self.victim = self.statements.sqls, self.statements.victim
         self.start = times[0][1]
         self.history_from = times[-1][1] - timedelta(days=detail_days)
         # ASH for the most recent `ash_days` (default: as the per-minute metrics), with its totals or not
         self.ash_from = times[-1][1] - timedelta(days=detail_days if ash_days is None else ash_days)
         self.ash_totals = ash_totals
-        reg = stories["plan_regression"]
-        self.victim = reg["sql"] if reg["db"] is db else None
-        if self.victim:
-            self.sqls.append(self.victim)
-        oltp = [s for s in self.sqls if not s.batch and s is not self.victim]
-        total_w = sum(s.exec_weight for s in oltp)
-        total_t = sum(s.exec_weight * s.ms for s in oltp)
-        self.oltp = [(s, s.exec_weight / total_w, s.exec_weight * s.ms / total_t) for s in oltp]
-        self.oltp.sort(key=lambda x: -x[2])
-        self.batch_sql = [s for s in self.sqls if s.batch]
         self.events = [e for e in EVENT_ROWS if db.rac or e[4] not in ("gcwait", "idle_rac")]
-        # the statements whose binds AWR captured (docs/awr-rules.md §26): the ten with the most time that have
-        # binds, the regression's, and a hostile one's (a bind value is data too)
-        bound = [s for s, _, _ in self.oltp if bind_names(s)][:10] + [
-            s for s in self.sqls if bind_names(s) and (s is self.victim or s.text.startswith("select /* <img"))
-        ]
-        self.bound = {s.sql_id for s in bound}
 
     def run(self, inst):
         """The rows of one instance; the first instance also writes the rows the database shares."""
@@ -85,7 +64,8 @@ class Generator:
                     "sql_plan",
                     plan_rows(db, self.victim, self.victim.bad_plan, self.stories["plan_regression"]["from"]),
                 )
-            self._tablespaces_static()
+            self.tablespaces = Tablespaces(db)
+            out.extend("tablespace", self.tablespaces.rows())
         out.add("database_instance", self._instance_row(inst, inst.startup))
         self.detail = Detail(db, inst, self.sqls, random.Random(f"detail:{db.name}:{inst.number}"))
         if shared:
@@ -108,7 +88,7 @@ class Generator:
                 prev_time = t
                 yield 1
             if shared:
-                self._tablespaces(snap_id, t, k)
+                out.extend("tbspc_space_usage", self.tablespaces.usage(snap_id, t, k))
         out.extend(PARAMETER_BASE.name, parameters.rows(db, inst, taken, self.stories))
 
     def _instance_row(self, inst, startup):
@@ -181,10 +161,17 @@ class Generator:
             out.extend("seg_stat", self.detail.seg_stats(snap_id, key, d, waits, q["batch"], seconds, chain))
         self._osstat(snap_id, key, st, q, seconds, d)
         self._io(snap_id, key, st, q, seconds)
-        self._sql(snap_id, key, st, q, seconds, end)
+        detail = end > self.history_from
+        sqlstats, binds = self.statements.interval(rng, snap_id, key, st, q, seconds, end, detail)
+        out.extend("sqlstat", sqlstats)
+        if binds:  # for the detail days only: small
+            out.extend("sqlbind", binds)
         m = metrics(q, d, seconds)
         m.update(load=q["load"], sessions=q["sessions"])
-        self._sysmetric(snap_id, key, begin, end, seconds, m, noise)
+        summary, history = sysmetric_rows(rng, snap_id, key, begin, end, seconds, m, noise, detail)
+        out.extend("sysmetric_summary", summary)
+        if history:
+            out.extend("sysmetric_history", history)
         self._memory(snap_id, key, st, q, seconds)
         if self.ash and end > self.ash_from:  # ASH for the most recent days
             rows, totals = self.ash.interval(snap_id, st.startup, begin, end, seconds, q)
@@ -326,146 +313,6 @@ class Generator:
             "Control File": add("Others"),
         }
 
-    def _sql(self, snap_id, key, st, q, seconds, end):
-        rng = self.rng
-        execs_total = q["exec"] * seconds
-        time_total = q["dbtime"] * seconds * US_PER_S * 0.82
-        cpu_total = q["dbcpu"] * seconds * US_PER_S
-        reg_execs, reg_ms, regressed = q["reg"]
-        picked = []
-        if self.victim is not None:
-            n = reg_execs * seconds
-            time_total -= n * reg_ms * 1000
-            plan = self.victim.bad_plan if regressed else self.victim.plan
-            picked.append((self.victim, plan, n, n * reg_ms * 1000 * rng.uniform(0.95, 1.05), 0.96))
-        batch_share = 0.0
-        if q["batch"]:
-            batch_share = 0.55
-            for s in self.batch_sql:
-                picked.append(
-                    (
-                        s,
-                        s.plan,
-                        max(1.0, round(rng.uniform(0.5, 2))),
-                        time_total * batch_share / 4 * rng.uniform(0.7, 1.3),
-                        s.cpu,
-                    )
-                )
-        oltp_time = max(time_total * (1 - batch_share), 0.0)
-        chosen = self.oltp[:TOP_OLTP] + rng.sample(self.oltp[TOP_OLTP:], SAMPLED_OLTP)
-        for s, exec_share, time_share in chosen:
-            picked.append(
-                (
-                    s,
-                    s.plan,
-                    execs_total * exec_share * rng.uniform(0.8, 1.2),
-                    oltp_time * time_share * rng.uniform(0.8, 1.2),
-                    s.cpu,
-                )
-            )
-        rows = []
-        cpu_scale = min(1.0, cpu_total / max(sum(e * c for _, _, _, e, c in picked), 1.0))
-        for s, plan, n, ela, cpu in picked:
-            n = max(round(n), 0)
-            if n == 0 and not s.batch:
-                continue
-            per = max(n, 1)
-            gets = BAD_PLAN_GETS if plan == s.bad_plan else s.gets  # the full scan reads every line (§26)
-            deltas = (
-                n,
-                round(ela),
-                round(ela * cpu * cpu_scale),
-                round(gets * per),
-                round(s.reads * per),
-                round(s.rows * per),
-                round(ela * 0.1),
-                round(ela * 0.02),
-                round(ela * 0.01),
-                round(ela * 0.005),
-            )
-            totals, _ = st.accumulate((s.sql_id, plan), deltas)
-            rows.append(
-                (
-                    snap_id,
-                    *key,
-                    s.sql_id,
-                    plan,
-                    s.module,
-                    None,
-                    s.schema,
-                    *[v for pair in zip(totals, deltas, strict=True) for v in pair],
-                )
-            )
-        self.out.extend("sqlstat", rows)
-        if end > self.history_from:  # binds for the detail days only: small
-            hostile = '<img src=x onerror="alert(2)">'
-            for s, _plan, n, *_ in picked:
-                if s.sql_id in self.bound and round(n) > 0:
-                    self.out.extend(
-                        "sqlbind",
-                        bind_rows(
-                            self.db, key[1], snap_id, end, s, hostile if s.text.startswith("select /* <img") else None
-                        ),
-                    )
-
-    def _sysmetric(self, snap_id, key, begin, end, seconds, m, noise):
-        rng = self.rng
-        minutes = max(round(seconds / 60), 1)
-        detail = end > self.history_from
-        summary, history = [], []
-        stamps = [fmt(begin + timedelta(seconds=60 * k)) for k in range(minutes + 1)] if detail else []
-        begin_s, end_s = fmt(begin), fmt(end)
-        for metric_id, name, unit, how, per_minute in METRIC_ROWS:
-            value = m.get(how, 0.0)
-            if per_minute and detail:
-                wobble = [rng.gauss(0, 0.06) for _ in range(minutes)]
-                base = value * (1 - sum(wobble) / minutes)  # the minutes average to the summary value
-                values = [max(base + value * x, 0.0) for x in wobble]
-                if "%" in unit:
-                    values = [min(v, 100.0) for v in values]
-                history += [
-                    (
-                        snap_id,
-                        *key,
-                        SYSMETRIC_GROUP,
-                        metric_id,
-                        stamps[k],
-                        stamps[k + 1],
-                        60 * CS_PER_S,
-                        name,
-                        round(v, 4),
-                        unit,
-                    )
-                    for k, v in enumerate(values)
-                ]
-                lo, hi = min(values), max(values)
-                sd = (sum((v - value) ** 2 for v in values) / minutes) ** 0.5
-            else:
-                spread = abs(value) * 0.12 * noise
-                lo, hi, sd = max(value - spread, 0.0), value + spread, spread / 2
-            summary.append(
-                (
-                    snap_id,
-                    *key,
-                    SYSMETRIC_GROUP,
-                    metric_id,
-                    begin_s,
-                    end_s,
-                    round(seconds * CS_PER_S),
-                    name,
-                    unit,
-                    minutes,
-                    round(lo, 4),
-                    round(hi, 4),
-                    round(value, 4),
-                    round(sd, 4),
-                    round(minutes * (sd * sd + value * value), 4),
-                )
-            )
-        self.out.extend("sysmetric_summary", summary)
-        if history:
-            self.out.extend("sysmetric_history", history)
-
     def _memory(self, snap_id, key, st, q, seconds):
         sga = [
             ("shared pool", "free memory", 0.4 * GIB),
@@ -498,55 +345,6 @@ class Generator:
         pga.append(("bytes processed", processed))
         self.out.extend("pgastat", [(snap_id, *key, n, round(v)) for n, v in pga])
 
-    # tablespaces: one row per database and snapshot (no instance), sizes in blocks
-    TABLESPACES = (
-        ("SYSTEM", "PERMANENT", 1.1, 0.0002),
-        ("SYSAUX", "PERMANENT", 2.4, 0.004),
-        ("UNDOTBS1", "UNDO", 3.0, 0.0),
-        ("TEMP", "TEMPORARY", 0.5, 0.0),
-        ("USERS", "PERMANENT", 0.1, 0.0),
-        ("APP_DATA", "PERMANENT", 140.0, 0.35),
-        ("APP_INDEX", "PERMANENT", 60.0, 0.16),
-        ("AUDIT", "PERMANENT", 12.0, 0.2),
-    )
-
-    def _tablespaces_static(self):
-        names = list(self.TABLESPACES) + ([("UNDOTBS2", "UNDO", 3.0, 0.0)] if self.db.rac else [])
-        self.spaces = [
-            (k, n, c, gb * (4 if self.db.rac else 1), grow * (4 if self.db.rac else 1))
-            for k, (n, c, gb, grow) in enumerate(names)
-        ]
-        for ts, name, contents, _, _ in self.spaces:
-            self.out.add("tablespace", (self.db.dbid, ts, name, contents, self.db.block_size))
-        self.sizes = {}
-
-    def _tablespaces(self, snap_id, t, k):
-        blocks_per_gb = GIB / self.db.block_size
-        elapsed_days = k * STEP / DAY
-        rows = []
-        for ts, name, _contents, used_gb, grow in self.spaces:
-            used = used_gb + grow * elapsed_days
-            if name == "AUDIT":  # purged weekly by the batch
-                used = used_gb + grow * (elapsed_days % 7)
-            if name == "TEMP":
-                used = used_gb + (3.0 if BATCH_START <= t.hour < BATCH_END else 0.0)
-            size = self.sizes.get(ts, used * 1.25)
-            while used > size * 0.92:  # autoextend
-                size += max(size * 0.1, 1.0)
-            self.sizes[ts] = size
-            rows.append(
-                (
-                    self.db.dbid,
-                    snap_id,
-                    ts,
-                    round(size * blocks_per_gb),
-                    round(32 * (size // 32 + 2) * blocks_per_gb),
-                    round(used * blocks_per_gb),
-                    t.strftime("%m/%d/%Y %H:%M:%S"),
-                )
-            )
-        self.out.extend("tbspc_space_usage", rows)
-
 
 class State:
     """Cumulative counters of one instance since its startup."""
@@ -564,49 +362,3 @@ class State:
         self.values[key] = after
         ints = [int(x) for x in after]
         return ints, [i - int(b) for i, b in zip(ints, before, strict=True)]
-
-
-def metrics(q: dict, d: dict, seconds: float) -> dict:
-    """The sysmetric values of an interval, from the same integer deltas the counters hold."""
-    txn = (d["user commits"] + d["user rollbacks"]) or 1
-    per = {k: v / seconds for k, v in d.items()}
-    m = {
-        "txn": per["user commits"] + per["user rollbacks"],
-        "commit": per["user commits"],
-        "rollback": per["user rollbacks"],
-        "exec": per["execute count"],
-        "call": per["user calls"],
-        "rec": per["recursive calls"],
-        "lread": per["session logical reads"],
-        "pread": per["physical reads"],
-        "pwrite": per["physical writes"],
-        "trreq": per["physical read total IO requests"],
-        "twreq": per["physical write total IO requests"],
-        "trbytes": per["physical read total bytes"],
-        "twbytes": per["physical write total bytes"],
-        "redo": per["redo size"],
-        "redo_writes": per["redo writes"],
-        "chg": per["db block changes"],
-        "parse": per["parse count (total)"],
-        "hard": per["parse count (hard)"],
-        "logon": per["logons cumulative"],
-        "gc_cr": per["gc cr blocks received"],
-        "undo_applied": per["rollback changes - undo records applied"],
-        "net": per["bytes sent via SQL*Net to client"] + per["bytes received via SQL*Net from client"],
-        "cpu_cs": per["DB CPU"] / US_PER_CS,
-        "dbtime_cs": per["DB time"] / US_PER_CS,
-        "bgcpu_cs": per["background cpu time"] / US_PER_CS,
-        "busy_cs": per["BUSY_TIME"],
-    }
-    m["aas"] = m["dbtime_cs"] / CS_PER_S
-    m["host_pct"] = 100 * d["BUSY_TIME"] / ((d["BUSY_TIME"] + d["IDLE_TIME"]) or 1)
-    m["cpu_ratio"] = 100 * d["DB CPU"] / (d["DB time"] or 1)
-    m["wait_ratio"] = 100 - m["cpu_ratio"]
-    m["io_mb"] = (m["trbytes"] + m["twbytes"]) / MIB
-    m["io_req"] = m["trreq"] + m["twreq"]
-    m["bchr"] = 100 * (1 - d["physical reads cache"] / (d["session logical reads"] or 1))
-    m["soft_pct"] = 100 * (1 - d["parse count (hard)"] / (d["parse count (total)"] or 1))
-    m["sread_ms"] = d["db file sequential read:time"] / 1000 / (d["db file sequential read:waits"] or 1)
-    for key in list(m):
-        m[f"{key}/txn"] = m[key] * seconds / txn
-    return m

@@ -4,7 +4,9 @@
 CSV: a header row, then one measurement per row. Columns `series`, `x` and `y` are required, `unit` is optional,
 `seq` is ignored (a run's CSV export can be imported again as it is), and every other column is an extra attribute
 of the row (empty cells are left out). An `x` that reads as a number is a number, otherwise a category name; extra
-values that read as numbers are numbers.
+values that read as numbers are numbers. A cell or a name starting with an apostrophe then a formula's first character
+(= + - @ tab CR) is read without the apostrophe: the mark awrlens's own CSV puts there (app/api/respond.csv_cell), so a
+run's export imports as the same text.
 """
 
 import codecs
@@ -14,6 +16,7 @@ import math
 
 import orjson
 
+from app.api.respond import FORMULA_STARTS
 from app.errors import BadParameter
 
 CSV_COLUMNS = ("series", "x", "y", "unit")
@@ -66,7 +69,7 @@ def read_csv(text: str) -> tuple[dict, list]:
     """({"measurements": [...]}, ["line 2", ...]) from CSV text."""
     reader = csv.reader(io.StringIO(text.removeprefix("\ufeff")))
     try:
-        header = [h.strip() for h in next(reader)]
+        header = [_unguarded(h.strip()) for h in next(reader)]
     except StopIteration:
         raise BadParameter(
             "the CSV file is empty: a header row (series,x,y,unit,...) is required", "measurements"
@@ -89,7 +92,7 @@ def read_csv(text: str) -> tuple[dict, list]:
             raise BadParameter(
                 f"row {n} (line {line}): {len(cells)} cells for {len(header)} columns", f"measurements[{n}]"
             )
-        values = dict(zip(header, cells, strict=True))
+        values = dict(zip(header, map(_unguarded, cells), strict=True))
         row = {"series": values["series"], "x": _number_or_text(values["x"])}
         y = values["y"].strip()
         row["y"] = _number_or_text(y) if y else None
@@ -103,6 +106,11 @@ def read_csv(text: str) -> tuple[dict, list]:
         rows.append(row)
         where.append(f"line {line}")
     return {"measurements": rows}, where
+
+
+def _unguarded(cell: str) -> str:
+    """A cell without the apostrophe the formula guard of awrlens's CSV put before it."""
+    return cell[1:] if cell[:1] == "'" and cell[1:2] in FORMULA_STARTS else cell
 
 
 def _number_or_text(value: str):

@@ -27,7 +27,8 @@
     var bytes = /^(bytes|MB)(\/s|\/txn)?$/.exec(unit);
     if (bytes) {
       var i = bytes[1] === "MB" ? 2 : 0, x = value;
-      while (Math.abs(x) >= 1024 && i < BYTE_UNITS.length - 1) { x /= 1024; i += 1; }
+      // 1,024 of a unit is one of the next: a value that would show as 1,024 once rounded (1,023.6) reads 1 GB too
+      while (Math.round(Math.abs(x)) >= 1024 && i < BYTE_UNITS.length - 1) { x /= 1024; i += 1; }
       return number(x) + " " + BYTE_UNITS[i] + (bytes[2] || "");
     }
     if (unit === "%") { return number(value, 1) + " %"; }

@@ -24,9 +24,14 @@
     var insts = ["all", "each"].concat(db.instances.map(function (i) { return String(i.instance_number); }));
     if (insts.indexOf(state.inst) < 0) { patch.inst = "all"; }
     if (!VIEWS[state.view]) { patch.view = "overview"; }
-    var hasRange = PRESETS[state.range] || (state.from && state.to && Dbs.parseTime(state.from, db) < Dbs.parseTime(state.to, db)) ||
-      (/^\d+$/.test(state.begin_snap || "") && /^\d+$/.test(state.end_snap || ""));
-    if (!hasRange) {
+    // one kind of range: the first complete one in the order Dbs.resolveWindow reads them; the other kinds' keys
+    // (a stale end_snap beside a named range) leave the link
+    var kept = /^\d+$/.test(state.begin_snap || "") && /^\d+$/.test(state.end_snap || "") ? ["begin_snap", "end_snap"]
+      : PRESETS[state.range] ? ["range"]
+        : state.from && state.to && Dbs.parseTime(state.from, db) < Dbs.parseTime(state.to, db) ? ["from", "to"] : null;
+    if (kept) {
+      State.RANGE_KEYS.forEach(function (k) { if (kept.indexOf(k) < 0 && state[k] !== undefined) { patch[k] = null; } });
+    } else {
       if (state.range || state.from || state.to || state.begin_snap || state.end_snap) {
         Controls.showError(new Error("the range in the link is incomplete or invalid; showing the default range"));
       }
@@ -113,6 +118,8 @@
       Controls.init(Dbs.set(databases), function () { return active && active.ctx.win; });
     },
     render: render,
+    /** The repairs a state from a link needs (defaults, one kind of range): a patch, or null when it is complete. */
+    normalize: normalize,
     showError: Controls.showError,
     /** Whether a view needs no database (the benchmark views). */
     standalone: function (name) { return !!(VIEWS[name] && VIEWS[name].standalone); },

@@ -12,6 +12,17 @@ describe("values with their units", () => {
     expect(F.fmtValue(3 * 1024 ** 3, "bytes/s")).toBe("3 GB/s");
     expect(F.fmtValue(1023, "bytes")).toBe("1,023 bytes");
   });
+  test("1,024 of a byte unit is one of the next: 1,024 MB is 1 GB, 1,023 MB stays MB", () => {
+    expect(F.fmtValue(1024, "MB")).toBe("1 GB");
+    expect(F.fmtValue(1023, "MB")).toBe("1,023 MB");
+    expect(F.fmtValue(-1024, "MB/s")).toBe("-1 GB/s");
+    expect(F.fmtValue(1024, "bytes/txn")).toBe("1 KB/txn");
+    expect(F.fmtValue(1024 ** 2 - 1, "bytes")).toBe("1 MB");  // 1,023.999 KB
+  });
+  test("a value that would read 1,024 once rounded is shown in the next unit too", () => {
+    expect(F.fmtValue(1023.6, "MB")).toBe("1 GB");
+    expect(F.fmtValue(1023.4, "MB")).toBe("1,023 MB");
+  });
   test("a percentage keeps one decimal, a count per second reads '/s'", () => {
     expect(F.fmtValue(12.345, "%")).toBe("12.3 %");
     expect(F.fmtValue(101, "1/s")).toBe("101 /s");
@@ -68,6 +79,13 @@ describe("CSV (RFC 4180) and text", () => {
   test("text a spreadsheet would run as a formula gets a leading apostrophe, numbers do not", () => {
     expect(F.csv(["=1+1"], [["+cmd"], ["-2"], ["@SUM(A1)"], ["\tx"], [-2], ["plain"]]))
       .toBe("'=1+1\r\n'+cmd\r\n'-2\r\n'@SUM(A1)\r\n'\tx\r\n-2\r\nplain\r\n");
+  });
+  test("the formula guard covers a carriage return and a tab first too, as the API's CSV (app/api/respond.py)", () => {
+    // the apostrophe first, then RFC 4180's quotes around a field that holds a carriage return
+    expect(F.csv(["a"], [["\rcmd"], ["\t=1"], ["x\r"]])).toBe("a\r\n\"'\rcmd\"\r\n'\t=1\r\n\"x\r\"\r\n");
+    for (const first of ["=", "+", "-", "@", "\t", "\r"]) { expect(F.formulaSafe(first + "1")).toBe("'" + first + "1"); }
+    for (const safe of ["1", " =1", "'=1", "a=1", ""]) { expect(F.formulaSafe(safe)).toBe(safe); }
+    expect(F.formulaSafe(-1)).toBe(-1);
   });
   test("escaped for HTML: markup from the database stays text", () => {
     expect(F.esc('<img src=x onerror="a()">&\'')).toBe("&lt;img src=x onerror=&quot;a()&quot;&gt;&amp;&#39;");

@@ -1,4 +1,5 @@
-// AWRLens.State (static/js/state.js) and the query strings of AWRLens.Api: the link is the whole view state.
+// AWRLens.State (static/js/state.js), the query strings of AWRLens.Api, and the repairs the router (router.js) makes
+// to a link: the link is the whole view state.
 import { beforeEach, describe, expect, test } from "vitest";
 import jQuery from "jquery";
 import { load } from "./load.js";
@@ -56,5 +57,37 @@ describe("changes", () => {
     await popped;
     expect(A.State.get()).toEqual({ view: "overview" });
     expect(seen).toEqual([["push", "overview"], ["push", "sql"], ["replace", "sql"], ["pop", "overview"]]);
+  });
+});
+
+describe("one kind of range in the link", () => {
+  const DB = { id: "demo.1", db_name: "ORCL", dbid: 1, rac: false, instances: [{ instance_number: 1 }],
+    snapshots: { from: "2026-11-01T00:00+01:00", to: "2026-11-11T00:00+01:00", first_snap: 1, last_snap: 480,
+      interval_minutes: 30 } };
+  const BASE = { db: "demo.1", inst: "all", view: "overview", tz: "db" };
+  let Views;
+  beforeEach(() => {
+    A = load("dom.js", "format.js", "api.js", "state.js", "databases.js", "controls.js", "router.js");
+    A.Databases.set([DB]);
+    Views = A.Views;
+    Views.add("overview", { title: "Overview", build() {}, update() {} });
+  });
+  test("a named range replaces a snapshot range: neither begin_snap nor end_snap stays in the link", () => {
+    const next = A.State.merge({ ...BASE, begin_snap: "1", end_snap: "9" }, { range: "1d" });
+    expect(A.State.serialize(next)).toBe("?db=demo.1&inst=all&view=overview&range=1d&tz=db");
+  });
+  test("a link's stale end_snap beside a named range leaves it; the range stays", () => {
+    expect(Views.normalize({ ...BASE, range: "1d", end_snap: "9" })).toEqual({ end_snap: null });
+    expect(Views.normalize({ ...BASE, range: "7d", begin_snap: "5" })).toEqual({ begin_snap: null });
+    expect(Views.normalize({ ...BASE, range: "7d", from: "2026-11-02T00:00" })).toEqual({ from: null });
+  });
+  test("a complete snapshot range is the one shown (Databases.resolveWindow reads it first): the others leave", () => {
+    expect(Views.normalize({ ...BASE, begin_snap: "1", end_snap: "9", range: "1d" })).toEqual({ range: null });
+    expect(Views.normalize({ ...BASE, from: "2026-11-02T00:00", to: "2026-11-03T00:00", end_snap: "9" }))
+      .toEqual({ end_snap: null });
+  });
+  test("a link with one complete range needs no repair", () => {
+    expect(Views.normalize({ ...BASE, range: "1d" })).toBeNull();
+    expect(Views.normalize({ ...BASE, begin_snap: "1", end_snap: "9" })).toBeNull();
   });
 });
