@@ -45,9 +45,10 @@ test: preflight-test $(VENV)/.installed $(VENDOR) chromium lint  ## every test: 
 	npm test
 	$(PY) -m pytest
 
-lint: $(VENV)/.installed $(VENDOR)  ## Ruff on the Python (lint and format, pyproject.toml), ESLint on the page's JS (eslint.config.mjs)
+lint: $(VENV)/.installed $(VENDOR)  ## Ruff on the Python (lint and format), import-linter on app's imports (pyproject.toml), ESLint on the page's JS (eslint.config.mjs)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports --no-cache --no-logo
 	npm run lint
 
 test-fast: $(VENV)/.installed  ## the edit loop: every test not marked slow; the last line counts those left out

@@ -77,9 +77,8 @@ def create_app(settings: Settings | None = None) -> Flask:
         resp.vary.add("Origin")
         return resp
 
-    from app.api import changes as _changes  # noqa: F401  (its views join the history API)
-    from app.api import oracle_reports  # noqa: F401  (its routes, on the same blueprint)
-    from app.api.history import api
+    from app.api import changes, history, oracle_reports, statements  # noqa: F401  (their views, on the blueprint)
+    from app.api.history_blueprint import api
 
     app.register_blueprint(api)
     from app.api.runs import runs_api

@@ -1,4 +1,4 @@
-"""Command-line tools, as Flask commands: `flask --app app demo | sql | settings | runs`."""
+"""Command-line tools, as Flask commands: `flask --app app demo | sql | settings | openapi | runs`."""
 
 import json
 import time
@@ -116,6 +116,20 @@ def register(app):
             return
         for var, default, help_text in Settings.describe():
             click.echo(f"{var:28} {default!s:22} {help_text}")
+
+    @app.cli.command("openapi")
+    @click.option("--markdown", is_flag=True, help="As docs/api.md's endpoint reference.")
+    def openapi(markdown):
+        """Print the OpenAPI document (JSON), as GET /api/v1/openapi.json gives it."""
+        if markdown:
+            from app.api.reference import markdown as reference
+
+            click.echo(reference(app), nl=False)
+            return
+        from app.api.openapi import openapi_document
+
+        with app.test_request_context():
+            click.echo(json.dumps(openapi_document(app), indent=1))
 
     from app.runs.cli import runs
 

@@ -97,7 +97,7 @@ def profile(store: Path, url: str, requests: int) -> dict:
         "deltas and rates per second, in one pass": (analysis, "counter_rates"),
         "values rounded to four decimals": (series, "rounded"),
         "the series question in all (the three above and the rest)": (series, "compute"),
-        "the answer shaped, written as JSON (orjson), its ETag": (api_history, "_series_answer"),
+        "the answer shaped, written as JSON (orjson), its ETag": (api_history, "series_answer"),
     }
     spent = dict.fromkeys(steps, 0.0)
     originals = {label: getattr(owner, name) for label, (owner, name) in steps.items()}

@@ -1,6 +1,7 @@
-"""The JSON API under /api/v1: history.py (the history questions) and runs.py (benchmark runs), with what they
-share: parameters (params.py), answers (respond.py), the API key (auth.py), the answer cache and the OpenAPI
-document."""
+"""The JSON API under /api/v1: the history questions on one blueprint (history_blueprint.py; their views in
+history.py, statements.py, changes.py and oracle_reports.py) and benchmark runs (runs.py), with what they share:
+parameters (params.py), answers (respond.py), the API key (auth.py), the answer cache (cache.py) and the OpenAPI
+document (openapi.py, its answers' schemas in answer_schemas.py; docs/api.md is made from it by reference.py)."""
 
 
 def limits(settings) -> dict:

@@ -5,10 +5,9 @@
 from dataclasses import replace
 
 from app import history
-from app.api.history import _asked, api
+from app.api.history_blueprint import api, database_and_range, every_run
 from app.api.params import FORMAT, RANGE, SHOW_SQL, TABLE_INSTANCE, Param, accepts
 from app.api.respond import answer
-from app.errors import ApiError
 
 SNAP_ID = Param(
     "snap_id",
@@ -23,7 +22,7 @@ SNAP_ID = Param(
 @accepts(SNAP_ID, *RANGE, TABLE_INSTANCE, FORMAT, SHOW_SQL)
 def parameters(db, args):
     """Initialization parameters in force at a snapshot, per instance: value, ISDEFAULT and ISMODIFIED."""
-    d, rng = _asked(db, args)
+    d, rng = database_and_range(db, args)
     return answer(history.parameters.compute(d, "values", rng, args["instance"], args["snap_id"]), args, rng)
 
 
@@ -31,7 +30,7 @@ def parameters(db, args):
 @accepts(*RANGE, TABLE_INSTANCE, FORMAT, SHOW_SQL)
 def parameter_changes(db, args):
     """Every parameter change seen at a snapshot of the range, per instance, with its old and new value."""
-    d, rng = _asked(db, args)
+    d, rng = database_and_range(db, args)
     return answer(history.parameters.compute(d, "changes", rng, args["instance"]), args, rng)
 
 
@@ -39,7 +38,7 @@ def parameter_changes(db, args):
 @accepts(*RANGE, TABLE_INSTANCE, FORMAT, SHOW_SQL)
 def non_default_parameters(db, args):
     """Parameters not at their default in the range (set in the parameter file or changed since the startup)."""
-    d, rng = _asked(db, args)
+    d, rng = database_and_range(db, args)
     return answer(history.parameters.compute(d, "non_default", rng, args["instance"]), args, rng)
 
 
@@ -48,18 +47,7 @@ def non_default_parameters(db, args):
 def changes(db, args):
     """What changed in the range, in time order: restarts, parameter changes, new plans of statements, database
     version changes and the benchmark runs linked to this database whose AWR window overlaps the range."""
-    d, rng = _asked(db, args)
+    d, rng = database_and_range(db, args)
     body = history.changes.compute(d, rng, args["instance"], every_run())
     # benchmark runs are uploaded at any time: the answer is kept as long as the snapshot list, even for a closed range
     return answer(body, args, replace(rng, closed=False), table=history.changes.table)
-
-
-def every_run() -> list[dict]:
-    """Every benchmark run (a request that reached this view carries the API key where one is configured, so private
-    runs too); none when the store that holds them cannot be read: the other changes answer all the same."""
-    from app.runs import repo, where
-
-    try:
-        return repo.list_runs(where.store(), private=True)
-    except ApiError:
-        return []

@@ -14,10 +14,11 @@ Its file name holds database text (the database name, KEY1): respond.disposition
 from flask import Response, request
 
 from app import history
-from app.api.history import SQL_ID, _ab, _asked, _databases, _periods, api
+from app.api.history_blueprint import api, database_and_range, every_database, period_params, periods
 from app.api.params import FORMAT, RANGE, SHOW_SQL, TABLE_INSTANCE, Param, accepts
 from app.api.report import REPORT_POLICY
 from app.api.respond import CLOSED_MAX_AGE, answer, disposition
+from app.api.statements import SQL_ID
 
 CSP = "sandbox; " + REPORT_POLICY  # the app's own report's policy (nothing loaded, no <base>, no form), sandboxed
 TYPE = Param(
@@ -91,19 +92,19 @@ def _documented(view):
 def awr_report(db, args):
     """Oracle's AWR report of a snapshot range (begin_snap/end_snap, or from/to), for one instance or, on RAC, several
     (the global report), as HTML or text; rendered by DBMS_WORKLOAD_REPOSITORY on Oracle, stored in the demo."""
-    d, rng = _asked(db, args, default_days=1)
+    d, rng = database_and_range(db, args, default_days=1)
     instances = history.oracle_reports.instances_of(d, args["instance"])
     report = history.oracle_reports.awr_report(d, rng, None, instances, args["type"])
     return document(report, args, rng.closed)
 
 
 @api.get("/dbs/<db>/awr-report/compare")
-@accepts(*_ab("a_", "A"), *_ab("b_", "B"), INSTANCES, TYPE, DOWNLOAD)
+@accepts(*period_params("a_", "A"), *period_params("b_", "B"), INSTANCES, TYPE, DOWNLOAD)
 @_documented
 def awr_report_compare(db, args):
     """Oracle's AWR compare-periods report of two snapshot ranges A and B, as HTML or text."""
-    d = _databases().database(db)
-    a, b = _periods(d, args, first=("begin_snap", "end_snap"))  # Oracle's reports are of snapshot ranges
+    d = every_database().database(db)
+    a, b = periods(d, args, first=("begin_snap", "end_snap"))  # Oracle's reports are of snapshot ranges
     instances = history.oracle_reports.instances_of(d, args["instance"])
     report = history.oracle_reports.awr_report(d, a, b, instances, args["type"])
     return document(report, args, a.closed and b.closed)
@@ -113,7 +114,7 @@ def awr_report_compare(db, args):
 @accepts(FORMAT, SHOW_SQL)
 def awr_report_stored(db, args):
     """Which AWR reports the store can give: any range on Oracle (any_range), the stored ranges in the demo."""
-    body = history.oracle_reports.stored(_databases().database(db))
+    body = history.oracle_reports.stored(every_database().database(db))
     return answer(
         body,
         args,
@@ -142,7 +143,7 @@ def sql_monitor(db, sql_id, args):
     """The monitored executions of a statement (SQL monitor reports AWR kept, DBA_HIST_REPORTS, 12c and later):
     start, end, duration, status, instance, and the report_id that opens the report."""
     SQL_ID.parse(sql_id)
-    d, rng = _asked(db, args, default_days=7)
+    d, rng = database_and_range(db, args, default_days=7)
     body = history.oracle_reports.monitored(d, sql_id, rng, d.instance(args["instance"]), args["con_dbid"])
     return answer(body, args, rng)
 
@@ -153,6 +154,6 @@ def sql_monitor(db, sql_id, args):
 def sql_monitor_report(db, report_id, args):
     """One SQL monitor report, as Oracle renders it (DBMS_AUTO_REPORT.REPORT_REPOSITORY_DETAIL) or as the demo
     stored it, in HTML or text."""
-    d = _databases().database(db)
+    d = every_database().database(db)
     rid = REPORT_ID.parse(report_id)
     return document(history.oracle_reports.monitor_report(d, rid, args["snap_id"], args["type"]), args, True)

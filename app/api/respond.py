@@ -9,6 +9,7 @@ from urllib.parse import quote
 
 from flask import Response, current_app, g, jsonify, request
 
+from app.csv_guard import FORMULA_STARTS
 from app.errors import AnswerTooLarge
 from app.store.base import sql_log
 
@@ -17,7 +18,6 @@ CLOSED_MAX_AGE = 86400  # a range that ends before the newest snapshot never cha
 # API Gateway answers a bare 502, without CORS headers (infra/README.md, Answers that fit Lambda).
 LAMBDA_RESPONSE_LIMIT = 6_291_556
 LATER_HEADERS = 2048  # bytes of headers added after the check (CORS, Vary), counted twice as Zappa sends them
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet may run a cell that starts so
 UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]")  # a file name's characters outside those every file system takes
 UNSAFE_ANYWHERE = re.compile(r"[\x00-\x1f\x7f-\x9f/\\]")  # control characters and path separators: nowhere
 

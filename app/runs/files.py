@@ -16,7 +16,7 @@ import math
 
 import orjson
 
-from app.api.respond import FORMULA_STARTS
+from app.csv_guard import FORMULA_STARTS
 from app.errors import BadParameter
 
 CSV_COLUMNS = ("series", "x", "y", "unit")
