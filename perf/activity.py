@@ -4,8 +4,8 @@ Session History, grouped by sql_id and by event, answered in-process (Flask test
 
 Then the top lists (/activity/top), filtered /activity and a statement's plan lines over a day and over the 8 days,
 each asked of the same store three ways (docs/awr-rules.md §22): as the embedded store answers them (the top lists'
-counts per block, schema.ASH_TOP, and its coded samples), from its coded samples alone, and from the view's samples
-in a statement per list, as on Oracle (the store's flags turned off). Every way gives the same answer (checked).
+counts per block, embedded.ash.ASH_TOP, and its coded samples), from its coded samples alone, and from the view's
+samples in a statement per list, as on Oracle (the store's flags turned off). Every way gives the same answer (checked).
 Usage: .venv/bin/python perf/activity.py [--store var/awrlens.sqlite] [--runs 7]
 """
 

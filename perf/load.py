@@ -40,7 +40,7 @@ from urllib.parse import quote, urlencode
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from app.store.queries import SEGMENT_ORDER  # noqa: E402
+from app.store.awr.queries import SEGMENT_ORDER  # noqa: E402
 from perf.common import VENV_BIN, serving  # noqa: E402
 
 API = "/api/v1"

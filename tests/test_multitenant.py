@@ -12,7 +12,7 @@ from sqlalchemy import create_engine
 
 from app import create_app
 from app.settings import Settings
-from app.store.schema import views
+from app.store.awr.views import views
 
 DBID = 900  # the CDB
 ROOT, PDB1, PDB2 = DBID, 901, 902  # CON_DBID of the root and of two PDBs

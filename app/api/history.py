@@ -14,7 +14,7 @@ from app.api.respond import answer, conditional
 from app.errors import BadParameter
 from app.history.database import BadRange
 from app.history.numbers import shaped
-from app.store.queries import DIMENSIONS, SEGMENT_ORDER, TOP_SEGMENT_ROWS, TOP_SQL_ORDER
+from app.store.awr.queries import DIMENSIONS, SEGMENT_ORDER, TOP_SEGMENT_ROWS, TOP_SQL_ORDER
 
 api = Blueprint("api", __name__, url_prefix="/api/v1")
 

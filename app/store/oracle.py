@@ -14,8 +14,8 @@ call in flight):
 Broken connections leave the pool: the driver drops those whose socket is gone, and the ones SQLAlchemy
 invalidates (ORA-03113, ORA-00028, DPY-4011...) are dropped explicitly. Nothing connects before the first query.
 
-Releases: each connection tells the server's version; the store's views are those of that release (schema.RELEASES,
-schema.ABSENT), and until the first connection those of the oldest, which every later release has. Large results
+Releases: each connection tells the server's version; the store's views are those of that release (awr.views.RELEASES,
+awr.views.ABSENT), and until the first connection those of the oldest, which every later release has. Large results
 come FETCH_ROWS rows a round trip, the first ones with the execute itself (prefetch).
 """
 
@@ -34,9 +34,9 @@ from sqlalchemy.pool import NullPool
 
 from app.errors import ApiError, DatabaseTimeout, DatabaseUnavailable, NotGranted
 from app.secrets import SecretUnavailable, secret_value
+from app.store.awr.queries import capped, core
+from app.store.awr.views import PREFIXES, RELEASES, release_of
 from app.store.base import Store
-from app.store.queries import capped, core
-from app.store.schema import PREFIXES, RELEASES, release_of
 
 log = logging.getLogger(__name__)
 
