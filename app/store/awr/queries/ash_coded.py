@@ -8,7 +8,7 @@ from app.store.awr.views import Views
 
 
 def _activity_coded(group_by: str, filters: tuple):
-    """activity over the embedded store's coded samples (embedded.ash.ASH_BASE), the groups named once counted."""
+    """activity over the embedded store's coded samples (ASH_BASE), the groups named once counted."""
     from sqlalchemy import func, select
 
     from app.store.embedded.ash import ASH_BASE as t
@@ -27,7 +27,7 @@ def _activity_coded(group_by: str, filters: tuple):
 
 @statement
 def activity_buckets(v: Views, group_by: str, filters: tuple, top: int):
-    """Samples per time bucket of the embedded store's coded samples (schema.ASH_BASE): rows (bucket, n, samples) for
+    """Samples per time bucket of the embedded store's coded samples (ASH_BASE): rows (bucket, n, samples) for
     each of `top` groups of `group_by`, its columns bound as top_{n}_{k} (codes where the samples keep codes; n from 1,
     nulls where fewer), and n = 0 for the other groups together; `top_last` binds the groups' last columns (a sample
     without one of them, or null there, is in no group shown: one lookup rules most out). SQLite only (`v` unused)."""
@@ -66,7 +66,7 @@ def _ash_code(text):
 
 
 def _coded_dimension(b, name: str):
-    """DIMENSIONS[name] over the coded samples (schema.ASH_BASE), each column with whether it is a code: CPU's code
+    """DIMENSIONS[name] over the coded samples (ASH_BASE), each column with whether it is a code: CPU's code
     for a sample ON CPU, as _cpu_or names it."""
     from sqlalchemy import bindparam, case
 
@@ -79,7 +79,7 @@ def _coded_dimension(b, name: str):
 
 
 def _coded_where(b, filters: tuple) -> list:
-    """_ash_where over the coded samples (schema.ASH_BASE)."""
+    """_ash_where over the coded samples (ASH_BASE)."""
     return [_intervals(b), *_coded_filters(b, filters)]
 
 

@@ -12,8 +12,8 @@ from app.store.awr.views import Views
 
 def _ash_top(name: str, filters: tuple, sql_id=None):
     """The embedded store's counts of one top list over the intervals bound as blocks_48 and blocks_6 (the first
-    snapshots of schema.ASH_TOP's blocks) and blocks_1 (the snapshots whose coded samples are counted as they are,
-    schema.ash_top_blocks), with the instance filter bound as _ash_where binds it, and the list's first column equal
+    snapshots of ASH_TOP's blocks) and blocks_1 (the snapshots whose coded samples are counted as they are,
+    ash_top_blocks), with the instance filter bound as _ash_where binds it, and the list's first column equal
     to `sql_id` (a code) if given: a subquery of the list's columns k0, k1... (codes where the samples keep codes),
     samples and on_cpu. SQLite only."""
     from sqlalchemy import bindparam, case, literal, null, select, union_all
@@ -21,7 +21,7 @@ def _ash_top(name: str, filters: tuple, sql_id=None):
     from app.store.embedded.ash import ASH_BASE, ASH_TOP, ASH_TOP_KEYS, ASH_TOP_LISTS, ASH_TOP_SPANS
 
     if set(filters) - {"instance"}:
-        raise ValueError(f"schema.ASH_TOP counts no filter but the instance, not {filters}")
+        raise ValueError(f"ASH_TOP counts no filter but the instance, not {filters}")
 
     def arm(source, span, keys, samples, on_cpu, where):
         where = [source.c.dbid == bindparam("dbid"), *where]
@@ -78,7 +78,7 @@ def _ash_top_grouped(name: str, filters: tuple, keys: range, sums: dict, sql_id=
 
 @statement
 def ash_top_groups(v: Views, group_by: str, filters: tuple = ()):
-    """Every group of the top list `group_by` over the range from the embedded store's counts per block (schema.ASH_TOP,
+    """Every group of the top list `group_by` over the range from the embedded store's counts per block (ASH_TOP,
     `filters` the instance at most): rows of the group's columns (codes where the samples keep codes), the same
     named, and its samples. SQLite only (`v` unused)."""
     from sqlalchemy import func, select
@@ -91,7 +91,7 @@ def ash_top_groups(v: Views, group_by: str, filters: tuple = ()):
 
 
 def _activity_top_counted(group_by: str, filters: tuple):
-    """activity_top from the embedded store's counts per block (embedded.ash.ASH_TOP)."""
+    """activity_top from the embedded store's counts per block (ASH_TOP)."""
     from sqlalchemy import func, select
 
     from app.store.embedded.ash import ASH_TOP_LISTS
@@ -102,7 +102,7 @@ def _activity_top_counted(group_by: str, filters: tuple):
 
 
 def _blocking_counted(filters: tuple):
-    """blocking from the embedded store's counts per block (embedded.ash.ASH_TOP)."""
+    """blocking from the embedded store's counts per block (ASH_TOP)."""
     from sqlalchemy import func, select
 
     sums = {"samples": lambda c: func.sum(c.c.samples), "waiters": lambda c: func.count(c.c.k4.distinct())}
@@ -111,14 +111,14 @@ def _blocking_counted(filters: tuple):
 
 
 def _instance_and_others(filters: tuple) -> tuple[tuple, tuple]:
-    """The instance filter, the one schema.ASH_TOP's counts can be filtered on, and the other filters."""
+    """The instance filter, the one ASH_TOP's counts can be filtered on, and the other filters."""
     return tuple(n for n in filters if n == "instance"), tuple(n for n in filters if n != "instance")
 
 
 @statement
 def activity_top_coded(v: Views, filters: tuple, minus: bool = False):
     """Every top list (TOP_LISTS and the instances) and the blocking sessions of the samples that pass `filters`, in
-    one statement over the embedded store's coded samples (schema.ASH_BASE) that reads them once (a filter other than
+    one statement over the embedded store's coded samples (ASH_BASE) that reads them once (a filter other than
     the instance, which ASH_TOP cannot count): rows (list, g0..g3, samples, on_cpu or waiters, rank), each list
     ranked as activity_top and blocking rank theirs, its first TOP_ACTIVITY_ROWS. With `minus`, for filters most
     samples pass: each list's counts per block (ASH_TOP, the instance filtered) less the samples that do not pass,
@@ -221,7 +221,7 @@ def _totals_where(t, filters: tuple):
 
 @statement
 def ash_total_groups(v: Views, filters: tuple = ()):
-    """The embedded store's ASH totals (schema.ASH_TOTALS): samples per group over the range (`filters` the instance
+    """The embedded store's ASH totals (ASH_TOTALS): samples per group over the range (`filters` the instance
     at most), with the group's text (none for code 0). SQLite only: on Oracle `activity` groups the view itself (`v`
     unused: the store's own tables)."""
     from sqlalchemy import func, select
