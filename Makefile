@@ -29,7 +29,8 @@ $(VENDOR): package.json package-lock.json scripts/vendor.mjs  ## the page's brow
 chromium:  ## Debian's headless browser for the browser tests (Playwright drives it; nothing is downloaded by Playwright)
 	@command -v chromium >/dev/null || ($(SUDO) apt-get update && $(SUDO) apt-get install -y chromium)
 
-DEMO_SOURCES := $(wildcard app/demo/*.py) app/runs/demo_runs.py app/store/schema.py app/store/runs_schema.py
+DEMO_SOURCES := $(wildcard app/demo/*.py) app/runs/demo_runs.py app/store/awr/views.py $(wildcard app/store/awr/embedded/*.py) \
+	app/store/tables.py app/store/runs_schema.py
 
 $(STORE): $(DEMO_SOURCES) | $(VENV)/.installed  ## rebuilt when the demo's code changes
 	AWRLENS_STORE_PATH=$(STORE) $(PY) -m flask --app app demo --path $(STORE)

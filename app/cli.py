@@ -7,8 +7,8 @@ from pathlib import Path
 import click
 
 from app.settings import Settings
-from app.store.queries import all_statements, render, report_statements
-from app.store.schema import NEWEST, PREFIXES, RELEASES, views
+from app.store.awr.queries import all_statements, render, report_statements
+from app.store.awr.views import NEWEST, PREFIXES, RELEASES, views
 from app.units import MIB
 
 

@@ -34,7 +34,7 @@ from urllib.parse import quote, urlencode
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.store.queries import SEGMENT_ORDER
+from app.store.awr.queries import SEGMENT_ORDER
 from perf import harness
 from perf.harness import get_json
 

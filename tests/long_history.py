@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from app.demo.builder import _create
-from app.store.schema import CLASS_TOTALS_FILL
+from app.store.awr.embedded.summaries import CLASS_TOTALS_FILL
 
 DBID, NAME, DAYS, STEP = 4242, "LONGRAC", 400, 1800
 START = datetime(2025, 10, 16, 0, 0)

@@ -155,7 +155,7 @@ def test_samples_agree_with_db_time_waits_and_top_sql(sql3, rac):
 
 
 def test_activity_from_the_stores_totals_equals_the_samples_grouped(api, summary, demo_store, tmp_path):
-    """The embedded store keeps ASH totals per minute and half hour by wait class, event and SQL_ID (schema.ASH_
+    """The embedded store keeps ASH totals per minute and half hour by wait class, event and SQL_ID (embedded.ash.ASH_
     TOTALS, counted when it is built); a store without them groups the samples, as on Oracle. Both answer the same,
     and the demo store reads its totals where the buckets are whole minutes from the range's start and nothing but
     the instance is filtered (issue 13: a week by SQL_ID read 757,000 samples)."""
@@ -164,7 +164,7 @@ def test_activity_from_the_stores_totals_equals_the_samples_grouped(api, summary
 
     from app import create_app
     from app.settings import Settings
-    from app.store.schema import ASH_TOTALS
+    from app.store.awr.embedded.ash import ASH_TOTALS
 
     bare = tmp_path / "bare.sqlite"
     shutil.copy(demo_store[0], bare)
@@ -199,8 +199,8 @@ def test_activity_from_the_stores_totals_equals_the_samples_grouped(api, summary
 def test_top_lists_and_plan_lines_from_the_stores_blocks_and_codes_equal_the_samples_grouped(
     api, summary, demo_store, tmp_path, monkeypatch
 ):
-    """The embedded store keeps each top list's samples per instance and block of snapshot ids (schema.ASH_TOP),
-    and its samples coded (schema.ASH_BASE): top lists unfiltered or for one instance add the blocks, with another
+    """The embedded store keeps each top list's samples per instance and block of snapshot ids (embedded.ash.ASH_TOP),
+    and its samples coded (embedded.ash.ASH_BASE): top lists unfiltered or for one instance add the blocks, with another
     filter one statement reads the coded samples once (or, when most of them pass, the blocks less those that do
     not); a store without either groups the view's samples in a statement per list, as on Oracle. All answer the
     same for ranges that start and end inside, at and across the blocks' edges, for every kind of filter, and so do
@@ -211,8 +211,8 @@ def test_top_lists_and_plan_lines_from_the_stores_blocks_and_codes_equal_the_sam
     from app import create_app
     from app.history import activity
     from app.settings import Settings
-    from app.store.queries import TOP_LISTS
-    from app.store.schema import ASH_BASE, ASH_TOP, ASH_TOP_SPANS, ASH_TOTALS_NAME
+    from app.store.awr.embedded.ash import ASH_BASE, ASH_TOP, ASH_TOP_SPANS, ASH_TOTALS_NAME
+    from app.store.awr.queries import TOP_LISTS
 
     bare = tmp_path / "bare.sqlite"
     shutil.copy(demo_store[0], bare)
@@ -307,12 +307,12 @@ def test_top_lists_and_plan_lines_from_the_stores_blocks_and_codes_equal_the_sam
 
 @pytest.mark.parametrize("seed", range(5))
 def test_the_blocks_of_a_range_are_aligned_and_cover_its_intervals_once(seed):
-    """schema.ash_top_blocks: each block of span s (a kept span, or 1: a snapshot's samples) starts at a multiple of
-    s + 1, together they hold every snapshot id of (lo, hi] exactly once, and they are few: at most one block of a
+    """embedded.ash.ash_top_blocks: each block of span s (a kept span, or 1: a snapshot's samples) starts at a multiple
+    of s + 1, together they hold every snapshot id of (lo, hi] exactly once, and they are few: at most one block of a
     span short of the next wider one on each side."""
     import random
 
-    from app.store.schema import ASH_TOP_SPANS, ash_top_blocks
+    from app.store.awr.embedded.ash import ASH_TOP_SPANS, ash_top_blocks
 
     spans = (*ASH_TOP_SPANS, 1)
     rng = random.Random(seed)
@@ -368,8 +368,8 @@ def test_every_filter_answered_from_the_totals_equals_the_samples_grouped(demo_s
     be the one the raw samples give (the same store with its totals hidden)."""
     from app import create_app
     from app.settings import Settings
-    from app.store.queries.ash import DIMENSIONS
-    from app.store.schema import ASH_TOTAL_DIMENSIONS, ASH_TOTALS
+    from app.store.awr.embedded.ash import ASH_TOTAL_DIMENSIONS, ASH_TOTALS
+    from app.store.awr.queries.ash import DIMENSIONS
 
     def client(totals):
         app = create_app(Settings.from_env({}, answer_cache_mb=0, targets={"demo": {"sqlite": str(demo_store[0])}}))

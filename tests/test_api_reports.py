@@ -13,7 +13,7 @@ import pytest
 from contract import REDO, WITH_OFFSET, dbid_of, ok, timestamps, url
 
 from app.history.load_profile import LOAD_PROFILE
-from app.store.queries import TOP_SQL_ORDER
+from app.store.awr.queries import TOP_SQL_ORDER
 
 
 def test_wait_classes_have_db_cpu_every_non_idle_class_and_the_cpu_count(api, dbs, stories, window, sql3):
@@ -526,15 +526,15 @@ def test_every_timestamp_has_the_database_offset(api, dbs, stories, tz, summary)
 
 
 def test_wait_classes_from_the_stores_class_totals_equal_the_view_summed(api, dbs, demo_store, tmp_path):
-    """The embedded store keeps each snapshot's time waited per wait class (schema.CLASS_TOTALS, filled when it is
-    built); a store without that table sums DBA_HIST_SYSTEM_EVENT per class, as on Oracle. Both give the same
+    """The embedded store keeps each snapshot's time waited per wait class (embedded.summaries.CLASS_TOTALS, filled when
+    it is built); a store without that table sums DBA_HIST_SYSTEM_EVENT per class, as on Oracle. Both give the same
     answers, and the demo store reads its totals (issue 16: the widest wait-class question read every event row)."""
     import shutil
     import sqlite3
 
     from app import create_app
     from app.settings import Settings
-    from app.store.schema import CLASS_TOTALS
+    from app.store.awr.embedded.summaries import CLASS_TOTALS
 
     bare = tmp_path / "bare.sqlite"
     shutil.copy(demo_store[0], bare)
@@ -554,16 +554,16 @@ def test_wait_classes_from_the_stores_class_totals_equal_the_view_summed(api, db
 
 def test_top_sql_from_the_stores_blocks_equals_the_view_summed(api, dbs, demo_store, tmp_path):
     """The embedded store keeps DBA_HIST_SQLSTAT's deltas summed per statement over blocks of snapshot ids
-    (schema.SQLSTAT_BLOCKS); top SQL reads the blocks inside a range and the view's rows at its ends. A store without
-    the table sums the view, as on Oracle. Both give the same answers for ranges that start and end inside, at and
-    across the blocks' edges, for every order, and the range report's top SQL too (issue 16: 45 days of top SQL
-    grouped every row)."""
+    (embedded.summaries.SQLSTAT_BLOCKS); top SQL reads the blocks inside a range and the view's rows at its ends. A
+    store without the table sums the view, as on Oracle. Both give the same answers for ranges that start and end
+    inside, at and across the blocks' edges, for every order, and the range report's top SQL too (issue 16: 45 days of
+    top SQL grouped every row)."""
     import shutil
     import sqlite3
 
     from app import create_app
     from app.settings import Settings
-    from app.store.schema import BLOCK_SNAPS, SQLSTAT_BLOCKS
+    from app.store.awr.embedded.summaries import BLOCK_SNAPS, SQLSTAT_BLOCKS
 
     bare = tmp_path / "bare.sqlite"
     shutil.copy(demo_store[0], bare)
@@ -597,16 +597,16 @@ def test_top_sql_from_the_stores_blocks_equals_the_view_summed(api, dbs, demo_st
 
 def test_new_plans_from_the_stores_first_snapshots_equal_the_view_grouped(api, dbs, demo_store, tmp_path):
     """The embedded store keeps each plan's first snapshot per statement, container and instance
-    (schema.PLAN_FIRSTS); the changes layer's new plans sum only the plans first seen in the range, and its plans back
-    number only the statements that ran more than one plan. A store without the table groups DBA_HIST_SQLSTAT over
-    the range, as on Oracle. Both give the same changes for every range that starts or ends one snapshot either side
-    of a new plan or a plan back, and for the whole history (issues 16 and 28)."""
+    (embedded.summaries.PLAN_FIRSTS); the changes layer's new plans sum only the plans first seen in the range, and its
+    plans back number only the statements that ran more than one plan. A store without the table groups DBA_HIST_SQLSTAT
+    over the range, as on Oracle. Both give the same changes for every range that starts or ends one snapshot either
+    side of a new plan or a plan back, and for the whole history (issues 16 and 28)."""
     import shutil
     import sqlite3
 
     from app import create_app
     from app.settings import Settings
-    from app.store.schema import PLAN_FIRSTS
+    from app.store.awr.embedded.summaries import PLAN_FIRSTS
 
     bare = tmp_path / "bare.sqlite"
     shutil.copy(demo_store[0], bare)

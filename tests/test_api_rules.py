@@ -10,7 +10,7 @@ from sqlalchemy import create_engine
 
 from app import create_app
 from app.settings import Settings
-from app.store.schema import views
+from app.store.awr.views import views
 
 DBID = 77
 T0 = "2026-03-01 00:00:00"

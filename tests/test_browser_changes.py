@@ -23,7 +23,7 @@ VALUE = "SETALL" + IMG
 def hostile(demo_store, stories, tmp_path_factory):
     path = tmp_path_factory.mktemp("changes") / "demo.sqlite"
     shutil.copy(demo_store[0], path)
-    with sqlite3.connect(path) as con:  # the store's own table under DBA_HIST_PARAMETER (app/store/schema.py)
+    with sqlite3.connect(path) as con:  # the store's own table under DBA_HIST_PARAMETER (app/store/awr/views.py)
         con.execute(
             "update awrlens_parameter set value = ? where dbid = ? and parameter_name = 'filesystemio_options' "
             "and value = 'SETALL'",

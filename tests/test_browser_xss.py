@@ -38,7 +38,7 @@ from app import create_app
 from app.runs.model import parse_run
 from app.runs.repo import insert_run
 from app.settings import Settings
-from app.store.schema import fill_summaries
+from app.store.awr.embedded.summaries import fill_summaries
 
 pytestmark = [pytest.mark.browser, pytest.mark.wire, pytest.mark.slow]
 
@@ -184,7 +184,7 @@ def _hostile_copy(src, dst):
             (DBID, SQL_ID, H["sql_text"], DBID),
         )
         # Active Session History: the samples of a module and of a wait event take the hostile names (top activity).
-        # The store keeps each text once, in awrlens_ash_names, for its samples and its totals (schema.ASH_BASE, a
+        # The store keeps each text once, in awrlens_ash_names, for its samples and its totals (embedded.ash.ASH_BASE, a
         # view over it): the names are renamed there, for both databases
         for old, new in (("crm-web", H["module"]), ("log file sync", H["event"]), ("Commit", H["wait_class"])):
             assert con.execute("update awrlens_ash_names set value = ? where value = ?", (new, old)).rowcount == 1

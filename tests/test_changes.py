@@ -344,7 +344,7 @@ def test_the_oracle_statements_over_the_view_give_what_the_stores_runs_give(app,
     the embedded store reads its runs of values (docs/awr-rules.md §23). Over the whole history, both give the same
     rows, and the view's LAG gives the changes plain SQL finds."""
     from app.history import parameters
-    from app.store import queries
+    from app.store.awr import queries
 
     for db in dbs.values():
         dbid = dbid_of(db)

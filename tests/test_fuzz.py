@@ -62,7 +62,7 @@ from schemathesis.specs.openapi.checks import (
 from app import create_app
 from app.api import auth
 from app.settings import Settings
-from app.store.queries import TOP_SQL_ORDER
+from app.store.awr.queries import TOP_SQL_ORDER
 
 pytestmark = pytest.mark.slow
 

@@ -293,14 +293,14 @@ def test_lambda_roles_name_what_the_app_calls_and_what_lambda_does(aws_calls, mo
     import boto3
 
     from app.api.auth import read_key
-    from app.store import oracle
+    from app.store import oracle_target
 
     arn = boto3.client("secretsmanager", region_name=REGION).create_secret(
         Name="awrlens/prod", SecretString=json.dumps({"password": "pw", "api_key": "k"})
     )["ARN"]
     aws_calls.log.clear()
-    monkeypatch.setattr(oracle, "_secrets", {})
-    assert oracle.read_secret("prod", arn, 2.0) == "pw"
+    monkeypatch.setattr(oracle_target, "_secrets", {})
+    assert oracle_target.read_secret("prod", arn, 2.0) == "pw"
     assert read_key(arn, 2.0) == "k"
     app_actions = iam_actions(aws_calls)
     assert app_actions == {"secretsmanager:GetSecretValue"}

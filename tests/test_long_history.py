@@ -21,9 +21,9 @@ from sqlalchemy.dialects import oracle
 
 from app import create_app
 from app.settings import Settings
-from app.store import queries
+from app.store.awr import queries
+from app.store.awr.queries import IN_LIST, capped
 from app.store.base import Store
-from app.store.queries import IN_LIST, capped
 
 MAX_POINTS = 2000
 SERIES = [

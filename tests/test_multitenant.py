@@ -12,7 +12,7 @@ from sqlalchemy import create_engine
 
 from app import create_app
 from app.settings import Settings
-from app.store.schema import views
+from app.store.awr.views import views
 
 DBID = 900  # the CDB
 ROOT, PDB1, PDB2 = DBID, 901, 902  # CON_DBID of the root and of two PDBs
@@ -423,13 +423,13 @@ MONITORED = [
 
 @pytest.fixture(scope="module")
 def monitored(cdb, tmp_path_factory):
-    """A copy of the CDB store that keeps SQL monitor reports (schema.AWR_REPORTS marks a store that keeps them)."""
-    from app.store import schema
+    """A copy of the CDB store that keeps SQL monitor reports (the AWR_REPORTS table marks a store that keeps them)."""
+    from app.store.awr.embedded import reports
 
     path = tmp_path_factory.mktemp("monitored") / "cdb.sqlite"
     path.write_bytes(cdb.read_bytes())
     engine = create_engine(f"sqlite:///{path}")
-    schema.AWR_REPORTS.metadata.create_all(engine)
+    reports.AWR_REPORTS.metadata.create_all(engine)
     engine.dispose()
     con = sqlite3.connect(path)
     for report_id, con_dbid, snap_id, start, end in MONITORED:

@@ -20,7 +20,7 @@ from oracledb import errors as driver_errors
 from app import create_app
 from app.errors import DatabaseTimeout, DatabaseUnavailable
 from app.settings import Settings
-from app.store import oracle
+from app.store import oracle, oracle_target
 from lab import endpoints
 
 pytestmark = [pytest.mark.wire, pytest.mark.slow]
@@ -587,7 +587,7 @@ def aws(monkeypatch):
     }.items():
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("AWS_PROFILE", raising=False)
-    monkeypatch.setattr(oracle, "_secrets", {})
+    monkeypatch.setattr(oracle_target, "_secrets", {})
     with mock_aws():
         import boto3
 
@@ -613,14 +613,14 @@ def test_password_from_a_json_secret_is_read_lazily_once(refused_port, aws, monk
     assert reads == []  # the app starts without the secret ...
     status, err, elapsed = call(app)
     assert status == 503 and "refused" in err["message"].lower() and elapsed < FAST, err  # got as far as TCP
-    assert oracle._secrets == {arn: PASSWORD}
+    assert oracle_target._secrets == {arn: PASSWORD}
     call(app)
     assert len(reads) == 1  # ... and reads it on first use, once per process
 
 
 def test_plain_secret_and_missing_secret(refused_port, aws):
     aws.create_secret(Name="plain", SecretString=PASSWORD)
-    assert oracle.read_secret("ora", "plain", 1.0) == PASSWORD
+    assert oracle_target.read_secret("ora", "plain", 1.0) == PASSWORD
     app = create_app(
         Settings.from_env(
             {},

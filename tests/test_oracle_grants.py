@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy.dialects import oracle
 
-from app.store.queries import all_statements
-from app.store.schema import views
+from app.store.awr.queries import all_statements
+from app.store.awr.views import views
 
 ROOT = Path(__file__).resolve().parent.parent
 ORACLE = ROOT / "infra" / "oracle"

@@ -19,8 +19,8 @@ from app import analysis, create_app
 from app.history.database import Database
 from app.history.oracle_reports import summary
 from app.settings import Settings
-from app.store import queries
-from app.store.schema import views
+from app.store.awr import queries
+from app.store.awr.views import views
 
 ORCL, RAC = 1645932817, 3120466125
 PASSWORD = "Pw-reports-never-in-messages"

@@ -24,9 +24,9 @@ from sqlalchemy.sql.schema import Column
 
 from app import create_app
 from app.settings import Settings
-from app.store import queries
-from app.store.queries import all_statements, render
-from app.store.schema import ABSENT, DBA_HIST_ONLY, PREFIXES, RELEASES, views
+from app.store.awr import queries
+from app.store.awr.queries import all_statements, render
+from app.store.awr.views import ABSENT, DBA_HIST_ONLY, PREFIXES, RELEASES, views
 
 REFERENCE = json.loads((Path(__file__).parent / "data" / "oracle_views.json").read_text())
 ORACLE_VIEWS = {name: cols for name, cols in REFERENCE.items() if not name.startswith("_")}
@@ -208,7 +208,7 @@ def test_every_schema_column_exists_in_oracle(table):
 
 @pytest.mark.parametrize("release", RELEASES)
 def test_each_release_views_have_the_schema_columns_that_release_documents(release):
-    """views(prefix, release) leaves out exactly the schema's columns the release's views lack (schema.ABSENT): none
+    """views(prefix, release) leaves out exactly the schema's columns the release's views lack (awr.views.ABSENT): none
     that the release lacks stays, none that it has is left out."""
     documented = release_columns(release)
     for table, t in views("dba_hist_", release).metadata.tables.items():
@@ -280,7 +280,7 @@ def test_every_statement_for_each_release_names_only_that_releases_columns(relea
 
 
 def test_columns_that_differ_by_release_are_chosen_from_the_release():
-    """On 12.1 DBA_HIST_TABLESPACE has no CON_DBID and no BLOCK_SIZE (schema.ABSENT): the tablespaces statement joins
+    """On 12.1 DBA_HIST_TABLESPACE has no CON_DBID and no BLOCK_SIZE (awr.views.ABSENT): the tablespaces statement joins
     on DBID and TS# and reads no block size there; from 12.2 on it joins on CON_DBID too (a CDB root repeats TS# in
     every container) and reads the block size."""
     old = oracle_text(queries.tablespaces(views("dba_hist_", "12.1")).core())

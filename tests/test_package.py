@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from app.settings import Settings
-from app.store.oracle import BREAK_WAIT, check_target
+from app.store.oracle import BREAK_WAIT
+from app.store.oracle_target import check_target
 from infra import lambda_package as lp
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -342,7 +342,7 @@ def hand_plans(tmp_path_factory):
 
     from app import create_app
     from app.settings import Settings
-    from app.store.schema import views
+    from app.store.awr.views import views
 
     path = tmp_path_factory.mktemp("plans") / "plans.sqlite"
     engine = create_engine(f"sqlite:///{path}")

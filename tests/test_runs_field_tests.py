@@ -18,8 +18,8 @@ from app.runs import cpu_consistency as cpu
 from app.runs.awr_window import SNAPSHOT_NOW, Window, database_id_statement, newest_snapshot_statement
 from app.runs.machine import physical_cores
 from app.settings import Settings
-from app.store.queries import render
-from app.store.schema import views
+from app.store.awr.queries import render
+from app.store.awr.views import views
 from lab import hang
 
 KEY = "field-test-key-0123456789abcdef"

@@ -1,5 +1,5 @@
 """The embedded store runs the statements' SQLite text from app/store/sqlite_statements.json (app/store/sqlite.py):
-the file is what the Core statements of app/store/queries/ compile to, each text gives the rows SQLAlchemy gives
+the file is what the Core statements of app/store/awr/queries/ compile to, each text gives the rows SQLAlchemy gives
 running the Core statement, and the page's questions are answered without importing SQLAlchemy (most of a Lambda
 cold start: BENCHMARKS.md)."""
 
@@ -14,7 +14,8 @@ from contract import dbid_of, url
 from sqlalchemy import create_engine
 
 from app.settings import Settings
-from app.store import queries, sqlite
+from app.store import sqlite
+from app.store.awr import queries
 
 ITEMS = {
     "counter_series": (None, "stat_id"),

@@ -20,8 +20,10 @@ from sqlalchemy.sql.util import find_tables
 
 from app import create_app
 from app.settings import Settings
-from app.store.queries import all_statements
-from app.store.schema import ASH_BASE_NAME, ASH_TOTALS_NAME, CLASS_TOTALS, PREFIXES, views
+from app.store.awr.embedded.ash import ASH_BASE_NAME, ASH_TOTALS_NAME
+from app.store.awr.embedded.summaries import CLASS_TOTALS
+from app.store.awr.queries import all_statements
+from app.store.awr.views import PREFIXES, views
 
 ORCL, CLONE = 1645932817, 4111111111  # the clone sorts after the demo's DBIDs: its rows come last
 KEYS = {

@@ -22,7 +22,7 @@ from app.api.history_blueprint import (
 from app.api.params import FORMAT, INSTANCE, MAX_POINTS, RANGE, RATE, SHAPE, SHOW_SQL, TABLE_INSTANCE, Param, accepts
 from app.api.respond import answer, conditional
 from app.errors import BadParameter
-from app.store.queries import DIMENSIONS, SEGMENT_ORDER, TOP_SEGMENT_ROWS
+from app.store.awr.queries import DIMENSIONS, SEGMENT_ORDER, TOP_SEGMENT_ROWS
 
 
 @api.get("/")

@@ -6,7 +6,7 @@ from app.api.history_blueprint import api, database_and_range, every_database, m
 from app.api.params import FORMAT, MAX_POINTS, RANGE, SHAPE, SHOW_SQL, Param, accepts
 from app.api.respond import answer
 from app.errors import BadParameter
-from app.store.queries import TOP_SQL_ORDER
+from app.store.awr.queries import TOP_SQL_ORDER
 
 SQL_ID = Param(
     "sql_id",

@@ -5,8 +5,8 @@ ON CPU against the waits, and the waits by event, follow the foreground time of 
 SQL's elapsed shares. Only foreground sessions are sampled (DB time is foreground time). The samples use their own
 random stream: the other views' rows are the same with or without them.
 
-Rows are written as the store keeps them (schema.ASH_BASE: each text as its code, named once in ASH_NAMES), with
-the samples per minute and half hour by wait class, event and SQL_ID (schema.ASH_TOTALS)."""
+Rows are written as the store keeps them (embedded.ash.ASH_BASE: each text as its code, named once in ASH_NAMES), with
+the samples per minute and half hour by wait class, event and SQL_ID (embedded.ash.ASH_TOTALS)."""
 
 import calendar
 import zlib
@@ -15,10 +15,10 @@ from datetime import timedelta
 
 from app.demo.plans import kind_lines
 from app.demo.workload import ROW_LOCK_WAITERS, fmt
-from app.store.schema import ASH_TOTAL_DIMENSIONS, ASH_TOTAL_PERIODS, ash_code
+from app.store.awr.embedded.ash import ASH_TOTAL_DIMENSIONS, ASH_TOTAL_PERIODS, ash_code
 
 SAMPLE_SECONDS = 10  # DBA_HIST keeps every 10th one-second sample
-MINUTE = min(ASH_TOTAL_PERIODS)  # the finest totals (schema.ASH_TOTALS); every other period is a multiple of it
+MINUTE = min(ASH_TOTAL_PERIODS)  # the finest totals (embedded.ash.ASH_TOTALS); every other period is a multiple of it
 ROW_LOCK_EVENT = "enq: TX - row lock contention"
 USERS = {"APP": 107, "REPORTS": 108, "CRM": 109}
 POOL = 60  # sessions per module
@@ -77,14 +77,14 @@ class Ash:
         self.per_sql, self.per_line, self.per_session = {}, {}, {}
 
     def code(self, text):
-        """The code of a text (schema.ash_code), remembered to be named once in ASH_NAMES; None stays None."""
+        """The code of a text (embedded.ash.ash_code), remembered to be named once in ASH_NAMES; None stays None."""
         if text is None:
             return None
         c = self.codes.get(text)
         if c is None:
             c = ash_code(text)
             if self.named.setdefault(c, text) != text:
-                raise RuntimeError(f"{text!r} and {self.named[c]!r} have the same code (schema.ash_code)")
+                raise RuntimeError(f"{text!r} and {self.named[c]!r} have the same code (embedded.ash.ash_code)")
             self.codes[text] = c
             self.fresh.append((c, text))
         return c

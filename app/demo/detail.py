@@ -139,7 +139,7 @@ class Detail:
         return rows
 
     def seg_stats(self, snap_id, key, d, waits, batch, seconds, chain=0.0):
-        """DBA_HIST_SEG_STAT rows of the interval: the *_DELTA columns (schema.SEGMENT_STATS order), then space used
+        """DBA_HIST_SEG_STAT rows of the interval: the *_DELTA columns (awr.views.SEGMENT_STATS order), then space used
         and allocated. `chain`: the blocking chain's share of the interval's row lock waits, all on its table; the
         others' spread as the block changes."""
         rng, rows = self.rng, []

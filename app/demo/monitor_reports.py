@@ -1,6 +1,6 @@
 """The demo's SQL monitor reports (docs/awr-rules.md §27) of the long executions: the nightly batch's statements
 (each execution minutes long) over the last days of ASH. A row of DBA_HIST_REPORTS per execution, its text in
-schema.MONITOR_REPORTS, the stand-in for DBA_HIST_REPORTS_DETAILS. An execution's elapsed time, CPU, gets and reads
+reports.MONITOR_REPORTS, the stand-in for DBA_HIST_REPORTS_DETAILS. An execution's elapsed time, CPU, gets and reads
 are its interval's DBA_HIST_SQLSTAT deltas divided by the interval's executions, so the list agrees with top SQL."""
 
 import html
@@ -8,7 +8,7 @@ import zlib
 from datetime import datetime, timedelta
 
 from app.demo.report_style import STYLE, number
-from app.store.schema import MONITOR_REPORTS
+from app.store.awr.embedded.reports import MONITOR_REPORTS
 
 MONITOR_COMPONENT = "sqlmonitor"
 FIRST_EXEC_ID = 16777216  # SQL_EXEC_ID numbering starts at 2^24 on an instance

@@ -3,9 +3,9 @@
 - AWR reports, in the layout of Oracle's (header with the snapshots, elapsed and DB time; Load Profile; top foreground
   events; SQL ordered by elapsed time), for a few ranges that tell the stories: ORCL before and after the async I/O
   fix and the two compared; RACPROD during the plan regression, global and for instance 1, and compared with the same
-  hours before it. Stored in schema.AWR_REPORTS, the stand-in for what DBMS_WORKLOAD_REPOSITORY renders on request.
+  hours before it. Stored in reports.AWR_REPORTS, the stand-in for what DBMS_WORKLOAD_REPOSITORY renders on request.
 - SQL monitor reports of the long executions: the nightly batch's statements (each execution minutes long) over the
-  last days of ASH. A row of DBA_HIST_REPORTS per execution, its text in schema.MONITOR_REPORTS, the stand-in for
+  last days of ASH. A row of DBA_HIST_REPORTS per execution, its text in reports.MONITOR_REPORTS, the stand-in for
   DBA_HIST_REPORTS_DETAILS. An execution's elapsed time, CPU, gets and reads are its interval's DBA_HIST_SQLSTAT deltas
   divided by the interval's executions, so the list agrees with top SQL. Oracle monitors an execution once it has
   used 5 s of CPU or I/O time (or runs in parallel): the plan regression's executions, 0.52 s each, are not.
@@ -23,7 +23,7 @@ from datetime import datetime, timedelta
 
 from app.demo.awr_reports import awr_report
 from app.demo.monitor_reports import add_monitored
-from app.store.schema import AWR_REPORTS, MONITOR_REPORTS
+from app.store.awr.embedded.reports import AWR_REPORTS, MONITOR_REPORTS
 
 
 def add_reports(path, public: dict, monitor_days: float, seed: int = 42) -> None:

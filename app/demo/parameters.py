@@ -131,9 +131,9 @@ def changes(db, stories: dict) -> list[tuple]:
 
 
 def rows(db, inst, snaps, stories: dict) -> list[tuple]:
-    """The instance's parameters as schema.PARAMETER_BASE rows: (dbid, instance_number, parameter_hash, first_snap,
-    last_snap, parameter_name, value, isdefault, ismodified), one per value and run of the instance's snapshots.
-    `snaps`: the instance's (snap_id, database-local time, startup time), in order."""
+    """The instance's parameters as embedded.parameters.PARAMETER_BASE rows: (dbid, instance_number, parameter_hash,
+    first_snap, last_snap, parameter_name, value, isdefault, ismodified), one per value and run of the instance's
+    snapshots. `snaps`: the instance's (snap_id, database-local time, startup time), in order."""
     running = _base(db, inst)  # the values in force, as (value, isdefault, ismodified)
     running = {n: (v, d, FALSE) for n, (v, d) in running.items()}
     spfile = {}  # values waiting for the next startup

@@ -32,7 +32,8 @@ from app.demo.workload import (
     fmt,
     rates,
 )
-from app.store.schema import ASH_BASE, ASH_NAMES, ASH_TOTALS, PARAMETER_BASE
+from app.store.awr.embedded.ash import ASH_BASE, ASH_NAMES, ASH_TOTALS
+from app.store.awr.embedded.parameters import PARAMETER_BASE
 from app.units import DAY, MIB
 
 
@@ -175,7 +176,7 @@ class Generator:
         self._memory(snap_id, key, st, q, seconds)
         if self.ash and end > self.ash_from:  # ASH for the most recent days
             rows, totals = self.ash.interval(snap_id, st.startup, begin, end, seconds, q)
-            out.extend(ASH_BASE.name, rows)  # the samples as the store keeps them (schema.ASH_BASE)
+            out.extend(ASH_BASE.name, rows)  # the samples as the store keeps them (embedded.ash.ASH_BASE)
             if self.ash_totals:
                 out.extend(ASH_TOTALS.name, totals)
             out.extend(ASH_NAMES.name, self.ash.names())

@@ -1,9 +1,9 @@
 """Top activity from Active Session History (DBA_HIST_ACTIVE_SESS_HISTORY): average active sessions over time by a
 dimension, the top lists of the range and the blocking sessions (docs/awr-rules.md §22). The database groups the
 samples by bucket and dimension: a wide range never fetches raw samples. The embedded demo store also keeps totals
-per minute and half hour by wait class, event and SQL_ID (schema.ASH_TOTALS), which answer the same question without
-reading the samples, where the buckets are whole minutes or half hours from the range's start and nothing but the
-instance is filtered; and counts per block of snapshots of the top lists (schema.ASH_TOP)."""
+per minute and half hour by wait class, event and SQL_ID (embedded.ash.ASH_TOTALS), which answer the same question
+without reading the samples, where the buckets are whole minutes or half hours from the range's start and nothing but
+the instance is filtered; and counts per block of snapshots of the top lists (embedded.ash.ASH_TOP)."""
 
 import calendar
 from datetime import timedelta, timezone
@@ -13,9 +13,9 @@ from app import analysis
 from app.errors import BadParameter
 from app.history.database import Database, Range, offset
 from app.history.numbers import round4
-from app.store import queries
-from app.store.queries import CPU, TOP_LISTS
-from app.store.schema import ASH_TOP_LISTS, ASH_TOTAL_DIMENSIONS, ASH_TOTAL_PERIODS, ash_top_blocks
+from app.store.awr import queries
+from app.store.awr.embedded.ash import ASH_TOP_LISTS, ASH_TOTAL_DIMENSIONS, ASH_TOTAL_PERIODS, ash_top_blocks
+from app.store.awr.queries import CPU, TOP_LISTS
 
 WIDTHS = (10, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 28800, 86400)  # bucket seconds
 MAX_BUCKETS = 720
@@ -23,7 +23,7 @@ DEFAULT_SPACING = 10  # seconds between the samples AWR keeps, when the data can
 TOP_GROUPS = 10
 OTHER = "other"
 SHARE_SNAPSHOTS = 12  # snapshots whose samples tell whether most of a range's pass a filter
-MANY_GROUPS = ("session", "sql_id", "current_obj")  # top lists of thousands of groups (schema.ASH_TOP counts them)
+MANY_GROUPS = ("session", "sql_id", "current_obj")  # top lists of thousands of groups (embedded.ash.ASH_TOP counts)
 NUMERIC = {"sql_plan_hash_value", "service", "user", "instance", "current_obj"}
 SESSIONS = ("session", "blocking_session")  # dimensions of a session: instance:sid,serial#
 CONTAINED = ("user", "current_obj")  # (CON_DBID, id): in a CDB root, con_dbid:id (queries.ash._container)
@@ -209,7 +209,7 @@ def _from_samples(db: Database, rng: Range, group_by, filters, binds, t0, width,
 
 
 def _from_totals(db: Database, rng: Range, group_by, filters, binds, t0, width, top):
-    """The same as _from_samples from the store's ASH totals (schema.ASH_TOTALS), or None where it keeps none for
+    """The same as _from_samples from the store's ASH totals (embedded.ash.ASH_TOTALS), or None where it keeps none for
     the question (a filter other than the instance, another dimension): the groups' samples over the range first,
     then per bucket the shown groups' and the others' together. A period of the totals serves when it divides the
     bucket width and the range starts on one of its boundaries: each minute (half hour) then lies in one bucket, as
@@ -236,8 +236,8 @@ def _from_totals(db: Database, rng: Range, group_by, filters, binds, t0, width, 
 
 
 def _from_blocks(db: Database, rng: Range, group_by, filters, binds, t0, width, top):
-    """The same as _from_samples, or None where the store's counts per block (schema.ASH_TOP) do not serve (a group
-    they do not count, or a filter other than the instance): the groups' samples over the range from the counts
+    """The same as _from_samples, or None where the store's counts per block (embedded.ash.ASH_TOP) do not serve (a
+    group they do not count, or a filter other than the instance): the groups' samples over the range from the counts
     first, then per bucket the shown groups' and the others' together from the coded samples, a few rows per bucket
     instead of one per group and bucket (a week of sessions: 195,000)."""
     if not (db.store.ash_top and db.store.ash_coded) or group_by not in MANY_GROUPS or set(filters) - {"instance"}:
@@ -247,7 +247,7 @@ def _from_blocks(db: Database, rng: Range, group_by, filters, binds, t0, width, 
     totals, codes = {}, {}
     for row in db.rows(queries.ash_top_groups(v, group_by, key), **where, **_blocks(rng)):
         g = label(group_by, tuple(row[n : 2 * n]), db.dbid)
-        # schema.ASH_TOP keeps the container of an object's null group too; the samples' dimension does not
+        # embedded.ash.ASH_TOP keeps the container of an object's null group too; the samples' dimension does not
         null = group_by in CONTAINED and row[n - 1] is None
         totals[g], codes[g] = row[-1], (None,) * n if null else row[:n]
     total = sum(totals.values())
@@ -274,7 +274,7 @@ def _per_bucket(rows, names: dict, totals: dict, shown: list, rest: list) -> dic
 
 
 def _blocks(rng: Range) -> dict:
-    """The binds of the blocks of schema.ASH_TOP that make up the range's intervals (queries.ash._ash_top)."""
+    """The binds of the blocks of embedded.ash.ASH_TOP making up the range's intervals (queries.ash_counts._ash_top)."""
     return {f"blocks_{span}": snaps for span, snaps in ash_top_blocks(rng.lo, rng.hi).items()}
 
 
@@ -333,7 +333,7 @@ LIST_KEYS = {"session": 3, "blocking": 4, "current_obj": 2}  # columns of a list
 
 def _top_lists(db: Database, rng: Range, key: tuple, binds: dict) -> dict:
     """{list: [(key, samples, on CPU or, for blocking, waiters)]} for TOP_LISTS, the instances and the blocking
-    sessions, each ranked: on the embedded store from its counts per block (schema.ASH_TOP) when only the instance
+    sessions, each ranked: on the embedded store from its counts per block (embedded.ash.ASH_TOP) when only the instance
     is filtered, else in one statement over its coded samples (less them, from the counts, when most pass); on
     Oracle a statement per list over the view."""
     v, where = db.store.views, {"lo": rng.lo, "hi": rng.hi, **binds}

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from difflib import get_close_matches
 
 from app.errors import NotFound
-from app.store import queries
+from app.store.awr import queries
 from app.units import MIB
 
 RATES = ("per_second", "per_txn", "raw")

@@ -10,7 +10,7 @@ from datetime import datetime
 from app.history import parameters
 from app.history.database import Database, Range
 from app.history.numbers import round4
-from app.store import queries
+from app.store.awr import queries
 
 COLUMNS = ["time", "snap_id", "instance", "kind", "text", "details"]
 KINDS = ("restart", "parameter", "plan", "version", "run")

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 from app import analysis
 from app.errors import ApiError, BadParameter, NotFound
-from app.store import queries
+from app.store.awr import queries
 from app.units import DAY
 
 ALL_INSTANCES = None

@@ -10,7 +10,7 @@ from app.history import catalog
 from app.history.database import Database, Range
 from app.history.intervals import coverage
 from app.history.numbers import round4
-from app.store import queries
+from app.store.awr import queries
 
 PERCENTILES = (50, 95, 99)
 

@@ -5,7 +5,7 @@ import itertools
 from math import fsum
 
 from app import analysis
-from app.store import queries
+from app.store.awr import queries
 
 
 def boundaries(db, rng, inst) -> dict:

@@ -1,7 +1,8 @@
 """Oracle's own reports (docs/awr-rules.md §27): the AWR report of a snapshot range (one instance, or RAC global) and
 the AWR compare-periods report, as Oracle renders them with DBMS_WORKLOAD_REPOSITORY; the SQL monitor reports AWR
 captured of a statement (DBA_HIST_REPORTS), listed, and one rendered by DBMS_AUTO_REPORT. The embedded store has no
-PL/SQL: it serves the reports the demo builder rendered and stored instead (schema.AWR_REPORTS, MONITOR_REPORTS).
+PL/SQL: it serves the reports the demo builder rendered and stored instead (embedded.reports.AWR_REPORTS,
+MONITOR_REPORTS).
 
 A report is markup from the database: the API serves it as a document of its own, never inside the app's pages
 (app/api/oracle_reports.py says how it is isolated).
@@ -15,7 +16,7 @@ from datetime import datetime, timedelta
 from app import analysis
 from app.errors import ApiError, BadParameter, MissingGrant, NotFound, NotGranted
 from app.history.database import Database, Range
-from app.store import queries
+from app.store.awr import queries
 
 TYPES = ("html", "text")
 SLACK = timedelta(days=1)  # either side of a report's snapshot, for its GENERATION_TIME (generated_between)
@@ -329,7 +330,7 @@ def monitor_report(db: Database, report_id: int, snap_id: int | None, kind_type:
 
 
 def _reports(db: Database, statement, **binds) -> list[tuple]:
-    """Rows of DBA_HIST_REPORTS, which every release awrlens supports has (12.1 on) under that name only (schema.
+    """Rows of DBA_HIST_REPORTS, which every release awrlens supports has (12.1 on) under that name only (awr.views.
     DBA_HIST_ONLY): Oracle refusing it is the optional grant missing, named as such; any other refusal (a missing
     view or column) is said as Oracle said it, a 503, not a grant."""
     try:

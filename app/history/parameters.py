@@ -6,7 +6,7 @@ from bisect import bisect_left, bisect_right
 
 from app.errors import BadParameter
 from app.history.database import Database, Range
-from app.store import queries
+from app.store.awr import queries
 
 VALUE_COLUMNS = ["instance", "snap_id", "time", "parameter", "value", "isdefault", "ismodified"]
 CHANGE_COLUMNS = [

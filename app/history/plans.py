@@ -10,9 +10,9 @@ from app.errors import NotFound
 from app.history.database import Database, Range, offset
 from app.history.numbers import round4
 from app.history.sql_text import texts
-from app.store import queries
-from app.store.queries import PLAN_COLUMNS
-from app.store.schema import ash_top_blocks
+from app.store.awr import queries
+from app.store.awr.embedded.ash import ash_top_blocks
+from app.store.awr.queries import PLAN_COLUMNS
 
 LINE_KEYS = PLAN_COLUMNS[1:-2]  # id ... filter_predicates: a line as the answer gives it
 ALIGN_ON = ("operation", "options", "object_name")  # what makes two lines of two plans the same line

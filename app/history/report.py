@@ -9,7 +9,7 @@ from app.history import catalog, changes, load_profile, series, tablespaces, top
 from app.history.catalog import Term
 from app.history.database import Database, Range
 from app.history.intervals import boundaries, snap_ids, totals
-from app.store import queries
+from app.store.awr import queries
 
 TOP_ROWS = 10  # rows of each top table
 CHART_POINTS = 300  # points per chart line: enough for a printed page's width

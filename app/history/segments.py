@@ -7,8 +7,8 @@ from app.errors import NotFound
 from app.history.database import Database, Range
 from app.history.intervals import totals
 from app.history.numbers import round4
-from app.store import queries
-from app.store.queries import SEGMENT_ORDER
+from app.store.awr import queries
+from app.store.awr.queries import SEGMENT_ORDER
 
 # statistic -> the SYSSTAT counter it is a part of, for its share of the database's total (AWR's "% Total")
 SYSSTAT_TOTALS = {

@@ -17,8 +17,8 @@ from app.history.catalog import IO_FIELDS, Spec, Term
 from app.history.database import Database, Range, offset
 from app.history.intervals import snap_ids
 from app.history.numbers import drawn, rates, rounded
-from app.store import queries
-from app.store.schema import IO_COLUMNS
+from app.store.awr import queries
+from app.store.awr.views import IO_COLUMNS
 
 TXN = ("user commits", "user rollbacks")  # a transaction, as the AWR report counts them
 

@@ -6,7 +6,7 @@ from app.errors import NotFound
 from app.history.database import Database, Range
 from app.history.numbers import drawn, round4
 from app.history.sql_text import texts
-from app.store import queries
+from app.store.awr import queries
 
 LINES = (  # (metric, index in a snapshot's sums, scale, unit, per execution)
     ("elapsed_per_exec", 2, 1e-3, "ms/exec", True),

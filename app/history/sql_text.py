@@ -1,6 +1,6 @@
 """The text of SQL statements (DBA_HIST_SQLTEXT), for top SQL and one statement's history."""
 
-from app.store import queries
+from app.store.awr import queries
 
 TOP_SQL_TEXT_CHARS = 400  # the start of each statement shown in the top SQL table; the SQL page shows all of it
 

@@ -3,7 +3,7 @@
 from app import analysis
 from app.history.database import Database, Range
 from app.history.numbers import drawn, round4
-from app.store import queries
+from app.store.awr import queries
 from app.units import MIB
 
 DEFAULT_BLOCK_SIZE = 8192  # bytes, when the view has no block size for a tablespace (12.1: docs/awr-rules.md §16)

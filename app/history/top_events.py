@@ -7,7 +7,7 @@ from app import analysis
 from app.history.database import Database, Range
 from app.history.intervals import boundaries, coverage, snap_ids, totals
 from app.history.numbers import round4
-from app.store import queries
+from app.store.awr import queries
 
 
 def measure(db: Database, rng: Range, inst) -> tuple[dict, float]:

@@ -7,7 +7,7 @@ from app.history.database import Database, Range
 from app.history.intervals import totals
 from app.history.numbers import round4
 from app.history.sql_text import TOP_SQL_TEXT_CHARS, texts
-from app.store import queries
+from app.store.awr import queries
 
 SORT_KEYS = {
     "elapsed": "elapsed_s",

@@ -21,7 +21,7 @@ from sqlalchemy import bindparam, func, literal, select, text, true
 from app.runs.awr_window import Window
 from app.runs.machine import machine
 from app.runs.model import default_slug, utc_now
-from app.store.queries import render
+from app.store.awr.queries import render
 
 FIELD_TEST_LEVEL = 200  # rows per side of the cross join in field test 002
 ORACLE_STATEMENT = (

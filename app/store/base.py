@@ -7,7 +7,7 @@ Reads go through `rows()`, or `rows_together()` for statements that must see the
 to the app's own test-result tables, through `write()`: one transaction on a writable connection that the backend
 opens for it (the AWR side of the embedded store is opened read-only), all of it stored or none.
 
-A statement is a Statement of app.store.queries or any SQLAlchemy Core statement: the Oracle store runs it through
+A statement is a Statement of app.store.awr.queries or any SQLAlchemy Core statement: the Oracle store runs it through
 its SQLAlchemy engine (fetch() here), the embedded store its SQLite text (app/store/sqlite.py).
 """
 
@@ -19,8 +19,9 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, TypeVar
 
 from app.errors import ApiError, Conflict, TargetBusy, TooManyRows
-from app.store.queries import capped, core, render
-from app.store.schema import NEWEST, Views, store_only_tables, views
+from app.store.awr.embedded import store_only_tables
+from app.store.awr.queries import capped, core, render
+from app.store.awr.views import NEWEST, Views, views
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection, Engine
@@ -45,18 +46,17 @@ class Store:
         # a target that can go silent (a remote database) holds at most AWRLENS_MAX_IN_FLIGHT of a process's threads
         self._in_flight = threading.BoundedSemaphore(settings.max_in_flight) if self.remote else None
 
-    class_totals = False  # whether the store keeps per-snapshot wait class totals (schema.CLASS_TOTALS)
-    sqlstat_blocks = False  # whether the store keeps top SQL's sums per block of snapshots (schema.SQLSTAT_BLOCKS)
-    plan_firsts = False  # whether the store keeps each plan's first snapshot (schema.PLAN_FIRSTS)
-    parameter_runs = False  # whether it keeps DBA_HIST_PARAMETER as runs of values (schema.PARAMETER_BASE)
-    ash_totals = False  # whether the store keeps ASH totals per minute and half hour (schema.ASH_TOTALS)
-    ash_coded = False  # whether the store keeps its ASH samples coded under the view (schema.ASH_BASE)
-    ash_top = False  # whether the store keeps the top lists' samples per block of snapshots (schema.ASH_TOP)
-    keeps_reports = (
-        False  # whether the store keeps Oracle's rendered reports (schema.AWR_REPORTS, docs/awr-rules.md §27)
-    )
+    # what the embedded store keeps of its own (app/store/awr/embedded/), read where it keeps it
+    class_totals = False  # per-snapshot wait class totals (summaries.CLASS_TOTALS)
+    sqlstat_blocks = False  # top SQL's sums per block of snapshots (summaries.SQLSTAT_BLOCKS)
+    plan_firsts = False  # each plan's first snapshot (summaries.PLAN_FIRSTS)
+    parameter_runs = False  # DBA_HIST_PARAMETER as runs of values (parameters.PARAMETER_BASE)
+    ash_totals = False  # ASH totals per minute and half hour (ash.ASH_TOTALS)
+    ash_coded = False  # its ASH samples coded under the view (ash.ASH_BASE)
+    ash_top = False  # the top lists' samples per block of snapshots (ash.ASH_TOP)
+    keeps_reports = False  # Oracle's rendered reports (reports.AWR_REPORTS, docs/awr-rules.md §27)
     remote = False  # reached over the network, so it can be slow or silent: requests in flight are limited
-    release = NEWEST  # the Oracle release whose view columns the store has (schema.RELEASES)
+    release = NEWEST  # the Oracle release whose view columns the store has (awr.views.RELEASES)
 
     @property
     def views(self) -> Views:
@@ -153,7 +153,7 @@ class Store:
 
     def _logged(self, stmt, params, rows: int, started: float) -> dict:
         """What show_sql reports of one statement run: its text for this store's dialect, and for Oracle's unless it
-        reads a table only the embedded store keeps (schema.store_only_tables)."""
+        reads a table only the embedded store keeps (embedded.store_only_tables)."""
         dialect = self.sql_dialect()
         fixed = stmt.compile(dialect=dialect).params  # literals bound by the query itself
         entry = {

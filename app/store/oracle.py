@@ -14,9 +14,10 @@ call in flight):
 Broken connections leave the pool: the driver drops those whose socket is gone, and the ones SQLAlchemy
 invalidates (ORA-03113, ORA-00028, DPY-4011...) are dropped explicitly. Nothing connects before the first query.
 
-Releases: each connection tells the server's version; the store's views are those of that release (schema.RELEASES,
-schema.ABSENT), and until the first connection those of the oldest, which every later release has. Large results
-come FETCH_ROWS rows a round trip, the first ones with the execute itself (prefetch).
+Releases: each connection tells the server's version; the store's views are those of that release (awr.views.RELEASES,
+awr.views.ABSENT), and until the first connection those of the oldest, which every later release has. Large results
+come FETCH_ROWS rows a round trip, the first ones with the execute itself (prefetch). The target's settings and its
+password: app/store/oracle_target.py.
 """
 
 import logging
@@ -33,15 +34,13 @@ from sqlalchemy import create_engine, event
 from sqlalchemy.pool import NullPool
 
 from app.errors import ApiError, DatabaseTimeout, DatabaseUnavailable, NotGranted
-from app.secrets import SecretUnavailable, secret_value
+from app.store.awr.queries import capped, core
+from app.store.awr.views import RELEASES, release_of
 from app.store.base import Store
-from app.store.queries import capped, core
-from app.store.schema import PREFIXES, RELEASES, release_of
+from app.store.oracle_target import cached_secret, check_target, dsn_host, forget_secret, read_secret
 
 log = logging.getLogger(__name__)
 
-TARGET_KEYS = ("dsn", "user", "password_env", "password_secret", "password", "view_prefix")
-PASSWORD_KEYS = ("password_env", "password_secret", "password")
 PING_INTERVAL = 60  # seconds a connection may sit idle in the pool before it is pinged on the way out
 MAX_ABANDONED = 4  # stuck pools still closing in the background before we stop replacing them
 TIMEOUT_CODES = {"DPY-4024", "ORA-01013", "ORA-03136", "ORA-12170"}  # call timeout, cancelled, connect timed out
@@ -107,7 +106,7 @@ class OracleStore(Store):
                 # not a full pool: its background thread is stuck connecting (or died); start afresh next time
                 self._abandon(pool, "no connection within the wait timeout")
             elif code == "ORA-01017" and self._password_secret:
-                _secrets.pop(self._password_secret, None)  # rotated? read the secret again next time
+                forget_secret(self._password_secret)
                 self._abandon(pool, "the database refused the password")
             raise
         conn.call_timeout = self._call_ms()  # bounds SQLAlchemy's first-connect queries too
@@ -329,7 +328,7 @@ class OracleStore(Store):
             secret = (
                 self._password()
                 if (self._password_env or self._password_literal)
-                else _secrets.get(self._password_secret)
+                else cached_secret(self._password_secret)
             )
         except ApiError:
             secret = None
@@ -358,83 +357,6 @@ def bounded_pool_options(s, *, user: str, password: str, dsn: str, max_connectio
         "ping_timeout": max(100, int(s.connect_timeout * 250)),
         "program": "awrlens",
     }
-
-
-# -- targets ---------------------------------------------------------------------------------------------------
-
-
-def check_target(alias: str, target: dict) -> dict:
-    """The target, checked: a ValueError names the alias and the key at fault."""
-
-    def bad(message):
-        return ValueError(f"target {alias!r}: {message}")
-
-    unknown = sorted(set(target) - set(TARGET_KEYS))
-    if unknown:
-        raise bad(f"unknown key {', '.join(map(repr, unknown))}; an Oracle target takes {', '.join(TARGET_KEYS)}")
-    for key in ("dsn", "user"):
-        if not isinstance(target.get(key), str) or not target[key].strip():
-            raise bad(
-                f"\"{key}\" is required and must be a non-empty string"
-                + (" (an Oracle DSN such as host:1521/service)" if key == "dsn" else "")
-            )
-    dsn = target["dsn"].strip()
-    if not dsn.startswith("(") and "@" in dsn:
-        raise bad(
-            "\"dsn\" must not carry credentials (user/password@...); use \"user\" and \"password_env\" "
-            "or \"password_secret\""
-        )
-    given = [k for k in PASSWORD_KEYS if k in target]
-    if not given:
-        raise bad(
-            "a password source is required: \"password_env\" (an environment variable's name), "
-            "\"password_secret\" (an AWS Secrets Manager secret) or \"password\""
-        )
-    if len(given) > 1:
-        raise bad(f"give one password source, not {' and '.join(map(repr, given))}")
-    key = given[0]
-    if not isinstance(target[key], str) or not target[key]:
-        raise bad(f"\"{key}\" must be a non-empty string")
-    if key == "password_env" and not os.environ.get(target[key]):
-        raise bad(f"\"password_env\" names the environment variable {target[key]}, which is not set")
-    if key == "password":
-        log.warning("target %r: a literal \"password\" in the settings; prefer password_env or password_secret", alias)
-    prefix = target.get("view_prefix", "dba_hist_")
-    if prefix not in PREFIXES:
-        raise bad(f"\"view_prefix\" must be one of {', '.join(PREFIXES)}, not {prefix!r}")
-    return {**target, "dsn": dsn}
-
-
-def dsn_host(dsn: str) -> str:
-    """host:port of a DSN for messages (the DSN itself when it is a tnsnames alias)."""
-    try:
-        params = oracledb.ConnectParams()
-        params.parse_connect_string(dsn)
-        hosts, ports = params.host, params.port
-    except Exception:
-        return dsn
-    if isinstance(hosts, list):
-        return ",".join(f"{h}:{p}" for h, p in zip(hosts, ports, strict=True))
-    return f"{hosts}:{ports}" if hosts else dsn
-
-
-# -- AWS Secrets Manager ---------------------------------------------------------------------------------------
-
-_secrets: dict[str, str] = {}  # secret id -> password, per process
-_secrets_lock = threading.Lock()
-
-
-def read_secret(alias: str, secret_id: str, timeout: float) -> str:
-    """The password in an AWS Secrets Manager secret: a plain SecretString or JSON with a "password" key."""
-    with _secrets_lock:
-        if secret_id in _secrets:
-            return _secrets[secret_id]
-        try:
-            value = secret_value(secret_id, "password", timeout, "the password secret")
-        except SecretUnavailable as exc:
-            raise DatabaseUnavailable(f"{alias}: {exc}") from None
-        _secrets[secret_id] = value
-        return value
 
 
 # -- helpers ---------------------------------------------------------------------------------------------------

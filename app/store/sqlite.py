@@ -1,7 +1,7 @@
 """The embedded store: an SQLite file with the DBA_HIST views' names, opened read-only.
 
 Reads run each statement's SQLite text with the sqlite3 module, on read-only connections kept for the next read (at
-most POOL_SIZE idle). The text of the statements of app.store.queries comes from sqlite_statements.json, compiled
+most POOL_SIZE idle). The text of the statements of app.store.awr.queries comes from sqlite_statements.json, compiled
 from their Core statements (`flask --app app sql --sqlite` writes it; tests/test_sqlite_statements.py checks it is
 current), so reading imports no SQLAlchemy, which was most of a Lambda cold start (BENCHMARKS.md). A statement the
 file lacks (the runs', or all of them under another AWRLENS_ROW_CAP) is compiled with SQLAlchemy on its first use.
@@ -24,19 +24,13 @@ from pathlib import Path
 
 from app.errors import ApiError, DatabaseTimeout, DatabaseUnavailable, ReadOnly
 from app.settings import Settings
-from app.store import queries
+from app.store.awr import queries
+from app.store.awr.embedded.ash import ASH_BASE_NAME, ASH_TOP_NAME, ASH_TOTALS_NAME
+from app.store.awr.embedded.parameters import PARAMETER_BASE_NAME
+from app.store.awr.embedded.reports import AWR_REPORTS_NAME
+from app.store.awr.embedded.summaries import CLASS_TOTALS_NAME, PLAN_FIRSTS_NAME, SQLSTAT_BLOCKS_NAME
+from app.store.awr.views import views
 from app.store.base import Store
-from app.store.schema import (
-    ASH_BASE_NAME,
-    ASH_TOP_NAME,
-    ASH_TOTALS_NAME,
-    AWR_REPORTS_NAME,
-    CLASS_TOTALS_NAME,
-    PARAMETER_BASE_NAME,
-    PLAN_FIRSTS_NAME,
-    SQLSTAT_BLOCKS_NAME,
-    views,
-)
 
 READ_ONLY_ERRORS = ("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH")
 POOL_SIZE = 5  # idle read connections kept, as SQLAlchemy's pool kept them before
@@ -128,14 +122,14 @@ class SqliteStore(Store):
                 return
 
     # what the file keeps beside Oracle's views: the demo builder writes each; a store made otherwise may not
-    class_totals = _keeps(CLASS_TOTALS_NAME, "schema.CLASS_TOTALS")
-    sqlstat_blocks = _keeps(SQLSTAT_BLOCKS_NAME, "schema.SQLSTAT_BLOCKS")
-    plan_firsts = _keeps(PLAN_FIRSTS_NAME, "schema.PLAN_FIRSTS")
-    ash_totals = _keeps(ASH_TOTALS_NAME, "schema.ASH_TOTALS (and ASH_NAMES)")
-    ash_coded = _keeps(ASH_BASE_NAME, "its ASH samples coded (schema.ASH_BASE under the view)")
-    ash_top = _keeps(ASH_TOP_NAME, "schema.ASH_TOP")
+    class_totals = _keeps(CLASS_TOTALS_NAME, "embedded.summaries.CLASS_TOTALS")
+    sqlstat_blocks = _keeps(SQLSTAT_BLOCKS_NAME, "embedded.summaries.SQLSTAT_BLOCKS")
+    plan_firsts = _keeps(PLAN_FIRSTS_NAME, "embedded.summaries.PLAN_FIRSTS")
+    ash_totals = _keeps(ASH_TOTALS_NAME, "embedded.ash.ASH_TOTALS (and ASH_NAMES)")
+    ash_coded = _keeps(ASH_BASE_NAME, "its ASH samples coded (embedded.ash.ASH_BASE under the view)")
+    ash_top = _keeps(ASH_TOP_NAME, "embedded.ash.ASH_TOP")
     keeps_reports = _keeps(AWR_REPORTS_NAME, "Oracle's rendered reports and DBA_HIST_REPORTS")
-    parameter_runs = _keeps(PARAMETER_BASE_NAME, "schema.PARAMETER_BASE under its DBA_HIST_PARAMETER")
+    parameter_runs = _keeps(PARAMETER_BASE_NAME, "embedded.parameters.PARAMETER_BASE under its DBA_HIST_PARAMETER")
 
     def _has_table(self, name: str) -> bool:
         try:
@@ -257,17 +251,17 @@ def embedded_statements(row_cap: int = Settings.row_cap) -> list:
     # top activity: the store's ASH totals, and every instance's samples (the top lists' total, docs/awr-rules.md §22)
     every += [q(v, key) for q in (queries.ash_total_groups, queries.ash_total_buckets) for key in ((), ("instance",))]
     every += [queries.activity_top(v, "instance")]
-    # Oracle's own reports as the demo store keeps them (schema.AWR_REPORTS, MONITOR_REPORTS)
+    # Oracle's own reports as the demo store keeps them (embedded.reports.AWR_REPORTS, MONITOR_REPORTS)
     every += [queries.stored_awr_reports(v), queries.stored_awr_report(v), queries.stored_monitor_report(v)]
     # the parameters from the store's runs of values (docs/awr-rules.md §23)
     every += [queries.parameter_changes(v, True), queries.non_default_parameters(v, True)]
-    # the changes layer's plans from the store's first snapshots of each plan (schema.PLAN_FIRSTS)
+    # the changes layer's plans from the store's first snapshots of each plan (embedded.summaries.PLAN_FIRSTS)
     every += [queries.new_plans(v, True), queries.plan_returns(v, True)]
     return list(dict.fromkeys(every))
 
 
 def statement_texts(row_cap: int = Settings.row_cap) -> dict:
-    """What sqlite_statements.json holds: the SQLite text of every statement of app.store.queries the embedded
+    """What sqlite_statements.json holds: the SQLite text of every statement of app.store.awr.queries the embedded
     store runs, sent with AWRLENS_ROW_CAP = `row_cap`."""
     texts = {}
     for stmt in embedded_statements(row_cap):

@@ -11,14 +11,17 @@ request reuses it with its own bind values. The embedded store runs the statemen
 which is most of a cold start (BENCHMARKS.md); that is why these modules import SQLAlchemy only where they build.
 
 A module per question: core (the Statement machinery and the range helpers), history (series, Load Profile, top
-events, top SQL, tablespaces), changes, segments, ash, reports, plans; listing names them all.
+events, top SQL, tablespaces), changes, segments, ash (from the view; ash_coded and ash_counts from the embedded
+store's coded samples and counts), reports, plans; listing names them all.
 """
 
-from app.store.queries.ash import *  # noqa: F403
-from app.store.queries.changes import *  # noqa: F403
-from app.store.queries.core import *  # noqa: F403
-from app.store.queries.history import *  # noqa: F403
-from app.store.queries.listing import *  # noqa: F403
-from app.store.queries.plans import *  # noqa: F403
-from app.store.queries.reports import *  # noqa: F403
-from app.store.queries.segments import *  # noqa: F403
+from app.store.awr.queries.ash import *  # noqa: F403
+from app.store.awr.queries.ash_coded import *  # noqa: F403
+from app.store.awr.queries.ash_counts import *  # noqa: F403
+from app.store.awr.queries.changes import *  # noqa: F403
+from app.store.awr.queries.core import *  # noqa: F403
+from app.store.awr.queries.history import *  # noqa: F403
+from app.store.awr.queries.listing import *  # noqa: F403
+from app.store.awr.queries.plans import *  # noqa: F403
+from app.store.awr.queries.reports import *  # noqa: F403
+from app.store.awr.queries.segments import *  # noqa: F403

@@ -1,8 +1,8 @@
 """The history statements: databases, snapshots, the catalog, series, Load Profile, top events, top SQL and
 tablespaces."""
 
-from app.store.queries.core import _chosen, _in_lists, _intervals, _snap_range, statement
-from app.store.schema import IO_COLUMNS, TOP_SQL_METRICS, Views
+from app.store.awr.queries.core import _chosen, _in_lists, _intervals, _snap_range, statement
+from app.store.awr.views import IO_COLUMNS, TOP_SQL_METRICS, Views
 
 COUNTER_VIEWS = ("sysstat", "sys_time_model", "osstat")
 IO_VIEWS = {"iostat_function": "function", "iostat_filetype": "filetype"}
@@ -154,11 +154,11 @@ def event_series(v: Views, chunks: int = 0):
 @statement
 def wait_class_series(v: Views, class_totals: bool = False, chunks: int = 0):
     """Foreground time waited per non-idle wait class, summed over its events; read from the embedded store's
-    per-snapshot class totals where it keeps them (schema.CLASS_TOTALS)."""
+    per-snapshot class totals where it keeps them (embedded.summaries.CLASS_TOTALS)."""
     from sqlalchemy import func, select
 
     if class_totals:
-        from app.store.schema import CLASS_TOTALS
+        from app.store.awr.embedded.summaries import CLASS_TOTALS
 
         t = CLASS_TOTALS
         return select(t.c.instance_number, t.c.snap_id, t.c.wait_class, t.c.time_waited_micro_fg).where(
@@ -278,8 +278,8 @@ def events_at(v: Views):
 
 def _sqlstat_rows(v: Views, blocks: bool):
     """DBA_HIST_SQLSTAT's rows of the intervals (lo, hi] with what top SQL sums; on the embedded store that keeps
-    schema.SQLSTAT_BLOCKS (`blocks`), the blocks inside the range and the view's rows before the first and after the
-    last of them. Returns (source, its condition)."""
+    embedded.summaries.SQLSTAT_BLOCKS (`blocks`), the blocks inside the range and the view's rows before the first and
+    after the last of them. Returns (source, its condition)."""
     from sqlalchemy import Integer, and_, bindparam, func, select, true, union_all
 
     t = v.sqlstat
@@ -287,7 +287,7 @@ def _sqlstat_rows(v: Views, blocks: bool):
     columns.append("parsing_schema_name")
     if not blocks:
         return t, _intervals(t)
-    from app.store.schema import SQLSTAT_BLOCKS as b
+    from app.store.awr.embedded.summaries import SQLSTAT_BLOCKS as b
 
     hi = bindparam("hi", type_=Integer)
     inside = and_(b.c.dbid == bindparam("dbid"), b.c.first_snap > bindparam("lo"), b.c.last_snap <= hi)
@@ -394,7 +394,7 @@ def sql_history(v: Views, in_container: bool = False):
 @statement
 def tablespaces(v: Views):
     """Tablespace sizes with their names, per container: in a CDB root TS# repeats in every container, so the join
-    includes CON_DBID where the release's DBA_HIST_TABLESPACE has it, and so does the block size (schema.ABSENT).
+    includes CON_DBID where the release's DBA_HIST_TABLESPACE has it, and so does the block size (awr.views.ABSENT).
     In the order of the keys of both tables (container, TS#, snapshot), so no sort: a tablespace dropped and created
     again under its name has two TS#, whose rows the caller puts in time order."""
     from sqlalchemy import and_, null, select

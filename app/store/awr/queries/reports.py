@@ -2,8 +2,8 @@
 
 from functools import cache
 
-from app.store.queries.core import statement
-from app.store.schema import Views
+from app.store.awr.queries.core import statement
+from app.store.awr.views import Views
 
 SQL_MONITOR = "sqlmonitor"  # DBA_HIST_REPORTS.COMPONENT_NAME of the SQL monitor reports
 
@@ -102,10 +102,11 @@ def report_statements():
 
 @statement
 def stored_awr_reports(v: Views):
-    """The embedded store's AWR reports of a database (schema.AWR_REPORTS: its own table, `v` unused), without text."""
+    """The embedded store's AWR reports of a database (embedded.reports.AWR_REPORTS: its own table, `v` unused),
+    without text."""
     from sqlalchemy import bindparam, select
 
-    from app.store.schema import AWR_REPORTS
+    from app.store.awr.embedded.reports import AWR_REPORTS
 
     t = AWR_REPORTS
     return (
@@ -117,10 +118,10 @@ def stored_awr_reports(v: Views):
 
 @statement
 def stored_awr_report(v: Views):
-    """One of the embedded store's AWR reports, compressed (schema.AWR_REPORTS)."""
+    """One of the embedded store's AWR reports, compressed (embedded.reports.AWR_REPORTS)."""
     from sqlalchemy import bindparam, select
 
-    from app.store.schema import AWR_REPORTS
+    from app.store.awr.embedded.reports import AWR_REPORTS
 
     t = AWR_REPORTS
     return select(t.c.report).where(
@@ -133,10 +134,10 @@ def stored_awr_report(v: Views):
 
 @statement
 def stored_monitor_report(v: Views):
-    """One of the embedded store's SQL monitor reports, compressed (schema.MONITOR_REPORTS)."""
+    """One of the embedded store's SQL monitor reports, compressed (embedded.reports.MONITOR_REPORTS)."""
     from sqlalchemy import bindparam, select
 
-    from app.store.schema import MONITOR_REPORTS
+    from app.store.awr.embedded.reports import MONITOR_REPORTS
 
     t = MONITOR_REPORTS
     return select(t.c.report).where(*[t.c[c] == bindparam(c) for c in ("dbid", "report_id", "type")])

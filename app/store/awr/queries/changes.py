@@ -1,7 +1,7 @@
 """Parameters and the changes layer: parameter runs, new plans, versions (docs/awr-rules.md §23)."""
 
-from app.store.queries.core import _intervals, _snap_range, statement
-from app.store.schema import Views
+from app.store.awr.queries.core import _intervals, _snap_range, statement
+from app.store.awr.views import Views
 
 NOT_SET = "FALSE"  # ISDEFAULT and ISMODIFIED of a parameter the parameter file does not set and no ALTER SYSTEM changed
 TOP_NEW_PLANS = 20  # a constant of the code: the new plans listed, by their elapsed time in the range
@@ -32,12 +32,12 @@ def parameter_changes(v: Views, runs: bool = False):
     """Each value of a parameter that differs from the one at the instance's previous snapshot in [lo, hi] (LAG per
     container, instance and parameter, by SNAP_ID: a CDB root holds a row per container), with the old value and its
     snapshot: the changes seen in (lo, hi]. With `runs`, from the embedded store's runs of values
-    (schema.PARAMETER_BASE, a non-CDB's: CON_DBID is the DBID; `v` unused): where a run follows one of another value
-    that lasted until lo or later; the same rows, without a row per snapshot."""
+    (embedded.parameters.PARAMETER_BASE, a non-CDB's: CON_DBID is the DBID; `v` unused): where a run follows one of
+    another value that lasted until lo or later; the same rows, without a row per snapshot."""
     from sqlalchemy import and_, bindparam, func, select
 
     if runs:
-        from app.store.schema import PARAMETER_BASE
+        from app.store.awr.embedded.parameters import PARAMETER_BASE
 
         new, old, last = PARAMETER_BASE, PARAMETER_BASE.alias("old"), PARAMETER_BASE.alias("last")
 
@@ -114,13 +114,13 @@ def parameter_changes(v: Views, runs: bool = False):
 def non_default_parameters(v: Views, runs: bool = False):
     """The parameters not at their default in [lo, hi]: set in the parameter file (ISDEFAULT FALSE) or changed since
     the startup (ISMODIFIED not FALSE); per instance and value, its first and last snapshot. With `runs`, the
-    embedded store's runs of such values that overlap [lo, hi] (schema.PARAMETER_BASE), for the caller to clip to
-    the range's snapshots and group."""
+    embedded store's runs of such values that overlap [lo, hi] (embedded.parameters.PARAMETER_BASE), for the caller to
+    clip to the range's snapshots and group."""
     from sqlalchemy import bindparam, func, or_, select
 
     unset = bindparam("not_set", NOT_SET)
     if runs:
-        from app.store.schema import PARAMETER_BASE as b
+        from app.store.awr.embedded.parameters import PARAMETER_BASE as b
 
         return (
             select(b.c.instance_number, b.c.parameter_name, b.c.value, b.c.first_snap, b.c.last_snap)
@@ -147,14 +147,14 @@ def new_plans(v: Views, firsts: bool = False):
     the range, its elapsed time and executions there, for plans no earlier snapshot of any instance has; and the plan
     of the statement's latest snapshot before (none: a new statement, not a new plan). The TOP_NEW_PLANS largest by
     elapsed time. SQL_ID is the leading key of the lookups (Oracle's WRH$_SQLSTAT index and the store's). With
-    `firsts` (the embedded store's schema.PLAN_FIRSTS), only the plans whose first snapshot of an instance is in the
-    range are summed: a plan an instance ran before the range has an earlier snapshot, so it is never new there; and
-    whether any instance ran the plan before is a lookup there too, not a scan of the statement's earlier rows."""
+    `firsts` (embedded.summaries.PLAN_FIRSTS), only the plans whose first snapshot of an instance is in the range are
+    summed: a plan an instance ran before the range has an earlier snapshot, so it is never new there; and whether
+    any instance ran the plan before is a lookup there too, not a scan of the statement's earlier rows."""
     from sqlalchemy import bindparam, exists, func, select
 
     t = v.sqlstat
     if firsts:
-        from app.store.schema import PLAN_FIRSTS as f
+        from app.store.awr.embedded.summaries import PLAN_FIRSTS as f
 
         def in_range(column):
             own = t.alias("own")
@@ -259,14 +259,14 @@ def plan_returns(v: Views, firsts: bool = False):
     a plan's first snapshot of the range looks up the statement's previous snapshot and the plan's earlier rows.
     Rows (sql_id, plan, con_dbid, instance, snap_id, previous_plan): the first instance that ran it at that snapshot,
     and the plan of the statement's previous snapshot; the first TOP_NEW_PLANS in time. With `firsts` (the embedded
-    store's schema.PLAN_FIRSTS), only the statements that ever ran more than one plan are numbered (a few), not
+    store's summaries.PLAN_FIRSTS), only the statements that ever ran more than one plan are numbered (a few), not
     every statement of the range."""
     from sqlalchemy import and_, bindparam, exists, func, or_, select
 
     t = v.sqlstat
     where = [_snap_range(t)]
     if firsts:
-        from app.store.schema import PLAN_FIRSTS as f
+        from app.store.awr.embedded.summaries import PLAN_FIRSTS as f
 
         several = (
             select(f.c.sql_id)

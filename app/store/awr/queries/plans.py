@@ -1,8 +1,10 @@
 """Plans, time by plan line and binds (docs/awr-rules.md §26)."""
 
-from app.store.queries.ash import ON_CPU, _ash_code, _ash_top_grouped, _samples
-from app.store.queries.core import _intervals, statement
-from app.store.schema import Views
+from app.store.awr.queries.ash_coded import _ash_code
+from app.store.awr.queries.ash_counts import _ash_top_grouped
+from app.store.awr.queries.ash_samples import ON_CPU, _samples
+from app.store.awr.queries.core import _intervals, statement
+from app.store.awr.views import Views
 
 PLAN_COLUMNS = (
     "plan_hash_value",
@@ -51,7 +53,7 @@ def sql_plans(v: Views):
 @statement
 def plan_line_activity(v: Views, blocks: bool = False):
     """A statement's ASH samples of the range per plan hash value and plan line, each with its samples on CPU; with
-    `blocks`, from schema.ASH_TOP's counts."""
+    `blocks`, from embedded.ash.ASH_TOP's counts."""
     from sqlalchemy import bindparam, case, func, select
 
     if blocks:

@@ -2,16 +2,16 @@
 and the tests."""
 
 from app.settings import Settings
-from app.store.queries.ash import DIMENSIONS, TOP_LISTS, activity, activity_top, blocking, sample_spacing
-from app.store.queries.changes import (
+from app.store.awr.queries.ash import DIMENSIONS, TOP_LISTS, activity, activity_top, blocking, sample_spacing
+from app.store.awr.queries.changes import (
     new_plans,
     non_default_parameters,
     parameter_changes,
     parameters_at,
     plan_returns,
 )
-from app.store.queries.core import IN_LIST, capped
-from app.store.queries.history import (
+from app.store.awr.queries.core import IN_LIST, capped
+from app.store.awr.queries.history import (
     COUNTER_VIEWS,
     IO_VIEWS,
     TOP_SQL_ORDER,
@@ -37,16 +37,16 @@ from app.store.queries.history import (
     top_sql_ranked,
     wait_class_series,
 )
-from app.store.queries.plans import plan_line_activity, sql_binds, sql_plans
-from app.store.queries.reports import monitored_execution, monitored_executions
-from app.store.queries.segments import (
+from app.store.awr.queries.plans import plan_line_activity, sql_binds, sql_plans
+from app.store.awr.queries.reports import monitored_execution, monitored_executions
+from app.store.awr.queries.segments import (
     SEGMENT_ORDER,
     event_histogram,
     event_histogram_first,
     segment_history,
     top_segments,
 )
-from app.store.schema import Views
+from app.store.awr.views import Views
 
 
 def all_statements(v: Views, row_cap: int = Settings.row_cap, max_points: int = Settings.max_points):

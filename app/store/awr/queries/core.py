@@ -7,7 +7,7 @@ from collections.abc import Callable
 from functools import cache, wraps
 from typing import NamedTuple
 
-from app.store.schema import Views
+from app.store.awr.views import Views
 
 IN_LIST = 1000  # Oracle's most expressions in one IN list (ORA-01795)
 MOST_CHOSEN = 30 * IN_LIST  # snapshots bound in IN lists at most: binds under SQLite's 32,766 (and Oracle's 65,535)

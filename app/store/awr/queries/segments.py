@@ -1,7 +1,7 @@
 """Event histograms and segment statistics (docs/awr-rules.md §24, §25)."""
 
-from app.store.queries.core import _intervals, _snap_range, statement
-from app.store.schema import Views
+from app.store.awr.queries.core import _intervals, _snap_range, statement
+from app.store.awr.views import Views
 
 SEGMENT_ORDER = (
     "logical_reads",

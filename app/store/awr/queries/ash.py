@@ -1,0 +1,104 @@
+"""Active Session History from Oracle's view (docs/awr-rules.md §22): the dimensions samples are grouped by, top
+activity, its top lists, the blocking sessions and the samples' spacing. The embedded store answers some of these
+from its own tables instead (a statement's `coded` or `blocks`): from its coded samples (ash_coded) or its counts
+(ash_counts), which build on the same samples (ash_samples)."""
+
+from app.store.awr.queries.ash_coded import _activity_coded
+from app.store.awr.queries.ash_counts import _activity_top_counted, _blocking_counted
+from app.store.awr.queries.ash_samples import *  # noqa: F403  (the dimensions and top lists, with the statements)
+from app.store.awr.queries.ash_samples import DIMENSIONS, ON_CPU, TOP_ACTIVITY_ROWS, _bucket, _samples
+from app.store.awr.queries.core import statement
+from app.store.awr.views import Views
+
+
+@statement
+def activity(v: Views, group_by: str, filters: tuple = (), coded: bool = False):
+    """Samples per time bucket and group (`group_by` a key of DIMENSIONS, `filters` keys whose values are bound); with
+    `coded`, over the embedded store's coded samples (embedded.ash.ASH_BASE), the groups named once counted."""
+    from sqlalchemy import func, select
+
+    if coded:
+        return _activity_coded(group_by, filters)
+    t = v.active_sess_history
+    s = _samples(t, (_bucket(t), *DIMENSIONS[group_by](t)), filters)
+    keys = list(s.c)
+    return select(*keys, func.count().label("samples")).group_by(*keys)
+
+
+@statement
+def activity_top(v: Views, group_by: str, filters: tuple = (), blocks: bool = False):
+    """The groups with the most samples over the range, each with its samples on CPU; on the embedded store that
+    keeps embedded.ash.ASH_TOP (`blocks`), from its counts."""
+    from sqlalchemy import bindparam, case, func, select
+
+    if blocks:
+        return _activity_top_counted(group_by, filters)
+    t = v.active_sess_history
+    s = _samples(
+        t, (*DIMENSIONS[group_by](t), case((t.c.session_state == bindparam("on_cpu", ON_CPU), t.c.sample_id))), filters
+    )
+    *keys, cpu = list(s.c)
+    samples = func.count()
+    return (
+        select(*keys, samples.label("samples"), func.count(cpu).label("on_cpu"))
+        .group_by(*keys)
+        .order_by(samples.desc(), *keys)
+        .limit(TOP_ACTIVITY_ROWS)
+    )
+
+
+@statement
+def blocking(v: Views, filters: tuple = (), blocks: bool = False):
+    """Blocking sessions and the events their waiters wait on: waiters' samples and distinct waiting sessions; with
+    `blocks`, from embedded.ash.ASH_TOP's counts."""
+    from sqlalchemy import func, select
+
+    if blocks:
+        return _blocking_counted(filters)
+    t = v.active_sess_history
+    s = _samples(
+        t,
+        (t.c.blocking_inst_id, t.c.blocking_session, t.c.blocking_session_serial, t.c.event, t.c.session_id),
+        filters,
+        (t.c.blocking_session.isnot(None),),
+    )
+    *keys, waiter = list(s.c)
+    samples = func.count()
+    return (
+        select(*keys, samples.label("samples"), func.count(waiter.distinct()).label("waiters"))
+        .group_by(*keys)
+        .order_by(samples.desc(), *keys)
+        .limit(TOP_ACTIVITY_ROWS)
+    )
+
+
+@statement
+def sample_spacing(v: Views):
+    """Per instance, over one snapshot's samples: the smallest step between kept SAMPLE_IDs, and the first and last
+    SAMPLE_ID and SAMPLE_TIME, which give the seconds per SAMPLE_ID: the spacing of the samples AWR kept (§22)."""
+    from sqlalchemy import bindparam, func, select
+
+    t = v.active_sess_history
+    ids = (
+        select(t.c.instance_number, t.c.sample_id, func.min(t.c.sample_time).label("sample_time"))
+        .where(t.c.dbid == bindparam("dbid"), t.c.snap_id == bindparam("snap_id"))
+        .group_by(t.c.instance_number, t.c.sample_id)
+        .subquery()
+    )
+    steps = select(
+        ids.c.instance_number,
+        ids.c.sample_id,
+        ids.c.sample_time,
+        (
+            ids.c.sample_id
+            - func.lag(ids.c.sample_id).over(partition_by=ids.c.instance_number, order_by=ids.c.sample_id)
+        ).label("step"),
+    ).subquery()
+    return select(
+        steps.c.instance_number,
+        func.min(steps.c.step),
+        func.min(steps.c.sample_id),
+        func.max(steps.c.sample_id),
+        func.min(steps.c.sample_time),
+        func.max(steps.c.sample_time),
+    ).group_by(steps.c.instance_number)

@@ -1,0 +1,116 @@
+"""Active Session History's samples in Oracle's view (docs/awr-rules.md §22): the dimensions they are grouped by, the
+top lists, their time buckets and the filters on them: what every form of an ASH statement (ash, ash_coded,
+ash_counts, plans) builds on."""
+
+from functools import cache
+
+from app.store.awr.queries.core import _intervals
+
+ON_CPU, CPU = "ON CPU", "CPU"  # SESSION_STATE of a sample on CPU, and the name its wait class and event are given
+SECONDS_PER_DAY = 86400
+TOP_ACTIVITY_ROWS = 25  # a constant of the code: rows of each top list
+
+
+def _cpu_or(t, column):
+    """The column, or 'CPU' for a sample on CPU (whose EVENT and WAIT_CLASS are null)."""
+    from sqlalchemy import bindparam, case
+
+    return case((t.c.session_state == bindparam("on_cpu", ON_CPU), bindparam("cpu", CPU)), else_=column)
+
+
+def _container(t, column):
+    """CON_DBID where `column` has a value: in a CDB root USER_ID and CURRENT_OBJ# are per container, so a user or an
+    object is (CON_DBID, id); the samples without one are one group whatever their container."""
+    from sqlalchemy import case
+
+    return case((column.is_not(None), t.c.con_dbid))
+
+
+# group_by -> the columns of a dimension: a fixed list, never a request's text
+DIMENSIONS = {
+    "wait_class": lambda t: (_cpu_or(t, t.c.wait_class),),
+    "event": lambda t: (_cpu_or(t, t.c.event),),
+    "sql_id": lambda t: (t.c.sql_id,),
+    "top_level_sql_id": lambda t: (t.c.top_level_sql_id,),
+    "sql_plan_hash_value": lambda t: (t.c.sql_plan_hash_value,),
+    "module": lambda t: (t.c.module,),
+    "action": lambda t: (t.c.action,),
+    "program": lambda t: (t.c.program,),
+    "service": lambda t: (t.c.service_hash,),
+    "user": lambda t: (_container(t, t.c.user_id), t.c.user_id),
+    "session": lambda t: (t.c.instance_number, t.c.session_id, t.c.session_serial),
+    "instance": lambda t: (t.c.instance_number,),
+    "machine": lambda t: (t.c.machine,),
+    # a blocker is (instance, session, serial#): the same SID on two instances of a RAC is two sessions
+    "blocking_session": lambda t: (t.c.blocking_inst_id, t.c.blocking_session, t.c.blocking_session_serial),
+    "current_obj": lambda t: (_container(t, t.c.current_obj), t.c.current_obj),  # CURRENT_OBJ#
+}
+TOP_LISTS = ("sql_id", "session", "module", "event", "current_obj")
+
+
+@cache
+def _sample_bucket():
+    """The SQL function sample_bucket(SAMPLE_TIME, t0, width, seconds_per_day): the bucket of a sample, whole seconds
+    from `t0` (bound) to SAMPLE_TIME, // `width` seconds (bound); defined on first use (SQLAlchemy imported then)."""
+    from sqlalchemy import Integer
+    from sqlalchemy.ext.compiler import compiles
+    from sqlalchemy.sql.functions import FunctionElement
+
+    class sample_bucket(FunctionElement):
+        type = Integer()
+        name = "sample_bucket"
+        inherit_cache = True
+
+    @compiles(sample_bucket, "oracle")
+    def _bucket_oracle(element, compiler, **kw):
+        t, t0, width, day = (compiler.process(c, **kw) for c in element.clauses)
+        return f"FLOOR(ROUND((CAST({t} AS DATE) - {t0}) * {day}) / {width})"  # DATE - DATE is days
+
+    @compiles(sample_bucket, "sqlite")
+    def _bucket_sqlite(element, compiler, **kw):
+        t, t0, width, day = (compiler.process(c, **kw) for c in element.clauses)
+        return f"(CAST(round((julianday({t}) - julianday({t0})) * {day}) AS INTEGER) / {width})"
+
+    return sample_bucket
+
+
+def _bucket(t):
+    """The bucket of each sample of `t`: whole seconds from `t0` to SAMPLE_TIME, // `width` seconds (both bound)."""
+    from sqlalchemy import DateTime, bindparam
+
+    return _sample_bucket()(
+        t.c.sample_time,
+        bindparam("t0", type_=DateTime()),
+        bindparam("width"),
+        bindparam("seconds_per_day", SECONDS_PER_DAY),
+    )
+
+
+def _equal(column, value):
+    """column = value, a null value matching the nulls (a filter on the samples without a value: one statement for
+    both, the value a bind)."""
+    from sqlalchemy import and_, or_
+
+    return or_(column == value, and_(column.is_(None), value.is_(None)))
+
+
+def _ash_where(t, filters):
+    """The samples of the intervals (lo, hi] (AWR partitions the view by DBID and SNAP_ID), with each filter a bind
+    (null: the samples without a value)."""
+    from sqlalchemy import bindparam
+
+    where = [_intervals(t)]
+    for name in filters:
+        for k, col in enumerate(DIMENSIONS[name](t)):
+            where.append(
+                col == bindparam(f"f_{name}_{k}") if name == "instance" else _equal(col, bindparam(f"f_{name}_{k}"))
+            )
+    return where
+
+
+def _samples(t, columns, filters, extra=()):
+    """The range's samples as a subquery of `columns` labelled g0, g1...: grouped outside it, so the GROUP BY names
+    plain columns where Oracle would not match an expression holding bind variables to the select list's."""
+    from sqlalchemy import select
+
+    return select(*[c.label(f"g{k}") for k, c in enumerate(columns)]).where(*_ash_where(t, filters), *extra).subquery()
