@@ -132,11 +132,11 @@ def test_the_shared_answers_expire_and_are_bounded(tmp_path):
     assert other.get("closed")[:2] == (b"2", [])  # another process's cache over the same directory
 
 
-def test_every_gunicorn_worker_answers_from_what_one_computed(demo_store, dbs):
+def test_every_gunicorn_worker_answers_from_what_one_computed(demo_store, dbs, tmp_path):
     """gunicorn.conf.py gives each server a directory of its own for its workers' answers (set before they start, so
     each has it): the worker that computed an answer keeps it there, every request for it is then an answer from the
-    cache (its Age header), whichever worker takes it, and the directory goes when the server stops."""
-    import glob
+    cache (its Age header), whichever worker takes it, and the directory goes when the server stops. The server's
+    temporary directory is the test's own, so another server (another test, or another pytest worker) is not counted."""
     import http.client
     from concurrent.futures import ThreadPoolExecutor
     from urllib.parse import urlparse
@@ -144,8 +144,9 @@ def test_every_gunicorn_worker_answers_from_what_one_computed(demo_store, dbs):
     import diskcache
     from conftest import gunicorn
 
-    before = set(glob.glob("/tmp/awrlens-answers-*"))
-    with gunicorn(demo_store[0], workers=3, clean=True) as url:
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    with gunicorn(demo_store[0], workers=3, env={"TMPDIR": str(tmp)}, clean=True) as url:
         address = urlparse(url)
         path = series_url(dbs)
 
@@ -158,14 +159,14 @@ def test_every_gunicorn_worker_answers_from_what_one_computed(demo_store, dbs):
             return resp.status, resp.getheader("Age")
 
         assert ask(0) == (200, None)  # computed
-        made = set(glob.glob("/tmp/awrlens-answers-*")) - before
+        made = set(tmp.glob("awrlens-answers-*"))
         assert len(made) == 1
         with diskcache.Cache(made.pop()) as kept:  # where the worker that computed it put it, for every worker
             assert [key[0] for key in kept] == [urlparse(path).path]
         with ThreadPoolExecutor(8) as pool:
             answers = list(pool.map(ask, range(48)))
         assert answers and all(status == 200 and age is not None for status, age in answers), answers
-    assert not set(glob.glob("/tmp/awrlens-answers-*")) - before
+    assert not list(tmp.glob("awrlens-answers-*"))
 
 
 def test_each_gunicorn_worker_imports_sqlalchemy_as_it_starts(demo_store):
