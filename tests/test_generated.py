@@ -189,6 +189,20 @@ def test_a_counter_of_the_cluster_sums_the_instances_that_have_a_point(h, pick):
 
 
 @FAST
+@given(histories(), PICK, st.sampled_from(["each", "all"]))
+def test_a_reading_is_as_read_at_each_snapshot_and_summed_not_differenced(h, pick, instance):
+    """§8: a reading is shown as read at each snapshot of [begin_snap, end_snap] (§12's table), never differenced,
+    restarts and merged snapshots aside; §11 summed over instances."""
+    lo, hi = a_range(h, pick)
+    per = {inst: [(s, s.logons) for s in h.rows(inst) if lo <= s.snap_id <= hi] for inst in h.instances()}
+    if instance == "each":
+        want = {inst: [(iso(s), v) for s, v in points] for inst, points in per.items()}
+    else:
+        want = {"all": combined(per)}
+    check_series(ask(db_of(h), "sysstat:logons current", lo, hi, instance), want)
+
+
+@FAST
 @given(histories(), PICK)
 def test_the_markers_are_the_restarts_gaps_and_merged_snapshots_of_the_range(h, pick):
     """§4 a restart marker at the first snapshot after it, §5 a gap longer than 1.5 x the step, §6 a merged snapshot
