@@ -38,6 +38,11 @@ COUNTERS = (
     ("sys_time_model", 11, "DB CPU"),
 )
 READING = ("sysstat", 5, "logons current")
+# Oracle's own per-interval metrics (metric_id, name, unit): one averaged over RAC instances, one summed (§11)
+METRICS = (
+    (2057, "Host CPU Utilization (%)", "% Busy/(Idle+Busy)"),
+    (2147, "Average Active Sessions", "Active Sessions"),
+)
 
 
 @dataclass(frozen=True)
@@ -58,6 +63,7 @@ class Snap:
     buckets: tuple = ()
     segments: tuple = ()
     flag: int = 0
+    metrics: tuple = ()  # DBA_HIST_SYSMETRIC_SUMMARY's AVERAGE of each of METRICS over the interval ending here
 
 
 @dataclass(frozen=True)
@@ -160,6 +166,7 @@ def histories(
                     tuple(sorted(buckets.items())),
                     segments,
                     1 if k > 0 and gaps[k] < 300 else 0,  # a manual snapshot
+                    (draw(st.integers(0, 1000)) / 10, draw(st.integers(0, 800)) / 100),
                 )
             )
             if ash and prev_utc is not None:
@@ -232,6 +239,12 @@ def write(history: History, path: Path) -> Path:
                 f"insert into dba_hist_{view} (snap_id, dbid, instance_number, stat_id, stat_name, value, con_dbid) "
                 "values (?,?,?,?,?,?,?)",
                 (s.snap_id, DBID, s.instance, stat_id, name, value, DBID),
+            )
+        for (metric_id, name, unit), value in zip(METRICS, s.metrics, strict=False):
+            con.execute(
+                "insert into dba_hist_sysmetric_summary (snap_id, dbid, instance_number, group_id, metric_id, "
+                "metric_name, metric_unit, average, con_dbid) values (?,?,?,?,?,?,?,?,?)",
+                (s.snap_id, DBID, s.instance, 2, metric_id, name, unit, value, DBID),
             )
         view, stat_id, name = READING
         con.execute(

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from statistics import median
 
-from histories import COUNTERS, EVENT, UPPERS, History, Sample, Snap, database, epoch, histories
+from histories import COUNTERS, EVENT, METRICS, UPPERS, History, Sample, Snap, database, epoch, histories
 from hypothesis import HealthCheck, example, given, note, settings
 from hypothesis import strategies as st
 from hypothesis.vendor.pretty import pretty
@@ -200,6 +200,35 @@ def test_a_reading_is_as_read_at_each_snapshot_and_summed_not_differenced(h, pic
     else:
         want = {"all": combined(per)}
     check_series(ask(db_of(h), "sysstat:logons current", lo, hi, instance), want)
+
+
+@FAST
+@given(histories(), PICK, st.sampled_from(["each", "all"]), st.sampled_from([0, 1]))
+def test_oracles_rates_are_as_oracle_computed_them_averaged_or_summed_over_instances(h, pick, instance, which):
+    """§9: Oracle's AVERAGE as stored, at each snapshot of (begin_snap, end_snap] (§12's table: the value at a snapshot
+    covers the interval ending there); §11: a metric with % in its unit or name is the mean of the instances that have
+    a point at the key, Average Active Sessions the sum."""
+    lo, hi = a_range(h, pick)
+    metric = METRICS[which][1]
+    per = {inst: [(s, s.metrics[which]) for s in h.rows(inst) if lo < s.snap_id <= hi] for inst in h.instances()}
+    if instance == "each":
+        want = {inst: [(iso(s), v) for s, v in points] for inst, points in per.items()}
+    else:
+        keys: dict = {}
+        for points in per.values():
+            for s, v in points:
+                keys.setdefault(s.snap_id, []).append((s, v))
+        mean = "%" in metric
+        want = {
+            "all": [
+                (
+                    iso(min((s for s, _ in keys[k]), key=at)),
+                    math.fsum(v for _, v in keys[k]) / (len(keys[k]) if mean else 1),
+                )
+                for k in sorted(keys)
+            ]
+        }
+    check_series(ask(db_of(h), f"sysmetric:{metric}", lo, hi, instance), want)
 
 
 @FAST
