@@ -190,6 +190,38 @@ def test_a_counter_of_the_cluster_sums_the_instances_that_have_a_point(h, pick):
 
 @FAST
 @given(histories(), PICK, st.sampled_from(["each", "all"]))
+def test_per_transaction_is_the_deltas_over_the_transactions_of_the_same_intervals(h, pick, instance):
+    """§7: per_txn = delta / delta of user commits + user rollbacks over the same interval and instance, none where
+    there was no transaction; §11: the cluster's is a ratio of sums, Σ deltas / Σ transactions at each key."""
+    lo, hi = a_range(h, pick)
+    commits, rollbacks = (COUNTERS.index(("sysstat", k, n)) for k, n in ((3, "user commits"), (4, "user rollbacks")))
+    redo = deltas(h, lo, hi, lambda s: s.counters[REDO])
+    txns = deltas(h, lo, hi, lambda s: s.counters[commits] + s.counters[rollbacks])
+    per = {}
+    for inst in h.instances():
+        by_key = {b.snap_id: d for b, d, _ in txns.get(inst, [])}
+        per[inst] = [(b, d, by_key[b.snap_id]) for b, d, _ in redo.get(inst, []) if by_key.get(b.snap_id)]
+    if instance == "each":
+        want = {inst: [(iso(b), d / t) for b, d, t in points] for inst, points in per.items()}
+    else:
+        keys: dict = {}
+        for points in per.values():
+            for b, d, t in points:
+                keys.setdefault(b.snap_id, []).append((b, d, t))
+        want = {
+            "all": [
+                (
+                    iso(min((b for b, _, _ in keys[k]), key=at)),
+                    math.fsum(d for _, d, _ in keys[k]) / math.fsum(t for _, _, t in keys[k]),
+                )
+                for k in sorted(keys)
+            ]
+        }
+    check_series(ask(db_of(h), "sysstat:redo size", lo, hi, instance, "per_txn"), want)
+
+
+@FAST
+@given(histories(), PICK, st.sampled_from(["each", "all"]))
 def test_a_reading_is_as_read_at_each_snapshot_and_summed_not_differenced(h, pick, instance):
     """§8: a reading is shown as read at each snapshot of [begin_snap, end_snap] (§12's table), never differenced,
     restarts and merged snapshots aside; §11 summed over instances."""
