@@ -15,7 +15,6 @@ from statistics import median
 from histories import COUNTERS, EVENT, METRICS, UPPERS, History, Sample, Snap, database, epoch, histories
 from hypothesis import HealthCheck, example, given, note, settings
 from hypothesis import strategies as st
-from hypothesis.vendor.pretty import pretty
 
 from app.history import activity, histograms, load_profile, segments, series, top_events
 
@@ -33,9 +32,21 @@ FOLDER = Path(tempfile.mkdtemp(prefix="awrlens-generated-", dir=SHM if SHM.is_di
 _made = itertools.count()
 
 
+class Pasteable:
+    """A history as the @example line that replays it, formatted only for the failing example that is reported."""
+
+    def __init__(self, history: History):
+        self.history = history
+
+    def _repr_pretty_(self, printer, cycle):
+        printer.text("@example(h=")
+        printer.pretty(self.history)
+        printer.text(", pick=<the pick noted>)")
+
+
 def db_of(history: History):
     """The history's store; a failing check prints the history (shrunk) as an @example to paste above it."""
-    note(f"@example(h={pretty(history)}, pick=...)")
+    note(Pasteable(history))
     return database(history, FOLDER / f"h{next(_made)}.sqlite", MIN_INTERVAL)
 
 
@@ -106,6 +117,7 @@ PICK = st.tuples(st.integers(0, 9), st.integers(0, 9))  # which begin_snap and e
 
 def a_range(h: History, pick: tuple[int, int]) -> tuple[int, int]:
     """begin_snap and end_snap of the history's snap ids, as `pick` chooses them (shrinking to the widest range)."""
+    note(f"pick={pick!r}")
     ids = h.snap_ids()
     lo = ids[pick[0] % len(ids)]
     later = [i for i in ids if i >= lo]
