@@ -28,6 +28,7 @@ EVENT, EVENT_ID, EVENT_CLASS = "db file sequential read", 7, "User I/O"
 CLASSES = ("User I/O", "Commit", "Concurrency")
 UPPERS = (1, 2, 4, 8, 32)  # WAIT_TIME_MILLI of the histogram's buckets (powers of two ms; 1: under 1 ms)
 OBJECTS = (101, 102, 103)
+STATEMENTS = (("a1", 11), ("a1", 12), ("b2", 21), ("c3", 31))  # (SQL_ID, plan hash value): a1 runs two plans
 # the counters, (view, stat_id, name); and the one reading
 COUNTERS = (
     ("sysstat", 1, "redo size"),
@@ -64,6 +65,7 @@ class Snap:
     segments: tuple = ()
     flag: int = 0
     metrics: tuple = ()  # DBA_HIST_SYSMETRIC_SUMMARY's AVERAGE of each of METRICS over the interval ending here
+    sql: tuple = ()  # DBA_HIST_SQLSTAT of the interval: (SQL_ID, plan hash value, executions, elapsed µs, CPU µs)
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,7 @@ def epoch(text: str, tz: int) -> float:
 # the interval before each snap id: half-hourly, hourly, ten minutes, or a manual snapshot 2 to 4 minutes after
 GAPS = st.sampled_from([1800, 3600, 600, 120, 240])
 RARE = st.integers(0, 5).map(lambda k: k == 0)  # true one time in six
+INTS = st.integers(0, 10**6)
 INSTANCES, SNAPSHOTS = st.integers(1, 4), st.integers(2, 6)
 TZ_CHANGES = st.sampled_from([0, 0, 3600, -3600])  # seconds SNAP_TIMEZONE moves by: none half the time
 
@@ -153,6 +156,10 @@ def histories(
                 objs = draw(st.lists(st.sampled_from(OBJECTS), max_size=3, unique=True))
                 segments = tuple((o, draw(st.integers(0, 5000)), draw(st.integers(0, 500))) for o in sorted(objs))
             snap_id = k + 1
+            sql = ()
+            if prev_utc is not None:
+                ran = draw(st.lists(st.sampled_from(STATEMENTS), max_size=3, unique=True))
+                sql = tuple((*r, draw(st.integers(0, 50)), draw(st.integers(0, 10**7)), draw(INTS)) for r in ran)
             snaps.append(
                 Snap(
                     snap_id,
@@ -167,6 +174,7 @@ def histories(
                     segments,
                     1 if k > 0 and gaps[k] < 300 else 0,  # a manual snapshot
                     (draw(st.integers(0, 1000)) / 10, draw(st.integers(0, 800)) / 100),
+                    sql,
                 )
             )
             if ash and prev_utc is not None:
@@ -245,6 +253,12 @@ def write(history: History, path: Path) -> Path:
                 "insert into dba_hist_sysmetric_summary (snap_id, dbid, instance_number, group_id, metric_id, "
                 "metric_name, metric_unit, average, con_dbid) values (?,?,?,?,?,?,?,?,?)",
                 (s.snap_id, DBID, s.instance, 2, metric_id, name, unit, value, DBID),
+            )
+        for sql_id, plan, execs, elapsed, cpu in s.sql:
+            con.execute(
+                "insert into dba_hist_sqlstat (snap_id, dbid, instance_number, sql_id, plan_hash_value, "
+                "executions_delta, elapsed_time_delta, cpu_time_delta, con_dbid) values (?,?,?,?,?,?,?,?,?)",
+                (s.snap_id, DBID, s.instance, sql_id, plan, execs, elapsed, cpu, DBID),
             )
         view, stat_id, name = READING
         con.execute(

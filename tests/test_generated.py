@@ -16,7 +16,7 @@ from histories import COUNTERS, EVENT, METRICS, UPPERS, History, Sample, Snap, d
 from hypothesis import HealthCheck, example, given, note, settings
 from hypothesis import strategies as st
 
-from app.history import activity, histograms, load_profile, segments, series, top_events
+from app.history import activity, histograms, load_profile, segments, series, top_events, top_sql
 
 # 25 examples a check in the edit loop; GENERATED_EXAMPLES=500 for a longer hunt
 FAST = settings(
@@ -584,6 +584,35 @@ def test_top_events_are_the_events_deltas_with_db_cpu_against_db_time(h, pick):
         assert close(r["pct_db_time"], 100 * micro / db_time if db_time else None)
     times = [r["time_s"] for r in body["rows"]]
     assert times == sorted(times, reverse=True)
+
+
+@FAST
+@given(histories(), PICK)
+def test_top_sql_sums_the_statements_deltas_of_the_range_against_db_time(h, pick):
+    """§15: the *_DELTA columns of begin_snap < SNAP_ID <= end_snap summed per statement over every instance and its
+    plans, largest elapsed first (ties by SQL_ID); elapsed per execution; % of DB time, DB time summed under §13."""
+    lo, hi = a_range(h, pick)
+    db = db_of(h)
+    body = top_sql.compute(db, db.resolve(begin_snap=lo, end_snap=hi))
+    sums: dict = {}
+    for s in h.snaps:
+        if lo < s.snap_id <= hi:
+            for sql_id, plan, execs, elapsed, cpu in s.sql:
+                r = sums.setdefault(sql_id, {"plans": set(), "executions": 0, "elapsed": 0, "cpu": 0})
+                r["plans"].add(plan)
+                r["executions"] += execs
+                r["elapsed"] += elapsed
+                r["cpu"] += cpu
+    db_time = over(range_sums(h, lo, hi, "all")[0], "DB time") / 1e6
+    ranked = sorted(sums, key=lambda k: (-sums[k]["elapsed"], k))
+    assert [r["sql_id"] for r in body["rows"]] == ranked
+    for r in body["rows"]:
+        want = sums[r["sql_id"]]
+        assert set(r["plan_hash_values"]) == want["plans"] and r["executions"] == want["executions"]
+        assert close(r["elapsed_s"], want["elapsed"] / 1e6) and close(r["cpu_s"], want["cpu"] / 1e6)
+        per_exec = want["elapsed"] / 1000 / want["executions"] if want["executions"] else None
+        assert close(r["elapsed_per_exec_ms"], per_exec)
+        assert close(r["pct_db_time"], 100 * want["elapsed"] / 1e6 / db_time if db_time else None)
 
 
 # -- regressions found by the checks above ----------------------------------------------------------------------------
