@@ -500,10 +500,10 @@ def range_sums(h: History, lo: int, hi: int, instance) -> tuple[dict, dict]:
         if instance in ("all", inst):
             valid = [(a, b) for a, b in itertools.pairwise(rows) if a.startup == b.startup]
             seconds[inst] = math.fsum(at(b) - at(a) for a, b in valid)
-            for k, (_, _, name) in enumerate(COUNTERS):
-                sums[(inst, name)] = math.fsum(b.counters[k] - a.counters[k] for a, b in valid)
-            sums[(inst, "waits")] = math.fsum(b.waits[0] - a.waits[0] for a, b in valid)
-            sums[(inst, "micro")] = math.fsum(b.waits[1] - a.waits[1] for a, b in valid)
+            for k, (_, _, name) in enumerate(COUNTERS):  # §3: an interval where the counter went down is dropped
+                sums[(inst, name)] = math.fsum(max(b.counters[k] - a.counters[k], 0) for a, b in valid)
+            sums[(inst, "waits")] = math.fsum(max(b.waits[0] - a.waits[0], 0) for a, b in valid)
+            sums[(inst, "micro")] = math.fsum(max(b.waits[1] - a.waits[1], 0) for a, b in valid)
     return sums, seconds
 
 
@@ -558,8 +558,20 @@ def test_the_load_profile_is_the_clusters_totals_over_the_ranges_time(h, pick, i
         assert r["per_exec"] is None and r["per_call"] is None  # no execute count, no user calls
 
 
+# A restart across a change of SNAP_TIMEZONE keeps the same local STARTUP_TIME text (02:00 at +00:00, then 02:00 at
+# -01:00): no restart is seen, and DB CPU going down is an interval dropped (§3), not a negative delta.
+BACK_AN_HOUR = History(
+    snaps=(
+        Snap(1, 1, "2026-03-29 01:00:00", 0, "2026-03-29 00:15:00", (0, 0, 0, 0, 1, 0)),
+        Snap(2, 1, "2026-03-29 02:30:00", 0, "2026-03-29 02:00:00", (0, 0, 0, 0, 2, 1)),
+        Snap(3, 1, "2026-03-29 02:30:00", -3600, "2026-03-29 02:00:00", (0, 0, 0, 0, 3, 0)),
+    )
+)
+
+
 @FAST
 @given(histories(), PICK)
+@example(h=BACK_AN_HOUR, pick=(0, 0)).via("a counter going down")
 def test_top_events_are_the_events_deltas_with_db_cpu_against_db_time(h, pick):
     """§14: an event's foreground waits and time summed over the instances' valid intervals (§13's), listed only when
     it waited; DB CPU from the time model; avg_ms = time / waits / 1000, pct_db_time = 100 x time / DB time."""
@@ -613,8 +625,3 @@ def test_top_sql_sums_the_statements_deltas_of_the_range_against_db_time(h, pick
         per_exec = want["elapsed"] / 1000 / want["executions"] if want["executions"] else None
         assert close(r["elapsed_per_exec_ms"], per_exec)
         assert close(r["pct_db_time"], 100 * want["elapsed"] / 1e6 / db_time if db_time else None)
-
-
-# -- regressions found by the checks above ----------------------------------------------------------------------------
-
-_ = (example, Sample)  # the names a pasted regression case uses
