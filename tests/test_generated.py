@@ -4,9 +4,11 @@ from the history's own rows. A failing check prints the shrunk history; paste it
 
 Fast: each store is a handful of snapshots, each check some tens of examples."""
 
+import atexit
 import itertools
 import math
 import os
+import shutil
 import tempfile
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -29,6 +31,7 @@ REDO = COUNTERS.index(("sysstat", 1, "redo size"))
 READS = COUNTERS.index(("sysstat", 2, "session logical reads"))
 SHM = Path("/dev/shm")  # in memory where there is one: a store is written for each example
 FOLDER = Path(tempfile.mkdtemp(prefix="awrlens-generated-", dir=SHM if SHM.is_dir() else None))
+atexit.register(shutil.rmtree, FOLDER, True)
 _made = itertools.count()
 
 
@@ -47,7 +50,9 @@ class Pasteable:
 def db_of(history: History):
     """The history's store; a failing check prints the history (shrunk) as an @example to paste above it."""
     note(Pasteable(history))
-    return database(history, FOLDER / f"h{next(_made)}.sqlite", MIN_INTERVAL)
+    made = next(_made)
+    (FOLDER / f"h{made - 1}.sqlite").unlink(missing_ok=True)  # the previous example's (its readers keep it open)
+    return database(history, FOLDER / f"h{made}.sqlite", MIN_INTERVAL)
 
 
 def at(s: Snap) -> float:
