@@ -192,6 +192,16 @@ class Timeline:
             out[inst] = [rows[first], *middle, rows[last]] if first < last else [rows[first]]
         return out
 
+    def between(self, lo: int, hi: int, instance: int | None = None) -> dict[int, list[Snap]]:
+        """Per instance, every snapshot of [lo, hi], merged ones too: where readings and Oracle's rates are read
+        (docs/awr-rules.md §8, §9, §12), as span() gives the instances."""
+        out = {}
+        for inst, rows in self.all.items():
+            if instance is None or inst == instance:
+                ids = self._all_ids[inst]
+                out[inst] = rows[bisect_left(ids, lo) : bisect_right(ids, hi)]
+        return out
+
     def sampled(self, span: dict[int, list[Snap]], n: int) -> dict[int, list[Snap]] | None:
         """A long range's bucket boundaries (docs/awr-rules.md §21): None when no instance of `span` (Timeline.span)
         has more than `n` intervals; otherwise, per instance, its snapshots of `span` among at most `n` snap_ids

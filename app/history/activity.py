@@ -6,7 +6,8 @@ without reading the samples, where the buckets are whole minutes or half hours f
 the instance is filtered; and counts per block of snapshots of the top lists (embedded.ash.ASH_TOP)."""
 
 import calendar
-from datetime import timedelta, timezone
+from bisect import bisect_left
+from datetime import datetime, timedelta, timezone
 from statistics import median
 
 from app import analysis
@@ -141,15 +142,20 @@ def compute(db: Database, rng: Range, group_by="wait_class", filters: dict | Non
     first, seconds = _window(db, rng)
     width = width_for(seconds)
     step = spacing(db, rng)
+    runs = _runs(db, rng, first)
     found = (
-        _from_totals(db, rng, group_by, filters, binds, first.end, width, top)
-        or _from_blocks(db, rng, group_by, filters, binds, first.end, width, top)
-        or _from_samples(db, rng, group_by, filters, binds, first.end, width, top)
-    )
+        runs == [(rng.lo, rng.hi, first.end)]  # the store's totals and blocks count by local time: one offset only
+        and (
+            _from_totals(db, rng, group_by, filters, binds, first.end, width, top)
+            or _from_blocks(db, rng, group_by, filters, binds, first.end, width, top)
+        )
+    ) or _from_samples(db, runs, group_by, filters, binds, width, top)
     per, totals, shown, total = found
     count = max(int(-(-seconds // width)), 1)
-    tz = timezone(timedelta(seconds=offset(db.timeline().newest())))
-    times = [analysis.iso((first.end + timedelta(seconds=b * width)).replace(tzinfo=tz)) for b in range(count)]
+    for values in per.values():  # a sample at the range's last instant: the last bucket's, which ends there (§22)
+        for b in [b for b in values if b >= count]:
+            values[count - 1] = values.get(count - 1, 0) + values.pop(b)
+    times = _stamps(db, [first.epoch + b * width for b in range(count)])
     spans = [min(width, seconds - b * width) for b in range(count)]  # the last bucket ends with the range
     for g in shown:
         values = per.get(g, {})
@@ -171,23 +177,48 @@ def compute(db: Database, rng: Range, group_by="wait_class", filters: dict | Non
     return body
 
 
+def _runs(db: Database, rng: Range, first) -> list[tuple[int, int, object]]:
+    """The range's intervals (lo, hi] as runs of consecutive snapshots of one SNAP_TIMEZONE (docs/awr-rules.md §17),
+    each (lo, hi, t0): t0 the range's first instant on the local clock of the run, so that a sample's bucket, counted
+    from its local SAMPLE_TIME, is counted from the same instant across a daylight-saving change (§22)."""
+    tl = db.timeline()
+    runs: list[list] = []
+    before = rng.lo
+    for snap_id in tl.snap_ids:
+        if rng.lo < snap_id <= rng.hi:
+            shift = offset(tl.lowest[snap_id]) - offset(first)
+            if runs and runs[-1][2] == shift:
+                runs[-1][1] = snap_id
+            else:
+                runs.append([before, snap_id, shift])
+            before = snap_id
+    return [(lo, hi, first.end + timedelta(seconds=shift)) for lo, hi, shift in runs] or [(rng.lo, rng.hi, first.end)]
+
+
+def _stamps(db: Database, instants: list[float]) -> list[str]:
+    """Each instant (epoch seconds) as ISO 8601 with the offset in force then: that of the first snapshot ending at or
+    after it, whose interval holds it (the newest snapshot's after the last), as a series point carries its own
+    snapshot's offset (docs/awr-rules.md §17)."""
+    ends = sorted((s.epoch, offset(s)) for s in db.timeline().by_id.values())
+    epochs = [e for e, _ in ends]
+    out = []
+    for moment in instants:
+        shift = ends[min(bisect_left(epochs, moment), len(ends) - 1)][1]
+        out.append(analysis.iso(datetime.fromtimestamp(moment, timezone(timedelta(seconds=shift)))))
+    return out
+
+
 def _ranked(totals: dict, top: int):
     """The groups shown (the `top` largest, ties by name) and the rest."""
     ranked = sorted(totals, key=lambda g: (-totals[g], str(g)))
     return ranked[:top], ranked[top:]
 
 
-def _from_samples(db: Database, rng: Range, group_by, filters, binds, t0, width, top):
+def _from_samples(db: Database, runs: list, group_by, filters, binds, width, top):
     """(samples per group and bucket, per group, the groups shown, all samples) from the view's samples grouped by
-    bucket and group in the database."""
-    raw = db.rows(
-        queries.activity(db.store.views, group_by, tuple(sorted(filters)), db.store.ash_coded),
-        lo=rng.lo,
-        hi=rng.hi,
-        t0=t0,
-        width=width,
-        **binds,
-    )
+    bucket and group in the database, a statement per run of one offset (_runs: one, unless SNAP_TIMEZONE changes)."""
+    stmt = queries.activity(db.store.views, group_by, tuple(sorted(filters)), db.store.ash_coded)
+    raw = [row for lo, hi, t0 in runs for row in db.rows(stmt, lo=lo, hi=hi, t0=t0, width=width, **binds)]
     per: dict = {}
     totals: dict = {}
     for bucket, *key, samples in raw:

@@ -31,6 +31,8 @@ def compute(db: Database, names, rng: Range, instance="all", rate="per_second", 
     inst = None if each else db.instance(instance, each=True)
     span = db.timeline().span(rng.lo, rng.hi, inst) if rng.lo is not None else {}
     expected = [i for i, rows in span.items() if rows]  # the instances the range holds: a combined point sums these
+    # readings and Oracle's rates are read at every snapshot of the range, a merged one too (§8, §9, §12)
+    every = db.timeline().between(rng.lo, rng.hi, inst) if rng.lo is not None else {}
     full, bounds = span, db.timeline().sampled(span, max_points)
     if bounds is not None:
         span = bounds
@@ -53,7 +55,7 @@ def compute(db: Database, names, rng: Range, instance="all", rate="per_second", 
             per, how = {}, "sum_of_ratios"
         else:
             txn = _terms(db, "sysstat", TXN) if rate == "per_txn" and spec.kind == "cumulative" else ()
-            per, how = evaluate(spec, fetcher, span, rate, txn)
+            per, how = evaluate(spec, fetcher, span, rate, txn, every)
         if each:
             groups = [(i, per[i], {}) for i in sorted(per)]
         elif inst is not None:
@@ -73,7 +75,7 @@ def compute(db: Database, names, rng: Range, instance="all", rate="per_second", 
             if bounds is not None and spec.kind != "detail":
                 kind = spec.kind if spec.kind in ("reading", "rate") else "interval"
                 if (kind, label) not in totals:
-                    totals[(kind, label)] = _unbucketed(full, kind, label)
+                    totals[(kind, label)] = _unbucketed(full if kind == "interval" else every, kind, label, rng.lo)
                 total = totals[(kind, label)]
             out.append(
                 {
@@ -95,18 +97,19 @@ def _per_second(spec: Spec, rate: str) -> bool:
     return (spec.kind == "cumulative" and rate == "per_second") or (spec.kind == "ratio" and spec.den == ("seconds",))
 
 
-def _unbucketed(span: dict[int, list], kind: str, label) -> int:
+def _unbucketed(span: dict[int, list], kind: str, label, lo: int) -> int:
     """The points a bucketed series would have at full resolution, from the snapshot list (a value missing from a
     view is not known without reading it): the intervals not across a restart (kind "interval"), the snapshots of a
     reading, or their intervals for an Oracle rate (docs/awr-rules.md §12), counted once per key over the instances
-    drawn."""
+    drawn; `span` is Timeline.span's for the intervals, Timeline.between's for a reading or a rate (whose snapshots
+    after `lo`, begin_snap, are its points)."""
     keys = set()
     for inst, rows in span.items():
         if label in ("all", inst):
-            if kind == "reading":
-                keys.update(s.snap_id for s in rows)
+            if kind in ("reading", "rate"):
+                keys.update(s.snap_id for s in rows if kind == "reading" or s.snap_id > lo)
             else:
-                keys.update(b.snap_id for a, b in itertools.pairwise(rows) if kind == "rate" or a.startup == b.startup)
+                keys.update(b.snap_id for a, b in itertools.pairwise(rows) if a.startup == b.startup)
     return len(keys)
 
 
@@ -236,9 +239,10 @@ class Fetcher:
 
 
 def evaluate(
-    spec: Spec, fetcher: Fetcher, span: dict[int, list], rate: str, txn_terms=()
+    spec: Spec, fetcher: Fetcher, span: dict[int, list], rate: str, txn_terms=(), every: dict | None = None
 ) -> tuple[dict[int, list], str]:
-    """Per-instance points of one series over each instance's span (Timeline.span), and how to combine them."""
+    """Per-instance points of one series over each instance's span (Timeline.span), and how to combine them; a
+    reading or an Oracle rate at full resolution at `every` snapshot of the range (Timeline.between) instead."""
 
     summed = fetcher.summed
     per: dict[int, list] = {}
@@ -259,9 +263,10 @@ def evaluate(
         return per, "sum_of_ratios" if spec.den == ("seconds",) else "ratio_of_sums"
     if spec.kind in ("reading", "rate"):
         # a reading is taken at each snapshot of [begin, end]; Oracle's rate at a snapshot is the average over the
-        # interval ending there, so the range's first snapshot has none of its intervals (§8, §9, §12)
-        first = 0 if spec.kind == "reading" else 1
+        # interval ending there, so the range's first snapshot, begin_snap, has none of its intervals: an instance
+        # without a snapshot there starts with one of the range's (§8, §9, §12)
         for inst, rows in span.items():
+            first = 1 if spec.kind == "rate" and rows and rows[0].snap_id == fetcher.params["lo"] else 0
             if fetcher.bucketed:  # the mean of the rows in each bucket (§21)
                 per[inst] = analysis.bucket_means(fetcher.sums(spec.terms).get(inst, {}), rows, first)
                 continue
@@ -269,6 +274,6 @@ def evaluate(
             if len(spec.terms) == 2:  # derived per second: per-txn metric x transactions per second
                 tps = fetcher.values(spec.terms[1]).get(inst, {})
                 values = {k: x * tps[k] for k, x in values.items() if tps.get(k) is not None and x is not None}
-            per[inst] = analysis.reading_points(values, rows[first:])
+            per[inst] = analysis.reading_points(values, (rows if every is None else every[inst])[first:])
         return per, spec.how
     raise ValueError(spec.kind)

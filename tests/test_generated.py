@@ -1,0 +1,632 @@
+"""The questions on generated histories (tests/histories.py), against references written here from the documented
+rules (docs/awr-rules.md, cited by section), not from the code: each check recomputes every number of the answer
+from the history's own rows. A failing check prints the shrunk history; paste it as an @example to keep it.
+
+Fast: each store is a handful of snapshots, each check some tens of examples."""
+
+import atexit
+import itertools
+import math
+import os
+import shutil
+import tempfile
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from statistics import median
+
+from histories import COUNTERS, EVENT, METRICS, UPPERS, History, Sample, Snap, database, epoch, histories
+from hypothesis import HealthCheck, example, given, note, settings
+from hypothesis import strategies as st
+
+from app.history import activity, histograms, load_profile, segments, series, top_events, top_sql
+
+# 25 examples a check in the edit loop; GENERATED_EXAMPLES=500 for a longer hunt
+FAST = settings(
+    max_examples=int(os.environ.get("GENERATED_EXAMPLES", "25")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+MIN_INTERVAL = 300  # AWRLENS_MIN_INTERVAL's default (§6)
+REDO = COUNTERS.index(("sysstat", 1, "redo size"))
+READS = COUNTERS.index(("sysstat", 2, "session logical reads"))
+SHM = Path("/dev/shm")  # in memory where there is one: a store is written for each example
+FOLDER = Path(tempfile.mkdtemp(prefix="awrlens-generated-", dir=SHM if SHM.is_dir() else None))
+atexit.register(shutil.rmtree, FOLDER, True)
+_made = itertools.count()
+
+
+class Pasteable:
+    """A history as the @example line that replays it, formatted only for the failing example that is reported."""
+
+    def __init__(self, history: History):
+        self.history = history
+
+    def _repr_pretty_(self, printer, cycle):
+        printer.text("@example(h=")
+        printer.pretty(self.history)
+        printer.text(", pick=<the pick noted>)")
+
+
+def db_of(history: History):
+    """The history's store; a failing check prints the history (shrunk) as an @example to paste above it."""
+    note(Pasteable(history))
+    made = next(_made)
+    (FOLDER / f"h{made - 1}.sqlite").unlink(missing_ok=True)  # the previous example's (its readers keep it open)
+    return database(history, FOLDER / f"h{made}.sqlite", MIN_INTERVAL)
+
+
+def at(s: Snap) -> float:
+    return epoch(s.end, s.tz)
+
+
+def iso(s: Snap) -> str:
+    """A snapshot's time as an answer gives it: its local end with its own offset (§17)."""
+    return datetime.fromisoformat(s.end).replace(tzinfo=timezone(timedelta(seconds=s.tz))).isoformat()
+
+
+def close(got, want) -> bool:
+    """An answer's value against the exact one: rounded to four decimals, whole beyond a million (§19)."""
+    if want is None or got is None:
+        return got is want
+    return abs(got - want) <= (0.5 if abs(want) >= 1e6 else 5e-5) + 1e-9 * abs(want)
+
+
+def assert_values(got: list, want: list, what):
+    assert len(got) == len(want) and all(close(g, w) for g, w in zip(got, want, strict=True)), (what, got, want)
+
+
+# -- the timeline, from §2, §4, §6 and §12 ----------------------------------------------------------------------------
+
+
+def kept(rows: list[Snap]) -> list[Snap]:
+    """§6: a snapshot less than AWRLENS_MIN_INTERVAL seconds after the previous kept one, of the same startup, is set
+    aside."""
+    out = []
+    for s in rows:
+        if out and s.startup == out[-1].startup and at(s) - at(out[-1]) < MIN_INTERVAL:
+            continue
+        out.append(s)
+    return out
+
+
+def span(h: History, lo: int, hi: int) -> dict[int, list[Snap]]:
+    """§12: per instance, its first snapshot at or after begin_snap, its kept snapshots after that, and its last
+    snapshot at or before end_snap (the two ends as they are, even when they would be merged)."""
+    out = {}
+    for inst in h.instances():
+        inside = [s for s in h.rows(inst) if lo <= s.snap_id <= hi]
+        if not inside:
+            continue
+        first, last = inside[0], inside[-1]
+        middle = [s for s in kept(h.rows(inst)) if first.snap_id < s.snap_id < last.snap_id]
+        out[inst] = [first, *middle, last] if last is not first else [first]
+    return out
+
+
+def deltas(h: History, lo: int, hi: int, value) -> dict[int, list[tuple[Snap, float, float]]]:
+    """§3-§5: per instance, (later snapshot, delta, seconds) of each valid interval of a counter (`value` of a
+    snapshot, None where it has none): same startup, not going down; a snapshot without a value is skipped."""
+    out = {}
+    for inst, rows in span(h, lo, hi).items():
+        rows = [s for s in rows if value(s) is not None]
+        out[inst] = [
+            (b, value(b) - value(a), at(b) - at(a))
+            for a, b in itertools.pairwise(rows)
+            if a.startup == b.startup and value(b) >= value(a)
+        ]
+    return out
+
+
+PICK = st.tuples(st.integers(0, 9), st.integers(0, 9))  # which begin_snap and end_snap: a_range
+
+
+def a_range(h: History, pick: tuple[int, int]) -> tuple[int, int]:
+    """begin_snap and end_snap of the history's snap ids, as `pick` chooses them (shrinking to the widest range)."""
+    note(f"pick={pick!r}")
+    ids = h.snap_ids()
+    lo = ids[pick[0] % len(ids)]
+    later = [i for i in ids if i >= lo]
+    return lo, later[-1 - pick[1] % len(later)]
+
+
+# -- series: §3-§8, §11, §12 ------------------------------------------------------------------------------------------
+
+
+def combined(per: dict[int, list[tuple[Snap, float]]]) -> list[tuple[str, float]]:
+    """§11, sum of ratios: each key's instances summed, the point timed at the earliest END_INTERVAL_TIME there."""
+    keys: dict[int, list] = {}
+    for points in per.values():
+        for s, v in points:
+            keys.setdefault(s.snap_id, []).append((s, v))
+    out = []
+    for key in sorted(keys):
+        first = min(keys[key], key=lambda p: at(p[0]))[0]
+        out.append((iso(first), math.fsum(v for _, v in keys[key])))
+    return out
+
+
+def partial(h: History, lo: int, hi: int, per: dict[int, list[tuple[Snap, float]]]) -> list[dict]:
+    """§11: the combined points that sum fewer instances than the range holds (those with a snapshot in it)."""
+    holds = sorted(span(h, lo, hi))
+    keys: dict[int, list] = {}
+    for inst, points in per.items():
+        for s, _ in points:
+            keys.setdefault(s.snap_id, []).append((inst, s))
+    out = []
+    for key in sorted(keys):
+        missing = [i for i in holds if i not in {inst for inst, _ in keys[key]}]
+        if missing:
+            first = min((s for _, s in keys[key]), key=at)
+            out.append({"time": iso(first), "instances": len(holds) - len(missing), "missing": missing})
+    return out
+
+
+def ask(db, name, lo, hi, instance, rate="per_second"):
+    return series.compute(db, [name], db.resolve(begin_snap=lo, end_snap=hi), instance, rate, max_points=0)
+
+
+def check_series(answer, want: dict, partials: dict | None = None):
+    got = {s["instance"]: s for s in answer["series"]}
+    assert set(got) == set(want), (set(got), set(want))
+    for label, points in want.items():
+        times, values = got[label]["points"]
+        assert times == [t for t, _ in points], (label, times, points)
+        assert_values(values, [v for _, v in points], label)
+        if partials is not None:
+            assert got[label]["partial"] == partials[label]
+
+
+@FAST
+@given(histories(), PICK, st.sampled_from(["per_second", "raw"]))
+def test_a_counter_per_instance_is_its_own_deltas_over_its_own_seconds(h, pick, rate):
+    """§3 delta = end - begin per instance, §4 none across a restart, §5 a gap's delta over its full seconds, §6 a
+    manual snapshot merged, §7 per second or raw, §17 each point at its snapshot's own offset."""
+    lo, hi = a_range(h, pick)
+    ds = deltas(h, lo, hi, lambda s: s.counters[REDO])
+    want = {  # one series per instance of the database, empty where the range holds none of its snapshots
+        inst: [(iso(b), d / sec if rate == "per_second" else d) for b, d, sec in ds.get(inst, [])]
+        for inst in h.instances()
+    }
+    check_series(ask(db_of(h), "sysstat:redo size", lo, hi, "each", rate), want)
+
+
+@FAST
+@given(histories(instances=st.integers(2, 4)), PICK)
+def test_a_counter_of_the_cluster_sums_the_instances_that_have_a_point(h, pick):
+    """§11: per second, a sum of ratios key by key; an instance without a point (missing, restarted) is left out and
+    the point listed under `partial`."""
+    lo, hi = a_range(h, pick)
+    per = {
+        inst: [(b, d / sec) for b, d, sec in points]
+        for inst, points in deltas(h, lo, hi, lambda s: s.counters[REDO]).items()
+    }
+    check_series(
+        ask(db_of(h), "sysstat:redo size", lo, hi, "all"), {"all": combined(per)}, {"all": partial(h, lo, hi, per)}
+    )
+
+
+@FAST
+@given(histories(), PICK, st.sampled_from(["each", "all"]))
+def test_per_transaction_is_the_deltas_over_the_transactions_of_the_same_intervals(h, pick, instance):
+    """§7: per_txn = delta / delta of user commits + user rollbacks over the same interval and instance, none where
+    there was no transaction; §11: the cluster's is a ratio of sums, Σ deltas / Σ transactions at each key."""
+    lo, hi = a_range(h, pick)
+    commits, rollbacks = (COUNTERS.index(("sysstat", k, n)) for k, n in ((3, "user commits"), (4, "user rollbacks")))
+    redo = deltas(h, lo, hi, lambda s: s.counters[REDO])
+    txns = deltas(h, lo, hi, lambda s: s.counters[commits] + s.counters[rollbacks])
+    per = {}
+    for inst in h.instances():
+        by_key = {b.snap_id: d for b, d, _ in txns.get(inst, [])}
+        per[inst] = [(b, d, by_key[b.snap_id]) for b, d, _ in redo.get(inst, []) if by_key.get(b.snap_id)]
+    if instance == "each":
+        want = {inst: [(iso(b), d / t) for b, d, t in points] for inst, points in per.items()}
+    else:
+        keys: dict = {}
+        for points in per.values():
+            for b, d, t in points:
+                keys.setdefault(b.snap_id, []).append((b, d, t))
+        want = {
+            "all": [
+                (
+                    iso(min((b for b, _, _ in keys[k]), key=at)),
+                    math.fsum(d for _, d, _ in keys[k]) / math.fsum(t for _, _, t in keys[k]),
+                )
+                for k in sorted(keys)
+            ]
+        }
+    check_series(ask(db_of(h), "sysstat:redo size", lo, hi, instance, "per_txn"), want)
+
+
+@FAST
+@given(histories(), PICK, st.sampled_from(["each", "all"]))
+def test_a_reading_is_as_read_at_each_snapshot_and_summed_not_differenced(h, pick, instance):
+    """§8: a reading is shown as read at each snapshot of [begin_snap, end_snap] (§12's table), never differenced,
+    restarts and merged snapshots aside; §11 summed over instances."""
+    lo, hi = a_range(h, pick)
+    per = {inst: [(s, s.logons) for s in h.rows(inst) if lo <= s.snap_id <= hi] for inst in h.instances()}
+    if instance == "each":
+        want = {inst: [(iso(s), v) for s, v in points] for inst, points in per.items()}
+    else:
+        want = {"all": combined(per)}
+    check_series(ask(db_of(h), "sysstat:logons current", lo, hi, instance), want)
+
+
+@FAST
+@given(histories(), PICK, st.sampled_from(["each", "all"]), st.sampled_from([0, 1]))
+def test_oracles_rates_are_as_oracle_computed_them_averaged_or_summed_over_instances(h, pick, instance, which):
+    """§9: Oracle's AVERAGE as stored, at each snapshot of (begin_snap, end_snap] (§12's table: the value at a snapshot
+    covers the interval ending there); §11: a metric with % in its unit or name is the mean of the instances that have
+    a point at the key, Average Active Sessions the sum."""
+    lo, hi = a_range(h, pick)
+    metric = METRICS[which][1]
+    per = {inst: [(s, s.metrics[which]) for s in h.rows(inst) if lo < s.snap_id <= hi] for inst in h.instances()}
+    if instance == "each":
+        want = {inst: [(iso(s), v) for s, v in points] for inst, points in per.items()}
+    else:
+        keys: dict = {}
+        for points in per.values():
+            for s, v in points:
+                keys.setdefault(s.snap_id, []).append((s, v))
+        mean = "%" in metric
+        want = {
+            "all": [
+                (
+                    iso(min((s for s, _ in keys[k]), key=at)),
+                    math.fsum(v for _, v in keys[k]) / (len(keys[k]) if mean else 1),
+                )
+                for k in sorted(keys)
+            ]
+        }
+    check_series(ask(db_of(h), f"sysmetric:{metric}", lo, hi, instance), want)
+
+
+@FAST
+@given(histories(), PICK)
+def test_the_markers_are_the_restarts_gaps_and_merged_snapshots_of_the_range(h, pick):
+    """§4 a restart marker at the first snapshot after it, §5 a gap longer than 1.5 x the step, §6 a merged snapshot
+    inside the range (not the range's own ends), each where its later snapshot is in [begin_snap, end_snap]."""
+    lo, hi = a_range(h, pick)
+    kept_rows = {inst: kept(h.rows(inst)) for inst in h.instances()}
+    steps = sorted(at(b) - at(a) for rows in kept_rows.values() for a, b in itertools.pairwise(rows))
+    step = steps[len(steps) // 2] if steps else 3600.0  # §2: the median interval
+    restarts, missing, merged = [], [], []
+    for inst, rows in kept_rows.items():
+        for a, b in itertools.pairwise(rows):
+            if lo <= b.snap_id <= hi and a.startup != b.startup:
+                restarts.append((inst, b.snap_id))
+            if lo <= b.snap_id <= hi and at(b) - at(a) > 1.5 * step:
+                missing.append((inst, a.snap_id, b.snap_id, round(at(b) - at(a))))
+        merged += [(inst, s.snap_id) for s in h.rows(inst) if s not in rows and lo < s.snap_id < hi]
+    markers = ask(db_of(h), "sysstat:redo size", lo, hi, "all")["markers"]
+    assert sorted((m["instance"], m["snap_id"]) for m in markers["restarts"]) == sorted(restarts)
+    assert sorted(
+        (m["instance"], m["after_snap_id"], m["before_snap_id"], m["seconds"]) for m in markers["missing"]
+    ) == sorted(missing)
+    assert sorted((m["instance"], m["snap_id"]) for m in markers["merged_snapshots"]) == sorted(merged)
+
+
+# -- top activity: §22 ------------------------------------------------------------------------------------------------
+
+WIDTHS = (10, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 28800, 86400)  # §22.1
+
+
+def offset_at(h: History, instant: float) -> int:
+    """The offset in force at an instant: that of the first snapshot ending at or after it (the interval holding
+    it), or of the last one."""
+    ordered = sorted(h.snaps, key=at)
+    return next((s.tz for s in ordered if at(s) >= instant), ordered[-1].tz)
+
+
+def spacing(h: History, hi: int) -> float:
+    """§22.2: per instance, over the samples of the range's last interval, the smallest step between SAMPLE_IDs x the
+    seconds per SAMPLE_ID (first to last); the median over instances, to the second; 10 s without two samples."""
+    found = []
+    for inst in h.instances():
+        mine = sorted({(a.sample_id, a.time) for a in h.samples if a.instance == inst and a.snap_id == hi})
+        if len(mine) >= 2:
+            ids = [i for i, _ in mine]
+            step = min(b - a for a, b in itertools.pairwise(ids))
+            seconds = (datetime.fromisoformat(mine[-1][1]) - datetime.fromisoformat(mine[0][1])).total_seconds()
+            found.append(step * seconds / (ids[-1] - ids[0]))
+    return float(round(median(found))) if found else 10.0
+
+
+# Daylight saving starts between snapshots 1 and 2 (SNAP_TIMEZONE +00:00 -> +01:00): the buckets after it were
+# stamped an hour off with the newest snapshot's offset, and its samples counted an hour late from their local time.
+SPRING = History(
+    snaps=(
+        Snap(1, 1, "2026-03-29 00:00:00", 0, "2026-03-27 23:59:59"),
+        Snap(2, 1, "2026-03-29 01:30:00", 3600, "2026-03-28 00:59:59"),
+        Snap(3, 1, "2026-03-29 02:00:00", 3600, "2026-03-28 00:59:59"),
+    ),
+    samples=(
+        Sample(2, 1, 84590, "2026-03-29 01:29:50", 1, None),
+        Sample(3, 1, 86390, "2026-03-29 01:59:50", 1, "Commit"),
+        Sample(3, 1, 86400, "2026-03-29 02:00:00", 1, None),
+    ),
+)
+
+
+@FAST
+@given(histories(ash=True, snapshots=st.integers(2, 4)), PICK)
+@example(h=SPRING, pick=(0, 0)).via("daylight saving")
+def test_activity_is_samples_times_spacing_over_each_buckets_own_seconds(h, pick):
+    """§22: the range runs from the earliest instance's begin_snap to the latest one's end_snap; buckets of the
+    narrowest width giving at most 720; a sample's bucket from its own instant; AAS = samples x spacing / the bucket's
+    seconds, the last bucket's the part inside the range; each bucket stamped with the offset in force then (§17)."""
+    lo, hi = a_range(h, pick)
+    db = db_of(h)
+    body = activity.compute(db, db.resolve(begin_snap=lo, end_snap=hi))
+    if lo == hi:
+        assert body["series"] == [] and body["reason"]
+        return
+    t0 = min(at(s) for s in h.snaps if s.snap_id == lo)
+    seconds = max(at(s) for s in h.snaps if s.snap_id == hi) - t0
+    width = next(w for w in WIDTHS if seconds / w <= 720)
+    count = max(math.ceil(seconds / width), 1)
+    tz = {(s.instance, s.snap_id): s.tz for s in h.snaps}
+    per: dict = {}
+    for a in h.samples:
+        if lo < a.snap_id <= hi:
+            # a sample at the range's last instant is in the last bucket, which ends there
+            bucket = min(round(epoch(a.time, tz[(a.instance, a.snap_id)]) - t0) // width, count - 1)
+            group = a.wait_class or "CPU"
+            per.setdefault(group, [0] * count)[bucket] += 1
+    step = spacing(h, hi)
+    spans = [min(width, seconds - b * width) for b in range(count)]
+    starts = [t0 + b * width for b in range(count)]
+    times = [datetime.fromtimestamp(t, timezone(timedelta(seconds=offset_at(h, t)))).isoformat() for t in starts]
+    total = sum(sum(c) for c in per.values())
+    assert (body["bucket_seconds"], body["sample_seconds"], body["total_samples"]) == (width, step, total)
+    assert close(body["aas"], total * step / seconds)
+    got = {s["name"]: s for s in body["series"]}
+    assert set(got) == set(per)
+    ranked = sorted(per, key=lambda g: (-sum(per[g]), g))
+    assert [s["name"] for s in body["series"]] == ranked
+    for group, counts in per.items():
+        assert got[group]["samples"] == sum(counts)
+        assert got[group]["points"][0] == times
+        assert_values(got[group]["points"][1], [n * step / spans[b] for b, n in enumerate(counts)], group)
+
+
+# -- the event histogram: §24 -----------------------------------------------------------------------------------------
+
+
+def percentile(counts: list[float], uppers: list[int], p: float):
+    """§24.4: the bucket where the cumulative count first reaches p % of the waits; inside it lower x 2^f (lower =
+    half the upper bound), in the first bucket (< 1 ms) linear from 0 to 1 ms."""
+    total = sum(counts)
+    if total <= 0:
+        return None
+    want, seen = total * p / 100, 0.0
+    for count, upper in zip(counts, uppers, strict=True):
+        if count > 0 and seen + count >= want:
+            f = (want - seen) / count
+            return f * upper if upper == 1 else upper / 2 * 2**f
+        seen += count
+    raise AssertionError("unreachable")
+
+
+@FAST
+@given(histories(), PICK, st.sampled_from(["all", 1]))
+def test_the_histogram_is_each_buckets_deltas_with_percentiles_under_a_millisecond(h, pick, instance):
+    """§24.2: each (instance, bucket) a counter under §3 and §4 (a bucket without a row where the event has rows
+    counts 0); §24.3 instances summed per interval, timed at the lowest-numbered instance's snapshot; §24.4
+    percentiles, log-linear, linear under 1 ms; §24.5 the distribution."""
+    lo, hi = a_range(h, pick)
+    db = db_of(h)
+    body = histograms.compute(db, EVENT, db.resolve(begin_snap=lo, end_snap=hi), instance)
+    if lo == hi:
+        assert body["intervals"] == [] and body["reason"]
+        return
+    per_key: dict = {}  # snap_id -> {upper: count}
+    uppers = set()
+    for upper in UPPERS:
+
+        def value(s, upper=upper):
+            return dict(s.buckets).get(upper, 0) if s.buckets else None
+
+        for inst, points in deltas(h, lo, hi, value).items():
+            if instance != "all" and inst != instance:
+                continue
+            for b, d, _ in points:
+                if any(upper == u for s in h.rows(inst) if lo <= s.snap_id <= hi for u, _ in s.buckets):
+                    per_key.setdefault(b.snap_id, {})
+                    per_key[b.snap_id][upper] = per_key[b.snap_id].get(upper, 0) + d
+                    uppers.add(upper)
+    uppers = sorted(uppers)
+    lowest = {}
+    for s in sorted(h.snaps, key=lambda s: s.instance):
+        lowest.setdefault(s.snap_id, s)
+    assert [b["wait_time_milli"] for b in body["buckets"]] == uppers
+    assert [i["snap_id"] for i in body["intervals"]] == sorted(per_key)
+    totals = [0] * len(uppers)
+    for got in body["intervals"]:
+        counts = [per_key[got["snap_id"]].get(u, 0) for u in uppers]
+        totals = [a + b for a, b in zip(totals, counts, strict=True)]
+        assert got["time"] == iso(lowest[got["snap_id"]])
+        assert (got["counts"], got["waits"]) == (counts, sum(counts))
+        for p in (50, 95, 99):
+            assert close(got[f"p{p}_ms"], percentile(counts, uppers, p)), (p, got, counts)
+    assert body["waits"] == sum(totals)
+    for p in (50, 95, 99):
+        assert close(body[f"p{p}_ms"], percentile(totals, uppers, p))
+    assert [d["waits"] for d in body["distribution"]] == totals
+    assert_values(
+        [d["pct"] for d in body["distribution"]], [100 * c / sum(totals) if sum(totals) else None for c in totals], "%"
+    )
+
+
+# -- segments: §25 ----------------------------------------------------------------------------------------------------
+
+
+@FAST
+@given(histories(), PICK)
+def test_top_segments_sum_the_deltas_of_the_range_with_their_share_of_the_database(h, pick):
+    """§25.1: the *_DELTA columns of begin_snap < SNAP_ID <= end_snap summed per segment over every instance, ranked;
+    §25.2 pct_captured of every segment captured, pct_total of `session logical reads` summed under §13 (its valid
+    deltas over the range, restarts left out)."""
+    lo, hi = a_range(h, pick)
+    db = db_of(h)
+    body = segments.top(db, db.resolve(begin_snap=lo, end_snap=hi), "logical_reads")
+    sums: dict = {}
+    for s in h.snaps:
+        if lo < s.snap_id <= hi:
+            for obj, logical, physical in s.segments:
+                got = sums.setdefault(obj, [0, 0])
+                got[0], got[1] = got[0] + logical, got[1] + physical
+    if lo == hi:
+        assert body["rows"] == []
+        return
+    captured = sum(v[0] for v in sums.values())
+    database_total = math.fsum(
+        d for points in deltas(h, lo, hi, lambda s: s.counters[READS]).values() for _, d, _ in points
+    )
+    assert body["captured"] == captured and body["database_total"] == round(database_total)
+    rows = {r["obj"]: r for r in body["rows"]}
+    assert set(rows) == set(sums)
+    order = [r["logical_reads"] for r in body["rows"]]
+    assert order == sorted(order, reverse=True)
+    for obj, (logical, physical) in sums.items():
+        r = rows[obj]
+        assert (r["logical_reads"], r["physical_reads"], r["object_name"]) == (logical, physical, f"T{obj}")
+        assert close(r["pct_captured"], 100 * logical / captured if captured else None)
+        assert close(r["pct_total"], 100 * logical / database_total if database_total else None)
+
+
+# -- Load Profile and top events: §13, §14 ----------------------------------------------------------------------------
+
+
+def range_sums(h: History, lo: int, hi: int, instance) -> tuple[dict, dict]:
+    """§13.1-2: per instance in scope, each counter's sum of valid deltas over the range (restarts left out) and the
+    seconds of the same intervals."""
+    sums, seconds = {}, {}
+    for inst, rows in span(h, lo, hi).items():
+        if instance in ("all", inst):
+            valid = [(a, b) for a, b in itertools.pairwise(rows) if a.startup == b.startup]
+            seconds[inst] = math.fsum(at(b) - at(a) for a, b in valid)
+            for k, (_, _, name) in enumerate(COUNTERS):  # §3: an interval where the counter went down is dropped
+                sums[(inst, name)] = math.fsum(max(b.counters[k] - a.counters[k], 0) for a, b in valid)
+            sums[(inst, "waits")] = math.fsum(max(b.waits[0] - a.waits[0], 0) for a, b in valid)
+            sums[(inst, "micro")] = math.fsum(max(b.waits[1] - a.waits[1], 0) for a, b in valid)
+    return sums, seconds
+
+
+def measured(h: History, lo: int, hi: int, instance) -> bool:
+    """§13: whether an instance in scope has an interval in the range that does not span a restart."""
+    return any(
+        a.startup == b.startup
+        for inst, rows in span(h, lo, hi).items()
+        if instance in ("all", inst)
+        for a, b in itertools.pairwise(rows)
+    )
+
+
+def over(sums: dict, *names) -> float:
+    return math.fsum(v for (_, n), v in sums.items() if n in names)
+
+
+@FAST
+@given(histories(), PICK, st.sampled_from(["all", 1, 2]))
+def test_the_load_profile_is_the_clusters_totals_over_the_ranges_time(h, pick, instance):
+    """§13: totals of valid deltas summed over the instances; elapsed the longest instance's seconds; per second =
+    total / elapsed, per transaction = total / (user commits + user rollbacks); a range of one snapshot, or whose
+    every interval spans a restart, has no rows and a reason."""
+    lo, hi = a_range(h, pick)
+    if instance not in h.instances():
+        instance = "all"
+    db = db_of(h)
+    body = load_profile.compute(db, db.resolve(begin_snap=lo, end_snap=hi), instance)
+    sums, seconds = range_sums(h, lo, hi, instance)
+    if not measured(h, lo, hi, instance):
+        assert body["rows"] == [] and body["reason"]
+        return
+    elapsed = max(seconds.values())
+    assert body["elapsed_seconds"] == round(elapsed)
+    assert body["instances"] == [{"instance": i, "seconds": round(seconds[i])} for i in sorted(seconds)]
+    txns = over(sums, "user commits", "user rollbacks")
+    want = {
+        "DB Time(s)": over(sums, "DB time") / 1e6,
+        "DB CPU(s)": over(sums, "DB CPU") / 1e6,
+        "Redo size (bytes)": over(sums, "redo size"),
+        "Logical read (blocks)": over(sums, "session logical reads"),
+        "Rollbacks": over(sums, "user rollbacks"),
+        "Transactions": txns,
+        "Executes (SQL)": 0.0,
+    }
+    got = {r["metric"]: r for r in body["rows"]}
+    for metric, total in want.items():
+        r = got[metric]
+        assert close(r["total"], total), (metric, r, total)
+        assert close(r["per_second"], total / elapsed if elapsed else 0.0), (metric, r)
+        assert close(r["per_transaction"], total / txns if txns else None), (metric, r)
+        assert r["per_exec"] is None and r["per_call"] is None  # no execute count, no user calls
+
+
+# A restart across a change of SNAP_TIMEZONE keeps the same local STARTUP_TIME text (02:00 at +00:00, then 02:00 at
+# -01:00): no restart is seen, and DB CPU going down is an interval dropped (§3), not a negative delta.
+BACK_AN_HOUR = History(
+    snaps=(
+        Snap(1, 1, "2026-03-29 01:00:00", 0, "2026-03-29 00:15:00", (0, 0, 0, 0, 1, 0)),
+        Snap(2, 1, "2026-03-29 02:30:00", 0, "2026-03-29 02:00:00", (0, 0, 0, 0, 2, 1)),
+        Snap(3, 1, "2026-03-29 02:30:00", -3600, "2026-03-29 02:00:00", (0, 0, 0, 0, 3, 0)),
+    )
+)
+
+
+@FAST
+@given(histories(), PICK)
+@example(h=BACK_AN_HOUR, pick=(0, 0)).via("a counter going down")
+def test_top_events_are_the_events_deltas_with_db_cpu_against_db_time(h, pick):
+    """§14: an event's foreground waits and time summed over the instances' valid intervals (§13's), listed only when
+    it waited; DB CPU from the time model; avg_ms = time / waits / 1000, pct_db_time = 100 x time / DB time."""
+    lo, hi = a_range(h, pick)
+    db = db_of(h)
+    body = top_events.compute(db, db.resolve(begin_snap=lo, end_snap=hi))
+    sums, _ = range_sums(h, lo, hi, "all")
+    if not measured(h, lo, hi, "all"):
+        assert body["rows"] == [] and body["reason"]
+        return
+    db_time = over(sums, "DB time")
+    want = {"DB CPU": (None, over(sums, "DB CPU"))}
+    if over(sums, "waits") > 0:
+        want[EVENT] = (over(sums, "waits"), over(sums, "micro"))
+    got = {r["event"]: r for r in body["rows"]}
+    assert set(got) == set(want)
+    for event, (waits, micro) in want.items():
+        r = got[event]
+        assert r["waits"] == (None if waits is None else round(waits))
+        assert close(r["time_s"], micro / 1e6)
+        assert close(r["avg_ms"], micro / waits / 1000 if waits else None)
+        assert close(r["pct_db_time"], 100 * micro / db_time if db_time else None)
+    times = [r["time_s"] for r in body["rows"]]
+    assert times == sorted(times, reverse=True)
+
+
+@FAST
+@given(histories(), PICK)
+def test_top_sql_sums_the_statements_deltas_of_the_range_against_db_time(h, pick):
+    """§15: the *_DELTA columns of begin_snap < SNAP_ID <= end_snap summed per statement over every instance and its
+    plans, largest elapsed first (ties by SQL_ID); elapsed per execution; % of DB time, DB time summed under §13."""
+    lo, hi = a_range(h, pick)
+    db = db_of(h)
+    body = top_sql.compute(db, db.resolve(begin_snap=lo, end_snap=hi))
+    sums: dict = {}
+    for s in h.snaps:
+        if lo < s.snap_id <= hi:
+            for sql_id, plan, execs, elapsed, cpu in s.sql:
+                r = sums.setdefault(sql_id, {"plans": set(), "executions": 0, "elapsed": 0, "cpu": 0})
+                r["plans"].add(plan)
+                r["executions"] += execs
+                r["elapsed"] += elapsed
+                r["cpu"] += cpu
+    db_time = over(range_sums(h, lo, hi, "all")[0], "DB time") / 1e6
+    ranked = sorted(sums, key=lambda k: (-sums[k]["elapsed"], k))
+    assert [r["sql_id"] for r in body["rows"]] == ranked
+    for r in body["rows"]:
+        want = sums[r["sql_id"]]
+        assert set(r["plan_hash_values"]) == want["plans"] and r["executions"] == want["executions"]
+        assert close(r["elapsed_s"], want["elapsed"] / 1e6) and close(r["cpu_s"], want["cpu"] / 1e6)
+        per_exec = want["elapsed"] / 1000 / want["executions"] if want["executions"] else None
+        assert close(r["elapsed_per_exec_ms"], per_exec)
+        assert close(r["pct_db_time"], 100 * want["elapsed"] / 1e6 / db_time if db_time else None)
