@@ -44,7 +44,7 @@ run: preflight-run $(VENV)/.installed $(VENDOR) $(STORE)  ## the app on http://$
 
 test: preflight-test $(VENV)/.installed $(VENDOR) chromium lint  ## every test: the linters, the page's JS units (Vitest), then pytest
 	npm test
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2 --dist loadfile
 
 lint: $(VENV)/.installed $(VENDOR)  ## Ruff on the Python (lint and format), import-linter on app's imports (pyproject.toml), ESLint on the page's JS (eslint.config.mjs)
 	$(VENV)/bin/ruff check .
@@ -53,7 +53,7 @@ lint: $(VENV)/.installed $(VENDOR)  ## Ruff on the Python (lint and format), imp
 	npm run lint
 
 test-fast: $(VENV)/.installed  ## the edit loop: every test not marked slow; the last line counts those left out
-	$(PY) -m pytest -q -m "not slow"
+	$(PY) -m pytest -q -n 2 --dist loadfile -m "not slow"
 
 MUTATE_CHILDREN ?= 2
 

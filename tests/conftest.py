@@ -1,6 +1,7 @@
 """Shared fixtures: a demo store built once per run, an app on it, a client, the app under gunicorn, one
 error-shape check, and the fixtures of the API contract tests (tests/test_api_*.py; their helpers: contract.py)."""
 
+import fcntl
 import hashlib
 import os
 import pickle
@@ -50,16 +51,19 @@ def demo_store(tmp_path_factory):
 
     keep = Path(os.environ.get("TESTS_DEMO_DIR") or ROOT / "var" / "tests" / f"demo-{_demo_key()}")
     kept, saved = keep / "demo.sqlite", keep / "stories.pickle"
-    if not saved.exists():
-        if not os.environ.get("TESTS_DEMO_DIR"):  # the stores of earlier sources: one kept at a time
-            for old in keep.parent.glob("demo-*"):
-                shutil.rmtree(old, ignore_errors=True)
-        keep.mkdir(parents=True, exist_ok=True)
-        kept.unlink(missing_ok=True)
-        stories = demo.build(kept, days=10)
-        part = saved.with_suffix(".part")  # written last, under its name only when whole: a killed build rebuilds
-        part.write_bytes(pickle.dumps(stories))
-        part.replace(saved)
+    keep.parent.mkdir(parents=True, exist_ok=True)
+    with open(keep.parent / ".build-lock", "w") as lock:  # pytest-xdist's workers: one builds, the others wait for it
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not saved.exists():
+            if not os.environ.get("TESTS_DEMO_DIR"):  # the stores of earlier sources: one kept at a time
+                for old in keep.parent.glob("demo-*"):
+                    shutil.rmtree(old, ignore_errors=True)
+            keep.mkdir(parents=True, exist_ok=True)
+            kept.unlink(missing_ok=True)
+            stories = demo.build(kept, days=10)
+            part = saved.with_suffix(".part")  # written last, under its name only when whole: a killed build rebuilds
+            part.write_bytes(pickle.dumps(stories))
+            part.replace(saved)
     path = kept
     if not os.environ.get("TESTS_DEMO_DIR"):
         path = tmp_path_factory.mktemp("store") / "demo.sqlite"

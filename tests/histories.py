@@ -1,4 +1,4 @@
-"""Tiny generated AWR histories Hypothesis strategies that draw a handful of snapshots of one to four
+"""Tiny generated AWR histories: Hypothesis strategies that draw a handful of snapshots of one to four
 instances with the shapes the demo lacks, and a writer that puts one into an SQLite store made from the store's own
 schema (app/store/awr/views.py and app/store/awr/embedded/), so the questions of app/history/ can be asked of it.
 

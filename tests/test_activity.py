@@ -154,6 +154,7 @@ def test_samples_agree_with_db_time_waits_and_top_sql(sql3, rac):
     assert top_ash == top_sql
 
 
+@pytest.mark.slow  # minutes: every range shape asked of three stores
 def test_activity_from_the_stores_totals_equals_the_samples_grouped(api, summary, demo_store, tmp_path):
     """The embedded store keeps ASH totals per minute and half hour by wait class, event and SQL_ID (embedded.ash.ASH_
     TOTALS, counted when it is built); a store without them groups the samples, as on Oracle. Both answer the same,
@@ -196,6 +197,7 @@ def test_activity_from_the_stores_totals_equals_the_samples_grouped(api, summary
     assert read >= 20
 
 
+@pytest.mark.slow  # minutes: every range shape and filter asked of three stores
 def test_top_lists_and_plan_lines_from_the_stores_blocks_and_codes_equal_the_samples_grouped(
     api, summary, demo_store, tmp_path, monkeypatch
 ):
@@ -362,6 +364,7 @@ def test_samples_without_a_value_are_a_named_group_and_a_filter(api, sql3, rac, 
     assert [(r["label"], r["samples"]) for r in listed["lists"][dimension]] == [(group, n)]
 
 
+@pytest.mark.slow  # seconds, not the edit loop's milliseconds
 def test_every_filter_answered_from_the_totals_equals_the_samples_grouped(demo_store, rac, stories, monkeypatch):
     """§22: the store's ASH totals answer /activity by wait class, event or SQL_ID only without a filter or with
     `instance` alone; with any other filter (each dimension, `without`, a filter beside the instance) the answer must

@@ -7,6 +7,7 @@ SQLite file, never from the code under test (tests/contract.py, the fixtures in 
 
 import re
 
+import pytest
 from conftest import assert_error
 from contract import AAS, RUN, dbid_of, local_iso, monitor_report_id, monitor_report_query, ok, stored_awr_reports
 
@@ -120,6 +121,7 @@ def test_every_api_route_is_documented(app, doc):
         assert ms - {"head", "options"} == set(doc["paths"][path]), path
 
 
+@pytest.mark.slow  # every parameter of every operation: tens of seconds
 def test_every_documented_query_parameter_is_accepted(api, doc, dbs, stories, window, sql3, tz):
     """Each documented parameter, with a valid value, on its own: 200, never 'unknown parameter'."""
     rac = dbs["rac"]

@@ -552,6 +552,7 @@ def test_wait_classes_from_the_stores_class_totals_equal_the_view_summed(api, db
             assert kept == plain and kept["series"]
 
 
+@pytest.mark.slow  # seconds, not the edit loop's milliseconds
 def test_top_sql_from_the_stores_blocks_equals_the_view_summed(api, dbs, demo_store, tmp_path):
     """The embedded store keeps DBA_HIST_SQLSTAT's deltas summed per statement over blocks of snapshot ids
     (embedded.summaries.SQLSTAT_BLOCKS); top SQL reads the blocks inside a range and the view's rows at its ends. A

@@ -121,6 +121,7 @@ def test_every_recorded_answer_about_a_database_is_unchanged_beside_a_clone(clon
     assert not changed, f"{len(changed)} answers changed, e.g. {changed[:5]}"
 
 
+@pytest.mark.slow  # seconds, not the edit loop's milliseconds
 def test_the_clone_answers_with_its_own_numbers(cloned):
     """The clone's Load Profile is three times ORCL's, line by line, over the same snapshots."""
     q = {"begin_snap": 0}
