@@ -279,7 +279,8 @@ def test_ctrl_wheel_zooms_around_the_pointer_and_a_gesture_is_one_back_entry(ser
         page.page.wait_for_timeout(400)
         assert page.page.evaluate(AT_POINTER, px)["min"] == before["min"] and page.state()["range"] == "7d"
         page.page.keyboard.down("Control")
-        for pause in (40, 40, 40, 600, 40, 40):  # one gesture, with a pause longer than the plugin's 250 ms
+        # the pause: longer than the plugin's 250 ms, well inside GESTURE_MS (1 s) on a busy machine
+        for pause in (40, 40, 40, 400, 40, 40):  # one gesture, with a pause longer than the plugin's 250 ms
             page.page.mouse.wheel(0, -120)
             page.page.wait_for_timeout(pause)
         page.page.keyboard.up("Control")
