@@ -56,11 +56,13 @@ test-fast: $(VENV)/.installed  ## the edit loop: every test not marked slow; the
 	$(PY) -m pytest -q -n 2 --dist loadfile -m "not slow"
 
 MUTATE_CHILDREN ?= 2
+MUTATE_MODULES ?=
 
-mutate: $(VENV)/.installed  ## mutation testing, not part of make test (docs/mutation.md): mutmut, then the floors
+mutate: $(VENV)/.installed  ## mutation testing, not part of make test (docs/mutation.md): mutmut, then the floors; MUTATE_MODULES="app/history/plans.py ..." runs those alone
 	rm -rf mutants var/mutate-store
-	TESTS_DEMO_DIR=$(CURDIR)/var/mutate-store $(VENV)/bin/mutmut run --max-children $(MUTATE_CHILDREN)
-	$(PY) scripts/mutation_floor.py
+	TESTS_DEMO_DIR=$(CURDIR)/var/mutate-store $(VENV)/bin/mutmut run --max-children $(MUTATE_CHILDREN) \
+		$(foreach m,$(MUTATE_MODULES),'$(subst /,.,$(m:.py=)).*')
+	$(PY) scripts/mutation_floor.py $(MUTATE_MODULES)
 
 sql: $(VENV)/.installed  ## print every SQL statement the API runs, compiled for Oracle
 	$(PY) -m flask --app app sql
