@@ -337,6 +337,7 @@ def test_every_statistic_of_a_top_segment_and_of_one_segment_over_time(api, sql3
     top = body["rows"][0]
     one = ok(api, url(rac["id"], f"/segments/{top['obj']}"), begin_snap=lo, end_snap=hi)
     assert (one["obj"], one["dataobj"]) == (top["obj"], top["dataobj"])
+    assert (one["range"]["begin_snap"], one["range"]["end_snap"]) == (lo, hi)
     per_snap = {
         snap: values
         for snap, *values in sql3.execute(
@@ -390,9 +391,10 @@ class Period:
 
 
 def test_compare_changes_per_second_per_transaction_and_shares_of_db_time(api, dbs, sql3, regression):
-    """§29: DB time per second and its change; per Load Profile row, the change of its value per transaction (§13:
-    total / transactions); per event, its time per second, waits per transaction, average wait and % of DB time in each
-    period (§14), from the exact totals. A: 12 intervals before the regression, B: its first 6."""
+    """§29: DB time per second and its change; per Load Profile row, its value per second and per transaction (§13:
+    total / elapsed, total / transactions) and their changes; per event, its time, its time per second, waits per
+    transaction, average wait and % of DB time in each period (§14), from the exact totals. A: 12 intervals before the
+    regression, B: its first 6."""
     db = dbs["rac"]
     lo = regression[0]
     a, b = (lo - 14, lo - 2), (lo, lo + 6)
@@ -403,6 +405,9 @@ def test_compare_changes_per_second_per_transaction_and_shares_of_db_time(api, d
     dta, dtb = pa.db_time / pa.elapsed, pb.db_time / pb.elapsed
     assert close(body["db_time"]["change_pct"], change(dta, dtb), rel=1e-6)
     for r in body["load_profile"]["rows"]:
+        sa, sb = pa.total(r["metric"]) / pa.elapsed, pb.total(r["metric"]) / pb.elapsed
+        assert close(r["a_per_second"], sa) and close(r["b_per_second"], sb), r
+        assert close(r["change_pct"], change(sa, sb), rel=1e-6), r
         va, vb = pa.total(r["metric"]) / pa.txns, pb.total(r["metric"]) / pb.txns
         assert close(r["a_per_transaction"], va) and close(r["b_per_transaction"], vb), r
         assert close(r["change_pct_per_transaction"], change(va, vb), rel=1e-6), r
@@ -411,6 +416,7 @@ def test_compare_changes_per_second_per_transaction_and_shares_of_db_time(api, d
     for r in rows:
         for side, p in (("a", pa), ("b", pb)):
             time, waits = p.time.get(r["event"], 0), p.waits.get(r["event"])
+            assert close(r[f"{side}_time_s"], time), (side, r)
             assert close(r[f"{side}_per_second"], time / p.elapsed), (side, r)
             assert close(r[f"{side}_pct_db_time"], 100 * time / p.db_time), (side, r)
             assert close(r[f"{side}_avg_ms"], time * 1000 / waits if waits else None), (side, r)
@@ -538,6 +544,7 @@ RANGED = [  # (path, the query beside the range)
     ("/activity/top", {}),
     ("/segments", {}),
     ("/event-histogram", {"event": "log file sync"}),
+    ("/parameters", {}),
     ("/parameters/changes", {}),
     ("/parameters/non-default", {}),
     ("/changes", {}),
@@ -570,7 +577,8 @@ def test_every_answer_echoes_the_snapshots_its_time_range_resolves_to(api, sql3,
 
 
 def test_the_gap_and_left_out_markers_give_the_seconds_between_their_snapshots(api, sql3, dbs, stories):
-    """§5: a gap's marker gives the seconds between the snapshots either side of it; the histogram's interval across a
+    """§4-§6: a gap's marker gives the instance and the seconds between the snapshots either side of it, a restart's
+    the first snapshot after it, a merged snapshot its own (ORCL's manual one); the histogram's interval across a
     restart is left out (§24.2) with the same fields as the Load Profile's (§13): instance, the snapshots on either side
     and the seconds not covered."""
     crash = stories["restart"]
@@ -580,9 +588,13 @@ def test_the_gap_and_left_out_markers_give_the_seconds_between_their_snapshots(a
     before = max(s for (i, s) in at if i == crash["instance"] and s < after)
     gap = {"instance": crash["instance"], "after_snap_id": before, "before_snap_id": after}
     gap["seconds"] = round(at[crash["instance"], after] - at[crash["instance"], before])
+    manual = stories["manual_snapshot"]["snap_id"]
     for path in ("/snapshots", "/wait-classes"):
         markers = ok(api, url(db, path), begin_snap=after - 5, end_snap=after + 2)["markers"]
         assert [{k: m[k] for k in gap} for m in markers["missing"]] == [gap], path
+        assert [(m["instance"], m["snap_id"]) for m in markers["restarts"]] == [(crash["instance"], after)], path
+        merged = ok(api, url(dbs["single"], path), begin_snap=manual - 2, end_snap=manual + 2)["markers"]
+        assert [(m["instance"], m["snap_id"]) for m in merged["merged_snapshots"]] == [(1, manual)], path
     single, fix = dbs["single"], stories["async_io_fix"]["first_snap_after"]
     at = instants(sql3, dbid_of(single), fix - 1, fix)
     body = ok(api, url(single, "/event-histogram"), event="log file sync", begin_snap=fix - 3, end_snap=fix + 3)
@@ -608,3 +620,104 @@ def test_wait_class_lines_count_every_interval_of_the_range(api, dbs, regression
         assert s["points_total"] == len(s["points"]) == hi - lo, s["name"]
     (cpus,) = body["cpu_count"]
     assert cpus["points_total"] == len(cpus["points"]) == hi - lo + 1
+
+
+def test_combined_wait_classes_and_cpu_count_say_which_instances_they_sum(api, sql3, dbs, stories, tz):
+    """§11: while RACPROD's instance 2 is down, and at its first snapshot after the restart, each combined wait class
+    sums instance 1 alone (an interval needs two snapshots of one startup); the CPU count, a reading (§8), lacks
+    instance 2 only at the snapshots it missed. Those points are listed under `partial`."""
+    crash = stories["restart"]
+    db, dbid = dbs["rac"], dbid_of(dbs["rac"])
+    lo, hi = crash["first_snap_after"] - 5, crash["first_snap_after"] + 2
+    snaps: dict = {}
+    for inst, snap, startup, end in sql3.execute(
+        "select instance_number, snap_id, startup_time, end_interval_time from dba_hist_snapshot where dbid = ? and "
+        "snap_id between ? and ? order by instance_number, snap_id",
+        (dbid, lo, hi),
+    ):
+        snaps.setdefault(inst, []).append((snap, startup, local_iso(end, tz[dbid])))
+    intervals = {i: {b[0] for a, b in itertools.pairwise(rows) if a[1] == b[1]} for i, rows in snaps.items()}
+    readings = {i: {s for s, _, _ in rows} for i, rows in snaps.items()}
+
+    def partial(has, keys):
+        return [{"time": t, "instances": 1, "missing": [2]} for s, _, t in snaps[1] if s in keys and s not in has[2]]
+
+    body = ok(api, url(db, "/wait-classes"), begin_snap=lo, end_snap=hi)
+    assert len(partial(intervals, intervals[1])) == 4 and len(partial(readings, readings[1])) == 3
+    for s in body["series"]:
+        assert s["partial"] == partial(intervals, intervals[1]), s["name"]
+    (cpus,) = body["cpu_count"]
+    assert cpus["partial"] == partial(readings, readings[1])
+
+
+def test_top_activity_by_object_names_each_object_by_its_number(api, sql3, rac, regression):
+    """§22: grouped by CURRENT_OBJ#, each group is named by the object's number (in a non-CDB, its own container's),
+    the samples without one are a group of their own; the 10 largest are series of their own."""
+    lo, hi = regression
+    body = ok(api, url(rac["id"], "/activity"), begin_snap=lo, end_snap=hi, group_by="current_obj")
+    counts = Counter(
+        obj
+        for (obj,) in sql3.execute(
+            f'select "CURRENT_OBJ#" from {ASH} where dbid = ? and snap_id > ? and snap_id <= ?', (rac["dbid"], lo, hi)
+        )
+    )
+    named = [s for s in body["series"] if s["name"] != "other"]
+    assert len(named) == 10 and any(isinstance(s["name"], int) for s in named)
+    for s in named:
+        assert s["samples"] == counts[s["name"]], s["name"]
+        assert s["label"] == s["name"] if s["name"] is not None else s["label"] == "no object"
+
+
+def test_each_line_of_a_plan_diff_is_the_plans_line_as_stored(api, sql3, rac, stories):
+    """§26: the diff pairs the two plans' lines; each side is its plan's line with the optimizer's estimates as
+    DBA_HIST_SQL_PLAN holds them; the answer names the two plans."""
+    reg = stories["plan_regression"]
+    a, b = reg["good_plan"], reg["bad_plan"]
+    body = ok(api, url(rac["id"], f"/sql/{reg['sql_id']}/plans/diff"), a=a, b=b)
+    assert (body["a"], body["b"]) == (a, b)
+    fields = ("id", "parent_id", "depth", "position", "cost", "cardinality", "bytes")
+    stored = {
+        (plan, row[0]): row
+        for plan, *row in sql3.execute(
+            f"select plan_hash_value, {', '.join(fields)} from dba_hist_sql_plan where dbid = ? and sql_id = ?",
+            (rac["dbid"], reg["sql_id"]),
+        )
+    }
+    sides = 0
+    for r in body["rows"]:
+        for plan, line in ((a, r["a"]), (b, r["b"])):
+            if line is not None:
+                assert tuple(line[f] for f in fields) == tuple(stored[plan, line["id"]]), line
+                sides += 1
+    assert sides == len(stored)
+
+
+def test_parameter_changes_name_the_snapshot_before_and_the_container(api, sql3, dbs, stories):
+    """§23: a change compares a value with the one at the instance's previous snapshot of the range (`old_snap_id`), per
+    container (a non-CDB's is the database, §1); the values at a snapshot are the range's last unless one is asked; a
+    benchmark run's change gives its AWR window (`awr_begin_snap`, `awr_end_snap`)."""
+    db, dbid = dbs["single"], dbid_of(dbs["single"])
+    fix = stories["async_io_fix"]["first_snap_after"]
+    lo, hi = fix - 4, fix + 4
+    previous = {}
+    for inst, snap in sql3.execute(
+        "select instance_number, snap_id from dba_hist_snapshot where dbid = ? and snap_id between ? and ? "
+        "order by snap_id",
+        (dbid, lo, hi),
+    ):
+        previous[inst, snap] = previous.get(inst)
+        previous[inst] = snap
+    changes = ok(api, url(db, "/parameters/changes"), begin_snap=lo, end_snap=hi)["rows"]
+    listed = ok(api, url(db, "/changes"), begin_snap=lo, end_snap=hi)["rows"]
+    assert changes and [r for r in listed if r["kind"] == "parameter"]
+    for r in changes + [{**r, **r["details"]} for r in listed if r["kind"] == "parameter"]:
+        assert r["old_snap_id"] == previous[r["instance"], r["snap_id"]] and r["con_dbid"] == dbid, r
+    runs = {
+        slug: (begin, end)
+        for slug, begin, end in sql3.execute(
+            "select slug, awr_begin_snap, awr_end_snap from bench_run where awr_dbid = ?", (dbid,)
+        )
+    }
+    run = [r["details"] for r in listed if r["kind"] == "run"]
+    assert run and all((d["begin_snap"], d["end_snap"]) == runs[d["slug"]] for d in run)
+    assert ok(api, url(db, "/parameters"), begin_snap=lo, end_snap=hi)["snap_id"] == hi
