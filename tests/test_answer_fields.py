@@ -625,7 +625,8 @@ def test_wait_class_lines_count_every_interval_of_the_range(api, dbs, regression
 def test_combined_wait_classes_and_cpu_count_say_which_instances_they_sum(api, sql3, dbs, stories, tz):
     """§11: while RACPROD's instance 2 is down, and at its first snapshot after the restart, each combined wait class
     sums instance 1 alone (an interval needs two snapshots of one startup); the CPU count, a reading (§8), lacks
-    instance 2 only at the snapshots it missed. Those points are listed under `partial`."""
+    instance 2 only at the snapshots it missed. Those points are listed under `partial`; each instance's own lines
+    (`instance=each`) have none."""
     crash = stories["restart"]
     db, dbid = dbs["rac"], dbid_of(dbs["rac"])
     lo, hi = crash["first_snap_after"] - 5, crash["first_snap_after"] + 2
@@ -648,6 +649,11 @@ def test_combined_wait_classes_and_cpu_count_say_which_instances_they_sum(api, s
         assert s["partial"] == partial(intervals, intervals[1]), s["name"]
     (cpus,) = body["cpu_count"]
     assert cpus["partial"] == partial(readings, readings[1])
+    each = ok(api, url(db, "/wait-classes"), begin_snap=lo, end_snap=hi, instance="each")
+    for s in each["series"] + each["cpu_count"]:
+        assert s["partial"] == [], s["name"]
+    assert sorted(s["instance"] for s in each["cpu_count"]) == [1, 2]
+    assert Counter(s["instance"] for s in each["series"]) == {1: len(body["series"]), 2: len(body["series"])}
 
 
 def test_top_activity_by_object_names_each_object_by_its_number(api, sql3, rac, regression):
