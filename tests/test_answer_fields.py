@@ -101,6 +101,21 @@ def sample_spacing(sql3, dbid, hi) -> float:
     return float(round(median(found))) if found else 10.0
 
 
+def ten_minutes_after(sql3, rac, tz, lo, hi) -> dict:
+    """`from` and `to` 10 minutes after snapshots lo and hi; §12 resolves them to (lo, hi): end_snap the largest id of
+    the snapshots ending in [from, to], begin_snap the last one ending at or before `from`."""
+    at = instants(sql3, rac["dbid"], lo - 2, hi + 2)
+    start, end = (min(t for (_, s), t in at.items() if s == x) + 600 for x in (lo, hi))
+    begin_snap = max(s for (_, s), t in at.items() if t <= start)
+    end_snap = max(s for (_, s), t in at.items() if start <= t <= end)
+    assert (begin_snap, end_snap) == (lo, hi)
+    zone = tz[rac["dbid"]]
+    return {
+        "from": datetime.fromtimestamp(start, zone).isoformat(),
+        "to": datetime.fromtimestamp(end, zone).isoformat(),
+    }
+
+
 @pytest.fixture(scope="module")
 def rac(summary):
     return next(d for d in summary.values() if d["rac"])
@@ -115,13 +130,15 @@ def regression(stories):
 # -- top activity's lists and blockers: §22 ---------------------------------------------------------------------------
 
 
-def test_top_lists_and_blockers_are_their_samples_with_aas_and_shares(api, sql3, rac, stories):
+def test_top_lists_and_blockers_are_their_samples_with_aas_and_shares(api, sql3, rac, stories, tz):
     """§22: each top list's rows are its groups with the most samples, each with AAS = samples x sample spacing / the
     range's seconds, % of the range's samples, and the share on CPU and waiting; each blocker (instance, SID, serial#,
     and the event its waiters wait on) with its waiters' samples, their AAS and the distinct waiting sessions."""
     lock = stories["row_lock"]
-    body = ok(api, url(rac["id"], "/activity/top"), **{"from": lock["from"], "to": lock["to"]})
-    lo, hi = body["range"]["begin_snap"], body["range"]["end_snap"]
+    story = ok(api, url(rac["id"], "/range"), **{"from": lock["from"], "to": lock["to"]})["range"]
+    lo, hi = story["begin_snap"], story["end_snap"]
+    body = ok(api, url(rac["id"], "/activity/top"), **ten_minutes_after(sql3, rac, tz, lo, hi))
+    assert (body["range"]["begin_snap"], body["range"]["end_snap"]) == (lo, hi)
     rows = sql3.execute(
         f'select instance_number, session_id, "SESSION_SERIAL#", sql_id, module, event, session_state, '
         f'"CURRENT_OBJ#", blocking_inst_id, blocking_session, "BLOCKING_SESSION_SERIAL#" from {ASH} '
@@ -540,8 +557,6 @@ RANGED = [  # (path, the query beside the range)
     ("/top-events", {}),
     ("/top-sql", {}),
     ("/tablespaces", {}),
-    ("/activity", {}),
-    ("/activity/top", {}),
     ("/segments", {}),
     ("/event-histogram", {"event": "log file sync"}),
     ("/parameters", {}),
@@ -558,22 +573,11 @@ RANGED = [  # (path, the query beside the range)
 
 @pytest.mark.parametrize(("path", "query"), RANGED)
 def test_every_answer_echoes_the_snapshots_its_time_range_resolves_to(api, sql3, rac, stories, tz, path, query):
-    """§12: a time range is the intervals that end in (from, to]: end_snap the largest id of the snapshots ending in
-    [from, to], begin_snap the last one ending at or before from. Asked 10 minutes after two snapshots."""
+    """§12: a time range is the intervals that end in (from, to] (top activity's: in the tests of its numbers)."""
     lo = stories["plan_regression"]["begin_snap"]
-    at = instants(sql3, rac["dbid"], lo - 2, lo + 10)
-    start, end = (min(t for (_, s), t in at.items() if s == x) + 600 for x in (lo, lo + 8))
-    begin_snap = max(s for (_, s), t in at.items() if t <= start)
-    end_snap = max(s for (_, s), t in at.items() if start <= t <= end)
-    assert (begin_snap, end_snap) == (lo, lo + 8)
-    zone = tz[rac["dbid"]]
-    times = {
-        "from": datetime.fromtimestamp(start, zone).isoformat(),
-        "to": datetime.fromtimestamp(end, zone).isoformat(),
-    }
     path = path.replace("{sql_id}", stories["plan_regression"]["sql_id"])
-    body = ok(api, url(rac["id"], path), **query, **times)
-    assert (body["range"]["begin_snap"], body["range"]["end_snap"]) == (begin_snap, end_snap)
+    body = ok(api, url(rac["id"], path), **query, **ten_minutes_after(sql3, rac, tz, lo, lo + 8))
+    assert (body["range"]["begin_snap"], body["range"]["end_snap"]) == (lo, lo + 8)
 
 
 def test_the_gap_and_left_out_markers_give_the_seconds_between_their_snapshots(api, sql3, dbs, stories):
@@ -656,11 +660,12 @@ def test_combined_wait_classes_and_cpu_count_say_which_instances_they_sum(api, s
     assert Counter(s["instance"] for s in each["series"]) == {1: len(body["series"]), 2: len(body["series"])}
 
 
-def test_top_activity_by_object_names_each_object_by_its_number(api, sql3, rac, regression):
+def test_top_activity_by_object_names_each_object_by_its_number(api, sql3, rac, regression, tz):
     """§22: grouped by CURRENT_OBJ#, each group is named by the object's number (in a non-CDB, its own container's),
-    the samples without one are a group of their own; the 10 largest are series of their own."""
-    lo, hi = regression
-    body = ok(api, url(rac["id"], "/activity"), begin_snap=lo, end_snap=hi, group_by="current_obj")
+    the samples without one are a group of their own; the 10 largest are series of their own. Asked by time (§12)."""
+    lo, hi = regression[0], regression[0] + 2
+    body = ok(api, url(rac["id"], "/activity"), group_by="current_obj", **ten_minutes_after(sql3, rac, tz, lo, hi))
+    assert (body["range"]["begin_snap"], body["range"]["end_snap"]) == (lo, hi)
     counts = Counter(
         obj
         for (obj,) in sql3.execute(

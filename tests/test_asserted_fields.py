@@ -173,8 +173,8 @@ ASSERTED: dict[str, dict[str, tuple[str, ...]]] = {
         "series[].values[]": (SERIES + "the_sql_history_in_axes_shape",),
     },
     "api.activity": {
-        "range.begin_snap": RANGE_ECHOED,
-        "range.end_snap": RANGE_ECHOED,
+        "range.begin_snap": (AF + "top_activity_by_object_names_each_object_by_its_number",),
+        "range.end_snap": (AF + "top_activity_by_object_names_each_object_by_its_number",),
         "aas": (GENERATED + "activity_is_samples_times_spacing_over_each_buckets_own_seconds",),
         "bucket_seconds": (
             ACTIVITY + "aas_by_wait_class_is_samples_times_ten_over_bucket_seconds",
@@ -253,8 +253,8 @@ ASSERTED: dict[str, dict[str, tuple[str, ...]]] = {
         "series[].points[][]": (AF + "tablespace_sizes_in_mb_their_share_of_the_maximum_and_growth",),
     },
     "api.activity_top": {
-        "range.begin_snap": RANGE_ECHOED,
-        "range.end_snap": RANGE_ECHOED,
+        "range.begin_snap": TOP_LIST_ROW,
+        "range.end_snap": TOP_LIST_ROW,
         "sample_seconds": TOP_LIST_ROW,
         "total_samples": TOP_LIST_ROW,
         **{f"lists.*[].{f}": TOP_LIST_ROW for f in ("samples", "aas", "pct_activity", "pct_cpu", "pct_wait", "name")},
@@ -599,6 +599,7 @@ def requests(api, dbs, stories, sql3) -> dict[str, list[tuple[str, dict]]]:
     around_fix = {"begin_snap": fix["first_snap_after"] - 3, "end_snap": fix["first_snap_after"] + 3}
     regression = {"begin_snap": reg["begin_snap"], "end_snap": reg["begin_snap"] + 8}
     before = {"begin_snap": reg["begin_snap"] - 14, "end_snap": reg["begin_snap"] - 2}
+    short = {"begin_snap": reg["begin_snap"], "end_snap": reg["begin_snap"] + 2}
     sql = f"/sql/{reg['sql_id']}"
     top = ok(api, url(rac, "/segments"), limit=1, **regression)["rows"][0]
     (plsql,) = sql3.execute(  # a statement whose samples sit on no plan line: a PL/SQL block, which has no plan
@@ -626,7 +627,7 @@ def requests(api, dbs, stories, sql3) -> dict[str, list[tuple[str, dict]]]:
             (url(single, "/wait-classes"), around_manual),
         ],
         "api.sql": [(url(rac, sql), {"shape": shape, **regression}) for shape in ("pairs", "axes")],
-        "api.activity": [(url(rac, "/activity"), {**regression, "group_by": "current_obj"})],  # its names are numbers
+        "api.activity": [(url(rac, "/activity"), {**short, "group_by": "current_obj"})],  # its names are numbers
         "api.range_of": [(url(rac, "/range"), {"from": reg["from"], "to": reg["to"]})],
         "api.snapshots": [(url(rac, "/snapshots"), around_crash), (url(single, "/snapshots"), around_manual)],
         "api.catalog": [(url(rac, "/catalog"), {})],
