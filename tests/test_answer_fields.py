@@ -732,3 +732,45 @@ def test_parameter_changes_name_the_snapshot_before_and_the_container(api, sql3,
     run = [r["details"] for r in listed if r["kind"] == "run"]
     assert run and all((d["begin_snap"], d["end_snap"]) == runs[d["slug"]] for d in run)
     assert ok(api, url(db, "/parameters"), begin_snap=lo, end_snap=hi)["snap_id"] == hi
+
+
+def test_wait_classes_are_each_class_time_waited_over_each_intervals_seconds(api, sql3, rac, regression, tz):
+    """§16: each non-idle wait class's foreground time waited, summed over its events, per second of each interval
+    (average active sessions), DB CPU beside them (§10 derived:db_cpu); per instance (`instance=each`), and combined as
+    a sum over the instances (§11)."""
+    lo, hi = regression
+    dbid, zone = rac["dbid"], tz[rac["dbid"]]
+    at = instants(sql3, dbid, lo, hi)
+    ends = {
+        (i, s): local_iso(e, zone)
+        for i, s, e in sql3.execute(
+            "select instance_number, snap_id, end_interval_time from dba_hist_snapshot where dbid = ? and "
+            "snap_id between ? and ?",
+            (dbid, lo, hi),
+        )
+    }
+    micro: dict = {}  # (class, instance, snap_id) -> microseconds, cumulative
+    for name, inst, snap, value in sql3.execute(
+        "select 'wait_class:' || wait_class, instance_number, snap_id, sum(time_waited_micro_fg) from "
+        "dba_hist_system_event where dbid = ? and wait_class != 'Idle' and snap_id between ? and ? group by 1, 2, 3 "
+        "union all select 'derived:db_cpu', instance_number, snap_id, value from dba_hist_sys_time_model where "
+        "dbid = ? and stat_name = 'DB CPU' and snap_id between ? and ?",
+        (dbid, lo, hi, dbid, lo, hi),
+    ):
+        micro[name, inst, snap] = value
+    want: dict = {}  # (class, instance) -> {time: sessions}
+    for (name, inst, snap), value in micro.items():
+        if snap > lo:
+            seconds = at[inst, snap] - at[inst, snap - 1]
+            want.setdefault((name, inst), {})[ends[inst, snap]] = (value - micro[name, inst, snap - 1]) / 1e6 / seconds
+    each = ok(api, url(rac["id"], "/wait-classes"), begin_snap=lo, end_snap=hi, instance="each", max_points=0)
+    assert {(s["name"], s["instance"]) for s in each["series"]} == set(want)
+    for s in each["series"]:
+        expected = want[s["name"], s["instance"]]
+        assert [t for t, _ in s["points"]] == sorted(expected)
+        assert all(close(v, expected[t]) for t, v in s["points"]), (s["name"], s["instance"])
+    combined = ok(api, url(rac["id"], "/wait-classes"), begin_snap=lo, end_snap=hi, max_points=0)
+    for s in combined["series"]:
+        one, two = want[s["name"], 1], want[s["name"], 2]
+        assert [t for t, _ in s["points"]] == sorted(one)  # the instances end each snapshot together here
+        assert all(close(v, one[t] + two[t]) for t, v in s["points"]), s["name"]

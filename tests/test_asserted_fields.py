@@ -147,7 +147,10 @@ ASSERTED: dict[str, dict[str, tuple[str, ...]]] = {
             REPORTS + "wait_classes_have_db_cpu_every_non_idle_class_and_the_cpu_count",
             AF + "combined_wait_classes_and_cpu_count_say_which_instances_they_sum",
         ),
-        "series[].points[][]": (REPORTS + "every_answer_of_one_range_covers_the_same_intervals",),
+        "series[].points[][]": (
+            AF + "wait_classes_are_each_class_time_waited_over_each_intervals_seconds",
+            REPORTS + "every_answer_of_one_range_covers_the_same_intervals",
+        ),
         "series[].points_total": (AF + "wait_class_lines_count_every_interval_of_the_range",),
         "series[].partial[].instances": (AF + "combined_wait_classes_and_cpu_count_say_which_instances_they_sum",),
         "series[].partial[].missing[]": (AF + "combined_wait_classes_and_cpu_count_say_which_instances_they_sum",),
