@@ -662,7 +662,8 @@ def test_combined_wait_classes_and_cpu_count_say_which_instances_they_sum(api, s
 
 def test_top_activity_by_object_names_each_object_by_its_number(api, sql3, rac, regression, tz):
     """§22: grouped by CURRENT_OBJ#, each group is named by the object's number (in a non-CDB, its own container's),
-    the samples without one are a group of their own; the 10 largest are series of their own. Asked by time (§12)."""
+    the samples without one are a group of their own; the 10 largest are series of their own, the rest `other`; the
+    range's AAS = its samples x the sample spacing / its seconds. Asked by time (§12)."""
     lo, hi = regression[0], regression[0] + 2
     body = ok(api, url(rac["id"], "/activity"), group_by="current_obj", **ten_minutes_after(sql3, rac, tz, lo, hi))
     assert (body["range"]["begin_snap"], body["range"]["end_snap"]) == (lo, hi)
@@ -677,6 +678,13 @@ def test_top_activity_by_object_names_each_object_by_its_number(api, sql3, rac, 
     for s in named:
         assert s["samples"] == counts[s["name"]], s["name"]
         assert s["label"] == s["name"] if s["name"] is not None else s["label"] == "no object"
+    rest = [n for k, n in counts.items() if k not in {s["name"] for s in named}]
+    assert min(s["samples"] for s in named) >= max(rest) and body["series"][-1]["samples"] == sum(rest)
+    # the whole range: its samples x the spacing over its seconds; buckets the narrowest width giving 720 at most
+    seconds, spacing = range_seconds(sql3, rac["dbid"], lo, hi), sample_spacing(sql3, rac["dbid"], hi)
+    total = sum(counts.values())
+    assert (body["total_samples"], body["sample_seconds"], body["bucket_seconds"]) == (total, spacing, 10)
+    assert seconds / 10 <= 720 and close(body["aas"], total * spacing / seconds)
 
 
 def test_each_line_of_a_plan_diff_is_the_plans_line_as_stored(api, sql3, rac, stories):

@@ -178,7 +178,10 @@ ASSERTED: dict[str, dict[str, tuple[str, ...]]] = {
     "api.activity": {
         "range.begin_snap": (AF + "top_activity_by_object_names_each_object_by_its_number",),
         "range.end_snap": (AF + "top_activity_by_object_names_each_object_by_its_number",),
-        "aas": (GENERATED + "activity_is_samples_times_spacing_over_each_buckets_own_seconds",),
+        "aas": (
+            GENERATED + "activity_is_samples_times_spacing_over_each_buckets_own_seconds",
+            AF + "top_activity_by_object_names_each_object_by_its_number",
+        ),
         "bucket_seconds": (
             ACTIVITY + "aas_by_wait_class_is_samples_times_ten_over_bucket_seconds",
             GENERATED + "activity_is_samples_times_spacing_over_each_buckets_own_seconds",
