@@ -310,7 +310,7 @@ def test_each_plans_samples_its_lines_as_stored_and_the_samples_on_no_line(api, 
     ).fetchone()
     unplaced = ok(api, url(rac["id"], f"/sql/{sql_id}/plans"), begin_snap=lo, end_snap=hi)
     assert unplaced["plans"] == [] and unplaced["total_samples"] == n
-    ((u),) = [u for u in unplaced["unplaced"] if u["plan_hash_value"] == phv]
+    (u,) = [u for u in unplaced["unplaced"] if u["plan_hash_value"] == phv]
     assert (u["id"], u["samples"], u["pct_samples"]) == (None, n, 100.0)
     assert close(u["pct_cpu"], 100 * on_cpu / n) and close(u["pct_wait"], 100 * (n - on_cpu) / n)
 
