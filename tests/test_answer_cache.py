@@ -132,6 +132,7 @@ def test_the_shared_answers_expire_and_are_bounded(tmp_path):
     assert other.get("closed")[:2] == (b"2", [])  # another process's cache over the same directory
 
 
+@pytest.mark.slow  # starts gunicorn
 def test_every_gunicorn_worker_answers_from_what_one_computed(demo_store, dbs, tmp_path):
     """gunicorn.conf.py gives each server a directory of its own for its workers' answers (set before they start, so
     each has it): the worker that computed an answer keeps it there, every request for it is then an answer from the

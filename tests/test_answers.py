@@ -2,6 +2,7 @@
 
 import json
 
+import pytest
 from answers import RECORD, documented_examples, fingerprint
 
 RECORDED = json.loads(RECORD.read_text())
@@ -13,6 +14,7 @@ def test_the_record_covers_the_documented_examples():
     assert set(examples) <= set(RECORDED["answers"])
 
 
+@pytest.mark.slow  # every recorded request (tests/data/answers.json): about 12 s
 def test_every_recorded_answer_is_the_same(app, demo_store):
     assert RECORDED["days"] == 10  # the store conftest builds
     client = app.test_client()

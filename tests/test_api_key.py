@@ -186,6 +186,7 @@ def _variants(op):
     return [{}] + [v for name, v in (("format", {"format": "csv"}), ("show_sql", {"show_sql": "1"})) if name in names]
 
 
+@pytest.mark.slow  # every GET of the API three times: about 6 s
 def test_every_keyed_get_refuses_without_the_key_as_json_csv_and_with_its_sql(client, dbs, stories, sql3):
     """Each GET the document marks as needing the key, in every form it answers in, is a 401 without the key (or with a
     wrong one) and answers with it; the document's list of operations drives the test, so a new route is covered."""

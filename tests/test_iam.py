@@ -468,6 +468,7 @@ def zappa_source():
     return {stage: zappa_actions.zappa_calls(stage) for stage in STAGES}
 
 
+@pytest.mark.slow  # reads Zappa's whole source: about 8 s
 def test_zappa_deployer_allows_every_call_of_zappas_source_and_nothing_more(zappa_source, templates):
     """The deployer's actions are those of every boto3 call Zappa 0.63's cli.py and core.py make for deploy,
     update, status, undeploy and rollback on the paths the stages' settings allow, plus what AWS checks besides

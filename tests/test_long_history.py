@@ -25,6 +25,9 @@ from app.store.awr import queries
 from app.store.awr.queries import IN_LIST, capped
 from app.store.base import Store
 
+# A 400-day history built for the module, then every series read over it: about 25 s, not the edit loop's.
+pytestmark = pytest.mark.slow
+
 MAX_POINTS = 2000
 SERIES = [
     "sysstat:redo size",
@@ -78,7 +81,6 @@ def ask(api, path, **query):
     return ok(api, f"/api/v1/dbs/l.{DBID}{path}", begin_snap=1, end_snap=10**6, **query)
 
 
-@pytest.mark.slow  # seconds, not the edit loop's milliseconds
 def test_a_400_day_question_fetches_about_max_points_rows_per_instance_and_statement(api, fetched):
     ask(api, "/series", name=SERIES[:1], max_points=0)  # the snapshot list and the catalog, read once and kept
     fetched.clear()
@@ -101,7 +103,6 @@ def test_a_400_day_question_fetches_about_max_points_rows_per_instance_and_state
     assert full["series"][0]["points_total"] == len(full["series"][0]["points"])
 
 
-@pytest.mark.slow  # seconds, not the edit loop's milliseconds
 def test_the_statements_for_oracle_bound_the_rows_in_valid_in_lists(api, fetched):
     """Compiled for Oracle as sent (IN lists expanded, the row limit rendered): at most IN_LIST expressions per IN
     list (ORA-01795), the chosen snapshots no more than max_points, the row cap in the statement, and the text

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from conftest import ROOT
 from contract import dbid_of, url
 from sqlalchemy import create_engine
@@ -43,6 +44,7 @@ def test_the_file_holds_what_the_statements_compile_to():
     )
 
 
+@pytest.mark.slow  # every statement twice on the demo store
 def test_each_text_gives_the_rows_sqlalchemy_gives(app, demo_store, dbs, window, stories, sql3):
     """Every statement of the file, with binds that find rows, run by the store and by SQLAlchemy on the same file."""
     store = app.extensions["awrlens"].stores["demo"]
