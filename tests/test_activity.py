@@ -232,13 +232,13 @@ def test_top_lists_and_plan_lines_from_the_stores_blocks_and_codes_equal_the_sam
     ).test_client()
     wide = ASH_TOP_SPANS[0]
 
-    def same(path, args):
-        answers = [c.get(path, query_string={**args, "show_sql": "1"}) for c in clients]
+    def same(path, args, askers=clients):
+        answers = [c.get(path, query_string={**args, "show_sql": "1"}) for c in askers]
         assert len({a.status_code for a in answers}) == 1, [a.get_data(as_text=True)[:300] for a in answers]
         bodies = [a.get_json() for a in answers]
         sql = [b.pop("sql", []) for b in bodies]
         read = [[(ASH_TOP.name in x["sql"], f"{ASH_BASE.name} " in x["sql"]) for x in s] for s in sql]
-        assert bodies[0] == bodies[1] == bodies[2], (path, args)
+        assert all(b == bodies[0] for b in bodies), (path, args)
         return answers[0].status_code, bodies[0], read, sql[0]
 
     minus = 0
@@ -247,9 +247,8 @@ def test_top_lists_and_plan_lines_from_the_stores_blocks_and_codes_equal_the_sam
         edge = (last // wide - 1) * wide  # the last snapshot of a wide block
         ranges = [(last - 1, last), (last - 48, last), (edge - 1, edge + 1), (edge - wide, edge), (edge - 7, edge + 13)]
         ranges += [(edge - wide - 5, last - 2), (last - 200, last), (edge + 2, edge + 4)]
-        _, whole, _, _ = same(f"/api/v1/dbs/{db['id']}/activity/top", {"begin_snap": last - 200, "end_snap": last})
-        lists = whole["lists"]
         span = {"begin_snap": last - 200, "end_snap": last}
+        lists = api.get(f"/api/v1/dbs/{db['id']}/activity/top", query_string=span).get_json()["lists"]
         program = api.get(f"/api/v1/dbs/{db['id']}/activity", query_string={**span, "group_by": "program"})
         common = program.get_json()["series"][0]["name"]  # the program most samples hold
         filtered = [
@@ -268,19 +267,21 @@ def test_top_lists_and_plan_lines_from_the_stores_blocks_and_codes_equal_the_sam
         sql_ids = {r["name"] for r in lists["sql_id"][:4] if r["name"]}
         for n, (lo, hi) in enumerate(ranges):
             short = n in (0, 2, 4)  # every filter over the short ranges, at and across the edges: the view is slow
+            # the view's samples grouped (plain) over the short ranges; the blocks against the codes over them all
+            askers = clients if short else clients[:2]
             for filters in [{}, {"instance": "1"}, {"instance": "2"}] + (filtered if short else []):
                 status, body, read, _ = same(
-                    f"/api/v1/dbs/{db['id']}/activity/top", {"begin_snap": lo, "end_snap": hi, **filters}
+                    f"/api/v1/dbs/{db['id']}/activity/top", {"begin_snap": lo, "end_snap": hi, **filters}, askers
                 )
                 if "2" in filters.values() and not db["rac"]:
                     assert status == 400
                     continue
                 assert status == 200 and (body["lists"]["sql_id"] or filters.get("sql_id", "").startswith("z"))
-                kept, by_codes, by_view = ([sum(r) for r in zip(*x, strict=True)] or [0, 0] for x in read)
+                kept, by_codes, *by_view = ([sum(r) for r in zip(*x, strict=True)] or [0, 0] for x in read)
                 blocks = set(filters) <= {"instance"}
                 # blocks and their ends' samples; or the share that passes, then the samples or the blocks less them
                 assert kept == [2 + len(TOP_LISTS)] * 2 if blocks else kept in ([0, 2], [1, 2])
-                assert by_codes == [0, 1] and by_view == [0, 0]
+                assert by_codes == [0, 1] and by_view in ([], [[0, 0]])
                 minus += kept == [1, 2]
                 if not blocks:  # the blocks less the samples that do not pass, and the samples that pass: the same
                     for most in (True, False):
@@ -301,9 +302,9 @@ def test_top_lists_and_plan_lines_from_the_stores_blocks_and_codes_equal_the_sam
                     assert [any(x[0] for x in r) for r in read] == [many, False, False], args
             for sql_id in sorted(sql_ids):
                 status, _, read, _ = same(
-                    f"/api/v1/dbs/{db['id']}/sql/{sql_id}/plans", {"begin_snap": lo, "end_snap": hi}
+                    f"/api/v1/dbs/{db['id']}/sql/{sql_id}/plans", {"begin_snap": lo, "end_snap": hi}, askers
                 )
-                assert status == 200 and any(x[0] for x in read[0]) and not any(x[0] for x in read[2])
+                assert status == 200 and any(x[0] for x in read[0]) and not any(x[0] for x in read[-1])
     assert minus  # most samples passed some of the filters
 
 
