@@ -250,3 +250,16 @@ def test_the_key_of_a_repeated_instance():
     keys = {key(q) for q in ("instance=1&instance=2", "instance=2&instance=1", "instance=1", "instance=2")}
     assert len(keys) == 4
     assert key("instance=1&name=a&instance=2") == key("name=a&instance=1&instance=2")
+
+
+def test_an_answer_is_stale_once_its_lifetime_has_passed(monkeypatch):
+    """RFC 9111 4.2: a response is fresh while its age is less than its freshness lifetime, so at exactly max-age it
+    is stale (as in the shared cache, where diskcache keeps an answer while its expire time is after now)."""
+    now = [1000.0]
+    monkeypatch.setattr(answer_cache.time, "monotonic", lambda: now[0])
+    c = answer_cache.AnswerCache(max_bytes=10_000, closed_ttl=3600, open_ttl=60)
+    c.put("open", 60, b"1", [])
+    now[0] = 1059.5
+    assert c.get("open")[:2] == (b"1", [])
+    now[0] = 1060.0
+    assert c.get("open") is None and c.size == 0
