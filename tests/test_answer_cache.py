@@ -251,3 +251,105 @@ def test_the_key_of_a_repeated_instance():
     keys = {key(q) for q in ("instance=1&instance=2", "instance=2&instance=1", "instance=1", "instance=2")}
     assert len(keys) == 4
     assert key("instance=1&name=a&instance=2") == key("name=a&instance=1&instance=2")
+
+
+def test_an_answer_is_stale_once_its_lifetime_has_passed(monkeypatch):
+    """RFC 9111 4.2: a response is fresh while its age is less than its freshness lifetime, so at exactly max-age it
+    is stale (as in the shared cache, where diskcache keeps an answer while its expire time is after now)."""
+    now = [1000.0]
+    monkeypatch.setattr(answer_cache.time, "monotonic", lambda: now[0])
+    c = answer_cache.AnswerCache(max_bytes=10_000, closed_ttl=3600, open_ttl=60)
+    c.put("open", 60, b"1", [])
+    now[0] = 1059.5
+    assert c.get("open")[:2] == (b"1", [])
+    now[0] = 1060.0
+    assert c.get("open") is None and c.size == 0
+
+
+def test_answers_filling_the_bound_exactly_are_all_kept():
+    """The bound is in bytes: answers adding up to max_bytes all stay; one more byte drops the least recently used.
+    An answer stored again under its key replaces it and is counted once."""
+    c = answer_cache.AnswerCache(max_bytes=800, closed_ttl=3600, open_ttl=60)
+    for key in "abcdefgh":
+        c.put(key, 60, b"x" * 100, [])
+        c.put(key, 60, b"y" * 100, [])
+    assert c.size == 800 and all(c.get(key)[0] == b"y" * 100 for key in "abcdefgh")
+    c.put("i", 60, b"z", [])
+    assert c.size == 701 and c.get("a") is None and c.get("b") is not None
+
+
+def test_an_answer_without_a_lifetime_is_never_kept(counted):
+    """The OpenAPI document is revalidated (no-cache, no max-age): asked twice, it is computed twice, nothing is kept.
+    A POST to a GET route is refused (405), even when that route's GET answer is kept."""
+    client, _ = counted
+    cache = client.application.extensions["answer_cache"]
+    for _ in range(2):
+        doc = client.get("/api/v1/openapi.json")
+        assert doc.status_code == 200 and "Age" not in doc.headers and doc.cache_control.max_age is None
+    assert not cache.entries and cache.size == 0
+    client.get("/api/v1/dbs")
+    assert len(cache.entries) == 1
+    assert client.post("/api/v1/dbs").status_code == 405
+
+
+def test_no_bytes_to_keep_opens_no_shared_cache(tmp_path):
+    """AWRLENS_ANSWER_CACHE_MB=0 keeps nothing: with a directory set as well, no cache is opened in it."""
+    c = answer_cache.AnswerCache(max_bytes=0, closed_ttl=3600, open_ttl=60, directory=str(tmp_path / "answers"))
+    c.put("a", 60, b"1", [])
+    assert c.get("a") is None and not (tmp_path / "answers").exists()
+
+
+def test_no_bytes_to_keep_keeps_not_even_an_empty_answer():
+    """AWRLENS_ANSWER_CACHE_MB=0 keeps nothing, not even an answer of no bytes that has a lifetime."""
+    from flask import Response
+
+    app = create_app(Settings.from_env({}, answer_cache_mb=0, targets={}))
+
+    def empty():
+        resp = Response(b"")
+        resp.cache_control.max_age = 60
+        return resp
+
+    app.add_url_rule("/api/v1/empty", "empty", empty)
+    client = app.test_client()
+    answers = [client.get("/api/v1/empty") for _ in range(2)]
+    assert [(a.status_code, "Age" in a.headers) for a in answers] == [(200, False), (200, False)]
+
+
+def test_the_shared_answers_drop_the_oldest_stored_first(tmp_path):
+    """The shared answers are bounded in bytes, the oldest stored dropped first however often it was read (a read
+    writes nothing), even in a directory last used by a cache of another policy (diskcache keeps a cache's settings
+    in its directory)."""
+    import diskcache
+
+    diskcache.Cache(str(tmp_path), eviction_policy="least-recently-used").close()
+    c = answer_cache.AnswerCache(max_bytes=1_000_000, closed_ttl=3600, open_ttl=60, directory=str(tmp_path))
+    c.put("first", 60, b"f" * 50_000, [])
+    for i in range(40):  # 2 MB in all
+        c.get("first")  # read again and again: under least-recently-used it would stay
+        c.put(f"later {i}", 60, b"x" * 50_000, [])
+    assert c.get("first") is None and c.get("later 39") is not None
+
+
+def test_a_shared_answer_waits_for_another_process_writing(tmp_path, monkeypatch):
+    """The workers write to one SQLite database: a worker storing an answer while another writes waits its turn
+    instead of failing. diskcache's wait for the database lock is shortened here to 50 ms so that the other writer,
+    holding the lock for 300 ms, outlasts it."""
+    import functools
+    import sqlite3
+    import threading
+
+    import diskcache
+
+    monkeypatch.setattr(diskcache, "Cache", functools.partial(diskcache.Cache, timeout=0.05))
+    c = answer_cache.AnswerCache(max_bytes=1_000_000, closed_ttl=3600, open_ttl=60, directory=str(tmp_path))
+    other = sqlite3.connect(tmp_path / "cache.db", isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")  # the other worker's write
+    release = threading.Timer(0.3, lambda: other.execute("COMMIT"))
+    release.start()
+    try:
+        c.put("answer", 60, b"1", [])
+    finally:
+        release.join()
+        other.close()
+    assert c.get("answer")[:2] == (b"1", [])

@@ -11,7 +11,7 @@ import re
 import pytest
 from contract import AAS, REDO, dbid_of, ok, url
 
-from app.api.respond import csv_cell, to_csv
+from app.api.respond import answer, csv_cell, disposition, to_csv
 
 
 def csv_of(resp):
@@ -225,3 +225,38 @@ def test_every_cell_shape_starting_a_formula_is_neutralised(start):
 
 def test_a_cell_alone_list_empty_number_and_none():
     assert csv_cell(["=1", 2]) == "'=1 2" and csv_cell([]) == "" and csv_cell(-3) == -3 and csv_cell(None) is None
+
+
+def test_the_csv_file_is_named_after_the_last_part_of_its_path(app):
+    """The file takes the name of the path's last part (a trailing slash left out), `answer` when the path has none;
+    its columns come in the order the answer lists them, then any other field of the rows; the text is UTF-8 and its
+    Content-Type says so (text/csv's charset is US-ASCII when none is named, RFC 4180 3); lines end in CRLF."""
+    body = {"columns": ["b", "a"], "rows": [{"a": 1, "b": "é", "c": None}]}
+    for path, name in (
+        ("/api/v1/dbs/x/top-sql", "top-sql.csv"),
+        ("/api/v1/dbs/x/segments/IDX/", "IDX.csv"),
+        ("/", "answer.csv"),
+    ):
+        with app.test_request_context(f"{path}?format=csv"):
+            resp = answer(dict(body), {"format": "csv"})
+        assert resp.headers["Content-Disposition"] == f'attachment; filename="{name}"', path
+        assert resp.headers["Content-Type"] == "text/csv; charset=utf-8"
+        assert resp.get_data() == "b,a,c\r\né,1,\r\n".encode()
+
+
+def test_a_csv_answer_without_rows_is_its_header(app):
+    """An answer holding no rows (and no table of its own) is its columns alone; with no columns either, an empty
+    header line."""
+    with app.test_request_context("/api/v1/dbs/x/tablespaces?format=csv"):
+        assert answer({"columns": ["x", "y"]}, {"format": "csv"}).get_data() == b"x,y\r\n"
+        assert answer({}, {"format": "csv"}).get_data() == b"\r\n"
+
+
+def test_a_file_name_outside_the_safe_alphabet_is_given_twice():
+    """RFC 6266: `filename` in the safe alphabet (any other character _), and when that changed the name,
+    `filename*` with the name in UTF-8, percent-encoded (RFC 8187), control characters and path separators as _."""
+    assert disposition("top-sql.csv") == 'attachment; filename="top-sql.csv"'
+    assert disposition("top-sql.csv", download=False) == 'inline; filename="top-sql.csv"'
+    assert disposition("a b;é/\x01\\.html", download=False) == (
+        "inline; filename=\"a_b_____.html\"; filename*=UTF-8''a%20b%3B%C3%A9___.html"
+    )

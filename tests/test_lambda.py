@@ -283,6 +283,123 @@ def test_off_lambda_nothing_is_refused(client, monkeypatch):
     assert client.get("/api/v1/openapi.json").status_code == 200
 
 
+# The answer below and, written out by hand, the invocation result Zappa's handler makes of it as the python3.12
+# runtime serializes it (json.dumps: a control character escaped into 6 bytes, é left as its 2 UTF-8 bytes): 50,000
+# bytes.
+PADDED_BODY = "\x01" * 7959 + "é."
+NOTE = "n" * 1000
+PADDED_RESULT = (
+    '{"body": "' + "\\u0001" * 7959 + 'é.", "statusCode": 200, '
+    '"headers": {"X-Note": "' + NOTE + '", "Content-Type": "text/plain; charset=utf-8", "Content-Length": "7962"}, '
+    '"multiValueHeaders": {"X-Note": ["' + NOTE + '"], "Content-Type": ["text/plain; charset=utf-8"], '
+    '"Content-Length": ["7962"]}}'
+)
+
+
+def padded():
+    from flask import Response
+
+    return Response(PADDED_BODY, mimetype="text/plain", headers={"X-Note": NOTE})
+
+
+@pytest.fixture(scope="module")
+def lambda_app():
+    """An app whose default max_points is 1234, with no database: fit_lambda() is called on answers made here."""
+    from app import create_app
+    from app.settings import Settings
+
+    return create_app(Settings.from_env({}, targets={}, max_points=1234))
+
+
+def fitted(app, resp, query="max_points=500"):
+    from app.api.respond import fit_lambda
+
+    with app.test_request_context(f"/api/v1/dbs/x/series?{query}"):
+        return fit_lambda(resp)
+
+
+def test_the_payload_is_zappas_result_as_the_runtime_writes_it():
+    """The body as text, the status, each header under `headers` and as a list under `multiValueHeaders`."""
+    from app.api import respond
+
+    assert len(PADDED_RESULT.encode()) == 50_000
+    assert respond.lambda_payload_size(padded()) == 50_000
+
+
+def test_an_answer_is_refused_one_byte_over_what_lambda_returns(lambda_app, monkeypatch):
+    """Whatever the answer's shape (here one that JSON escapes to nearly 6 times its bytes, with a long header), it
+    goes through at exactly the limit less the headers added later, and one byte over it is refused, the message
+    giving its size and the limit, and what to ask for instead."""
+    from app.api import respond
+
+    monkeypatch.setattr(respond, "LAMBDA_RESPONSE_LIMIT", 50_000 + respond.LATER_HEADERS)
+    resp = padded()
+    assert fitted(lambda_app, resp) is resp
+    limit = 50_000 + respond.LATER_HEADERS - 1
+    monkeypatch.setattr(respond, "LAMBDA_RESPONSE_LIMIT", limit)
+    refused = fitted(lambda_app, padded())
+    assert refused.status_code == 422
+    assert refused.get_json() == {
+        "error": {
+            "status": 422,
+            "code": "answer_too_large",
+            "parameter": "max_points",
+            "message": f"the answer is 0.1 MB (50,000 bytes), over the {limit:,} bytes an AWS Lambda function can "
+            "return: ask for fewer points per series (max_points=500 asked for 500)",
+        }
+    }
+    every = fitted(lambda_app, padded(), "max_points=0").get_json()["error"]["message"]
+    assert every.endswith("ask for fewer points per series (max_points=0 asked for every point)")
+    default = fitted(lambda_app, padded(), "").get_json()["error"]["message"]
+    assert default.endswith("ask for fewer points per series (max_points, 1234 when not given)")
+
+
+def test_a_streamed_answer_is_left_to_stream(lambda_app, monkeypatch):
+    """An answer streamed or passed through (a file) is not read to measure it."""
+    from flask import Response
+
+    from app.api import respond
+
+    monkeypatch.setattr(respond, "LAMBDA_RESPONSE_LIMIT", 3000)
+    streamed = Response(iter([b"x" * 5000]), mimetype="text/plain")
+    assert fitted(lambda_app, streamed) is streamed
+    passed = Response(b"x" * 5000, mimetype="text/plain", direct_passthrough=True)
+    assert fitted(lambda_app, passed) is passed
+
+
+def test_the_range_named_is_the_views_or_the_one_its_json_states(demo_store, dbs, monkeypatch):
+    """A CSV answer names the range its view answered; an answer served again from the answer cache (its view did
+    not run) the range its JSON states: the same range as the JSON answer's."""
+    from app import create_app
+    from app.api import respond
+    from app.settings import Settings
+
+    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", "awrlens-demo")  # fit_lambda() checks the answers
+    app = create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(demo_store[0])}}, max_points=1234))
+    client = app.test_client()
+    path = f"/api/v1/dbs/{dbs['rac']}/series?name=derived:aas&begin_snap=8200&end_snap=8300"
+    rng = client.get(path).get_json()["range"]  # computed, and kept
+    monkeypatch.setattr(respond, "LAMBDA_RESPONSE_LIMIT", 3000)
+    snaps = f"(snapshots {rng['begin_snap']} to {rng['end_snap']})"
+    named = f" or a shorter range than {rng['from']} to {rng['to']} {snaps}"
+    for query in ("", "&format=csv"):
+        resp = client.get(path + query)
+        assert resp.status_code == 422, query
+        assert resp.get_json()["error"]["message"].endswith(f"(max_points, 1234 when not given){named}"), query
+
+
+def test_a_json_answer_states_its_range_only_as_an_object(lambda_app):
+    from flask import Response
+
+    from app.api import respond
+
+    with lambda_app.test_request_context("/api/v1/dbs/x/series"):
+        assert respond.range_of(Response('{"range": {"from": "a"}}', mimetype="application/json")) == {"from": "a"}
+        assert respond.range_of(Response('[{"range": {"from": "a"}}]', mimetype="application/json")) is None
+        assert respond.range_of(Response("{", mimetype="application/json")) is None
+        assert respond.range_of(Response('{"range": {"from": "a"}}', mimetype="text/csv")) is None
+
+
 # -- SnapStart readiness ------------------------------------------------------------------------------------------
 
 INIT = r"""

@@ -86,7 +86,7 @@ class AnswerCache:
             entry = self.entries.get(key)
             if entry is None:
                 return None
-            if entry[0] < time.monotonic():
+            if entry[0] <= time.monotonic():  # RFC 9111 4.2: fresh while its age is less than its lifetime
                 self._drop(key)
                 return None
             self.entries.move_to_end(key)
