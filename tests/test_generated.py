@@ -347,9 +347,27 @@ SPRING = History(
 )
 
 
+# Two offsets at one snap id: instance 1's snapshot 2 is taken at 01:00:10 UTC, before the clocks move at 01:00:30, and
+# instance 2's at 01:00:40, after it. Instance 2's sample of 01:00:00 UTC (02:00:00 on its clock) was counted from the
+# lowest-numbered instance's offset at snap id 2, an hour late, and landed in the last bucket.
+SPLIT = History(
+    snaps=(
+        Snap(1, 1, "2026-03-29 00:00:00", 0, "2026-03-28 00:00:00"),
+        Snap(1, 2, "2026-03-29 00:00:00", 0, "2026-03-28 00:00:00"),
+        Snap(2, 1, "2026-03-29 01:00:10", 0, "2026-03-28 00:00:00"),
+        Snap(2, 2, "2026-03-29 02:00:40", 3600, "2026-03-28 00:00:00"),
+    ),
+    samples=(
+        Sample(2, 1, 90000, "2026-03-29 01:00:00", 1, None),
+        Sample(2, 2, 90000, "2026-03-29 02:00:00", 1, None),
+    ),
+)
+
+
 @FAST
 @given(histories(ash=True, snapshots=st.integers(2, 4)), PICK)
 @example(h=SPRING, pick=(0, 0)).via("daylight saving")
+@example(h=SPLIT, pick=(0, 0)).via("two offsets at one snap id")
 def test_activity_is_samples_times_spacing_over_each_buckets_own_seconds(h, pick):
     """§22: the range runs from the earliest instance's begin_snap to the latest one's end_snap; buckets of the
     narrowest width giving at most 720; a sample's bucket from its own instant; AAS = samples x spacing / the bucket's
