@@ -954,7 +954,7 @@ def bucket_ids(h: History, spans: dict[int, list[Snap]], n: int) -> set[int] | N
 
 @FAST
 @given(
-    histories(instances=st.integers(1, 3), snapshots=st.integers(10, 16), gaps=REGULAR, restarts=SELDOM),
+    histories(instances=st.integers(1, 2), snapshots=st.integers(10, 14), gaps=REGULAR, restarts=SELDOM),
     st.tuples(st.integers(0, 2), st.integers(0, 2)),  # long ranges: a PICK near the widest
     st.integers(3, 10),
     st.sampled_from(["each", "all"]),
