@@ -2,9 +2,12 @@
 instances with the shapes the demo lacks, and a writer that puts one into an SQLite store made from the store's own
 schema (app/store/awr/views.py and app/store/awr/embedded/), so the questions of app/history/ can be asked of it.
 
-The shapes: instances whose snapshots end seconds apart, instances missing from a snapshot, restarts (STARTUP_TIME
-changes), manual snapshots minutes after the previous one, a change of SNAP_TIMEZONE (daylight saving), counters beside
-readings, waits under 1 ms in the event histogram, ASH samples at uneven spacing, segment statistics.
+The shapes: one to four instances whose snapshots end seconds apart, instances missing from a snapshot, restarts
+(STARTUP_TIME changes), manual snapshots minutes after the previous one, a change of SNAP_TIMEZONE (daylight saving) at
+one instant, which instances of one snap id may end on either side of (two offsets at one snap id), counters beside
+readings (SYSSTAT and OSSTAT), waits under 1 ms in the event histogram, ASH samples at uneven spacing, segment
+statistics, parameters set at some snapshots only; and plans (plan_pairs): lines whose POSITION order is not their ID
+order, two plans that differ in one index's name.
 
 A history is plain data whose repr is Python: a failing check prints it, shrunk, and it can be pasted back as an
 @example. Times are database-local text, as the store keeps them; each snapshot carries its own offset (`tz`)."""
@@ -40,6 +43,10 @@ COUNTERS = (
     ("sys_time_model", 11, "DB CPU"),
 )
 READING = ("sysstat", 5, "logons current")
+# DBA_HIST_OSSTAT: two counters (centiseconds) and a reading, (stat_id, name)
+OS_STATS = ((20, "BUSY_TIME"), (21, "IDLE_TIME"), (22, "NUM_CPUS"))
+# DBA_HIST_PARAMETER: a parameter set at every snapshot, and one set at some only (no row elsewhere)
+PARAMETERS = (("sga_target", ("68719476736", "85899345920")), ("optimizer_index_cost_adj", (None, "100", "400")))
 # Oracle's own per-interval metrics (metric_id, name, unit): one averaged over RAC instances, one summed (§11)
 METRICS = (
     (2057, "Host CPU Utilization (%)", "% Busy/(Idle+Busy)"),
@@ -67,6 +74,8 @@ class Snap:
     flag: int = 0
     metrics: tuple = ()  # DBA_HIST_SYSMETRIC_SUMMARY's AVERAGE of each of METRICS over the interval ending here
     sql: tuple = ()  # DBA_HIST_SQLSTAT of the interval: (SQL_ID, plan hash value, executions, elapsed µs, CPU µs)
+    os: tuple = ()  # DBA_HIST_OSSTAT of OS_STATS' names, in their order (none: no OSSTAT row)
+    params: tuple = ()  # DBA_HIST_PARAMETER: (name, value) of the parameters set at this snapshot
 
 
 @dataclass(frozen=True)
@@ -82,9 +91,26 @@ class Sample:
 
 
 @dataclass(frozen=True)
+class PlanLine:
+    """One row of DBA_HIST_SQL_PLAN (keyed by plan, not by snapshot)."""
+
+    sql_id: str
+    plan_hash_value: int
+    id: int
+    parent_id: int | None
+    depth: int
+    position: int  # among its siblings, from 1; the root's (ID 0) is the plan's cost, as Oracle stores it
+    operation: str
+    options: str | None
+    object_name: str | None
+    cost: int
+
+
+@dataclass(frozen=True)
 class History:
     snaps: tuple
     samples: tuple = ()
+    plans: tuple = ()  # PlanLines, in the order they are written (not ID order)
 
     def instances(self) -> list[int]:
         return sorted({s.instance for s in self.snaps})
@@ -120,34 +146,56 @@ def histories(
     snapshots=SNAPSHOTS,
     tz_change=TZ_CHANGES,
     ash: bool = False,
+    gaps=GAPS,
+    restarts=RARE,
 ) -> History:
-    """A history of one DBID: `instances` instances over `snapshots` snap ids, each instance missing from some,
-    restarting at some; from one snap id on, SNAP_TIMEZONE moves by `tz_change` seconds (daylight saving)."""
+    """A history of one DBID: `instances` instances over `snapshots` snap ids `gaps` seconds apart, each instance
+    missing from some, restarting where `restarts` draws true; at one instant, SNAP_TIMEZONE moves by `tz_change`
+    seconds (daylight saving)."""
     n, count = draw(instances), draw(snapshots)
-    gaps = [0, *draw(st.lists(GAPS, min_size=count - 1, max_size=count - 1))]
+    gaps = [0, *draw(st.lists(gaps, min_size=count - 1, max_size=count - 1))]
     base_tz = draw(st.sampled_from([0, 3600, -18000, 19800]))
     change, change_at = draw(tz_change), draw(st.integers(1, count - 1)) if count > 1 else 1
     nominal = [START + timedelta(seconds=sum(gaps[: k + 1])) for k in range(count)]
+    # the instant SNAP_TIMEZONE moves: up to a minute around the snap id's nominal end, so that the instances of that
+    # snap id, which end seconds apart, may carry either offset
+    moves = nominal[min(change_at, count - 1)] + timedelta(seconds=draw(st.integers(-30, 59)))
+
+    def tz_at(moment: datetime) -> int:
+        return base_tz + (change if moment >= moves else 0)
+
     snaps, samples = [], []
     for inst in range(1, n + 1):
         # instance 1 is at every snap id; with ASH, every instance at the first (the range's start, §22)
         present = [inst == 1 or (ash and k == 0) or not draw(RARE) for k in range(count)]
         startup_utc = START - timedelta(days=1, seconds=inst)
+        startup = local(startup_utc + timedelta(seconds=tz_at(startup_utc)))  # local when it started, kept as is
         values = [0] * len(COUNTERS)
         waits, buckets = (0, 0), {}
+        cpus = draw(st.sampled_from([2, 4, 16]))
+        os_times = (0, 0)
+        params = {name: draw(st.sampled_from(choices)) for name, choices in PARAMETERS}
         prev_utc = None
         sample_id = None
         for k in range(count):
             if not present[k]:
                 continue
-            tz = base_tz + (change if k >= change_at else 0)
             end_utc = nominal[k] + timedelta(seconds=draw(st.integers(0, 59)))  # seconds apart
-            restart = prev_utc is not None and draw(RARE)
+            tz = tz_at(end_utc)
+            restart = prev_utc is not None and draw(restarts)
             if restart:  # the instance started again between its previous snapshot and this one
                 startup_utc = prev_utc + (end_utc - prev_utc) / 2
-                values, waits, buckets = [0] * len(COUNTERS), (0, 0), {}
+                startup = local(startup_utc + timedelta(seconds=tz_at(startup_utc)))
+                values, waits, buckets, os_times = [0] * len(COUNTERS), (0, 0), {}, (0, 0)
             if prev_utc is not None:
                 values = [v + draw(st.integers(0, 10**6)) for v in values]
+                busy = draw(st.integers(0, 100 * cpus * int((end_utc - prev_utc).total_seconds())))
+                os_times = (os_times[0] + busy, os_times[1] + draw(st.integers(0, 10**6)))
+                if draw(RARE):
+                    cpus = draw(st.sampled_from([2, 4, 16]))
+                for name, choices in PARAMETERS:
+                    if draw(RARE):
+                        params[name] = draw(st.sampled_from(choices))
                 more = draw(st.integers(0, 60))
                 waits = (waits[0] + more, waits[1] + more * draw(st.integers(40, 9000)))
                 for upper in draw(st.lists(st.sampled_from(UPPERS), max_size=4)):
@@ -167,7 +215,7 @@ def histories(
                     inst,
                     local(end_utc + timedelta(seconds=tz)),
                     tz,
-                    local(startup_utc + timedelta(seconds=tz)),
+                    startup,
                     tuple(values),
                     draw(st.integers(0, 300)),
                     waits,
@@ -176,6 +224,8 @@ def histories(
                     1 if k > 0 and gaps[k] < 300 else 0,  # a manual snapshot
                     (draw(st.integers(0, 1000)) / 10, draw(st.integers(0, 800)) / 100),
                     sql,
+                    (*os_times, cpus),
+                    tuple((name, value) for name, value in params.items() if value is not None),
                 )
             )
             if ash and prev_utc is not None:
@@ -199,6 +249,57 @@ def histories(
                         )
             prev_utc = end_utc
     return History(tuple(snaps), tuple(samples))
+
+
+# a plan line's operation, options and the prefix of its object's name (each line's object is its own: no two lines of
+# a plan align on the same key by chance)
+STEPS = (
+    ("TABLE ACCESS", "FULL", "T"),
+    ("TABLE ACCESS", "BY INDEX ROWID", "T"),
+    ("INDEX", "RANGE SCAN", "IX"),
+    ("INDEX", "UNIQUE SCAN", "PK"),
+    ("HASH JOIN", None, None),
+    ("NESTED LOOPS", None, None),
+    ("SORT", "ORDER BY", None),
+)
+
+
+@st.composite
+def plan_pairs(draw, sql_id: str = "a1", hashes: tuple = (11, 12)) -> tuple:
+    """Two plans of one statement (PlanLines, written in a drawn order) that differ only in the name of one index
+    (line `renamed`): (lines, renamed). IDs number the tree in pre-order, as Oracle's do (a line's children follow it,
+    one DEPTH deeper); POSITION is a line's place among its siblings, and the root's is the plan's cost, so POSITION
+    order is not ID order."""
+    size = draw(st.integers(2, 9))
+    parents, depths = [None], [0]
+    for line in range(1, size):
+        chain = [line - 1]  # the previous line and its ancestors: where a pre-order tree's next line can hang
+        while parents[chain[-1]] is not None:
+            chain.append(parents[chain[-1]])
+        parent = draw(st.sampled_from(chain))
+        parents.append(parent)
+        depths.append(depths[parent] + 1)
+    renamed = draw(st.integers(1, size - 1))
+    steps = [("SELECT STATEMENT", None, None)] + [
+        ("INDEX", "RANGE SCAN", "IX") if line == renamed else draw(st.sampled_from(STEPS)) for line in range(1, size)
+    ]
+    costs = [draw(st.integers(1, 10**5)) for _ in range(size)]
+    lines = []
+    for plan in hashes:
+        for line in range(size):
+            operation, options, prefix = steps[line]
+            name = prefix and f"{prefix}{line}"
+            if line == renamed and plan == hashes[1]:
+                name = f"IX{line}_B"  # the other plan's index: the only difference
+            siblings = [k for k in range(1, size) if parents[k] == parents[line]]
+            position = costs[0] if line == 0 else siblings.index(line) + 1
+            lines.append(
+                PlanLine(
+                    sql_id, plan, line, parents[line], depths[line], position, operation, options, name, costs[line]
+                )
+            )
+    order = draw(st.permutations(range(len(lines))))
+    return tuple(lines[k] for k in order), renamed
 
 
 @cache
@@ -261,6 +362,18 @@ def write(history: History, path: Path) -> Path:
                 "executions_delta, elapsed_time_delta, cpu_time_delta, con_dbid) values (?,?,?,?,?,?,?,?,?)",
                 (s.snap_id, DBID, s.instance, sql_id, plan, execs, elapsed, cpu, DBID),
             )
+        for (stat_id, name), value in zip(OS_STATS, s.os, strict=False):
+            con.execute(
+                "insert into dba_hist_osstat (snap_id, dbid, instance_number, stat_id, stat_name, value, con_dbid) "
+                "values (?,?,?,?,?,?,?)",
+                (s.snap_id, DBID, s.instance, stat_id, name, value, DBID),
+            )
+        for name, value in s.params:
+            con.execute(
+                "insert into dba_hist_parameter (snap_id, dbid, instance_number, parameter_hash, parameter_name, "
+                "value, isdefault, ismodified, con_dbid) values (?,?,?,?,?,?,?,?,?)",
+                (s.snap_id, DBID, s.instance, len(name), name, value, "FALSE", "FALSE", DBID),
+            )
         view, stat_id, name = READING
         con.execute(
             f"insert into dba_hist_{view} (snap_id, dbid, instance_number, stat_id, stat_name, value, con_dbid) "
@@ -290,6 +403,26 @@ def write(history: History, path: Path) -> Path:
             'insert into dba_hist_seg_stat_obj (dbid, "TS#", "OBJ#", "DATAOBJ#", owner, object_name, object_type, '
             "tablespace_name, con_dbid) values (?,?,?,?,?,?,?,?,?)",
             (DBID, 4, obj, obj, "APP", f"T{obj}", "TABLE", "USERS", DBID),
+        )
+    for p in history.plans:
+        con.execute(
+            "insert into dba_hist_sql_plan (dbid, sql_id, plan_hash_value, id, operation, options, object_owner, "
+            "object_name, parent_id, depth, position, cost, con_dbid) values (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                DBID,
+                p.sql_id,
+                p.plan_hash_value,
+                p.id,
+                p.operation,
+                p.options,
+                p.object_name and "APP",
+                p.object_name,
+                p.parent_id,
+                p.depth,
+                p.position,
+                p.cost,
+                DBID,
+            ),
         )
     for a in history.samples:
         con.execute(

@@ -14,11 +14,22 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from statistics import median
 
-from histories import COUNTERS, EVENT, METRICS, UPPERS, History, Sample, Snap, database, epoch, histories
+from histories import COUNTERS, EVENT, METRICS, UPPERS, History, Sample, Snap, database, epoch, histories, plan_pairs
 from hypothesis import HealthCheck, example, given, note, settings
 from hypothesis import strategies as st
 
-from app.history import activity, histograms, load_profile, segments, series, top_events, top_sql
+from app.history import (
+    activity,
+    compare,
+    histograms,
+    load_profile,
+    plans,
+    report,
+    segments,
+    series,
+    top_events,
+    top_sql,
+)
 
 # 25 examples a check in the edit loop; GENERATED_EXAMPLES=500 for a longer hunt
 FAST = settings(
@@ -347,9 +358,27 @@ SPRING = History(
 )
 
 
+# Two offsets at one snap id: instance 1's snapshot 2 is taken at 01:00:10 UTC, before the clocks move at 01:00:30, and
+# instance 2's at 01:00:40, after it. Instance 2's sample of 01:00:00 UTC (02:00:00 on its clock) was counted from the
+# lowest-numbered instance's offset at snap id 2, an hour late, and landed in the last bucket.
+SPLIT = History(
+    snaps=(
+        Snap(1, 1, "2026-03-29 00:00:00", 0, "2026-03-28 00:00:00"),
+        Snap(1, 2, "2026-03-29 00:00:00", 0, "2026-03-28 00:00:00"),
+        Snap(2, 1, "2026-03-29 01:00:10", 0, "2026-03-28 00:00:00"),
+        Snap(2, 2, "2026-03-29 02:00:40", 3600, "2026-03-28 00:00:00"),
+    ),
+    samples=(
+        Sample(2, 1, 90000, "2026-03-29 01:00:00", 1, None),
+        Sample(2, 2, 90000, "2026-03-29 02:00:00", 1, None),
+    ),
+)
+
+
 @FAST
 @given(histories(ash=True, snapshots=st.integers(2, 4)), PICK)
 @example(h=SPRING, pick=(0, 0)).via("daylight saving")
+@example(h=SPLIT, pick=(0, 0)).via("two offsets at one snap id")
 def test_activity_is_samples_times_spacing_over_each_buckets_own_seconds(h, pick):
     """§22: the range runs from the earliest instance's begin_snap to the latest one's end_snap; buckets of the
     narrowest width giving at most 720; a sample's bucket from its own instant; AAS = samples x spacing / the bucket's
@@ -509,6 +538,8 @@ def range_sums(h: History, lo: int, hi: int, instance) -> tuple[dict, dict]:
                 sums[(inst, name)] = math.fsum(max(b.counters[k] - a.counters[k], 0) for a, b in valid)
             sums[(inst, "waits")] = math.fsum(max(b.waits[0] - a.waits[0], 0) for a, b in valid)
             sums[(inst, "micro")] = math.fsum(max(b.waits[1] - a.waits[1], 0) for a, b in valid)
+            for k, name in enumerate(("BUSY_TIME", "IDLE_TIME")):  # OSSTAT's counters, where the history has them
+                sums[(inst, name)] = math.fsum(max(b.os[k] - a.os[k], 0) for a, b in valid if a.os and b.os)
     return sums, seconds
 
 
@@ -544,18 +575,27 @@ def test_the_load_profile_is_the_clusters_totals_over_the_ranges_time(h, pick, i
     elapsed = max(seconds.values())
     assert body["elapsed_seconds"] == round(elapsed)
     assert body["instances"] == [{"instance": i, "seconds": round(seconds[i])} for i in sorted(seconds)]
-    txns = over(sums, "user commits", "user rollbacks")
-    want = {
+    check_profile(body["rows"], sums, elapsed)
+
+
+def profile_totals(sums: dict) -> dict:
+    """§13's rows of the history's statistics: each row's total over the instances."""
+    return {
         "DB Time(s)": over(sums, "DB time") / 1e6,
         "DB CPU(s)": over(sums, "DB CPU") / 1e6,
         "Redo size (bytes)": over(sums, "redo size"),
         "Logical read (blocks)": over(sums, "session logical reads"),
         "Rollbacks": over(sums, "user rollbacks"),
-        "Transactions": txns,
+        "Transactions": over(sums, "user commits", "user rollbacks"),
         "Executes (SQL)": 0.0,
     }
-    got = {r["metric"]: r for r in body["rows"]}
-    for metric, total in want.items():
+
+
+def check_profile(rows: list[dict], sums: dict, elapsed: float):
+    """§13.4-7: per second = total / elapsed, per transaction = total / (user commits + user rollbacks)."""
+    txns = over(sums, "user commits", "user rollbacks")
+    got = {r["metric"]: r for r in rows}
+    for metric, total in profile_totals(sums).items():
         r = got[metric]
         assert close(r["total"], total), (metric, r, total)
         assert close(r["per_second"], total / elapsed if elapsed else 0.0), (metric, r)
@@ -587,11 +627,22 @@ def test_top_events_are_the_events_deltas_with_db_cpu_against_db_time(h, pick):
     if not measured(h, lo, hi, "all"):
         assert body["rows"] == [] and body["reason"]
         return
-    db_time = over(sums, "DB time")
+    check_events(body["rows"], sums)
+
+
+def event_totals(sums: dict) -> dict:
+    """§14: per event that waited, (waits, µs waited), and DB CPU (no waits) from the time model."""
     want = {"DB CPU": (None, over(sums, "DB CPU"))}
     if over(sums, "waits") > 0:
         want[EVENT] = (over(sums, "waits"), over(sums, "micro"))
-    got = {r["event"]: r for r in body["rows"]}
+    return want
+
+
+def check_events(rows: list[dict], sums: dict):
+    """§14: avg_ms = time / waits / 1000, pct_db_time = 100 x time / DB time; largest time first."""
+    db_time = over(sums, "DB time")
+    want = event_totals(sums)
+    got = {r["event"]: r for r in rows}
     assert set(got) == set(want)
     for event, (waits, micro) in want.items():
         r = got[event]
@@ -599,7 +650,7 @@ def test_top_events_are_the_events_deltas_with_db_cpu_against_db_time(h, pick):
         assert close(r["time_s"], micro / 1e6)
         assert close(r["avg_ms"], micro / waits / 1000 if waits else None)
         assert close(r["pct_db_time"], 100 * micro / db_time if db_time else None)
-    times = [r["time_s"] for r in body["rows"]]
+    times = [r["time_s"] for r in rows]
     assert times == sorted(times, reverse=True)
 
 
@@ -611,6 +662,11 @@ def test_top_sql_sums_the_statements_deltas_of_the_range_against_db_time(h, pick
     lo, hi = a_range(h, pick)
     db = db_of(h)
     body = top_sql.compute(db, db.resolve(begin_snap=lo, end_snap=hi))
+    check_top_sql(body["rows"], statement_sums(h, lo, hi), over(range_sums(h, lo, hi, "all")[0], "DB time") / 1e6)
+
+
+def statement_sums(h: History, lo: int, hi: int) -> dict:
+    """§15.1-2: per SQL_ID, its plans and the sums of its *_DELTA columns of begin_snap < SNAP_ID <= end_snap."""
     sums: dict = {}
     for s in h.snaps:
         if lo < s.snap_id <= hi:
@@ -620,13 +676,347 @@ def test_top_sql_sums_the_statements_deltas_of_the_range_against_db_time(h, pick
                 r["executions"] += execs
                 r["elapsed"] += elapsed
                 r["cpu"] += cpu
-    db_time = over(range_sums(h, lo, hi, "all")[0], "DB time") / 1e6
-    ranked = sorted(sums, key=lambda k: (-sums[k]["elapsed"], k))
-    assert [r["sql_id"] for r in body["rows"]] == ranked
-    for r in body["rows"]:
+    return sums
+
+
+def check_top_sql(rows: list[dict], sums: dict, db_time: float, key="elapsed"):
+    """§15.3-4: largest first by `key` (ties by SQL_ID); elapsed per execution; % of DB time (seconds)."""
+    ranked = sorted(sums, key=lambda k: (-sums[k][key], k))
+    assert [r["sql_id"] for r in rows] == ranked
+    for r in rows:
         want = sums[r["sql_id"]]
         assert set(r["plan_hash_values"]) == want["plans"] and r["executions"] == want["executions"]
         assert close(r["elapsed_s"], want["elapsed"] / 1e6) and close(r["cpu_s"], want["cpu"] / 1e6)
         per_exec = want["elapsed"] / 1000 / want["executions"] if want["executions"] else None
         assert close(r["elapsed_per_exec_ms"], per_exec)
         assert close(r["pct_db_time"], 100 * want["elapsed"] / 1e6 / db_time if db_time else None)
+
+
+# -- compare: §29, §13, §14, §15, §23 ---------------------------------------------------------------------------------
+
+
+def change(a, b):
+    """§29's change from A to B: 100 x (B - A) / A; empty where either is unknown; from 0, +100 % up, -100 % down,
+    0 % to 0."""
+    if a is None or b is None:
+        return None
+    if a == 0:
+        return 100.0 if b > 0 else -100.0 if b < 0 else 0.0
+    return 100 * (b - a) / a
+
+
+def in_force(h: History, snap_id: int, instance) -> dict:
+    """§23: per instance in scope, the parameters at its own snapshot at or before `snap_id`: {(name, instance):
+    value}."""
+    out = {}
+    for inst in h.instances():
+        rows = [s for s in h.rows(inst) if s.snap_id <= snap_id]
+        if instance in ("all", inst) and rows:
+            out.update({(name, inst): value for name, value in rows[-1].params})
+    return out
+
+
+PER_TRANSACTION = {"DB Time(s)", "DB CPU(s)", "Logical read (blocks)"}  # §29's costs of work among the rows here
+
+
+@FAST
+@given(histories(), PICK, PICK, st.sampled_from(["all", 1, 2]))
+def test_compare_gives_each_periods_values_per_second_or_transaction_and_the_change(h, pick_a, pick_b, instance):
+    """§29: each period's Load Profile (§13) per second and per transaction, its events (§14), DB time per second, the
+    time movers' share of A's DB time, the plans and parameters (§23) in one period only; the change from A to B by
+    §29's table. The periods are drawn apart: their instances, restarts and lengths differ."""
+    if instance not in h.instances():
+        instance = "all"
+    note(f"instance={instance!r}")
+    (la, ha), (lb, hb) = a_range(h, pick_a), a_range(h, pick_b)
+    db = db_of(h)
+    body = compare.compute(db, db.resolve(begin_snap=la, end_snap=ha), db.resolve(begin_snap=lb, end_snap=hb), instance)
+    periods = []
+    for lo, hi in ((la, ha), (lb, hb)):
+        sums, seconds = range_sums(h, lo, hi, instance)
+        elapsed = max(seconds.values(), default=0.0)
+        periods.append(
+            {
+                "sums": sums,
+                "elapsed": elapsed,
+                "txns": over(sums, "user commits", "user rollbacks"),
+                "events": event_totals(sums) if measured(h, lo, hi, instance) else {},
+                "sql": statement_sums(h, lo, hi) if instance == "all" or len(h.instances()) == 1 else {},
+                "params": in_force(h, hi, instance),
+            }
+        )
+    pa, pb = periods
+
+    def per_second(p, total):
+        return total / p["elapsed"] if p["elapsed"] else None
+
+    def per_transaction(p, total):
+        return total / p["txns"] if p["txns"] else None
+
+    assert body["elapsed_seconds"] == {"a": round(pa["elapsed"]), "b": round(pb["elapsed"])}
+    db_a, db_b = (per_second(p, over(p["sums"], "DB time") / 1e6) for p in periods)
+    assert close(body["db_time"]["a"], db_a) and close(body["db_time"]["b"], db_b)
+    assert close(body["db_time"]["change_pct"], change(db_a, db_b))
+
+    rows = {r["metric"]: r for r in body["load_profile"]["rows"]}
+    totals = [profile_totals(p["sums"]) for p in periods]
+    workload = {}
+    for metric in totals[0]:
+        (sa, sb), (ta, tb) = (
+            [rate(p, t[metric]) for p, t in zip(periods, totals, strict=True)] for rate in (per_second, per_transaction)
+        )
+        if metric in rows:
+            r = rows[metric]
+            assert close(r["a_per_second"], sa) and close(r["b_per_second"], sb), (metric, r)
+            assert close(r["a_per_transaction"], ta) and close(r["b_per_transaction"], tb), (metric, r)
+            assert close(r["change_pct"], change(sa, sb)) and close(r["change_pct_per_transaction"], change(ta, tb))
+        else:  # a row is missing only where neither period measured anything
+            assert not (pa["events"] or pb["events"]), metric
+        a, b = (ta, tb) if metric in PER_TRANSACTION else (sa, sb)
+        if a or b:
+            workload[metric] = (a, b, "per transaction" if metric in PER_TRANSACTION else "per second")
+
+    time_items = {}
+    if pa["elapsed"] and pb["elapsed"]:
+        candidates = {("time model", "DB CPU"): [over(p["sums"], "DB CPU") / 1e6 for p in periods]}
+        if EVENT in pa["events"] or EVENT in pb["events"]:
+            candidates[("wait event", EVENT)] = [over(p["sums"], "micro") / 1e6 for p in periods]
+        for sql_id in set(pa["sql"]) | set(pb["sql"]):
+            candidates[("sql", sql_id)] = [p["sql"].get(sql_id, {"elapsed": 0})["elapsed"] / 1e6 for p in periods]
+        for key, (ta, tb) in candidates.items():
+            a, b = ta / pa["elapsed"], tb / pb["elapsed"]
+            if a or b:
+                time_items[key] = (a, b, "a" if ta and not tb else "b" if tb and not ta else None)
+    movers = body["movers"]["rows"]
+    assert {(m["kind"], m["item"]) for m in movers if m["group"] == "time"} == set(time_items)
+    assert {m["item"] for m in movers if m["group"] == "workload"} == set(workload)
+    for m in movers:
+        if m["group"] == "time":
+            a, b, only_in = time_items[(m["kind"], m["item"])]
+            assert close(m["db_time_change_pct"], 100 * (b - a) / db_a if db_a else None), m
+        else:
+            a, b, measure = workload[m["item"]]
+            assert m["measure"] == measure, m
+            only_in = "a" if a and not b else "b" if b and not a else None
+        assert close(m["a"], a) and close(m["b"], b) and close(m["change_pct"], change(a, b)), m
+        assert m["only_in"] == only_in, m
+
+    events = {r["event"]: r for r in body["top_events"]["rows"]}
+    assert set(events) == set(pa["events"]) | set(pb["events"])
+    for name, r in events.items():
+        ta, tb = ((p["events"].get(name, (0, 0))[1] / 1e6 if p["elapsed"] else None) for p in periods)
+        assert close(r["a_time_s"], ta) and close(r["b_time_s"], tb), r
+        sa, sb = (per_second(p, t or 0) for p, t in ((pa, ta), (pb, tb)))
+        assert close(r["a_per_second"], sa) and close(r["b_per_second"], sb) and close(r["change_pct"], change(sa, sb))
+        wa, wb = (per_transaction(p, p["events"].get(name, (0, 0))[0]) if name != "DB CPU" else None for p in periods)
+        assert close(r["a_waits_per_transaction"], wa) and close(r["b_waits_per_transaction"], wb), r
+        assert close(r["waits_per_transaction_change_pct"], change(wa, wb)), r
+        assert r["only_in"] == ("a" if ta and not tb else "b" if tb and not ta else None), r
+
+    want = []
+    if pa["sql"] or pb["sql"]:
+        for sql_id in set(pa["sql"]) & set(pb["sql"]):
+            plans_a, plans_b = pa["sql"][sql_id]["plans"], pb["sql"][sql_id]["plans"]
+            want += [("plan", sql_id, None, str(p), "appeared") for p in plans_b - plans_a]
+            want += [("plan", sql_id, str(p), None, "disappeared") for p in plans_a - plans_b]
+    for name, inst in set(pa["params"]) | set(pb["params"]):
+        a, b = pa["params"].get((name, inst)), pb["params"].get((name, inst))
+        if a != b:
+            item = name + (f" (instance {inst})" if len(h.instances()) > 1 else "")
+            kind = "changed" if a is not None and b is not None else "set in B only" if a is None else "set in A only"
+            want.append(("parameter", item, a, b, kind))
+    got = [(d["kind"], d["item"], d["a"], d["b"], d["change"]) for d in body["differences"]["rows"]]
+    assert sorted(got, key=str) == sorted(want, key=str)
+
+
+# -- the app's report: §28, from the references above -----------------------------------------------------------------
+
+
+@FAST
+@given(histories(), PICK, st.sampled_from(["all", 1, 2]))
+def test_the_report_gives_the_references_numbers_and_each_instances_own_os_readings(h, pick, instance):
+    """§28: the header (elapsed and DB time of §13, AAS = DB time / elapsed, the ends' times at the lowest-numbered
+    instance's snapshot), the Load Profile (§13), top events (§14), the time model and wait classes, top SQL (§15),
+    and the OS statistics: the counters' valid deltas in seconds with their share of BUSY + IDLE, the readings at the
+    range's last snapshot summed over the instances in scope (§8)."""
+    if instance not in h.instances():
+        instance = "all"
+    note(f"instance={instance!r}")
+    lo, hi = a_range(h, pick)
+    db = db_of(h)
+    body = report.compute(db, db.resolve(begin_snap=lo, end_snap=hi), instance)
+    sums, seconds = range_sums(h, lo, hi, instance)
+    elapsed = max(seconds.values(), default=0.0)
+    lowest = {}
+    for s in sorted(h.snaps, key=lambda s: s.instance):
+        lowest.setdefault(s.snap_id, s)
+    head = body["header"]
+    assert (head["begin_time"], head["end_time"]) == (iso(lowest[lo]), iso(lowest[hi]))
+    assert [i["instance_number"] for i in head["instances"]] == [i for i in h.instances() if instance in ("all", i)]
+    if not measured(h, lo, hi, instance):
+        assert body["reason"] and "top_events" not in body
+        return
+    db_time = over(sums, "DB time") / 1e6
+    assert close(head["elapsed_s"], elapsed) and close(head["db_time_s"], db_time)
+    assert close(head["aas"], db_time / elapsed if elapsed else None)
+    check_profile(body["load_profile"], sums, elapsed)
+    check_events(body["top_events"], sums)
+    model = {r["statistic"]: r for r in body["time_model"]}
+    for name in ("DB time", "DB CPU"):
+        assert close(model[name]["time_s"], over(sums, name) / 1e6)
+        assert close(model[name]["pct_db_time"], 100 * over(sums, name) / 1e6 / db_time if db_time else None)
+    classes = {c["wait_class"]: c for c in body["wait_classes"]}
+    want = event_totals(sums)
+    assert set(classes) == {"CPU" if e == "DB CPU" else "User I/O" for e in want}
+    for event, (waits, micro) in want.items():
+        c = classes["CPU" if event == "DB CPU" else "User I/O"]
+        assert close(c["time_s"], micro / 1e6) and c["waits"] == round(waits or 0)
+    # top SQL is the whole database's (§28, §15): its % of DB time too
+    everywhere = over(range_sums(h, lo, hi, "all")[0], "DB time") / 1e6
+    check_top_sql(body["top_sql"]["elapsed"], statement_sums(h, lo, hi), everywhere)
+    check_top_sql(body["top_sql"]["cpu"], statement_sums(h, lo, hi), everywhere, key="cpu")
+    os_rows = {r["statistic"]: r for r in body["os"]}
+    cpu = over(sums, "BUSY_TIME") + over(sums, "IDLE_TIME")
+    for name in ("BUSY_TIME", "IDLE_TIME"):
+        r = os_rows[name]
+        assert close(r["value"], over(sums, name) / 100) and close(r["per_second"], over(sums, name) / 100 / elapsed)
+        assert close(r["pct_of_cpu_time"], 100 * over(sums, name) / cpu if cpu else None)
+    cpus = sum(s.os[2] for s in h.snaps if s.snap_id == hi and instance in ("all", s.instance))
+    assert os_rows["NUM_CPUS"]["value"] == cpus and os_rows["NUM_CPUS"]["at_end"]
+
+
+# -- plans: §26 -------------------------------------------------------------------------------------------------------
+
+ONE_SNAPSHOT = (Snap(1, 1, "2026-03-29 00:00:00", 0, "2026-03-28 00:00:00"),)
+
+
+@FAST
+@given(plan_pairs())
+def test_plan_lines_are_in_id_order_and_a_renamed_index_is_the_diffs_one_change(pair):
+    """§26: a plan's lines in ID order (its pre-order), each with its PARENT_ID, DEPTH and POSITION as stored (the
+    root's POSITION is the cost: POSITION order is not the lines' order); two plans aligned on (operation, options,
+    object name): a line whose index alone differs is `changed`, the rest `same`, one differing row."""
+    lines, renamed = pair
+    note(f"renamed={renamed!r}")
+    db = db_of(History(ONE_SNAPSHOT, plans=lines))
+    body = plans.compute(db, "a1", db.resolve(begin_snap=1, end_snap=1))
+    fields = ("id", "parent_id", "depth", "position", "operation", "options", "object_name", "cost")
+    for plan in body["plans"]:
+        want = sorted((line for line in lines if line.plan_hash_value == plan["plan_hash_value"]), key=lambda x: x.id)
+        got = [tuple(line[k] for k in fields) for line in plan["lines"]]
+        assert got == [tuple(getattr(line, k) for k in fields) for line in want]
+    assert [p["plan_hash_value"] for p in body["plans"]] == [11, 12]
+    diff = plans.diff(db, "a1", 11, 12)
+    size = len(lines) // 2
+    assert [(r["change"], r["a"]["id"], r["b"]["id"]) for r in diff["rows"]] == [
+        ("changed" if k == renamed else "same", k, k) for k in range(size)
+    ]
+    changed = diff["rows"][renamed]
+    assert (changed["a"]["object_name"], changed["b"]["object_name"]) == (f"IX{renamed}", f"IX{renamed}_B")
+    assert diff["differing"] == 1
+
+
+# -- bucketed series: §21 ---------------------------------------------------------------------------------------------
+
+
+# half-hourly snapshots, a manual one now and then: long spans of few gaps, whose buckets the equal steps choose
+REGULAR = st.sampled_from([1800, 1800, 1800, 1800, 120])
+SELDOM = st.integers(0, 29).map(lambda k: k == 0)  # a restart one snapshot in thirty
+
+
+def bucket_ids(h: History, spans: dict[int, list[Snap]], n: int) -> set[int] | None:
+    """§21.1: the snap ids that bound a long range's buckets, or None where no instance's span has more than
+    `n` intervals (every interval is then a point)."""
+    if all(len(rows) <= n + 1 for rows in spans.values()):
+        return None
+    kept_rows = [kept(h.rows(inst)) for inst in h.instances()]
+    steps = sorted(at(b) - at(a) for rows in kept_rows for a, b in itertools.pairwise(rows))
+    step = steps[len(steps) // 2] if steps else 3600.0  # §2
+    keep = set()
+    for rows in spans.values():
+        if rows:
+            keep |= {rows[0].snap_id, rows[-1].snap_id}
+        for a, b in itertools.pairwise(rows):
+            if a.startup != b.startup or at(b) - at(a) > 1.5 * step:
+                keep |= {a.snap_id, b.snap_id}
+    ends: dict = {}
+    for rows in spans.values():
+        for s in rows:
+            ends[s.snap_id] = min(ends.get(s.snap_id, math.inf), at(s))
+    order = sorted((t, snap_id) for snap_id, t in ends.items())
+    parts = n + 1 - len(keep)
+    first, last = order[0][0], order[-1][0]
+    for k in range(1, parts):
+        instant = first + (last - first) * k / parts
+        keep.add([snap_id for t, snap_id in order if t <= instant][-1])
+    return keep
+
+
+@FAST
+@given(
+    histories(instances=st.integers(1, 2), snapshots=st.integers(10, 14), gaps=REGULAR, restarts=SELDOM),
+    st.tuples(st.integers(0, 2), st.integers(0, 2)),  # long ranges: a PICK near the widest
+    st.integers(3, 10),
+    st.sampled_from(["each", "all"]),
+    st.sampled_from(
+        [("sysstat:redo size", "per_second"), ("sysstat:redo size", "raw"), ("sysstat:logons current", None)]
+    ),
+)
+def test_a_long_range_is_read_in_buckets_of_its_intervals_deltas_over_their_seconds(h, pick, points, instance, asked):
+    """§21: the buckets' boundaries (item 1); a counter's bucket is one interval between two boundaries of one
+    startup, Σ delta / Σ seconds per second, Σ delta raw, none across a restart (item 2); a reading's is the mean of
+    the readings of the snapshots after the previous boundary up to its own, the first boundary its own reading (item
+    3); instances combined key by key (§11, item 4); points_total the full resolution's points (item 5); where the
+    buckets are more than max_points, LTTB keeps some of them, unchanged (item 6, §19). Ranges end mid-bucket, at
+    manual snapshots, and span restarts and gaps."""
+    name, rate = asked
+    note(f"points={points!r}, instance={instance!r}, asked={asked!r}")
+    lo, hi = a_range(h, pick)
+    spans = span(h, lo, hi)
+    ids = bucket_ids(h, spans, points)
+    bounds = {inst: [s for s in rows if ids is None or s.snap_id in ids] for inst, rows in spans.items()}
+    if ids is None and rate is None:  # every interval a point: a reading at every snapshot, a merged one too (§8)
+        bounds = {inst: [s for s in h.rows(inst) if lo <= s.snap_id <= hi] for inst in spans}
+    per: dict = {}
+    full: dict = {}  # the keys at full resolution, per instance
+    for inst, rows in bounds.items():
+        if rate is None:  # a reading: every snapshot of [lo, hi], a merged one too (§8)
+            every = [s for s in h.rows(inst) if lo <= s.snap_id <= hi]
+            per[inst], after = [], -math.inf
+            for b in rows:
+                inside = [s.logons for s in every if after < s.snap_id <= b.snap_id]
+                per[inst].append((b, math.fsum(inside) / len(inside)))
+                after = b.snap_id
+            full[inst] = {s.snap_id for s in every}
+        else:
+            per[inst] = [
+                (b, (b.counters[REDO] - a.counters[REDO]) / (at(b) - at(a) if rate == "per_second" else 1))
+                for a, b in itertools.pairwise(rows)
+                if a.startup == b.startup and b.counters[REDO] >= a.counters[REDO]
+            ]
+            full[inst] = {b.snap_id for a, b in itertools.pairwise(spans[inst]) if a.startup == b.startup}
+    if instance == "each":
+        want = {inst: [(iso(s), v) for s, v in per.get(inst, [])] for inst in h.instances()}
+        totals = {inst: len(full.get(inst, ())) for inst in h.instances()}
+        partials = None
+    else:
+        want = {"all": combined(per)}
+        totals = {"all": len(set().union(*full.values()))}
+        partials = {"all": partial(h, lo, hi, per)}
+    db = db_of(h)
+    answer = series.compute(db, [name], db.resolve(begin_snap=lo, end_snap=hi), instance, rate or "per_second", points)
+    got = {s["instance"]: s for s in answer["series"]}
+    assert set(got) == set(want)
+    for label, points_wanted in want.items():
+        times, values = got[label]["points"]
+        by_time = dict(points_wanted)
+        if len(points_wanted) <= points:  # every bucket a point
+            assert times == [t for t, _ in points_wanted], (label, times, points_wanted)
+        else:  # LTTB's choice among the buckets, first and last kept
+            assert set(times) <= set(by_time) and times[0] == points_wanted[0][0] and times[-1] == points_wanted[-1][0]
+            assert len(times) == points, (label, times)
+        assert_values(values, [by_time[t] for t in times], label)
+        if ids is not None:
+            assert got[label]["points_total"] == totals[label], (label, got[label]["points_total"], totals[label])
+        if partials is not None:
+            assert got[label]["partial"] == [p for p in partials[label] if p["time"] in set(times)]

@@ -142,9 +142,9 @@ def compute(db: Database, rng: Range, group_by="wait_class", filters: dict | Non
     first, seconds = _window(db, rng)
     width = width_for(seconds)
     step = spacing(db, rng)
-    runs = _runs(db, rng, first)
+    runs = _runs(db, rng, first, binds.get("f_instance_0"))
     found = (
-        runs == [(rng.lo, rng.hi, first.end)]  # the store's totals and blocks count by local time: one offset only
+        runs == [(rng.lo, rng.hi, first.end, None)]  # the store's totals and blocks count by local time: one offset
         and (
             _from_totals(db, rng, group_by, filters, binds, first.end, width, top)
             or _from_blocks(db, rng, group_by, filters, binds, first.end, width, top)
@@ -177,22 +177,40 @@ def compute(db: Database, rng: Range, group_by="wait_class", filters: dict | Non
     return body
 
 
-def _runs(db: Database, rng: Range, first) -> list[tuple[int, int, object]]:
+def _runs(db: Database, rng: Range, first, instance: int | None = None) -> list[tuple]:
     """The range's intervals (lo, hi] as runs of consecutive snapshots of one SNAP_TIMEZONE (docs/awr-rules.md §17),
-    each (lo, hi, t0): t0 the range's first instant on the local clock of the run, so that a sample's bucket, counted
-    from its local SAMPLE_TIME, is counted from the same instant across a daylight-saving change (§22)."""
+    each (lo, hi, t0, instance): t0 the range's first instant on the local clock of the run, so that a sample's bucket,
+    counted from its local SAMPLE_TIME, is counted from the same instant across a daylight-saving change (§22). While
+    the instances of each snap id carry one offset, the runs hold every instance (instance None); where they differ
+    at a snap id (one instance's flush before the change, another's after it), each instance has runs of its own
+    snapshots' offsets. `instance`: the one instance asked for."""
     tl = db.timeline()
-    runs: list[list] = []
-    before = rng.lo
-    for snap_id in tl.snap_ids:
-        if rng.lo < snap_id <= rng.hi:
-            shift = offset(tl.lowest[snap_id]) - offset(first)
-            if runs and runs[-1][2] == shift:
+    ids = [snap_id for snap_id in tl.snap_ids if rng.lo < snap_id <= rng.hi]
+    shifts = {  # per instance, snap_id -> its snapshot's offset less the range's first instant's
+        i: {s: offset(tl.by_id[(i, s)]) - offset(first) for s in ids if (i, s) in tl.by_id}
+        for i in tl.instances
+        if instance in (None, i)
+    }
+    every: dict = {}
+    for by_snap in shifts.values():
+        for snap_id, shift in by_snap.items():
+            every.setdefault(snap_id, set()).add(shift)
+    if all(len(found) == 1 for found in every.values()):
+        groups = [(None, {snap_id: found.pop() for snap_id, found in every.items()})]
+    else:
+        groups = sorted(shifts.items())
+    out = []
+    for inst, by_snap in groups:
+        runs: list[list] = []
+        before = rng.lo
+        for snap_id in sorted(by_snap):
+            if runs and runs[-1][2] == by_snap[snap_id]:
                 runs[-1][1] = snap_id
             else:
-                runs.append([before, snap_id, shift])
+                runs.append([before, snap_id, by_snap[snap_id]])
             before = snap_id
-    return [(lo, hi, first.end + timedelta(seconds=shift)) for lo, hi, shift in runs] or [(rng.lo, rng.hi, first.end)]
+        out += [(lo, hi, first.end + timedelta(seconds=shift), inst) for lo, hi, shift in runs]
+    return out or [(rng.lo, rng.hi, first.end, None)]
 
 
 def _stamps(db: Database, instants: list[float]) -> list[str]:
@@ -216,9 +234,16 @@ def _ranked(totals: dict, top: int):
 
 def _from_samples(db: Database, runs: list, group_by, filters, binds, width, top):
     """(samples per group and bucket, per group, the groups shown, all samples) from the view's samples grouped by
-    bucket and group in the database, a statement per run of one offset (_runs: one, unless SNAP_TIMEZONE changes)."""
-    stmt = queries.activity(db.store.views, group_by, tuple(sorted(filters)), db.store.ash_coded)
-    raw = [row for lo, hi, t0 in runs for row in db.rows(stmt, lo=lo, hi=hi, t0=t0, width=width, **binds)]
+    bucket and group in the database, a statement per run of one offset (_runs: one, unless SNAP_TIMEZONE changes), a
+    run of one instance's snapshots filtered by the instance."""
+    keys = tuple(sorted(filters))
+    raw = []
+    for lo, hi, t0, inst in runs:
+        where = {**binds, "f_instance_0": inst} if inst is not None else binds
+        stmt = queries.activity(
+            db.store.views, group_by, keys if inst is None else tuple(sorted({*keys, "instance"})), db.store.ash_coded
+        )
+        raw += db.rows(stmt, lo=lo, hi=hi, t0=t0, width=width, **where)
     per: dict = {}
     totals: dict = {}
     for bucket, *key, samples in raw:
