@@ -156,3 +156,44 @@ def test_bad_input_is_a_400_or_a_404_naming_it(api, rac, last_day):
     assert_error(api.get(path + "/-1"), 400, "obj")
     assert_error(api.get(path + "/1", query_string={"begin_snap": lo, "end_snap": hi}), 404, "obj")
     assert_error(api.get(path + "/1", query_string={"dataobj": "x"}), 400, "dataobj")
+
+
+def test_one_segment_gives_every_statistic_per_snapshot_and_its_largest_space_used(api, sql3, rac, last_day, tz):
+    """§25, one segment: each statistic's *_DELTA summed over instances per snapshot of the range's intervals (a
+    missing value is none: 0), timed at the lowest-numbered instance's snapshot; space_used_total the largest of the
+    snapshot's rows (a reading, bytes); the names from DBA_HIST_SEG_STAT_OBJ; counted here from the store's rows."""
+    lo, hi = last_day
+    top = ok(api, url(rac["id"], "/segments"), begin_snap=lo, end_snap=hi, limit=1)["rows"][0]
+    body = ok(api, url(rac["id"], f"/segments/{top['obj']}"), begin_snap=lo, end_snap=hi)
+    columns = ", ".join(f"{s}_delta" for s in STATS)
+    rows = sql3.execute(
+        f'SELECT snap_id, instance_number, {columns}, space_used_total FROM dba_hist_seg_stat WHERE dbid = ? AND '
+        '"OBJ#" = ? AND "DATAOBJ#" = ? AND snap_id > ? AND snap_id <= ?',
+        (rac["dbid"], top["obj"], top["dataobj"], lo, hi),
+    ).fetchall()
+    snaps = sorted({r[0] for r in rows})
+    ends = dict(
+        sql3.execute(
+            "SELECT snap_id, end_interval_time FROM dba_hist_snapshot s WHERE dbid = ? AND snap_id > ? AND "
+            "snap_id <= ? AND instance_number = (SELECT min(instance_number) FROM dba_hist_snapshot t WHERE "
+            "t.dbid = s.dbid AND t.snap_id = s.snap_id)",
+            (rac["dbid"], lo, hi),
+        ).fetchall()
+    )
+    times = [datetime.fromisoformat(ends[s]).replace(tzinfo=tz[rac["dbid"]]).isoformat() for s in snaps]
+    got = {s["metric"]: s for s in body["series"]}
+    assert list(got) == [*STATS, "space_used_total"]
+    for k, stat in enumerate(STATS):
+        want = [sum(r[2 + k] or 0 for r in rows if r[0] == s) for s in snaps]
+        assert got[stat]["points"] == [[t, v] for t, v in zip(times, want, strict=True)], stat
+        assert got[stat]["unit"] == ("bytes" if stat == "space_used" else "count")
+    used = [max(r[-1] or 0 for r in rows if r[0] == s) for s in snaps]
+    assert got["space_used_total"]["points"] == [[t, v] for t, v in zip(times, used, strict=True)]
+    assert got["space_used_total"]["unit"] == "bytes" and max(used) > 0
+    names = sql3.execute(
+        "SELECT owner, object_name, subobject_name, object_type, tablespace_name FROM dba_hist_seg_stat_obj WHERE "
+        'dbid = ? AND "OBJ#" = ? AND "DATAOBJ#" = ?',
+        (rac["dbid"], top["obj"], top["dataobj"]),
+    ).fetchone()
+    assert [body[n] for n in ("owner", "object_name", "subobject_name", "object_type", "tablespace_name")] == [*names]
+    assert (body["obj"], body["dataobj"]) == (top["obj"], top["dataobj"])
