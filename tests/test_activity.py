@@ -4,6 +4,7 @@ agrees with its time model, wait events and top SQL."""
 
 from collections import Counter
 from datetime import datetime, timedelta
+from itertools import pairwise
 
 import pytest
 
@@ -549,6 +550,7 @@ class _Counted:
     ("lo", "hi", "snaps"),
     [
         (100, 101, [101]),
+        (100, 102, [101, 102]),
         (100, 103, [101, 102, 103]),
         (100, 112, list(range(101, 113))),
         (0, 111, [1, 11, 21, 31, 41, 51, 61, 71, 81, 91, 101, 111]),  # 12 ids, first and last intervals included
@@ -564,3 +566,81 @@ def test_whether_most_samples_pass_is_seen_over_12_snapshots_spread_over_the_ran
         db = _Counted(samples, passing)
         assert _mostly_passing(db, rng, ("module",), {"f_module_0": "m"}) is most
         assert db.asked == [{"snaps": snaps, "f_module_0": "m"}]
+
+
+def test_the_12_snapshots_that_tell_whether_most_samples_pass_are_whole_ids_evenly_spread():
+    """§22: over a range of 199 intervals, 12 snapshot ids of (lo, hi], the first and the last interval's among
+    them, whole ids a step of 18 or 19 apart (199 / 11 = 18.09)."""
+    from app.history.activity import Range, _mostly_passing
+
+    db = _Counted(10, 9)
+    assert _mostly_passing(db, Range(0, 200, None, None, True), ("module",), {})
+    (snaps,) = (asked["snaps"] for asked in db.asked)
+    assert len(snaps) == 12 and snaps[0] == 1 and snaps[-1] == 200 and all(type(s) is int for s in snaps)
+    assert {b - a for a, b in pairwise(snaps)} <= {18, 19}
+
+
+@pytest.mark.parametrize(
+    ("group_by", "span", "filters"),
+    [
+        ("module", 24, {}),  # the samples grouped (no totals nor blocks keep modules)
+        ("session", 12, {}),  # thousands of groups: their samples from the blocks, then the buckets
+        ("event", 24, {"instance": "2"}),  # minute buckets from the range's whole minute: the totals
+        ("sql_id", 12, {"wait_class": "User I/O"}),  # a filter: the samples grouped
+    ],
+)
+def test_every_bucket_of_the_top_groups_and_of_other_is_its_samples_aas(api, sql3, rac, group_by, span, filters):
+    """§22.1-4, counted here from the store's rows: per group and bucket AAS = samples x 10 / the bucket's seconds;
+    the 10 groups shown are ones with the most samples, largest first, each named and labelled; `other` adds up the
+    rest, bucket by bucket; the answer's unit is sessions and its AAS all samples x 10 / the range's seconds."""
+    last = rac["snapshots"]["last_snap"]
+    lo, hi = last - span, last
+    extra = "".join(f"&{k}={v}" for k, v in filters.items())
+    body = ok(api, f"/api/v1/dbs/{rac['id']}/activity?begin_snap={lo}&end_snap={hi}&group_by={group_by}{extra}")
+    t0, seconds = _window(sql3, rac["dbid"], lo, hi)
+    width = body["bucket_seconds"]
+    count = -int(-seconds // width)
+    where = "".join(f" AND {'instance_number' if k == 'instance' else k} = ?" for k in filters)
+    rows = sql3.execute(
+        f'SELECT sample_time, session_state, event, sql_id, module, instance_number, session_id, "SESSION_SERIAL#" '
+        f"FROM {ASH} WHERE dbid = ? AND snap_id > ? AND snap_id <= ?{where}",
+        (rac["dbid"], lo, hi, *filters.values()),
+    ).fetchall()
+    key = {
+        "module": lambda r: r[4],
+        "session": lambda r: f"{r[5]}:{r[6]},{r[7]}",
+        "event": lambda r: "CPU" if r[1] == "ON CPU" else r[2],
+        "sql_id": lambda r: r[3],
+    }[group_by]
+    per: dict = {}
+    for r in rows:
+        b = min(int((datetime.fromisoformat(r[0]) - t0).total_seconds()) // width, count - 1)
+        per.setdefault(key(r), Counter())[b] += 1
+    totals = {g: sum(c.values()) for g, c in per.items()}
+    shown = [s["name"] for s in body["series"] if s["name"] != "other"]
+    rest = [g for g in per if g not in shown]
+    assert len(shown) == min(10, len(per)) and set(shown) <= set(per)
+    assert [totals[g] for g in shown] == sorted((totals[g] for g in shown), reverse=True)
+    assert min(totals[g] for g in shown) >= max((totals[g] for g in rest), default=0)
+    if rest:
+        per["other"], totals["other"] = sum((per[g] for g in rest), Counter()), sum(totals[g] for g in rest)
+    assert [s["name"] for s in body["series"]] == shown + (["other"] if rest else [])
+    starts = [(t0 + timedelta(seconds=b * width)).isoformat(timespec="seconds") + "+01:00" for b in range(count)]
+    for s in body["series"]:
+        want = [per[s["name"]][b] * 10 / min(width, seconds - b * width) for b in range(count)]
+        assert [t for t, _ in s["points"]] == starts and s["unit"] == "sessions" and s["samples"] == totals[s["name"]]
+        assert [v for _, v in s["points"]] == pytest.approx(want, abs=1e-4), s["name"]
+        assert s["label"] == ({"module": "no module", "sql_id": "no SQL"}[group_by] if s["name"] is None else s["name"])
+    assert (body["group_by"], body["filters"], body["unit"]) == (group_by, filters, "sessions")
+    assert body["total_samples"] == len(rows) and body["aas"] == pytest.approx(len(rows) * 10 / seconds, abs=1e-4)
+    assert body["db"] == rac["id"] and (body["range"]["begin_snap"], body["range"]["end_snap"]) == (lo, hi)
+
+
+@pytest.mark.parametrize("path", ["activity", "activity/top"])
+def test_a_range_of_one_snapshot_holds_no_interval_and_no_sample(api, rac, path):
+    """§12: begin_snap = end_snap is a range without an interval: no sample, and the answer says why."""
+    last = rac["snapshots"]["last_snap"]
+    body = ok(api, f"/api/v1/dbs/{rac['id']}/{path}?begin_snap={last - 3}&end_snap={last - 3}")
+    assert body["reason"] == "the range holds no interval"
+    assert body.get("series", []) == [] and body.get("lists", {}) == {} and body.get("blocking", []) == []
+    assert body.get("total_samples", 0) == 0 and body.get("bucket_seconds") is None

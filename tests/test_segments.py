@@ -215,3 +215,19 @@ def test_a_range_without_a_snapshot_has_no_segment_statistics(tmp_path):
     body = segments.history(db, 101, 101, before)
     assert all(s["points"] == ([], []) for s in body["series"]) and body["object_name"] is None
     assert segments.top(db, before)["rows"] == []
+
+
+def test_top_segments_default_to_the_25_with_the_most_logical_reads(tmp_path):
+    """§25 and the API's defaults (docs/api.md: order_by logical_reads, limit 25): of 30 segments, the 25 with the
+    most logical reads, largest first."""
+    from histories import History, Snap, database
+
+    from app.history import segments
+
+    start = "2026-03-28 00:00:00"
+    reads = tuple((obj, 1000 - 7 * obj, obj) for obj in range(1, 31))  # (OBJ#, logical, physical): obj 1 reads most
+    snaps = (Snap(1, 1, "2026-03-29 00:00:00", 0, start), Snap(2, 1, "2026-03-29 01:00:00", 0, start, segments=reads))
+    db = database(History(snaps), tmp_path / "h.sqlite")
+    body = segments.top(db, db.resolve(begin_snap=1, end_snap=2))
+    assert body["order_by"] == "logical_reads" and body["database_statistic"] == "session logical reads"
+    assert [(r["obj"], r["logical_reads"]) for r in body["rows"]] == [(obj, 1000 - 7 * obj) for obj in range(1, 26)]
