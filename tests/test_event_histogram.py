@@ -246,3 +246,25 @@ def test_a_range_before_the_kept_histograms_says_the_view_holds_none_there(api, 
     body = ok(api, url(single["id"], "/event-histogram"), event=LFS, begin_snap=lo, end_snap=lo + 4)
     assert body["reason"] == "DBA_HIST_EVENT_HISTOGRAM holds no row in this range"
     assert body["intervals"] == [] and body["waits"] == 0 and body["p50_ms"] is None
+
+
+def test_an_unknown_event_is_a_404_naming_the_three_closest(api, rac):
+    """§24: an unknown name is a 404 that names the closest ones (three at most, closest first) and where the
+    names are; a name like none names none."""
+    path = url(rac["id"], "/event-histogram")
+    err = assert_error(api.get(path, query_string={"event": "direct path"}), 404, "event")
+    assert err["message"] == (
+        "unknown wait event 'direct path'; did you mean 'direct path read', 'direct path write', "
+        f"'direct path read temp'? (see /api/v1/dbs/{rac['id']}/top-events)"
+    )
+    err = assert_error(api.get(path, query_string={"event": "qqqq"}), 404, "event")
+    assert err["message"] == f"unknown wait event 'qqqq' (see /api/v1/dbs/{rac['id']}/top-events)"
+
+
+def test_the_answer_names_the_event_its_id_and_the_instance_asked(api, sql3, rac, window):
+    lo, hi = window
+    for instance in ("all", "2"):
+        body = ok(api, url(rac["id"], "/event-histogram"), event=LFS, begin_snap=lo + 1, end_snap=hi, instance=instance)
+        assert (body["event"], body["event_id"]) == (LFS, _event_id(sql3, rac["dbid"], LFS))
+        assert str(body["instance"]) == instance and body["db"] == rac["id"]
+        assert (body["range"]["begin_snap"], body["range"]["end_snap"]) == (lo + 1, hi)
