@@ -488,13 +488,16 @@ def test_a_group_is_named_as_a_dba_reads_it():
     assert named("sql_id", "7h35uxf5uhmm1") == "7h35uxf5uhmm1" and named("event", "CPU") == "CPU"
 
 
-@pytest.mark.parametrize("filters", [{}, {"instance": "2"}, {"wait_class": "User I/O"}])
-def test_each_top_list_row_is_its_samples_aas_and_shares(api, sql3, rac, filters):
+@pytest.mark.parametrize("filters", [{}, {"instance": "2"}, {"wait_class": "Application"}])
+def test_each_top_list_row_is_its_samples_aas_and_shares(api, sql3, rac, stories, filters):
     """§22, top lists: per group its samples, AAS = samples x spacing / the range's seconds, % of the range's samples
-    (those passing the filters) and the shares of its samples on CPU and waiting; the blockers' AAS likewise; counted
-    here from the store's rows."""
-    last = rac["snapshots"]["last_snap"]
-    lo, hi = last - 12, last
+    (those passing the filters) and the shares of its samples on CPU and waiting; per blocker and event its waiters'
+    samples, the distinct waiting sessions and their AAS; over the row lock's hours, counted from the store's rows."""
+    lock = stories["row_lock"]
+    start = datetime.fromisoformat(lock["from"]).replace(tzinfo=None)
+    ends = sql3.execute("SELECT snap_id, end_interval_time FROM dba_hist_snapshot WHERE dbid = ?", (rac["dbid"],))
+    lo = max(snap for snap, end in ends if datetime.fromisoformat(end) <= start)
+    hi = lo + 4
     extra = "".join(f"&{k}={v}" for k, v in filters.items())
     body = ok(api, f"/api/v1/dbs/{rac['id']}/activity/top?begin_snap={lo}&end_snap={hi}{extra}")
     _, seconds = _window(sql3, rac["dbid"], lo, hi)
@@ -526,8 +529,19 @@ def test_each_top_list_row_is_its_samples_aas_and_shares(api, sql3, rac, filters
             assert r["pct_activity"] == pytest.approx(100 * n / len(rows), abs=1e-4)
             assert r["pct_cpu"] == pytest.approx(100 * cpu[r["name"]] / n, abs=1e-4)
             assert r["pct_wait"] == pytest.approx(100 * (n - cpu[r["name"]]) / n, abs=1e-4)
+    blockers = sql3.execute(
+        f'SELECT blocking_inst_id, blocking_session, "BLOCKING_SESSION_SERIAL#", event, count(*), '
+        f"count(DISTINCT session_id) FROM {ASH} WHERE dbid = ? AND snap_id > ? AND snap_id <= ?{where} AND "
+        "blocking_session IS NOT NULL GROUP BY 1, 2, 3, 4",
+        (rac["dbid"], lo, hi, *filters.values()),
+    ).fetchall()
+    assert blockers or filters.get("instance")  # the row lock's waiters (instance 1's)
+    fields = ("blocking_instance", "blocking_session", "blocking_serial", "event", "samples", "waiters")
+    assert sorted(tuple(b[f] for f in fields) for b in body["blocking"]) == sorted(blockers)
     for b in body["blocking"]:
         assert b["aas"] == pytest.approx(b["samples"] * 10 / seconds, abs=1e-4)
+    assert body["columns"] == ["list", "name", "label", "samples", "aas", "pct_activity", "pct_cpu", "pct_wait"]
+    assert body["db"] == rac["id"] and body["filters"] == filters and "reason" not in body
 
 
 class _Counted:
