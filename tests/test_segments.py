@@ -231,3 +231,8 @@ def test_top_segments_default_to_the_25_with_the_most_logical_reads(tmp_path):
     body = segments.top(db, db.resolve(begin_snap=1, end_snap=2))
     assert body["order_by"] == "logical_reads" and body["database_statistic"] == "session logical reads"
     assert [(r["obj"], r["logical_reads"]) for r in body["rows"]] == [(obj, 1000 - 7 * obj) for obj in range(1, 26)]
+    # one segment whose rows read no space used (null, as every statistic not written here): 0 bytes, not a reading
+    line = {
+        s["metric"]: s["points"][1] for s in segments.history(db, 1, 1, db.resolve(begin_snap=1, end_snap=2))["series"]
+    }
+    assert (line["logical_reads"], line["physical_writes"], line["space_used_total"]) == ([993], [0], [0])
