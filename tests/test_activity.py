@@ -4,6 +4,7 @@ agrees with its time model, wait events and top SQL."""
 
 from collections import Counter
 from datetime import datetime, timedelta
+from itertools import pairwise
 
 import pytest
 
@@ -405,3 +406,256 @@ def test_every_filter_answered_from_the_totals_equals_the_samples_grouped(demo_s
         answer, from_totals = ask(kept, group_by=group_by, **filters)
         assert answer == ask(raw, group_by=group_by, **filters)[0], (group_by, filters)
         assert not from_totals, filters
+
+
+# -- the parts of §22 on values worked out by hand ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("seconds", "width"),
+    [(0, 10), (7200, 10), (7201, 30), (21600, 30), (21601, 60), (720 * 86400, 86400), (721 * 86400, 86400)],
+)
+def test_the_bucket_is_the_narrowest_width_giving_at_most_720(seconds, width):
+    """§22.1: 720 buckets of 10 s are 2 hours exactly; a second more takes 30 s buckets. Beyond 720 days no width
+    gives 720 buckets or fewer: the widest there is, a day."""
+    from app.history.activity import width_for
+
+    assert width_for(seconds) == width
+
+
+@pytest.mark.parametrize(
+    ("filters", "binds"),
+    [
+        ({"sql_id": "7h35uxf5uhmm1"}, {"f_sql_id_0": "7h35uxf5uhmm1"}),
+        ({"session": "1:1802,4127"}, {"f_session_0": 1, "f_session_1": 1802, "f_session_2": 4127}),
+        ({"blocking_session": "2:7,9"}, {f"f_blocking_session_{k}": v for k, v in enumerate((2, 7, 9))}),
+        ({"user": "107"}, {"f_user_0": 4242, "f_user_1": 107}),  # an id alone: the database's own container
+        ({"current_obj": "901:-5000"}, {"f_current_obj_0": 901, "f_current_obj_1": -5000}),
+        ({"service": "-9223372036854775808"}, {"f_service_0": -(2**63)}),  # the columns' range, both ends
+        ({"sql_plan_hash_value": "9223372036854775807"}, {"f_sql_plan_hash_value_0": 2**63 - 1}),
+        ({"sql_id": None}, {"f_sql_id_0": None}),  # without=: every column of the dimension null
+        ({"user": None}, {"f_user_0": None, "f_user_1": None}),
+        ({"session": None}, {"f_session_0": None, "f_session_1": None, "f_session_2": None}),
+        ({"module": "m", "instance": "2"}, {"f_module_0": "m", "f_instance_0": 2}),
+    ],
+)
+def test_a_filter_binds_its_columns_values(filters, binds):
+    """§22: a session is instance:sid,serial#; a user or an object (CON_DBID, id), an id alone the database's own
+    container's; a number where the column is one; `without=` binds null to each of the dimension's columns."""
+    from app.history.activity import filter_binds
+
+    assert filter_binds(filters, 4242) == binds
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "says"),
+    [
+        ("session", "1:1802", "instance:sid,serial#"),
+        ("blocking_session", "x:1,2", "instance:sid,serial#"),
+        ("instance", "one", "a whole number"),
+        ("service", "١٢", "a whole number"),  # Arabic-Indic digits: not the ASCII digits of a number
+        ("user", "4:", "a whole number"),
+        ("current_obj", "1:-", "a whole number"),
+        ("service", "9223372036854775808", "out of range"),  # 2^63: past the columns' range
+        ("sql_plan_hash_value", "-9223372036854775809", "out of range"),
+        ("session", "1:2,9223372036854775808", "out of range"),
+    ],
+)
+def test_a_filter_that_is_not_its_columns_value_is_refused_naming_it(name, value, says):
+    from app.errors import BadParameter
+    from app.history.activity import filter_binds
+
+    with pytest.raises(BadParameter) as refused:
+        filter_binds({name: value}, 4242)
+    assert refused.value.parameter == name
+    assert says in refused.value.message and repr(value) in refused.value.message
+
+
+def test_a_group_is_named_as_a_dba_reads_it():
+    """§22: a session instance:sid,serial#; a user or an object its id in the database's own container (or where the
+    container is unknown), con_dbid:id in another; the samples without a value are a group whose name is null and
+    whose label names it."""
+    from app.history.activity import label, named
+
+    assert label("session", (1, 1802, 4127), 42) == "1:1802,4127"
+    assert label("blocking_session", (2, None, None), 42) is None
+    assert label("user", (42, 107), 42) == 107
+    assert label("user", (None, 107), 42) == 107
+    assert label("current_obj", (901, 5000), 42) == "901:5000"
+    assert label("current_obj", (901, None), 42) is None
+    assert label("sql_id", ("7h35uxf5uhmm1",), 42) == "7h35uxf5uhmm1"
+    nulls = [named(d, None) for d in ("sql_id", "blocking_session", "current_obj")]
+    assert nulls == ["no SQL", "not blocked", "no object"]
+    assert named("sql_id", "7h35uxf5uhmm1") == "7h35uxf5uhmm1" and named("event", "CPU") == "CPU"
+
+
+@pytest.mark.parametrize("filters", [{}, {"instance": "2"}, {"wait_class": "Application"}])
+def test_each_top_list_row_is_its_samples_aas_and_shares(api, sql3, rac, stories, filters):
+    """§22, top lists: per group its samples, AAS = samples x spacing / the range's seconds, % of the range's samples
+    (those passing the filters) and the shares of its samples on CPU and waiting; per blocker and event its waiters'
+    samples, the distinct waiting sessions and their AAS; over the row lock's hours, counted from the store's rows."""
+    lock = stories["row_lock"]
+    start = datetime.fromisoformat(lock["from"]).replace(tzinfo=None)
+    ends = sql3.execute("SELECT snap_id, end_interval_time FROM dba_hist_snapshot WHERE dbid = ?", (rac["dbid"],))
+    lo = max(snap for snap, end in ends if datetime.fromisoformat(end) <= start)
+    hi = lo + 4
+    extra = "".join(f"&{k}={v}" for k, v in filters.items())
+    body = ok(api, f"/api/v1/dbs/{rac['id']}/activity/top?begin_snap={lo}&end_snap={hi}{extra}")
+    _, seconds = _window(sql3, rac["dbid"], lo, hi)
+    where = "".join(f" AND {'instance_number' if k == 'instance' else k} = ?" for k in filters)
+    rows = sql3.execute(
+        f'SELECT sql_id, instance_number, session_id, "SESSION_SERIAL#", module, event, "CURRENT_OBJ#", '
+        f"session_state FROM {ASH} WHERE dbid = ? AND snap_id > ? AND snap_id <= ?{where}",
+        (rac["dbid"], lo, hi, *filters.values()),
+    ).fetchall()
+    keys = {
+        "sql_id": lambda r: r[0],
+        "session": lambda r: f"{r[1]}:{r[2]},{r[3]}",
+        "module": lambda r: r[4],
+        "event": lambda r: "CPU" if r[7] == "ON CPU" else r[5],
+        "current_obj": lambda r: r[6],
+    }
+    assert body["total_samples"] == len(rows) > 0 and body["sample_seconds"] == 10 and body["cpu_label"] == "CPU"
+    for name, key in keys.items():
+        samples, cpu = Counter(key(r) for r in rows), Counter(key(r) for r in rows if r[7] == "ON CPU")
+        listed = body["lists"][name]
+        assert (
+            len(listed) == min(25, len(samples))
+            and [r["samples"] for r in listed] == sorted((n for n in samples.values()), reverse=True)[:25]
+        ), name
+        for r in listed:
+            n = samples[r["name"]]
+            assert r["samples"] == n, (name, r)
+            assert r["aas"] == pytest.approx(n * 10 / seconds, abs=1e-4)
+            assert r["pct_activity"] == pytest.approx(100 * n / len(rows), abs=1e-4)
+            assert r["pct_cpu"] == pytest.approx(100 * cpu[r["name"]] / n, abs=1e-4)
+            assert r["pct_wait"] == pytest.approx(100 * (n - cpu[r["name"]]) / n, abs=1e-4)
+    blockers = sql3.execute(
+        f'SELECT blocking_inst_id, blocking_session, "BLOCKING_SESSION_SERIAL#", event, count(*), '
+        f"count(DISTINCT session_id) FROM {ASH} WHERE dbid = ? AND snap_id > ? AND snap_id <= ?{where} AND "
+        "blocking_session IS NOT NULL GROUP BY 1, 2, 3, 4",
+        (rac["dbid"], lo, hi, *filters.values()),
+    ).fetchall()
+    assert blockers or filters.get("instance")  # the row lock's waiters (instance 1's)
+    fields = ("blocking_instance", "blocking_session", "blocking_serial", "event", "samples", "waiters")
+    assert sorted(tuple(b[f] for f in fields) for b in body["blocking"]) == sorted(blockers)
+    for b in body["blocking"]:
+        assert b["aas"] == pytest.approx(b["samples"] * 10 / seconds, abs=1e-4)
+    assert body["columns"] == ["list", "name", "label", "samples", "aas", "pct_activity", "pct_cpu", "pct_wait"]
+    assert body["db"] == rac["id"] and body["filters"] == filters and "reason" not in body
+
+
+class _Counted:
+    """A database whose one statement counts `samples` samples of which `passing` pass the filters, and keeps what
+    it was asked with (the snapshot ids)."""
+
+    def __init__(self, samples, passing):
+        from types import SimpleNamespace
+
+        from app.store.awr.views import views
+
+        self.store, self.counts, self.asked = SimpleNamespace(views=views()), (samples, passing), []
+
+    def rows(self, stmt, **binds):
+        self.asked.append(binds)
+        return [self.counts]
+
+
+@pytest.mark.parametrize(
+    ("lo", "hi", "snaps"),
+    [
+        (100, 101, [101]),
+        (100, 102, [101, 102]),
+        (100, 103, [101, 102, 103]),
+        (100, 112, list(range(101, 113))),
+        (0, 111, [1, 11, 21, 31, 41, 51, 61, 71, 81, 91, 101, 111]),  # 12 ids, first and last intervals included
+    ],
+)
+def test_whether_most_samples_pass_is_seen_over_12_snapshots_spread_over_the_range(lo, hi, snaps):
+    """§22: most samples pass the filters when more than half of those of 12 snapshot ids spread over the range's
+    intervals (lo, hi] do (all of them in a range of 12 or fewer); half is not most."""
+    from app.history.activity import Range, _mostly_passing
+
+    rng = Range(lo, hi, None, None, True)
+    for samples, passing, most in ((10, 6, True), (10, 5, False), (11, 6, True), (0, 0, False)):
+        db = _Counted(samples, passing)
+        assert _mostly_passing(db, rng, ("module",), {"f_module_0": "m"}) is most
+        assert db.asked == [{"snaps": snaps, "f_module_0": "m"}]
+
+
+def test_the_12_snapshots_that_tell_whether_most_samples_pass_are_whole_ids_evenly_spread():
+    """§22: over a range of 199 intervals, 12 snapshot ids of (lo, hi], the first and the last interval's among
+    them, whole ids a step of 18 or 19 apart (199 / 11 = 18.09)."""
+    from app.history.activity import Range, _mostly_passing
+
+    db = _Counted(10, 9)
+    assert _mostly_passing(db, Range(0, 200, None, None, True), ("module",), {})
+    (snaps,) = (asked["snaps"] for asked in db.asked)
+    assert len(snaps) == 12 and snaps[0] == 1 and snaps[-1] == 200 and all(type(s) is int for s in snaps)
+    assert {b - a for a, b in pairwise(snaps)} <= {18, 19}
+
+
+@pytest.mark.parametrize(
+    ("group_by", "span", "filters"),
+    [
+        ("module", 24, {}),  # the samples grouped (no totals nor blocks keep modules)
+        ("session", 12, {}),  # thousands of groups: their samples from the blocks, then the buckets
+        ("event", 24, {"instance": "2"}),  # minute buckets from the range's whole minute: the totals
+        ("sql_id", 12, {"wait_class": "User I/O"}),  # a filter: the samples grouped
+    ],
+)
+def test_every_bucket_of_the_top_groups_and_of_other_is_its_samples_aas(api, sql3, rac, group_by, span, filters):
+    """§22.1-4, counted here from the store's rows: per group and bucket AAS = samples x 10 / the bucket's seconds;
+    the 10 groups shown are ones with the most samples, largest first, each named and labelled; `other` adds up the
+    rest, bucket by bucket; the answer's unit is sessions and its AAS all samples x 10 / the range's seconds."""
+    last = rac["snapshots"]["last_snap"]
+    lo, hi = last - span, last
+    extra = "".join(f"&{k}={v}" for k, v in filters.items())
+    body = ok(api, f"/api/v1/dbs/{rac['id']}/activity?begin_snap={lo}&end_snap={hi}&group_by={group_by}{extra}")
+    t0, seconds = _window(sql3, rac["dbid"], lo, hi)
+    width = body["bucket_seconds"]
+    count = -int(-seconds // width)
+    where = "".join(f" AND {'instance_number' if k == 'instance' else k} = ?" for k in filters)
+    rows = sql3.execute(
+        f'SELECT sample_time, session_state, event, sql_id, module, instance_number, session_id, "SESSION_SERIAL#" '
+        f"FROM {ASH} WHERE dbid = ? AND snap_id > ? AND snap_id <= ?{where}",
+        (rac["dbid"], lo, hi, *filters.values()),
+    ).fetchall()
+    key = {
+        "module": lambda r: r[4],
+        "session": lambda r: f"{r[5]}:{r[6]},{r[7]}",
+        "event": lambda r: "CPU" if r[1] == "ON CPU" else r[2],
+        "sql_id": lambda r: r[3],
+    }[group_by]
+    per: dict = {}
+    for r in rows:
+        b = min(int((datetime.fromisoformat(r[0]) - t0).total_seconds()) // width, count - 1)
+        per.setdefault(key(r), Counter())[b] += 1
+    totals = {g: sum(c.values()) for g, c in per.items()}
+    shown = [s["name"] for s in body["series"] if s["name"] != "other"]
+    rest = [g for g in per if g not in shown]
+    assert len(shown) == min(10, len(per)) and set(shown) <= set(per)
+    assert [totals[g] for g in shown] == sorted((totals[g] for g in shown), reverse=True)
+    assert min(totals[g] for g in shown) >= max((totals[g] for g in rest), default=0)
+    if rest:
+        per["other"], totals["other"] = sum((per[g] for g in rest), Counter()), sum(totals[g] for g in rest)
+    assert [s["name"] for s in body["series"]] == shown + (["other"] if rest else [])
+    starts = [(t0 + timedelta(seconds=b * width)).isoformat(timespec="seconds") + "+01:00" for b in range(count)]
+    for s in body["series"]:
+        want = [per[s["name"]][b] * 10 / min(width, seconds - b * width) for b in range(count)]
+        assert [t for t, _ in s["points"]] == starts and s["unit"] == "sessions" and s["samples"] == totals[s["name"]]
+        assert [v for _, v in s["points"]] == pytest.approx(want, abs=1e-4), s["name"]
+        assert s["label"] == ({"module": "no module", "sql_id": "no SQL"}[group_by] if s["name"] is None else s["name"])
+    assert (body["group_by"], body["filters"], body["unit"]) == (group_by, filters, "sessions")
+    assert body["total_samples"] == len(rows) and body["aas"] == pytest.approx(len(rows) * 10 / seconds, abs=1e-4)
+    assert body["db"] == rac["id"] and (body["range"]["begin_snap"], body["range"]["end_snap"]) == (lo, hi)
+
+
+@pytest.mark.parametrize("path", ["activity", "activity/top"])
+def test_a_range_of_one_snapshot_holds_no_interval_and_no_sample(api, rac, path):
+    """§12: begin_snap = end_snap is a range without an interval: no sample, and the answer says why."""
+    last = rac["snapshots"]["last_snap"]
+    body = ok(api, f"/api/v1/dbs/{rac['id']}/{path}?begin_snap={last - 3}&end_snap={last - 3}")
+    assert body["reason"] == "the range holds no interval"
+    assert body.get("series", []) == [] and body.get("lists", {}) == {} and body.get("blocking", []) == []
+    assert body.get("total_samples", 0) == 0 and body.get("bucket_seconds") is None

@@ -196,3 +196,75 @@ def test_a_range_reaching_before_the_kept_histograms_says_where_they_start(api, 
     assert body["intervals"] and min(i["snap_id"] for i in body["intervals"]) > first
     inside = ok(api, url(single["id"], "/event-histogram"), event=LFS, begin_snap=first, end_snap=hi)
     assert inside["reason"] is None
+
+
+def test_the_csv_row_of_an_interval_is_its_time_snap_id_waits_percentiles_and_counts_per_bucket():
+    """§24: one CSV row per interval, its time, snap_id, waits, p50/p95/p99 and a column per bucket, named as
+    V$EVENT_HISTOGRAM's buckets ("< 4 ms": the waits of 2 ms up to 4 ms)."""
+    from app.history.histograms import bucket_label, table
+
+    assert [bucket_label(u) for u in (1, 4, 1024)] == ["< 1 ms", "< 4 ms", "< 1024 ms"]
+    body = {
+        "buckets": [{"wait_time_milli": 1, "label": "< 1 ms"}, {"wait_time_milli": 4, "label": "< 4 ms"}],
+        "intervals": [
+            {"time": "t1", "snap_id": 7, "counts": [3, 1], "waits": 4, "p50_ms": 0.6, "p95_ms": 3.2, "p99_ms": 3.8},
+            {"time": "t2", "snap_id": 8, "counts": [0, 2], "waits": 2, "p50_ms": 2.8, "p95_ms": 3.9, "p99_ms": 4.0},
+        ],
+    }
+    assert table(body) == [
+        {"time": "t1", "snap_id": 7, "waits": 4, "p50_ms": 0.6, "p95_ms": 3.2, "p99_ms": 3.8, "< 1 ms": 3, "< 4 ms": 1},
+        {"time": "t2", "snap_id": 8, "waits": 2, "p50_ms": 2.8, "p95_ms": 3.9, "p99_ms": 4.0, "< 1 ms": 0, "< 4 ms": 2},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("counts", "uppers", "p", "ms"),
+    [
+        ([0, 0], [1, 2], 50, None),  # no wait: no percentile
+        ([4], [1], 50, 0.5),  # under 1 ms: linear from 0, half the waits at 0.5 ms
+        ([2, 2], [1, 8], 50, 1.0),  # the first bucket's last wait: its upper bound
+        ([2, 2], [1, 8], 75, 4 * 2**0.5),  # half the 8 ms bucket's waits: 4 x 2^0.5
+        ([0, 4, 4], [1, 2, 4], 50, 2.0),  # exactly the 2 ms bucket's last wait
+        ([1, 0, 3], [1, 2, 16], 99, 8 * 2 ** (2.96 / 3)),  # an empty bucket between is passed over
+    ],
+)
+def test_a_percentile_is_log_linear_inside_its_bucket_and_linear_under_a_millisecond(counts, uppers, p, ms):
+    """§24.4 worked by hand: the bucket where the cumulative count first reaches p % of the waits; inside it
+    lower x 2^f, f the fraction of its waits needed, lower half the upper bound; linear from 0 to 1 ms in the first."""
+    from app.history.histograms import percentile
+
+    got = percentile(counts, uppers, p)
+    assert got == (None if ms is None else pytest.approx(ms, rel=1e-12))
+
+
+def test_a_range_before_the_kept_histograms_says_the_view_holds_none_there(api, sql3, single):
+    """§24.1: where DBA_HIST_EVENT_HISTOGRAM has no row in the range at all, the answer says so and has no interval."""
+    first = sql3.execute("SELECT min(snap_id) FROM dba_hist_event_histogram WHERE dbid = ?", (single["dbid"],))
+    first = first.fetchone()[0]
+    lo = single["snapshots"]["first_snap"]
+    assert lo + 4 < first
+    body = ok(api, url(single["id"], "/event-histogram"), event=LFS, begin_snap=lo, end_snap=lo + 4)
+    assert body["reason"] == "DBA_HIST_EVENT_HISTOGRAM holds no row in this range"
+    assert body["intervals"] == [] and body["waits"] == 0 and body["p50_ms"] is None
+
+
+def test_an_unknown_event_is_a_404_naming_the_three_closest(api, rac):
+    """§24: an unknown name is a 404 that names the closest ones (three at most, closest first) and where the
+    names are; a name like none names none."""
+    path = url(rac["id"], "/event-histogram")
+    err = assert_error(api.get(path, query_string={"event": "direct path"}), 404, "event")
+    assert err["message"] == (
+        "unknown wait event 'direct path'; did you mean 'direct path read', 'direct path write', "
+        f"'direct path read temp'? (see /api/v1/dbs/{rac['id']}/top-events)"
+    )
+    err = assert_error(api.get(path, query_string={"event": "qqqq"}), 404, "event")
+    assert err["message"] == f"unknown wait event 'qqqq' (see /api/v1/dbs/{rac['id']}/top-events)"
+
+
+def test_the_answer_names_the_event_its_id_and_the_instance_asked(api, sql3, rac, window):
+    lo, hi = window
+    for instance in ("all", "2"):
+        body = ok(api, url(rac["id"], "/event-histogram"), event=LFS, begin_snap=lo + 1, end_snap=hi, instance=instance)
+        assert (body["event"], body["event_id"]) == (LFS, _event_id(sql3, rac["dbid"], LFS))
+        assert str(body["instance"]) == instance and body["db"] == rac["id"]
+        assert (body["range"]["begin_snap"], body["range"]["end_snap"]) == (lo + 1, hi)
