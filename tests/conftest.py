@@ -78,7 +78,11 @@ def stories(demo_store):
 
 @pytest.fixture(scope="session")
 def app(demo_store):
-    return create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(demo_store[0])}}))
+    # Under mutmut (make mutate, docs/mutation.md) every test computes its answers: one kept from an earlier test's
+    # question would hide the functions behind it from mutmut's stats, and their mutants from the test.
+    mutating = "MUTANT_UNDER_TEST" in os.environ
+    targets = {"demo": {"sqlite": str(demo_store[0])}}
+    return create_app(Settings.from_env({}, targets=targets, **({"answer_cache_mb": 0} if mutating else {})))
 
 
 @pytest.fixture()
