@@ -9,6 +9,7 @@ per-second values can agree.
 
 import csv
 import io
+import re
 from datetime import datetime
 
 import pytest
@@ -187,6 +188,11 @@ def test_the_workload_movers_are_volumes_per_second_and_costs_per_transaction(ap
         neutral["Transactions"] is None and neutral["Executes (SQL)"] is None and neutral["Redo size (bytes)"] is None
     )
     assert neutral["Hard parses (SQL)"] == "lower" and neutral["Parses (SQL)"] == "lower"
+    for r in rows:  # the unit the row's label names (a count: 1), per second or per transaction (§7)
+        named = re.search(r"\((bytes|MB|s)\)$", r["item"])
+        assert r["unit"] == (named[1] if named else "1") + {"per second": "/s", "per transaction": "/txn"}[r["measure"]]
+        assert (r["group"], r["kind"], r["db_time_change_pct"], r["series"]) == ("workload", "load profile", None, None)
+        assert r["only_in"] is None and r["container"] is None and r["wait_class"] is None
     lp = {r["metric"]: r for r in body["load_profile"]["rows"]}
     assert lp["Transactions"]["better_per_second"] is None and lp["Parses (SQL)"]["better_per_transaction"] == "lower"
 
@@ -336,3 +342,110 @@ def test_a_parameter_set_in_one_period_only_is_a_difference(set_in_one_period, d
     assert got["_a_only (instance 1)"] == ("1", None, "set in A only")
     assert got["_b_only (instance 1)"] == (None, "TRUE", "set in B only")
     assert not any(item.startswith(("_a_only", "_b_only")) and "instance 2" in item for item in got)
+
+
+def test_the_answer_names_its_periods_and_compares_db_time_per_second(api, dbs, sql3, periods):
+    """§29: `db_time` is each period's DB time per second (average active sessions, s/s), its change 100 × (B − A) /
+    A, better lower; each table's `columns` name its rows' fields, in order."""
+    db, (a, b) = dbs["rac"], periods
+    pa, pb = (Period(sql3, dbid_of(db), *p) for p in (a, b))
+    body = _ask(api, db, a, b)
+    va, vb = (p.per_second(p.time_model["DB time"]) for p in (pa, pb))
+    assert body["db_time"] == {
+        "unit": "s/s",
+        "a": pytest.approx(va, abs=1e-4),
+        "b": pytest.approx(vb, abs=1e-4),
+        "change_pct": pytest.approx(100 * (vb - va) / va, abs=1e-2),
+        "better": "lower",
+    }
+    assert (body["db"], body["instance"]) == (db, "all")
+    assert [(body[s]["begin_snap"], body[s]["end_snap"]) for s in "ab"] == [a, b]
+    for table in ("movers", "differences", "load_profile", "top_events"):
+        assert body[table]["rows"], table
+        assert all(list(r) == body[table]["columns"] for r in body[table]["rows"]), table
+
+
+def test_the_load_profile_side_by_side_is_each_periods_totals_per_second_and_per_transaction(api, dbs, sql3, periods):
+    """§29's `load_profile`: each §13 row's total over each period's seconds and over its transactions, the change of
+    each, better per transaction as §29's table says, never per second."""
+    db, (a, b) = dbs["rac"], periods
+    pa, pb = (Period(sql3, dbid_of(db), *p) for p in (a, b))
+    time_rows = {"DB Time(s)": "DB time", "DB CPU(s)": "DB CPU", "Background CPU(s)": "background cpu time"}
+    stats_of = {  # the demo has In-Memory's statistics too, all 0 (§13 ¹)
+        **LOAD_PROFILE_STATS,
+        "IM scan rows": (("IM scan rows",), 1),
+        "Session Logical Read IM": (("session logical reads - IM",), 1),
+    }
+    rows = {r["metric"]: r for r in _ask(api, db, a, b)["load_profile"]["rows"]}
+    assert set(rows) == set(stats_of) | set(time_rows)
+    for label, r in rows.items():
+        if label in time_rows:
+            ta, tb = (p.time_model[time_rows[label]] for p in (pa, pb))
+        else:
+            stats, scale = stats_of[label]
+            ta, tb = (sum(p.sysstat[s] for s in stats) * scale for p in (pa, pb))
+        sa, sb, xa, xb = ta / pa.elapsed, tb / pb.elapsed, ta / pa.txns, tb / pb.txns
+        assert sa or not sb, label  # 0 in A and 0 in B: a change of 0 % (§29), as below
+        close = {"rel": 1e-4, "abs": 1e-4}
+        assert r == {
+            "metric": label,
+            "a_per_second": pytest.approx(sa, **close),
+            "b_per_second": pytest.approx(sb, **close),
+            "change_pct": pytest.approx(100 * (sb - sa) / sa if sa else 0.0, rel=1e-3, abs=1e-2),
+            "better_per_second": None,
+            "a_per_transaction": pytest.approx(xa, **close),
+            "b_per_transaction": pytest.approx(xb, **close),
+            "change_pct_per_transaction": pytest.approx(100 * (xb - xa) / xa if xa else 0.0, rel=1e-3, abs=1e-2),
+            "better_per_transaction": "lower" if label in BETTER_PER_TRANSACTION else None,
+        }, label
+
+
+def test_the_top_events_side_by_side_carry_each_periods_average_wait_and_share_of_db_time(api, dbs, sql3, periods):
+    """§14 in each period: avg_ms = time / waits, pct_db_time = 100 × time / DB time; the DB CPU row (wait class CPU)
+    has no waits, so no waits per transaction and no direction for them."""
+    db, (a, b) = dbs["rac"], periods
+    pa, pb = (Period(sql3, dbid_of(db), *p) for p in (a, b))
+    classes = dict(sql3.execute("select distinct event_name, wait_class from dba_hist_system_event"))
+    rows = {r["event"]: r for r in _ask(api, db, a, b)["top_events"]["rows"]}
+    assert "DB CPU" in rows
+    for name, r in rows.items():
+        for side, p in (("a", pa), ("b", pb)):
+            time = p.time_model["DB CPU"] if name == "DB CPU" else p.events.get(name, 0)
+            waits = None if name == "DB CPU" else p.waits.get(name, 0)
+            assert r[f"{side}_time_s"] == pytest.approx(time, abs=1e-4), (name, side)
+            assert r[f"{side}_pct_db_time"] == pytest.approx(100 * time / p.time_model["DB time"], abs=1e-4)
+            assert r[f"{side}_avg_ms"] == (pytest.approx(1000 * time / waits, abs=1e-4) if waits else None)
+            if waits is None:
+                assert r[f"{side}_waits_per_transaction"] is None
+        assert r["wait_class"] == ("CPU" if name == "DB CPU" else classes[name])
+        assert r["better_waits_per_transaction"] == (None if name == "DB CPU" else "lower")
+
+
+def test_a_parameter_of_a_single_instance_database_names_no_instance(api, dbs, stories):
+    """§29: on a database of one instance a parameter's item is its name alone; async_io_fix's FILESYSTEMIO_OPTIONS
+    change (SPFILE, then a restart) differs between a period before the restart and one after."""
+    lo = stories["async_io_fix"]["first_snap_after"]
+    rows = _ask(api, dbs["single"], (lo - 30, lo - 10), (lo + 10, lo + 20))["differences"]["rows"]
+    params = {r["item"]: r for r in rows if r["kind"] == "parameter"}
+    assert params["filesystemio_options"]["change"] == "changed" and params["filesystemio_options"]["b"] == "SETALL"
+    assert not any("instance" in item for item in params)
+
+
+def test_a_period_of_one_snapshot_has_no_values_and_no_change(api, dbs, periods):
+    """§13: a range of a single snapshot has no data, and no data is not zero; §29: a change from an unknown value is
+    empty. A's values are all null, B's are there."""
+    db, (_, b) = dbs["rac"], periods
+    body = _ask(api, db, (b[0] - 2, b[0] - 2), b)
+    assert body["elapsed_seconds"]["a"] == 0 and body["elapsed_seconds"]["b"] > 0
+    assert (body["db_time"]["a"], body["db_time"]["change_pct"]) == (None, None) and body["db_time"]["b"] > 0
+    lp = body["load_profile"]["rows"]
+    assert lp and all(r["a_per_second"] is None and r["a_per_transaction"] is None for r in lp)
+    assert all(r["change_pct"] is None and r["change_pct_per_transaction"] is None for r in lp)
+    assert any(r["b_per_second"] for r in lp) and any(r["b_per_transaction"] for r in lp)
+    events = body["top_events"]["rows"]
+    assert events and all(r["b_time_s"] > 0 and r["b_pct_db_time"] > 0 for r in events)
+    for r in events:
+        assert [r[k] for k in ("a_time_s", "a_per_second", "a_pct_db_time", "a_waits_per_transaction")] == [None] * 4
+        assert (r["change_pct"], r["waits_per_transaction_change_pct"]) == (None, None)
+    movers = body["movers"]["rows"]
+    assert movers and all(r["a"] is None and r["change_pct"] is None for r in movers)

@@ -311,8 +311,8 @@ def test_plan_and_bind_times_carry_the_databases_offset(api, sql3, rac, reg, tz)
 
 # -- a store of a few hand-written plans: the order and alignment of the lines against rows chosen to tell them apart
 
-DBID, SQL_ID = 700, "4xamnunv51w9j"
-ORDERED, BY_INDEX_A, BY_INDEX_B = 11, 21, 22  # plan hash values
+DBID, SQL_ID, PLSQL_ID = 700, "4xamnunv51w9j", "7b2kq4cq0a1zs"
+ORDERED, BY_INDEX_A, BY_INDEX_B, HASHED, NESTED, NOT_KEPT = 11, 21, 22, 31, 32, 99  # plan hash values
 # (plan, ID, PARENT_ID, DEPTH, POSITION, operation, options, object): as Oracle numbers them, POSITION is a line's
 # place among its siblings and the statement's cost on line 0, so POSITION order is not ID order
 PLAN_ROWS = [
@@ -331,6 +331,31 @@ PLAN_ROWS = [
             (2, 1, 2, 1, "INDEX", "RANGE SCAN", index),
         )
     ],
+    # a hash join that became nested loops under a sort: between the two matching lines (the statement, CUSTOMERS)
+    # HASHED has two lines and NESTED four, so two pairs are `changed` and two lines one-sided; CUSTOMERS sits one
+    # deeper in NESTED
+    (HASHED, 0, None, 0, 9, "SELECT STATEMENT", None, None),
+    (HASHED, 1, 0, 1, 1, "HASH JOIN", None, None),
+    (HASHED, 2, 1, 2, 1, "TABLE ACCESS", "FULL", "ORDERS"),
+    (HASHED, 3, 1, 2, 2, "TABLE ACCESS", "FULL", "CUSTOMERS"),
+    (NESTED, 0, None, 0, 7, "SELECT STATEMENT", None, None),
+    (NESTED, 1, 0, 1, 1, "SORT", "ORDER BY", None),
+    (NESTED, 2, 1, 2, 1, "NESTED LOOPS", None, None),
+    (NESTED, 3, 2, 3, 1, "TABLE ACCESS", "BY INDEX ROWID", "ORDERS"),
+    (NESTED, 4, 3, 4, 1, "INDEX", "RANGE SCAN", "ORDERS_IX"),
+    (NESTED, 5, 2, 3, 2, "TABLE ACCESS", "FULL", "CUSTOMERS"),
+]
+# the statement's ASH samples of interval 2 (snapshots 1 to 2), each (plan, line, operation, options, on CPU); none
+# in interval 3. ORDERED's lines 3 and 4 have samples; the rest are unplaced: no line id, a plan AWR did not keep,
+# no plan hash value
+SAMPLES = [
+    *[(ORDERED, 3, "TABLE ACCESS", "FULL", cpu) for cpu in (True, True, False)],
+    (ORDERED, 4, "TABLE ACCESS", "FULL", False),
+    *[(ORDERED, None, None, None, cpu) for cpu in (True, False)],
+    (NOT_KEPT, 2, "SORT", "GROUP BY", True),
+    (NOT_KEPT, 1, "HASH JOIN", None, False),
+    (NOT_KEPT, None, None, None, True),
+    (None, None, None, None, False),
 ]
 
 
@@ -355,7 +380,7 @@ def hand_plans(tmp_path_factory):
         "'19.0.0.0.0', 'NO')",
         (DBID,),
     )
-    for snap_id, (begin, end) in {1: ("00:00", "00:30"), 2: ("00:30", "01:00")}.items():
+    for snap_id, (begin, end) in {1: ("00:00", "00:30"), 2: ("00:30", "01:00"), 3: ("01:00", "01:30")}.items():
         con.execute(
             "insert into dba_hist_snapshot (snap_id, dbid, instance_number, startup_time, begin_interval_time, "
             "end_interval_time, snap_flag, snap_timezone) values (?, ?, 1, '2026-03-01 00:00:00', ?, ?, 0, 0)",
@@ -365,6 +390,17 @@ def hand_plans(tmp_path_factory):
         "insert into dba_hist_sqltext (dbid, sql_id, sql_text, command_type, con_dbid) values (?, ?, ?, 3, ?)",
         (DBID, SQL_ID, "select * from orders", DBID),
     )
+    con.execute(
+        "insert into dba_hist_sqltext (dbid, sql_id, sql_text, command_type, con_dbid) values (?, ?, ?, 47, ?)",
+        (DBID, PLSQL_ID, "BEGIN nightly_batch; END;", DBID),
+    )
+    for k, (phv, line, op, opt, cpu) in enumerate(SAMPLES):
+        con.execute(
+            "insert into dba_hist_active_sess_history (snap_id, dbid, instance_number, sample_id, sample_time, "
+            "session_id, session_type, sql_id, sql_plan_hash_value, sql_plan_line_id, sql_plan_operation, "
+            "sql_plan_options, session_state, con_dbid) values (2, ?, 1, ?, ?, 10, 'FOREGROUND', ?, ?, ?, ?, ?, ?, ?)",
+            (DBID, k, f"2026-03-01 00:{31 + k}:00", SQL_ID, phv, line, op, opt, "ON CPU" if cpu else "WAITING", DBID),
+        )
     for phv, i, parent, depth, pos, op, opt, obj in PLAN_ROWS:
         con.execute(
             "insert into dba_hist_sql_plan (dbid, sql_id, plan_hash_value, id, operation, options, object_name, "
@@ -406,3 +442,163 @@ def test_two_plans_differing_in_an_index_align_line_by_line_and_mark_the_index(h
         ("changed", 2, 2, "ORDERS_CUSTOMER_IX", "ORDERS_CUSTOMER_DATE_IX"),
     ]
     assert body["differing"] == 1
+
+
+def test_two_plans_differing_in_their_joins_pair_the_unmatched_lines_in_order(hand_plans):
+    """§26: between the matched lines (the statement, CUSTOMERS), HASHED's two lines and NESTED's four are paired in
+    order, `changed`, and NESTED's last two are `only_b`; CUSTOMERS, matched one deeper, is `moved`. Swapping a and b
+    gives the mirror: `only_a`."""
+    api, base = hand_plans
+    body = ok(api, f"{base}/plans/diff?a={HASHED}&b={NESTED}")
+    got = [(r["change"], r["a"] and r["a"]["id"], r["b"] and r["b"]["id"]) for r in body["rows"]]
+    assert got == [
+        ("same", 0, 0),
+        ("changed", 1, 1),
+        ("changed", 2, 2),
+        ("only_b", None, 3),
+        ("only_b", None, 4),
+        ("moved", 3, 5),
+    ]
+    assert (body["a"], body["b"], body["differing"], body["sql_id"], body["db"]) == (
+        HASHED,
+        NESTED,
+        4,
+        SQL_ID,
+        f"p.{DBID}",
+    )
+    mirror = ok(api, f"{base}/plans/diff?a={NESTED}&b={HASHED}")
+    assert [(r["change"], r["a"] and r["a"]["id"], r["b"] and r["b"]["id"]) for r in mirror["rows"]] == [
+        ("same", 0, 0),
+        ("changed", 1, 1),
+        ("changed", 2, 2),
+        ("only_a", 3, None),
+        ("only_a", 4, None),
+        ("moved", 5, 3),
+    ]
+    assert mirror["differing"] == 4
+
+
+def test_the_diff_csv_is_its_columns_each_sides_line_fields(hand_plans):
+    """The CSV of a diff has the answer's `columns`: `change`, then fields of a plan line (the answer's line, as
+    /plans gives it) for side a, then the same for b, empty where the row has no line of that side."""
+    api, base = hand_plans
+    body = ok(api, f"{base}/plans/diff?a={HASHED}&b={NESTED}")
+    text = api.get(f"{base}/plans/diff?a={HASHED}&b={NESTED}&format=csv").get_data(as_text=True)
+    header, *cells = list(csv.reader(io.StringIO(text)))
+    assert header == body["columns"] and header[0] == "change"
+    fields = [c[2:] for c in header[1:] if c.startswith("a_")]
+    assert header[1:] == [f"{side}_{k}" for side in "ab" for k in fields]
+    assert {"id", "depth", "operation", "options", "object_name"} <= set(fields) <= set(body["rows"][0]["a"])
+    for row, r in zip(cells, body["rows"], strict=True):
+        expected = [r["change"]] + [
+            "" if r[side] is None or r[side][k] is None else str(r[side][k]) for side in "ab" for k in fields
+        ]
+        assert row == expected
+
+
+def test_the_plans_csv_is_its_columns_one_row_per_line(hand_plans):
+    """The CSV of /plans: `plan_hash_value` and a plan line's fields as the answer's schema lists them, in order."""
+    api, base = hand_plans
+    body = ok(api, f"{base}/plans?begin_snap=1&end_snap=2")
+    text = api.get(f"{base}/plans?begin_snap=1&end_snap=2&format=csv").get_data(as_text=True)
+    header, *cells = list(csv.reader(io.StringIO(text)))
+    assert (
+        header
+        == body["columns"]
+        == [
+            "plan_hash_value",
+            "id",
+            "parent_id",
+            "depth",
+            "position",
+            "operation",
+            "options",
+            "object_owner",
+            "object_name",
+            "cost",
+            "cardinality",
+            "bytes",
+            "access_predicates",
+            "filter_predicates",
+            "samples",
+            "pct_samples",
+            "pct_cpu",
+            "pct_wait",
+        ]
+    )
+    lines = [(p["plan_hash_value"], line) for p in body["plans"] for line in p["lines"]]
+    assert len(cells) == len(lines) == len(PLAN_ROWS)
+    for row, (phv, line) in zip(cells, lines, strict=True):
+        assert row == [str(phv)] + ["" if line[k] is None else str(line[k]) for k in header[1:]]
+
+
+def _shares(samples, on_cpu, total):
+    """§26's shares of a line, worked out from the counts: % of the statement's samples, % on CPU, % waiting."""
+    return {
+        "samples": samples,
+        "pct_samples": round(100 * samples / total, 4) if total else None,
+        "pct_cpu": round(100 * on_cpu / samples, 4) if samples else None,
+        "pct_wait": round(100 * (samples - on_cpu) / samples, 4) if samples else None,
+    }
+
+
+def test_time_by_plan_line_and_the_unplaced_samples_add_up_to_the_statements(hand_plans):
+    """§26: each line's samples of the range, % of all the statement's samples (every plan's), % on CPU and waiting;
+    the samples on no line of a plan shown (no line id, a plan AWR did not keep, no plan) under `unplaced`, by plan
+    hash value then line, those without either last."""
+    api, base = hand_plans
+    body = ok(api, f"{base}/plans?begin_snap=1&end_snap=2")
+    assert body["total_samples"] == len(SAMPLES) == 10
+    assert [(p["plan_hash_value"], p["samples"]) for p in body["plans"]] == [
+        (ORDERED, 4),
+        (BY_INDEX_A, 0),
+        (BY_INDEX_B, 0),
+        (HASHED, 0),
+        (NESTED, 0),
+    ]
+    ordered = body["plans"][0]["lines"]
+    for line in ordered:
+        expected = {3: _shares(3, 2, 10), 4: _shares(1, 0, 10)}.get(line["id"], _shares(0, 0, 10))
+        assert {k: line[k] for k in expected} == expected, line
+    assert _shares(3, 2, 10) == {"samples": 3, "pct_samples": 30.0, "pct_cpu": 66.6667, "pct_wait": 33.3333}
+    assert body["unplaced"] == [
+        {"plan_hash_value": ORDERED, "id": None, "operation": None, "options": None, **_shares(2, 1, 10)},
+        {"plan_hash_value": NOT_KEPT, "id": 1, "operation": "HASH JOIN", "options": None, **_shares(1, 0, 10)},
+        {"plan_hash_value": NOT_KEPT, "id": 2, "operation": "SORT", "options": "GROUP BY", **_shares(1, 1, 10)},
+        {"plan_hash_value": NOT_KEPT, "id": None, "operation": None, "options": None, **_shares(1, 1, 10)},
+        {"plan_hash_value": None, "id": None, "operation": None, "options": None, **_shares(1, 0, 10)},
+    ]
+    placed = sum(line["samples"] for p in body["plans"] for line in p["lines"])
+    assert placed + sum(u["samples"] for u in body["unplaced"]) == body["total_samples"]
+    assert (body["db"], body["sql_id"], "reason" in body) == (f"p.{DBID}", SQL_ID, False)
+
+
+def test_one_plan_asked_keeps_its_share_of_every_plans_samples(hand_plans):
+    """§26: with `plan_hash_value=`, a line's % is still of all the statement's samples; `unplaced` holds that
+    plan's samples on no line only."""
+    api, base = hand_plans
+    body = ok(api, f"{base}/plans?plan_hash_value={ORDERED}&begin_snap=1&end_snap=2")
+    assert body["total_samples"] == 10 and [p["plan_hash_value"] for p in body["plans"]] == [ORDERED]
+    assert body["plans"][0]["lines"][3]["pct_samples"] == 30.0
+    assert [(u["plan_hash_value"], u["id"], u["samples"]) for u in body["unplaced"]] == [(ORDERED, None, 2)]
+
+
+def test_a_range_without_samples_has_no_shares(hand_plans):
+    """An interval where the statement has no ASH sample: every line 0 samples, no % (nothing to divide)."""
+    api, base = hand_plans
+    body = ok(api, f"{base}/plans?begin_snap=2&end_snap=3")
+    assert (body["total_samples"], body["unplaced"]) == (0, [])
+    assert all(p["samples"] == 0 for p in body["plans"])
+    for line in (line for p in body["plans"] for line in p["lines"]):
+        assert {k: line[k] for k in ("samples", "pct_samples", "pct_cpu", "pct_wait")} == _shares(0, 0, 0)
+
+
+def test_a_plan_asked_of_a_statement_without_plans_is_404_naming_none(hand_plans):
+    """§26: a PL/SQL block has no plan: asking for one names the plans the history holds, none."""
+    api, base = hand_plans
+    base = base.replace(SQL_ID, PLSQL_ID)
+    body = ok(api, f"{base}/plans")
+    assert body["plans"] == [] and "PL/SQL" in body["reason"]
+    err = assert_error(api.get(f"{base}/plans?plan_hash_value=5"), 404, "plan_hash_value")
+    assert err["message"].endswith("its plans: none")
+    assert_error(api.get(f"{base}/plans/diff?a=5&b=6"), 404, "a")
