@@ -160,6 +160,13 @@ def test_the_time_movers_are_time_per_second_ranked_by_their_share_of_a_db_time(
     assert series.get("sql") is None and all(
         r["series"] == f"system_event:{r['item']}:time" for r in rows if r["kind"] == "wait event"
     )
+    classes = dict(sql3.execute("select distinct event_name, wait_class from dba_hist_system_event"))
+    assert {r["kind"] for r in rows} == {"time model", "wait event", "sql"}
+    for r in rows:  # a non-CDB: no container; a wait class for a wait event only; in both periods here
+        assert (r["group"], r["container"], r["only_in"]) == ("time", None, None), r
+        assert r["wait_class"] == (classes[r["item"]] if r["kind"] == "wait event" else None), r
+        if r["kind"] == "time model":
+            assert r["series"] == f"sys_time_model:{r['item']}"
 
 
 def test_the_workload_movers_are_volumes_per_second_and_costs_per_transaction(api, dbs, sql3, periods):
@@ -225,13 +232,15 @@ def test_a_wait_in_one_period_only_is_plus_or_minus_100_percent(api, dbs, sql3, 
         new = [e for e in _union(px.top(px.events, 15), py.top(py.events, 15)) if not px.events.get(e)]
         gone = [e for e in _union(px.top(px.events, 15), py.top(py.events, 15)) if not py.events.get(e)]
         assert new if sign > 0 else gone, "the regression's CPU saturation brings a wait A never had"
-        for name in new:
+        for name in new:  # 0 time and 0 waits in the period without it (§29)
             r = events[name]
             assert (r["only_in"], r["change_pct"], r["a_time_s"]) == ("b", 100.0, 0), r
+            assert (r["a_waits_per_transaction"], r["waits_per_transaction_change_pct"]) == (0, 100.0), r
             assert r["b_time_s"] == pytest.approx(py.events[name], abs=1e-4)
         for name in gone:
             r = events[name]
             assert (r["only_in"], r["change_pct"], r["b_time_s"]) == ("a", -100.0, 0), r
+            assert (r["b_waits_per_transaction"], r["waits_per_transaction_change_pct"]) == (0, -100.0), r
         for name, r in events.items():
             if name in px.events and name in py.events and px.events[name] and py.events[name]:
                 va, vb = px.per_second(px.events[name]), py.per_second(py.events[name])
@@ -449,3 +458,4 @@ def test_a_period_of_one_snapshot_has_no_values_and_no_change(api, dbs, periods)
         assert (r["change_pct"], r["waits_per_transaction_change_pct"]) == (None, None)
     movers = body["movers"]["rows"]
     assert movers and all(r["a"] is None and r["change_pct"] is None for r in movers)
+    assert [r["item"] for r in movers] == sorted(r["item"] for r in movers)  # unknown changes: by name

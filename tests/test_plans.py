@@ -312,7 +312,7 @@ def test_plan_and_bind_times_carry_the_databases_offset(api, sql3, rac, reg, tz)
 # -- a store of a few hand-written plans: the order and alignment of the lines against rows chosen to tell them apart
 
 DBID, SQL_ID, PLSQL_ID = 700, "4xamnunv51w9j", "7b2kq4cq0a1zs"
-ORDERED, BY_INDEX_A, BY_INDEX_B, HASHED, NESTED, NOT_KEPT = 11, 21, 22, 31, 32, 99  # plan hash values
+ORDERED, BY_INDEX_A, BY_INDEX_B, HASHED, NESTED, WIDE_A, WIDE_B, NOT_KEPT = 11, 21, 22, 31, 32, 41, 42, 99  # plans
 # (plan, ID, PARENT_ID, DEPTH, POSITION, operation, options, object): as Oracle numbers them, POSITION is a line's
 # place among its siblings and the statement's cost on line 0, so POSITION order is not ID order
 PLAN_ROWS = [
@@ -344,7 +344,27 @@ PLAN_ROWS = [
     (NESTED, 3, 2, 3, 1, "TABLE ACCESS", "BY INDEX ROWID", "ORDERS"),
     (NESTED, 4, 3, 4, 1, "INDEX", "RANGE SCAN", "ORDERS_IX"),
     (NESTED, 5, 2, 3, 2, "TABLE ACCESS", "FULL", "CUSTOMERS"),
+    # a UNION ALL of 2 rows from DUAL, and a view of 199: difflib's junk heuristic (on for 200 lines or more) would
+    # take FAST DUAL, in more than 1 % of WIDE_B's lines, for junk and match none of them
+    (WIDE_A, 0, None, 0, 4, "SELECT STATEMENT", None, None),
+    (WIDE_A, 1, 0, 1, 1, "UNION-ALL", None, None),
+    *[(WIDE_A, i, 1, 2, i - 1, "FAST DUAL", None, None) for i in (2, 3)],
+    (WIDE_B, 0, None, 0, 199, "SELECT STATEMENT", None, None),
+    (WIDE_B, 1, 0, 1, 1, "VIEW", None, "VW_DUALS"),
+    *[(WIDE_B, i, 1, 2, i - 1, "FAST DUAL", None, None) for i in range(2, 201)],
 ]
+# snapshot: (begin, end) local, SNAP_TIMEZONE; daylight saving starts at snapshot 3 (+01:00, then +02:00)
+SNAPSHOTS = {1: ("00:00", "00:30", 3600), 2: ("00:30", "01:00", 3600), 3: ("01:00", "02:30", 7200)}
+# DBA_HIST_SQLBIND: snap_id, instance, position, name, DATATYPE_STRING, WAS_CAPTURED, LAST_CAPTURED (local),
+# VALUE_STRING; instance 2 has no snapshot in the history
+BINDS = [
+    (2, 1, 1, ":CUST", "NUMBER", "YES", "2026-03-01 00:41:07", "42"),
+    (2, 1, 2, ":SINCE", "DATE", "YES", "2026-03-01 00:41:07", "02/28/2026 00:00:00"),
+    (3, 1, 1, ":CUST", "NUMBER", "NO", "2026-03-01 02:12:00", None),
+    (3, 2, 1, ":CUST", "NUMBER", "YES", "2026-03-01 02:20:00", "7"),
+]
+# a statement whose text AWR did not keep, with a plan
+TEXTLESS_ID = "0g3r5bcnm8xqa"
 # the statement's ASH samples of interval 2 (snapshots 1 to 2), each (plan, line, operation, options, on CPU); none
 # in interval 3. ORDERED's lines 3 and 4 have samples; the rest are unplaced: no line id, a plan AWR did not keep,
 # no plan hash value
@@ -380,11 +400,17 @@ def hand_plans(tmp_path_factory):
         "'19.0.0.0.0', 'NO')",
         (DBID,),
     )
-    for snap_id, (begin, end) in {1: ("00:00", "00:30"), 2: ("00:30", "01:00"), 3: ("01:00", "01:30")}.items():
+    for snap_id, (begin, end, tz) in SNAPSHOTS.items():
         con.execute(
             "insert into dba_hist_snapshot (snap_id, dbid, instance_number, startup_time, begin_interval_time, "
-            "end_interval_time, snap_flag, snap_timezone) values (?, ?, 1, '2026-03-01 00:00:00', ?, ?, 0, 0)",
-            (snap_id, DBID, f"2026-03-01 {begin}:00", f"2026-03-01 {end}:00"),
+            "end_interval_time, snap_flag, snap_timezone) values (?, ?, 1, '2026-03-01 00:00:00', ?, ?, 0, ?)",
+            (snap_id, DBID, f"2026-03-01 {begin}:00", f"2026-03-01 {end}:00", tz),
+        )
+    for row in BINDS:
+        con.execute(
+            "insert into dba_hist_sqlbind (snap_id, dbid, instance_number, sql_id, position, name, datatype_string, "
+            "was_captured, last_captured, value_string, con_dbid) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (row[0], DBID, row[1], SQL_ID, *row[2:], DBID),
         )
     con.execute(
         "insert into dba_hist_sqltext (dbid, sql_id, sql_text, command_type, con_dbid) values (?, ?, ?, 3, ?)",
@@ -401,11 +427,14 @@ def hand_plans(tmp_path_factory):
             "sql_plan_options, session_state, con_dbid) values (2, ?, 1, ?, ?, 10, 'FOREGROUND', ?, ?, ?, ?, ?, ?, ?)",
             (DBID, k, f"2026-03-01 00:{31 + k}:00", SQL_ID, phv, line, op, opt, "ON CPU" if cpu else "WAITING", DBID),
         )
-    for phv, i, parent, depth, pos, op, opt, obj in PLAN_ROWS:
+    for sql_id, (phv, i, parent, depth, pos, op, opt, obj) in [
+        *[(SQL_ID, r) for r in PLAN_ROWS],
+        *[(TEXTLESS_ID, r) for r in PLAN_ROWS if r[0] in (BY_INDEX_A, BY_INDEX_B)],
+    ]:
         con.execute(
             "insert into dba_hist_sql_plan (dbid, sql_id, plan_hash_value, id, operation, options, object_name, "
             "parent_id, depth, position, cost, timestamp, con_dbid) values (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (DBID, SQL_ID, phv, i, op, opt, obj, parent, depth, pos, 10 - i, "2026-03-01 00:10:00", DBID),
+            (DBID, sql_id, phv, i, op, opt, obj, parent, depth, pos, 10 - i, "2026-03-01 00:10:00", DBID),
         )
     con.commit()
     con.close()
@@ -555,6 +584,8 @@ def test_time_by_plan_line_and_the_unplaced_samples_add_up_to_the_statements(han
         (BY_INDEX_B, 0),
         (HASHED, 0),
         (NESTED, 0),
+        (WIDE_A, 0),
+        (WIDE_B, 0),
     ]
     ordered = body["plans"][0]["lines"]
     for line in ordered:
@@ -602,3 +633,67 @@ def test_a_plan_asked_of_a_statement_without_plans_is_404_naming_none(hand_plans
     err = assert_error(api.get(f"{base}/plans?plan_hash_value=5"), 404, "plan_hash_value")
     assert err["message"].endswith("its plans: none")
     assert_error(api.get(f"{base}/plans/diff?a=5&b=6"), 404, "a")
+
+
+def test_binds_carry_their_snapshots_time_and_offset(hand_plans):
+    """§26: each captured bind of the range's intervals with its snapshot's end and LAST_CAPTURED given with that
+    snapshot's own offset (SNAP_TIMEZONE), not the newest snapshot's: +01:00 before daylight saving, +02:00 after;
+    an instance with no snapshot there has no time, and its LAST_CAPTURED has the database's offset (§17)."""
+    api, base = hand_plans
+    body = ok(api, f"{base}/binds?begin_snap=1&end_snap=3")
+    ends = {(snap, 1): f"2026-03-01T{end}:00+0{tz // 3600}:00" for snap, (_, end, tz) in SNAPSHOTS.items()}
+    newest = ends[3, 1][-6:]
+    assert body["rows"] == [
+        {
+            "snap_id": snap,
+            "instance_number": inst,
+            "time": ends.get((snap, inst)),
+            "position": position,
+            "name": name,
+            "datatype": datatype,
+            "value": value,
+            "was_captured": captured,
+            "last_captured": last.replace(" ", "T") + ends.get((snap, inst), newest)[-6:],
+            "con_dbid": DBID,
+        }
+        for snap, inst, position, name, datatype, captured, last, value in BINDS
+    ]
+    assert ends[2, 1].endswith("+01:00") and newest == "+02:00"
+    assert (body["db"], body["sql_id"], body["range"]["begin_snap"], body["range"]["end_snap"]) == (
+        f"p.{DBID}",
+        SQL_ID,
+        1,
+        3,
+    )
+    text = api.get(f"{base}/binds?begin_snap=1&end_snap=3&format=csv").get_data(as_text=True)
+    header, *cells = list(csv.reader(io.StringIO(text)))
+    assert header == body["columns"] == list(body["rows"][0])
+    assert len(cells) == len(BINDS)
+    assert ok(api, f"{base}/binds?begin_snap=1&end_snap=2")["rows"] == body["rows"][:2]
+    assert ok(api, f"{base.replace(SQL_ID, PLSQL_ID)}/binds?begin_snap=1&end_snap=3")["rows"] == []
+
+
+def test_a_statement_with_a_plan_and_no_text_is_known(hand_plans):
+    """§26: the history holds a plan of it, so its plans and their diff are answered, not a 404; a range where no
+    snapshot falls has no binds (and no error)."""
+    api, base = hand_plans
+    base = base.replace(SQL_ID, TEXTLESS_ID)
+    assert [p["plan_hash_value"] for p in ok(api, f"{base}/plans")["plans"]] == [BY_INDEX_A, BY_INDEX_B]
+    assert ok(api, f"{base}/plans/diff?a={BY_INDEX_A}&b={BY_INDEX_B}")["differing"] == 1
+    inside = ok(api, f"{base.replace(TEXTLESS_ID, SQL_ID)}/binds?from=2026-02-28T23:40:00Z&to=2026-02-28T23:50:00Z")
+    assert (inside["range"]["begin_snap"], inside["rows"]) == (None, [])
+
+
+def test_a_long_plan_is_aligned_without_the_junk_heuristic(hand_plans):
+    """§26: difflib without its junk heuristic: WIDE_B's 199 FAST DUAL lines still match WIDE_A's two, in order."""
+    api, base = hand_plans
+    body = ok(api, f"{base}/plans/diff?a={WIDE_A}&b={WIDE_B}")
+    got = [(r["change"], r["a"] and r["a"]["id"], r["b"] and r["b"]["id"]) for r in body["rows"]]
+    assert got == [
+        ("same", 0, 0),
+        ("changed", 1, 1),
+        ("same", 2, 2),
+        ("same", 3, 3),
+        *[("only_b", None, j) for j in range(4, 201)],
+    ]
+    assert body["differing"] == 1 + 197
