@@ -459,3 +459,59 @@ def test_a_period_of_one_snapshot_has_no_values_and_no_change(api, dbs, periods)
     movers = body["movers"]["rows"]
     assert movers and all(r["a"] is None and r["change_pct"] is None for r in movers)
     assert [r["item"] for r in movers] == sorted(r["item"] for r in movers)  # unknown changes: by name
+
+
+NEW_PLAN = ("0s4ruwf8v2hxq", 33, 2, 3_000_000)  # in HR, in B's interval: SQL_ID, plan, executions, elapsed µs
+
+
+@pytest.fixture(scope="module")
+def cdb_compared(tmp_path_factory):
+    """test_multitenant's CDB root (two instances, one SQL_ID in two PDBs), with the counters a period needs (DB time
+    and user commits on each instance, 1,800 s apart) and NEW_PLAN, a second plan of the statement in HR."""
+    import sqlite3
+
+    import test_multitenant as cdb
+
+    path = tmp_path_factory.mktemp("cdb") / "cdb.sqlite"
+    cdb.build(path)
+    con = sqlite3.connect(path)
+    for inst in (1, 2):
+        for snap_id in cdb.SNAPS:
+            for view, stat_id, name, value in (
+                ("sys_time_model", 1, "DB time", 60_000_000 * snap_id),
+                ("sysstat", 2, "user commits", 100 * snap_id),
+            ):
+                con.execute(
+                    f"insert into dba_hist_{view} (snap_id, dbid, instance_number, stat_id, stat_name, value, "
+                    "con_dbid) values (?, ?, ?, ?, ?, ?, ?)",
+                    (snap_id, cdb.DBID, inst, stat_id, name, value, cdb.DBID),
+                )
+    con.execute(
+        "insert into dba_hist_sqlstat (snap_id, dbid, instance_number, sql_id, plan_hash_value, executions_delta, "
+        "elapsed_time_delta, con_dbid) values (3, ?, 1, ?, ?, ?, ?, ?)",
+        (cdb.DBID, *NEW_PLAN, cdb.PDB2),
+    )
+    con.commit()
+    con.close()
+    return cdb.client(path), cdb
+
+
+def test_statements_of_a_cdb_root_are_named_by_their_container(cdb_compared):
+    """§29 with §15: a statement is a (container, SQL_ID): the same SQL_ID in SALES and in HR are two movers, each with
+    its container's name and its own elapsed time per second; HR's new plan appeared in B, named by container."""
+    api, cdb = cdb_compared
+    body = _ask(api, f"c.{cdb.DBID}", (1, 2), (2, 3))
+    assert body["elapsed_seconds"] == {"a": 1800, "b": 1800}
+    sql_id, plan, execs, micro = NEW_PLAN
+    elapsed = {}  # seconds of each (container, SQL_ID) in A (interval ending at 2) and B (at 3)
+    for (con, sid, _), deltas in {**cdb.SQL, (cdb.PDB2, sql_id, plan): {3: (execs, micro)}}.items():
+        per = elapsed.setdefault((con, sid), [0.0, 0.0])
+        for k, snap in enumerate((2, 3)):
+            per[k] += deltas.get(snap, (0, 0))[1] / 1e6
+    sql = {(r["container"], r["item"]): r for r in body["movers"]["rows"] if r["kind"] == "sql"}
+    assert set(sql) == {(cdb.NAMES[con], sid) for con, sid in elapsed}
+    for (con, sid), (ta, tb) in elapsed.items():
+        r = sql[cdb.NAMES[con], sid]
+        assert (r["a"], r["b"]) == (pytest.approx(ta / 1800, abs=1e-4), pytest.approx(tb / 1800, abs=1e-4)), r
+    plans = [(r["item"], r["container"], r["a"], r["b"], r["change"]) for r in body["differences"]["rows"]]
+    assert [p for p in plans if p[4] in ("appeared", "disappeared")] == [(sql_id, "HR", None, str(plan), "appeared")]
