@@ -633,6 +633,9 @@ def test_a_plan_asked_of_a_statement_without_plans_is_404_naming_none(hand_plans
     err = assert_error(api.get(f"{base}/plans?plan_hash_value=5"), 404, "plan_hash_value")
     assert err["message"].endswith("its plans: none")
     assert_error(api.get(f"{base}/plans/diff?a=5&b=6"), 404, "a")
+    err = assert_error(api.get(f"{base.replace(PLSQL_ID, SQL_ID)}/plans?plan_hash_value=5"), 404, "plan_hash_value")
+    held = ", ".join(str(phv) for phv in sorted({r[0] for r in PLAN_ROWS}))  # every plan of the statement, listed
+    assert err["message"].endswith(f"its plans: {held}")
 
 
 def test_binds_carry_their_snapshots_time_and_offset(hand_plans):
