@@ -683,8 +683,11 @@ def test_a_statement_with_a_plan_and_no_text_is_known(hand_plans):
     base = base.replace(SQL_ID, TEXTLESS_ID)
     assert [p["plan_hash_value"] for p in ok(api, f"{base}/plans")["plans"]] == [BY_INDEX_A, BY_INDEX_B]
     assert ok(api, f"{base}/plans/diff?a={BY_INDEX_A}&b={BY_INDEX_B}")["differing"] == 1
-    inside = ok(api, f"{base.replace(TEXTLESS_ID, SQL_ID)}/binds?from=2026-02-28T23:40:00Z&to=2026-02-28T23:50:00Z")
-    assert (inside["range"]["begin_snap"], inside["rows"]) == (None, [])
+    inside = "from=2026-02-28T23:40:00Z&to=2026-02-28T23:50:00Z"  # within interval 2: no snapshot falls in it
+    binds = ok(api, f"{base.replace(TEXTLESS_ID, SQL_ID)}/binds?{inside}")
+    assert (binds["range"]["begin_snap"], binds["rows"]) == (None, [])
+    plans = ok(api, f"{base.replace(TEXTLESS_ID, SQL_ID)}/plans?{inside}")
+    assert (plans["range"]["begin_snap"], plans["total_samples"], plans["unplaced"]) == (None, 0, [])
 
 
 def test_a_long_plan_is_aligned_without_the_junk_heuristic(hand_plans):
