@@ -372,8 +372,8 @@ SAMPLES = [
     *[(ORDERED, 3, "TABLE ACCESS", "FULL", cpu) for cpu in (True, True, False)],
     (ORDERED, 4, "TABLE ACCESS", "FULL", False),
     *[(ORDERED, None, None, None, cpu) for cpu in (True, False)],
-    (NOT_KEPT, 2, "SORT", "GROUP BY", True),
-    (NOT_KEPT, 1, "HASH JOIN", None, False),
+    (NOT_KEPT, 2, "SORT", "GROUP BY", False),
+    (NOT_KEPT, 1, "HASH JOIN", None, True),
     (NOT_KEPT, None, None, None, True),
     (None, None, None, None, False),
 ]
@@ -594,8 +594,8 @@ def test_time_by_plan_line_and_the_unplaced_samples_add_up_to_the_statements(han
     assert _shares(3, 2, 10) == {"samples": 3, "pct_samples": 30.0, "pct_cpu": 66.6667, "pct_wait": 33.3333}
     assert body["unplaced"] == [
         {"plan_hash_value": ORDERED, "id": None, "operation": None, "options": None, **_shares(2, 1, 10)},
-        {"plan_hash_value": NOT_KEPT, "id": 1, "operation": "HASH JOIN", "options": None, **_shares(1, 0, 10)},
-        {"plan_hash_value": NOT_KEPT, "id": 2, "operation": "SORT", "options": "GROUP BY", **_shares(1, 1, 10)},
+        {"plan_hash_value": NOT_KEPT, "id": 1, "operation": "HASH JOIN", "options": None, **_shares(1, 1, 10)},
+        {"plan_hash_value": NOT_KEPT, "id": 2, "operation": "SORT", "options": "GROUP BY", **_shares(1, 0, 10)},
         {"plan_hash_value": NOT_KEPT, "id": None, "operation": None, "options": None, **_shares(1, 1, 10)},
         {"plan_hash_value": None, "id": None, "operation": None, "options": None, **_shares(1, 0, 10)},
     ]
