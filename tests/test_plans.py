@@ -360,7 +360,7 @@ SNAPSHOTS = {1: ("00:00", "00:30", 3600), 2: ("00:30", "01:00", 3600), 3: ("01:0
 BINDS = [
     (2, 1, 1, ":CUST", "NUMBER", "YES", "2026-03-01 00:41:07", "42"),
     (2, 1, 2, ":SINCE", "DATE", "YES", "2026-03-01 00:41:07", "02/28/2026 00:00:00"),
-    (3, 1, 1, ":CUST", "NUMBER", "NO", "2026-03-01 02:12:00", None),
+    (3, 1, 1, ":CUST", "NUMBER", "NO", None, None),
     (3, 2, 1, ":CUST", "NUMBER", "YES", "2026-03-01 02:20:00", "7"),
 ]
 # a statement whose text AWR did not keep, with a plan
@@ -602,6 +602,9 @@ def test_time_by_plan_line_and_the_unplaced_samples_add_up_to_the_statements(han
     placed = sum(line["samples"] for p in body["plans"] for line in p["lines"])
     assert placed + sum(u["samples"] for u in body["unplaced"]) == body["total_samples"]
     assert (body["db"], body["sql_id"], "reason" in body) == (f"p.{DBID}", SQL_ID, False)
+    assert (body["range"]["begin_snap"], body["range"]["end_snap"]) == (1, 2)
+    newest = f"+0{SNAPSHOTS[max(SNAPSHOTS)][2] // 3600}:00"  # TIMESTAMP, database time, with the database's offset
+    assert {(p["con_dbid"], p["timestamp"]) for p in body["plans"]} == {(DBID, "2026-03-01T00:10:00" + newest)}
 
 
 def test_one_plan_asked_keeps_its_share_of_every_plans_samples(hand_plans):
@@ -629,7 +632,7 @@ def test_a_plan_asked_of_a_statement_without_plans_is_404_naming_none(hand_plans
     api, base = hand_plans
     base = base.replace(SQL_ID, PLSQL_ID)
     body = ok(api, f"{base}/plans")
-    assert body["plans"] == [] and "PL/SQL" in body["reason"]
+    assert body["plans"] == [] and "DBA_HIST_SQL_PLAN" in body["reason"] and "PL/SQL block" in body["reason"]
     err = assert_error(api.get(f"{base}/plans?plan_hash_value=5"), 404, "plan_hash_value")
     assert err["message"].endswith("its plans: none")
     assert_error(api.get(f"{base}/plans/diff?a=5&b=6"), 404, "a")
@@ -656,7 +659,7 @@ def test_binds_carry_their_snapshots_time_and_offset(hand_plans):
             "datatype": datatype,
             "value": value,
             "was_captured": captured,
-            "last_captured": last.replace(" ", "T") + ends.get((snap, inst), newest)[-6:],
+            "last_captured": last and last.replace(" ", "T") + ends.get((snap, inst), newest)[-6:],
             "con_dbid": DBID,
         }
         for snap, inst, position, name, datatype, captured, last, value in BINDS
