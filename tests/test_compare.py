@@ -9,6 +9,7 @@ per-second values can agree.
 
 import csv
 import io
+import re
 from datetime import datetime
 
 import pytest
@@ -159,6 +160,13 @@ def test_the_time_movers_are_time_per_second_ranked_by_their_share_of_a_db_time(
     assert series.get("sql") is None and all(
         r["series"] == f"system_event:{r['item']}:time" for r in rows if r["kind"] == "wait event"
     )
+    classes = dict(sql3.execute("select distinct event_name, wait_class from dba_hist_system_event"))
+    assert {r["kind"] for r in rows} == {"time model", "wait event", "sql"}
+    for r in rows:  # a non-CDB: no container; a wait class for a wait event only; in both periods here
+        assert (r["group"], r["container"], r["only_in"]) == ("time", None, None), r
+        assert r["wait_class"] == (classes[r["item"]] if r["kind"] == "wait event" else None), r
+        if r["kind"] == "time model":
+            assert r["series"] == f"sys_time_model:{r['item']}"
 
 
 def test_the_workload_movers_are_volumes_per_second_and_costs_per_transaction(api, dbs, sql3, periods):
@@ -187,6 +195,11 @@ def test_the_workload_movers_are_volumes_per_second_and_costs_per_transaction(ap
         neutral["Transactions"] is None and neutral["Executes (SQL)"] is None and neutral["Redo size (bytes)"] is None
     )
     assert neutral["Hard parses (SQL)"] == "lower" and neutral["Parses (SQL)"] == "lower"
+    for r in rows:  # the unit the row's label names (a count: 1), per second or per transaction (§7)
+        named = re.search(r"\((bytes|MB|s)\)$", r["item"])
+        assert r["unit"] == (named[1] if named else "1") + {"per second": "/s", "per transaction": "/txn"}[r["measure"]]
+        assert (r["group"], r["kind"], r["db_time_change_pct"], r["series"]) == ("workload", "load profile", None, None)
+        assert r["only_in"] is None and r["container"] is None and r["wait_class"] is None
     lp = {r["metric"]: r for r in body["load_profile"]["rows"]}
     assert lp["Transactions"]["better_per_second"] is None and lp["Parses (SQL)"]["better_per_transaction"] == "lower"
 
@@ -219,13 +232,15 @@ def test_a_wait_in_one_period_only_is_plus_or_minus_100_percent(api, dbs, sql3, 
         new = [e for e in _union(px.top(px.events, 15), py.top(py.events, 15)) if not px.events.get(e)]
         gone = [e for e in _union(px.top(px.events, 15), py.top(py.events, 15)) if not py.events.get(e)]
         assert new if sign > 0 else gone, "the regression's CPU saturation brings a wait A never had"
-        for name in new:
+        for name in new:  # 0 time and 0 waits in the period without it (§29)
             r = events[name]
             assert (r["only_in"], r["change_pct"], r["a_time_s"]) == ("b", 100.0, 0), r
+            assert (r["a_waits_per_transaction"], r["waits_per_transaction_change_pct"]) == (0, 100.0), r
             assert r["b_time_s"] == pytest.approx(py.events[name], abs=1e-4)
         for name in gone:
             r = events[name]
             assert (r["only_in"], r["change_pct"], r["b_time_s"]) == ("a", -100.0, 0), r
+            assert (r["b_waits_per_transaction"], r["waits_per_transaction_change_pct"]) == (0, -100.0), r
         for name, r in events.items():
             if name in px.events and name in py.events and px.events[name] and py.events[name]:
                 va, vb = px.per_second(px.events[name]), py.per_second(py.events[name])
@@ -336,3 +351,167 @@ def test_a_parameter_set_in_one_period_only_is_a_difference(set_in_one_period, d
     assert got["_a_only (instance 1)"] == ("1", None, "set in A only")
     assert got["_b_only (instance 1)"] == (None, "TRUE", "set in B only")
     assert not any(item.startswith(("_a_only", "_b_only")) and "instance 2" in item for item in got)
+
+
+def test_the_answer_names_its_periods_and_compares_db_time_per_second(api, dbs, sql3, periods):
+    """§29: `db_time` is each period's DB time per second (average active sessions, s/s), its change 100 × (B − A) /
+    A, better lower; each table's `columns` name its rows' fields, in order."""
+    db, (a, b) = dbs["rac"], periods
+    pa, pb = (Period(sql3, dbid_of(db), *p) for p in (a, b))
+    body = _ask(api, db, a, b)
+    va, vb = (p.per_second(p.time_model["DB time"]) for p in (pa, pb))
+    assert body["db_time"] == {
+        "unit": "s/s",
+        "a": pytest.approx(va, abs=1e-4),
+        "b": pytest.approx(vb, abs=1e-4),
+        "change_pct": pytest.approx(100 * (vb - va) / va, abs=1e-2),
+        "better": "lower",
+    }
+    assert (body["db"], body["instance"]) == (db, "all")
+    assert [(body[s]["begin_snap"], body[s]["end_snap"]) for s in "ab"] == [a, b]
+    for table in ("movers", "differences", "load_profile", "top_events"):
+        assert body[table]["rows"], table
+        assert all(list(r) == body[table]["columns"] for r in body[table]["rows"]), table
+
+
+def test_the_load_profile_side_by_side_is_each_periods_totals_per_second_and_per_transaction(api, dbs, sql3, periods):
+    """§29's `load_profile`: each §13 row's total over each period's seconds and over its transactions, the change of
+    each, better per transaction as §29's table says, never per second."""
+    db, (a, b) = dbs["rac"], periods
+    pa, pb = (Period(sql3, dbid_of(db), *p) for p in (a, b))
+    time_rows = {"DB Time(s)": "DB time", "DB CPU(s)": "DB CPU", "Background CPU(s)": "background cpu time"}
+    stats_of = {  # the demo has In-Memory's statistics too, all 0 (§13 ¹)
+        **LOAD_PROFILE_STATS,
+        "IM scan rows": (("IM scan rows",), 1),
+        "Session Logical Read IM": (("session logical reads - IM",), 1),
+    }
+    rows = {r["metric"]: r for r in _ask(api, db, a, b)["load_profile"]["rows"]}
+    assert set(rows) == set(stats_of) | set(time_rows)
+    for label, r in rows.items():
+        if label in time_rows:
+            ta, tb = (p.time_model[time_rows[label]] for p in (pa, pb))
+        else:
+            stats, scale = stats_of[label]
+            ta, tb = (sum(p.sysstat[s] for s in stats) * scale for p in (pa, pb))
+        sa, sb, xa, xb = ta / pa.elapsed, tb / pb.elapsed, ta / pa.txns, tb / pb.txns
+        assert sa or not sb, label  # 0 in A and 0 in B: a change of 0 % (§29), as below
+        close = {"rel": 1e-4, "abs": 1e-4}
+        assert r == {
+            "metric": label,
+            "a_per_second": pytest.approx(sa, **close),
+            "b_per_second": pytest.approx(sb, **close),
+            "change_pct": pytest.approx(100 * (sb - sa) / sa if sa else 0.0, rel=1e-3, abs=1e-2),
+            "better_per_second": None,
+            "a_per_transaction": pytest.approx(xa, **close),
+            "b_per_transaction": pytest.approx(xb, **close),
+            "change_pct_per_transaction": pytest.approx(100 * (xb - xa) / xa if xa else 0.0, rel=1e-3, abs=1e-2),
+            "better_per_transaction": "lower" if label in BETTER_PER_TRANSACTION else None,
+        }, label
+
+
+def test_the_top_events_side_by_side_carry_each_periods_average_wait_and_share_of_db_time(api, dbs, sql3, periods):
+    """§14 in each period: avg_ms = time / waits, pct_db_time = 100 × time / DB time; the DB CPU row (wait class CPU)
+    has no waits, so no waits per transaction and no direction for them."""
+    db, (a, b) = dbs["rac"], periods
+    pa, pb = (Period(sql3, dbid_of(db), *p) for p in (a, b))
+    classes = dict(sql3.execute("select distinct event_name, wait_class from dba_hist_system_event"))
+    rows = {r["event"]: r for r in _ask(api, db, a, b)["top_events"]["rows"]}
+    assert "DB CPU" in rows
+    for name, r in rows.items():
+        for side, p in (("a", pa), ("b", pb)):
+            time = p.time_model["DB CPU"] if name == "DB CPU" else p.events.get(name, 0)
+            waits = None if name == "DB CPU" else p.waits.get(name, 0)
+            assert r[f"{side}_time_s"] == pytest.approx(time, abs=1e-4), (name, side)
+            assert r[f"{side}_pct_db_time"] == pytest.approx(100 * time / p.time_model["DB time"], abs=1e-4)
+            assert r[f"{side}_avg_ms"] == (pytest.approx(1000 * time / waits, abs=1e-4) if waits else None)
+            if waits is None:
+                assert r[f"{side}_waits_per_transaction"] is None
+        assert r["wait_class"] == ("CPU" if name == "DB CPU" else classes[name])
+        assert r["better_waits_per_transaction"] == (None if name == "DB CPU" else "lower")
+
+
+def test_a_parameter_of_a_single_instance_database_names_no_instance(api, dbs, stories):
+    """§29: on a database of one instance a parameter's item is its name alone; async_io_fix's FILESYSTEMIO_OPTIONS
+    change (SPFILE, then a restart) differs between a period before the restart and one after."""
+    lo = stories["async_io_fix"]["first_snap_after"]
+    rows = _ask(api, dbs["single"], (lo - 30, lo - 10), (lo + 10, lo + 20))["differences"]["rows"]
+    params = {r["item"]: r for r in rows if r["kind"] == "parameter"}
+    assert params["filesystemio_options"]["change"] == "changed" and params["filesystemio_options"]["b"] == "SETALL"
+    assert not any("instance" in item for item in params)
+
+
+def test_a_period_of_one_snapshot_has_no_values_and_no_change(api, dbs, periods):
+    """§13: a range of a single snapshot has no data, and no data is not zero; §29: a change from an unknown value is
+    empty. A's values are all null, B's are there."""
+    db, (_, b) = dbs["rac"], periods
+    body = _ask(api, db, (b[0] - 2, b[0] - 2), b)
+    assert body["elapsed_seconds"]["a"] == 0 and body["elapsed_seconds"]["b"] > 0
+    assert (body["db_time"]["a"], body["db_time"]["change_pct"]) == (None, None) and body["db_time"]["b"] > 0
+    lp = body["load_profile"]["rows"]
+    assert lp and all(r["a_per_second"] is None and r["a_per_transaction"] is None for r in lp)
+    assert all(r["change_pct"] is None and r["change_pct_per_transaction"] is None for r in lp)
+    assert any(r["b_per_second"] for r in lp) and any(r["b_per_transaction"] for r in lp)
+    events = body["top_events"]["rows"]
+    assert events and all(r["b_time_s"] > 0 and r["b_pct_db_time"] > 0 for r in events)
+    for r in events:
+        assert [r[k] for k in ("a_time_s", "a_per_second", "a_pct_db_time", "a_waits_per_transaction")] == [None] * 4
+        assert (r["change_pct"], r["waits_per_transaction_change_pct"]) == (None, None)
+    movers = body["movers"]["rows"]
+    assert movers and all(r["a"] is None and r["change_pct"] is None for r in movers)
+    assert [r["item"] for r in movers] == sorted(r["item"] for r in movers)  # unknown changes: by name
+
+
+NEW_PLAN = ("0s4ruwf8v2hxq", 33, 2, 3_000_000)  # in HR, in B's interval: SQL_ID, plan, executions, elapsed µs
+
+
+@pytest.fixture(scope="module")
+def cdb_compared(tmp_path_factory):
+    """test_multitenant's CDB root (two instances, one SQL_ID in two PDBs), with the counters a period needs (DB time
+    and user commits on each instance, 1,800 s apart) and NEW_PLAN, a second plan of the statement in HR."""
+    import sqlite3
+
+    import test_multitenant as cdb
+
+    path = tmp_path_factory.mktemp("cdb") / "cdb.sqlite"
+    cdb.build(path)
+    con = sqlite3.connect(path)
+    for inst in (1, 2):
+        for snap_id in cdb.SNAPS:
+            for view, stat_id, name, value in (
+                ("sys_time_model", 1, "DB time", 60_000_000 * snap_id),
+                ("sysstat", 2, "user commits", 100 * snap_id),
+            ):
+                con.execute(
+                    f"insert into dba_hist_{view} (snap_id, dbid, instance_number, stat_id, stat_name, value, "
+                    "con_dbid) values (?, ?, ?, ?, ?, ?, ?)",
+                    (snap_id, cdb.DBID, inst, stat_id, name, value, cdb.DBID),
+                )
+    con.execute(
+        "insert into dba_hist_sqlstat (snap_id, dbid, instance_number, sql_id, plan_hash_value, executions_delta, "
+        "elapsed_time_delta, con_dbid) values (3, ?, 1, ?, ?, ?, ?, ?)",
+        (cdb.DBID, *NEW_PLAN, cdb.PDB2),
+    )
+    con.commit()
+    con.close()
+    return cdb.client(path), cdb
+
+
+def test_statements_of_a_cdb_root_are_named_by_their_container(cdb_compared):
+    """§29 with §15: a statement is a (container, SQL_ID): the same SQL_ID in SALES and in HR are two movers, each with
+    its container's name and its own elapsed time per second; HR's new plan appeared in B, named by container."""
+    api, cdb = cdb_compared
+    body = _ask(api, f"c.{cdb.DBID}", (1, 2), (2, 3))
+    assert body["elapsed_seconds"] == {"a": 1800, "b": 1800}
+    sql_id, plan, execs, micro = NEW_PLAN
+    elapsed = {}  # seconds of each (container, SQL_ID) in A (interval ending at 2) and B (at 3)
+    for (con, sid, _), deltas in {**cdb.SQL, (cdb.PDB2, sql_id, plan): {3: (execs, micro)}}.items():
+        per = elapsed.setdefault((con, sid), [0.0, 0.0])
+        for k, snap in enumerate((2, 3)):
+            per[k] += deltas.get(snap, (0, 0))[1] / 1e6
+    sql = {(r["container"], r["item"]): r for r in body["movers"]["rows"] if r["kind"] == "sql"}
+    assert set(sql) == {(cdb.NAMES[con], sid) for con, sid in elapsed}
+    for (con, sid), (ta, tb) in elapsed.items():
+        r = sql[cdb.NAMES[con], sid]
+        assert (r["a"], r["b"]) == (pytest.approx(ta / 1800, abs=1e-4), pytest.approx(tb / 1800, abs=1e-4)), r
+    plans = [(r["item"], r["container"], r["a"], r["b"], r["change"]) for r in body["differences"]["rows"]]
+    assert [p for p in plans if p[4] in ("appeared", "disappeared")] == [(sql_id, "HR", None, str(plan), "appeared")]

@@ -311,8 +311,8 @@ def test_plan_and_bind_times_carry_the_databases_offset(api, sql3, rac, reg, tz)
 
 # -- a store of a few hand-written plans: the order and alignment of the lines against rows chosen to tell them apart
 
-DBID, SQL_ID = 700, "4xamnunv51w9j"
-ORDERED, BY_INDEX_A, BY_INDEX_B = 11, 21, 22  # plan hash values
+DBID, SQL_ID, PLSQL_ID = 700, "4xamnunv51w9j", "7b2kq4cq0a1zs"
+ORDERED, BY_INDEX_A, BY_INDEX_B, HASHED, NESTED, WIDE_A, WIDE_B, NOT_KEPT = 11, 21, 22, 31, 32, 41, 42, 99  # plans
 # (plan, ID, PARENT_ID, DEPTH, POSITION, operation, options, object): as Oracle numbers them, POSITION is a line's
 # place among its siblings and the statement's cost on line 0, so POSITION order is not ID order
 PLAN_ROWS = [
@@ -331,6 +331,51 @@ PLAN_ROWS = [
             (2, 1, 2, 1, "INDEX", "RANGE SCAN", index),
         )
     ],
+    # a hash join that became nested loops under a sort: between the two matching lines (the statement, CUSTOMERS)
+    # HASHED has two lines and NESTED four, so two pairs are `changed` and two lines one-sided; CUSTOMERS sits one
+    # deeper in NESTED
+    (HASHED, 0, None, 0, 9, "SELECT STATEMENT", None, None),
+    (HASHED, 1, 0, 1, 1, "HASH JOIN", None, None),
+    (HASHED, 2, 1, 2, 1, "TABLE ACCESS", "FULL", "ORDERS"),
+    (HASHED, 3, 1, 2, 2, "TABLE ACCESS", "FULL", "CUSTOMERS"),
+    (NESTED, 0, None, 0, 7, "SELECT STATEMENT", None, None),
+    (NESTED, 1, 0, 1, 1, "SORT", "ORDER BY", None),
+    (NESTED, 2, 1, 2, 1, "NESTED LOOPS", None, None),
+    (NESTED, 3, 2, 3, 1, "TABLE ACCESS", "BY INDEX ROWID", "ORDERS"),
+    (NESTED, 4, 3, 4, 1, "INDEX", "RANGE SCAN", "ORDERS_IX"),
+    (NESTED, 5, 2, 3, 2, "TABLE ACCESS", "FULL", "CUSTOMERS"),
+    # a UNION ALL of 2 rows from DUAL, and a view of 199: difflib's junk heuristic (on for 200 lines or more) would
+    # take FAST DUAL, in more than 1 % of WIDE_B's lines, for junk and match none of them
+    (WIDE_A, 0, None, 0, 4, "SELECT STATEMENT", None, None),
+    (WIDE_A, 1, 0, 1, 1, "UNION-ALL", None, None),
+    *[(WIDE_A, i, 1, 2, i - 1, "FAST DUAL", None, None) for i in (2, 3)],
+    (WIDE_B, 0, None, 0, 199, "SELECT STATEMENT", None, None),
+    (WIDE_B, 1, 0, 1, 1, "VIEW", None, "VW_DUALS"),
+    *[(WIDE_B, i, 1, 2, i - 1, "FAST DUAL", None, None) for i in range(2, 201)],
+]
+# snapshot: (begin, end) local, SNAP_TIMEZONE; daylight saving starts at snapshot 3 (+01:00, then +02:00)
+SNAPSHOTS = {1: ("00:00", "00:30", 3600), 2: ("00:30", "01:00", 3600), 3: ("01:00", "02:30", 7200)}
+# DBA_HIST_SQLBIND: snap_id, instance, position, name, DATATYPE_STRING, WAS_CAPTURED, LAST_CAPTURED (local),
+# VALUE_STRING; instance 2 has no snapshot in the history
+BINDS = [
+    (2, 1, 1, ":CUST", "NUMBER", "YES", "2026-03-01 00:41:07", "42"),
+    (2, 1, 2, ":SINCE", "DATE", "YES", "2026-03-01 00:41:07", "02/28/2026 00:00:00"),
+    (3, 1, 1, ":CUST", "NUMBER", "NO", None, None),
+    (3, 2, 1, ":CUST", "NUMBER", "YES", "2026-03-01 02:20:00", "7"),
+]
+# a statement whose text AWR did not keep, with a plan
+TEXTLESS_ID = "0g3r5bcnm8xqa"
+# the statement's ASH samples of interval 2 (snapshots 1 to 2), each (plan, line, operation, options, on CPU); none
+# in interval 3. ORDERED's lines 3 and 4 have samples; the rest are unplaced: no line id, a plan AWR did not keep,
+# no plan hash value
+SAMPLES = [
+    *[(ORDERED, 3, "TABLE ACCESS", "FULL", cpu) for cpu in (True, True, False)],
+    (ORDERED, 4, "TABLE ACCESS", "FULL", False),
+    *[(ORDERED, None, None, None, cpu) for cpu in (True, False)],
+    (NOT_KEPT, 2, "SORT", "GROUP BY", False),
+    (NOT_KEPT, 1, "HASH JOIN", None, True),
+    (NOT_KEPT, None, None, None, True),
+    (None, None, None, None, False),
 ]
 
 
@@ -355,21 +400,41 @@ def hand_plans(tmp_path_factory):
         "'19.0.0.0.0', 'NO')",
         (DBID,),
     )
-    for snap_id, (begin, end) in {1: ("00:00", "00:30"), 2: ("00:30", "01:00")}.items():
+    for snap_id, (begin, end, tz) in SNAPSHOTS.items():
         con.execute(
             "insert into dba_hist_snapshot (snap_id, dbid, instance_number, startup_time, begin_interval_time, "
-            "end_interval_time, snap_flag, snap_timezone) values (?, ?, 1, '2026-03-01 00:00:00', ?, ?, 0, 0)",
-            (snap_id, DBID, f"2026-03-01 {begin}:00", f"2026-03-01 {end}:00"),
+            "end_interval_time, snap_flag, snap_timezone) values (?, ?, 1, '2026-03-01 00:00:00', ?, ?, 0, ?)",
+            (snap_id, DBID, f"2026-03-01 {begin}:00", f"2026-03-01 {end}:00", tz),
+        )
+    for row in BINDS:
+        con.execute(
+            "insert into dba_hist_sqlbind (snap_id, dbid, instance_number, sql_id, position, name, datatype_string, "
+            "was_captured, last_captured, value_string, con_dbid) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (row[0], DBID, row[1], SQL_ID, *row[2:], DBID),
         )
     con.execute(
         "insert into dba_hist_sqltext (dbid, sql_id, sql_text, command_type, con_dbid) values (?, ?, ?, 3, ?)",
         (DBID, SQL_ID, "select * from orders", DBID),
     )
-    for phv, i, parent, depth, pos, op, opt, obj in PLAN_ROWS:
+    con.execute(
+        "insert into dba_hist_sqltext (dbid, sql_id, sql_text, command_type, con_dbid) values (?, ?, ?, 47, ?)",
+        (DBID, PLSQL_ID, "BEGIN nightly_batch; END;", DBID),
+    )
+    for k, (phv, line, op, opt, cpu) in enumerate(SAMPLES):
+        con.execute(
+            "insert into dba_hist_active_sess_history (snap_id, dbid, instance_number, sample_id, sample_time, "
+            "session_id, session_type, sql_id, sql_plan_hash_value, sql_plan_line_id, sql_plan_operation, "
+            "sql_plan_options, session_state, con_dbid) values (2, ?, 1, ?, ?, 10, 'FOREGROUND', ?, ?, ?, ?, ?, ?, ?)",
+            (DBID, k, f"2026-03-01 00:{31 + k}:00", SQL_ID, phv, line, op, opt, "ON CPU" if cpu else "WAITING", DBID),
+        )
+    for sql_id, (phv, i, parent, depth, pos, op, opt, obj) in [
+        *[(SQL_ID, r) for r in PLAN_ROWS],
+        *[(TEXTLESS_ID, r) for r in PLAN_ROWS if r[0] in (BY_INDEX_A, BY_INDEX_B)],
+    ]:
         con.execute(
             "insert into dba_hist_sql_plan (dbid, sql_id, plan_hash_value, id, operation, options, object_name, "
             "parent_id, depth, position, cost, timestamp, con_dbid) values (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (DBID, SQL_ID, phv, i, op, opt, obj, parent, depth, pos, 10 - i, "2026-03-01 00:10:00", DBID),
+            (DBID, sql_id, phv, i, op, opt, obj, parent, depth, pos, 10 - i, "2026-03-01 00:10:00", DBID),
         )
     con.commit()
     con.close()
@@ -406,3 +471,238 @@ def test_two_plans_differing_in_an_index_align_line_by_line_and_mark_the_index(h
         ("changed", 2, 2, "ORDERS_CUSTOMER_IX", "ORDERS_CUSTOMER_DATE_IX"),
     ]
     assert body["differing"] == 1
+
+
+def test_two_plans_differing_in_their_joins_pair_the_unmatched_lines_in_order(hand_plans):
+    """§26: between the matched lines (the statement, CUSTOMERS), HASHED's two lines and NESTED's four are paired in
+    order, `changed`, and NESTED's last two are `only_b`; CUSTOMERS, matched one deeper, is `moved`. Swapping a and b
+    gives the mirror: `only_a`."""
+    api, base = hand_plans
+    body = ok(api, f"{base}/plans/diff?a={HASHED}&b={NESTED}")
+    got = [(r["change"], r["a"] and r["a"]["id"], r["b"] and r["b"]["id"]) for r in body["rows"]]
+    assert got == [
+        ("same", 0, 0),
+        ("changed", 1, 1),
+        ("changed", 2, 2),
+        ("only_b", None, 3),
+        ("only_b", None, 4),
+        ("moved", 3, 5),
+    ]
+    assert (body["a"], body["b"], body["differing"], body["sql_id"], body["db"]) == (
+        HASHED,
+        NESTED,
+        4,
+        SQL_ID,
+        f"p.{DBID}",
+    )
+    mirror = ok(api, f"{base}/plans/diff?a={NESTED}&b={HASHED}")
+    assert [(r["change"], r["a"] and r["a"]["id"], r["b"] and r["b"]["id"]) for r in mirror["rows"]] == [
+        ("same", 0, 0),
+        ("changed", 1, 1),
+        ("changed", 2, 2),
+        ("only_a", 3, None),
+        ("only_a", 4, None),
+        ("moved", 5, 3),
+    ]
+    assert mirror["differing"] == 4
+
+
+def test_the_diff_csv_is_its_columns_each_sides_line_fields(hand_plans):
+    """The CSV of a diff has the answer's `columns`: `change`, then fields of a plan line (the answer's line, as
+    /plans gives it) for side a, then the same for b, empty where the row has no line of that side."""
+    api, base = hand_plans
+    body = ok(api, f"{base}/plans/diff?a={HASHED}&b={NESTED}")
+    text = api.get(f"{base}/plans/diff?a={HASHED}&b={NESTED}&format=csv").get_data(as_text=True)
+    header, *cells = list(csv.reader(io.StringIO(text)))
+    assert header == body["columns"] and header[0] == "change"
+    fields = [c[2:] for c in header[1:] if c.startswith("a_")]
+    assert header[1:] == [f"{side}_{k}" for side in "ab" for k in fields]
+    assert {"id", "depth", "operation", "options", "object_name"} <= set(fields) <= set(body["rows"][0]["a"])
+    for row, r in zip(cells, body["rows"], strict=True):
+        expected = [r["change"]] + [
+            "" if r[side] is None or r[side][k] is None else str(r[side][k]) for side in "ab" for k in fields
+        ]
+        assert row == expected
+
+
+def test_the_plans_csv_is_its_columns_one_row_per_line(hand_plans):
+    """The CSV of /plans: `plan_hash_value` and a plan line's fields as the answer's schema lists them, in order."""
+    api, base = hand_plans
+    body = ok(api, f"{base}/plans?begin_snap=1&end_snap=2")
+    text = api.get(f"{base}/plans?begin_snap=1&end_snap=2&format=csv").get_data(as_text=True)
+    header, *cells = list(csv.reader(io.StringIO(text)))
+    assert (
+        header
+        == body["columns"]
+        == [
+            "plan_hash_value",
+            "id",
+            "parent_id",
+            "depth",
+            "position",
+            "operation",
+            "options",
+            "object_owner",
+            "object_name",
+            "cost",
+            "cardinality",
+            "bytes",
+            "access_predicates",
+            "filter_predicates",
+            "samples",
+            "pct_samples",
+            "pct_cpu",
+            "pct_wait",
+        ]
+    )
+    lines = [(p["plan_hash_value"], line) for p in body["plans"] for line in p["lines"]]
+    assert len(cells) == len(lines) == len(PLAN_ROWS)
+    for row, (phv, line) in zip(cells, lines, strict=True):
+        assert row == [str(phv)] + ["" if line[k] is None else str(line[k]) for k in header[1:]]
+
+
+def _shares(samples, on_cpu, total):
+    """§26's shares of a line, worked out from the counts: % of the statement's samples, % on CPU, % waiting."""
+    return {
+        "samples": samples,
+        "pct_samples": round(100 * samples / total, 4) if total else None,
+        "pct_cpu": round(100 * on_cpu / samples, 4) if samples else None,
+        "pct_wait": round(100 * (samples - on_cpu) / samples, 4) if samples else None,
+    }
+
+
+def test_time_by_plan_line_and_the_unplaced_samples_add_up_to_the_statements(hand_plans):
+    """§26: each line's samples of the range, % of all the statement's samples (every plan's), % on CPU and waiting;
+    the samples on no line of a plan shown (no line id, a plan AWR did not keep, no plan) under `unplaced`, by plan
+    hash value then line, those without either last."""
+    api, base = hand_plans
+    body = ok(api, f"{base}/plans?begin_snap=1&end_snap=2")
+    assert body["total_samples"] == len(SAMPLES) == 10
+    assert [(p["plan_hash_value"], p["samples"]) for p in body["plans"]] == [
+        (ORDERED, 4),
+        (BY_INDEX_A, 0),
+        (BY_INDEX_B, 0),
+        (HASHED, 0),
+        (NESTED, 0),
+        (WIDE_A, 0),
+        (WIDE_B, 0),
+    ]
+    ordered = body["plans"][0]["lines"]
+    for line in ordered:
+        expected = {3: _shares(3, 2, 10), 4: _shares(1, 0, 10)}.get(line["id"], _shares(0, 0, 10))
+        assert {k: line[k] for k in expected} == expected, line
+    assert _shares(3, 2, 10) == {"samples": 3, "pct_samples": 30.0, "pct_cpu": 66.6667, "pct_wait": 33.3333}
+    assert body["unplaced"] == [
+        {"plan_hash_value": ORDERED, "id": None, "operation": None, "options": None, **_shares(2, 1, 10)},
+        {"plan_hash_value": NOT_KEPT, "id": 1, "operation": "HASH JOIN", "options": None, **_shares(1, 1, 10)},
+        {"plan_hash_value": NOT_KEPT, "id": 2, "operation": "SORT", "options": "GROUP BY", **_shares(1, 0, 10)},
+        {"plan_hash_value": NOT_KEPT, "id": None, "operation": None, "options": None, **_shares(1, 1, 10)},
+        {"plan_hash_value": None, "id": None, "operation": None, "options": None, **_shares(1, 0, 10)},
+    ]
+    placed = sum(line["samples"] for p in body["plans"] for line in p["lines"])
+    assert placed + sum(u["samples"] for u in body["unplaced"]) == body["total_samples"]
+    assert (body["db"], body["sql_id"], "reason" in body) == (f"p.{DBID}", SQL_ID, False)
+    assert (body["range"]["begin_snap"], body["range"]["end_snap"]) == (1, 2)
+    newest = f"+0{SNAPSHOTS[max(SNAPSHOTS)][2] // 3600}:00"  # TIMESTAMP, database time, with the database's offset
+    assert {(p["con_dbid"], p["timestamp"]) for p in body["plans"]} == {(DBID, "2026-03-01T00:10:00" + newest)}
+
+
+def test_one_plan_asked_keeps_its_share_of_every_plans_samples(hand_plans):
+    """§26: with `plan_hash_value=`, a line's % is still of all the statement's samples; `unplaced` holds that
+    plan's samples on no line only."""
+    api, base = hand_plans
+    body = ok(api, f"{base}/plans?plan_hash_value={ORDERED}&begin_snap=1&end_snap=2")
+    assert body["total_samples"] == 10 and [p["plan_hash_value"] for p in body["plans"]] == [ORDERED]
+    assert body["plans"][0]["lines"][3]["pct_samples"] == 30.0
+    assert [(u["plan_hash_value"], u["id"], u["samples"]) for u in body["unplaced"]] == [(ORDERED, None, 2)]
+
+
+def test_a_range_without_samples_has_no_shares(hand_plans):
+    """An interval where the statement has no ASH sample: every line 0 samples, no % (nothing to divide)."""
+    api, base = hand_plans
+    body = ok(api, f"{base}/plans?begin_snap=2&end_snap=3")
+    assert (body["total_samples"], body["unplaced"]) == (0, [])
+    assert all(p["samples"] == 0 for p in body["plans"])
+    for line in (line for p in body["plans"] for line in p["lines"]):
+        assert {k: line[k] for k in ("samples", "pct_samples", "pct_cpu", "pct_wait")} == _shares(0, 0, 0)
+
+
+def test_a_plan_asked_of_a_statement_without_plans_is_404_naming_none(hand_plans):
+    """§26: a PL/SQL block has no plan: asking for one names the plans the history holds, none."""
+    api, base = hand_plans
+    base = base.replace(SQL_ID, PLSQL_ID)
+    body = ok(api, f"{base}/plans")
+    assert body["plans"] == [] and "DBA_HIST_SQL_PLAN" in body["reason"] and "PL/SQL block" in body["reason"]
+    err = assert_error(api.get(f"{base}/plans?plan_hash_value=5"), 404, "plan_hash_value")
+    assert err["message"].endswith("its plans: none")
+    assert_error(api.get(f"{base}/plans/diff?a=5&b=6"), 404, "a")
+    err = assert_error(api.get(f"{base.replace(PLSQL_ID, SQL_ID)}/plans?plan_hash_value=5"), 404, "plan_hash_value")
+    held = ", ".join(str(phv) for phv in sorted({r[0] for r in PLAN_ROWS}))  # every plan of the statement, listed
+    assert err["message"].endswith(f"its plans: {held}")
+
+
+def test_binds_carry_their_snapshots_time_and_offset(hand_plans):
+    """§26: each captured bind of the range's intervals with its snapshot's end and LAST_CAPTURED given with that
+    snapshot's own offset (SNAP_TIMEZONE), not the newest snapshot's: +01:00 before daylight saving, +02:00 after;
+    an instance with no snapshot there has no time, and its LAST_CAPTURED has the database's offset (§17)."""
+    api, base = hand_plans
+    body = ok(api, f"{base}/binds?begin_snap=1&end_snap=3")
+    ends = {(snap, 1): f"2026-03-01T{end}:00+0{tz // 3600}:00" for snap, (_, end, tz) in SNAPSHOTS.items()}
+    newest = ends[3, 1][-6:]
+    assert body["rows"] == [
+        {
+            "snap_id": snap,
+            "instance_number": inst,
+            "time": ends.get((snap, inst)),
+            "position": position,
+            "name": name,
+            "datatype": datatype,
+            "value": value,
+            "was_captured": captured,
+            "last_captured": last and last.replace(" ", "T") + ends.get((snap, inst), newest)[-6:],
+            "con_dbid": DBID,
+        }
+        for snap, inst, position, name, datatype, captured, last, value in BINDS
+    ]
+    assert ends[2, 1].endswith("+01:00") and newest == "+02:00"
+    assert (body["db"], body["sql_id"], body["range"]["begin_snap"], body["range"]["end_snap"]) == (
+        f"p.{DBID}",
+        SQL_ID,
+        1,
+        3,
+    )
+    text = api.get(f"{base}/binds?begin_snap=1&end_snap=3&format=csv").get_data(as_text=True)
+    header, *cells = list(csv.reader(io.StringIO(text)))
+    assert header == body["columns"] == list(body["rows"][0])
+    assert len(cells) == len(BINDS)
+    assert ok(api, f"{base}/binds?begin_snap=1&end_snap=2")["rows"] == body["rows"][:2]
+    assert ok(api, f"{base.replace(SQL_ID, PLSQL_ID)}/binds?begin_snap=1&end_snap=3")["rows"] == []
+
+
+def test_a_statement_with_a_plan_and_no_text_is_known(hand_plans):
+    """§26: the history holds a plan of it, so its plans and their diff are answered, not a 404; a range where no
+    snapshot falls has no binds (and no error)."""
+    api, base = hand_plans
+    base = base.replace(SQL_ID, TEXTLESS_ID)
+    assert [p["plan_hash_value"] for p in ok(api, f"{base}/plans")["plans"]] == [BY_INDEX_A, BY_INDEX_B]
+    assert ok(api, f"{base}/plans/diff?a={BY_INDEX_A}&b={BY_INDEX_B}")["differing"] == 1
+    inside = "from=2026-02-28T23:40:00Z&to=2026-02-28T23:50:00Z"  # within interval 2: no snapshot falls in it
+    binds = ok(api, f"{base.replace(TEXTLESS_ID, SQL_ID)}/binds?{inside}")
+    assert (binds["range"]["begin_snap"], binds["rows"]) == (None, [])
+    plans = ok(api, f"{base.replace(TEXTLESS_ID, SQL_ID)}/plans?{inside}")
+    assert (plans["range"]["begin_snap"], plans["total_samples"], plans["unplaced"]) == (None, 0, [])
+
+
+def test_a_long_plan_is_aligned_without_the_junk_heuristic(hand_plans):
+    """§26: difflib without its junk heuristic: WIDE_B's 199 FAST DUAL lines still match WIDE_A's two, in order."""
+    api, base = hand_plans
+    body = ok(api, f"{base}/plans/diff?a={WIDE_A}&b={WIDE_B}")
+    got = [(r["change"], r["a"] and r["a"]["id"], r["b"] and r["b"]["id"]) for r in body["rows"]]
+    assert got == [
+        ("same", 0, 0),
+        ("changed", 1, 1),
+        ("same", 2, 2),
+        ("same", 3, 3),
+        *[("only_b", None, j) for j in range(4, 201)],
+    ]
+    assert body["differing"] == 1 + 197
