@@ -458,6 +458,12 @@ def test_a_time_range_is_the_intervals_ending_in_from_to():
     assert tl.ending_after(T0 + 91 * 60, T0 + 121 * 60) == (13, 14)
     assert tl.ending_after(T0, T0 + 1800) == (10, 11) == tl.ending_after(T0 - 600, T0 + 1800)  # none before from
     assert tl.ending_after(T0 + 91 * 60, T0 + 120 * 60) is None and tl.ending_after(T0 - 60, T0 - 1) is None
+    one = Timeline([snap(1, 0), snap(2, 30), snap(3, 60)])
+    assert one.ending_after(T0 + 600, T0 + 3600) == (1, 3)  # from between the first two: the first is begin_snap
+    # an instance whose clock runs 40 minutes late ends its snapshot 1 after instance 1's 2: begin_snap is never after
+    # a snapshot that ends in [from, to], so every one of them is in [begin_snap, end_snap]
+    skewed = Timeline([snap(1, 0), snap(2, 30), snap(3, 60), snap(1, 40, instance=2)])
+    assert skewed.ending_after(T0 + 35 * 60, T0 + 3600) == (1, 3)
 
 
 def test_readings_are_read_at_every_snapshot_of_the_range_merged_ones_too():
