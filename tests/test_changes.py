@@ -519,6 +519,8 @@ def test_a_restart_in_full_and_only_after_the_ranges_first_snapshot(api, dbs, st
             "details": {"first_snapshot_time": local_time(sql3, dbid, 2, first, "+01:00")},
         }
     ]
+    one = ok(api, url(db, "/changes"), begin_snap=first - 1, end_snap=first, instance=1)["rows"]
+    assert not [r for r in one if r["kind"] == "restart"]  # instance 2's restart is not instance 1's change
     after = ok(api, url(db, "/changes"), begin_snap=first, end_snap=first + 2)["rows"]
     assert not [r for r in after if r["kind"] == "restart"]
     assert ok(api, url(db, "/changes"), begin_snap=first, end_snap=first)["rows"] == []  # one snapshot: no interval
@@ -575,6 +577,8 @@ def test_a_benchmark_run_is_a_change_where_its_window_overlaps_the_range(app, db
     (unstarted,) = found(b - 2, e, [{**run, "started": None}])
     assert unstarted["time"] == local_time(sql3, dbid_of(dbs["rac"]), 1, b, "+01:00")
     assert found(b - 2, e, [{**run, "started": None, "awr_begin_snap": 1}]) == []  # no snapshot 1, no start
+    # a range of one snapshot inside the window has no interval, so no change (§12)
+    assert changes.compute(d, d.resolve(begin_snap=b + 1, end_snap=b + 1), "all", [run])["rows"] == []
 
 
 def test_the_csv_details_are_json_with_sorted_keys_and_text_as_it_is(app, dbs):
