@@ -313,7 +313,8 @@ def test_differences_between_two_ranges_for_compare(app, dbs, stories, sql3):
 @pytest.fixture(scope="module")
 def upgraded(demo_store, stories, tmp_path_factory):
     """A copy of the demo store where ORCL's startup at the async I/O fix came up on a newer release, and where
-    DB_DOMAIN, not set (NULL) before, was set at that restart (SCOPE=SPFILE)."""
+    DB_DOMAIN, not set (NULL) before, was set at that restart (SCOPE=SPFILE); and where RACPROD's instance 2 has no
+    executions (NULL) for the regression's bad plan."""
     path = tmp_path_factory.mktemp("upgraded") / "demo.sqlite"
     shutil.copy(demo_store[0], path)
     fix = stories["async_io_fix"]
@@ -331,6 +332,12 @@ def upgraded(demo_store, stories, tmp_path_factory):
         con.execute(
             "insert into awrlens_parameter values (?, 1, ?, ?, ?, 'db_domain', 'example.com', 'FALSE', 'FALSE')",
             (fix["dbid"], hash_, first, last),
+        )
+        reg = stories["plan_regression"]
+        con.execute(
+            "update dba_hist_sqlstat set executions_delta = null where dbid = ? and instance_number = 2 "
+            "and sql_id = ? and plan_hash_value = ?",
+            (reg["dbid"], reg["sql_id"], reg["bad_plan"]),
         )
     return create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(path)}})).test_client()
 
@@ -352,6 +359,21 @@ def test_a_version_change_at_a_startup(upgraded, dbs, stories):
     for query in ({"end_snap": first}, {"end_snap": first + 2, "instance": 1}):
         rows = ok(upgraded, url(dbs["single"], "/changes"), **{"begin_snap": first - 2, **query})["rows"]
         assert [r["snap_id"] for r in rows if r["kind"] == "version"] == [first], query
+
+
+def test_a_new_plans_executions_unknown_on_one_instance_add_nothing(upgraded, dbs, stories, sql3):
+    """§23: a new plan's executions are its rows' EXECUTIONS_DELTA summed over the range; an instance's NULL (unknown)
+    adds nothing: instance 1's executions alone."""
+    reg = stories["plan_regression"]
+    lo, hi = reg["begin_snap"] - 1, reg["begin_snap"] + 2
+    rows = ok(upgraded, url(dbs["rac"], "/changes"), begin_snap=lo, end_snap=hi)["rows"]
+    (bad,) = [r for r in rows if r["kind"] == "plan" and r["details"]["plan_hash_value"] == reg["bad_plan"]]
+    (one,) = sql3.execute(
+        "select sum(executions_delta) from dba_hist_sqlstat where dbid = ? and instance_number = 1 and sql_id = ? "
+        "and plan_hash_value = ? and snap_id > ? and snap_id <= ?",
+        (reg["dbid"], reg["sql_id"], reg["bad_plan"], lo, hi),
+    ).fetchone()
+    assert bad["details"]["executions"] == one > 0
 
 
 def test_a_parameter_set_from_null_shows_null(upgraded, dbs, stories):
