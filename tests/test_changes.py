@@ -314,7 +314,8 @@ def test_differences_between_two_ranges_for_compare(app, dbs, stories, sql3):
 def upgraded(demo_store, stories, tmp_path_factory):
     """A copy of the demo store where ORCL's startup at the async I/O fix came up on a newer release, and where
     DB_DOMAIN, not set (NULL) before, was set at that restart (SCOPE=SPFILE); and where RACPROD's instance 2 has no
-    executions (NULL) for the regression's bad plan."""
+    executions (NULL) for the regression's bad plan; and where RACPROD's instance 2 started once more on its old
+    release between two snapshots (no snapshot of that startup) and came back from its crash on a newer one."""
     path = tmp_path_factory.mktemp("upgraded") / "demo.sqlite"
     shutil.copy(demo_store[0], path)
     fix = stories["async_io_fix"]
@@ -332,6 +333,18 @@ def upgraded(demo_store, stories, tmp_path_factory):
         con.execute(
             "insert into awrlens_parameter values (?, 1, ?, ?, ?, 'db_domain', 'example.com', 'FALSE', 'FALSE')",
             (fix["dbid"], hash_, first, last),
+        )
+        crash = stories["restart"]
+        columns = [c for _, c, *_ in con.execute("pragma table_info(dba_hist_database_instance)")]
+        picked = ", ".join("'2026-11-13 15:40:00'" if c == "startup_time" else c for c in columns)
+        con.execute(
+            f"insert into dba_hist_database_instance select {picked} from dba_hist_database_instance "
+            "where dbid = ? and instance_number = 2 and startup_time < ?",
+            (crash["dbid"], crash["startup_time"][:19].replace("T", " ")),
+        )
+        con.execute(
+            "update dba_hist_database_instance set version = '19.24.0.0.0' where dbid = ? and startup_time = ?",
+            (crash["dbid"], crash["startup_time"][:19].replace("T", " ")),
         )
         reg = stories["plan_regression"]
         con.execute(
@@ -374,6 +387,19 @@ def test_a_new_plans_executions_unknown_on_one_instance_add_nothing(upgraded, db
         (reg["dbid"], reg["sql_id"], reg["bad_plan"], lo, hi),
     ).fetchone()
     assert bad["details"]["executions"] == one > 0
+
+
+def test_a_version_change_of_one_rac_instance(upgraded, dbs, stories):
+    """§23: instance 2's startups: its first, one more on the same release (no change, and no snapshot), then the
+    crash's on a newer one: one version change, at the crash's startup, seen at its first snapshot after; it is
+    instance 2's change, not instance 1's."""
+    crash = stories["restart"]
+    first = crash["first_snap_after"]
+    for instance, want in ((2, [(first, 2, crash["startup_time"])]), (1, [])):
+        rows = ok(upgraded, url(dbs["rac"], "/changes"), begin_snap=first - 1, end_snap=first, instance=instance)
+        versions = [r for r in rows["rows"] if r["kind"] == "version"]
+        assert [(r["snap_id"], r["instance"], r["time"]) for r in versions] == want, instance
+        assert [r["text"] for r in versions] == ["version 19.0.0.0.0 → 19.24.0.0.0"] * len(want)
 
 
 def test_a_parameter_set_from_null_shows_null(upgraded, dbs, stories):
