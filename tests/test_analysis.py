@@ -448,6 +448,36 @@ def test_a_time_range_is_the_snapshots_ending_inside_it_ends_included():
     assert tl.ending_in(T0 + 5460, T0 + 7200) is None and tl.ending_in(T0 - 60, T0 - 1) is None
 
 
+def test_a_time_range_is_the_intervals_ending_in_from_to():
+    """§12: end_snap is the largest snap_id ending in [from, to]; begin_snap the snapshot at `from` when one ends there,
+    else the last one ending before `from` (of any instance), else the first in the range; nothing ends in it: None."""
+    tl = rac_timeline()
+    assert tl.ending_after(T0 + 1800, T0 + 3660) == (11, 12)  # 11 ends at from: the range starts there
+    assert tl.ending_after(T0 + 1830, T0 + 3660) == (11, 12)  # instance 1's 11 ended 30 s before from
+    assert tl.ending_after(T0 + 45 * 60, T0 + 3660) == (11, 12)  # instance 2's 11, at 31 minutes, ended last before
+    assert tl.ending_after(T0 + 91 * 60, T0 + 121 * 60) == (13, 14)
+    assert tl.ending_after(T0, T0 + 1800) == (10, 11) == tl.ending_after(T0 - 600, T0 + 1800)  # none before from
+    assert tl.ending_after(T0 + 91 * 60, T0 + 120 * 60) is None and tl.ending_after(T0 - 60, T0 - 1) is None
+    one = Timeline([snap(1, 0), snap(2, 30), snap(3, 60)])
+    assert one.ending_after(T0 + 600, T0 + 3600) == (1, 3)  # from between the first two: the first is begin_snap
+    # an instance whose clock runs 40 minutes late ends its snapshot 1 after instance 1's 2: begin_snap is never after
+    # a snapshot that ends in [from, to], so every one of them is in [begin_snap, end_snap]
+    skewed = Timeline([snap(1, 0), snap(2, 30), snap(3, 60), snap(1, 40, instance=2)])
+    assert skewed.ending_after(T0 + 35 * 60, T0 + 3600) == (1, 3)
+
+
+def test_readings_are_read_at_every_snapshot_of_the_range_merged_ones_too():
+    """§8, §12: the snapshots in [begin_snap, end_snap] per instance, a manual (merged, §6) one too, where span() leaves
+    it out; instance=N that instance's; an instance without a snapshot in the range has none."""
+    manual = Timeline([snap(1, 0), snap(2, 30), snap(3, 33, flag=1), snap(4, 60)])
+    assert {i: [s.snap_id for s in rows] for i, rows in manual.between(2, 4).items()} == {1: [2, 3, 4]}
+    assert {i: [s.snap_id for s in rows] for i, rows in manual.span(2, 4).items()} == {1: [2, 4]}
+    tl = rac_timeline()
+    assert {i: [s.snap_id for s in rows] for i, rows in tl.between(11, 13).items()} == {1: [11, 12, 13], 2: [11, 12]}
+    assert {i: [s.snap_id for s in rows] for i, rows in tl.between(11, 14, instance=2).items()} == {2: [11, 12, 14]}
+    assert {i: [s.snap_id for s in rows] for i, rows in tl.between(13, 13).items()} == {1: [13], 2: []}
+
+
 def test_a_range_of_one_instance_and_a_range_an_instance_has_no_snapshot_in():
     """§12: instance=N bounds that instance's intervals only; an instance without a snapshot in the range has none."""
     tl = rac_timeline()

@@ -457,3 +457,194 @@ def test_os_statistics_of_one_instance_are_its_own(api, dbs, window, sql3):
         table = rep.table("os-statistics")
         for name, value in want.items():
             assert number(table[name][1]) == pytest.approx(value, abs=0.006), (inst, name)
+
+
+def per_instance_delta(sql3, view, dbid, lo, hi, columns="value", key="stat_name"):
+    """{(instance, key): value(hi) - value(lo)} of a view's rows at the two snapshots: no restart in the range."""
+    out = {}
+    for inst, name, snap, value in sql3.execute(
+        f"select instance_number, {key}, snap_id, {columns} from {view} where dbid = ? and snap_id in (?, ?)",
+        (dbid, lo, hi),
+    ):
+        out[(inst, name)] = out.get((inst, name), 0) + (value if snap == hi else -value)
+    return out
+
+
+def summed(deltas, instances):
+    out = {}
+    for (inst, name), v in deltas.items():
+        if inst in instances:
+            out[name] = out.get(name, 0) + v
+    return out
+
+
+@pytest.mark.parametrize("instance", ["all", 2])
+def test_the_reports_numbers_are_the_stores_deltas(app, dbs, window, sql3, instance):
+    """§28 on the numbers `report.compute` gives, before the template rounds them: the header (the lowest instance's
+    end times, elapsed, DB time, AAS = DB time / elapsed), the time model (seconds, % of DB time, none for the
+    background statistics), the wait classes (time and waits summed over their events, % of DB time), I/O by function
+    (MB and requests small + large, per second over the elapsed time, most MB first) and the OS statistics (times in
+    centiseconds / 100, % of BUSY_TIME + IDLE_TIME, per second; the readings at the last snapshot, summed), each from
+    the store's rows at the range's two snapshots (the window has no restart and no gap)."""
+    from app.history import report
+
+    db, (lo, hi) = dbs["rac"], window
+    dbid = dbid_of(db)
+    d = app.extensions["awrlens"].database(db)
+    body = report.compute(d, d.resolve(begin_snap=lo, end_snap=hi), instance)
+    instances = {1, 2} if instance == "all" else {instance}
+    elapsed = seconds_between(sql3, dbid, lo, hi)
+    model = summed(per_instance_delta(sql3, "dba_hist_sys_time_model", dbid, lo, hi), instances)
+    db_time = model["DB time"] / 1e6
+    h = body["header"]
+    ends = dict(
+        sql3.execute(
+            "select snap_id, end_interval_time from dba_hist_snapshot where dbid = ? and instance_number = 1 "
+            "and snap_id in (?, ?)",
+            (dbid, lo, hi),
+        )
+    )
+    assert (h["db_name"], h["dbid"], h["rac"], h["begin_snap"], h["end_snap"]) == ("RACPROD", dbid, True, lo, hi)
+    assert [i["instance_number"] for i in h["instances"]] == sorted(instances)
+    assert h["begin_time"] == ends[lo].replace(" ", "T") + "+01:00"
+    assert h["end_time"] == ends[hi].replace(" ", "T") + "+01:00"
+    assert h["elapsed_s"] == pytest.approx(elapsed) and h["db_time_s"] == pytest.approx(db_time)
+    assert h["aas"] == pytest.approx(db_time / elapsed)
+
+    background = {"background elapsed time", "background cpu time", "RMAN cpu time (backup/restore)"}
+    rows = body["time_model"]
+    assert [r["time_s"] for r in rows] == sorted((r["time_s"] for r in rows), reverse=True)
+    assert {r["statistic"]: r["time_s"] for r in rows} == pytest.approx({n: v / 1e6 for n, v in model.items()})
+    for r in rows:
+        want = None if r["statistic"] in background else 100 * model[r["statistic"]] / 1e6 / db_time
+        assert r["pct_db_time"] == (want if want is None else pytest.approx(want)), r["statistic"]
+
+    events = {}
+    raw = sql3.execute(
+        "select instance_number, event_name, wait_class, snap_id, total_waits_fg, time_waited_micro_fg "
+        "from dba_hist_system_event where dbid = ? and snap_id in (?, ?) and wait_class != 'Idle'",
+        (dbid, lo, hi),
+    ).fetchall()
+    for inst, _name, wait_class, snap, waits, micro in raw:
+        if inst in instances:
+            sign = 1 if snap == hi else -1
+            c = events.setdefault(wait_class, [0, 0])
+            c[0] += sign * waits
+            c[1] += sign * micro
+    classes = {w: c for w, c in events.items() if c[0] > 0}  # the events that waited (the top events' rule)
+    classes["CPU"] = [0, model["DB CPU"]]  # DB CPU: no waits
+    got = {r["wait_class"]: r for r in body["wait_classes"]}
+    assert set(got) == set(classes)
+    for w, (waits, micro) in classes.items():
+        assert got[w]["waits"] == waits, w
+        assert got[w]["time_s"] == pytest.approx(micro / 1e6), w
+        assert got[w]["pct_db_time"] == pytest.approx(100 * micro / 1e6 / db_time), w
+    assert [r["wait_class"] for r in body["wait_classes"]] == sorted(classes, key=lambda w: -classes[w][1])
+
+    io = {}
+    for inst, name, snap, *values in sql3.execute(
+        "select instance_number, function_name, snap_id, small_read_megabytes + large_read_megabytes, "
+        "small_write_megabytes + large_write_megabytes, small_read_reqs + large_read_reqs, "
+        "small_write_reqs + large_write_reqs from dba_hist_iostat_function where dbid = ? and snap_id in (?, ?)",
+        (dbid, lo, hi),
+    ):
+        if inst in instances:
+            sign = 1 if snap == hi else -1
+            f = io.setdefault(name, [0, 0, 0, 0])
+            for k, v in enumerate(values):
+                f[k] += sign * v
+    got = body["io_functions"]
+    assert [r["function"] for r in got] == sorted(io, key=lambda n: (-(io[n][0] + io[n][1]), n))
+    for r in got:
+        read_mb, write_mb, read_reqs, write_reqs = io[r["function"]]
+        assert (r["read_megabytes"], r["write_megabytes"]) == pytest.approx((read_mb, write_mb)), r["function"]
+        assert (r["read_requests"], r["write_requests"]) == pytest.approx((read_reqs, write_reqs)), r["function"]
+        assert r["mb_per_second"] == pytest.approx((read_mb + write_mb) / elapsed), r["function"]
+        assert r["requests_per_second"] == pytest.approx((read_reqs + write_reqs) / elapsed), r["function"]
+
+    os_deltas = summed(per_instance_delta(sql3, "dba_hist_osstat", dbid, lo, hi), instances)
+    cpu = os_deltas["BUSY_TIME"] + os_deltas["IDLE_TIME"]
+    at_end = {}
+    for inst, name, value in sql3.execute(
+        "select instance_number, stat_name, value from dba_hist_osstat where dbid = ? and snap_id = ?", (dbid, hi)
+    ):
+        if inst in instances:
+            at_end[name] = at_end.get(name, 0) + value
+    cumulative = ["BUSY_TIME", "IDLE_TIME", "USER_TIME", "SYS_TIME", "IOWAIT_TIME", "NICE_TIME"]
+    cumulative += ["RSRC_MGR_CPU_WAIT_TIME", "VM_IN_BYTES", "VM_OUT_BYTES"]
+    readings = ["NUM_CPUS", "NUM_CPU_CORES", "NUM_CPU_SOCKETS", "PHYSICAL_MEMORY_BYTES", "LOAD"]
+    rows = body["os"]
+    assert [(r["statistic"], r.get("at_end", False)) for r in rows] == [(n, False) for n in cumulative] + [
+        (n, True) for n in readings
+    ]
+    for r in rows[: len(cumulative)]:
+        n, time = r["statistic"], r["statistic"].endswith("_TIME")
+        value = os_deltas[n] / 100 if time else os_deltas[n]
+        assert (r["value"], r["unit"]) == (pytest.approx(value), "s" if time else "bytes"), n
+        assert r["per_second"] == pytest.approx(value / elapsed), n
+        assert r["pct_of_cpu_time"] == (pytest.approx(100 * os_deltas[n] / cpu) if time else None), n
+    units = {"NUM_CPUS": "count", "NUM_CPU_CORES": "count", "NUM_CPU_SOCKETS": "count"}
+    units |= {"PHYSICAL_MEMORY_BYTES": "bytes", "LOAD": "processes"}
+    for r in rows[len(cumulative) :]:
+        n = r["statistic"]
+        assert (r["value"], r["unit"], r["per_second"], r["pct_of_cpu_time"]) == (
+            pytest.approx(at_end[n]),
+            units[n],
+            None,
+            None,
+        ), n
+
+
+def test_the_reports_changes_are_the_timelines_restarts_and_gaps_and_the_changes_layer(app, dbs, stories, sql3):
+    """§28, §4, §5: around instance 2's crash the report lists its restart (at its first snapshot after, with the
+    new startup), the snapshots missing before it (from the last one before the gap, its length in minutes) and the
+    changes layer's other changes (§23), in time order; instance 1's report has none of instance 2's."""
+    from app.history import report
+
+    db, dbid, crash = dbs["rac"], dbid_of(dbs["rac"]), stories["restart"]
+    first = crash["first_snap_after"]
+    d = app.extensions["awrlens"].database(db)
+    rng = d.resolve(begin_snap=first - 10, end_snap=first + 10)
+    (before,) = sql3.execute(
+        "select max(snap_id) from dba_hist_snapshot where dbid = ? and instance_number = 2 and snap_id < ?",
+        (dbid, first),
+    ).fetchone()
+    assert before == crash["missing_snap_ids"][0] - 1
+
+    def end(snap):
+        return (
+            sql3.execute(
+                "select end_interval_time from dba_hist_snapshot where dbid = ? and instance_number = 2 "
+                "and snap_id = ?",
+                (dbid, snap),
+            )
+            .fetchone()[0]
+            .replace(" ", "T")
+            + "+01:00"
+        )
+
+    minutes = (datetime.fromisoformat(end(first)) - datetime.fromisoformat(end(before))).total_seconds() / 60
+    body = report.compute(d, rng, "all")
+    timeline = [c for c in body["changes"] if c["kind"] in ("restart", "missing snapshots")]
+    assert timeline == [
+        {
+            "time": end(before),
+            "instance": 2,
+            "kind": "missing snapshots",
+            "text": f"no snapshot of instance 2 between {before} and {first} ({minutes:.0f} minutes)",
+        },
+        {
+            "time": end(first),
+            "instance": 2,
+            "kind": "restart",
+            "text": f"instance 2 started at {crash['startup_time']} (snapshot {first}): the interval across it is "
+            "left out",
+        },
+    ]
+    layer = ok(app.test_client(), url(db, "/changes"), begin_snap=first - 10, end_snap=first + 10)["rows"]
+    others = [{k: c[k] for k in ("time", "instance", "kind", "text")} for c in layer if c["kind"] != "restart"]
+    assert [c for c in body["changes"] if c not in timeline] == others
+    times = [(datetime.fromisoformat(c["time"]), c["instance"] or 0) for c in body["changes"]]
+    assert times == sorted(times)
+    one = report.compute(d, rng, 1)
+    assert [c for c in one["changes"] if c["instance"] == 2] == []

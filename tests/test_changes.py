@@ -312,7 +312,10 @@ def test_differences_between_two_ranges_for_compare(app, dbs, stories, sql3):
 
 @pytest.fixture(scope="module")
 def upgraded(demo_store, stories, tmp_path_factory):
-    """A copy of the demo store where ORCL's startup at the async I/O fix came up on a newer release."""
+    """A copy of the demo store where ORCL's startup at the async I/O fix came up on a newer release, and where
+    DB_DOMAIN, not set (NULL) before, was set at that restart (SCOPE=SPFILE); and where RACPROD's instance 2 has no
+    executions (NULL) for the regression's bad plan; and where RACPROD's instance 2 started once more on its old
+    release between two snapshots (no snapshot of that startup) and came back from its crash on a newer one."""
     path = tmp_path_factory.mktemp("upgraded") / "demo.sqlite"
     shutil.copy(demo_store[0], path)
     fix = stories["async_io_fix"]
@@ -322,6 +325,33 @@ def upgraded(demo_store, stories, tmp_path_factory):
             (fix["dbid"], fix["startup_time"][:19].replace("T", " ")),
         )
         assert con.total_changes == 1
+        first, key = fix["first_snap_after"], "dbid = ? and parameter_name = 'db_domain'"
+        hash_, last = con.execute(
+            f"select parameter_hash, last_snap from awrlens_parameter where {key}", (fix["dbid"],)
+        ).fetchone()
+        con.execute(f"update awrlens_parameter set last_snap = ? where {key}", (first - 1, fix["dbid"]))
+        con.execute(
+            "insert into awrlens_parameter values (?, 1, ?, ?, ?, 'db_domain', 'example.com', 'FALSE', 'FALSE')",
+            (fix["dbid"], hash_, first, last),
+        )
+        crash = stories["restart"]
+        columns = [c for _, c, *_ in con.execute("pragma table_info(dba_hist_database_instance)")]
+        picked = ", ".join("'2026-11-13 15:40:00'" if c == "startup_time" else c for c in columns)
+        con.execute(
+            f"insert into dba_hist_database_instance select {picked} from dba_hist_database_instance "
+            "where dbid = ? and instance_number = 2 and startup_time < ?",
+            (crash["dbid"], crash["startup_time"][:19].replace("T", " ")),
+        )
+        con.execute(
+            "update dba_hist_database_instance set version = '19.24.0.0.0' where dbid = ? and startup_time = ?",
+            (crash["dbid"], crash["startup_time"][:19].replace("T", " ")),
+        )
+        reg = stories["plan_regression"]
+        con.execute(
+            "update dba_hist_sqlstat set executions_delta = null where dbid = ? and instance_number = 2 "
+            "and sql_id = ? and plan_hash_value = ?",
+            (reg["dbid"], reg["sql_id"], reg["bad_plan"]),
+        )
     return create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(path)}})).test_client()
 
 
@@ -337,6 +367,48 @@ def test_a_version_change_at_a_startup(upgraded, dbs, stories):
     assert version["details"] == {"old_version": "19.0.0.0.0", "new_version": "19.24.0.0.0"}
     later = ok(upgraded, url(dbs["single"], "/changes"), begin_snap=first, end_snap=first + 4)["rows"]
     assert not [r for r in later if r["kind"] == "version"]  # seen at its first snapshot only
+    assert version["text"] == "version 19.0.0.0.0 → 19.24.0.0.0"
+    # a range that ends at the startup's first snapshot holds it (§12: (begin_snap, end_snap]); so does instance 1's
+    for query in ({"end_snap": first}, {"end_snap": first + 2, "instance": 1}):
+        rows = ok(upgraded, url(dbs["single"], "/changes"), **{"begin_snap": first - 2, **query})["rows"]
+        assert [r["snap_id"] for r in rows if r["kind"] == "version"] == [first], query
+
+
+def test_a_new_plans_executions_unknown_on_one_instance_add_nothing(upgraded, dbs, stories, sql3):
+    """§23: a new plan's executions are its rows' EXECUTIONS_DELTA summed over the range; an instance's NULL (unknown)
+    adds nothing: instance 1's executions alone."""
+    reg = stories["plan_regression"]
+    lo, hi = reg["begin_snap"] - 1, reg["begin_snap"] + 2
+    rows = ok(upgraded, url(dbs["rac"], "/changes"), begin_snap=lo, end_snap=hi)["rows"]
+    (bad,) = [r for r in rows if r["kind"] == "plan" and r["details"]["plan_hash_value"] == reg["bad_plan"]]
+    (one,) = sql3.execute(
+        "select sum(executions_delta) from dba_hist_sqlstat where dbid = ? and instance_number = 1 and sql_id = ? "
+        "and plan_hash_value = ? and snap_id > ? and snap_id <= ?",
+        (reg["dbid"], reg["sql_id"], reg["bad_plan"], lo, hi),
+    ).fetchone()
+    assert bad["details"]["executions"] == one > 0
+
+
+def test_a_version_change_of_one_rac_instance(upgraded, dbs, stories):
+    """§23: instance 2's startups: its first, one more on the same release (no change, and no snapshot), then the
+    crash's on a newer one: one version change, at the crash's startup, seen at its first snapshot after; it is
+    instance 2's change, not instance 1's."""
+    crash = stories["restart"]
+    first = crash["first_snap_after"]
+    for instance, want in ((2, [(first, 2, crash["startup_time"])]), (1, [])):
+        rows = ok(upgraded, url(dbs["rac"], "/changes"), begin_snap=first - 1, end_snap=first, instance=instance)
+        versions = [r for r in rows["rows"] if r["kind"] == "version"]
+        assert [(r["snap_id"], r["instance"], r["time"]) for r in versions] == want, instance
+        assert [r["text"] for r in versions] == ["version 19.0.0.0.0 → 19.24.0.0.0"] * len(want)
+
+
+def test_a_parameter_set_from_null_shows_null(upgraded, dbs, stories):
+    """§23: NULL counts as a value: a parameter not set (NULL) and then set is a change, shown as NULL → value."""
+    first = stories["async_io_fix"]["first_snap_after"]
+    rows = ok(upgraded, url(dbs["single"], "/changes"), begin_snap=first - 2, end_snap=first + 2)["rows"]
+    (domain,) = [r for r in rows if r["kind"] == "parameter" and r["details"]["parameter"] == "db_domain"]
+    assert domain["text"] == "db_domain: NULL → example.com (at the restart)"
+    assert (domain["details"]["old_value"], domain["details"]["new_value"]) == (None, "example.com")
 
 
 def test_the_oracle_statements_over_the_view_give_what_the_stores_runs_give(app, dbs, sql3):
@@ -392,3 +464,177 @@ def test_a_plan_back_after_another_is_a_change(api, dbs, stories, sql3, start):
     }
     assert back == plans_back_by_sql(sql3, dbid, lo, hi)
     assert back[(reg["sql_id"], reg["good_plan"], reg["end_snap"])] == (1, reg["bad_plan"])
+
+
+def drawn(value):
+    """A number as answers give it (docs/awr-rules.md §19): four decimals inside ±1,000,000, whole beyond."""
+    return round(value, 4) if abs(value) < 1e6 else round(value)
+
+
+def local_time(sql3, dbid, inst, snap, offset):
+    """A snapshot's END_INTERVAL_TIME as ISO 8601 with the database's offset."""
+    return time_of(sql3, dbid, inst, snap).replace(" ", "T") + offset
+
+
+def test_each_change_around_the_plan_regression_in_full(api, dbs, stories, sql3):
+    """§23 field by field: a parameter change's text (old → new) and details (the instance's previous snapshot and its
+    time, ISDEFAULT and ISMODIFIED of the new value, no restart, its container); a new plan's text, its first instance
+    and that snapshot's time, and its elapsed seconds and executions summed over the range's rows; a plan back's text
+    and details. RACPROD is at +01:00 (its demo description). In time order, and at one time in the order restart,
+    parameter, plan, version, run (the order app/history/changes.py names them), then by instance."""
+    db, dbid = dbs["rac"], dbid_of(dbs["rac"])
+    reg = stories["plan_regression"]
+    lo, hi = reg["begin_snap"] - 3, reg["end_snap"] + 3
+    rows = ok(api, url(db, "/changes"), begin_snap=lo, end_snap=hi)["rows"]
+    for r in rows:
+        if r["kind"] == "parameter":
+            d = r["details"]
+            i, name = r["instance"], d["parameter"]
+            (old_snap,) = sql3.execute(
+                "select max(snap_id) from dba_hist_parameter where dbid = ? and instance_number = ? and "
+                "parameter_name = ? and snap_id < ?",
+                (dbid, i, name, r["snap_id"]),
+            ).fetchone()
+            (new,) = sql3.execute(
+                "select value, isdefault, ismodified, con_dbid from dba_hist_parameter where dbid = ? and "
+                "instance_number = ? and parameter_name = ? and snap_id = ?",
+                (dbid, i, name, r["snap_id"]),
+            ).fetchall()
+            assert r["text"] == f"{name}: {d['old_value']} → {d['new_value']}"
+            assert d == {
+                "parameter": name,
+                "old_value": d["old_value"],
+                "new_value": new[0],
+                "old_snap_id": old_snap,
+                "old_time": local_time(sql3, dbid, i, old_snap, "+01:00"),
+                "isdefault": new[1],
+                "ismodified": new[2],
+                "restart": None,
+                "con_dbid": new[3],
+            }
+            assert r["time"] == local_time(sql3, dbid, i, r["snap_id"], "+01:00")
+        elif r["kind"] == "plan":
+            d = r["details"]
+            sql_id, plan = d["sql_id"], d["plan_hash_value"]
+            assert r["time"] == local_time(sql3, dbid, r["instance"], r["snap_id"], "+01:00")
+            if " back " in r["text"]:
+                assert r["text"] == f"plan {plan} of SQL {sql_id} back (before: {d['previous_plan']})"
+                assert set(d) == {"sql_id", "plan_hash_value", "previous_plan", "con_dbid"}
+                continue
+            first, inst, con = sql3.execute(
+                "select snap_id, min(instance_number), con_dbid from dba_hist_sqlstat where dbid = ? and sql_id = ? "
+                "and plan_hash_value = ? group by snap_id order by snap_id limit 1",
+                (dbid, sql_id, plan),
+            ).fetchone()
+            elapsed, execs = sql3.execute(
+                "select sum(elapsed_time_delta), sum(executions_delta) from dba_hist_sqlstat where dbid = ? and "
+                "sql_id = ? and plan_hash_value = ? and snap_id > ? and snap_id <= ?",
+                (dbid, sql_id, plan, lo, hi),
+            ).fetchone()
+            assert (r["snap_id"], r["instance"]) == (first, inst)
+            assert r["text"] == f"new plan {plan} of SQL {sql_id} (before: {d['previous_plan']})"
+            assert d == {
+                "sql_id": sql_id,
+                "plan_hash_value": plan,
+                "previous_plan": d["previous_plan"],
+                "con_dbid": con,
+                "elapsed_s": drawn(elapsed / 1e6),
+                "executions": execs,
+            }
+    assert {r["kind"] for r in rows} == {"parameter", "plan"}
+    order = ("restart", "parameter", "plan", "version", "run")
+    keys = [(datetime.fromisoformat(r["time"]), order.index(r["kind"]), r["instance"]) for r in rows]
+    assert keys == sorted(keys)
+    at_once = {}
+    for t, kind, inst in keys:
+        at_once.setdefault(t, set()).add((kind, inst))
+    assert any(len(both) > 2 for both in at_once.values())  # both instances' parameter and a plan at one time
+
+
+def test_a_restart_in_full_and_only_after_the_ranges_first_snapshot(api, dbs, stories, sql3):
+    """§4, §23: a restart is timed at the new STARTUP_TIME, with the end time of the instance's first snapshot after it;
+    it belongs to a range whose (begin_snap, end_snap] holds that snapshot, so not to a range that starts there."""
+    db, dbid, crash = dbs["rac"], dbid_of(dbs["rac"]), stories["restart"]
+    first = crash["first_snap_after"]
+    rows = ok(api, url(db, "/changes"), begin_snap=first - 1, end_snap=first)["rows"]
+    assert [r for r in rows if r["kind"] == "restart"] == [
+        {
+            "time": crash["startup_time"],
+            "snap_id": first,
+            "instance": 2,
+            "kind": "restart",
+            "text": "instance 2 restarted",
+            "details": {"first_snapshot_time": local_time(sql3, dbid, 2, first, "+01:00")},
+        }
+    ]
+    one = ok(api, url(db, "/changes"), begin_snap=first - 1, end_snap=first, instance=1)["rows"]
+    assert not [r for r in one if r["kind"] == "restart"]  # instance 2's restart is not instance 1's change
+    after = ok(api, url(db, "/changes"), begin_snap=first, end_snap=first + 2)["rows"]
+    assert not [r for r in after if r["kind"] == "restart"]
+    assert ok(api, url(db, "/changes"), begin_snap=first, end_snap=first)["rows"] == []  # one snapshot: no interval
+
+
+def run_of(db_key, begin, end, **more):
+    return {
+        "awr_db": db_key,
+        "awr_begin_snap": begin,
+        "awr_end_snap": end,
+        "slug": "load-test",
+        "title": "Charge à 200 utilisateurs",
+        "kind": "load",
+        "started": None,
+        "finished": None,
+        **more,
+    }
+
+
+def test_a_benchmark_run_is_a_change_where_its_window_overlaps_the_range(app, dbs, window, sql3):
+    """§23: a run linked to this database whose AWR window (awr_begin_snap, awr_end_snap] overlaps (begin_snap,
+    end_snap], timed at its start in the database's time zone (RACPROD: +01:00), or at its window's first snapshot's end
+    (the lowest instance's) when it has no start, and skipped when neither is known; a run of another database, or
+    without a window, is not one."""
+    from app.history import changes
+
+    d = app.extensions["awrlens"].database(dbs["rac"])
+    b, e = window[0] + 2, window[0] + 5
+    run = run_of(d.key, b, e, started="2026-11-17T10:00:00+00:00", finished="2026-11-17T11:00:00+00:00")
+
+    def found(lo, hi, runs):
+        return changes.runs(d, d.resolve(begin_snap=lo, end_snap=hi), runs)
+
+    (got,) = found(b - 2, b + 1, [run])
+    assert got == {
+        "time": "2026-11-17T11:00:00+01:00",
+        "snap_id": b,
+        "instance": None,
+        "kind": "run",
+        "text": "benchmark run: Charge à 200 utilisateurs",
+        "details": {
+            "slug": "load-test",
+            "title": "Charge à 200 utilisateurs",
+            "kind": "load",
+            "started": "2026-11-17T10:00:00+00:00",
+            "finished": "2026-11-17T11:00:00+00:00",
+            "begin_snap": b,
+            "end_snap": e,
+        },
+    }
+    assert found(b - 2, b, [run]) == [] and found(e, e + 2, [run]) == []  # the windows only touch
+    assert len(found(e - 1, e + 2, [run])) == 1
+    assert found(b - 2, e, [{**run, "awr_db": "other.1"}, {**run, "awr_begin_snap": None}]) == []
+    (unstarted,) = found(b - 2, e, [{**run, "started": None}])
+    assert unstarted["time"] == local_time(sql3, dbid_of(dbs["rac"]), 1, b, "+01:00")
+    assert found(b - 2, e, [{**run, "started": None, "awr_begin_snap": 1}]) == []  # no snapshot 1, no start
+    # a range of one snapshot inside the window has no interval, so no change (§12)
+    assert changes.compute(d, d.resolve(begin_snap=b + 1, end_snap=b + 1), "all", [run])["rows"] == []
+
+
+def test_the_csv_details_are_json_with_sorted_keys_and_text_as_it_is(app, dbs):
+    """The CSV's details column: the details as JSON, keys sorted (one text per set of details), non-ASCII text as
+    written (the file is UTF-8)."""
+    from app.history import changes
+
+    body = {"rows": [{"time": "t", "kind": "run", "details": {"title": "Charge à 200", "begin_snap": 3}}]}
+    assert changes.table(body) == [
+        {"time": "t", "kind": "run", "details": '{"begin_snap": 3, "title": "Charge à 200"}'}
+    ]
