@@ -161,7 +161,8 @@ def finish(zip_path: Path) -> dict:
             try:
                 py_compile.compile(
                     str(src),
-                    cfile=importlib.util.cache_from_source(str(src)),
+                    # beside the module, where the runtime looks: not under this machine's PYTHONPYCACHEPREFIX
+                    cfile=str(src.parent / "__pycache__" / f"{src.stem}.{sys.implementation.cache_tag}.pyc"),
                     dfile=f"{TASK_ROOT}/{rel}",
                     doraise=True,
                     invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH,
