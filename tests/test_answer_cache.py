@@ -170,6 +170,7 @@ def test_every_gunicorn_worker_answers_from_what_one_computed(demo_store, dbs, t
     assert not list(tmp.glob("awrlens-answers-*"))
 
 
+@pytest.mark.slow  # starts gunicorn: over half a second
 def test_each_gunicorn_worker_imports_sqlalchemy_as_it_starts(demo_store):
     """The embedded store's history answers never import SQLAlchemy (app/store/sqlite.py); the benchmark runs' tables
     do (/changes, /benchmarks): gunicorn.conf.py's post_worker_init imports it as each worker starts, so no visitor's

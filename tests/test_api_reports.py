@@ -394,6 +394,7 @@ def test_tablespaces_grow(api, dbs, sql3):
         assert rows["SYSTEM"]["used_mb"] == pytest.approx(used * block / 1048576, abs=1e-3)
 
 
+@pytest.mark.slow  # a copy of the demo store rewritten: over half a second
 def test_a_tablespace_created_again_under_its_name_is_one_tablespace(api, dbs, demo_store, tmp_path):
     """A tablespace dropped and created again gets a new TS# under the same name (a number freed by a dropped
     tablespace, maybe lower): its sizes are one tablespace's, in time order across both numbers. The store's USERS
@@ -525,6 +526,7 @@ def test_every_timestamp_has_the_database_offset(api, dbs, stories, tz, summary)
         assert seen > 1000
 
 
+@pytest.mark.slow  # every wait class summed from the view: over half a second
 def test_wait_classes_from_the_stores_class_totals_equal_the_view_summed(api, dbs, demo_store, tmp_path):
     """The embedded store keeps each snapshot's time waited per wait class (embedded.summaries.CLASS_TOTALS, filled when
     it is built); a store without that table sums DBA_HIST_SYSTEM_EVENT per class, as on Oracle. Both give the same
@@ -596,6 +598,7 @@ def test_top_sql_from_the_stores_blocks_equals_the_view_summed(api, dbs, demo_st
         assert kept.data == plain.data
 
 
+@pytest.mark.slow  # every statement's new plans grouped from the view: over half a second
 def test_new_plans_from_the_stores_first_snapshots_equal_the_view_grouped(api, dbs, demo_store, tmp_path):
     """The embedded store keeps each plan's first snapshot per statement, container and instance
     (embedded.summaries.PLAN_FIRSTS); the changes layer's new plans sum only the plans first seen in the range, and its

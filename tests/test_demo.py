@@ -362,6 +362,7 @@ def test_same_seed_same_file_and_another_seed_another_history(demo_store, tmp_pa
     assert totals[0] != totals[1] and totals[1] == pytest.approx(totals[0], rel=0.05)
 
 
+@pytest.mark.slow  # a demo build started: over half a second
 def test_a_failed_build_leaves_nothing_behind(tmp_path):
     target = tmp_path / "store.sqlite"
     target.write_bytes(b"the previous store")

@@ -204,6 +204,7 @@ def lambda_function(name: str) -> str:
     )["FunctionArn"]
 
 
+@pytest.mark.slow  # moto, once per case: over half a second
 @pytest.mark.parametrize(("quota", "accepted"), [(10, False), (109, False), (110, True), (1000, True)])
 def test_the_concurrency_check_agrees_with_lambdas_rule(aws_calls, monkeypatch, quota, accepted):
     """Lambda refuses a reservation that would leave fewer than 100 executions unreserved (Lambda Developer Guide,

@@ -152,6 +152,7 @@ def test_bodies_are_plain_text_and_compression_is_api_gateways(demo):
     assert body(result)["openapi"].startswith("3.")
 
 
+@pytest.mark.slow  # the range report through Zappa's handler: over half a second
 def test_the_range_report_through_zappa(demo):
     """The report (an HTML answer, docs/awr-rules.md §28) comes back as text with its script-free policy."""
     result = demo(api_event("/api/v1/dbs/RACPROD/report", "download=1"))
@@ -422,6 +423,7 @@ print(json.dumps(state))
 """
 
 
+@pytest.mark.slow  # a Python subprocess per stage: over half a second
 @pytest.mark.parametrize("name", ["demo", "prod"])
 def test_the_app_is_built_at_init_with_nothing_unique_to_a_process(name, tmp_path, demo_store):
     """SnapStart (infra/README.md) snapshots a function after its init phase and starts every later container

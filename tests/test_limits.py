@@ -146,6 +146,7 @@ def test_gunicorn_limits_on_the_request_itself(port, case, head, expected):
     assert int(headers["Content-Length"]) == len(content)
 
 
+@pytest.mark.slow  # gunicorn: over half a second
 def test_a_script_name_header_counts_only_from_a_configured_proxy(port, demo_store):
     """gunicorn maps a SCRIPT_NAME header into the WSGI environ only from an address in forwarded_allow_ips: from no
     address unless FORWARDED_ALLOW_IPS names the proxy. The OpenAPI document's servers follow it, and it is

@@ -356,6 +356,7 @@ def cli_runner():
     return app.test_cli_runner()
 
 
+@pytest.mark.slow  # a flask subprocess per prefix: over half a second
 @pytest.mark.parametrize("prefix", PREFIXES)
 def test_sql_command_prints_every_statement_for_oracle(cli_runner, prefix):
     args = ["sql"] if prefix == "dba_hist_" else ["sql", "--prefix", prefix]

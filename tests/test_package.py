@@ -31,6 +31,7 @@ def test_two_stages():
     assert RAW["prod"]["extends"] == "demo"
 
 
+@pytest.mark.slow  # a Python subprocess: over half a second
 @pytest.mark.parametrize("stage", sorted(STAGES))
 def test_runtime_matches_the_package_build(stage):
     """The stage's runtime is the one the package is built and checked for: a current one (python3.11 runs on
@@ -192,6 +193,7 @@ def test_test_and_lab_equipment_and_performance_scripts_stay_out(stage):
     assert set(lp.BUILD_ONLY) <= set(STAGES[stage]["exclude_glob"])  # the demo generator: build time only
 
 
+@pytest.mark.slow  # a Python subprocess: over half a second
 def test_nothing_in_the_app_imports_the_lab_at_import_time():
     """Importing the app and every module under app/ (as Lambda's handler and the CLI's start do) never imports
     lab/: `flask runs hang` imports it only when it runs, and lab/ is not in the Lambda package."""
@@ -240,6 +242,7 @@ def test_build_and_test_packages_are_excluded():
     assert "zappa" not in forbidden and not forbidden & shipping
 
 
+@pytest.mark.slow  # a Python subprocess: over half a second
 def test_zappa_settings_module_names_the_app(monkeypatch):
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")

@@ -32,6 +32,7 @@ def _run(tmp_path, leave_out, target="preflight-run"):
     )
 
 
+@pytest.mark.slow  # the preflight script in a shell: over half a second
 def test_a_machine_with_every_tool_passes(tmp_path):
     assert _run(tmp_path, ()).returncode == 0
 
@@ -47,6 +48,7 @@ def test_a_missing_tool_is_one_line_naming_it(tmp_path, missing, named):
     assert "Traceback" not in done.stderr and "npm ERR" not in done.stderr
 
 
+@pytest.mark.slow  # the preflight script in a shell: over half a second
 def test_the_browser_tests_need_chromium_or_a_way_to_install_it(tmp_path):
     done = _run(tmp_path, ("chromium", "apt-get"), "preflight-test")
     assert done.returncode != 0 and "awrlens: the browser tests need Chromium" in done.stderr

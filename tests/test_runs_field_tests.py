@@ -249,6 +249,7 @@ def test_hang_lab_against_loopback_endpoints(scratch):
     assert in_flight["extra"]["call_s"] == pytest.approx(in_flight["y"] + 0.2, abs=0.01)  # waited after it died
 
 
+@pytest.mark.slow  # the real driver against a stand-in process: over half a second
 @pytest.mark.wire
 def test_the_stand_in_logs_on_with_the_real_driver_and_dies_on_command():
     import time

@@ -170,6 +170,7 @@ print(json.dumps({"statuses": statuses, "sqlalchemy": sorted(m for m in sys.modu
 """
 
 
+@pytest.mark.slow  # a Python subprocess: over half a second
 def test_the_pages_questions_import_no_sqlalchemy(demo_store, dbs, window, stories):
     """What a cold start on the demo pays: building the app and answering the page's questions reads the store
     through the file's texts, never importing SQLAlchemy (only the runs, show_sql and writes do)."""
