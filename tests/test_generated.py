@@ -31,7 +31,7 @@ from app.history import (
     top_sql,
 )
 
-# 25 examples a check in the edit loop; GENERATED_EXAMPLES=500 for a longer hunt
+# 25 examples a check (make test; make test-fast sets GENERATED_EXAMPLES=8); GENERATED_EXAMPLES=500 for a longer hunt
 FAST = settings(
     max_examples=int(os.environ.get("GENERATED_EXAMPLES", "25")),
     deadline=None,
