@@ -13,6 +13,7 @@ from statistics import median
 
 import pytest
 from contract import dbid_of, local_iso, ok, url
+from test_segments import STATS as SEGMENT_STATS
 
 ASH = "dba_hist_active_sess_history"
 MIB = 1048576
@@ -316,19 +317,6 @@ def test_each_plans_samples_its_lines_as_stored_and_the_samples_on_no_line(api, 
 
 
 # -- segments: §25 ----------------------------------------------------------------------------------------------------
-
-SEGMENT_STATS = (
-    "logical_reads",
-    "physical_reads",
-    "physical_writes",
-    "physical_reads_direct",
-    "physical_writes_direct",
-    "row_lock_waits",
-    "itl_waits",
-    "buffer_busy_waits",
-    "db_block_changes",
-    "space_used",
-)
 
 
 def test_every_statistic_of_a_top_segment_and_of_one_segment_over_time(api, sql3, rac, regression):

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from contract import AAS, REDO, dbid_of, monitor_report_query, ok, url
+from test_segments import STATS as SEGMENT_STATS
 
 from app.api.answer_schemas import BY_ENDPOINT
 
@@ -436,21 +437,7 @@ ASSERTED: dict[str, dict[str, tuple[str, ...]]] = {
             SEGMENTS + "pct_total_is_of_the_sysstat_counter",
             GENERATED + "top_segments_sum_the_deltas_of_the_range_with_their_share_of_the_database",
         ),
-        **{
-            f"rows[].{f}": SEGMENT_ROW
-            for f in (
-                "logical_reads",
-                "physical_reads",
-                "physical_writes",
-                "physical_reads_direct",
-                "physical_writes_direct",
-                "row_lock_waits",
-                "itl_waits",
-                "buffer_busy_waits",
-                "db_block_changes",
-                "space_used",
-            )
-        },
+        **{f"rows[].{f}": SEGMENT_ROW for f in SEGMENT_STATS},
         **{
             f"rows[].{f}": (*SEGMENT_ROW, CDB + "top_segments_keep_one_row_per_container_with_its_own_name")
             for f in ("con_dbid", "ts", "obj", "dataobj")
