@@ -270,9 +270,10 @@
             limits: { x: { min: win.limits.min, max: win.limits.max, minRange: Windows.MIN_WINDOW } },
             zoom: { mode: "x", drag: { enabled: true, threshold: 8, backgroundColor: "rgba(31,119,180,0.15)" },
               wheel: { enabled: true, modifierKey: "ctrl" },
-              onZoomComplete: function (c) { self.userWindow(c.chart); } },
+              onZoom: function (c) { self.zoomTrigger = c.trigger; },  // "wheel" or "drag", before the debounced call
+              onZoomComplete: function (c) { self.userWindow(c.chart, self.zoomTrigger); } },
             pan: { enabled: true, mode: "x", modifierKey: "shift",
-              onPanComplete: function (c) { self.userWindow(c.chart); } }
+              onPanComplete: function (c) { self.userWindow(c.chart, "pan"); } }
           }
         }
       },

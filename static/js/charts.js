@@ -4,8 +4,9 @@
  *                                           partial: {ms: {instances, missing}}, ...}],
  *                                           markers: {restarts, missing}, downsampled}
  * Drag to zoom, Shift+drag to pan, Ctrl+wheel to zoom around the pointer, or the buttons: the new window goes to
- * onWindow(from, to, how) (the view puts it in the URL) and comes back through setWindow. A wheel gesture is one
- * history entry: its first step pushes, the steps that follow within GESTURE_MS replace. A window the loaded data
+ * onWindow(from, to, how) (the view puts it in the URL) and comes back through setWindow. A wheel gesture (Ctrl+wheel
+ * steps less than GESTURE_MS apart) is one history entry: its first zoom pushes, the ones that follow replace, however
+ * late the zoom plugin calls back on a busy machine. A window the loaded data
  * covers at full resolution is drawn at once; a narrower one with downsampled data is fetched again at finer
  * resolution (per-minute detail when the window is a few hours), and after each fetch the neighbouring windows are
  * prefetched so panning shows data at once (unless spec.prefetch is false: a window whose answer depends on the
@@ -42,7 +43,13 @@
     this.log = !!spec.log;  // spec.log: the y axis starts logarithmic (the log tool still turns it off)
     if (this.log) { this.card.querySelector("[data-act=log]").setAttribute("aria-pressed", "true"); }
     var self = this;
-    this.canvas.addEventListener("wheel", function (e) { if (e.ctrlKey) { self.wheelAt = Date.now(); } }, { passive: true });
+    this.gesture = 0;  // the Ctrl+wheel gesture under way: a step GESTURE_MS or more after the last starts the next
+    this.canvas.addEventListener("wheel", function (e) {
+      if (!e.ctrlKey) { return; }
+      var now = Date.now();
+      if (now - (self.wheelAt || 0) >= GESTURE_MS) { self.gesture += 1; }
+      self.wheelAt = now;
+    }, { passive: true });
   }
 
   TimeChart.prototype.setState = Card.methods.setState;
@@ -187,12 +194,12 @@
     if (this.win) { Changes.list(this, this.changesShown()); }
   };
 
-  /** The user zoomed or panned this chart: hand the new window to the view (which puts it in the URL). The steps
-   * of one wheel gesture (the zoom plugin calls back 250 ms after a wheel step) make one history entry. */
-  TimeChart.prototype.userWindow = function (chart) {
-    var x = chart.scales.x, now = Date.now(), wheel = now - (this.wheelAt || 0) < 400;
-    var how = wheel && now - (this.gestureAt || 0) < GESTURE_MS ? "replace" : "push";
-    this.gestureAt = wheel ? now : 0;
+  /** The user zoomed or panned this chart (trigger: the zoom plugin's "wheel" or "drag", or "pan"): hand the new
+   * window to the view (which puts it in the URL). The zooms of one wheel gesture make one history entry. */
+  TimeChart.prototype.userWindow = function (chart, trigger) {
+    var x = chart.scales.x, wheel = trigger === "wheel";
+    var how = wheel && this.pushedGesture === this.gesture ? "replace" : "push";
+    this.pushedGesture = wheel ? this.gesture : null;
     this.spec.onWindow(Math.round(x.min), Math.round(x.max), how);
   };
 
