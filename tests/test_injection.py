@@ -141,6 +141,9 @@ def _requests(doc, dbs, stories, window):
             base = name.removeprefix("a_").removeprefix("b_")
             fill = {p["name"]: good.get(p["name"], "x") for p in params if p["in"] == "path"}
             query = {}
+            ranged = {"begin_snap", "end_snap"} <= {p["name"] for p in params}
+            if ranged and base not in ("from", "to", "begin_snap", "end_snap"):  # the window, not the 7-day default
+                query.update(begin_snap=str(lo), end_snap=str(hi))
             if template == "/api/v1/dbs/{db}/event-histogram" and name != "event":
                 query["event"] = "log file sync"
             if template.endswith("/plans/diff") and name not in ("a", "b"):  # the two plans compared
