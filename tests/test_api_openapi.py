@@ -123,7 +123,8 @@ def test_every_api_route_is_documented(app, doc):
 
 @pytest.mark.slow  # every parameter of every operation: tens of seconds
 def test_every_documented_query_parameter_is_accepted(api, doc, dbs, stories, window, sql3, tz):
-    """Each documented parameter, with a valid value, on its own: 200, never 'unknown parameter'."""
+    """Each documented parameter, with a valid value, on its own (top activity's filters over the window): 200,
+    never 'unknown parameter'."""
     rac = dbs["rac"]
     lo, hi = window
     times = dict(
@@ -209,6 +210,8 @@ def test_every_documented_query_parameter_is_accepted(api, doc, dbs, stories, wi
             )
             assert value is not None, f"no example value for {p['name']}"
             query = {**base.get(path, {}), p["name"]: value}
+            if path.endswith(("/activity", "/activity/top")) and name not in ("from", "to", "begin_snap", "end_snap"):
+                query.update(begin_snap=lo, end_snap=hi)  # top activity's filters over the window, not a week
             if name in ("from", "to"):  # a period by time, not by snapshots too (that is a 400 naming both)
                 side = p["name"][: -len(name)]
                 query = {k: v for k, v in query.items() if not (k.startswith(side) and k.endswith("_snap"))}
