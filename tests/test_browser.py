@@ -448,27 +448,57 @@ def _state_examples(dbs, stories):
     }
 
 
+RANGE_KINDS = ({"range"}, {"from", "to"}, {"begin_snap", "end_snap"})  # a link holds one kind of range
+
+
+def _state_links(examples):
+    """The examples merged into as few links as keep each example's whole link: [(link, {key: value})]. Two merge
+    where no key has two values (a missing view is the overview) and one kind of range remains."""
+    links = []
+    for key, (others, value) in examples.items():
+        want = {"view": "overview", **others, key: value} if key not in ("run", "runs") else {**others, key: value}
+        for link, keys in links:
+            merged = {**link, **want}
+            if (
+                all(link.get(k, v) == v for k, v in want.items())
+                and sum(bool(kind & set(merged)) for kind in RANGE_KINDS) <= 1
+            ):
+                link.update(want)
+                keys[key] = value
+                break
+        else:
+            links.append((want, {key: value}))
+    return links
+
+
 def test_every_key_of_the_state_survives_the_link_and_back(server, dbs, stories, page):
     """Each key the page keeps in its link (AWRLens.State.KEYS: a key added there must get an example here), opened
-    from a link: the page keeps it, Copy link carries it, and after another view Back restores it."""
+    from a link: the page keeps it, Copy link carries it, and after another view Back restores it (the examples
+    that fit one link are asked together)."""
     examples = _state_examples(dbs, stories)
     page.open(_url(server))
     assert set(page.page.evaluate("AWRLens.State.KEYS")) == set(examples)
-    for key, (others, value) in examples.items():
-        page.open(_url(server, **others, **{key: value}))
-        expected = value if isinstance(value, list) else [value]
-        assert parse_qs(urlsplit(page.page.url).query).get(key) == expected, (key, page.page.url)
-        if key not in ("range", "from", "to"):  # Copy link makes a relative range absolute (test_share_link_...)
-            page.page.get_by_role("button", name="Copy link").click()
-            box = page.page.locator("#link:visible, .permalink:visible")  # the header's, or a run page's own
-            link = box.first.input_value()
-            assert parse_qs(urlsplit(link).query).get(key) == expected, (key, link)
+    links = _state_links(examples)
+    assert len(links) < len(examples) and {k for _, keys in links for k in keys} == set(examples)
+    for link, keys in links:
+        page.open(_url(server, **link))
+        asked = parse_qs(urlsplit(page.page.url).query)
+        for key, value in keys.items():
+            assert asked.get(key) == (value if isinstance(value, list) else [value]), (key, page.page.url)
+        page.page.get_by_role("button", name="Copy link").click()
+        box = page.page.locator("#link:visible, .permalink:visible")  # the header's, or a run page's own
+        copied = parse_qs(urlsplit(box.first.input_value()).query)
+        for key, value in keys.items():  # Copy link makes a relative range absolute (test_share_link_...)
+            if key not in ("range", "from", "to"):
+                assert copied.get(key) == (value if isinstance(value, list) else [value]), (key, copied)
         page.page.evaluate("AWRLens.State.set({view: 'benchmarks', run: null, runs: null})")
         page.settle()
         page.page.go_back()
         page.settle()
-        assert parse_qs(urlsplit(page.page.url).query).get(key) == expected, (key, "after Back", page.page.url)
-        assert page.page.evaluate("AWRLens.State.get()")[key] == value, (key, "the state after Back")
+        back, state = parse_qs(urlsplit(page.page.url).query), page.page.evaluate("AWRLens.State.get()")
+        for key, value in keys.items():
+            assert back.get(key) == (value if isinstance(value, list) else [value]), (key, "after Back", back)
+            assert state[key] == value, (key, "the state after Back")
     assert page.errors == [], page.errors
 
 
