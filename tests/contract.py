@@ -12,6 +12,7 @@ REDO = "sysstat:redo size"
 WITH_OFFSET = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?([+-]\d{2}:\d{2}|Z)")
 LOOKS_LIKE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
 RUN = "httpd-freebsd-vs-linux"  # a public benchmark run of the demo store
+RANGE_KEYS = ("from", "to", "begin_snap", "end_snap")  # the parameters of a range (a_ and b_ prefix them in compare)
 
 
 def url(db, tail=""):

@@ -8,7 +8,7 @@ from urllib.parse import quote
 
 import pytest
 from conftest import assert_error
-from contract import AAS, RUN, monitor_report_id
+from contract import AAS, RANGE_KEYS, RUN, monitor_report_id
 
 from app.demo.detail import HOSTILE_OBJ
 
@@ -77,7 +77,6 @@ SWEPT = [
     "/api/v1/benchmarks/{slug}",
     "/api/v1/benchmarks/compare",
 ]
-RANGE_KEYS = ("from", "to", "begin_snap", "end_snap")
 
 
 def test_the_sweep_covers_every_endpoint_with_parameters(doc):

@@ -9,7 +9,17 @@ import re
 
 import pytest
 from conftest import assert_error
-from contract import AAS, RUN, dbid_of, local_iso, monitor_report_id, monitor_report_query, ok, stored_awr_reports
+from contract import (
+    AAS,
+    RANGE_KEYS,
+    RUN,
+    dbid_of,
+    local_iso,
+    monitor_report_id,
+    monitor_report_query,
+    ok,
+    stored_awr_reports,
+)
 
 HTTP_METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
 
@@ -210,7 +220,7 @@ def test_every_documented_query_parameter_is_accepted(api, doc, dbs, stories, wi
             )
             assert value is not None, f"no example value for {p['name']}"
             query = {**base.get(path, {}), p["name"]: value}
-            if path.endswith(("/activity", "/activity/top")) and name not in ("from", "to", "begin_snap", "end_snap"):
+            if path.endswith(("/activity", "/activity/top")) and name not in RANGE_KEYS:
                 query.update(begin_snap=lo, end_snap=hi)  # top activity's filters over the window, not a week
             if name in ("from", "to"):  # a period by time, not by snapshots too (that is a 400 naming both)
                 side = p["name"][: -len(name)]

@@ -24,6 +24,7 @@ from urllib.parse import quote
 
 import pytest
 from conftest import assert_error
+from contract import RANGE_KEYS
 
 from app.demo.detail import HOSTILE_OBJ
 
@@ -142,7 +143,7 @@ def _requests(doc, dbs, stories, window):
             fill = {p["name"]: good.get(p["name"], "x") for p in params if p["in"] == "path"}
             query = {}
             ranged = {"begin_snap", "end_snap"} <= {p["name"] for p in params}
-            if ranged and base not in ("from", "to", "begin_snap", "end_snap"):  # the window, not the 7-day default
+            if ranged and base not in RANGE_KEYS:  # the window, not the 7-day default
                 query.update(begin_snap=str(lo), end_snap=str(hi))
             if template == "/api/v1/dbs/{db}/event-histogram" and name != "event":
                 query["event"] = "log file sync"
