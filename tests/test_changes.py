@@ -155,8 +155,11 @@ def plans_back_by_sql(sql3, dbid, lo, hi):
     out = {}
     for sql_id, per_snap in at.items():
         snaps = sorted(per_snap)
+        seen: set = set()  # the plans of the snapshots before the previous one
         for k, snap in enumerate(snaps[1:], 1):
-            previous, seen = per_snap[snaps[k - 1]], {p for s in snaps[: k - 1] for p in per_snap[s]}
+            previous = per_snap[snaps[k - 1]]
+            if k > 1:
+                seen.update(per_snap[snaps[k - 2]])
             for plan, instances in per_snap[snap].items():
                 if lo < snap and plan not in previous and plan in seen:
                     out[(sql_id, plan, snap)] = (min(instances), min(previous))

@@ -123,8 +123,10 @@ def bind_params(stmt):
     return [e for e in visitors.iterate(stmt) if isinstance(e, BindParameter)]
 
 
+@cache
 def oracle_text(stmt) -> str:
-    """The text Oracle receives, with expanding IN lists and the literal_execute row limit rendered."""
+    """The text Oracle receives, with expanding IN lists and the literal_execute row limit rendered (kept per
+    statement: two tests read each)."""
     wanted = {b.key: BINDS[b.key] for b in bind_params(stmt) if b.key in BINDS}
     compiled = stmt.params(**wanted).compile(dialect=oracle.dialect(), compile_kwargs={"render_postcompile": True})
     return compiled.string

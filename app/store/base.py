@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from app.errors import ApiError, Conflict, TargetBusy, TooManyRows
 from app.store.awr.embedded import store_only_tables
-from app.store.awr.queries import capped, core, render
+from app.store.awr.queries import Statement, capped, core, render, rendered
 from app.store.awr.views import NEWEST, Views, views
 
 if TYPE_CHECKING:
@@ -43,6 +43,7 @@ class Store:
         self.settings = settings
         self.view_prefix = view_prefix
         self._cache: dict = {}
+        self._shown_texts: dict = {}  # Statement -> show_sql's texts (_shown)
         # a target that can go silent (a remote database) holds at most AWRLENS_MAX_IN_FLIGHT of a process's threads
         self._in_flight = threading.BoundedSemaphore(settings.max_in_flight) if self.remote else None
 
@@ -124,7 +125,7 @@ class Store:
             )
         log = sql_log.get()
         if log is not None:
-            log.append(self._logged(capped(core(stmt), self.settings.row_cap), params, len(rows), started))
+            log.append(self._logged(stmt, params, len(rows), started))
         return rows
 
     def fetch(self, stmt, params: dict, limit: int, seconds: float | None = None) -> list[tuple]:
@@ -154,20 +155,34 @@ class Store:
     def _logged(self, stmt, params, rows: int, started: float) -> dict:
         """What show_sql reports of one statement run: its text for this store's dialect, and for Oracle's unless it
         reads a table only the embedded store keeps (embedded.store_only_tables)."""
-        dialect = self.sql_dialect()
-        fixed = stmt.compile(dialect=dialect).params  # literals bound by the query itself
+        sql, sql_oracle, fixed = self._shown(stmt)
         entry = {
-            "sql": render(stmt, dialect),
-            "params": {**{k: v for k, v in fixed.items() if v is not None}, **(params or {})},
+            "sql": sql,
+            "params": {**fixed, **(params or {})},
             "rows": rows,
             "ms": round((time.monotonic() - started) * 1000, 1),
         }
-        if self.dialect != "oracle" and not any(t in entry["sql"] for t in store_only_tables()):
-            # as it would run on Oracle, to paste into SQL*Plus
-            from sqlalchemy.dialects import oracle  # only when asked: the embedded store's path never needs it
-
-            entry["sql_oracle"] = render(stmt, oracle.dialect())
+        if sql_oracle is not None:
+            entry["sql_oracle"] = sql_oracle  # as it would run on Oracle, to paste into SQL*Plus
         return entry
+
+    def _shown(self, stmt) -> tuple[str, str | None, dict]:
+        """show_sql's texts of a statement as sent (queries.capped), for this store's dialect and for Oracle's, and the
+        literals it binds itself; a Statement's are kept, as its text never changes."""
+        found = self._shown_texts.get(stmt) if isinstance(stmt, Statement) else None
+        if found is None:
+            sent = capped(core(stmt), self.settings.row_cap)
+            compiled = sent.compile(dialect=self.sql_dialect())
+            sql = rendered(compiled)
+            sql_oracle = None
+            if self.dialect != "oracle" and not any(t in sql for t in store_only_tables()):
+                from sqlalchemy.dialects import oracle  # only when asked: the embedded store's path never needs it
+
+                sql_oracle = render(sent, oracle.dialect())
+            found = (sql, sql_oracle, {k: v for k, v in compiled.params.items() if v is not None})
+            if isinstance(stmt, Statement):
+                self._shown_texts[stmt] = found
+        return found
 
     def sql_dialect(self):
         """The SQLAlchemy dialect the store's statements are compiled for."""

@@ -104,7 +104,11 @@ def capped(stmt, row_cap: int):
 
 def render(stmt, dialect) -> str:
     """The statement's text for a dialect, as sent; an expanding IN list shows as (:name_1, :name_2, ...)."""
-    compiled = stmt.compile(dialect=dialect)
+    return rendered(stmt.compile(dialect=dialect))
+
+
+def rendered(compiled) -> str:
+    """A compiled statement's text as render() shows it."""
     text = re.sub(r"\(__\[POSTCOMPILE_(\w+)\]\)", r"(:\1_1, :\1_2, ...)", str(compiled))
     # a literal the driver receives inline (the top-SQL row limit) shows as its value
     return re.sub(r"__\[POSTCOMPILE_(\w+)\]", lambda m: str(compiled.params[m.group(1)]), text)
