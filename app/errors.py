@@ -73,6 +73,13 @@ class MissingGrant(ApiError):
     status, code = 403, "missing_grant"
 
 
+class NotLicensed(ApiError):
+    """A statement that needs a management pack the database's licence settings do not enable (app/store/licence.py):
+    refused before it is sent; the message names the pack and CONTROL_MANAGEMENT_PACK_ACCESS's value."""
+
+    status, code = 403, "not_licensed"
+
+
 class DatabaseTimeout(ApiError):
     status, code = 504, "database_timeout"
 

@@ -43,6 +43,11 @@ class Settings:
         "waits at most AWRLENS_CONNECT_TIMEOUT + this + 1 s: keep that under the Lambda function's timeout "
         "(zappa_settings.json), itself under API Gateway's 29 s.",
     )
+    licence_ttl: float = setting(
+        60.0,
+        "Seconds an Oracle target's licence (CONTROL_MANAGEMENT_PACK_ACCESS and the edition) is kept before the next "
+        "statement that needs a pack reads it again (docs/oracle.md, Grants and licences).",
+    )
     expire_time: int = setting(1, "Minutes between TCP keepalive probes on Oracle connections (0 = off).")
     pool_max: int = setting(
         1 if ON_LAMBDA else 4, "Oracle connections per process (1 per Lambda container).", shown="4 (1 on Lambda)"

@@ -21,7 +21,8 @@ connection stays stalled, like a zombie server after a failover, until `close()`
 What it answers to SQL: the handful of statements SQLAlchemy's Oracle dialect runs on a first connection (current
 schema, decimal character, isolation level) get plausible answers; ALTER and SET statements succeed; a query
 containing a fragment of `errors` fails with that ORA error; one containing a fragment of `answers` gets those rows
-(as text); every other query gets no rows; PL/SQL blocks fail as if the package were not granted (PLS-00201);
+(as text); the licence check gets an Enterprise Edition's
+defaults unless `answers` says otherwise; every other query gets no rows; PL/SQL blocks fail as if the package were not granted (PLS-00201);
 commits, rollbacks and pings succeed. It checks nothing: any password is accepted.
 """
 
@@ -38,6 +39,8 @@ MSG_ERROR, MSG_ROW_HEADER, MSG_ROW_DATA, MSG_DESCRIBE_INFO = 4, 6, 7, 16
 ORA_VARCHAR = 1
 CHARSET_UTF8 = 873
 NO_DATA_FOUND = 1403
+# CONTROL_MANAGEMENT_PACK_ACCESS and the banner of an Enterprise Edition with its default (Database Reference)
+ENTERPRISE = ("DIAGNOSTIC+TUNING", "Oracle Database 19c Enterprise Edition Release 19.0.0.0.0 - Production")
 
 
 def sb(value: int) -> bytes:
@@ -96,7 +99,9 @@ class Session(TnsSession):
         elif "1.1" in statement:
             rows = [("1.1",)]
         else:
-            rows = next((r for fragment, r in self.server.answers.items() if fragment in statement), [])
+            rows = next((r for fragment, r in self.server.answers.items() if fragment in statement), None)
+            if rows is None:  # the licence check (app/store/licence.py) of an Enterprise Edition as installed
+                rows = [ENTERPRISE] if "as pack_access" in statement else []
         return query(rows, self.cursor)
 
 

@@ -33,7 +33,8 @@ import oracledb
 from sqlalchemy import create_engine, event
 from sqlalchemy.pool import NullPool
 
-from app.errors import ApiError, DatabaseTimeout, DatabaseUnavailable, NotGranted
+from app.errors import ApiError, DatabaseTimeout, DatabaseUnavailable, MissingGrant, NotGranted, NotLicensed
+from app.store import licence
 from app.store.awr.queries import capped, core
 from app.store.awr.views import RELEASES, release_of
 from app.store.base import Store
@@ -78,16 +79,52 @@ class OracleStore(Store):
             auto_convert_lobs=True,
             arraysize=FETCH_ROWS,
         )
+        event.listen(engine, "before_cursor_execute", self._licensed)
         event.listen(engine, "before_cursor_execute", _prefetch)
         engine.dialect.do_terminate = self._discard  # SQLAlchemy terminates what it invalidates: drop it
         self.engine = engine
         self.server_version: str | None = None  # the connected database's, e.g. "19.3.0.0.0"
+        self.declared_packs: str | None = t.get("management_packs")
+        self.licence: licence.Licence | None = None  # as last read (_licensed)
         super().__init__(alias, settings, t.get("view_prefix", "dba_hist_"))
 
     @property
     def release(self) -> str:
         """The release whose view columns the statements use: the connected server's, the oldest before that."""
         return release_of(self.server_version) if self.server_version else RELEASES[0]
+
+    # -- the licence -------------------------------------------------------------------------------------------
+
+    def _licensed(self, conn, cursor, statement, parameters, context, executemany):
+        """Every statement on its way to the driver: one that needs a management pack is sent only if the licence
+        enables it, read (on the same connection) when not known or older than AWRLENS_LICENCE_TTL; otherwise
+        NotLicensed, and nothing is sent (app/store/licence.py)."""
+        needed = licence.packs_needed(statement)
+        if not needed:
+            return
+        known = self.licence
+        if known is None or time.monotonic() - known.read_at >= self.settings.licence_ttl:
+            known = self.licence = self._read_licence(cursor.connection)
+        refusal = known.refusal(needed)
+        if refusal:
+            raise NotLicensed(f"{self.alias} ({self.host}): {refusal}")
+
+    def _read_licence(self, driver_conn) -> licence.Licence:
+        """CONTROL_MANAGEMENT_PACK_ACCESS and the edition, read with the driver's own cursor (never seen by
+        _licensed); a parameter the user may not read is no licence, with the grant that reads it."""
+        try:
+            with driver_conn.cursor() as cursor:
+                cursor.execute(licence.oracle_text(), licence.BINDS)
+                pack_access, banner = cursor.fetchone() or (None, None)
+        except oracledb.Error as exc:
+            if _code(exc) not in GRANT_CODES:
+                raise
+            raise MissingGrant(
+                f"{self.alias} ({self.host}): awrlens reads CONTROL_MANAGEMENT_PACK_ACCESS before any statement of a "
+                f"management pack, and user {self.user.upper()} may not ({self._reason(exc)}); as a DBA: GRANT "
+                f"SELECT ON SYS.V_$PARAMETER TO {self.user.upper()} (infra/oracle/create_user*.sql)"
+            ) from None
+        return licence.Licence(pack_access, banner or "", self.declared_packs)
 
     # -- connections -------------------------------------------------------------------------------------------
 

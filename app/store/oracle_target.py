@@ -11,10 +11,11 @@ import oracledb
 from app.errors import DatabaseUnavailable
 from app.secrets import SecretUnavailable, secret_value
 from app.store.awr.views import PREFIXES
+from app.store.licence import check_declared
 
 log = logging.getLogger(__name__)
 
-TARGET_KEYS = ("dsn", "user", "password_env", "password_secret", "password", "view_prefix")
+TARGET_KEYS = ("dsn", "user", "password_env", "password_secret", "password", "view_prefix", "management_packs")
 PASSWORD_KEYS = ("password_env", "password_secret", "password")
 
 
@@ -57,6 +58,11 @@ def check_target(alias: str, target: dict) -> dict:
     prefix = target.get("view_prefix", "dba_hist_")
     if prefix not in PREFIXES:
         raise bad(f"\"view_prefix\" must be one of {', '.join(PREFIXES)}, not {prefix!r}")
+    if "management_packs" in target:
+        try:
+            target = {**target, "management_packs": check_declared(target["management_packs"])}
+        except ValueError as exc:
+            raise bad(str(exc)) from None
     return {**target, "dsn": dsn}
 
 
