@@ -100,8 +100,11 @@ def register(app):
 
         if release == RELEASES[0] and prefix != "dba_hist_":
             raise click.BadParameter(f"Oracle {release} has no {prefix.upper()} views", param_hint="--prefix")
+        from app.store import licence
+
         dialect = oracle.dialect()
         settings = app.config["SETTINGS"]
+        click.echo(f"-- the licence check, before any statement of a management pack\n{licence.oracle_text()};\n")
         for name, stmt in all_statements(views(prefix, release), settings.row_cap, settings.max_points):
             click.echo(f"-- {name}\n{render(stmt, dialect)};\n")
         for name, stmt in report_statements():  # Oracle's own reports (docs/awr-rules.md §27)

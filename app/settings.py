@@ -30,8 +30,8 @@ class Settings:
     targets: dict = setting(
         None,
         "JSON object alias -> target. A target is {\"sqlite\": path} or an Oracle "
-        "{\"dsn\", \"user\", \"password_env\" | \"password_secret\", \"view_prefix\"} (see Oracle "
-        "above).",
+        "{\"dsn\", \"user\", \"password_env\" | \"password_secret\", \"view_prefix\", "
+        "\"management_packs\"} (see Oracle above).",
         parse=_targets,
     )
     connect_timeout: float = setting(5.0, "Seconds allowed to get an Oracle connection (wall clock).")

@@ -138,6 +138,58 @@ def window(stories):
     return lo, lo + 8
 
 
+ORCL = 1645932817  # the DBID of the Oracle stand-in's database (oracle_app)
+ORACLE_PASSWORD = "Pw-oracle-never-in-messages"
+
+
+@pytest.fixture()
+def oracle_app(monkeypatch):
+    """An app on one Oracle target, a FakeOracle made with the given answers and errors, and the database's identity
+    and snapshots put in the store's cache as it would have read them (the stand-in answers text only)."""
+    from datetime import datetime
+
+    from fake_oracle import FakeOracle
+
+    from app import analysis
+    from app.history.database import Database
+
+    made = []
+
+    def make(settings=None, target=None, **behaviour):
+        server = FakeOracle(ORACLE_PASSWORD, **behaviour)
+        made.append(server)
+        monkeypatch.setenv("AWRLENS_ORACLE_PW", ORACLE_PASSWORD)
+        app = create_app(
+            Settings.from_env(
+                {},
+                targets={
+                    "ora": {
+                        "dsn": f"127.0.0.1:{server.port}/svc",
+                        "user": "awrlens",
+                        "password_env": "AWRLENS_ORACLE_PW",
+                        **(target or {}),
+                    }
+                },
+                **{"connect_timeout": 2, "call_timeout": 2, "answer_cache_mb": 0, **(settings or {})},
+            )
+        )
+        store = app.extensions["awrlens"].stores["ora"]
+        startup = datetime(2026, 11, 1, 4, 0, 12)
+        db = Database(store, ORCL, [(ORCL, 1, startup, "ORCL", "ORCL", "db1", "19.0.0.0.0", "NO", "Linux x86 64-bit")])
+        snaps = [
+            analysis.make_snap(100 + k, 1, startup, datetime(2026, 11, 20, 10) + timedelta(minutes=30 * k))
+            for k in range(5)
+        ]
+        now = time.monotonic()
+        store._cache[("databases",)] = (now, [db])
+        store._cache[("timeline", ORCL)] = (now, analysis.Timeline(snaps))
+        return app.test_client(), server
+
+    yield make
+    for server in made:
+        server.close()
+
+
 def assert_error(resp, status, parameter=None):
     """The one error shape: {"error": {"status", "code", "message", "parameter"?}}."""
     assert resp.status_code == status, resp.get_data(as_text=True)

@@ -21,8 +21,8 @@ connection stays stalled, like a zombie server after a failover, until `close()`
 What it answers to SQL: the handful of statements SQLAlchemy's Oracle dialect runs on a first connection (current
 schema, decimal character, isolation level) get plausible answers; ALTER and SET statements succeed; a query
 containing a fragment of `errors` fails with that ORA error; one containing a fragment of `answers` gets those rows
-(as text); the licence check gets an Enterprise Edition's
-defaults unless `answers` says otherwise; every other query gets no rows; PL/SQL blocks fail as if the package were not granted (PLS-00201);
+(as text); the licence check (app/store/licence.py) gets an Enterprise Edition's defaults unless `answers` says
+otherwise; every other query gets no rows; PL/SQL blocks fail as if the package were not granted (PLS-00201);
 commits, rollbacks and pings succeed. It checks nothing: any password is accepted.
 """
 

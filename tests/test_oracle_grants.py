@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy.dialects import oracle
 
+from app.store import licence
 from app.store.awr.queries import all_statements
 from app.store.awr.views import views
 
@@ -23,6 +24,13 @@ def views_in_the_sql(prefix: str) -> set[str]:
         text = str(stmt.compile(dialect=oracle.dialect()))
         names |= {n.upper() for n in re.findall(r"\b(?:FROM|JOIN)\s+(\w+)", text, re.I) if n.lower().startswith(prefix)}
     return names
+
+
+def licence_views() -> set[str]:
+    """The views the licence check reads (app/store/licence.py), as granted: V$X is PUBLIC's synonym of SYS.V_$X."""
+    text = licence.oracle_text()
+    found = re.findall(r"\b(?:FROM|JOIN)\s+([\w$]+)", text, re.I)
+    return {n.upper().replace("V$", "V_$") for n in found if n.upper() != "DUAL"}
 
 
 def test_scripts_are_current():
@@ -48,13 +56,14 @@ def test_plain_oracle_grants_exactly_the_views_read(script, prefix, user):
     assert grants[0] == f"GRANT CREATE SESSION TO {user};"
     granted = set()
     for line in grants[1:]:
-        m = re.fullmatch(rf"GRANT SELECT ON SYS\.(\w+) TO {re.escape(user)};", line)
+        m = re.fullmatch(rf"GRANT SELECT ON SYS\.([\w$]+) TO {re.escape(user)};", line)
         assert m, f"only SELECT on SYS views: {line}"
         granted.add(m.group(1))
     # SQL monitor's view is read as DBA_HIST_REPORTS under every prefix (Oracle has no AWR_PDB_/AWR_ROOT_ twin: its
     # grant would stop the script with ORA-00942), and is optional, as SQL monitor needs the Tuning Pack
-    assert granted == views_in_the_sql(prefix) - {"DBA_HIST_REPORTS"}
-    assert all(name.startswith(prefix.upper()) for name in granted)
+    assert granted == views_in_the_sql(prefix) - {"DBA_HIST_REPORTS"} | licence_views()
+    assert licence_views() == {"V_$PARAMETER", "V_$VERSION"}
+    assert all(name.startswith(prefix.upper()) for name in granted - licence_views())
     assert not re.search(r"AWR_(PDB|ROOT)_REPORTS", text)
     body = "\n".join(statements(text)).upper()
     assert " ANY " not in body and "ROLE" not in body and "EXECUTE" not in body
@@ -79,8 +88,9 @@ def test_the_cdb_root_script_makes_a_common_user_that_sees_the_pdbs_rows():
 
 def test_rds_grants_the_same_through_rdsadmin():
     text = (ORACLE / "create_user_rds.sql").read_text()
-    calls = re.findall(r"^  rdsadmin\.rdsadmin_util\.grant_sys_object\('(\w+)', 'AWRLENS', 'SELECT'\);", text, re.M)
-    assert set(calls) == views_in_the_sql("dba_hist_") - {"DBA_HIST_REPORTS"} and len(calls) == len(set(calls))
+    calls = re.findall(r"^  rdsadmin\.rdsadmin_util\.grant_sys_object\('([\w$]+)', 'AWRLENS', 'SELECT'\);", text, re.M)
+    assert set(calls) == views_in_the_sql("dba_hist_") - {"DBA_HIST_REPORTS"} | licence_views()
+    assert len(calls) == len(set(calls))
     assert "-- EXEC rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_REPORTS', 'AWRLENS', 'SELECT');" in text
     assert [line for line in text.splitlines() if line.startswith("GRANT")] == ["GRANT CREATE SESSION TO AWRLENS;"]
     assert "SYS." not in text  # RDS has no SYS access

@@ -8,22 +8,20 @@ import shutil
 import sqlite3
 import time
 import zlib
-from datetime import datetime, timedelta
+from datetime import datetime
 
 import pytest
-from conftest import assert_error
-from fake_oracle import FakeOracle
+from conftest import ORACLE_PASSWORD as PASSWORD
+from conftest import ORCL, assert_error
 from sqlalchemy.dialects import oracle
 
-from app import analysis, create_app
-from app.history.database import Database
+from app import create_app
 from app.history.oracle_reports import summary
 from app.settings import Settings
 from app.store.awr import queries
 from app.store.awr.views import views
 
-ORCL, RAC = 1645932817, 3120466125
-PASSWORD = "Pw-reports-never-in-messages"
+RAC = 3120466125
 
 
 def stored_reports(sql3, dbid):
@@ -315,47 +313,6 @@ def test_the_report_calls_compile_for_oracle_with_binds_only():
             r"\(RID => :rid, TYPE => :type\) FROM DUAL)",
             text,
         ), text
-
-
-@pytest.fixture()
-def oracle_app(monkeypatch):
-    """An app on one Oracle target, a FakeOracle made with the given answers and errors, and the database's identity
-    and snapshots put in the store's cache as it would have read them (the stand-in answers text only)."""
-    made = []
-
-    def make(settings=None, target=None, **behaviour):
-        server = FakeOracle(PASSWORD, **behaviour)
-        made.append(server)
-        monkeypatch.setenv("AWRLENS_REPORTS_PW", PASSWORD)
-        app = create_app(
-            Settings.from_env(
-                {},
-                targets={
-                    "ora": {
-                        "dsn": f"127.0.0.1:{server.port}/svc",
-                        "user": "awrlens",
-                        "password_env": "AWRLENS_REPORTS_PW",
-                        **(target or {}),
-                    }
-                },
-                **{"connect_timeout": 2, "call_timeout": 2, "answer_cache_mb": 0, **(settings or {})},
-            )
-        )
-        store = app.extensions["awrlens"].stores["ora"]
-        startup = datetime(2026, 11, 1, 4, 0, 12)
-        db = Database(store, ORCL, [(ORCL, 1, startup, "ORCL", "ORCL", "db1", "19.0.0.0.0", "NO", "Linux x86 64-bit")])
-        snaps = [
-            analysis.make_snap(100 + k, 1, startup, datetime(2026, 11, 20, 10) + timedelta(minutes=30 * k))
-            for k in range(5)
-        ]
-        now = time.monotonic()
-        store._cache[("databases",)] = (now, [db])
-        store._cache[("timeline", ORCL)] = (now, analysis.Timeline(snaps))
-        return app.test_client(), server
-
-    yield make
-    for server in made:
-        server.close()
 
 
 GRANT_ERRORS = [

@@ -25,6 +25,7 @@ from sqlalchemy.sql.schema import Column
 
 from app import create_app
 from app.settings import Settings
+from app.store import licence
 from app.store.awr import queries
 from app.store.awr.queries import all_statements, render
 from app.store.awr.views import ABSENT, DBA_HIST_ONLY, PREFIXES, RELEASES, views
@@ -368,7 +369,8 @@ def test_sql_command_prints_every_statement_for_oracle(cli_runner, prefix):
     pairs = list(all_statements(views(prefix)))
     reports = list(queries.report_statements())  # Oracle's own reports, after the reads (docs/awr-rules.md §27)
     headers = re.findall(r"^-- (.+)$", out, flags=re.M)
-    assert headers == [name for name, _ in pairs + reports]
+    assert headers == ["the licence check, before any statement of a management pack"] + [n for n, _ in pairs + reports]
+    assert f"{licence.oracle_text()};\n" in out
     for name, stmt in pairs + reports:
         assert f"-- {name}\n{render(stmt, oracle.dialect())};\n" in out, name
     # every statement is bounded in the database: top SQL by its 200 rows, the snapshot list by the row cap, every
