@@ -15,6 +15,9 @@ import pytest
 from conftest import ORACLE_PASSWORD, ORCL, assert_error
 
 from app.settings import Settings
+from app.store import licence
+from app.store.awr.queries import all_statements, render, report_statements
+from app.store.awr.views import PREFIXES, views
 from app.store.oracle import OracleStore
 
 pytestmark = pytest.mark.wire
@@ -186,3 +189,18 @@ def test_runs_cpu_snapshots_without_the_pack_takes_no_snapshot(monkeypatch, orac
 def test_a_declared_licence_oracle_does_not_name_is_refused_at_start(value):
     with pytest.raises(ValueError, match=r"target 'ora': \"management_packs\" must be one of NONE, DIAGNOSTIC, "):
         OracleStore("ora", {"dsn": "h:1/s", "user": "u", "password": "p", "management_packs": value}, Settings())
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_every_statement_is_counted_in_the_packs_its_views_and_packages_belong_to(prefix):
+    """What the store decides a statement needs (app/store/licence.py) is what the Licensing Information says of the
+    views and packages in its text, for every statement the app sends; the licence check itself needs none."""
+    from sqlalchemy.dialects import oracle
+
+    sent = [*all_statements(views(prefix)), *report_statements()]
+    for name, stmt in sent:
+        text = render(stmt, oracle.dialect())
+        assert {p.lower() for p in licence.packs_needed(text)} == packs_of(text), (name, text)
+    assert not licence.packs_needed(licence.oracle_text())
+    free = {name for name, stmt in sent if not packs_of(render(stmt, oracle.dialect()))}
+    assert {"databases", "snapshots", "segment detail"} <= free if prefix == "dba_hist_" else not free
