@@ -110,6 +110,42 @@ def test_the_listing_reads_only_views_outside_the_packs_and_is_sent_without_them
     assert listing and not any(packs_of(s) for s in server.statements), server.statements
 
 
+@pytest.mark.parametrize(
+    "pack_access, banner, declared, source, packs",
+    [
+        ("NONE", SE2, None, None, []),
+        ("DIAGNOSTIC+TUNING", SE2, None, None, []),
+        ("NONE", EE, None, None, []),
+        ("DIAGNOSTIC", EE, None, "awr", ["Diagnostics Pack"]),
+        ("DIAGNOSTIC+TUNING", EE, None, "awr", ["Diagnostics Pack", "Tuning Pack"]),
+        ("DIAGNOSTIC+TUNING", EE, "NONE", None, []),
+    ],
+)
+def test_the_listing_says_which_history_each_database_has_and_why(
+    oracle_app, pack_access, banner, declared, source, packs
+):
+    """Each database of /dbs names its source: AWR where the Diagnostics Pack is enabled, none otherwise, with the
+    parameter's value, the edition and the packs it allows."""
+    client, server = oracle_app(
+        target={"management_packs": declared} if declared else None, answers=licence_answer(pack_access, banner)
+    )
+    (db,) = client.get("/api/v1/dbs").get_json()["databases"]
+    assert db["source"] == source, db
+    assert db["licence"] == {
+        "control_management_pack_access": pack_access,
+        "edition": "Standard Edition 2" if banner == SE2 else "Enterprise Edition",
+        "management_packs": declared,
+        "packs": packs,
+    }
+    assert not any(packs_of(s) for s in server.statements), server.statements
+
+
+def test_a_listing_without_the_grant_for_the_licence_says_so_and_has_no_source(oracle_app):
+    client, _ = oracle_app(errors={"from v$parameter": (942, "ORA-00942: table or view does not exist")})
+    (db,) = client.get("/api/v1/dbs").get_json()["databases"]
+    assert db["source"] is None and "GRANT SELECT ON SYS.V_$PARAMETER TO AWRLENS" in db["licence"]["error"], db
+
+
 def test_a_licence_read_again_after_its_ttl_sees_the_change(oracle_app):
     """Within AWRLENS_LICENCE_TTL the licence is read once; once it has passed, the next statement of a pack reads it
     again: a DBA's ALTER SYSTEM SET control_management_pack_access = NONE stops the next statement."""

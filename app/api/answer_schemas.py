@@ -327,7 +327,10 @@ BY_ENDPOINT = {  # endpoint -> schema of its JSON answer
         "properties": {
             "databases": {
                 "type": "array",
-                "items": {"type": "object", "required": ["id", "dbid", "db_name", "rac", "instances", "snapshots"]},
+                "items": {
+                    "type": "object",
+                    "required": ["id", "dbid", "db_name", "rac", "instances", "snapshots", "source"],
+                },
             },
             "unreachable": {
                 "type": "array",
@@ -335,7 +338,7 @@ BY_ENDPOINT = {  # endpoint -> schema of its JSON answer
             },
         },
     },
-    "api.database": {"type": "object", "required": ["id", "dbid", "db_name", "instances", "snapshots"]},
+    "api.database": {"type": "object", "required": ["id", "dbid", "db_name", "instances", "snapshots", "source"]},
     "api.series": SERIES,
     "api.wait_classes": SERIES,
     "api.sql": SERIES,

@@ -40,8 +40,10 @@ def index():
 @api.get("/dbs")
 @accepts(FORMAT, SHOW_SQL)
 def databases(args):
-    """Every database of every target: instances, version, host, RAC flag and snapshot range; a target that cannot
-    be reached is listed under `unreachable` with its error, and the others answer all the same."""
+    """Every database of every target: instances, version, host, RAC flag, snapshot range and `source`, where its
+    history comes from (`awr`, or null where the licence enables no Diagnostics Pack, with the `licence` read:
+    docs/oracle.md); a target that cannot be reached is listed under `unreachable` with its error, and the others
+    answer all the same."""
     found, problems = every_database().survey()
     if problems and not found:
         raise next(iter(problems.values()))

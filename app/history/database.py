@@ -131,6 +131,7 @@ class Database:
                 "count": len(tl.snap_ids),
                 "interval_minutes": round(tl.step / 60),
             },
+            **self.store.history_source(),
         }
 
     def instance(self, value, each: bool = False) -> int | None:

@@ -64,6 +64,10 @@ class Store:
         """The AWR views as this store has them: under its prefix, with the columns of its release."""
         return views(self.view_prefix, self.release)
 
+    def history_source(self) -> dict:
+        """Where the store's history comes from, as /dbs shows it: the embedded store keeps AWR's views."""
+        return {"source": "awr"}
+
     def rows(self, stmt, params: dict | None = None, seconds: float | None = None) -> list[tuple]:
         """All rows of `stmt` as tuples; raises an ApiError subclass on any database failure, and TargetBusy at once
         when AWRLENS_MAX_IN_FLIGHT statements of this process are already waiting on this (remote) target. `seconds`:

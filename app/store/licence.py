@@ -101,6 +101,21 @@ class Licence:
         allowed = PACK_ACCESS.get((self.pack_access or "").upper(), frozenset())  # an unknown value: none
         return allowed & PACK_ACCESS[self.declared] if self.declared else allowed
 
+    @property
+    def edition(self) -> str:
+        """The edition as the banner names it ("Standard Edition 2"), or the banner itself."""
+        m = re.search(r"(Enterprise|Standard|Personal|Express) Edition( One| 2)?|\bFree\b", self.banner)
+        return m.group(0) if m else self.banner
+
+    def summary(self) -> dict:
+        """What /dbs shows of it."""
+        return {
+            "control_management_pack_access": self.pack_access,
+            "edition": self.edition,
+            "management_packs": self.declared,
+            "packs": [PACK_NAMES[p] for p in sorted(self.packs)],
+        }
+
     def refusal(self, needed: frozenset) -> str | None:
         """Why statements needing `needed` may not be sent, or None."""
         missing = sorted(needed - self.packs)
@@ -109,7 +124,7 @@ class Licence:
         names = " and ".join(PACK_NAMES[p] for p in missing)
         value = f"CONTROL_MANAGEMENT_PACK_ACCESS = {self.pack_access or 'unset'}"
         if WITHOUT_PACKS in self.banner:
-            why = f"{self.banner.split(' Release')[0]} has no management packs (Enterprise Edition only; {value})"
+            why = f"{self.edition} has no management packs (Enterprise Edition only; {value})"
         elif not (needed <= PACK_ACCESS.get((self.pack_access or "").upper(), frozenset())):
             why = f"{value} does not enable it"
         else:

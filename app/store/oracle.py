@@ -103,11 +103,31 @@ class OracleStore(Store):
         if not needed:
             return
         known = self.licence
-        if known is None or time.monotonic() - known.read_at >= self.settings.licence_ttl:
+        if self._stale(known):
             known = self.licence = self._read_licence(cursor.connection)
         refusal = known.refusal(needed)
         if refusal:
             raise NotLicensed(f"{self.alias} ({self.host}): {refusal}")
+
+    def _stale(self, known: licence.Licence | None) -> bool:
+        return known is None or time.monotonic() - known.read_at >= self.settings.licence_ttl
+
+    def current_licence(self) -> licence.Licence:
+        """The licence as last read, or read now on a connection of its own when not known or too old."""
+        known = self.licence
+        if self._stale(known):
+            with self._slot(), self._translated(time.monotonic()), self.engine.connect() as conn:
+                known = self.licence = self._read_licence(conn.connection.driver_connection)
+        return known
+
+    def history_source(self) -> dict:
+        """AWR where the licence enables the Diagnostics Pack, else none (`source` None), with the licence as read; a
+        licence the user may not read is no source, with the grant that reads it."""
+        try:
+            known = self.current_licence()
+        except MissingGrant as exc:
+            return {"source": None, "licence": {"error": exc.message}}
+        return {"source": "awr" if licence.DIAGNOSTIC in known.packs else None, "licence": known.summary()}
 
     def _read_licence(self, driver_conn) -> licence.Licence:
         """CONTROL_MANAGEMENT_PACK_ACCESS and the edition, read with the driver's own cursor (never seen by
