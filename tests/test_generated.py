@@ -812,6 +812,9 @@ def test_compare_gives_each_periods_values_per_second_or_transaction_and_the_cha
         assert close(r["a_waits_per_transaction"], wa) and close(r["b_waits_per_transaction"], wb), r
         assert close(r["waits_per_transaction_change_pct"], change(wa, wb)), r
         assert r["only_in"] == ("a" if ta and not tb else "b" if tb and not ta else None), r
+        # §29's table: lower is better for an event's time and its waits per transaction, by nature, whatever the
+        # periods hold (DB CPU has no waits)
+        assert r["better"] == "lower" and r["better_waits_per_transaction"] == (None if name == "DB CPU" else "lower")
 
     want = []
     if pa["sql"] or pb["sql"]:
