@@ -47,7 +47,10 @@
     var a = Math.abs(value);
     var steps = [[1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"]];
     for (var k = 0; k < steps.length; k++) {
-      if (a >= steps[k][0]) { return number(value / steps[k][0], a / steps[k][0] >= 100 ? 0 : 1) + steps[k][1]; }
+      // from 999.5 of the unit below on (shown as 1,000 there), one of this unit: 999,960 is 1.0M, not 1,000k
+      if (a >= steps[k][0] * (k < steps.length - 1 ? 0.9995 : 1)) {
+        return number(value / steps[k][0], a / steps[k][0] >= 99.95 ? 0 : 1) + steps[k][1];
+      }
     }
     return number(value);
   }

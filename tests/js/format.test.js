@@ -45,6 +45,11 @@ describe("values with their units", () => {
     expect(F.fmtCompact(1234)).toBe("1.2k");
     expect(F.fmtCompact(3_400_000)).toBe("3.4M");
     expect(F.fmtCompact(250_000)).toBe("250k");
+    // a value that rounds up to a thousand of one unit is one of the next
+    expect(F.fmtCompact(999_960)).toBe("1M");
+    expect(F.fmtCompact(-999_960)).toBe("-1M");
+    expect(F.fmtCompact(99_960)).toBe("100k");
+    expect(F.fmtCompact(999_499)).toBe("999k");
   });
 });
 
