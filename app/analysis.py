@@ -174,6 +174,21 @@ class Timeline:
             return found
         return min(ids[i - 1], found[0]), found[1]
 
+    def holding(self, t0: float, t1: float) -> tuple[int, int] | None:
+        """The snapshots whose intervals (lo, hi] hold the time window (t0, t1] on every instance: lo the smallest, over
+        the instances, of the last snapshot ending at or before t0 (one before the first where none does), hi the
+        largest of the first snapshot ending at or after t1 (the last where none does); None where the window starts at
+        or after the last snapshot (no samples flushed yet)."""
+        los, his = [], []
+        for rows in self.all.values():
+            epochs = [s.epoch for s in rows]
+            i, j = bisect_right(epochs, t0), bisect_left(epochs, t1)
+            los.append(rows[i - 1].snap_id if i else rows[0].snap_id - 1)
+            his.append(rows[min(j, len(rows) - 1)].snap_id)
+        if not los or t0 >= self.newest().epoch:
+            return None
+        return min(los), max(his)
+
     def span(self, lo: int, hi: int, instance: int | None = None) -> dict[int, list[Snap]]:
         """Per instance, the snapshots that bound the intervals (lo, hi] (docs/awr-rules.md §12): its first snapshot
         at or after lo, the kept ones after it, and its last snapshot at or before hi. The two ends are used even

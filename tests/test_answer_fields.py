@@ -138,7 +138,7 @@ def test_top_lists_and_blockers_are_their_samples_with_aas_and_shares(api, sql3,
     lock = stories["row_lock"]
     story = ok(api, url(rac["id"], "/range"), **{"from": lock["from"], "to": lock["to"]})["range"]
     lo, hi = story["begin_snap"], story["end_snap"]
-    body = ok(api, url(rac["id"], "/activity/top"), **ten_minutes_after(sql3, rac, tz, lo, hi))
+    body = ok(api, url(rac["id"], "/activity/top"), begin_snap=lo, end_snap=hi)
     assert (body["range"]["begin_snap"], body["range"]["end_snap"]) == (lo, hi)
     rows = sql3.execute(
         f'select instance_number, session_id, "SESSION_SERIAL#", sql_id, module, event, session_state, '
@@ -651,9 +651,10 @@ def test_combined_wait_classes_and_cpu_count_say_which_instances_they_sum(api, s
 def test_top_activity_by_object_names_each_object_by_its_number(api, sql3, rac, regression, tz):
     """§22: grouped by CURRENT_OBJ#, each group is named by the object's number (in a non-CDB, its own container's),
     the samples without one are a group of their own; the 10 largest are series of their own, the rest `other`; the
-    range's AAS = its samples x the sample spacing / its seconds. Asked by time (§12)."""
+    range's AAS = its samples x the sample spacing / its seconds. (A time range that cuts the snapshots' intervals is
+    read by sample time: tests/test_generated.py.)"""
     lo, hi = regression[0], regression[0] + 2
-    body = ok(api, url(rac["id"], "/activity"), group_by="current_obj", **ten_minutes_after(sql3, rac, tz, lo, hi))
+    body = ok(api, url(rac["id"], "/activity"), group_by="current_obj", begin_snap=lo, end_snap=hi)
     assert (body["range"]["begin_snap"], body["range"]["end_snap"]) == (lo, hi)
     counts = Counter(
         obj

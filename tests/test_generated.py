@@ -10,12 +10,12 @@ import math
 import os
 import shutil
 import tempfile
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from statistics import median
 
 from histories import COUNTERS, EVENT, METRICS, UPPERS, History, Sample, Snap, database, epoch, histories, plan_pairs
-from hypothesis import HealthCheck, example, given, note, settings
+from hypothesis import HealthCheck, assume, example, given, note, settings
 from hypothesis import strategies as st
 
 from app.history import (
@@ -416,6 +416,74 @@ def test_activity_is_samples_times_spacing_over_each_buckets_own_seconds(h, pick
         assert got[group]["samples"] == sum(counts)
         assert got[group]["points"][0] == times
         assert_values(got[group]["points"][1], [n * step / spans[b] for b, n in enumerate(counts)], group)
+
+
+@FAST
+@given(histories(ash=True, snapshots=st.integers(2, 4)), st.floats(0, 1), st.floats(0, 1))
+@example(h=SPRING, f0=0.5, f1=0.99).via("daylight saving inside the window")
+@example(h=SPRING, f0=1800.5 / 3610, f1=1800.5 / 1870).via("a sample at `from` (out) and one at `to` (in)")
+@example(h=SPLIT, f0=0.2, f1=0.9).via("two offsets at one snap id")
+def test_activity_of_a_time_window_is_its_samples_over_its_own_seconds(h, f0, f1):
+    """§22: a time range that does not start and end on snapshots is read by sample time: the samples of (from, to]
+    whatever snapshot flushed them, buckets counted from `from`, AAS = samples x spacing / the bucket's own seconds (the
+    last bucket's the part before `to`) and over the window's seconds; the top lists the same samples, their AAS over
+    the window's seconds; the snapshots read those whose intervals hold the window, the spacing that of the last."""
+    ends = sorted({at(s) for s in h.snaps})
+    lo_t = min([epoch(a.time, tz_of(h, a)) for a in h.samples] + [ends[0]]) - 10
+    w0 = math.floor(lo_t + f0 * (ends[-1] - lo_t))
+    w1 = math.floor(w0 + f1 * (ends[-1] + 60 - w0))
+    # a window that starts and ends on snapshots is read as their snapshot range (the check above); one that ends
+    # before the first snapshot is outside the history, one that starts at the last has no samples flushed yet
+    assume(w0 < w1 and w0 < ends[-1] and w1 >= ends[0] and not ({w0, w1} & set(ends)))
+    db = db_of(h)
+    utc = UTC
+    rng = db.resolve(datetime.fromtimestamp(w0, utc), datetime.fromtimestamp(w1, utc))
+    body, tops = activity.compute(db, rng), activity.top(db, rng)
+    seconds = w1 - w0
+    width = next(w for w in WIDTHS if seconds / w <= 720)
+    count = max(math.ceil(seconds / width), 1)
+    per: dict = {}
+    sessions: dict = {}
+    for a in h.samples:
+        moment = epoch(a.time, tz_of(h, a))
+        if w0 < moment <= w1:
+            bucket = min(round(moment - w0) // width, count - 1)
+            per.setdefault(a.wait_class or "CPU", [0] * count)[bucket] += 1
+            key = f"{a.instance}:{a.session},1"
+            sessions[key] = sessions.get(key, 0) + 1
+    # the snapshots whose intervals hold the window: per instance the last ending at or before `from` and the first
+    # ending at or after `to`; the lowest of the first, the highest of the second
+    held_lo = min(
+        max((s.snap_id for s in h.rows(i) if at(s) <= w0), default=h.rows(i)[0].snap_id - 1) for i in h.instances()
+    )
+    held_hi = max(
+        min((s.snap_id for s in h.rows(i) if at(s) >= w1), default=h.rows(i)[-1].snap_id) for i in h.instances()
+    )
+    step = spacing(h, held_hi)
+    spans = [min(width, seconds - b * width) for b in range(count)]
+    starts = [w0 + b * width for b in range(count)]
+    times = [datetime.fromtimestamp(t, timezone(timedelta(seconds=offset_at(h, t)))).isoformat() for t in starts]
+    total = sum(sum(c) for c in per.values())
+    assert (body["range"]["begin_snap"], body["range"]["end_snap"]) == (held_lo, held_hi)
+    assert body["range"] == tops["range"]
+    assert (body["bucket_seconds"], body["sample_seconds"], body["total_samples"]) == (width, step, total)
+    assert close(body["aas"], total * step / seconds)
+    got = {g["name"]: g for g in body["series"]}
+    assert set(got) == set(per)
+    for group, counts in per.items():
+        assert got[group]["samples"] == sum(counts)
+        assert got[group]["points"][0] == times
+        assert_values(got[group]["points"][1], [n * step / spans[b] for b, n in enumerate(counts)], group)
+    assert tops["total_samples"] == total and tops["sample_seconds"] == step
+    listed = {r["name"]: r for r in tops["lists"]["session"]}
+    assert {k: r["samples"] for k, r in listed.items()} == sessions
+    for r in listed.values():
+        assert close(r["aas"], r["samples"] * step / seconds) and close(r["pct_activity"], 100 * r["samples"] / total)
+
+
+def tz_of(h: History, a: Sample) -> int:
+    """The offset of a sample's local time: its snapshot's."""
+    return next(s.tz for s in h.snaps if (s.instance, s.snap_id) == (a.instance, a.snap_id))
 
 
 # -- the event histogram: §24 -----------------------------------------------------------------------------------------

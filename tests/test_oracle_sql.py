@@ -45,6 +45,8 @@ BINDS = {
     "sql_ids": ["abc"],
     "con_dbid": 1,
     "t0": datetime(2026, 11, 20),
+    "w0": datetime(2026, 11, 20, 14, 7),
+    "w1": datetime(2026, 11, 20, 14, 23),
     "t1": datetime(2026, 11, 21),
     "width": 60,
     "f_sql_id_0": "abc",

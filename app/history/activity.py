@@ -7,6 +7,7 @@ the instance is filtered; and counts per block of snapshots of the top lists (em
 
 import calendar
 from bisect import bisect_left
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from statistics import median
 
@@ -110,6 +111,34 @@ def _window(db: Database, rng: Range):
     return first, last.epoch - first.epoch
 
 
+def _sampled(db: Database, rng: Range):
+    """What ASH reads for a range (docs/awr-rules.md §22): (the snapshots (lo, hi] read, the range's first instant as a
+    Snap, its seconds, by sample time), or None where it holds no samples. A snapshot range, or a time range that
+    starts and ends on snapshots, runs from the earliest instance's begin_snap to the latest one's end_snap; any other
+    time range runs from its `from` to its `to`, over the snapshots whose intervals hold it, its samples chosen by
+    SAMPLE_TIME (by sample time: True)."""
+    if rng.lo is not None and rng.lo < rng.hi:
+        first, seconds = _window(db, rng)
+        w = rng.window
+        if w is None or (abs(first.epoch - w[0]) < 1 and abs(first.epoch + seconds - w[1]) < 1):
+            return rng, first, seconds, False
+    if rng.window is None:
+        return None
+    w0, w1 = rng.window
+    held = db.timeline().holding(w0, w1)
+    if held is None or w1 <= w0:
+        return None
+    shift = _offset_at(db, w0)
+    start = datetime.fromtimestamp(w0, timezone(timedelta(seconds=shift))).replace(tzinfo=None)
+    first = analysis.make_snap(held[0], db.timeline().instances[0], start, start, tz_seconds=shift)
+    return replace(rng, lo=held[0], hi=held[1]), first, w1 - w0, True
+
+
+def _public(rng: Range, read: Range) -> dict:
+    """The range as an answer gives it: the time range asked, and the snapshots whose samples were read."""
+    return {**rng.public(), "begin_snap": read.lo, "end_snap": read.hi}
+
+
 def spacing(db: Database, rng: Range) -> float:
     """Seconds between kept samples, from the data of the range's last interval: per instance, the smallest step
     between SAMPLE_IDs x the seconds per SAMPLE_ID (first to last sample); the median over instances, to the second
@@ -125,9 +154,10 @@ def spacing(db: Database, rng: Range) -> float:
 def compute(db: Database, rng: Range, group_by="wait_class", filters: dict | None = None, top=TOP_GROUPS) -> dict:
     filters = filters or {}
     binds = filter_binds(filters, db.dbid)
+    sampled = _sampled(db, rng)
     body = {
         "db": db.key,
-        "range": rng.public(),
+        "range": _public(rng, sampled[0]) if sampled else rng.public(),
         "group_by": group_by,
         "filters": filters,
         "unit": "sessions",
@@ -136,20 +166,21 @@ def compute(db: Database, rng: Range, group_by="wait_class", filters: dict | Non
         "series": [],
         "total_samples": 0,
     }
-    if rng.lo is None or rng.lo >= rng.hi:
+    if sampled is None:
         body["reason"] = "the range holds no interval"
         return body
-    first, seconds = _window(db, rng)
+    rng, first, seconds, by_time = sampled
     width = width_for(seconds)
     step = spacing(db, rng)
     runs = _runs(db, rng, first, binds.get("f_instance_0"))
     found = (
-        runs == [(rng.lo, rng.hi, first.end, None)]  # the store's totals and blocks count by local time: one offset
+        not by_time  # the store's totals and blocks count whole intervals,
+        and runs == [(rng.lo, rng.hi, first.end, None)]  # by local time: one offset
         and (
             _from_totals(db, rng, group_by, filters, binds, first.end, width, top)
             or _from_blocks(db, rng, group_by, filters, binds, first.end, width, top)
         )
-    ) or _from_samples(db, runs, group_by, filters, binds, width, top)
+    ) or _from_samples(db, runs, group_by, filters, binds, width, top, seconds if by_time else None)
     per, totals, shown, total = found
     count = max(int(-(-seconds // width)), 1)
     for values in per.values():  # a sample at the range's last instant: the last bucket's, which ends there (§22)
@@ -214,16 +245,29 @@ def _runs(db: Database, rng: Range, first, instance: int | None = None) -> list[
 
 
 def _stamps(db: Database, instants: list[float]) -> list[str]:
-    """Each instant (epoch seconds) as ISO 8601 with the offset in force then: that of the first snapshot ending at or
-    after it, whose interval holds it (the newest snapshot's after the last), as a series point carries its own
-    snapshot's offset (docs/awr-rules.md §17)."""
+    """Each instant (epoch seconds) as ISO 8601 with the offset in force then (_offset_at), as a series point carries
+    its own snapshot's offset (docs/awr-rules.md §17)."""
+    return [
+        analysis.iso(datetime.fromtimestamp(moment, timezone(timedelta(seconds=_offset_at(db, moment)))))
+        for moment in instants
+    ]
+
+
+def _offset_at(db: Database, moment: float) -> float:
+    """The offset in force at an instant (epoch seconds): that of the first snapshot ending at or after it, whose
+    interval holds it (the newest snapshot's after the last)."""
     ends = sorted((s.epoch, offset(s)) for s in db.timeline().by_id.values())
-    epochs = [e for e, _ in ends]
-    out = []
-    for moment in instants:
-        shift = ends[min(bisect_left(epochs, moment), len(ends) - 1)][1]
-        out.append(analysis.iso(datetime.fromtimestamp(moment, timezone(timedelta(seconds=shift)))))
-    return out
+    return ends[min(bisect_left([e for e, _ in ends], moment), len(ends) - 1)][1]
+
+
+def _run_binds(runs: list, binds: dict, seconds=None):
+    """Each run (_runs) with its binds: the filters', its instance's where it has one, and with `seconds` the window
+    (w0, w1] on the run's own clock."""
+    for lo, hi, t0, inst in runs:
+        where = {**binds, "f_instance_0": inst} if inst is not None else dict(binds)
+        if seconds is not None:
+            where.update(w0=t0, w1=t0 + timedelta(seconds=seconds))
+        yield lo, hi, t0, inst, where
 
 
 def _ranked(totals: dict, top: int):
@@ -232,16 +276,20 @@ def _ranked(totals: dict, top: int):
     return ranked[:top], ranked[top:]
 
 
-def _from_samples(db: Database, runs: list, group_by, filters, binds, width, top):
+def _from_samples(db: Database, runs: list, group_by, filters, binds, width, top, seconds=None):
     """(samples per group and bucket, per group, the groups shown, all samples) from the view's samples grouped by
     bucket and group in the database, a statement per run of one offset (_runs: one, unless SNAP_TIMEZONE changes), a
-    run of one instance's snapshots filtered by the instance."""
+    run of one instance's snapshots filtered by the instance; with `seconds`, those of the window of that many seconds
+    from the range's first instant only (by sample time, _sampled)."""
     keys = tuple(sorted(filters))
     raw = []
-    for lo, hi, t0, inst in runs:
-        where = {**binds, "f_instance_0": inst} if inst is not None else binds
+    for lo, hi, t0, inst, where in _run_binds(runs, binds, seconds):
         stmt = queries.activity(
-            db.store.views, group_by, keys if inst is None else tuple(sorted({*keys, "instance"})), db.store.ash_coded
+            db.store.views,
+            group_by,
+            keys if inst is None else tuple(sorted({*keys, "instance"})),
+            db.store.ash_coded,
+            seconds is not None,
         )
         raw += db.rows(stmt, lo=lo, hi=hi, t0=t0, width=width, **where)
     per: dict = {}
@@ -340,20 +388,24 @@ def top(db: Database, rng: Range, filters: dict | None = None) -> dict:
     filters = filters or {}
     binds = filter_binds(filters, db.dbid)
     key = tuple(sorted(filters))
+    sampled = _sampled(db, rng)
     body = {
         "db": db.key,
-        "range": rng.public(),
+        "range": _public(rng, sampled[0]) if sampled else rng.public(),
         "filters": filters,
         "lists": {},
         "blocking": [],
         "columns": ["list", "name", "label", "samples", "aas", "pct_activity", "pct_cpu", "pct_wait"],
     }
-    if rng.lo is None or rng.lo >= rng.hi:
+    if sampled is None:
         body["reason"] = "the range holds no interval"
         return body
-    _, seconds = _window(db, rng)
+    rng, first, seconds, by_time = sampled
     step = spacing(db, rng)
-    found = _top_lists(db, rng, key, binds)
+    if by_time:
+        found = _top_lists_by_time(db, _runs(db, rng, first, binds.get("f_instance_0")), key, binds, seconds)
+    else:
+        found = _top_lists(db, rng, key, binds)
     total = sum(samples for _, samples, _ in found["instance"])  # every instance's samples
     for name in TOP_LISTS:
         body["lists"][name] = [
@@ -412,6 +464,37 @@ def _top_lists(db: Database, rng: Range, key: tuple, binds: dict) -> dict:
     }
     found["blocking"] = [(tuple(k), n, w) for *k, n, w in db.rows(queries.blocking(v, key, blocks), **where)]
     return found
+
+
+def _top_lists_by_time(db: Database, runs: list, key: tuple, binds: dict, seconds: float) -> dict:
+    """_top_lists of a window of sample times (_sampled): from the samples (coded on the embedded store), a statement
+    per run of one offset (_runs); the runs' lists added up and ranked again where SNAP_TIMEZONE changes inside."""
+    v, names = db.store.views, (*TOP_LISTS, "instance", "blocking")
+    summed: dict = {name: {} for name in names}
+    for lo, hi, _, inst, where in _run_binds(runs, binds, seconds):
+        keys = key if inst is None else tuple(sorted({*key, "instance"}))
+        where.update(lo=lo, hi=hi)
+        if db.store.ash_coded:
+            rows = [
+                (name, tuple(k[: LIST_KEYS.get(name, 1)]), samples, second)
+                for name, *k, samples, second, _ in db.rows(queries.activity_top_coded(v, keys, False, True), **where)
+            ]
+        else:
+            rows = [
+                (name, tuple(k), samples, second)
+                for name in (*TOP_LISTS, "instance")
+                for *k, samples, second in db.rows(queries.activity_top(v, name, keys, False, True), **where)
+            ]
+            rows += [
+                ("blocking", tuple(k), n, w) for *k, n, w in db.rows(queries.blocking(v, keys, False, True), **where)
+            ]
+        for name, k, samples, second in rows:
+            was = summed[name].get(k, (0, 0))
+            summed[name][k] = (was[0] + samples, was[1] + second)
+    return {
+        name: sorted(((k, n, x) for k, (n, x) in found.items()), key=lambda r: -r[1])[: queries.TOP_ACTIVITY_ROWS]
+        for name, found in summed.items()
+    }
 
 
 def _mostly_passing(db: Database, rng: Range, key: tuple, binds: dict) -> bool:

@@ -26,6 +26,7 @@ class Range:
     start: str | None
     end: str | None
     closed: bool
+    window: tuple[float, float] | None = None  # a time range's (from, to), epoch seconds: ASH reads it by sample time
 
     def public(self):
         return {"begin_snap": self.lo, "end_snap": self.hi, "from": self.start, "to": self.end}
@@ -199,9 +200,10 @@ class Database:
         tz = timezone(timedelta(seconds=offset(newest)))
         start_s = analysis.iso(datetime.fromtimestamp(t0, tz))
         end_s = analysis.iso(datetime.fromtimestamp(t1, tz))
+        window = (t0, t1) if begin_snap is None and end_snap is None else None
         if ids is None:
-            return Range(None, None, start_s, end_s, t1 < newest.epoch)
-        return Range(*ids, start_s, end_s, t1 < newest.epoch)
+            return Range(None, None, start_s, end_s, t1 < newest.epoch, window)
+        return Range(*ids, start_s, end_s, t1 < newest.epoch, window)
 
     def _local(self, moment: datetime) -> datetime:
         return moment if moment.tzinfo is not None else moment.replace(tzinfo=self.tz())

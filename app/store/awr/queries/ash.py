@@ -12,31 +12,31 @@ from app.store.awr.views import Views
 
 
 @statement
-def activity(v: Views, group_by: str, filters: tuple = (), coded: bool = False):
+def activity(v: Views, group_by: str, filters: tuple = (), coded: bool = False, window: bool = False):
     """Samples per time bucket and group (`group_by` a key of DIMENSIONS, `filters` keys whose values are bound); with
-    `coded`, over the embedded store's coded samples (embedded.ash.ASH_BASE), the groups named once counted."""
+    `coded`, over the embedded store's coded samples (embedded.ash.ASH_BASE), the groups named once counted; with
+    `window`, the samples of a window of sample times (w0, w1] only."""
     from sqlalchemy import func, select
 
     if coded:
-        return _activity_coded(group_by, filters)
+        return _activity_coded(group_by, filters, window)
     t = v.active_sess_history
-    s = _samples(t, (_bucket(t), *DIMENSIONS[group_by](t)), filters)
+    s = _samples(t, (_bucket(t), *DIMENSIONS[group_by](t)), filters, window=window)
     keys = list(s.c)
     return select(*keys, func.count().label("samples")).group_by(*keys)
 
 
 @statement
-def activity_top(v: Views, group_by: str, filters: tuple = (), blocks: bool = False):
+def activity_top(v: Views, group_by: str, filters: tuple = (), blocks: bool = False, window: bool = False):
     """The groups with the most samples over the range, each with its samples on CPU; on the embedded store that
-    keeps embedded.ash.ASH_TOP (`blocks`), from its counts."""
+    keeps embedded.ash.ASH_TOP (`blocks`), from its counts; with `window`, of a window of sample times only."""
     from sqlalchemy import bindparam, case, func, select
 
     if blocks:
         return _activity_top_counted(group_by, filters)
     t = v.active_sess_history
-    s = _samples(
-        t, (*DIMENSIONS[group_by](t), case((t.c.session_state == bindparam("on_cpu", ON_CPU), t.c.sample_id))), filters
-    )
+    on_cpu = case((t.c.session_state == bindparam("on_cpu", ON_CPU), t.c.sample_id))
+    s = _samples(t, (*DIMENSIONS[group_by](t), on_cpu), filters, window=window)
     *keys, cpu = list(s.c)
     samples = func.count()
     return (
@@ -48,9 +48,9 @@ def activity_top(v: Views, group_by: str, filters: tuple = (), blocks: bool = Fa
 
 
 @statement
-def blocking(v: Views, filters: tuple = (), blocks: bool = False):
+def blocking(v: Views, filters: tuple = (), blocks: bool = False, window: bool = False):
     """Blocking sessions and the events their waiters wait on: waiters' samples and distinct waiting sessions; with
-    `blocks`, from embedded.ash.ASH_TOP's counts."""
+    `blocks`, from embedded.ash.ASH_TOP's counts; with `window`, of a window of sample times only."""
     from sqlalchemy import func, select
 
     if blocks:
@@ -61,6 +61,7 @@ def blocking(v: Views, filters: tuple = (), blocks: bool = False):
         (t.c.blocking_inst_id, t.c.blocking_session, t.c.blocking_session_serial, t.c.event, t.c.session_id),
         filters,
         (t.c.blocking_session.isnot(None),),
+        window,
     )
     *keys, waiter = list(s.c)
     samples = func.count()

@@ -2,12 +2,12 @@
 each text column a code of ASH_NAMES): the dimensions and filters over the codes, activity from them, and its
 buckets for the top groups. SQLite only: on Oracle the statements of ash read the view."""
 
-from app.store.awr.queries.ash_samples import CPU, DIMENSIONS, ON_CPU, _bucket
+from app.store.awr.queries.ash_samples import CPU, DIMENSIONS, ON_CPU, _bucket, _in_window
 from app.store.awr.queries.core import _intervals, statement
 from app.store.awr.views import Views
 
 
-def _activity_coded(group_by: str, filters: tuple):
+def _activity_coded(group_by: str, filters: tuple, window: bool = False):
     """activity over the embedded store's coded samples (ASH_BASE), the groups named once counted."""
     from sqlalchemy import func, select
 
@@ -17,7 +17,7 @@ def _activity_coded(group_by: str, filters: tuple):
     keys = [_bucket(t), *[c for c, _ in columns]]
     g = (
         select(*[c.label(f"g{k}") for k, c in enumerate(keys)], func.count().label("samples"))
-        .where(*_coded_where(t, filters))
+        .where(*_coded_where(t, filters, window))
         .group_by(*keys)
         .subquery()
     )
@@ -78,9 +78,9 @@ def _coded_dimension(b, name: str):
     return tuple((c, hasattr(c, "name") and ash_coded(c.name)) for c in DIMENSIONS[name](b))  # a CASE: a number
 
 
-def _coded_where(b, filters: tuple) -> list:
+def _coded_where(b, filters: tuple, window: bool = False) -> list:
     """_ash_where over the coded samples (ASH_BASE)."""
-    return [_intervals(b), *_coded_filters(b, filters)]
+    return [_intervals(b), *([_in_window(b)] if window else []), *_coded_filters(b, filters)]
 
 
 def _coded_filters(b, filters: tuple) -> list:

@@ -116,7 +116,7 @@ def _instance_and_others(filters: tuple) -> tuple[tuple, tuple]:
 
 
 @statement
-def activity_top_coded(v: Views, filters: tuple, minus: bool = False):
+def activity_top_coded(v: Views, filters: tuple, minus: bool = False, window: bool = False):
     """Every top list (TOP_LISTS and the instances) and the blocking sessions of the samples that pass `filters`, in
     one statement over the embedded store's coded samples (ASH_BASE) that reads them once (a filter other than
     the instance, which ASH_TOP cannot count): rows (list, g0..g3, samples, on_cpu or waiters, rank), each list
@@ -129,7 +129,7 @@ def activity_top_coded(v: Views, filters: tuple, minus: bool = False):
     from app.store.awr.embedded.ash import ASH_TOP_LISTS, ash_coded
 
     kept, rest = _instance_and_others(filters)
-    where = _coded_where(b, kept)
+    where = _coded_where(b, kept, window)  # `window`: a window of sample times (never with `minus`)
     others = _coded_filters(b, rest)
     if others:
         where.append(and_(*others).is_not(True) if minus else and_(*others))

@@ -74,6 +74,40 @@ def _sample_bucket():
     return sample_bucket
 
 
+@cache
+def _sample_within():
+    """The SQL condition sample_within(SAMPLE_TIME, w0, w1): SAMPLE_TIME in the window (w0, w1] (local times, bound);
+    on SQLite compared as Julian days, whatever the text's form (seconds with or without a fraction)."""
+    from sqlalchemy import Boolean
+    from sqlalchemy.ext.compiler import compiles
+    from sqlalchemy.sql.functions import FunctionElement
+
+    class sample_within(FunctionElement):
+        type = Boolean()
+        name = "sample_within"
+        inherit_cache = True
+
+    @compiles(sample_within, "oracle")
+    def _within_oracle(element, compiler, **kw):
+        t, w0, w1 = (compiler.process(c, **kw) for c in element.clauses)
+        return f"({t} > {w0} AND {t} <= {w1})"
+
+    @compiles(sample_within, "sqlite")
+    def _within_sqlite(element, compiler, **kw):
+        t, w0, w1 = (compiler.process(c, **kw) for c in element.clauses)
+        return f"(julianday({t}) > julianday({w0}) AND julianday({t}) <= julianday({w1}))"
+
+    return sample_within
+
+
+def _in_window(t):
+    """The samples of `t` in the window (w0, w1] of sample times (both bound): a time range that cuts the snapshots'
+    intervals (docs/awr-rules.md §22)."""
+    from sqlalchemy import DateTime, bindparam
+
+    return _sample_within()(t.c.sample_time, bindparam("w0", type_=DateTime()), bindparam("w1", type_=DateTime()))
+
+
 def _bucket(t):
     """The bucket of each sample of `t`: whole seconds from `t0` to SAMPLE_TIME, // `width` seconds (both bound)."""
     from sqlalchemy import DateTime, bindparam
@@ -94,12 +128,12 @@ def _equal(column, value):
     return or_(column == value, and_(column.is_(None), value.is_(None)))
 
 
-def _ash_where(t, filters):
+def _ash_where(t, filters, window: bool = False):
     """The samples of the intervals (lo, hi] (AWR partitions the view by DBID and SNAP_ID), with each filter a bind
-    (null: the samples without a value)."""
+    (null: the samples without a value); with `window`, only those of the window (w0, w1] (_in_window)."""
     from sqlalchemy import bindparam
 
-    where = [_intervals(t)]
+    where = [_intervals(t), *([_in_window(t)] if window else [])]
     for name in filters:
         for k, col in enumerate(DIMENSIONS[name](t)):
             where.append(
@@ -108,9 +142,10 @@ def _ash_where(t, filters):
     return where
 
 
-def _samples(t, columns, filters, extra=()):
+def _samples(t, columns, filters, extra=(), window: bool = False):
     """The range's samples as a subquery of `columns` labelled g0, g1...: grouped outside it, so the GROUP BY names
     plain columns where Oracle would not match an expression holding bind variables to the select list's."""
     from sqlalchemy import select
 
-    return select(*[c.label(f"g{k}") for k, c in enumerate(columns)]).where(*_ash_where(t, filters), *extra).subquery()
+    where = _ash_where(t, filters, window)
+    return select(*[c.label(f"g{k}") for k, c in enumerate(columns)]).where(*where, *extra).subquery()

@@ -115,6 +115,12 @@ def statements(v: Views, row_cap: int, max_points: int = Settings.max_points):
     for name in TOP_LISTS:
         yield f"ash: top {name}", activity_top(v, name)
     yield "ash: blocking sessions", blocking(v)
+    within = "in a window of sample times"  # a time range that cuts the snapshots' intervals (docs/awr-rules.md §22)
+    for name in DIMENSIONS:
+        yield f"ash: activity by {name} {within}", activity(v, name, window=True)
+    for name in TOP_LISTS:
+        yield f"ash: top {name} {within}", activity_top(v, name, window=True)
+    yield f"ash: blocking sessions {within}", blocking(v, window=True)
     yield "sql monitor: executions of a statement", monitored_executions(v)
     yield "sql monitor: executions of a statement in one container", monitored_executions(v, True)
     yield "sql monitor: one execution", monitored_execution(v)
