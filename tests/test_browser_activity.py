@@ -228,6 +228,33 @@ def test_the_blocking_chain(server, client, dbs, stories, page):
     assert page.errors == []
 
 
+def test_a_window_inside_one_snapshot_interval_has_its_lists_and_blockers(server, client, dbs, stories, page):
+    """Issue 31: Top activity of RACPROD instance 1 zoomed to 16 minutes inside the blocking afternoon, half-hour
+    snapshots around it: every top list and the blockers are there, as the API gives them for that window by sample
+    time, with the AAS over the window's own seconds."""
+    lock = stories["row_lock"]
+    window = {
+        "from": lock["from"][:11] + "14:07" + lock["from"][16:],
+        "to": lock["to"][:11] + "14:23" + lock["to"][16:],
+    }
+    page.open(_url(server, db=dbs["rac"], view="activity", instance="1", **window))
+    top, body = _answer(client, page, "/top"), _answer(client, page)
+    asked = dict(_asked(page, "/top")[1])
+    assert _ms(asked["from"]) == _ms(window["from"]) and _ms(asked["to"]) == _ms(window["to"])
+    assert _ms(top["range"]["from"]) == _ms(window["from"]) and _ms(top["range"]["to"]) == _ms(window["to"])
+    seconds = (_ms(body["range"]["to"]) - _ms(body["range"]["from"])) / 1000  # the chart's window (it may ask more)
+    assert body["total_samples"] > 0 and body["aas"] == pytest.approx(body["total_samples"] * 10 / seconds, abs=1e-3)
+    session = top["lists"]["session"][0]
+    assert session["aas"] == pytest.approx(session["samples"] * 10 / 960, abs=1e-3)  # over the window's 16 minutes
+    for name, table in LISTS.items():
+        assert top["lists"][name], name
+        shown, labels = _cells(page, table), [str(r["label"]) for r in top["lists"][name]]
+        assert shown == labels[: len(shown)] and len(shown) >= min(10, len(labels)), name  # a page of the table
+    assert top["blocking"] and _cells(page, "ash-blocking", 1) == [b["event"] for b in top["blocking"]]
+    assert not page.page.locator("text=Could not load").count()
+    assert page.errors == []
+
+
 def test_png_and_csv_of_a_filtered_chart(server, client, dbs, stories, page):
     """A filter whose value holds ':' and spaces (an event) survives the link; the chart's CSV holds the API's
     points, and its PNG says which samples it shows."""

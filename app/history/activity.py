@@ -393,7 +393,7 @@ def top(db: Database, rng: Range, filters: dict | None = None) -> dict:
         "db": db.key,
         "range": _public(rng, sampled[0]) if sampled else rng.public(),
         "filters": filters,
-        "lists": {},
+        "lists": {name: [] for name in TOP_LISTS},
         "blocking": [],
         "columns": ["list", "name", "label", "samples", "aas", "pct_activity", "pct_cpu", "pct_wait"],
     }
