@@ -733,8 +733,8 @@ def test_parameter_changes_name_the_snapshot_before_and_the_container(api, sql3,
 
 def test_wait_classes_are_each_class_time_waited_over_each_intervals_seconds(api, sql3, rac, regression, tz):
     """§16: each non-idle wait class's foreground time waited, summed over its events, per second of each interval
-    (average active sessions), DB CPU beside them (§10 derived:db_cpu); per instance (`instance=each`), and combined as
-    a sum over the instances (§11)."""
+    (average active sessions), DB CPU beside them (§10 derived:db_cpu) and CPU Wait, DB time less all of them where
+    positive; per instance (`instance=each`), and combined as a sum over the instances (§11)."""
     lo, hi = regression
     dbid, zone = rac["dbid"], tz[rac["dbid"]]
     at = instants(sql3, dbid, lo, hi)
@@ -750,8 +750,9 @@ def test_wait_classes_are_each_class_time_waited_over_each_intervals_seconds(api
     for name, inst, snap, value in sql3.execute(
         "select 'wait_class:' || wait_class, instance_number, snap_id, sum(time_waited_micro_fg) from "
         "dba_hist_system_event where dbid = ? and wait_class != 'Idle' and snap_id between ? and ? group by 1, 2, 3 "
-        "union all select 'derived:db_cpu', instance_number, snap_id, value from dba_hist_sys_time_model where "
-        "dbid = ? and stat_name = 'DB CPU' and snap_id between ? and ?",
+        "union all select case stat_name when 'DB CPU' then 'derived:db_cpu' else 'DB time' end, instance_number, "
+        "snap_id, value from dba_hist_sys_time_model where dbid = ? and stat_name in ('DB CPU', 'DB time') and "
+        "snap_id between ? and ?",
         (dbid, lo, hi, dbid, lo, hi),
     ):
         micro[name, inst, snap] = value
@@ -760,14 +761,33 @@ def test_wait_classes_are_each_class_time_waited_over_each_intervals_seconds(api
         if snap > lo:
             seconds = at[inst, snap] - at[inst, snap - 1]
             want.setdefault((name, inst), {})[ends[inst, snap]] = (value - micro[name, inst, snap - 1]) / 1e6 / seconds
+    db_time = {inst: want.pop(("DB time", inst)) for inst in (1, 2)}
+    parts = len({name for name, _ in want})  # DB CPU and the classes, whose drawn values CPU Wait is made of
+
+    def run_queue(time, instances):
+        """§16's CPU Wait: DB time less DB CPU and every class's waits, where positive."""
+        waits = sum(w.get(time, 0.0) for (n, i), w in want.items() if i in instances and n != "cpu_wait")
+        return max(0.0, sum(db_time[i][time] for i in instances) - waits)
+
+    for inst in (1, 2):
+        want["cpu_wait", inst] = {t: run_queue(t, (inst,)) for t in db_time[inst]}
+    assert max(v for inst in (1, 2) for v in want["cpu_wait", inst].values()) > 0.1  # the regression's CPU queue
+
+    def near(got, expected, name):  # CPU Wait is computed from the drawn values, each rounded to four decimals
+        return close(got, expected) if name != "cpu_wait" else abs(got - expected) <= 5e-5 * (parts + 1)
+
     each = ok(api, url(rac["id"], "/wait-classes"), begin_snap=lo, end_snap=hi, instance="each", max_points=0)
     assert {(s["name"], s["instance"]) for s in each["series"]} == set(want)
+    assert [s["name"] for s in each["series"][:3]] == ["derived:db_cpu", "derived:db_cpu", "cpu_wait"]
     for s in each["series"]:
         expected = want[s["name"], s["instance"]]
         assert [t for t, _ in s["points"]] == sorted(expected)
-        assert all(close(v, expected[t]) for t, v in s["points"]), (s["name"], s["instance"])
+        assert all(near(v, expected[t], s["name"]) for t, v in s["points"]), (s["name"], s["instance"])
     combined = ok(api, url(rac["id"], "/wait-classes"), begin_snap=lo, end_snap=hi, max_points=0)
     for s in combined["series"]:
         one, two = want[s["name"], 1], want[s["name"], 2]
         assert [t for t, _ in s["points"]] == sorted(one)  # the instances end each snapshot together here
-        assert all(close(v, one[t] + two[t]) for t, v in s["points"]), s["name"]
+        if s["name"] == "cpu_wait":  # of the instances' sums, not the sum of each one's clamped at zero
+            assert all(near(v, run_queue(t, (1, 2)), s["name"]) for t, v in s["points"]), s["name"]
+        else:
+            assert all(close(v, one[t] + two[t]) for t, v in s["points"]), s["name"]

@@ -327,7 +327,8 @@ def _activity_filters(d, args):
 @accepts(*RANGE, GROUP_BY, TABLE_INSTANCE, *ACTIVITY_FILTERS, WITHOUT, SHAPE, FORMAT, SHOW_SQL)
 def activity(db, args):
     """Top activity: average active sessions over time from Active Session History, stacked by a dimension (the
-    top groups and 'other'), with filters on any dimension."""
+    top groups and 'other'), with filters on any dimension. A time range is read by sample time, over its own
+    seconds, wherever the snapshots fall (docs/awr-rules.md §22)."""
     d, rng = database_and_range(db, args)
     body = history.activity.compute(d, rng, args["group_by"], _activity_filters(d, args))
     return series_answer(body, args, rng)
@@ -337,7 +338,7 @@ def activity(db, args):
 @accepts(*RANGE, TABLE_INSTANCE, *ACTIVITY_FILTERS, WITHOUT, FORMAT, SHOW_SQL)
 def activity_top(db, args):
     """Top SQL, sessions, modules, events and objects by samples, with % of activity and CPU against waits; the
-    blocking sessions and the events their waiters wait on."""
+    blocking sessions and the events their waiters wait on. A time range is read by sample time, as /activity."""
     d, rng = database_and_range(db, args)
     return answer(history.activity.top(d, rng, _activity_filters(d, args)), args, rng, table=_activity_table)
 

@@ -16,7 +16,7 @@ from app.history import catalog
 from app.history.catalog import IO_FIELDS, Spec, Term
 from app.history.database import Database, Range, offset
 from app.history.intervals import snap_ids
-from app.history.numbers import drawn, rates, rounded
+from app.history.numbers import drawn, rates, round4, rounded
 from app.store.awr import queries
 from app.store.awr.views import IO_COLUMNS
 
@@ -127,10 +127,15 @@ def _partial(group, absent: dict, expected: int, times: list) -> list[dict]:
 
 
 def wait_classes(db: Database, rng: Range, instance="all", max_points=2000) -> dict:
-    """Average active sessions by wait class: DB CPU and every non-idle class, with the CPU count."""
+    """Average active sessions by wait class: DB CPU, CPU Wait (cpu_wait) and every non-idle class, with the CPU
+    count."""
     cat = catalog.of(db)
     names = ["derived:db_cpu", *sorted(n for n in cat if n.startswith("wait_class:"))]
     answer = compute(db, [n for n in names if n in cat], rng, instance, "per_second", max_points)
+    if "derived:aas" in cat and "derived:db_cpu" in cat:
+        totals = compute(db, ["derived:aas"], rng, instance, "per_second", max_points)["series"]
+        after_cpu = sum(s["name"] == "derived:db_cpu" for s in answer["series"])
+        answer["series"][after_cpu:after_cpu] = [cpu_wait(t, answer["series"]) for t in totals]
     cpus = (
         compute(db, ["derived:num_cpus"], rng, instance, "per_second", max_points)
         if "derived:num_cpus" in cat
@@ -138,6 +143,29 @@ def wait_classes(db: Database, rng: Range, instance="all", max_points=2000) -> d
     )
     answer["cpu_count"] = cpus["series"]
     return answer
+
+
+CPU_WAIT = "cpu_wait"
+
+
+def cpu_wait(total: dict, stacked: list[dict]) -> dict:
+    """CPU Wait (docs/awr-rules.md §16): at each point, DB time (derived:aas, `total`) less DB CPU and every class's
+    foreground waits (`stacked`, of the same instance), where positive: sessions ready to run, waiting for a CPU (the
+    run queue), which DB time and ASH (as ON CPU) count and no wait class does. A class without a point there waited
+    nothing; a point any part of which is unknown is unknown."""
+    parts = [dict(zip(*s["points"], strict=True)) for s in stacked if s["instance"] == total["instance"]]
+    times, values = total["points"]
+    out = []
+    for t, v in zip(times, values, strict=True):
+        known = [p.get(t, 0.0) for p in parts]
+        out.append(None if v is None or None in known else max(0.0, v - sum(known)))
+    return {
+        **total,
+        "name": CPU_WAIT,
+        "label": "CPU Wait",
+        "description": "DB time less DB CPU and the foreground waits, where positive: the run queue (§16)",
+        "points": (times, [None if x is None else round4(x) for x in out]),
+    }
 
 
 def _terms(db, view, names):

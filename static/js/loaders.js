@@ -5,7 +5,7 @@
   var F = AWRLens.Format, Api = AWRLens.Api, Charts = AWRLens.Charts, Dbs = AWRLens.Databases;
   var cfg = window.AWRLENS_CONFIG || {};
   var CLASS_COLORS = AWRLens.Dom.table({  // Enterprise Manager's colours for the wait classes
-    "DB CPU": "#2ca02c", "User I/O": "#1f5fd6", "System I/O": "#3fa7e8", "Concurrency": "#8b1a00",
+    "DB CPU": "#2ca02c", "CPU Wait": "#9ee07a", "User I/O": "#1f5fd6", "System I/O": "#3fa7e8", "Concurrency": "#8b1a00",
     "Application": "#c02800", "Commit": "#e46800", "Configuration": "#5c440b", "Administrative": "#717354",
     "Network": "#9f9371", "Cluster": "#c9bfae", "Queueing": "#c2b79b", "Scheduler": "#9fbfa7", "Other": "#f06eaa"
   });
@@ -115,7 +115,8 @@
     };
   }
 
-  /** AAS by wait class, stacked, with DB CPU at the bottom and a line at the CPU count. */
+  /** AAS by wait class, stacked, with DB CPU at the bottom, CPU Wait (the run queue) above it and a line at the CPU
+   * count. */
   function waitClasses(ctx, instance) {
     return function (range) {
       var win = bounds(ctx.db, range);
@@ -151,17 +152,14 @@
 
   /** Average active sessions from Active Session History (GET /activity, docs/awr-rules.md §22), stacked by
    * opts.by (the top 10 groups and "other"), narrowed by opts.filters ({dimension: value}), for opts.instance;
-   * with the CPU count (derived:num_cpus) when opts.cpu. The API's range snaps inwards to snapshots, so an end of
-   * the window off the snapshots' grid is asked one snapshot interval further out: the buckets cover the whole
-   * window. Each window is its own top 10 at its own bucket width, so the answer is marked downsampled: a zoom or
-   * a pan asks again. */
+   * with the CPU count (derived:num_cpus) when opts.cpu. The API reads a window by sample time, wherever the
+   * snapshots fall (docs/awr-rules.md §22). Each window is its own top 10 at its own bucket width, so the answer is
+   * marked downsampled: a zoom or a pan asks again. */
   function activity(ctx, opts) {
     var filters = opts.filters || {}, filtered = Object.keys(filters).length > 0;
     return function (range) {
-      var db = ctx.db, step = (db.step || 0) * 60000, iso = function (ms) { return F.isoTime(ms, Dbs.zone(db)); };
-      var off = function (t) { return step && (t - db.first) % step !== 0; };  // not at a snapshot of the grid
-      var win = { from: iso(Math.max(db.first, range.from - (off(range.from) ? step : 0))),
-        to: iso(Math.min(db.last, range.to + (off(range.to) ? step : 0))) };
+      var db = ctx.db, iso = function (ms) { return F.isoTime(ms, Dbs.zone(db)); };
+      var win = { from: iso(Math.max(db.first, range.from)), to: iso(Math.min(db.last, range.to)) };
       var ash = Api.get(Dbs.path(db, "/activity"), Object.assign({ from: win.from, to: win.to, group_by: opts.by,
         instance: opts.instance, shape: "axes" }, filters)).then(unpack);
       var cpus = opts.cpu ? Api.get(Dbs.path(db, "/series"), { name: "derived:num_cpus", from: win.from, to: win.to,

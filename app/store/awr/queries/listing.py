@@ -115,9 +115,10 @@ def statements(v: Views, row_cap: int, max_points: int = Settings.max_points):
     for name in TOP_LISTS:
         yield f"ash: top {name}", activity_top(v, name)
     yield "ash: blocking sessions", blocking(v)
-    within = "in a window of sample times"  # a time range that cuts the snapshots' intervals (docs/awr-rules.md §22)
-    for name in DIMENSIONS:
-        yield f"ash: activity by {name} {within}", activity(v, name, window=True)
+    # a time range that cuts the snapshots' intervals (docs/awr-rules.md §22): the window's condition is the same for
+    # every dimension, so one activity statement shows it
+    within = "in a window of sample times"
+    yield f"ash: activity by wait_class {within}", activity(v, "wait_class", window=True)
     for name in TOP_LISTS:
         yield f"ash: top {name} {within}", activity_top(v, name, window=True)
     yield f"ash: blocking sessions {within}", blocking(v, window=True)
