@@ -128,7 +128,7 @@ def _sampled(db: Database, rng: Range):
     held = db.timeline().holding(w0, w1)
     if held is None or w1 <= w0:
         return None
-    shift = _offset_at(db, w0)
+    shift = _offset_at(sorted((s.epoch, offset(s)) for s in db.timeline().by_id.values()), w0)
     start = datetime.fromtimestamp(w0, timezone(timedelta(seconds=shift))).replace(tzinfo=None)
     first = analysis.make_snap(held[0], db.timeline().instances[0], start, start, tz_seconds=shift)
     return replace(rng, lo=held[0], hi=held[1]), first, w1 - w0, True
@@ -247,17 +247,18 @@ def _runs(db: Database, rng: Range, first, instance: int | None = None) -> list[
 def _stamps(db: Database, instants: list[float]) -> list[str]:
     """Each instant (epoch seconds) as ISO 8601 with the offset in force then (_offset_at), as a series point carries
     its own snapshot's offset (docs/awr-rules.md §17)."""
+    ends = sorted((s.epoch, offset(s)) for s in db.timeline().by_id.values())
     return [
-        analysis.iso(datetime.fromtimestamp(moment, timezone(timedelta(seconds=_offset_at(db, moment)))))
+        analysis.iso(datetime.fromtimestamp(moment, timezone(timedelta(seconds=_offset_at(ends, moment)))))
         for moment in instants
     ]
 
 
-def _offset_at(db: Database, moment: float) -> float:
-    """The offset in force at an instant (epoch seconds): that of the first snapshot ending at or after it, whose
-    interval holds it (the newest snapshot's after the last)."""
-    ends = sorted((s.epoch, offset(s)) for s in db.timeline().by_id.values())
-    return ends[min(bisect_left([e for e, _ in ends], moment), len(ends) - 1)][1]
+def _offset_at(ends: list[tuple[float, float]], moment: float) -> float:
+    """The offset in force at an instant (epoch seconds), of the snapshots' (end, offset) in time order: that of the
+    first snapshot ending at or after it, whose interval holds it (the newest snapshot's after the last)."""
+    i = bisect_left(ends, (moment, float("-inf")))
+    return ends[min(i, len(ends) - 1)][1]
 
 
 def _run_binds(runs: list, binds: dict, seconds=None):
