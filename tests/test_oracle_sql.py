@@ -377,7 +377,7 @@ def test_sql_command_prints_every_statement_for_oracle(cli_runner, prefix):
         assert f"-- {name}\n{render(stmt, oracle.dialect())};\n" in out, name
     # every statement is bounded in the database: top SQL by its 200 rows, the snapshot list by the row cap, every
     # other one by one row more than the cap, so a question too wide stops there (a 422, test_limits.py)
-    tops = len(queries.TOP_LISTS) + 1  # the top activity lists and the blocking sessions
+    tops = 2 * (len(queries.TOP_LISTS) + 1)  # the top lists and the blockers, of snapshots and of a window
     assert out.count("FETCH FIRST") == len(pairs)
     assert out.count(f"FETCH FIRST {queries.TOP_SQL_ROWS} ROWS ONLY") == len(queries.TOP_SQL_ORDER)
     assert out.count(f"FETCH FIRST {queries.TOP_ACTIVITY_ROWS} ROWS ONLY") == tops

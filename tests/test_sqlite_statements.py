@@ -93,6 +93,8 @@ def test_each_text_gives_the_rows_sqlalchemy_gives(app, demo_store, dbs, window,
                     period=1800,
                     t0=datetime.fromisoformat(first).replace(second=0, microsecond=0),
                 )
+                # a window of sample times inside the snapshots read (docs/awr-rules.md §22)
+                params.update(w0=params["t0"] + timedelta(minutes=5), w1=params["t0"] + timedelta(minutes=65))
                 inst, sid, serial, sql = sql3.execute(
                     'select instance_number, session_id, "SESSION_SERIAL#", sql_id from dba_hist_active_sess_history '
                     "where dbid = ? and snap_id > ? and sql_id is not null limit 1",
