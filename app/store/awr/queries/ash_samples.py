@@ -49,55 +49,23 @@ TOP_LISTS = ("sql_id", "session", "module", "event", "current_obj")
 
 
 @cache
-def _sample_bucket():
-    """The SQL function sample_bucket(SAMPLE_TIME, t0, width, seconds_per_day): the bucket of a sample, whole seconds
-    from `t0` (bound) to SAMPLE_TIME, // `width` seconds (bound); defined on first use (SQLAlchemy imported then)."""
-    from sqlalchemy import Integer
+def _dialect_function(name: str, type_: str, oracle: str, sqlite: str):
+    """A SQL function `name` of SQLAlchemy type `type_`, written out per dialect: `oracle` and `sqlite` are its text,
+    {0}, {1}... its arguments; defined on first use (SQLAlchemy imported then)."""
+    import sqlalchemy
     from sqlalchemy.ext.compiler import compiles
     from sqlalchemy.sql.functions import FunctionElement
 
-    class sample_bucket(FunctionElement):
-        type = Integer()
-        name = "sample_bucket"
-        inherit_cache = True
-
-    @compiles(sample_bucket, "oracle")
-    def _bucket_oracle(element, compiler, **kw):
-        t, t0, width, day = (compiler.process(c, **kw) for c in element.clauses)
-        return f"FLOOR(ROUND((CAST({t} AS DATE) - {t0}) * {day}) / {width})"  # DATE - DATE is days
-
-    @compiles(sample_bucket, "sqlite")
-    def _bucket_sqlite(element, compiler, **kw):
-        t, t0, width, day = (compiler.process(c, **kw) for c in element.clauses)
-        return f"(CAST(round((julianday({t}) - julianday({t0})) * {day}) AS INTEGER) / {width})"
-
-    return sample_bucket
-
-
-@cache
-def _sample_within():
-    """The SQL condition sample_within(SAMPLE_TIME, w0, w1): SAMPLE_TIME in the window (w0, w1] (local times, bound);
-    on SQLite compared as Julian days, whatever the text's form (seconds with or without a fraction)."""
-    from sqlalchemy import Boolean
-    from sqlalchemy.ext.compiler import compiles
-    from sqlalchemy.sql.functions import FunctionElement
-
-    class sample_within(FunctionElement):
-        type = Boolean()
-        name = "sample_within"
-        inherit_cache = True
-
-    @compiles(sample_within, "oracle")
-    def _within_oracle(element, compiler, **kw):
-        t, w0, w1 = (compiler.process(c, **kw) for c in element.clauses)
-        return f"({t} > {w0} AND {t} <= {w1})"
-
-    @compiles(sample_within, "sqlite")
-    def _within_sqlite(element, compiler, **kw):
-        t, w0, w1 = (compiler.process(c, **kw) for c in element.clauses)
-        return f"(julianday({t}) > julianday({w0}) AND julianday({t}) <= julianday({w1}))"
-
-    return sample_within
+    function = type(
+        name, (FunctionElement,), {"type": getattr(sqlalchemy, type_)(), "name": name, "inherit_cache": True}
+    )
+    for dialect, text in (("oracle", oracle), ("sqlite", sqlite)):
+        compiles(function, dialect)(
+            lambda element, compiler, text=text, **kw: text.format(
+                *(compiler.process(c, **kw) for c in element.clauses)
+            )
+        )
+    return function
 
 
 def _in_window(t):
@@ -105,14 +73,26 @@ def _in_window(t):
     intervals (docs/awr-rules.md §22)."""
     from sqlalchemy import DateTime, bindparam
 
-    return _sample_within()(t.c.sample_time, bindparam("w0", type_=DateTime()), bindparam("w1", type_=DateTime()))
+    within = _dialect_function(  # on SQLite as Julian days, whatever the text's form (with a fraction or not)
+        "sample_within",
+        "Boolean",
+        "({0} > {1} AND {0} <= {2})",
+        "(julianday({0}) > julianday({1}) AND julianday({0}) <= julianday({2}))",
+    )
+    return within(t.c.sample_time, bindparam("w0", type_=DateTime()), bindparam("w1", type_=DateTime()))
 
 
 def _bucket(t):
     """The bucket of each sample of `t`: whole seconds from `t0` to SAMPLE_TIME, // `width` seconds (both bound)."""
     from sqlalchemy import DateTime, bindparam
 
-    return _sample_bucket()(
+    bucket = _dialect_function(  # on Oracle DATE - DATE is days
+        "sample_bucket",
+        "Integer",
+        "FLOOR(ROUND((CAST({0} AS DATE) - {1}) * {3}) / {2})",
+        "(CAST(round((julianday({0}) - julianday({1})) * {3}) AS INTEGER) / {2})",
+    )
+    return bucket(
         t.c.sample_time,
         bindparam("t0", type_=DateTime()),
         bindparam("width"),
