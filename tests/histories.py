@@ -14,7 +14,7 @@ A history is plain data whose repr is Python: a failing check prints it, shrunk,
 
 import shutil
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from functools import cache
 from pathlib import Path
@@ -88,6 +88,8 @@ class Sample:
     time: str
     session: int
     wait_class: str | None  # None: ON CPU
+    blocker: tuple | None = None  # (BLOCKING_INST_ID, BLOCKING_SESSION, BLOCKING_SESSION_SERIAL#)
+    obj: int | None = None  # CURRENT_OBJ#
 
 
 @dataclass(frozen=True)
@@ -264,6 +266,25 @@ STEPS = (
 )
 
 
+IDLE_BLOCKER = 9  # a SID no sample has: a blocker idle in its open transaction, never sampled
+
+
+@st.composite
+def blocked(draw, history: History) -> History:
+    """The history with some of its waiting samples blocked (BLOCKING_*), on an object (CURRENT_OBJ#, one of OBJECTS or
+    one AWR has no name for): by a session of any instance (the same SID on another instance is another session) or
+    by one never sampled, so chains, RAC blockers, cycles (a deadlock) and a session under two blockers all occur."""
+    n = len(history.instances())
+    blockers = [(i, sid, 1) for i in range(1, n + 1) for sid in (1, 2, 3, IDLE_BLOCKER)]
+    out = []
+    for a in history.samples:
+        b = draw(st.sampled_from([None, None, *blockers]))
+        if a.wait_class is None or b == (a.instance, a.session, 1):  # a session on CPU is not blocked
+            b = None
+        out.append(replace(a, blocker=b, obj=draw(st.sampled_from((*OBJECTS, 999))) if b else None))
+    return replace(history, samples=tuple(out))
+
+
 @st.composite
 def plan_pairs(draw, sql_id: str = "a1", hashes: tuple = (11, 12)) -> tuple:
     """Two plans of one statement (PlanLines, written in a drawn order) that differ only in the name of one index
@@ -427,8 +448,9 @@ def write(history: History, path: Path) -> Path:
     for a in history.samples:
         con.execute(
             "insert into dba_hist_active_sess_history (snap_id, dbid, instance_number, sample_id, sample_time, "
-            '"SESSION_ID", "SESSION_SERIAL#", session_type, event, wait_class, session_state, con_dbid) '
-            "values (?,?,?,?,?,?,?,?,?,?,?,?)",
+            '"SESSION_ID", "SESSION_SERIAL#", session_type, event, wait_class, session_state, con_dbid, '
+            'blocking_inst_id, blocking_session, "BLOCKING_SESSION_SERIAL#", "CURRENT_OBJ#") '
+            "values (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 a.snap_id,
                 DBID,
@@ -442,6 +464,8 @@ def write(history: History, path: Path) -> Path:
                 a.wait_class,
                 "ON CPU" if a.wait_class is None else "WAITING",
                 DBID,
+                *(a.blocker or (None, None, None)),
+                a.obj,
             ),
         )
     fill_summaries(con, ash_top=False)

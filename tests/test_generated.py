@@ -10,16 +10,32 @@ import math
 import os
 import shutil
 import tempfile
+from collections import Counter
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from statistics import median
 
-from histories import COUNTERS, EVENT, METRICS, UPPERS, History, Sample, Snap, database, epoch, histories, plan_pairs
+from histories import (
+    COUNTERS,
+    EVENT,
+    METRICS,
+    OBJECTS,
+    UPPERS,
+    History,
+    Sample,
+    Snap,
+    blocked,
+    database,
+    epoch,
+    histories,
+    plan_pairs,
+)
 from hypothesis import HealthCheck, assume, example, given, note, settings
 from hypothesis import strategies as st
 
 from app.history import (
     activity,
+    chains,
     compare,
     histograms,
     load_profile,
@@ -428,13 +444,7 @@ def test_activity_of_a_time_window_is_its_samples_over_its_own_seconds(h, f0, f1
     whatever snapshot flushed them, buckets counted from `from`, AAS = samples x spacing / the bucket's own seconds (the
     last bucket's the part before `to`) and over the window's seconds; the top lists the same samples, their AAS over
     the window's seconds; the snapshots read those whose intervals hold the window, the spacing that of the last."""
-    ends = sorted({at(s) for s in h.snaps})
-    lo_t = min([epoch(a.time, tz_of(h, a)) for a in h.samples] + [ends[0]]) - 10
-    w0 = math.floor(lo_t + f0 * (ends[-1] - lo_t))
-    w1 = math.floor(w0 + f1 * (ends[-1] + 60 - w0))
-    # a window that starts and ends on snapshots is read as their snapshot range (the check above); one that ends
-    # before the first snapshot is outside the history, one that starts at the last has no samples flushed yet
-    assume(w0 < w1 and w0 < ends[-1] and w1 >= ends[0] and not ({w0, w1} & set(ends)))
+    w0, w1 = a_window(h, f0, f1)
     db = db_of(h)
     utc = UTC
     rng = db.resolve(datetime.fromtimestamp(w0, utc), datetime.fromtimestamp(w1, utc))
@@ -451,14 +461,7 @@ def test_activity_of_a_time_window_is_its_samples_over_its_own_seconds(h, f0, f1
             per.setdefault(a.wait_class or "CPU", [0] * count)[bucket] += 1
             key = f"{a.instance}:{a.session},1"
             sessions[key] = sessions.get(key, 0) + 1
-    # the snapshots whose intervals hold the window: per instance the last ending at or before `from` and the first
-    # ending at or after `to`; the lowest of the first, the highest of the second
-    held_lo = min(
-        max((s.snap_id for s in h.rows(i) if at(s) <= w0), default=h.rows(i)[0].snap_id - 1) for i in h.instances()
-    )
-    held_hi = max(
-        min((s.snap_id for s in h.rows(i) if at(s) >= w1), default=h.rows(i)[-1].snap_id) for i in h.instances()
-    )
+    held_lo, held_hi = holding(h, w0, w1)
     step = spacing(h, held_hi)
     spans = [min(width, seconds - b * width) for b in range(count)]
     starts = [w0 + b * width for b in range(count)]
@@ -479,6 +482,112 @@ def test_activity_of_a_time_window_is_its_samples_over_its_own_seconds(h, f0, f1
     assert {k: r["samples"] for k, r in listed.items()} == sessions
     for r in listed.values():
         assert close(r["aas"], r["samples"] * step / seconds) and close(r["pct_activity"], 100 * r["samples"] / total)
+
+
+def a_window(h: History, f0: float, f1: float) -> tuple[int, int]:
+    """A window (w0, w1] of whole seconds at fractions f0 and f1 of the history's samples and snapshots, not on a
+    snapshot's end: a window that starts and ends on snapshots is read as their snapshot range (checked above); one
+    that ends before the first snapshot is outside the history, one that starts at the last has no samples flushed."""
+    ends = sorted({at(s) for s in h.snaps})
+    lo_t = min([epoch(a.time, tz_of(h, a)) for a in h.samples] + [ends[0]]) - 10
+    w0 = math.floor(lo_t + f0 * (ends[-1] - lo_t))
+    w1 = math.floor(w0 + f1 * (ends[-1] + 60 - w0))
+    assume(w0 < w1 and w0 < ends[-1] and w1 >= ends[0] and not ({w0, w1} & set(ends)))
+    return w0, w1
+
+
+def holding(h: History, w0: float, w1: float) -> tuple[int, int]:
+    """The snapshots whose intervals hold the window: per instance the last ending at or before `from` and the first
+    ending at or after `to`; the lowest of the first, the highest of the second."""
+    held_lo = min(
+        max((s.snap_id for s in h.rows(i) if at(s) <= w0), default=h.rows(i)[0].snap_id - 1) for i in h.instances()
+    )
+    held_hi = max(
+        min((s.snap_id for s in h.rows(i) if at(s) >= w1), default=h.rows(i)[-1].snap_id) for i in h.instances()
+    )
+    return held_lo, held_hi
+
+
+@FAST
+@given(
+    histories(ash=True, snapshots=st.integers(2, 4), instances=st.integers(1, 3)).flatmap(blocked),
+    st.floats(0, 1),
+    st.floats(0, 1),
+)
+def test_wait_chains_are_the_blocking_columns_of_the_windows_samples(h, f0, f1):
+    """§22: a session is (instance, SID, serial#), its blocker (BLOCKING_INST_ID, BLOCKING_SESSION, BLOCKING_SESSION_
+    SERIAL#); over the window's samples, each waiter sits under each of its blockers with the samples it was blocked
+    by that one (its event and object, named from DBA_HIST_SEG_STAT_OBJ), its own samples by state and event, and the
+    blocked samples behind it (every edge of the sessions it reaches, once), its samples all of its own in the
+    window, blocked or not; the roots are the sessions that blocked
+    and were never blocked, or sessions of a cycle nothing else blocks (marked), the most waited on first."""
+    w0, w1 = a_window(h, f0, f1)
+    db = db_of(h)
+    body = chains.compute(db, db.resolve(datetime.fromtimestamp(w0, UTC), datetime.fromtimestamp(w1, UTC)))
+    step, seconds = spacing(h, holding(h, w0, w1)[1]), w1 - w0
+    own, doing, edges, waits = Counter(), Counter(), Counter(), {}
+    for a in h.samples:
+        if w0 < epoch(a.time, tz_of(h, a)) <= w1:
+            me = (a.instance, a.session, 1)
+            own[me] += 1
+            doing[me, "WAITING" if a.wait_class else "ON CPU", f"{a.wait_class} event" if a.wait_class else "CPU"] += 1
+            if a.blocker:
+                edges[a.blocker, me] += 1
+                waits.setdefault((a.blocker, me), Counter())[f"{a.wait_class} event", a.obj] += 1
+
+    def reach(key) -> set:
+        seen, todo = {key}, [key]
+        while todo:
+            k = todo.pop()
+            for b, w in edges:
+                if b == k and w not in seen:
+                    seen.add(w)
+                    todo.append(w)
+        return seen
+
+    def behind(key) -> int:
+        reached = reach(key)
+        return sum(n for (b, _), n in edges.items() if b in reached)
+
+    def key(node) -> tuple:
+        return (node["instance"], node["sid"], node["serial"])
+
+    blocking, waiting = {b for b, _ in edges}, {w for _, w in edges}
+    assert body["sample_seconds"] == step
+    assert body["blocked_samples"] == sum(edges.values())
+    assert body["sessions"] == len(blocking | waiting)
+    roots = [key(r) for r in body["roots"]]
+    assert blocking - waiting <= set(roots) <= blocking
+    assert all(r["cycle"] == (key(r) in waiting) for r in body["roots"])
+    assert [r["behind"] for r in body["roots"]] == sorted((r["behind"] for r in body["roots"]), reverse=True)
+    shown = set()
+
+    def walk(node, above):
+        k = key(node)
+        assert node["session"] == f"{k[0]}:{k[1]},{k[2]}"
+        assert (node["samples"], node["behind"]) == (own[k], behind(k))
+        assert close(node["aas"], own[k] * step / seconds)
+        assert {(d["state"], d["event"]): d["samples"] for d in node["doing"]} == {
+            (state, event): n for (me, state, event), n in doing.items() if me == k
+        }
+        assert (node["note"] is None) == (own[k] > 0)
+        if above is not None:
+            shown.add((above, k))
+            assert node["blocked_samples"] == edges[above, k]
+            assert close(node["blocked_aas"], edges[above, k] * step / seconds)
+            names = {o: f"APP.T{o}" for o in OBJECTS}
+            assert {(w["event"], w["current_obj"], w["object"]): w["samples"] for w in node["waits"]} == {
+                (event, obj, names.get(obj)): n for (event, obj), n in waits[above, k].items()
+            }
+        assert [w["blocked_samples"] for w in node["waiters"]] == sorted(
+            (w["blocked_samples"] for w in node["waiters"]), reverse=True
+        )
+        for w in node["waiters"]:
+            walk(w, k)
+
+    for r in body["roots"]:
+        walk(r, None)
+    assert shown == set(edges)  # every session that blocked is expanded somewhere
 
 
 def tz_of(h: History, a: Sample) -> int:

@@ -320,6 +320,58 @@ EVENT_HISTOGRAM = {
         "reason": {"type": ["string", "null"]},
     },
 }
+CHAIN_NODE = {
+    "type": "object",
+    "required": ["session", "instance", "sid", "serial", "samples", "doing", "behind", "waiters"],
+    "properties": {
+        "session": {"type": "string", "description": "instance:sid,serial#"},
+        "instance": {"type": ["integer", "null"]},
+        "sid": {"type": "integer"},
+        "serial": {"type": ["integer", "null"]},
+        "samples": {"type": "integer", "description": "The session's own samples in the window, any state."},
+        "aas": NUM,
+        "on_cpu": {"type": "integer"},
+        "doing": {
+            "type": "array",
+            "description": "What the session did meanwhile: its samples by state, event and SQL_ID, most first.",
+            "items": {"type": "object", "required": ["state", "event", "sql_id", "samples"]},
+        },
+        "user": {"type": ["integer", "string", "null"]},
+        "program": {"type": ["string", "null"]},
+        "machine": {"type": ["string", "null"]},
+        "note": {"type": ["string", "null"]},
+        "behind": {"type": "integer", "description": "Blocked samples of its waiters and of theirs."},
+        "cycle": {"type": "boolean", "description": "Blocked by a session it blocks (a deadlock): not expanded."},
+        "blocked_samples": {"type": "integer", "description": "Its samples blocked by the node above it."},
+        "blocked_aas": NUM,
+        "waits": {
+            "type": "array",
+            "description": "What it waited on behind the node above it: event and object, most samples first.",
+            "items": {"type": "object", "required": ["event", "current_obj", "object", "samples"]},
+        },
+        "more_waiters": {"type": "integer"},
+        "waiters": {
+            "type": "array",
+            "description": "The sessions it blocked, each a node of this shape, most blocked samples first.",
+            "items": {"type": "object"},
+        },
+    },
+}
+WAIT_CHAINS = {
+    "type": "object",
+    "required": ["db", "range", "sample_seconds", "blocked_samples", "sessions", "roots"],
+    "properties": {
+        "db": {"type": "string"},
+        "range": RANGE,
+        "unit": {"type": "string"},
+        "sample_seconds": {"type": ["number", "null"]},
+        "blocked_samples": {"type": "integer"},
+        "sessions": {"type": "integer"},
+        "roots": {"type": "array", "items": CHAIN_NODE, "description": "The root blockers, most waited on first."},
+        "truncated": {"type": "boolean"},
+        "reason": {"type": "string"},
+    },
+}
 BY_ENDPOINT = {  # endpoint -> schema of its JSON answer
     "api.databases": {
         "type": "object",
@@ -361,6 +413,7 @@ BY_ENDPOINT = {  # endpoint -> schema of its JSON answer
     "api.top_sql": TABLE,
     "api.tablespaces": TABLE,
     "api.activity_top": ACTIVITY_TOP,
+    "api.wait_chains": WAIT_CHAINS,
     "api.compare": COMPARE,
     "api.sql_monitor": TABLE,
     "api.awr_report_stored": {"type": "object", "required": ["db", "any_range", "reports"]},

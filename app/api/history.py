@@ -350,6 +350,49 @@ def _activity_table(body):
     ]
 
 
+@api.get("/dbs/<db>/activity/chains")
+@accepts(*RANGE, FORMAT, SHOW_SQL)
+def wait_chains(db, args):
+    """Wait chains: the tree of who blocked whom over the range, the root blockers first, each session (instance,
+    SID, serial#) with what it did meanwhile and what its waiters waited on (event and object), from Active Session
+    History over every instance. A time range is read by sample time, as /activity."""
+    d, rng = database_and_range(db, args)
+    return answer(history.chains.compute(d, rng), args, rng, table=_chains_table)
+
+
+def _chains_table(body):
+    """The tree's nodes depth first, each with its depth and its blocker's session: one row per session under each of
+    its blockers."""
+    rows = []
+
+    def walk(node, depth, blocker):
+        waits = node.get("waits") or [{}]
+        rows.append(
+            {
+                "depth": depth,
+                "session": node["session"],
+                "blocker": blocker,
+                **{k: node[k] for k in ("samples", "aas", "on_cpu", "user", "program", "machine", "behind")},
+                "blocked_samples": node.get("blocked_samples"),
+                "blocked_aas": node.get("blocked_aas"),
+                "event": waits[0].get("event"),
+                "current_obj": waits[0].get("current_obj"),
+                "object": waits[0].get("object"),
+                "doing": "; ".join(
+                    f"{d['event'] or d['state']} {d['sql_id'] or ''} ({d['samples']})".replace("  ", " ")
+                    for d in node["doing"]
+                ),
+                "note": node["note"],
+            }
+        )
+        for w in node["waiters"]:
+            walk(w, depth + 1, node["session"])
+
+    for root in body["roots"]:
+        walk(root, 0, None)
+    return rows
+
+
 @api.get("/dbs/<db>/compare")
 @accepts(*period_params("a_", "A"), *period_params("b_", "B"), TABLE_INSTANCE, FORMAT, SHOW_SQL)
 def compare(db, args):

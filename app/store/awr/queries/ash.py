@@ -6,7 +6,15 @@ from its own tables instead (a statement's `coded` or `blocks`): from its coded 
 from app.store.awr.queries.ash_coded import _activity_coded
 from app.store.awr.queries.ash_counts import _activity_top_counted, _blocking_counted
 from app.store.awr.queries.ash_samples import *  # noqa: F403  (the dimensions and top lists, with the statements)
-from app.store.awr.queries.ash_samples import DIMENSIONS, ON_CPU, TOP_ACTIVITY_ROWS, _bucket, _samples
+from app.store.awr.queries.ash_samples import (
+    DIMENSIONS,
+    ON_CPU,
+    TOP_ACTIVITY_ROWS,
+    _ash_where,
+    _bucket,
+    _cpu_or,
+    _samples,
+)
 from app.store.awr.queries.core import statement
 from app.store.awr.views import Views
 
@@ -71,6 +79,46 @@ def blocking(v: Views, filters: tuple = (), blocks: bool = False, window: bool =
         .order_by(samples.desc(), *keys)
         .limit(TOP_ACTIVITY_ROWS)
     )
+
+
+@statement
+def wait_chains(v: Views, window: bool = False, filters: tuple = ()):
+    """The samples of the sessions in a wait chain (docs/awr-rules.md §22): every sample of a session blocked at some
+    sample (BLOCKING_SESSION set) or blocking another (its instance, SID and serial# among the blocked samples'
+    BLOCKING_INST_ID, BLOCKING_SESSION and BLOCKING_SESSION_SERIAL#), counted per session, blocker,
+    state, event, SQL_ID, user, program, machine and object; with `window`, of a window of sample times only;
+    `filters` (the instance, in a run of one instance's snapshots) narrow the samples counted, not the blockers."""
+    from sqlalchemy import func, select, tuple_
+
+    t = v.active_sess_history
+    blocked = (*_ash_where(t, (), window), t.c.blocking_session.isnot(None))
+    blockers = select(t.c.blocking_inst_id, t.c.blocking_session, t.c.blocking_session_serial).where(*blocked)
+    waiters = select(t.c.instance_number, t.c.session_id, t.c.session_serial).where(*blocked)
+    session = tuple_(t.c.instance_number, t.c.session_id, t.c.session_serial)
+    s = _samples(
+        t,
+        (
+            t.c.instance_number,
+            t.c.session_id,
+            t.c.session_serial,
+            t.c.blocking_inst_id,
+            t.c.blocking_session,
+            t.c.blocking_session_serial,
+            t.c.session_state,
+            _cpu_or(t, t.c.event),
+            t.c.sql_id,
+            *DIMENSIONS["user"](t),
+            t.c.program,
+            t.c.machine,
+            *DIMENSIONS["current_obj"](t),
+        ),
+        filters,
+        (session.in_(waiters) | session.in_(blockers),),
+        window,
+    )
+    keys = list(s.c)
+    samples = func.count()
+    return select(*keys, samples.label("samples")).group_by(*keys).order_by(samples.desc(), *keys)
 
 
 @statement

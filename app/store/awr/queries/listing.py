@@ -2,7 +2,15 @@
 and the tests."""
 
 from app.settings import Settings
-from app.store.awr.queries.ash import DIMENSIONS, TOP_LISTS, activity, activity_top, blocking, sample_spacing
+from app.store.awr.queries.ash import (
+    DIMENSIONS,
+    TOP_LISTS,
+    activity,
+    activity_top,
+    blocking,
+    sample_spacing,
+    wait_chains,
+)
 from app.store.awr.queries.changes import (
     new_plans,
     non_default_parameters,
@@ -43,6 +51,7 @@ from app.store.awr.queries.segments import (
     SEGMENT_ORDER,
     event_histogram,
     event_histogram_first,
+    object_names,
     segment_history,
     top_segments,
 )
@@ -107,6 +116,7 @@ def statements(v: Views, row_cap: int, max_points: int = Settings.max_points):
     for order in SEGMENT_ORDER:
         yield f"top segments by {order}", top_segments(v, order)
     yield "segment detail", segment_history(v)
+    yield "object names", object_names(v)
     yield "ash: sample spacing", sample_spacing(v)
     for name in DIMENSIONS:
         yield f"ash: activity by {name}", activity(v, name)
@@ -115,6 +125,8 @@ def statements(v: Views, row_cap: int, max_points: int = Settings.max_points):
     for name in TOP_LISTS:
         yield f"ash: top {name}", activity_top(v, name)
     yield "ash: blocking sessions", blocking(v)
+    yield "ash: wait chains", wait_chains(v)
+    yield "ash: wait chains, one instance's samples", wait_chains(v, False, ("instance",))
     # a time range that cuts the snapshots' intervals (docs/awr-rules.md §22): the window's condition is the same for
     # every dimension, so one activity statement shows it
     within = "in a window of sample times"
@@ -122,6 +134,8 @@ def statements(v: Views, row_cap: int, max_points: int = Settings.max_points):
     for name in TOP_LISTS:
         yield f"ash: top {name} {within}", activity_top(v, name, window=True)
     yield f"ash: blocking sessions {within}", blocking(v, window=True)
+    yield f"ash: wait chains {within}", wait_chains(v, True)
+    yield f"ash: wait chains {within}, one instance's samples", wait_chains(v, True, ("instance",))
     yield "sql monitor: executions of a statement", monitored_executions(v)
     yield "sql monitor: executions of a statement in one container", monitored_executions(v, True)
     yield "sql monitor: one execution", monitored_execution(v)
