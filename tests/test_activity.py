@@ -101,6 +101,76 @@ def test_top_lists_and_the_blocking_chain(api, sql3, rac, stories):
     assert csv.status_code == 200 and csv.data.decode().startswith("list,name,label,samples,aas,pct_activity")
 
 
+def test_the_wait_chain_of_a_window_inside_the_blocking_afternoon(api, sql3, rac, stories):
+    """Issue 31: 14:07-14:23 of the blocking afternoon, read by sample time: the tree of who blocked whom from the
+    samples' BLOCKING_INST_ID, BLOCKING_SESSION and BLOCKING_SESSION_SERIAL#: the root blocker (idle in its open
+    transaction, never sampled) first, its waiters under it by their blocked samples, and the two sessions behind the
+    first waiter under that one; each with its samples in the window and AAS over the window's 960 s, what it did, the
+    event and object it waited on (named from DBA_HIST_SEG_STAT_OBJ); the CSV the same tree, depth first."""
+    lock = stories["row_lock"]
+    day = lock["from"][:10]
+    window = {
+        "from": lock["from"][:11] + "14:07" + lock["from"][16:],
+        "to": lock["to"][:11] + "14:23" + lock["to"][16:],
+    }
+    body = ok(
+        api, f"/api/v1/dbs/{rac['id']}/activity/chains?from={window['from']}&to={window['to']}".replace("+", "%2B")
+    )
+    lo, hi = body["range"]["begin_snap"], body["range"]["end_snap"]
+    rows = sql3.execute(
+        'SELECT instance_number, session_id, "SESSION_SERIAL#", blocking_inst_id, blocking_session, '
+        f'"BLOCKING_SESSION_SERIAL#", session_state, event, "CURRENT_OBJ#", user_id FROM {ASH} '
+        "WHERE dbid = ? AND snap_id > ? AND snap_id <= ? AND sample_time > ? AND sample_time <= ?",
+        (rac["dbid"], lo, hi, f"{day} 14:07:00", f"{day} 14:23:00"),
+    ).fetchall()
+    edges, waits = Counter(), {}
+    for inst, sid, serial, b_inst, b_sid, b_serial, _, event, obj, _ in rows:
+        if b_sid is not None:
+            edges[(b_inst, b_sid, b_serial), (inst, sid, serial)] += 1
+            waits.setdefault(((b_inst, b_sid, b_serial), (inst, sid, serial)), Counter())[event, obj] += 1
+    chained = {k for e in edges for k in e}
+    own = Counter((inst, sid, serial) for inst, sid, serial, *_ in rows if (inst, sid, serial) in chained)
+    on_cpu = Counter((r[0], r[1], r[2]) for r in rows if r[6] == "ON CPU")
+    users = {(r[0], r[1], r[2]): Counter() for r in rows}
+    for r in rows:
+        users[r[0], r[1], r[2]][r[9]] += 1
+    names = dict(
+        sql3.execute(
+            "SELECT \"OBJ#\", owner || '.' || object_name FROM dba_hist_seg_stat_obj WHERE dbid = ?", (rac["dbid"],)
+        ).fetchall()
+    )
+    roots = {b for b, _ in edges} - {w for _, w in edges}
+    assert [(r["instance"], r["sid"], r["serial"]) for r in body["roots"]] == sorted(roots)
+    assert len(roots) == 1 and body["roots"][0]["sid"] == 1801 and body["roots"][0]["note"]  # the story's blocker
+    assert body["blocked_samples"] == sum(edges.values()) > 0 and body["sessions"] == len(chained) == 7
+    expected = []
+
+    def walk(node, above, depth):
+        k = (node["instance"], node["sid"], node["serial"])
+        expected.append((depth, node["session"], above and "{}:{},{}".format(*above)))
+        assert node["samples"] == own[k] and node["aas"] == pytest.approx(own[k] * 10 / 960, abs=1e-4)
+        assert node["on_cpu"] == on_cpu[k] and node["more_waiters"] == 0
+        assert node["user"] == (users[k].most_common(1)[0][0] if k in users else None)
+        below = sorted(((n, w) for (b, w), n in edges.items() if b == k), key=lambda x: (-x[0], x[1]))
+        assert [(w["instance"], w["sid"], w["serial"]) for w in node["waiters"]] == [w for _, w in below]
+        if above:
+            assert node["blocked_samples"] == edges[above, k]
+            assert {(w["event"], w["current_obj"], w["object"]): w["samples"] for w in node["waits"]} == {
+                (event, obj, names.get(obj)): n for (event, obj), n in waits[above, k].items()
+            }
+            assert node["waits"][0]["object"] == "APP.INVENTORY"
+        for w in node["waiters"]:
+            walk(w, k, depth + 1)
+
+    for r in body["roots"]:
+        walk(r, None, 0)
+    assert [e[0] for e in expected] == [0, 1, 2, 2, 1, 1, 1]  # 1801 > 1802 > (1806, 1807); 1803-1805
+    csv = api.get(f"/api/v1/dbs/{rac['id']}/activity/chains", query_string={**window, "format": "csv"})
+    lines = csv.data.decode().splitlines()
+    assert csv.status_code == 200 and lines[0].startswith("depth,session,blocker,samples,aas")
+    assert [tuple(line.split(",")[:1]) for line in lines[1:]] == [(str(d),) for d, _, _ in expected]
+
+
 @pytest.mark.parametrize(
     "query", ["group_by=nope", "sql_id=<b>x</b>", "session=1:2", "current_obj=abc", "instance=9", "filter=1"]
 )

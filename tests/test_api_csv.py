@@ -66,6 +66,7 @@ def test_every_endpoint_with_a_table_offers_csv(doc):
     } | {"/api/v1/benchmarks", "/api/v1/benchmarks/{slug}", "/api/v1/benchmarks/compare"} | {
         "/api/v1/dbs/{db}/activity",
         "/api/v1/dbs/{db}/activity/top",
+        "/api/v1/dbs/{db}/activity/chains",
     } | {  # tests/test_activity.py
         "/api/v1/dbs/{db}/sql/{sql_id}/monitor",
         "/api/v1/dbs/{db}/awr-report/stored",  # tests/test_oracle_reports.py

@@ -73,6 +73,14 @@ LEFT_OUT = {
     for f in ("after_snap_id", "before_snap_id", "instance", "seconds")
 }
 TOP_LIST_ROW = (AF + "top_lists_and_blockers_are_their_samples_with_aas_and_shares",)
+CHAINS = (
+    GENERATED + "wait_chains_are_the_blocking_columns_of_the_windows_samples",
+    ACTIVITY + "the_wait_chain_of_a_window_inside_the_blocking_afternoon",
+)
+# a wait chain's node, and a waiter's under its blocker
+CHAIN_NODE = ("instance", "sid", "serial", "samples", "aas", "on_cpu", "behind", "behind_aas", "doing[].samples")
+CHAIN_NODE += ("more_waiters",)
+CHAIN_WAITER = ("blocked_samples", "blocked_aas", "waits[].samples", "waits[].current_obj")
 LOAD_PROFILE_ROW = (
     REPORTS + "load_profile_matches_the_awr_report_arithmetic",
     GENERATED + "the_load_profile_is_the_clusters_totals_over_the_ranges_time",
@@ -271,6 +279,22 @@ ASSERTED: dict[str, dict[str, tuple[str, ...]]] = {
             f"blocking[].{f}": (*TOP_LIST_ROW, CDB + "a_blocker_is_its_instance_sid_and_serial")
             for f in ("blocking_instance", "blocking_session", "blocking_serial")
         },
+    },
+    "api.wait_chains": {
+        **dict.fromkeys(("range.begin_snap", "range.end_snap", "sample_seconds"), CHAINS[:1]),
+        **dict.fromkeys(("blocked_samples", "sessions"), CHAINS),
+        **dict.fromkeys(
+            (
+                f"{node}.{f}"
+                for node in ("roots[]", "roots[].waiters[]", "roots[].waiters[].waiters[]")
+                for f in (*CHAIN_NODE, "user")
+            ),
+            CHAINS,
+        ),
+        **dict.fromkeys(
+            (f"{node}.{f}" for node in ("roots[].waiters[]", "roots[].waiters[].waiters[]") for f in CHAIN_WAITER),
+            CHAINS,
+        ),
     },
     "api.compare": {
         **{
@@ -629,6 +653,7 @@ def requests(api, dbs, stories, sql3) -> dict[str, list[tuple[str, dict]]]:
         "api.top_sql": [(url(rac, "/top-sql"), regression)],
         "api.tablespaces": [(url(rac, "/tablespaces"), around_crash)],
         "api.activity_top": [(url(rac, "/activity/top"), {"from": lock["from"], "to": lock["to"]})],
+        "api.wait_chains": [(url(rac, "/activity/chains"), {"from": lock["from"], "to": lock["to"]})],
         "api.compare": [
             (
                 url(rac, "/compare"),

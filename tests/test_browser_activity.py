@@ -119,7 +119,7 @@ def test_the_view_renders_with_data(server, client, dbs, page):
     for name, table in LISTS.items():
         expected = [str(r["label"]) for r in top["lists"][name]][:10]
         assert _cells(page, table) == expected and expected, name
-    assert page.page.locator("[data-table=ash-blocking]").get_attribute("data-state") == "empty"
+    assert page.page.locator("[data-table=ash-chains]").get_attribute("data-state") == "empty"
     assert page.page.evaluate("document.documentElement.scrollWidth") <= 1280
     assert page.error_text() == "" and page.errors == []
 
@@ -192,9 +192,31 @@ def test_a_click_on_a_row_filters(server, client, dbs, stories, page):
     assert page.errors == []
 
 
+def _tree(body) -> list[tuple[int, str]]:
+    """The wait-chain tree's (depth, session) depth first, as the page lists it."""
+    out = []
+
+    def walk(node, depth):
+        out.append((depth, node["session"]))
+        for w in node["waiters"]:
+            walk(w, depth + 1)
+
+    for r in body["roots"]:
+        walk(r, 0)
+    return out
+
+
+def _tree_shown(pg) -> list[tuple[int, str]]:
+    return [
+        (int(d), s.replace("\xa0", "").removeprefix("└ "))
+        for s, d in zip(_cells(pg, "ash-chains"), _cells(pg, "ash-chains", 1), strict=True)
+    ]
+
+
 def test_the_blocking_chain(server, client, dbs, stories, page):
-    """The demo's row-lock chain: its blockers listed for the window as the API lists them; a click on one shows the
-    sessions it blocks, on its event."""
+    """The demo's row-lock chain as a tree, as the API gives it for the window: the root blocker first (idle, not
+    sampled, said so), its waiters indented under it and the two behind the first waiter under that one, with the
+    event and the object's name they waited on; a click on the root keeps the samples it blocked."""
     lock = stories["row_lock"]
     page.open(
         _url(
@@ -208,22 +230,17 @@ def test_the_blocking_chain(server, client, dbs, stories, page):
             },
         )
     )
-    top = _answer(client, page, "/top")
-    assert top["blocking"]
-    shown = page.page.locator("[data-table=ash-blocking] tbody tr").evaluate_all(
-        "trs => trs.map(tr => [tr.cells[0].textContent, tr.cells[1].textContent, tr.cells[2].textContent])"
-    )
-    assert shown == [
-        [f"{b['blocking_instance']}:{b['blocking_session']},{b['blocking_serial']}", b["event"], str(b["waiters"])]
-        for b in top["blocking"]
-    ]
-    assert top["blocking"][0]["event"] == lock["event"]
-    page.page.locator("[data-table=ash-blocking] tbody tr").first.click()
+    chains = _answer(client, page, "/chains")
+    assert dict(_asked(page, "/chains")[1])["from"] == dict(_asked(page, "/top")[1])["from"]
+    assert _tree_shown(page) == _tree(chains) and [d for d, _ in _tree(chains)] == [0, 1, 2, 2, 1, 1, 1]
+    root = chains["roots"][0]
+    assert root["sid"] == 1801 and "not sampled" in _cells(page, "ash-chains", 3)[0]
+    blocked_on = _cells(page, "ash-chains", 4)[1]
+    assert blocked_on == f"{lock['event']} · APP.INVENTORY"
+    page.page.locator("[data-table=ash-chains] tbody tr").first.click()
     page.settle()
-    b = top["blocking"][0]
-    blocker = f"{b['blocking_instance']}:{b['blocking_session']},{b['blocking_serial']}"  # a blocker is all three
-    assert page.state()["filter"] == f"blocking_session:{blocker}"
-    assert ("blocking_session", blocker) in _asked(page, "")[1]
+    assert page.state()["filter"] == f"blocking_session:{root['session']}"  # a blocker is instance, SID and serial#
+    assert ("blocking_session", root["session"]) in _asked(page, "")[1]
     assert _legend(page) == _names(_answer(client, page)) == [lock["event"]]
     assert page.errors == []
 
@@ -250,7 +267,9 @@ def test_a_window_inside_one_snapshot_interval_has_its_lists_and_blockers(server
         assert top["lists"][name], name
         shown, labels = _cells(page, table), [str(r["label"]) for r in top["lists"][name]]
         assert shown == labels[: len(shown)] and len(shown) >= min(10, len(labels)), name  # a page of the table
-    assert top["blocking"] and _cells(page, "ash-blocking", 1) == [b["event"] for b in top["blocking"]]
+    chains = _answer(client, page, "/chains")
+    assert dict(_asked(page, "/chains")[1])["from"] == asked["from"] and chains["roots"]
+    assert _tree_shown(page) == _tree(chains)
     assert not page.page.locator("text=Could not load").count()
     assert page.errors == []
 

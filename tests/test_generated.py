@@ -553,6 +553,7 @@ def test_wait_chains_are_the_blocking_columns_of_the_windows_samples(h, f0, f1):
         return (node["instance"], node["sid"], node["serial"])
 
     blocking, waiting = {b for b, _ in edges}, {w for _, w in edges}
+    assert (body["range"]["begin_snap"], body["range"]["end_snap"]) == holding(h, w0, w1)
     assert body["sample_seconds"] == step
     assert body["blocked_samples"] == sum(edges.values())
     assert body["sessions"] == len(blocking | waiting)
@@ -566,11 +567,12 @@ def test_wait_chains_are_the_blocking_columns_of_the_windows_samples(h, f0, f1):
         k = key(node)
         assert node["session"] == f"{k[0]}:{k[1]},{k[2]}"
         assert (node["samples"], node["behind"]) == (own[k], behind(k))
-        assert close(node["aas"], own[k] * step / seconds)
+        assert close(node["aas"], own[k] * step / seconds) and close(node["behind_aas"], behind(k) * step / seconds)
         assert {(d["state"], d["event"]): d["samples"] for d in node["doing"]} == {
             (state, event): n for (me, state, event), n in doing.items() if me == k
         }
-        assert (node["note"] is None) == (own[k] > 0)
+        assert (node["note"] is None) == (own[k] > 0) and node["more_waiters"] == 0
+        assert node["on_cpu"] == doing[k, "ON CPU", "CPU"]
         if above is not None:
             shown.add((above, k))
             assert node["blocked_samples"] == edges[above, k]

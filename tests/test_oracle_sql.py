@@ -82,7 +82,8 @@ LIMITS = {
 }  # the only literals sent
 
 BINDS.update(item_id2=2, snap_ids_0=[1, 2], snap_ids_1=[3])  # a long range's buckets (docs/awr-rules.md §21)
-BINDS.update(obj=1, dataobj=1)  # one segment (docs/awr-rules.md §25)
+BINDS.update(obj=1, dataobj=1, objs=[1, 2])  # one segment, and objects named (docs/awr-rules.md §25)
+BINDS.update(f_instance_0=1)  # the samples of one instance (wait chains in a run of its snapshots, §22)
 
 
 def release_columns(release: str) -> dict[str, set[str]]:

@@ -138,6 +138,18 @@ def test_each_text_gives_the_rows_sqlalchemy_gives(app, demo_store, dbs, window,
                         )
                     ),
                 )
+            if name == "wait_chains":  # the demo's blocking chain, its first 16 minutes (docs/awr-rules.md §22)
+                lo_b, hi_b, first_b = sql3.execute(
+                    "select min(snap_id) - 1, max(snap_id), min(sample_time) from dba_hist_active_sess_history "
+                    "where dbid = ? and blocking_session is not null",
+                    (dbid,),
+                ).fetchone()
+                start = datetime.fromisoformat(first_b) - timedelta(seconds=1)
+                params.update(lo=lo_b, hi=hi_b, w0=start, w1=start + timedelta(minutes=16), f_instance_0=1)
+            if name == "object_names":
+                params["objs"] = [
+                    r[0] for r in sql3.execute('select "OBJ#" from dba_hist_seg_stat_obj where dbid = ?', (dbid,))
+                ]
             chunks = dict(zip(list(inspect.signature(stmt.build).parameters)[1:], stmt.args, strict=True)).get(
                 "chunks", 0
             )

@@ -341,6 +341,7 @@ CHAIN_NODE = {
         "machine": {"type": ["string", "null"]},
         "note": {"type": ["string", "null"]},
         "behind": {"type": "integer", "description": "Blocked samples of its waiters and of theirs."},
+        "behind_aas": NUM,
         "cycle": {"type": "boolean", "description": "Blocked by a session it blocks (a deadlock): not expanded."},
         "blocked_samples": {"type": "integer", "description": "Its samples blocked by the node above it."},
         "blocked_aas": NUM,

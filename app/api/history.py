@@ -372,7 +372,10 @@ def _chains_table(body):
                 "depth": depth,
                 "session": node["session"],
                 "blocker": blocker,
-                **{k: node[k] for k in ("samples", "aas", "on_cpu", "user", "program", "machine", "behind")},
+                **{
+                    k: node[k]
+                    for k in ("samples", "aas", "on_cpu", "user", "program", "machine", "behind", "behind_aas")
+                },
                 "blocked_samples": node.get("blocked_samples"),
                 "blocked_aas": node.get("blocked_aas"),
                 "event": waits[0].get("event"),

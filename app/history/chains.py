@@ -15,7 +15,9 @@ MOST_ROOTS = 25  # root blockers shown, the most waited-on first
 MOST_WAITERS = 25  # waiters shown under one blocker
 MOST_NODES = 500  # nodes of the whole tree: a node past it is listed, its waiters not
 DOING = 5  # (state, event, SQL_ID) of a node shown, the most sampled first
-NOT_SAMPLED = "not sampled in the window: idle (ASH samples active sessions only), or on another database"
+NOT_SAMPLED = (
+    "not sampled in the window: idle meanwhile (ASH samples active sessions only), e.g. in an open transaction"
+)
 
 
 class _Session:
@@ -155,6 +157,7 @@ class _Tree:
             "machine": _most(s.machines),
             "note": None if s.samples else NOT_SAMPLED,
             "behind": self.behind(s.key),
+            "behind_aas": self.aas(self.behind(s.key)),
             "cycle": s.key in path or (blocker is None and bool(s.blockers)),
         }
         if blocker is not None:

@@ -1,8 +1,9 @@
 /* Top activity (issue 13): average active sessions from Active Session History, stacked by a dimension, beside
- * the top lists of the window (SQL, events, sessions, modules, objects) and its blocking sessions; registered with
+ * the top lists of the window (SQL, events, sessions, modules, objects) and its wait chains; registered with
  * the router (AWRLens.Views.add) as the history views are. A click on a row of a top list filters the chart and
  * the lists by it (a chip each, removable); the dimension (`by`) and the filters (`filter=dimension:value`) are in
- * the link. The chart and the lists read GET /activity and GET /activity/top (docs/awr-rules.md §22). */
+ * the link. The chart and the lists read GET /activity, GET /activity/top and GET /activity/chains (docs/awr-rules.md
+ * §22). */
 (function (AWRLens) {
   "use strict";
   var F = AWRLens.Format, Api = AWRLens.Api, State = AWRLens.State, Charts = AWRLens.Charts, Tables = AWRLens.Tables;
@@ -57,6 +58,28 @@
     return filters.filter(function (f) { return f[0] !== name; }).concat([[name, value]]);
   }
 
+  /** The wait-chain tree's nodes as table rows, depth first: the session indented by its depth, who it is, what it
+   * did meanwhile (its most sampled state, event and SQL_ID), what it waited on behind the row above it. */
+  function chainRows(roots) {
+    var rows = [];
+    var walk = function (node, depth) {
+      var d = node.doing[0], w = (node.waits || [])[0];
+      rows.push({
+        session: node.session, depth: depth, behind: node.behind,
+        tree: "\u00a0\u00a0".repeat(depth) + (depth ? "└ " : "") + node.session + (node.cycle ? " (cycle)" : ""),
+        who: [node.user, node.program, node.machine].filter(function (x) { return x !== null && x !== undefined; }).join(" · "),
+        doing: d ? [d.event, d.sql_id].filter(Boolean).join(" · ") + " (" + d.samples + " of " + node.samples + " samples)" :
+          node.note,
+        blocked_on: w ? w.event + (w.object || w.current_obj !== null ? " · " + (w.object || w.current_obj) : "") : null,
+        blocked_aas: node.blocked_aas === undefined ? null : node.blocked_aas,
+        behind_aas: node.behind_aas
+      });
+      node.waiters.forEach(function (c) { walk(c, depth + 1); });
+    };
+    roots.forEach(function (r) { walk(r, 0); });
+    return rows;
+  }
+
   function instanceOf(state) { return state.inst === "each" ? "all" : state.inst; }
 
   /** What the chart shows, for its PNG: the database, the instances, the window with its zone, the filters. */
@@ -108,8 +131,8 @@
       }
       form.appendChild(row);
       var note = element("p", { "class": "note", role: "status", "aria-live": "polite" }, (filters.length ? "" :
-        "Every sample. ") + "A click on a row of a list below keeps only its samples; a blocking session's row, the " +
-        "sessions it blocks.");
+        "Every sample. ") + "A click on a row of a list below keeps only its samples; a blocker's row in the wait " +
+        "chains, the samples it blocked.");
       form.appendChild(note);
       form.addEventListener("submit", function (e) { e.preventDefault(); });
       root.appendChild(form);
@@ -140,10 +163,14 @@
             NUM("pct_cpu", "CPU", "%"), NUM("pct_wait", "Wait", "%")],
           onRow: function (r) { pick(l[0], r.name); } }) };
       });
-      parts.blocking = table({ id: "ash-blocking", title: "Blocking sessions",
-        columns: [TEXT("blocker", "Blocker (inst:sid,serial#)"), TEXT("event", "Waiters' event"), NUM("waiters", "Waiters"),
-          NUM("aas", "AAS waiting")],
-        onRow: function (r) { pick("blocking_session", r.blocker); } });
+      // the tree of who blocked whom (GET /activity/chains): a row per session under each blocker, depth first, in
+      // the tree's order (not sortable); a click on a blocker keeps the samples it blocked, on a waiter its own
+      parts.chains = table({ id: "ash-chains", title: "Wait chains (root blockers first)", wide: true, sortable: false,
+        pageLength: 25,
+        columns: [TEXT("tree", "Session (inst:sid,serial#)"), NUM("depth", "Depth"), TEXT("who", "User · program · machine"),
+          TEXT("doing", "Doing meanwhile"), TEXT("blocked_on", "Blocked on (event · object)"),
+          NUM("blocked_aas", "AAS blocked"), NUM("behind_aas", "AAS waiting behind")],
+        onRow: function (r) { pick(r.behind ? "blocking_session" : "session", r.session); } });
     },
     update: function (ctx, parts) {
       parts.charts.forEach(function (c) { c.setWindow(ctx.win); });
@@ -154,10 +181,8 @@
           return b.lists[l.name].map(function (r) { return Object.assign({}, r, { label: Loaders.groupLabel(r.label) }); });
         }));
       });
-      parts.blocking.load(top.then(function (b) {
-        return b.blocking.map(function (r) {
-          return Object.assign({ blocker: r.blocking_instance + ":" + r.blocking_session + "," + r.blocking_serial }, r);
-        });
+      parts.chains.load(Api.get(Dbs.path(ctx.db, "/activity/chains"), ctx.win.params).then(function (b) {
+        return chainRows(b.roots);
       }));
     }
   });

@@ -106,6 +106,7 @@
           className: (c.type === "text" || c.type === "link" || c.type === "plans" ? "" : "dt-right") + (c.clip ? " clip" : "") };
       }),
       order: spec.order || [],
+      ordering: spec.sortable !== false,  // a tree's rows keep their order
       pageLength: spec.pageLength || 10,
       lengthMenu: [10, 25, 50, 100],
       autoWidth: false,
