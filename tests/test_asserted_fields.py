@@ -539,6 +539,9 @@ NOT_GIVEN: dict[str, dict[str, str]] = {
         "a segment's points are summed over instances at each snapshot (§25), never combined or downsampled",
     ),
     "api.catalog": dict.fromkeys(("range.begin_snap", "range.end_snap"), "the catalog has no range (§10)"),
+    "api.wait_chains": dict.fromkeys(
+        ("roots[].blocked_samples", "roots[].blocked_aas"), "a root has no node above it: nothing blocked it (§22)"
+    ),
     "api.compare": {
         f"{table}.range.{end}": "the periods' ranges are `a` and `b`"
         for table in ("movers", "differences", "load_profile", "top_events")

@@ -214,8 +214,8 @@ def _tree_shown(pg) -> list[tuple[int, str]]:
 
 
 def test_the_blocking_chain(server, client, dbs, stories, page):
-    """The demo's row-lock chain as a tree, as the API gives it for the window: the root blocker first (idle, not
-    sampled, said so), its waiters indented under it and the two behind the first waiter under that one, with the
+    """The demo's row-lock chain as a tree, as the API gives it for the window: the root blocker first (what it did:
+    the update that took the lock), its waiters indented under it and the two behind the first waiter under that one, with the
     event and the object's name they waited on; a click on the root keeps the samples it blocked."""
     lock = stories["row_lock"]
     page.open(
@@ -234,7 +234,10 @@ def test_the_blocking_chain(server, client, dbs, stories, page):
     assert dict(_asked(page, "/chains")[1])["from"] == dict(_asked(page, "/top")[1])["from"]
     assert _tree_shown(page) == _tree(chains) and [d for d, _ in _tree(chains)] == [0, 1, 2, 2, 1, 1, 1]
     root = chains["roots"][0]
-    assert root["sid"] == 1801 and "not sampled" in _cells(page, "ash-chains", 3)[0]
+    # the blocker, sampled once on CPU in the update that took the lock, idle after it
+    doing = root["doing"][0]
+    assert root["sid"] == 1801 and (root["samples"], doing["event"]) == (1, "CPU")
+    assert _cells(page, "ash-chains", 3)[0] == f"CPU · {doing['sql_id']} (1 of 1 samples)"
     blocked_on = _cells(page, "ash-chains", 4)[1]
     assert blocked_on == f"{lock['event']} · APP.INVENTORY"
     page.page.locator("[data-table=ash-chains] tbody tr").first.click()

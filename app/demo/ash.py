@@ -129,7 +129,7 @@ class Ash:
             slots.append((k * SAMPLE_SECONDS, fmt(moment), second - second % MINUTE))
         rows, used = [], [set() for _ in slots]
         counts = Counter()  # (minute, wait class, event, SQL_ID) codes -> samples
-        lock_samples = 0
+        lock_samples = blocker_samples = 0
         if self.lock:
             for k, (sample_id, stamp, minute) in enumerate(slots):
                 moment = startup + timedelta(seconds=sample_id)
@@ -137,6 +137,9 @@ class Ash:
                     rows += self._chain(head, sample_id, stamp, minute, counts)
                     used[k].update((BLOCKER, *CHAIN))
                     lock_samples += ROW_LOCK_WAITERS
+                    if moment < self.lock["from"] + timedelta(seconds=SAMPLE_SECONDS):  # the update that took the lock
+                        rows.append(self._blocker(head, sample_id, stamp, minute, counts))
+                        blocker_samples += 1
         reg_execs, reg_ms, regressed = q["reg"]
         victim_time = reg_execs * reg_ms / 1000
         cpu = q["dbcpu"] + q["queue"]
@@ -164,7 +167,7 @@ class Ash:
                     )
                 )
         total = sum(k[3] for k in kinds)
-        count = round((q["dbtime"] * seconds) / SAMPLE_SECONDS) - lock_samples
+        count = round((q["dbtime"] * seconds) / SAMPLE_SECONDS) - lock_samples - blocker_samples
         if count <= 0 or total <= 0:
             return rows, self.totals(snap_id, counts)
         picked = rng.choices(range(len(kinds)), cum_weights=_cumulative([k[3] for k in kinds]), k=count)
@@ -303,7 +306,7 @@ class Ash:
 
     def _chain(self, head, sample_id, stamp, minute, counts):
         """One sample of the blocking chain: its waiters on the row lock, blocked by the blocker or, behind it, by the
-        first waiter; the blocker itself, idle in its open transaction, is not sampled."""
+        first waiter; the blocker itself, idle in its open transaction, is not sampled (but once: _blocker)."""
         s, rows, c = self.lock_sql, [], self.code
         obj = object_id(f"{s.sql_id}:TABLE")
         sql_code, event, wait_class = c(s.sql_id), c(ROW_LOCK_EVENT), c("Application")
@@ -340,6 +343,40 @@ class Ash:
             )
             counts[minute, wait_class, event, sql_code] += 1
         return rows
+
+    def _blocker(self, head, sample_id, stamp, minute, counts):
+        """The blocker's one sample: on CPU in the update that took the row lock, at the chain's first sample; idle in
+        its open transaction after it, and so not sampled."""
+        s, c = self.lock_sql, self.code
+        sql_code = c(s.sql_id)
+        counts[minute, self.cpu, self.cpu, sql_code] += 1
+        return (
+            *head,
+            sample_id,
+            stamp,
+            BLOCKER,
+            _serial(BLOCKER),
+            self.fg,
+            USERS.get(s.schema, 107),
+            sql_code,
+            sql_code,
+            s.plan,
+            1,
+            c("UPDATE"),
+            None,
+            None,
+            None,
+            self.on_cpu,
+            None,
+            None,
+            None,
+            object_id(f"{s.sql_id}:TABLE"),
+            c(s.module),
+            None,
+            c("JDBC Thin Client"),
+            self.service,
+            c(f"app-node{1 + BLOCKER % 4}"),
+        )
 
     def _session(self, sql, used):
         base = 20 if sql.batch else self.pool[sql.module]

@@ -126,7 +126,7 @@ def statements(v: Views, row_cap: int, max_points: int = Settings.max_points):
         yield f"ash: top {name}", activity_top(v, name)
     yield "ash: blocking sessions", blocking(v)
     yield "ash: wait chains", wait_chains(v)
-    yield "ash: wait chains, one instance's samples", wait_chains(v, False, ("instance",))
+    yield "ash: wait chains, the samples of one instance", wait_chains(v, False, ("instance",))
     # a time range that cuts the snapshots' intervals (docs/awr-rules.md §22): the window's condition is the same for
     # every dimension, so one activity statement shows it
     within = "in a window of sample times"
@@ -135,7 +135,7 @@ def statements(v: Views, row_cap: int, max_points: int = Settings.max_points):
         yield f"ash: top {name} {within}", activity_top(v, name, window=True)
     yield f"ash: blocking sessions {within}", blocking(v, window=True)
     yield f"ash: wait chains {within}", wait_chains(v, True)
-    yield f"ash: wait chains {within}, one instance's samples", wait_chains(v, True, ("instance",))
+    yield f"ash: wait chains {within}, the samples of one instance", wait_chains(v, True, ("instance",))
     yield "sql monitor: executions of a statement", monitored_executions(v)
     yield "sql monitor: executions of a statement in one container", monitored_executions(v, True)
     yield "sql monitor: one execution", monitored_execution(v)
