@@ -215,8 +215,8 @@ def _tree_shown(pg) -> list[tuple[int, str]]:
 
 def test_the_blocking_chain(server, client, dbs, stories, page):
     """The demo's row-lock chain as a tree, as the API gives it for the window: the root blocker first (what it did:
-    the update that took the lock), its waiters indented under it and the two behind the first waiter under that one, with the
-    event and the object's name they waited on; a click on the root keeps the samples it blocked."""
+    the update that took the lock), its waiters indented under it and the two behind the first waiter under that one,
+    with the event and the object's name they waited on; a click on the root keeps the samples it blocked."""
     lock = stories["row_lock"]
     page.open(
         _url(
