@@ -31,7 +31,8 @@ START = datetime(2026, 3, 29, 0, 0)  # UTC of the first snapshot
 EVENT, EVENT_ID, EVENT_CLASS = "db file sequential read", 7, "User I/O"
 CLASSES = ("User I/O", "Commit", "Concurrency")
 UPPERS = (1, 2, 4, 8, 32)  # WAIT_TIME_MILLI of the histogram's buckets (powers of two ms; 1: under 1 ms)
-OBJECTS = (101, 102, 103)
+OBJECTS = (101, 102, 103)  # named by DBA_HIST_SEG_STAT_OBJ (APP.T101...)
+DICTIONARY_OBJECT = 998  # named by DBA_OBJECTS only (APP.D998)
 STATEMENTS = (("a1", 11), ("a1", 12), ("b2", 21), ("c3", 31))  # (SQL_ID, plan hash value): a1 runs two plans
 # the counters, (view, stat_id, name); and the one reading
 COUNTERS = (
@@ -271,9 +272,10 @@ IDLE_BLOCKER = 9  # a SID no sample has: a blocker idle in its open transaction,
 
 @st.composite
 def blocked(draw, history: History) -> History:
-    """The history with some of its waiting samples blocked (BLOCKING_*), on an object (CURRENT_OBJ#, one of OBJECTS or
-    one AWR has no name for): by a session of any instance (the same SID on another instance is another session) or
-    by one never sampled, so chains, RAC blockers, cycles (a deadlock) and a session under two blockers all occur."""
+    """The history with some of its waiting samples blocked (BLOCKING_*), on an object (CURRENT_OBJ#: one of OBJECTS,
+    the DICTIONARY_OBJECT, or one nothing names): by a session of any instance (the same SID on another instance is
+    another session) or by one never sampled, so chains, RAC blockers, cycles (a deadlock) and a session under two
+    blockers all occur."""
     n = len(history.instances())
     blockers = [(i, sid, 1) for i in range(1, n + 1) for sid in (1, 2, 3, IDLE_BLOCKER)]
     out = []
@@ -281,7 +283,7 @@ def blocked(draw, history: History) -> History:
         b = draw(st.sampled_from([None, None, *blockers]))
         if a.wait_class is None or b == (a.instance, a.session, 1):  # a session on CPU is not blocked
             b = None
-        out.append(replace(a, blocker=b, obj=draw(st.sampled_from((*OBJECTS, 999))) if b else None))
+        out.append(replace(a, blocker=b, obj=draw(st.sampled_from((*OBJECTS, DICTIONARY_OBJECT, 999))) if b else None))
     return replace(history, samples=tuple(out))
 
 
@@ -425,6 +427,10 @@ def write(history: History, path: Path) -> Path:
             "tablespace_name, con_dbid) values (?,?,?,?,?,?,?,?,?)",
             (DBID, 4, obj, obj, "APP", f"T{obj}", "TABLE", "USERS", DBID),
         )
+    con.execute(  # an object AWR never captured: named by the dictionary only
+        "insert into dba_objects (owner, object_name, object_id, data_object_id, object_type) values (?,?,?,?,?)",
+        ("APP", f"D{DICTIONARY_OBJECT}", DICTIONARY_OBJECT, DICTIONARY_OBJECT, "INDEX"),
+    )
     for p in history.plans:
         con.execute(
             "insert into dba_hist_sql_plan (dbid, sql_id, plan_hash_value, id, operation, options, object_owner, "

@@ -649,10 +649,10 @@ def test_combined_wait_classes_and_cpu_count_say_which_instances_they_sum(api, s
 
 
 def test_top_activity_by_object_names_each_object_by_its_number(api, sql3, rac, regression, tz):
-    """§22: grouped by CURRENT_OBJ#, each group is named by the object's number (in a non-CDB, its own container's),
-    the samples without one are a group of their own; the 10 largest are series of their own, the rest `other`; the
-    range's AAS = its samples x the sample spacing / its seconds. (A time range that cuts the snapshots' intervals is
-    read by sample time: tests/test_generated.py.)"""
+    """§22: grouped by CURRENT_OBJ#, each group is the object's number (in a non-CDB, its own container's), labelled
+    with its name, the samples without one a group of their own; the 10 largest are series of their own, the rest
+    `other`; the range's AAS = its samples x the sample spacing / its seconds. (A time range that cuts the snapshots'
+    intervals is read by sample time: tests/test_generated.py.)"""
     lo, hi = regression[0], regression[0] + 2
     body = ok(api, url(rac["id"], "/activity"), group_by="current_obj", begin_snap=lo, end_snap=hi)
     assert (body["range"]["begin_snap"], body["range"]["end_snap"]) == (lo, hi)
@@ -664,9 +664,15 @@ def test_top_activity_by_object_names_each_object_by_its_number(api, sql3, rac, 
     )
     named = [s for s in body["series"] if s["name"] != "other"]
     assert len(named) == 10 and any(isinstance(s["name"], int) for s in named)
+    known = dict(sql3.execute("select object_id, owner || '.' || object_name from dba_objects").fetchall())
+    known |= dict(
+        sql3.execute(
+            "select \"OBJ#\", owner || '.' || object_name from dba_hist_seg_stat_obj where dbid = ?", (rac["dbid"],)
+        ).fetchall()
+    )  # AWR's name first (tests/test_names.py)
     for s in named:
         assert s["samples"] == counts[s["name"]], s["name"]
-        assert s["label"] == s["name"] if s["name"] is not None else s["label"] == "no object"
+        assert s["label"] == (known.get(s["name"], str(s["name"])) if s["name"] is not None else "no object")
     rest = [n for k, n in counts.items() if k not in {s["name"] for s in named}]
     assert min(s["samples"] for s in named) >= max(rest) and body["series"][-1]["samples"] == sum(rest)
     # the whole range: its samples x the spacing over its seconds; buckets the narrowest width giving 720 at most

@@ -212,7 +212,6 @@ ASSERTED: dict[str, dict[str, tuple[str, ...]]] = {
             GENERATED + "activity_is_samples_times_spacing_over_each_buckets_own_seconds",
         ),
         "series[].name": (AF + "top_activity_by_object_names_each_object_by_its_number",),
-        "series[].label": (AF + "top_activity_by_object_names_each_object_by_its_number",),
     },
     "api.range_of": {"range.begin_snap": RANGE_ECHOED, "range.end_snap": RANGE_ECHOED},
     "api.snapshots": {
@@ -273,7 +272,6 @@ ASSERTED: dict[str, dict[str, tuple[str, ...]]] = {
         "sample_seconds": TOP_LIST_ROW,
         "total_samples": TOP_LIST_ROW,
         **{f"lists.*[].{f}": TOP_LIST_ROW for f in ("samples", "aas", "pct_activity", "pct_cpu", "pct_wait", "name")},
-        "lists.*[].label": (ACTIVITY + "samples_without_a_value_are_a_named_group_and_a_filter",),
         **{f"blocking[].{f}": TOP_LIST_ROW for f in ("samples", "aas", "waiters")},
         **{
             f"blocking[].{f}": (*TOP_LIST_ROW, CDB + "a_blocker_is_its_instance_sid_and_serial")
@@ -647,7 +645,7 @@ def requests(api, dbs, stories, sql3) -> dict[str, list[tuple[str, dict]]]:
             (url(single, "/wait-classes"), around_manual),
         ],
         "api.sql": [(url(rac, sql), {"shape": shape, **regression}) for shape in ("pairs", "axes")],
-        "api.activity": [(url(rac, "/activity"), {**short, "group_by": "current_obj"})],  # its names are numbers
+        "api.activity": [(url(rac, "/activity"), {**short, "group_by": "current_obj"})],  # its groups are numbers
         "api.range_of": [(url(rac, "/range"), {"from": reg["from"], "to": reg["to"]})],
         "api.snapshots": [(url(rac, "/snapshots"), around_crash), (url(single, "/snapshots"), around_manual)],
         "api.catalog": [(url(rac, "/catalog"), {})],

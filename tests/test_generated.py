@@ -17,6 +17,7 @@ from statistics import median
 
 from histories import (
     COUNTERS,
+    DICTIONARY_OBJECT,
     EVENT,
     METRICS,
     OBJECTS,
@@ -517,10 +518,10 @@ def holding(h: History, w0: float, w1: float) -> tuple[int, int]:
 def test_wait_chains_are_the_blocking_columns_of_the_windows_samples(h, f0, f1):
     """§22: a session is (instance, SID, serial#), its blocker (BLOCKING_INST_ID, BLOCKING_SESSION, BLOCKING_SESSION_
     SERIAL#); over the window's samples, each waiter sits under each of its blockers with the samples it was blocked
-    by that one (its event and object, named from DBA_HIST_SEG_STAT_OBJ), its own samples by state and event, and the
-    blocked samples behind it (every edge of the sessions it reaches, once), its samples all of its own in the
-    window, blocked or not; the roots are the sessions that blocked
-    and were never blocked, or sessions of a cycle nothing else blocks (marked), the most waited on first."""
+    by that one (its event and object, named from DBA_HIST_SEG_STAT_OBJ, else DBA_OBJECTS), its own samples by state
+    and event, and the blocked samples behind it (every edge of the sessions it reaches, once), its samples all of its
+    own in the window, blocked or not; the roots are the sessions that blocked and were never blocked, or sessions of
+    a cycle nothing else blocks (marked), the most waited on first."""
     w0, w1 = a_window(h, f0, f1)
     db = db_of(h)
     body = chains.compute(db, db.resolve(datetime.fromtimestamp(w0, UTC), datetime.fromtimestamp(w1, UTC)))
@@ -563,7 +564,7 @@ def test_wait_chains_are_the_blocking_columns_of_the_windows_samples(h, f0, f1):
     assert [r["behind"] for r in body["roots"]] == sorted((r["behind"] for r in body["roots"]), reverse=True)
     shown = set()
 
-    def walk(node, above):
+    def walk(node, above, path):
         k = key(node)
         assert node["session"] == f"{k[0]}:{k[1]},{k[2]}"
         assert (node["samples"], node["behind"]) == (own[k], behind(k))
@@ -571,13 +572,18 @@ def test_wait_chains_are_the_blocking_columns_of_the_windows_samples(h, f0, f1):
         assert {(d["state"], d["event"]): d["samples"] for d in node["doing"]} == {
             (state, event): n for (me, state, event), n in doing.items() if me == k
         }
-        assert (node["note"] is None) == (own[k] > 0) and node["more_waiters"] == 0
+        assert node["note"] is None if own[k] else node["note"]
+        # a session already on its path (a cycle) is not expanded again: its waiters are counted, not listed
+        again = k in path
+        assert node["cycle"] or not again
+        assert node["more_waiters"] == (len({w for b, w in edges if b == k}) if again else 0)
+        assert not (again and node["waiters"])
         assert node["on_cpu"] == doing[k, "ON CPU", "CPU"]
         if above is not None:
             shown.add((above, k))
             assert node["blocked_samples"] == edges[above, k]
             assert close(node["blocked_aas"], edges[above, k] * step / seconds)
-            names = {o: f"APP.T{o}" for o in OBJECTS}
+            names = {o: f"APP.T{o}" for o in OBJECTS} | {DICTIONARY_OBJECT: f"APP.D{DICTIONARY_OBJECT}"}
             assert {(w["event"], w["current_obj"], w["object"]): w["samples"] for w in node["waits"]} == {
                 (event, obj, names.get(obj)): n for (event, obj), n in waits[above, k].items()
             }
@@ -585,10 +591,10 @@ def test_wait_chains_are_the_blocking_columns_of_the_windows_samples(h, f0, f1):
             (w["blocked_samples"] for w in node["waiters"]), reverse=True
         )
         for w in node["waiters"]:
-            walk(w, k)
+            walk(w, k, (*path, k))
 
     for r in body["roots"]:
-        walk(r, None)
+        walk(r, None, ())
     assert shown == set(edges)  # every session that blocked is expanded somewhere
 
 

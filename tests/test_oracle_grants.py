@@ -26,6 +26,15 @@ def views_in_the_sql(prefix: str) -> set[str]:
     return names
 
 
+def dictionary_views() -> set[str]:
+    """The dictionary views the statements read for names (DBA_USERS, DBA_OBJECTS), named after FROM or JOIN."""
+    names = set()
+    for _, stmt in all_statements(views("dba_hist_")):
+        text = str(stmt.compile(dialect=oracle.dialect()))
+        names |= {n.upper() for n in re.findall(r"\b(?:FROM|JOIN)\s+(\w+)", text, re.I)}
+    return {n for n in names if n.startswith("DBA_") and not n.startswith("DBA_HIST_")}
+
+
 def licence_views() -> set[str]:
     """The views the licence check reads (app/store/licence.py), as granted: V$X is PUBLIC's synonym of SYS.V_$X."""
     text = licence.oracle_text()
@@ -61,9 +70,9 @@ def test_plain_oracle_grants_exactly_the_views_read(script, prefix, user):
         granted.add(m.group(1))
     # SQL monitor's view is read as DBA_HIST_REPORTS under every prefix (Oracle has no AWR_PDB_/AWR_ROOT_ twin: its
     # grant would stop the script with ORA-00942), and is optional, as SQL monitor needs the Tuning Pack
-    assert granted == views_in_the_sql(prefix) - {"DBA_HIST_REPORTS"} | licence_views()
-    assert licence_views() == {"V_$PARAMETER", "V_$VERSION"}
-    assert all(name.startswith(prefix.upper()) for name in granted - licence_views())
+    assert granted == views_in_the_sql(prefix) - {"DBA_HIST_REPORTS"} | licence_views() | dictionary_views()
+    assert licence_views() == {"V_$PARAMETER", "V_$VERSION"} and dictionary_views() == {"DBA_USERS", "DBA_OBJECTS"}
+    assert all(name.startswith(prefix.upper()) for name in granted - licence_views() - dictionary_views())
     assert not re.search(r"AWR_(PDB|ROOT)_REPORTS", text)
     body = "\n".join(statements(text)).upper()
     assert " ANY " not in body and "ROLE" not in body and "EXECUTE" not in body
@@ -89,7 +98,7 @@ def test_the_cdb_root_script_makes_a_common_user_that_sees_the_pdbs_rows():
 def test_rds_grants_the_same_through_rdsadmin():
     text = (ORACLE / "create_user_rds.sql").read_text()
     calls = re.findall(r"^  rdsadmin\.rdsadmin_util\.grant_sys_object\('([\w$]+)', 'AWRLENS', 'SELECT'\);", text, re.M)
-    assert set(calls) == views_in_the_sql("dba_hist_") - {"DBA_HIST_REPORTS"} | licence_views()
+    assert set(calls) == views_in_the_sql("dba_hist_") - {"DBA_HIST_REPORTS"} | licence_views() | dictionary_views()
     assert len(calls) == len(set(calls))
     assert "-- EXEC rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_REPORTS', 'AWRLENS', 'SELECT');" in text
     assert [line for line in text.splitlines() if line.startswith("GRANT")] == ["GRANT CREATE SESSION TO AWRLENS;"]

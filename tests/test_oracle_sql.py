@@ -28,7 +28,7 @@ from app.settings import Settings
 from app.store import licence
 from app.store.awr import queries
 from app.store.awr.queries import all_statements, render
-from app.store.awr.views import ABSENT, DBA_HIST_ONLY, PREFIXES, RELEASES, views
+from app.store.awr.views import ABSENT, DBA_HIST_ONLY, DICTIONARY, PREFIXES, RELEASES, view_name, views
 
 REFERENCE = json.loads((Path(__file__).parent / "data" / "oracle_views.json").read_text())
 ORACLE_VIEWS = {name: cols for name, cols in REFERENCE.items() if not name.startswith("_")}
@@ -82,7 +82,7 @@ LIMITS = {
 }  # the only literals sent
 
 BINDS.update(item_id2=2, snap_ids_0=[1, 2], snap_ids_1=[3])  # a long range's buckets (docs/awr-rules.md §21)
-BINDS.update(obj=1, dataobj=1, objs=[1, 2])  # one segment, and objects named (docs/awr-rules.md §25)
+BINDS.update(obj=1, dataobj=1, objs=[1, 2], users=[1], services=[1])  # a segment; ids named (§25, §22)
 BINDS.update(f_instance_0=1)  # the samples of one instance (wait chains in a run of its snapshots, §22)
 
 
@@ -107,8 +107,11 @@ def prefixes_of(release: str):
 
 
 def reference_view(table_name: str) -> str:
-    """The DBA_HIST_ view a table stands for: AWR_PDB_X and AWR_ROOT_X have the columns of DBA_HIST_X."""
+    """The DBA_HIST_ view a table stands for: AWR_PDB_X and AWR_ROOT_X have the columns of DBA_HIST_X; a dictionary
+    view read for names (DBA_USERS, DBA_OBJECTS) stands for itself."""
     name = table_name.upper()
+    if name in {view_name("dba_hist_", v).upper() for v in DICTIONARY}:
+        return name
     for prefix in PREFIXES:
         if name.startswith(prefix.upper()):
             return "DBA_HIST_" + name[len(prefix) :]
@@ -262,6 +265,7 @@ def test_oracle_statement_uses_only_documented_views_and_columns(prefix, name, s
     assert tables, sql
     for table in tables:
         only = table in {f"DBA_HIST_{v.upper()}" for v in DBA_HIST_ONLY}  # no AWR_PDB_/AWR_ROOT_ twin: read as it is
+        only |= table in {view_name(prefix, v).upper() for v in DICTIONARY}  # the dictionary, for names
         assert only or table.startswith(prefix.upper()), f"{name}: {table} is not a {prefix.upper()} view"
         assert reference_view(table) in ORACLE_VIEWS, f"{name}: {table} is not a known AWR view"
     unknown = sorted(f"{t}.{c}" for t, c in columns if c not in ORACLE_VIEWS[reference_view(t)])

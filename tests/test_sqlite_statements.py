@@ -146,9 +146,16 @@ def test_each_text_gives_the_rows_sqlalchemy_gives(app, demo_store, dbs, window,
                 ).fetchone()
                 start = datetime.fromisoformat(first_b) - timedelta(seconds=1)
                 params.update(lo=lo_b, hi=hi_b, w0=start, w1=start + timedelta(minutes=16), f_instance_0=1)
-            if name == "object_names":
+            if name in ("object_names", "dictionary_objects"):  # names (docs/awr-rules.md §22)
                 params["objs"] = [
                     r[0] for r in sql3.execute('select "OBJ#" from dba_hist_seg_stat_obj where dbid = ?', (dbid,))
+                ] + [r[0] for r in sql3.execute("select object_id from dba_objects")]
+            if name == "user_names":
+                params["users"] = [r[0] for r in sql3.execute("select user_id from dba_users")]
+            if name == "service_names":
+                params["services"] = [
+                    r[0]
+                    for r in sql3.execute("select service_name_hash from dba_hist_service_name where dbid = ?", (dbid,))
                 ]
             chunks = dict(zip(list(inspect.signature(stmt.build).parameters)[1:], stmt.args, strict=True)).get(
                 "chunks", 0

@@ -101,9 +101,10 @@ TOP_ROW = {
             "an event (CPU: on CPU) or an object (CURRENT_OBJ#); null for the samples without one.",
         },
         "label": {
-            "type": ["string", "integer"],
-            "description": "The group as a DBA reads it: its name, or for the samples without one the group's name "
-            "(no SQL, no object...; `without=` filters on it).",
+            "type": "string",
+            "description": "The group as a DBA reads it: its name (an object's OWNER.NAME, a user's name), else its "
+            "id as text, or for the samples without one the group's name (no SQL, no object...; `without=` filters "
+            "on it).",
         },
         "samples": {"type": "integer"},
         "aas": NUM,
@@ -336,7 +337,8 @@ CHAIN_NODE = {
             "description": "What the session did meanwhile: its samples by state, event and SQL_ID, most first.",
             "items": {"type": "object", "required": ["state", "event", "sql_id", "samples"]},
         },
-        "user": {"type": ["integer", "string", "null"]},
+        "user": {"type": ["integer", "string", "null"], "description": "USER_ID (con_dbid:id in another container)."},
+        "user_name": {"type": ["string", "null"], "description": "The user's name, where the dictionary is granted."},
         "program": {"type": ["string", "null"]},
         "machine": {"type": ["string", "null"]},
         "note": {"type": ["string", "null"]},

@@ -9,10 +9,12 @@ Rows are written as the store keeps them (embedded.ash.ASH_BASE: each text as it
 the samples per minute and half hour by wait class, event and SQL_ID (embedded.ash.ASH_TOTALS)."""
 
 import calendar
+import re
 import zlib
 from collections import Counter
 from datetime import timedelta
 
+from app.demo.objects import object_ids
 from app.demo.plans import kind_lines
 from app.demo.workload import ROW_LOCK_WAITERS, fmt
 from app.store.awr.embedded.ash import ASH_TOTAL_DIMENSIONS, ASH_TOTAL_PERIODS, ash_code
@@ -23,14 +25,17 @@ ROW_LOCK_EVENT = "enq: TX - row lock contention"
 USERS = {"APP": 107, "REPORTS": 108, "CRM": 109}
 POOL = 60  # sessions per module
 BLOCKER, CHAIN = 1801, (1802, 1803, 1804, 1805, 1806, 1807)  # the blocking chain's sessions (SIDs)
-PLAN_LINES = {  # activity -> (plan line, operation, options) choices
-    "cpu": ((1, "NESTED LOOPS", None), (3, "INDEX", "UNIQUE SCAN")),
-    "sread": ((4, "INDEX", "RANGE SCAN"), (3, "TABLE ACCESS", "BY INDEX ROWID BATCHED")),
-    "mread": ((2, "TABLE ACCESS", "FULL"), (5, "TABLE ACCESS", "STORAGE FULL")),
-    "other": ((0, "SELECT STATEMENT", None), (1, "UPDATE", None)),
-}
 NO_LINE = ((None, None, None),)  # a PL/SQL block has no plan
-BAD_PLAN_CPU = ((3, "HASH JOIN", None), (4, "TABLE ACCESS", "FULL"))  # the regressed plan burns CPU in its hash join
+
+
+def service_names(db) -> list[str]:
+    """The database's services: the application's first (its sessions'), then Oracle's own."""
+    return [f"{db.name.lower()}_app", "SYS$USERS", "SYS$BACKGROUND"]
+
+
+def service_hash(db, name: str) -> int:
+    """A service's SERVICE_NAME_HASH in the demo (ASH's SERVICE_HASH, DBA_HIST_SERVICE_NAME's key)."""
+    return zlib.crc32(name.encode())
 
 
 def foreground(q: dict, name: str, driver: str, share: float, bg_share: float, seconds: float = 1.0) -> float:
@@ -43,10 +48,6 @@ def foreground(q: dict, name: str, driver: str, share: float, bg_share: float, s
 def row_lock_sql(oltp):
     """The statement of the blocking chain: the first OLTP update."""
     return next((s for s in oltp if s.command_type == 6), oltp[0])
-
-
-def object_id(text: str) -> int:
-    return 70000 + zlib.crc32(text.encode()) % 20000
 
 
 class Ash:
@@ -66,9 +67,10 @@ class Ash:
         self.batch_plans = [(s, s.plan) for s in self.batch]
         modules = sorted({s.module for s in sqls})
         self.pool = {m: 100 + POOL * k for k, m in enumerate(modules)}
-        self.service = zlib.crc32(f"{db.name.lower()}_app".encode())
+        self.service = service_hash(db, service_names(db)[0])
         self.lock = stories["row_lock"] if stories["row_lock"]["db"] is db and inst.number == 1 else None
         self.lock_sql = row_lock_sql(self.oltp)
+        self.objects, self.tables = object_ids(db, self.lock_sql), {}  # NAME -> (OBJ#, type); SQL_ID -> its tables
         self.ctx = {}  # per (SQL, plan): the columns a session running it has
         self.codes, self.named, self.fresh = {}, {}, []  # text -> code, code -> text, names not written yet
         self.fg, self.on_cpu, self.waiting, self.cpu = (
@@ -188,11 +190,6 @@ class Ash:
             ):
                 sql, plan = src
                 sid = self._session(sql, used[slot])
-                old = (
-                    BAD_PLAN_CPU
-                    if on_cpu and plan == getattr(sql, "bad_plan", None)
-                    else PLAN_LINES.get(kind, PLAN_LINES["other"])
-                )[sid % 2]  # names the object, as before
                 choices = kind_lines(sql, plan).get(kind, NO_LINE)  # the statement's own plan (app/demo/plans.py)
                 line = choices[sid % len(choices)]
                 sql_code, module, action, user = self._sql_codes(sql)
@@ -230,7 +227,7 @@ class Ash:
                     )
                     counts[minute, wc, ev, 0] += 1
                     continue
-                obj = object_id(f"{sql.sql_id}:{old[1]}") if kind in ("sread", "mread") else None
+                obj = self._object(sql, line[1], sid) if kind in ("sread", "mread") else None
                 rows.append(
                     (
                         *head,
@@ -273,6 +270,19 @@ class Ash:
             )
         return c
 
+    def _object(self, sql, operation, sid):
+        """CURRENT_OBJ# of a read: one of the statement's tables (by the session), its primary key's index where
+        the plan line reads an index; none for a statement that names no table of the application."""
+        tables = self.tables.get(sql.sql_id)
+        if tables is None:
+            named = re.findall(r"\b(?:from|join|into|update)\s+(\w+)", sql.text, re.IGNORECASE)
+            tables = self.tables[sql.sql_id] = [t.upper() for t in named if t.upper() in self.objects]
+        if not tables:
+            return None
+        table = tables[sid % len(tables)]
+        index = f"PK_{table}" if operation and operation.startswith("INDEX") else None
+        return self.objects[index if index in self.objects else table][0]
+
     def _line_codes(self, line):
         c = self.per_line.get(line)
         if c is None:
@@ -308,7 +318,7 @@ class Ash:
         """One sample of the blocking chain: its waiters on the row lock, blocked by the blocker or, behind it, by the
         first waiter; the blocker itself, idle in its open transaction, is not sampled (but once: _blocker)."""
         s, rows, c = self.lock_sql, [], self.code
-        obj = object_id(f"{s.sql_id}:TABLE")
+        obj = self.objects[self._lock_table()][0]
         sql_code, event, wait_class = c(s.sql_id), c(ROW_LOCK_EVENT), c("Application")
         for k, sid in enumerate(CHAIN):
             blocker = BLOCKER if k < 4 else CHAIN[0]
@@ -370,13 +380,16 @@ class Ash:
             None,
             None,
             None,
-            object_id(f"{s.sql_id}:TABLE"),
+            self.objects[self._lock_table()][0],
             c(s.module),
             None,
             c("JDBC Thin Client"),
             self.service,
             c(f"app-node{1 + BLOCKER % 4}"),
         )
+
+    def _lock_table(self):
+        return re.match(r"UPDATE (\w+)", self.lock_sql.text).group(1).upper()
 
     def _session(self, sql, used):
         base = 20 if sql.batch else self.pool[sql.module]

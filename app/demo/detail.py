@@ -12,8 +12,8 @@ import re
 from functools import lru_cache
 from math import erf, log, sqrt
 
-from app.demo.ash import object_id, row_lock_sql
-from app.demo.sql import TABLES
+from app.demo.ash import row_lock_sql
+from app.demo.objects import HOSTILE_OBJ, HOSTILE_SEGMENT, SEGMENTS, object_ids, schema_of
 from app.demo.workload import GIB, STEP
 from app.units import DAY
 
@@ -35,27 +35,6 @@ UPPERS = [1 << k for k in range(17)]  # WAIT_TIME_MILLI: < 1 ms, < 2 ms, ... < 6
 WOBBLE = (0.9, 0.95, 1.0, 1.05, 1.1)  # each interval's spread, around the event's
 SPREAD = {"enq: TX - row lock contention": 1.1, "buffer busy waits": 0.9, "db file scattered read": 0.7}
 DATA_TS, INDEX_TS = 5, 6  # APP_DATA and APP_INDEX in tablespaces.TABLESPACES
-# segment -> (type, share of the captured logical reads, of the captured cache reads, of the block changes)
-SEGMENTS = {
-    "ORDERS": ("TABLE", 16, 14, 12),
-    "ORDER_LINES": ("TABLE", 14, 22, 14),
-    "PK_ORDERS": ("INDEX", 12, 6, 6),
-    "PK_ORDER_LINES": ("INDEX", 9, 8, 7),
-    "CUSTOMERS": ("TABLE", 8, 7, 4),
-    "PK_CUSTOMERS": ("INDEX", 5, 3, 1),
-    "INVENTORY": ("TABLE", 7, 6, 10),
-    "PK_INVENTORY": ("INDEX", 4, 2, 3),
-    "PRODUCTS": ("TABLE", 6, 4, 1),
-    "PAYMENTS": ("TABLE", 4, 6, 8),
-    "SHIPMENTS": ("TABLE", 3, 5, 5),
-    "INVOICES": ("TABLE", 3, 4, 5),
-    "CARTS": ("TABLE", 3, 2, 9),
-    "AUDIT_LOG": ("TABLE", 1, 2, 8),
-    "PRICE_LISTS": ("TABLE", 2, 1, 1),
-    "ORDERS_CUSTOMER_IX": ("INDEX", 3, 8, 6),
-    "SALES_HISTORY": ("TABLE", 0, 0, 0),
-}
-HOSTILE_SEGMENT, HOSTILE_OBJ = "<img src=x onerror=alert(1)>", 69999  # a quoted identifier is data: shown as text
 CAPTURED = 0.8  # of the interval's logical and cache reads: AWR keeps the top segments only
 
 
@@ -86,16 +65,16 @@ class Detail:
     def __init__(self, db, inst, sqls, rng):
         self.db, self.inst, self.rng = db, inst, rng
         self.shared = inst is db.instances[0]
-        lock = row_lock_sql([s for s in sqls if not s.batch and s.bad_plan is None])
+        lock = self.lock_sql = row_lock_sql([s for s in sqls if not s.batch and s.bad_plan is None])
         lock_table = re.match(r"UPDATE (\w+)", lock.text).group(1).upper()
+        ids = object_ids(db, lock)
         self.segments = []  # (obj#, ts#, name, type, logical share, cache read share, change share)
-        for k, (name, (kind, lr, pr, chg)) in enumerate(SEGMENTS.items()):
-            obj = object_id(f"{lock.sql_id}:TABLE") if name == lock_table else 60000 + 97 * k + db.snap_base % 97
-            self.segments.append((obj, INDEX_TS if kind == "INDEX" else DATA_TS, name, kind, lr, pr, chg))
+        for name, (kind, lr, pr, chg) in SEGMENTS.items():
+            self.segments.append((ids[name][0], INDEX_TS if kind == "INDEX" else DATA_TS, name, kind, lr, pr, chg))
         if lock_table not in SEGMENTS:  # the chain's table has no share of its own: its row lock waits only
-            self.segments.append((object_id(f"{lock.sql_id}:TABLE"), DATA_TS, lock_table, "TABLE", 0.5, 0.5, 0.5))
+            self.segments.append((ids[lock_table][0], DATA_TS, lock_table, "TABLE", 0.5, 0.5, 0.5))
         self.segments.append((HOSTILE_OBJ, DATA_TS, HOSTILE_SEGMENT, "TABLE", 0.2, 0.1, 0.1))
-        self.lock_obj = object_id(f"{lock.sql_id}:TABLE")
+        self.lock_obj = ids[lock_table][0]
         for key in ("lr", "pr", "chg"):
             k = {"lr": 4, "pr": 5, "chg": 6}[key]
             total = sum(s[k] for s in self.segments)
@@ -103,13 +82,12 @@ class Detail:
         self.used = {
             s[0]: (3.0 if s[3] == "TABLE" else 1.0) * GIB * (4 if db.rac else 1) * s[4] / 10 for s in self.segments
         }
-        self.unknown = [t for t in TABLES if t.upper() not in SEGMENTS]  # (names only: not captured)
 
     def objects(self):
         """DBA_HIST_SEG_STAT_OBJ rows of the database (dbid, ts#, obj#, dataobj#, owner, name, subobject, type,
         tablespace, partition type)."""
         for obj, ts, name, kind, *_ in self.segments:
-            owner = "CRM" if name == HOSTILE_SEGMENT else "APP"
+            owner = schema_of(name)
             yield (
                 self.db.dbid,
                 ts,

@@ -6,7 +6,7 @@ import random
 from datetime import timedelta
 
 from app.demo import parameters
-from app.demo.ash import Ash, foreground
+from app.demo.ash import USERS, Ash, foreground, service_hash, service_names
 from app.demo.detail import Detail
 from app.demo.names import (
     EVENT_ROWS,
@@ -17,6 +17,7 @@ from app.demo.names import (
     TIME_MODEL_ROWS,
     stat_id,
 )
+from app.demo.objects import dictionary_objects
 from app.demo.plans import plan_rows
 from app.demo.sqlstats import Statements
 from app.demo.sysmetrics import metrics, sysmetric_rows
@@ -71,6 +72,9 @@ class Generator:
         self.detail = Detail(db, inst, self.sqls, random.Random(f"detail:{db.name}:{inst.number}"))
         if shared:
             out.extend("seg_stat_obj", list(self.detail.objects()))
+            out.extend("objects", dictionary_objects(db, self.detail.lock_sql))
+            out.extend("users", [(name, user_id) for name, user_id in {"SYS": 0, **USERS}.items()])
+            out.extend("service_name", [(db.dbid, service_hash(db, name), name) for name in service_names(db)])
         self.ash = (
             Ash(db, inst, self.sqls, self.victim, self.events, self.stories, self.ash_rng) if self.ash_rng else None
         )

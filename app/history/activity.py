@@ -13,6 +13,7 @@ from statistics import median
 
 from app import analysis
 from app.errors import BadParameter
+from app.history import names
 from app.history.database import Database, Range, offset
 from app.history.numbers import round4
 from app.store.awr import queries
@@ -97,9 +98,35 @@ def label(name, key: tuple, dbid: int):
 
 
 def named(dimension: str, name):
-    """A group as a DBA reads it (`label`): its name, or for the samples without a value the group's name
-    (NULL_GROUPS); `other` and CPU as they are."""
+    """A group as a DBA reads it (`label`, as text): its name (display_names), else its id, or for the samples without
+    a value the group's name (NULL_GROUPS); `other` and CPU as they are."""
     return NULL_GROUPS.get(dimension, "none") if name is None else name
+
+
+NAMED = ("current_obj", "user", "service")  # dimensions of ids the views name (app/history/names.py)
+
+
+def display_names(db: Database, dimension: str, groups) -> dict:
+    """{group: its name} of the groups of a dimension of ids (NAMED) that the views name, each group as `label` gives
+    it (an id, or con_dbid:id in another container): an object OWNER.NAME, a user its USERNAME, a service its name."""
+    if dimension not in NAMED:
+        return {}
+    keys = {}
+    for g in groups:
+        if g is None or g == OTHER:
+            continue
+        if dimension in CONTAINED:
+            con, _, ident = str(g).rpartition(":")
+            keys[g] = (int(con) if con else db.dbid, int(ident))
+        else:
+            keys[g] = g
+    if dimension == "current_obj":
+        found = {k: v["name"] for k, v in names.objects(db, keys.values()).items()}
+    elif dimension == "user":
+        found = names.users(db, keys.values())
+    else:
+        found = names.services(db, keys.values())
+    return {g: found[k] for g, k in keys.items() if k in found}
 
 
 def _window(db: Database, rng: Range):
@@ -188,12 +215,13 @@ def compute(db: Database, rng: Range, group_by="wait_class", filters: dict | Non
             values[count - 1] = values.get(count - 1, 0) + values.pop(b)
     times = _stamps(db, [first.epoch + b * width for b in range(count)])
     spans = [min(width, seconds - b * width) for b in range(count)]  # the last bucket ends with the range
+    shown_names = display_names(db, group_by, shown)
     for g in shown:
         values = per.get(g, {})
         body["series"].append(
             {
                 "name": g,
-                "label": named(group_by, g),
+                "label": shown_names.get(g) or str(named(group_by, g)),
                 "unit": "sessions",
                 "samples": totals[g],
                 "points": (times, [round4(values.get(b, 0) * step / spans[b]) for b in range(count)]),
@@ -409,10 +437,11 @@ def top(db: Database, rng: Range, filters: dict | None = None) -> dict:
         found = _top_lists(db, rng, key, binds)
     total = sum(samples for _, samples, _ in found["instance"])  # every instance's samples
     for name in TOP_LISTS:
+        shown = display_names(db, name, [label(name, k, db.dbid) for k, _, _ in found[name]])
         body["lists"][name] = [
             {
                 "name": label(name, k, db.dbid),
-                "label": named(name, label(name, k, db.dbid)),
+                "label": shown.get(label(name, k, db.dbid)) or str(named(name, label(name, k, db.dbid))),
                 "samples": samples,
                 "aas": round4(samples * step / seconds) if seconds else None,
                 "pct_activity": round4(100 * samples / total) if total else None,

@@ -56,8 +56,9 @@ def compute(db: Database, rng: Range) -> dict:
         rows += db.rows(stmt, **where)
     sessions = _sessions(rows)
     objects = names.objects(db, {obj for s in sessions.values() for c in s.blockers.values() for _, obj in c})
+    users = names.users(db, {u for s in sessions.values() for u in s.users})
     aas = (lambda n: round4(n * step / seconds)) if seconds else (lambda n: None)
-    tree = _Tree(sessions, objects, aas, db.dbid)
+    tree = _Tree(sessions, objects, users, aas, db.dbid)
     body.update(
         sample_seconds=step,
         blocked_samples=sum(sum(s.waiters.values()) for s in sessions.values()),
@@ -98,8 +99,8 @@ class _Tree:
     session blocked only inside a cycle (a deadlock) is a root too, marked. A session blocked by two sessions is under
     both; a session already on its own path is not expanded again (`cycle`)."""
 
-    def __init__(self, sessions: dict, objects: dict, aas, dbid: int):
-        self.sessions, self.objects, self.aas, self.dbid = sessions, objects, aas, dbid
+    def __init__(self, sessions: dict, objects: dict, users: dict, aas, dbid: int):
+        self.sessions, self.objects, self.users, self.aas, self.dbid = sessions, objects, users, aas, dbid
         self.nodes = 0
         self._behind: dict = {}
 
@@ -153,6 +154,7 @@ class _Tree:
                 for (state, event, sql_id), n in sorted(s.doing.items(), key=lambda x: (-x[1], str(x[0])))[:DOING]
             ],
             "user": _most(s.users, lambda k: activity.label("user", k, self.dbid)),
+            "user_name": _most(s.users, lambda k: self.users.get(k)),
             "program": _most(s.programs),
             "machine": _most(s.machines),
             "note": None if s.samples else NOT_SAMPLED,

@@ -21,7 +21,7 @@
 CREATE USER AWRLENS IDENTIFIED BY "&&awrlens_password";
 GRANT CREATE SESSION TO AWRLENS;
 
--- the 23 views the app reads
+-- the 24 views the app reads
 BEGIN
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_ACTIVE_SESS_HISTORY', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_DATABASE_INSTANCE', 'AWRLENS', 'SELECT');
@@ -34,6 +34,7 @@ BEGIN
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_PGASTAT', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_SEG_STAT', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_SEG_STAT_OBJ', 'AWRLENS', 'SELECT');
+  rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_SERVICE_NAME', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_SNAPSHOT', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_SQLBIND', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_SQLSTAT', 'AWRLENS', 'SELECT');
@@ -53,6 +54,13 @@ END;
 BEGIN
   rdsadmin.rdsadmin_util.grant_sys_object('V_$PARAMETER', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('V_$VERSION', 'AWRLENS', 'SELECT');
+END;
+/
+
+-- optional, for names: users (USER_ID) and objects AWR did not capture (CURRENT_OBJ#); without, ids stay ids
+BEGIN
+  rdsadmin.rdsadmin_util.grant_sys_object('DBA_USERS', 'AWRLENS', 'SELECT');
+  rdsadmin.rdsadmin_util.grant_sys_object('DBA_OBJECTS', 'AWRLENS', 'SELECT');
 END;
 /
 

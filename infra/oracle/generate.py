@@ -24,7 +24,7 @@ from sqlalchemy.sql.util import find_tables  # noqa: E402
 
 from app.runs.cli import oracle_ddl  # noqa: E402
 from app.store.awr.queries import all_statements  # noqa: E402
-from app.store.awr.views import views  # noqa: E402
+from app.store.awr.views import DICTIONARY, view_name, views  # noqa: E402
 
 USER = "AWRLENS"
 COMMON_USER = "C##AWRLENS"  # a common user's name starts with C## (the default COMMON_USER_PREFIX)
@@ -50,6 +50,11 @@ HEADER = """-- awrlens: {what}
 MONITOR_VIEWS = ("DBA_HIST_REPORTS", "DBA_HIST_REPORTS_DETAILS")  # SQL monitor's, under DBA_HIST_ only: optional
 # read before any statement of a management pack (app/store/licence.py); V_$VERSION is PUBLIC's in a default install
 LICENCE_VIEWS = ("V_$PARAMETER", "V_$VERSION")
+# the dictionary, read for names only (app/history/names.py): without them ids stay ids
+NAMES_VIEWS = tuple(view_name("dba_hist_", name).upper() for name in DICTIONARY)
+NAMES_NOTE = (
+    "-- optional, for names: users (USER_ID) and objects AWR did not capture (CURRENT_OBJ#); without, ids stay ids"
+)
 LICENCE_NOTE = (
     "-- the licence check: CONTROL_MANAGEMENT_PACK_ACCESS and the edition, read before any statement of a pack"
 )
@@ -66,7 +71,7 @@ def read_views(prefix: str) -> list[str]:
             for t in find_tables(stmt, include_joins=True, include_selects=True)
             if isinstance(t, Table) and t.name in awr
         }
-    return sorted(names - set(MONITOR_VIEWS))
+    return sorted(names - set(MONITOR_VIEWS) - set(NAMES_VIEWS))
 
 
 def optional(user: str, execute_grant: str, monitor_grants: list[str]) -> list[str]:
@@ -102,6 +107,7 @@ def create_user(
     ]
     lines += [f"GRANT SELECT ON SYS.{name} TO {user};" for name in names]
     lines += ["", LICENCE_NOTE] + [f"GRANT SELECT ON SYS.{name} TO {user};" for name in LICENCE_VIEWS]
+    lines += ["", NAMES_NOTE] + [f"GRANT SELECT ON SYS.{name} TO {user};" for name in NAMES_VIEWS]
     lines += optional(
         user,
         f"GRANT EXECUTE ON SYS.DBMS_WORKLOAD_REPOSITORY TO {user};",
@@ -127,6 +133,8 @@ def create_user_rds() -> str:
     lines += [f"  rdsadmin.rdsadmin_util.grant_sys_object('{name}', '{USER}', 'SELECT');" for name in names]
     lines += ["END;", "/", "", LICENCE_NOTE, "BEGIN"]
     lines += [f"  rdsadmin.rdsadmin_util.grant_sys_object('{name}', '{USER}', 'SELECT');" for name in LICENCE_VIEWS]
+    lines += ["END;", "/", "", NAMES_NOTE, "BEGIN"]
+    lines += [f"  rdsadmin.rdsadmin_util.grant_sys_object('{name}', '{USER}', 'SELECT');" for name in NAMES_VIEWS]
     lines += ["END;", "/"]
     lines += optional(
         USER,

@@ -14,14 +14,14 @@
   var DIMENSIONS = AWRLens.Dom.table({
     wait_class: "wait class", event: "event", sql_id: "SQL ID", top_level_sql_id: "top-level SQL ID",
     sql_plan_hash_value: "plan hash value", module: "module", action: "action", program: "program",
-    service: "service (hash)", user: "user (id)", session: "session", instance: "instance", machine: "machine",
-    blocking_session: "blocking session (inst:sid,serial#)", current_obj: "object (CURRENT_OBJ#)"
+    service: "service", user: "user", session: "session", instance: "instance", machine: "machine",
+    blocking_session: "blocking session (inst:sid,serial#)", current_obj: "object"
   });
   var DEFAULT_BY = "wait_class";
   // the top lists of GET /activity/top: [list (a dimension), id, title, the name column's title]
   var LISTS = [["sql_id", "ash-sql", "Top SQL", "SQL ID"], ["event", "ash-events", "Top events", "Event"],
     ["session", "ash-sessions", "Top sessions", "Session (inst:sid,serial#)"], ["module", "ash-modules", "Top modules", "Module"],
-    ["current_obj", "ash-objects", "Top objects", "Object (CURRENT_OBJ#)"]];
+    ["current_obj", "ash-objects", "Top objects", "Object"]];
 
   function filterable(name) { return name !== "instance" && !!DIMENSIONS[name]; }
 
@@ -67,7 +67,7 @@
       rows.push({
         session: node.session, depth: depth, behind: node.behind,
         tree: "\u00a0\u00a0".repeat(depth) + (depth ? "└ " : "") + node.session + (node.cycle ? " (cycle)" : ""),
-        who: [node.user, node.program, node.machine].filter(function (x) { return x !== null && x !== undefined; }).join(" · "),
+        who: [node.user_name || node.user, node.program, node.machine].filter(function (x) { return x !== null && x !== undefined; }).join(" · "),
         doing: d ? [d.event, d.sql_id].filter(Boolean).join(" · ") + " (" + d.samples + " of " + node.samples + " samples)" :
           node.note,
         blocked_on: w ? w.event + (w.object || w.current_obj !== null ? " · " + (w.object || w.current_obj) : "") : null,
@@ -159,8 +159,9 @@
       };
       parts.lists = LISTS.map(function (l) {
         return { name: l[0], table: table({ id: l[1], title: l[2],
-          columns: [TEXT("label", l[3]), NUM("aas", "AAS"), NUM("pct_activity", "Activity", "%"),
-            NUM("pct_cpu", "CPU", "%"), NUM("pct_wait", "Wait", "%")],
+          columns: [Object.assign(TEXT("label", l[3]), { hover: "name" })].concat(
+            l[0] === "current_obj" ? [TEXT("name", "OBJ#")] : [], [NUM("aas", "AAS"), NUM("pct_activity", "Activity", "%"),
+            NUM("pct_cpu", "CPU", "%"), NUM("pct_wait", "Wait", "%")]),
           onRow: function (r) { pick(l[0], r.name); } }) };
       });
       // the tree of who blocked whom (GET /activity/chains): a row per session under each blocker, depth first, in

@@ -102,7 +102,11 @@
       columns: spec.columns.map(function (c) {
         return { data: c.key, title: F.esc(c.title), defaultContent: "", render: renderer(c, spec.zone || function () { return "local"; }),
           type: c.type === "text" || c.type === "link" || c.type === "plans" ? "string" : "num",
-          createdCell: c.clip ? function (td, data) { td.title = data === null || data === undefined ? "" : String(data); } : null,
+          // a clipped cell's whole text, or another field of the row (`hover`: an id beside its name), on hover
+          createdCell: c.clip || c.hover ? function (td, data, row) {
+            var shown = c.hover ? row[c.hover] : data;
+            td.title = shown === null || shown === undefined ? "" : String(shown);
+          } : null,
           className: (c.type === "text" || c.type === "link" || c.type === "plans" ? "" : "dt-right") + (c.clip ? " clip" : "") };
       }),
       order: spec.order || [],

@@ -21,8 +21,16 @@ PREFIXES = ("dba_hist_", "awr_pdb_", "awr_root_")
 DBA_HIST_ONLY = ("reports",)
 
 
+# Dictionary views read for names only, where granted (app/history/names.py): not AWR's, so under no AWR prefix and
+# in no management pack; in a CDB root they hold the root's own users and objects.
+DICTIONARY = ("users", "objects")
+
+
 def view_name(prefix: str, name: str) -> str:
-    """The name of AWR view `name` (e.g. "sysstat") under `prefix`: DBA_HIST_ for those Oracle has only there."""
+    """The name of AWR view `name` (e.g. "sysstat") under `prefix`: DBA_HIST_ for those Oracle has only there; a
+    dictionary view's (DICTIONARY) is DBA_ and its name, whatever the prefix."""
+    if name in DICTIONARY:
+        return "dba_" + name
     return ("dba_hist_" if name in DBA_HIST_ONLY else prefix) + name
 
 
@@ -398,6 +406,29 @@ def _views(md, p: str, absent: dict) -> None:
         Column("partition_type", String(8)),
         _con(),
         key=("dbid", "ts_num", "obj_num", "dataobj_num", "con_dbid"),
+    )
+    # the services' names (docs/awr-rules.md §22: ASH's SERVICE_HASH)
+    table(
+        f"{p}service_name",
+        *int_columns("dbid", "service_name_hash"),
+        Column("service_name", String(64), nullable=False),
+        _con(),
+        key=("dbid", "service_name_hash", "con_dbid"),
+    )
+    # the dictionary, for names (DICTIONARY): users by USER_ID (ASH's), objects by OBJECT_ID (ASH's CURRENT_OBJ#)
+    keyed_table(
+        md, "dba_users", Column("username", String(128), nullable=False), *int_columns("user_id"), key=("user_id",)
+    )
+    keyed_table(
+        md,
+        "dba_objects",
+        Column("owner", String(128), nullable=False),
+        Column("object_name", String(128), nullable=False),
+        Column("subobject_name", String(128)),
+        *int_columns("object_id"),
+        Column("data_object_id", N),
+        Column("object_type", String(23)),
+        key=("object_id",),
     )
     sga = Table(
         f"{p}sgastat",

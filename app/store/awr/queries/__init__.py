@@ -12,7 +12,7 @@ which is most of a cold start (BENCHMARKS.md); that is why these modules import 
 
 A module per question: core (the Statement machinery and the range helpers), history (series, Load Profile, top
 events, top SQL, tablespaces), changes, segments, ash (from the view; ash_coded and ash_counts from the embedded
-store's coded samples and counts), reports, plans; listing names them all.
+store's coded samples and counts), reports, plans, names (the names of ids); listing names them all.
 """
 
 from app.store.awr.queries.ash import *  # noqa: F403
@@ -22,6 +22,7 @@ from app.store.awr.queries.changes import *  # noqa: F403
 from app.store.awr.queries.core import *  # noqa: F403
 from app.store.awr.queries.history import *  # noqa: F403
 from app.store.awr.queries.listing import *  # noqa: F403
+from app.store.awr.queries.names import *  # noqa: F403
 from app.store.awr.queries.plans import *  # noqa: F403
 from app.store.awr.queries.reports import *  # noqa: F403
 from app.store.awr.queries.segments import *  # noqa: F403

@@ -45,13 +45,13 @@ from app.store.awr.queries.history import (
     top_sql_ranked,
     wait_class_series,
 )
+from app.store.awr.queries.names import dictionary_objects, object_names, service_names, user_names
 from app.store.awr.queries.plans import plan_line_activity, sql_binds, sql_plans
 from app.store.awr.queries.reports import monitored_execution, monitored_executions
 from app.store.awr.queries.segments import (
     SEGMENT_ORDER,
     event_histogram,
     event_histogram_first,
-    object_names,
     segment_history,
     top_segments,
 )
@@ -116,7 +116,10 @@ def statements(v: Views, row_cap: int, max_points: int = Settings.max_points):
     for order in SEGMENT_ORDER:
         yield f"top segments by {order}", top_segments(v, order)
     yield "segment detail", segment_history(v)
-    yield "object names", object_names(v)
+    yield "names: objects AWR captured", object_names(v)
+    yield "names: objects in the dictionary (where granted)", dictionary_objects(v)
+    yield "names: users in the dictionary (where granted)", user_names(v)
+    yield "names: services", service_names(v)
     yield "ash: sample spacing", sample_spacing(v)
     for name in DIMENSIONS:
         yield f"ash: activity by {name}", activity(v, name)

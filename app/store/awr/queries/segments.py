@@ -127,30 +127,3 @@ def segment_history(v: Views):
         .where(_intervals(t), t.c.obj_num == bindparam("obj"), t.c.dataobj_num == bindparam("dataobj"))
         .order_by(t.c.snap_id, t.c.instance_number)
     )
-
-
-@statement
-def object_names(v: Views):
-    """The names AWR keeps (DBA_HIST_SEG_STAT_OBJ) of the objects whose OBJ# are bound as `objs` (at most IN_LIST):
-    an object of several segments (a moved table) is named once per container, by its lowest DATAOBJ#'s rows."""
-    from sqlalchemy import bindparam, func, select
-
-    o = v.seg_stat_obj
-    first = (
-        select(o.c.con_dbid, o.c.obj_num, func.min(o.c.dataobj_num).label("dataobj_num"))
-        .where(o.c.dbid == bindparam("dbid"), o.c.obj_num.in_(bindparam("objs", expanding=True)))
-        .group_by(o.c.con_dbid, o.c.obj_num)
-        .subquery()
-    )
-    return (
-        select(o.c.con_dbid, o.c.obj_num, o.c.owner, o.c.object_name, o.c.subobject_name, o.c.object_type)
-        .join_from(
-            first,
-            o,
-            (o.c.dbid == bindparam("dbid"))
-            & (o.c.con_dbid == first.c.con_dbid)
-            & (o.c.obj_num == first.c.obj_num)
-            & (o.c.dataobj_num == first.c.dataobj_num),
-        )
-        .order_by(o.c.con_dbid, o.c.obj_num, o.c.ts_num)
-    )
