@@ -277,6 +277,35 @@ def test_a_window_inside_one_snapshot_interval_has_its_lists_and_blockers(server
     assert page.errors == []
 
 
+def test_a_sql_id_opens_its_sql_detail_over_the_same_window(server, client, dbs, stories, page):
+    """Issue 31, no dead ends: in Top activity zoomed to 15 minutes of the blocking afternoon, the top SQL's link opens
+    its SQL detail over that window (a click on the row itself still filters), whose chart of the statement's activity
+    stacks by event the samples of that SQL_ID and window, as the API gives them."""
+    lock = stories["row_lock"]
+    window = {
+        "from": lock["from"][:11] + "14:08" + lock["from"][16:],
+        "to": lock["to"][:11] + "14:23" + lock["to"][16:],
+    }
+    page.open(_url(server, db=dbs["rac"], view="activity", **window))
+    top = _answer(client, page, "/top")
+    first = top["lists"]["sql_id"][0]
+    link = page.page.locator("[data-table=ash-sql] tbody tr").first.locator("a[data-follow]")
+    assert link.text_content() == "Open"
+    link.click()
+    page.settle()
+    state = page.state()
+    assert (state["view"], state["sql"]) == ("sql", first["name"]) and "filter" not in state
+    assert _ms(state["from"]) == _ms(window["from"]) and _ms(state["to"]) == _ms(window["to"])
+    asked = dict(_asked(page, "")[1])
+    assert (asked["sql_id"], asked["group_by"]) == (first["name"], "event")
+    assert _ms(asked["from"]) == _ms(window["from"]) and _ms(asked["to"]) == _ms(window["to"])
+    body = _answer(client, page)
+    assert body["total_samples"] == first["samples"]  # the same samples as the top list's row
+    assert _chart(page, "sql-activity")["state"] == "ready"
+    assert _legend(page, "sql-activity") == _names(body)
+    assert page.error_text() == "" and page.errors == []
+
+
 def test_png_and_csv_of_a_filtered_chart(server, client, dbs, stories, page):
     """A filter whose value holds ':' and spaces (an event) survives the link; the chart's CSV holds the API's
     points, and its PNG says which samples it shows."""

@@ -160,7 +160,13 @@
       parts.lists = LISTS.map(function (l) {
         return { name: l[0], table: table({ id: l[1], title: l[2],
           columns: [Object.assign(TEXT("label", l[3]), { hover: "name" })].concat(
-            l[0] === "current_obj" ? [TEXT("name", "OBJ#")] : [], [NUM("aas", "AAS"), NUM("pct_activity", "Activity", "%"),
+            l[0] === "current_obj" ? [TEXT("name", "OBJ#")] : [],
+            // the statement's SQL detail over the same window: a link of its own (a click on the row filters)
+            l[0] === "sql_id" ? [{ key: "open", title: "SQL detail", type: "link", follow: true,
+              href: function (r) {
+                return State.href(State.merge(ctx.state, { view: "sql", sql: r.name, con: null, filter: null, by: null }));
+              } }] : [],
+            [NUM("aas", "AAS"), NUM("pct_activity", "Activity", "%"),
             NUM("pct_cpu", "CPU", "%"), NUM("pct_wait", "Wait", "%")]),
           onRow: function (r) { pick(l[0], r.name); } }) };
       });
@@ -179,7 +185,9 @@
         asParams(filtersOf(ctx.state)), ctx.win.params));
       parts.lists.forEach(function (l) {
         l.table.load(top.then(function (b) {
-          return b.lists[l.name].map(function (r) { return Object.assign({}, r, { label: Loaders.groupLabel(r.label) }); });
+          return b.lists[l.name].map(function (r) {
+            return Object.assign({}, r, { label: Loaders.groupLabel(r.label), open: r.name === null ? null : "Open" });
+          });
         }));
       });
       parts.chains.load(Api.get(Dbs.path(ctx.db, "/activity/chains"), ctx.win.params).then(function (b) {

@@ -285,9 +285,35 @@
     return names.length ? " · summed over containers " + names.join(", ") : "";
   }
 
+  // the dimensions a statement's activity is stacked by in SQL detail (GET /activity?sql_id=)
+  var SQL_ACTIVITY = AWRLens.Dom.table({ event: "event", session: "session", sql_plan_hash_value: "plan",
+    module: "module", instance: "instance" });
+
+  /** The statement's average active sessions over the window from Active Session History, stacked by event (or
+   * session, plan, module, instance: `by` in the link), with a link to Top activity filtered by it. */
+  function sqlActivity(ctx, parts, grid) {
+    var by = SQL_ACTIVITY[ctx.state.by] ? ctx.state.by : "event";
+    var form = element("form", { "class": "card wide activity-form", "aria-label": "The statement's activity" });
+    form.appendChild(element("label", { "for": "sql-activity-by" }, "Its activity by "));
+    var select = element("select", { id: "sql-activity-by" });
+    Object.keys(SQL_ACTIVITY).forEach(function (k) { select.appendChild(element("option", { value: k }, SQL_ACTIVITY[k])); });
+    select.value = by;
+    select.addEventListener("change", function () { State.set({ by: select.value === "event" ? null : select.value }); });
+    form.appendChild(select);
+    form.appendChild(element("a", { href: State.href(State.merge(ctx.state, { view: "activity", sql: null, con: null,
+      filter: ["sql_id:" + ctx.state.sql], by: by })), "class": "row-link" }, "Open in Top activity"));
+    form.addEventListener("submit", function (e) { e.preventDefault(); });
+    grid.appendChild(form);
+    chart(ctx, parts, grid, { id: "sql-activity", wide: true, stacked: true, height: 260, prefetch: false,
+      title: "Average active sessions of this statement by " + SQL_ACTIVITY[by] + " · Active Session History",
+      load: Loaders.activity(ctx, { by: by, filters: { sql_id: ctx.state.sql } }) });
+  }
+
   Views.add("sql", {
     title: "SQL detail",
-    key: function (state) { return [state.sql || "", state.con || "", state.plan || "", state.plan_b || ""]; },
+    key: function (state) {
+      return [state.sql || "", state.con || "", state.plan || "", state.plan_b || "", state.by || ""];
+    },
     build: function (ctx, parts, root) {
       var form = element("form", { "class": "card sql-form", "aria-label": "Open a SQL statement" });
       form.appendChild(element("label", { "for": "sql-id" }, "SQL ID"));
@@ -338,6 +364,7 @@
             });
           } });
       });
+      sqlActivity(ctx, parts, grid);
       parts.plans = table(ctx, parts, grid, { id: "sql-plans", title: "Plans in this range", wide: true,
         columns: [{ key: "plan_hash_value", title: "Plan hash value", type: "text" }, NUM("executions", "Executions"),
           NUM("elapsed_s", "Elapsed", "s"), NUM("elapsed_per_exec_ms", "Elapsed/exec", "ms"),

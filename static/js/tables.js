@@ -56,8 +56,10 @@
       } else if (col.type === "plans") {
         shown = (data || []).join(", ");
       } else if (col.type === "link") {
-        if (type !== "display") { return data; }
-        return '<a class="row-link" href="' + F.esc(col.href(row)) + '">' + F.esc(data) + "</a>";
+        if (type !== "display" || data === null || data === undefined) { return data === undefined ? null : data; }
+        // a link of its own (`follow`) goes where it says; any other is the row's, whose click is onRow's
+        return '<a class="row-link" href="' + F.esc(col.href(row)) + '"' + (col.follow ? " data-follow" : "") + ">" +
+          F.esc(data) + "</a>";
       } else {
         shown = F.fmtValue(data, typeof col.unit === "function" ? col.unit(row) : col.unit);
       }
@@ -66,7 +68,7 @@
   }
 
   /**
-   * spec: {id, title, columns: [{key, title, type: text|num|change|time|plans|link, unit, href, optional,
+   * spec: {id, title, columns: [{key, title, type: text|num|change|time|plans|link, unit, href, follow, optional,
    *        better (change: the row's key that says which way is better)}], order,
    *        onRow(row) (a click or Enter on a row), rowMark(row) (a word set as the row's data-mark, or none),
    *        zone() (the time zone of time columns), pageLength, wide}
@@ -132,6 +134,7 @@
         var row = self.dt.row(this).data();
         if (!row) { return; }
         if (e.target.closest("a") && (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0)) { return; }
+        if (e.target.closest("a[data-follow]")) { return; }  // the link's own destination, not the row's
         e.preventDefault();
         spec.onRow(row);
       });
