@@ -172,6 +172,50 @@ def test_the_wait_chain_of_a_window_inside_the_blocking_afternoon(api, sql3, rac
     assert [tuple(line.split(",")[:1]) for line in lines[1:]] == [(str(d),) for d, _, _ in expected]
 
 
+def test_ashtop_of_the_blocking_window_by_sql_id_and_event(api, sql3, rac, stories):
+    """ashtop over 14:07-14:23 of the blocking afternoon (docs/awr-rules.md §22): the samples grouped by SQL_ID and
+    event (CPU on CPU) from the store's rows, each group's samples, distinct sessions, AAS over the window's 960 s,
+    share of all the window's samples, first and last sample time; the row lock's statement first; its CSV."""
+    lock = stories["row_lock"]
+    day = lock["from"][:10]
+    window = {
+        "from": lock["from"][:11] + "14:07" + lock["from"][16:],
+        "to": lock["to"][:11] + "14:23" + lock["to"][16:],
+    }
+    body = ok(
+        api,
+        f"/api/v1/dbs/{rac['id']}/activity/groups?"
+        + "&".join(f"{k}={v.replace('+', '%2B')}" for k, v in window.items()),
+    )
+    assert body["group_by"] == ["sql_id", "event"]  # the default, as ashtop's
+    lo, hi = body["range"]["begin_snap"], body["range"]["end_snap"]
+    rows = sql3.execute(
+        f"SELECT sql_id, CASE WHEN session_state = 'ON CPU' THEN 'CPU' ELSE event END, count(*), "
+        'count(DISTINCT instance_number || \':\' || session_id || \',\' || "SESSION_SERIAL#"), min(sample_time), '
+        f"max(sample_time) FROM {ASH} WHERE dbid = ? AND snap_id > ? AND snap_id <= ? AND sample_time > ? "
+        "AND sample_time <= ? GROUP BY 1, 2",
+        (rac["dbid"], lo, hi, f"{day} 14:07:00", f"{day} 14:23:00"),
+    ).fetchall()
+    groups = {(sql, event): (n, sessions, first, last) for sql, event, n, sessions, first, last in rows}
+    total = sum(g[0] for g in groups.values())
+    assert body["total_samples"] == total
+    assert [r["samples"] for r in body["rows"]] == sorted((g[0] for g in groups.values()), reverse=True)[:100]
+    first = body["rows"][0]
+    assert (first["event"], first["sessions"]) == (lock["event"], 6)  # the six waiters of the chain
+    for r in body["rows"]:
+        n, sessions, seen0, seen1 = groups[r["sql_id"], r["event"]]
+        assert (r["samples"], r["sessions"]) == (n, sessions)
+        assert r["aas"] == pytest.approx(n * 10 / 960, abs=1e-4)
+        assert r["pct_activity"] == pytest.approx(100 * n / total, abs=1e-4)
+        assert (
+            r["first_seen"][:19].replace("T", " ") == seen0[:19] and r["last_seen"][:19].replace("T", " ") == seen1[:19]
+        )
+    csv = api.get(f"/api/v1/dbs/{rac['id']}/activity/groups", query_string={**window, "format": "csv"})
+    assert csv.status_code == 200 and csv.data.decode().startswith(
+        "sql_id,event,sql_id_label,event_label,samples,aas,pct_activity,sessions,first_seen,last_seen"
+    )
+
+
 @pytest.mark.parametrize(
     "query", ["group_by=nope", "sql_id=<b>x</b>", "session=1:2", "current_obj=abc", "instance=9", "filter=1"]
 )

@@ -67,6 +67,7 @@ def test_every_endpoint_with_a_table_offers_csv(doc):
         "/api/v1/dbs/{db}/activity",
         "/api/v1/dbs/{db}/activity/top",
         "/api/v1/dbs/{db}/activity/chains",
+        "/api/v1/dbs/{db}/activity/groups",
     } | {  # tests/test_activity.py
         "/api/v1/dbs/{db}/sql/{sql_id}/monitor",
         "/api/v1/dbs/{db}/awr-report/stored",  # tests/test_oracle_reports.py

@@ -57,6 +57,7 @@ SWEPT = [
     "/api/v1/dbs/{db}/activity",
     "/api/v1/dbs/{db}/activity/top",
     "/api/v1/dbs/{db}/activity/chains",
+    "/api/v1/dbs/{db}/activity/groups",
     "/api/v1/dbs/{db}/event-histogram",
     "/api/v1/dbs/{db}/segments",
     "/api/v1/dbs/{db}/segments/{obj}",

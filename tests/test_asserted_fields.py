@@ -77,6 +77,10 @@ CHAINS = (
     GENERATED + "wait_chains_are_the_blocking_columns_of_the_windows_samples",
     ACTIVITY + "the_wait_chain_of_a_window_inside_the_blocking_afternoon",
 )
+ASHTOP = (
+    GENERATED + "ashtop_groups_are_the_windows_samples_by_every_dimension_at_once",
+    ACTIVITY + "ashtop_of_the_blocking_window_by_sql_id_and_event",
+)
 # a wait chain's node, and a waiter's under its blocker
 CHAIN_NODE = ("instance", "sid", "serial", "samples", "aas", "on_cpu", "behind", "behind_aas", "doing[].samples")
 CHAIN_NODE += ("more_waiters",)
@@ -293,6 +297,13 @@ ASSERTED: dict[str, dict[str, tuple[str, ...]]] = {
             (f"{node}.{f}" for node in ("roots[].waiters[]", "roots[].waiters[].waiters[]") for f in CHAIN_WAITER),
             CHAINS,
         ),
+    },
+    "api.activity_groups": {
+        **dict.fromkeys(
+            ("range.begin_snap", "range.end_snap", "sample_seconds", "total_samples"),
+            (GENERATED + "ashtop_groups_are_the_windows_samples_by_every_dimension_at_once",),
+        ),
+        **dict.fromkeys((f"rows[].{f}" for f in ("samples", "aas", "pct_activity", "sessions")), ASHTOP),
     },
     "api.compare": {
         **{
@@ -655,6 +666,7 @@ def requests(api, dbs, stories, sql3) -> dict[str, list[tuple[str, dict]]]:
         "api.tablespaces": [(url(rac, "/tablespaces"), around_crash)],
         "api.activity_top": [(url(rac, "/activity/top"), {"from": lock["from"], "to": lock["to"]})],
         "api.wait_chains": [(url(rac, "/activity/chains"), {"from": lock["from"], "to": lock["to"]})],
+        "api.activity_groups": [(url(rac, "/activity/groups"), {"from": lock["from"], "to": lock["to"]})],
         "api.compare": [
             (
                 url(rac, "/compare"),

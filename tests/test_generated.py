@@ -36,6 +36,7 @@ from hypothesis import strategies as st
 
 from app.history import (
     activity,
+    ashtop,
     chains,
     compare,
     histograms,
@@ -596,6 +597,52 @@ def test_wait_chains_are_the_blocking_columns_of_the_windows_samples(h, f0, f1):
     for r in body["roots"]:
         walk(r, None, ())
     assert shown == set(edges)  # every session that blocked is expanded somewhere
+
+
+@FAST
+@given(
+    histories(ash=True, snapshots=st.integers(2, 4), instances=st.integers(1, 3)),
+    st.floats(0, 1),
+    st.floats(0, 1),
+    st.sampled_from([("instance", "event"), ("session", "wait_class"), ("wait_class",)]),
+)
+@example(h=SPRING, f0=0.5, f1=0.99, group_by=("instance", "event")).via("daylight saving inside the window")
+def test_ashtop_groups_are_the_windows_samples_by_every_dimension_at_once(h, f0, f1, group_by):
+    """§22 (ashtop): the window's samples grouped by several dimensions at once, each group with its samples, AAS over
+    the window's seconds, % of all the window's samples, distinct sessions (instance, SID, serial#) and its first
+    and last sample's instant (each in its snapshot's offset), the most samples first."""
+    w0, w1 = a_window(h, f0, f1)
+    db = db_of(h)
+    body = ashtop.compute(
+        db, db.resolve(datetime.fromtimestamp(w0, UTC), datetime.fromtimestamp(w1, UTC)), list(group_by)
+    )
+    step, seconds = spacing(h, holding(h, w0, w1)[1]), w1 - w0
+    values = {
+        "instance": lambda a: a.instance,
+        "event": lambda a: f"{a.wait_class} event" if a.wait_class else "CPU",
+        "wait_class": lambda a: a.wait_class or "CPU",
+        "session": lambda a: f"{a.instance}:{a.session},1",
+    }
+    groups: dict = {}
+    for a in h.samples:
+        moment = epoch(a.time, tz_of(h, a))
+        if w0 < moment <= w1:
+            key = tuple(values[d](a) for d in group_by)
+            seen = datetime.fromtimestamp(moment, timezone(timedelta(seconds=tz_of(h, a))))
+            g = groups.setdefault(key, {"samples": 0, "sessions": set(), "seen": []})
+            g["samples"] += 1
+            g["sessions"].add((a.instance, a.session))
+            g["seen"].append(seen)
+    total = sum(g["samples"] for g in groups.values())
+    assert (body["total_samples"], body["sample_seconds"]) == (total, step)
+    assert [r["samples"] for r in body["rows"]] == sorted((g["samples"] for g in groups.values()), reverse=True)
+    for r in body["rows"]:
+        g = groups[tuple(r[d] for d in group_by)]
+        assert (r["samples"], r["sessions"]) == (g["samples"], len(g["sessions"]))
+        assert close(r["aas"], g["samples"] * step / seconds) and close(r["pct_activity"], 100 * g["samples"] / total)
+        for field, want in (("first_seen", min(g["seen"])), ("last_seen", max(g["seen"]))):
+            got = datetime.fromisoformat(r[field])
+            assert got == want and got.utcoffset() == want.utcoffset(), (field, r[field], want)
 
 
 def tz_of(h: History, a: Sample) -> int:

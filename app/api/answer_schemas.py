@@ -321,6 +321,38 @@ EVENT_HISTOGRAM = {
         "reason": {"type": ["string", "null"]},
     },
 }
+ASHTOP = {
+    "type": "object",
+    "required": ["db", "range", "group_by", "filters", "rows", "columns", "total_samples"],
+    "properties": {
+        "db": {"type": "string"},
+        "range": RANGE,
+        "group_by": {"type": "array", "items": {"type": "string"}},
+        "filters": {"type": "object", "additionalProperties": {"type": ["string", "null"]}},
+        "unit": {"type": "string"},
+        "sample_seconds": {"type": ["number", "null"]},
+        "total_samples": {"type": "integer"},
+        "rows": {
+            "type": "array",
+            "description": "One row per group, the most samples first: each dimension's value (its id; `<dimension>_"
+            "label` its name) and the group's figures.",
+            "items": {
+                "type": "object",
+                "required": ["samples", "aas", "pct_activity", "sessions", "first_seen", "last_seen"],
+                "properties": {
+                    "samples": {"type": "integer"},
+                    "aas": NUM,
+                    "pct_activity": NUM,
+                    "sessions": {"type": "integer", "description": "Distinct sessions (instance, SID, serial#)."},
+                    "first_seen": {"type": "string", "format": "date-time"},
+                    "last_seen": {"type": "string", "format": "date-time"},
+                },
+            },
+        },
+        "columns": {"type": "array", "items": {"type": "string"}, "description": "The columns of the CSV answer."},
+        "reason": {"type": "string"},
+    },
+}
 CHAIN_NODE = {
     "type": "object",
     "required": ["session", "instance", "sid", "serial", "samples", "doing", "behind", "waiters"],
@@ -417,6 +449,7 @@ BY_ENDPOINT = {  # endpoint -> schema of its JSON answer
     "api.tablespaces": TABLE,
     "api.activity_top": ACTIVITY_TOP,
     "api.wait_chains": WAIT_CHAINS,
+    "api.activity_groups": ASHTOP,
     "api.compare": COMPARE,
     "api.sql_monitor": TABLE,
     "api.awr_report_stored": {"type": "object", "required": ["db", "any_range", "reports"]},

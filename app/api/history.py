@@ -350,6 +350,28 @@ def _activity_table(body):
     ]
 
 
+ASHTOP_GROUP_BY = Param(
+    "group_by",
+    "string",
+    "The dimensions the samples are grouped by, 1 to 3, comma separated (e.g. sql_id,event; module,action; "
+    "user,program), each one of: " + ", ".join(DIMENSIONS) + ".",
+    default="sql_id,event",
+    max_length=120,
+    pattern="({0})(,({0})){{0,2}}".format("|".join(DIMENSIONS)),
+)
+
+
+@api.get("/dbs/<db>/activity/groups")
+@accepts(*RANGE, ASHTOP_GROUP_BY, TABLE_INSTANCE, *ACTIVITY_FILTERS, WITHOUT, FORMAT, SHOW_SQL)
+def activity_groups(db, args):
+    """ashtop: the samples grouped by several dimensions at once, each group with its AAS, % of activity, distinct
+    sessions and first and last sample time, the largest first; filtered as /activity. A time range is read by sample
+    time, as /activity."""
+    d, rng = database_and_range(db, args)
+    body = history.ashtop.compute(d, rng, args["group_by"].split(","), _activity_filters(d, args))
+    return answer(body, args, rng, table=lambda b: b["rows"])
+
+
 @api.get("/dbs/<db>/activity/chains")
 @accepts(*RANGE, FORMAT, SHOW_SQL)
 def wait_chains(db, args):

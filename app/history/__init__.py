@@ -12,6 +12,7 @@ plans         a statement's plans, its ASH samples by plan line, two plans compa
 histograms    how one wait event's waits were spread: latency buckets per interval, percentiles
 segments      top segments by a statistic, and one segment over time
 activity      top activity from Active Session History: AAS by a dimension, top lists, blocking sessions
+ashtop        ASH grouped by several dimensions at once, as ashtop prints it
 chains        wait chains from Active Session History: the tree of who blocked whom
 names         names for the ids the views keep (objects)
 oracle_reports  Oracle's own AWR and SQL monitor reports, rendered by the database (or stored, in the demo)
@@ -23,6 +24,7 @@ A new question (ASH, plans, parameters, ...) is one new module beside these, and
 
 from app.history import (  # noqa: F401
     activity,
+    ashtop,
     catalog,
     chains,
     changes,

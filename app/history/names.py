@@ -21,7 +21,7 @@ def _number(value):
 
 
 def _granted(db: Database, stmt, **binds) -> list:
-    """The rows of a dictionary statement, none where the user may not read the view."""
+    """The rows of a statement for names, none where the user may not read the view (or a store lacks it)."""
     try:
         return db.rows(stmt, **binds)
     except NotGranted:
@@ -73,6 +73,6 @@ def services(db: Database, hashes) -> dict:
     CON_DBID's, as the rows come)."""
     out: dict = {}
     for chunk in _chunks(hashes):
-        for _, hashed, name in db.rows(queries.service_names(db.store.views), services=chunk):
+        for _, hashed, name in _granted(db, queries.service_names(db.store.views), services=chunk):
             out.setdefault(int(hashed), name)
     return out

@@ -22,7 +22,7 @@ from contextlib import closing, contextmanager
 from functools import cache, cached_property
 from pathlib import Path
 
-from app.errors import ApiError, DatabaseTimeout, DatabaseUnavailable, ReadOnly
+from app.errors import ApiError, DatabaseTimeout, DatabaseUnavailable, NotGranted, ReadOnly
 from app.settings import Settings
 from app.store.awr import queries
 from app.store.awr.embedded.ash import ASH_BASE_NAME, ASH_TOP_NAME, ASH_TOTALS_NAME
@@ -216,6 +216,9 @@ class SqliteStore(Store):
             return DatabaseUnavailable(
                 f"the embedded store {self.path} does not exist; build it with `make demo` or `flask --app app demo`"
             )
+        if isinstance(orig, sqlite3.OperationalError) and "no such table" in str(orig):
+            # a store made by an older version, or otherwise, without a view: as Oracle's ORA-00942
+            return NotGranted(f"embedded store error: {orig}")
         return DatabaseUnavailable(f"embedded store error: {orig}")
 
 

@@ -10,6 +10,7 @@ from app.store.awr.queries.ash_samples import (
     DIMENSIONS,
     ON_CPU,
     TOP_ACTIVITY_ROWS,
+    TOP_GROUP_ROWS,
     _ash_where,
     _bucket,
     _cpu_or,
@@ -78,6 +79,47 @@ def blocking(v: Views, filters: tuple = (), blocks: bool = False, window: bool =
         .group_by(*keys)
         .order_by(samples.desc(), *keys)
         .limit(TOP_ACTIVITY_ROWS)
+    )
+
+
+@statement
+def activity_groups(v: Views, group_by: tuple, filters: tuple = (), window: bool = False):
+    """ashtop's table (docs/awr-rules.md §22): the samples grouped by several dimensions at once (`group_by`, keys of
+    DIMENSIONS), each group with its samples, its distinct sessions (instance, SID, serial#), its first and last
+    SAMPLE_TIME, and every group's samples together (`total`); the TOP_GROUP_ROWS largest groups. The filters as in
+    activity; with `window`, the samples of a window of sample times only."""
+    from sqlalchemy import func, select
+
+    t = v.active_sess_history
+    columns = [c for name in group_by for c in DIMENSIONS[name](t)]
+    session = DIMENSIONS["session"](t)
+    s = _samples(t, (*columns, *session, t.c.sample_time), filters, window=window)
+    *keys, sample_time = list(s.c)
+    keys, sessions = keys[: len(columns)], keys[len(columns) :]
+    per_session = (
+        select(
+            *keys,
+            func.count().label("samples"),
+            func.min(sample_time).label("first_seen"),
+            func.max(sample_time).label("last_seen"),
+        )
+        .group_by(*keys, *sessions)
+        .subquery()
+    )
+    outer = [per_session.c[k.name] for k in keys]
+    samples = func.sum(per_session.c.samples)
+    return (
+        select(
+            *outer,
+            samples.label("samples"),
+            func.count().label("sessions"),
+            func.min(per_session.c.first_seen),
+            func.max(per_session.c.last_seen),
+            func.sum(samples).over().label("total"),
+        )
+        .group_by(*outer)
+        .order_by(samples.desc(), *outer)
+        .limit(TOP_GROUP_ROWS)
     )
 
 

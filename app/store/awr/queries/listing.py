@@ -6,6 +6,7 @@ from app.store.awr.queries.ash import (
     DIMENSIONS,
     TOP_LISTS,
     activity,
+    activity_groups,
     activity_top,
     blocking,
     sample_spacing,
@@ -128,6 +129,7 @@ def statements(v: Views, row_cap: int, max_points: int = Settings.max_points):
     for name in TOP_LISTS:
         yield f"ash: top {name}", activity_top(v, name)
     yield "ash: blocking sessions", blocking(v)
+    yield "ash: ashtop by sql_id and event", activity_groups(v, ("sql_id", "event"))
     yield "ash: wait chains", wait_chains(v)
     yield "ash: wait chains, the samples of one instance", wait_chains(v, False, ("instance",))
     # a time range that cuts the snapshots' intervals (docs/awr-rules.md §22): the window's condition is the same for
@@ -137,6 +139,7 @@ def statements(v: Views, row_cap: int, max_points: int = Settings.max_points):
     for name in TOP_LISTS:
         yield f"ash: top {name} {within}", activity_top(v, name, window=True)
     yield f"ash: blocking sessions {within}", blocking(v, window=True)
+    yield f"ash: ashtop by sql_id and event {within}", activity_groups(v, ("sql_id", "event"), (), True)
     yield f"ash: wait chains {within}", wait_chains(v, True)
     yield f"ash: wait chains {within}, the samples of one instance", wait_chains(v, True, ("instance",))
     yield "sql monitor: executions of a statement", monitored_executions(v)

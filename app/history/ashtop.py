@@ -1,0 +1,97 @@
+"""ashtop's table from Active Session History (docs/awr-rules.md §22): the samples of a range or window grouped by
+several dimensions at once (`sql_id,event`, `module,action`, `user,program`...), each group with its AAS, its share
+of the activity, its distinct sessions and when it was first and last seen, the largest first; filtered as Top
+activity is. Ids are named as everywhere in ASH (app/history/names.py)."""
+
+from datetime import datetime, timedelta, timezone
+
+from app import analysis
+from app.errors import BadParameter
+from app.history import activity
+from app.history.database import Database, Range, offset
+from app.history.numbers import round4
+from app.store.awr import queries
+
+MOST_DIMENSIONS = 3
+COLUMNS = ("samples", "aas", "pct_activity", "sessions", "first_seen", "last_seen")  # after each group's values
+
+
+def compute(db: Database, rng: Range, group_by: list, filters: dict | None = None) -> dict:
+    group_by = list(dict.fromkeys(group_by))
+    if not 1 <= len(group_by) <= MOST_DIMENSIONS:
+        raise BadParameter(f"group_by takes 1 to {MOST_DIMENSIONS} dimensions, got {len(group_by)}", "group_by")
+    filters = filters or {}
+    binds = activity.filter_binds(filters, db.dbid)
+    sampled = activity._sampled(db, rng)
+    body = {
+        "db": db.key,
+        "range": activity._public(rng, sampled[0]) if sampled else rng.public(),
+        "group_by": group_by,
+        "filters": filters,
+        "unit": "sessions",
+        "sample_seconds": None,
+        "total_samples": 0,
+        "rows": [],
+        "columns": [*group_by, *(f"{d}_label" for d in group_by), *COLUMNS],
+    }
+    if sampled is None:
+        body["reason"] = "the range holds no interval"
+        return body
+    read, first, seconds, by_time = sampled
+    step = activity.spacing(db, read)
+    widths = [len(queries.DIMENSIONS[d](db.store.views.active_sess_history)) for d in group_by]
+    found: dict = {}  # group -> (samples, sessions, (first seen, last seen))
+    total = 0
+    for lo, hi, t0, inst, where in activity._run_binds(
+        activity._runs(db, read, first, binds.get("f_instance_0")), binds, seconds if by_time else None
+    ):
+        keys = tuple(sorted(filters)) if inst is None else tuple(sorted({*filters, "instance"}))
+        stmt = queries.activity_groups(db.store.views, tuple(group_by), keys, by_time)
+        tz = offset(first) + (t0 - first.end).total_seconds()  # the run's own offset (activity._runs)
+        rows = db.rows(stmt, lo=lo, hi=hi, **where)
+        total += rows[0][-1] if rows else 0  # every group's samples, over () before the limit
+        for *key, samples, sessions, seen0, seen1, _ in rows:
+            group = _split(group_by, widths, key, db.dbid)
+            seen = (_stamp(seen0, tz), _stamp(seen1, tz))
+            was = found.get(group)
+            if was:  # a group in two runs (SNAP_TIMEZONE changes inside): a session in both is counted in each
+                seen = (min(was[2][0], seen[0], key=_instant), max(was[2][1], seen[1], key=_instant))
+                samples, sessions = samples + was[0], sessions + was[1]
+            found[group] = (samples, sessions, seen)
+    names = {d: activity.display_names(db, d, {g[k] for g in found}) for k, d in enumerate(group_by)}
+    ranked = sorted(found.items(), key=lambda x: (-x[1][0], [str(v) for v in x[0]]))[: queries.TOP_GROUP_ROWS]
+    for group, (samples, sessions, (seen0, seen1)) in ranked:
+        row = dict(zip(group_by, group, strict=True))
+        row |= {
+            f"{d}_label": names[d].get(v) or str(activity.named(d, v)) for d, v in zip(group_by, group, strict=True)
+        }
+        row |= {
+            "samples": samples,
+            "aas": round4(samples * step / seconds) if seconds else None,
+            "pct_activity": round4(100 * samples / total) if total else None,
+            "sessions": sessions,
+            "first_seen": seen0,
+            "last_seen": seen1,
+        }
+        body["rows"].append(row)
+    body.update(sample_seconds=step, total_samples=total)
+    return body
+
+
+def _split(group_by: list, widths: list, key: list, dbid: int) -> tuple:
+    """A group's values, one per dimension, as the answers name them (activity.label)."""
+    out, at = [], 0
+    for name, width in zip(group_by, widths, strict=True):
+        out.append(activity.label(name, tuple(key[at : at + width]), dbid))
+        at += width
+    return tuple(out)
+
+
+def _instant(iso: str) -> datetime:
+    return datetime.fromisoformat(iso)
+
+
+def _stamp(value, tz_seconds: float) -> str:
+    """A SAMPLE_TIME (local) as ISO 8601 with its run's offset."""
+    moment = analysis.as_datetime(value)
+    return analysis.iso(moment.replace(tzinfo=timezone(timedelta(seconds=tz_seconds))))
