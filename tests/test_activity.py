@@ -199,7 +199,7 @@ def test_ashtop_of_the_blocking_window_by_sql_id_and_event(api, sql3, rac, stori
     groups = {(sql, event): (n, sessions, first, last) for sql, event, n, sessions, first, last in rows}
     total = sum(g[0] for g in groups.values())
     assert body["total_samples"] == total
-    assert [r["samples"] for r in body["rows"]] == sorted((g[0] for g in groups.values()), reverse=True)[:100]
+    assert [r["samples"] for r in body["rows"]] == sorted((g[0] for g in groups.values()), reverse=True)[:50]
     first = body["rows"][0]
     assert (first["event"], first["sessions"]) == (lock["event"], 6)  # the six waiters of the chain
     for r in body["rows"]:

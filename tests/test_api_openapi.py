@@ -195,6 +195,7 @@ def test_every_documented_query_parameter_is_accepted(api, doc, dbs, stories, wi
     }
     by_path = {
         "/api/v1/dbs/{db}/event-histogram": {"event": "log file sync"},  # a wait event, not /activity's CPU
+        "/api/v1/dbs/{db}/activity/groups": {"group_by": "module,action"},  # ashtop's dimensions, comma separated
         "/api/v1/dbs/{db}/sql-monitor/{report_id}": monitor_report_query(sql3, rac),  # the report's own snapshot
     }
     stored = stored_awr_reports(sql3, rac)  # the demo keeps Oracle's AWR reports of a few ranges (§27)
@@ -220,7 +221,7 @@ def test_every_documented_query_parameter_is_accepted(api, doc, dbs, stories, wi
             )
             assert value is not None, f"no example value for {p['name']}"
             query = {**base.get(path, {}), p["name"]: value}
-            if path.endswith(("/activity", "/activity/top")) and name not in RANGE_KEYS:
+            if path.endswith(("/activity", "/activity/top", "/activity/groups")) and name not in RANGE_KEYS:
                 query.update(begin_snap=lo, end_snap=hi)  # top activity's filters over the window, not a week
             if name in ("from", "to"):  # a period by time, not by snapshots too (that is a 400 naming both)
                 side = p["name"][: -len(name)]

@@ -306,6 +306,38 @@ def test_a_sql_id_opens_its_sql_detail_over_the_same_window(server, client, dbs,
     assert page.error_text() == "" and page.errors == []
 
 
+def test_ashtop_groups_by_the_dimensions_picked_and_filters_by_a_row(server, client, dbs, stories, page):
+    """Issue 31, ashtop in the browser: over 15 minutes of the blocking afternoon the table groups by SQL ID and event
+    (ashtop's default) as the API does; picking module and action in the card's selects asks for them and puts them
+    in the link; a click on a row keeps the samples of that group, a filter per dimension."""
+    lock = stories["row_lock"]
+    window = {
+        "from": lock["from"][:11] + "14:08" + lock["from"][16:],
+        "to": lock["to"][:11] + "14:23" + lock["to"][16:],
+    }
+    page.open(_url(server, db=dbs["rac"], view="activity", **window))
+    body = _answer(client, page, "/groups")
+    assert dict(_asked(page, "/groups")[1])["group_by"] == "sql_id,event"
+    assert _cells(page, "ash-groups") == [r["sql_id_label"] for r in body["rows"]][:10]
+    assert _cells(page, "ash-groups", 1) == [r["event_label"] for r in body["rows"]][:10]
+    assert body["rows"][0]["event"] == lock["event"]
+    page.page.locator("#ash-groups-0").select_option("module")
+    page.settle()
+    page.page.locator("#ash-groups-1").select_option("action")
+    page.settle()
+    assert page.state()["groups"] == "module,action"
+    body = _answer(client, page, "/groups")
+    assert body["group_by"] == ["module", "action"] and body["rows"]
+    assert _cells(page, "ash-groups") == [r["module_label"] for r in body["rows"]][:10]
+    first = body["rows"][0]
+    page.page.locator("[data-table=ash-groups] tbody tr").first.click()
+    page.settle()
+    wanted = {f"module:{first['module']}", f"action:{first['action'] or ''}"}
+    assert set(parse_qs(urlsplit(page.page.url).query)["filter"]) == wanted
+    assert _answer(client, page)["total_samples"] == first["samples"]
+    assert page.error_text() == "" and page.errors == []
+
+
 def test_png_and_csv_of_a_filtered_chart(server, client, dbs, stories, page):
     """A filter whose value holds ':' and spaces (an event) survives the link; the chart's CSV holds the API's
     points, and its PNG says which samples it shows."""

@@ -71,12 +71,14 @@ CODE_CONSTANTS = {
     queries.NOT_SET,
     queries.TOP_NEW_PLANS,
     queries.TOP_SEGMENT_ROWS,
+    queries.TOP_GROUP_ROWS,
 }
 LIMITS = {
     queries.TOP_SQL_ROWS,
     queries.TOP_ACTIVITY_ROWS,
     queries.TOP_NEW_PLANS,
     queries.TOP_SEGMENT_ROWS,
+    queries.TOP_GROUP_ROWS,
     ROW_CAP,
     ROW_CAP + 1,
 }  # the only literals sent
@@ -387,10 +389,11 @@ def test_sql_command_prints_every_statement_for_oracle(cli_runner, prefix):
     assert out.count(f"FETCH FIRST {queries.TOP_SQL_ROWS} ROWS ONLY") == len(queries.TOP_SQL_ORDER)
     assert out.count(f"FETCH FIRST {queries.TOP_ACTIVITY_ROWS} ROWS ONLY") == tops
     assert out.count(f"FETCH FIRST {queries.TOP_SEGMENT_ROWS} ROWS ONLY") == len(queries.SEGMENT_ORDER)
+    assert out.count(f"FETCH FIRST {queries.TOP_GROUP_ROWS} ROWS ONLY") == 2  # ashtop's, of snapshots and of a window
     assert out.count(f"FETCH FIRST {ROW_CAP} ROWS ONLY") == 1
     assert out.count(f"FETCH FIRST {queries.TOP_NEW_PLANS} ROWS ONLY") == 2  # new plans and plans back
     assert out.count(f"FETCH FIRST {ROW_CAP + 1} ROWS ONLY") == (
-        len(pairs) - len(queries.TOP_SQL_ORDER) - 1 - tops - 2 - len(queries.SEGMENT_ORDER)
+        len(pairs) - len(queries.TOP_SQL_ORDER) - 1 - tops - 2 - len(queries.SEGMENT_ORDER) - 2
     )
     assert not re.search(r"\bLIMIT\b|\bOFFSET\b|\?", out)
     assert "'" not in out

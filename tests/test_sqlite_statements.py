@@ -26,7 +26,15 @@ ITEMS = {
     "metric_detail_series": ("sysmetric_history", "metric_id"),
     "event_histogram": ("event_histogram", "event_id"),
 }
-ASH = {"activity", "activity_top", "blocking", "sample_spacing", "ash_total_groups", "ash_total_buckets"}
+ASH = {
+    "activity",
+    "activity_top",
+    "activity_groups",
+    "blocking",
+    "sample_spacing",
+    "ash_total_groups",
+    "ash_total_buckets",
+}
 REPORTS = {
     "monitored_executions",
     "monitored_execution",

@@ -80,6 +80,49 @@
     return rows;
   }
 
+  var DEFAULT_GROUPS = ["sql_id", "event"];  // ashtop's own default
+
+  /** The dimensions of the ashtop table: the link's `groups` (1 to 3 known dimensions, each once), else
+   * DEFAULT_GROUPS. */
+  function groupsOf(state) {
+    var out = [];
+    String(state.groups || "").split(",").forEach(function (d) {
+      if (DIMENSIONS[d] && out.indexOf(d) < 0 && out.length < 3) { out.push(d); }
+    });
+    return out.length ? out : DEFAULT_GROUPS;
+  }
+
+  /** ashtop (GET /activity/groups): the window's samples grouped by up to three dimensions at once, picked in the
+   * card's own selects (`groups` in the link); a click on a row keeps the samples of its group (a filter each). */
+  function ashtopTable(ctx, table, filters, set) {
+    var groups = groupsOf(ctx.state);
+    var tools = element("span", { "class": "tools" });
+    var selects = [0, 1, 2].map(function (k) {
+      var select = element("select", { id: "ash-groups-" + k, "aria-label": "Group by, dimension " + (k + 1) });
+      if (k) { select.appendChild(element("option", { value: "" }, "—")); }
+      Object.keys(DIMENSIONS).forEach(function (d) { select.appendChild(element("option", { value: d }, DIMENSIONS[d])); });
+      select.value = groups[k] || "";
+      tools.appendChild(select);
+      return select;
+    });
+    selects.forEach(function (select) {
+      select.addEventListener("change", function () {
+        var picked = groupsOf({ groups: selects.map(function (s) { return s.value; }).filter(Boolean).join(",") });
+        State.set({ groups: picked.join(",") === DEFAULT_GROUPS.join(",") ? null : picked.join(",") });
+      });
+    });
+    return table({ id: "ash-groups", title: "ashtop: by " + groups.map(function (d) { return DIMENSIONS[d]; }).join(" · "),
+      wide: true, tools: tools,
+      columns: groups.map(function (d) { return Object.assign(TEXT(d + "_label", DIMENSIONS[d]), { hover: d }); }).concat([
+        NUM("aas", "AAS"), NUM("pct_activity", "Activity", "%"), NUM("sessions", "Sessions"),
+        { key: "first_seen", title: "First seen", type: "time" }, { key: "last_seen", title: "Last seen", type: "time" }]),
+      onRow: function (r) {
+        set(groups.filter(filterable).reduce(function (acc, d) {
+          return withFilter(acc, d, r[d] === null || r[d] === undefined ? null : String(r[d]));
+        }, filters));
+      } });
+  }
+
   function instanceOf(state) { return state.inst === "each" ? "all" : state.inst; }
 
   /** What the chart shows, for its PNG: the database, the instances, the window with its zone, the filters. */
@@ -101,7 +144,7 @@
       if (filters.join("\n") !== (state.filter || []).join("\n")) { patch.filter = filters.length ? filters : null; }
       return patch;
     },
-    key: function (state) { return [state.by, (state.filter || []).join("\n")]; },
+    key: function (state) { return [state.by, (state.filter || []).join("\n"), state.groups || ""]; },
     build: function (ctx, parts, root) {
       var by = ctx.state.by, filters = filtersOf(ctx.state), inst = instanceOf(ctx.state);
       var set = function (next) { State.set({ filter: next.length ? asLink(next) : null }); };
@@ -170,6 +213,7 @@
             NUM("pct_cpu", "CPU", "%"), NUM("pct_wait", "Wait", "%")]),
           onRow: function (r) { pick(l[0], r.name); } }) };
       });
+      parts.groups = ashtopTable(ctx, table, filters, set);
       // the tree of who blocked whom (GET /activity/chains): a row per session under each blocker, depth first, in
       // the tree's order (not sortable); a click on a blocker keeps the samples it blocked, on a waiter its own
       parts.chains = table({ id: "ash-chains", title: "Wait chains (root blockers first)", wide: true, sortable: false,
@@ -190,6 +234,10 @@
           });
         }));
       });
+      parts.groups.load(Api.get(Dbs.path(ctx.db, "/activity/groups"), Object.assign({ instance: instanceOf(ctx.state),
+        group_by: groupsOf(ctx.state).join(",") }, asParams(filtersOf(ctx.state)), ctx.win.params)).then(function (b) {
+        return b.rows;
+      }));
       parts.chains.load(Api.get(Dbs.path(ctx.db, "/activity/chains"), ctx.win.params).then(function (b) {
         return chainRows(b.roots);
       }));

@@ -8,7 +8,8 @@
  * `?view=runs&runs=<slug>&runs=<slug>`.
  * Top activity (ASH): `by` is the dimension the chart is stacked by, each `filter` one dimension's value
  * (`filter=sql_id:5nmsw1pnfy5n5&filter=event:enq: TX - row lock contention`: the name, a colon, the value as the
- * API gives it); `aas=ash` draws the overview's AAS chart from ASH instead of the snapshots.
+ * API gives it); `groups` the dimensions of its ashtop table (`groups=module,action`; sql_id,event when absent);
+ * `aas=ash` draws the overview's AAS chart from ASH instead of the snapshots.
  * Oracle reports: the range's snapshots are the report's; `b_begin_snap` + `b_end_snap` a second range to compare
  * with, `rtype=text` the text report instead of HTML.
  * SQL detail: `plan` is the plan hash value shown, `plan_b` the one compared with it line by line.
@@ -23,7 +24,7 @@
   "use strict";
   var KEYS = ["db", "inst", "view", "run", "runs", "range", "from", "to", "begin_snap", "end_snap", "tz", "series",
     "rate", "sql", "con", "plan", "plan_b", "order", "ts", "a_from", "a_to", "b_from", "b_to", "by", "filter", "aas",
-    "rtype", "b_begin_snap", "b_end_snap", "event", "stat", "seg", "changes"];
+    "rtype", "b_begin_snap", "b_end_snap", "event", "stat", "seg", "changes", "groups"];
   var MULTI = { series: true, runs: true, filter: true };
   var RANGE_KEYS = ["range", "from", "to", "begin_snap", "end_snap"];
   var current = {};

@@ -9,7 +9,7 @@ from app.store.awr.queries.core import _intervals
 ON_CPU, CPU = "ON CPU", "CPU"  # SESSION_STATE of a sample on CPU, and the name its wait class and event are given
 SECONDS_PER_DAY = 86400
 TOP_ACTIVITY_ROWS = 25  # a constant of the code: rows of each top list
-TOP_GROUP_ROWS = 100  # a constant of the code: groups of ashtop's table (queries.ash.activity_groups)
+TOP_GROUP_ROWS = 50  # a constant of the code: groups of ashtop's table (queries.ash.activity_groups)
 
 
 def _cpu_or(t, column):
