@@ -35,6 +35,7 @@ SCRIPTS = (  # static/js, in the order they run: each uses those before it
     "loaders.js",
     "history-views.js",
     "plan-views.js",
+    "loadmap.js",
     "activity-views.js",
     "compare-views.js",
     "awr-report-views.js",

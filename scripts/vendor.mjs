@@ -20,6 +20,8 @@ export const FILES = [
   ["chartjs-adapter-luxon", "dist/chartjs-adapter-luxon.umd.min.js", "chartjs-adapter-luxon.umd.min.js"],
   ["hammerjs", "hammer.min.js", "hammer.min.js"],
   ["chartjs-plugin-zoom", "dist/chartjs-plugin-zoom.min.js", "chartjs-plugin-zoom.min.js"],
+  // registers its treemap chart type with Chart.js when loaded (Top activity's Load Map, loadmap.js)
+  ["chartjs-chart-treemap", "dist/chartjs-chart-treemap.min.js", "chartjs-chart-treemap.min.js"],
   ["datatables.net", "js/dataTables.min.js", "dataTables.min.js"],
   ["datatables.net-buttons", "js/dataTables.buttons.min.js", "dataTables.buttons.min.js"],
   ["datatables.net-dt", "css/dataTables.dataTables.min.css", "dataTables.dataTables.min.css"],

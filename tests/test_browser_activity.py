@@ -338,6 +338,67 @@ def test_ashtop_groups_by_the_dimensions_picked_and_filters_by_a_row(server, cli
     assert page.error_text() == "" and page.errors == []
 
 
+def test_the_load_map_draws_each_groups_aas_as_its_area_and_filters_by_a_click(server, client, dbs, stories, page):
+    """Issue 31, the Load Map: the ashtop rows of the window drawn as a treemap, by SQL ID with the events inside, each
+    leaf's value the group's AAS as the API gives it and its area in proportion; a click on the largest leaf keeps its
+    group's samples (both dimensions); its PNG says what it shows."""
+    lock = stories["row_lock"]
+    window = {
+        "from": lock["from"][:11] + "14:08" + lock["from"][16:],
+        "to": lock["to"][:11] + "14:23" + lock["to"][16:],
+    }
+    page.open(_url(server, db=dbs["rac"], view="activity", **window))
+    body = _answer(client, page, "/groups")
+    card = page.page.locator("[data-chart=ash-loadmap]")
+    assert card.get_attribute("data-state") == "ready"
+    leaves = page.page.evaluate(
+        """() => {
+          const c = Chart.getChart(document.querySelector('[data-chart=ash-loadmap] canvas'));
+          return c.getDatasetMeta(0).data.map((e, i) => ({raw: c.data.datasets[0].data[i], w: e.width, h: e.height}))
+            .filter(x => x.raw.l === 1).map(x => ({g: x.raw.g, v: x.raw.v, area: x.w * x.h,
+              sql: x.raw._data.children[0].sql_id, event: x.raw._data.children[0].event}));
+        }"""
+    )
+    expected = {(r["sql_id"], r["event"]): r["aas"] for r in body["rows"]}
+    assert {(x["sql"], x["event"]): x["v"] for x in leaves} == expected
+    big = max(leaves, key=lambda x: x["v"])
+    assert (big["sql"], big["event"]) == (body["rows"][0]["sql_id"], body["rows"][0]["event"])
+    tops = page.page.evaluate(
+        """() => {
+          const c = Chart.getChart(document.querySelector('[data-chart=ash-loadmap] canvas'));
+          return c.getDatasetMeta(0).data.map((e, i) => ({raw: c.data.datasets[0].data[i], area: e.width * e.height}))
+            .filter(x => x.raw.l === 0).map(x => ({g: x.raw.g, v: x.raw.v, area: x.area}));
+        }"""
+    )
+    sums: dict = {}
+    for r in body["rows"]:
+        sums[r["sql_id_label"]] = sums.get(r["sql_id_label"], 0) + r["aas"]
+    assert {x["g"]: x["v"] for x in tops} == pytest.approx(sums)  # each SQL ID's box: its groups' AAS together
+    first = max(tops, key=lambda x: x["v"])
+    for x in [x for x in tops if x["v"] >= first["v"] / 20]:  # areas in proportion (a pixel of spacing aside)
+        assert x["area"] / first["area"] == pytest.approx(x["v"] / first["v"], rel=0.1), x
+    with page.page.expect_download() as info:
+        card.locator("button[data-act=png]").click()
+    _, texts = _png(Path(info.value.path()).read_bytes())
+    assert texts["Title"] == "Load Map: average active sessions by SQL ID · event"
+    box = page.page.evaluate(
+        """() => {
+          const c = Chart.getChart(document.querySelector('[data-chart=ash-loadmap] canvas'));
+          const i = c.data.datasets[0].data.findIndex(d => d.l === 1 && d.v === Math.max(
+            ...c.data.datasets[0].data.filter(x => x.l === 1).map(x => x.v)));
+          const e = c.getDatasetMeta(0).data[i], r = c.canvas.getBoundingClientRect();
+          return {x: r.left + e.x + e.width / 2, y: r.top + e.y + e.height / 2};
+        }"""
+    )
+    page.page.mouse.click(box["x"], box["y"])
+    page.settle()
+    assert set(parse_qs(urlsplit(page.page.url).query)["filter"]) == {
+        f"sql_id:{big['sql']}",
+        f"event:{big['event']}",
+    }
+    assert page.errors == []
+
+
 def test_png_and_csv_of_a_filtered_chart(server, client, dbs, stories, page):
     """A filter whose value holds ':' and spaces (an event) survives the link; the chart's CSV holds the API's
     points, and its PNG says which samples it shows."""

@@ -214,6 +214,16 @@
           onRow: function (r) { pick(l[0], r.name); } }) };
       });
       parts.groups = ashtopTable(ctx, table, filters, set);
+      var groups = groupsOf(ctx.state);
+      parts.loadmap = AWRLens.LoadMap.create(grid, { id: "ash-loadmap", dims: groups,
+        title: "Load Map: average active sessions by " + groups.slice(0, 2).map(function (d) { return DIMENSIONS[d]; }).join(" · "),
+        label: function (d) { return DIMENSIONS[d]; }, about: function () { return about(ctx, { win: ctx.win }, filters); },
+        onPick: function (row, dims) {
+          set(dims.filter(filterable).reduce(function (acc, d) {
+            return withFilter(acc, d, row[d] === null || row[d] === undefined ? null : String(row[d]));
+          }, filters));
+        } });
+      parts.charts.push(parts.loadmap);
       // the tree of who blocked whom (GET /activity/chains): a row per session under each blocker, depth first, in
       // the tree's order (not sortable); a click on a blocker keeps the samples it blocked, on a waiter its own
       parts.chains = table({ id: "ash-chains", title: "Wait chains (root blockers first)", wide: true, sortable: false,
@@ -234,10 +244,12 @@
           });
         }));
       });
-      parts.groups.load(Api.get(Dbs.path(ctx.db, "/activity/groups"), Object.assign({ instance: instanceOf(ctx.state),
+      var grouped = Api.get(Dbs.path(ctx.db, "/activity/groups"), Object.assign({ instance: instanceOf(ctx.state),
         group_by: groupsOf(ctx.state).join(",") }, asParams(filtersOf(ctx.state)), ctx.win.params)).then(function (b) {
         return b.rows;
-      }));
+      });
+      parts.groups.load(grouped);
+      parts.loadmap.load(grouped);
       parts.chains.load(Api.get(Dbs.path(ctx.db, "/activity/chains"), ctx.win.params).then(function (b) {
         return chainRows(b.roots);
       }));
