@@ -4,7 +4,9 @@ process (Flask test client, answer cache off), the median of --runs requests aft
 1. The targets: /activity over the last day and the last 8 days, grouped by sql_id and by event (under 100 ms a
    day, under 500 ms 8 days); and windows off the snapshots' grid, read by sample time: an hour (under 100 ms) and 8
    days (under 300 ms), by wait class, by sql_id, and the top lists.
-2. The top lists (/activity/top), filtered /activity and a statement's plan lines over a day and over 8 days, each
+2. Digging (issue 31): the wait-chain tree of a day (under 300 ms), ashtop's table of an hour by sql_id,event (under
+   100 ms) and of 8 days by sql_id (under 300 ms) and by sql_id,event (under 500 ms), windows off the grid.
+3. The top lists (/activity/top), filtered /activity and a statement's plan lines over a day and over 8 days, each
    asked of the same store three ways (docs/awr-rules.md §22): as the embedded store answers them (the top lists'
    counts per block and its coded samples), from its coded samples alone, and from the view's samples in a
    statement per list, as on Oracle (the store's flags turned off). Every way must give the same bytes.
@@ -94,6 +96,37 @@ def windows(client, runs: int) -> list[dict]:
     return out
 
 
+DIGGING = (  # (question, hours of the window ending at 15:07 of the last day, its target ms: issue 31)
+    ("/activity/chains", 24, 300),
+    ("/activity/groups?group_by=sql_id,event", 1, 100),
+    ("/activity/groups?group_by=sql_id", 8 * 24, 300),
+    ("/activity/groups?group_by=sql_id,event", 8 * 24, 500),
+)
+
+
+def digging(client, runs: int) -> list[dict]:
+    """The wait-chain tree of a day and ashtop's table (docs/awr-rules.md §22) of windows off the snapshots' grid."""
+    newest = client.get(f"/api/v1/dbs/{DB}").get_json()["snapshots"]["to"]
+    end = datetime.fromisoformat(newest).replace(hour=15, minute=7) - timedelta(days=1)
+    out = []
+    for question, hours, target in DIGGING:
+        window = f"from={quote((end - timedelta(hours=hours)).isoformat())}&to={quote(end.isoformat())}"
+        joiner = "&" if "?" in question else "?"
+        answer, times = harness.asked(client, f"/api/v1/dbs/{DB}{question}{joiner}{window}", runs)
+        body = answer.get_json()
+        samples = body.get("total_samples", body.get("blocked_samples"))
+        out.append(
+            {
+                "hours": hours,
+                "question": question,
+                "median_ms": harness.median(times),
+                "target_ms": target,
+                "samples": samples,
+            }
+        )
+    return out
+
+
 def ways(store: Path, last: int, runs: int, days: tuple) -> list[dict]:
     """Each question over each of `days`, asked the three WAYS: their medians, the answers checked equal."""
     clients = {}
@@ -131,6 +164,7 @@ def main():
     last = client.get(f"/api/v1/dbs/{DB}").get_json()["snapshots"]["last_snap"]
     days = (1,) if args.quick else tuple(TARGETS_MS)  # --quick: the three ways over a day only
     results = {"targets": targets(client, last, args.runs), "windows": windows(client, args.runs)}
+    results["digging"] = digging(client, args.runs)
     results["ways"] = ways(args.store, last, max(args.runs // 2, 1), days)
     print(
         harness.table(
@@ -145,6 +179,16 @@ def main():
             [
                 [r["hours"], f"`{r['question']}`", r["samples"], r["median_ms"], r["target_ms"]]
                 for r in results["windows"]
+            ],
+        )
+        + "\n"
+    )
+    print(
+        harness.table(
+            ["hours", "question", "samples", "median ms", "target ms"],
+            [
+                [r["hours"], f"`{r['question']}`", r["samples"], r["median_ms"], r["target_ms"]]
+                for r in results["digging"]
             ],
         )
         + "\n"

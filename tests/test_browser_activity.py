@@ -543,15 +543,20 @@ def test_no_ash_in_old_windows_is_said(server, client, dbs, stories, page):
 
 
 def test_the_overview_aas_chart_switches_to_ash(server, client, dbs, page):
+    """The overview's AAS from the snapshots (CPU Wait its own band) or, with the ASH button, from the samples; the
+    status says which."""
     page.open(_url(server, db=dbs["rac"], view="overview", range="1d"))
     snapshots = _legend(page, "aas")
-    assert snapshots[0] == "DB CPU"
+    assert snapshots[0] == "DB CPU" and "CPU Wait" in snapshots
+    status = page.page.locator("[data-chart=aas] .status")
+    assert "From the snapshots" in status.text_content()  # the page says which AAS it shows (issue 31)
     button = page.page.locator("[data-chart=aas] button[data-act=ash]")
     assert button.get_attribute("aria-pressed") == "false"
     button.click()
     page.settle()
     assert page.state()["aas"] == "ash"
     assert _chart(page, "aas")["title"] == "Average active sessions by wait class · Active Session History"
+    assert "Active Session History" in status.text_content() and "From the snapshots" not in status.text_content()
     body = _answer(client, page)
     assert dict(_asked(page, "")[1])["group_by"] == "wait_class"
     assert _legend(page, "aas") == [*_names(body), "CPU count"]

@@ -131,7 +131,9 @@
           datasets.push({ key: "cpus|" + s.instance, label: "CPU count", unit: s.unit, instance: s.instance,
             points: s.points, stack: "cpus", color: "--ink", dash: [6, 4], order: -1 });
         });
-        return { datasets: datasets, markers: body.markers,
+        // which AAS this is (issue 31): the snapshots' time model and waits, not ASH's samples
+        return { datasets: datasets, markers: body.markers, notice: "From the snapshots: DB time by wait class " +
+            "(foreground waits), DB CPU, and CPU Wait (DB time − DB CPU − the waits: sessions queued for a CPU).",
           downsampled: body.series.some(function (s) { return s.points_total > s.points.length; }) };
       });
     };
@@ -184,7 +186,7 @@
         var cpu = answers[1] && answers[1].series[0];
         if (cpu && cpu.points.length) {
           res.datasets.push({ key: "cpus|" + cpu.instance, label: "CPU count", unit: cpu.unit, instance: cpu.instance,
-            points: cpu.points, stack: "cpus", color: "#111", dash: [6, 4], order: -1 });
+            points: cpu.points, stack: "cpus", color: "--ink", dash: [6, 4], order: -1 });  // the theme's ink
         }
         var notes = ["Active Session History: " + seconds(body.bucket_seconds) + " buckets of samples taken every " +
           seconds(body.sample_seconds) + "."];
