@@ -454,3 +454,37 @@ def test_each_containers_monitored_executions_are_its_own(monitored):
         assert sorted(r["report_id"] for r in body["rows"]) == [m[0] for m in MONITORED if m[1] == con_dbid], body
     body = api.get(url, query_string=window).get_json()
     assert sorted(r["report_id"] for r in body["rows"]) == [m[0] for m in MONITORED]
+
+
+def test_wait_chains_and_ashtop_in_a_cdb_root_keep_each_containers_ids(cdb):
+    """In a CDB root (docs/awr-rules.md §22): SID 1801 on each instance is a root blocker of its own, with its own
+    waiters and samples; the object the waiters wait on is the PDB's (con_dbid:obj#), named by the segment AWR keeps
+    for that container; a user is the PDB's (con_dbid:user_id), which the root's dictionary does not name. ashtop
+    groups users per container too."""
+    api = client(cdb)
+    window = {"begin_snap": 1, "end_snap": 3}
+    body = api.get(f"/api/v1/dbs/c.{DBID}/activity/chains", query_string=window).get_json()
+    own: dict = {}
+    edges: dict = {}
+    for inst, _, _, sid, serial, _, blocker, _, _, obj, con in ASH_ROWS:
+        own[inst, sid, serial] = own.get((inst, sid, serial), 0) + 1
+        if blocker:
+            edges[blocker, (inst, sid, serial)] = (edges.get((blocker, (inst, sid, serial)), (0,))[0] + 1, obj, con)
+    roots = [(r["instance"], r["sid"], r["serial"]) for r in body["roots"]]
+    assert roots == [(1, 1801, 10), (2, 1801, 20)]  # as many blocked samples behind each: by instance
+    names = {(con, obj): f"{owner}.{name}" for (con, _, obj, owner, name) in SEGMENTS}
+    for root in body["roots"]:
+        key = (root["instance"], root["sid"], root["serial"])
+        assert root["samples"] == own[key] and root["user"] == f"{PDB1 if key[0] == 1 else PDB2}:120"
+        assert root["user_name"] is None  # a PDB's user: the root's dictionary does not hold it
+        waiters = {(w["instance"], w["sid"], w["serial"]): w for w in root["waiters"]}
+        assert set(waiters) == {w for b, w in edges if b == key}
+        for w, node in waiters.items():
+            n, obj, con = edges[key, w]
+            assert node["blocked_samples"] == n and node["samples"] == own[w]
+            assert [(x["current_obj"], x["object"]) for x in node["waits"]] == [(f"{con}:{obj}", names[con, obj])]
+    groups = api.get(f"/api/v1/dbs/c.{DBID}/activity/groups", query_string={**window, "group_by": "user"}).get_json()
+    users: dict = {}
+    for *_, user, _, con in ASH_ROWS:
+        users[f"{con}:{user}"] = users.get(f"{con}:{user}", 0) + 1
+    assert {r["user"]: r["samples"] for r in groups["rows"]} == users
