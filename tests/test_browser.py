@@ -68,7 +68,8 @@ def test_every_view_renders_with_data(server, dbs, stories, demo_store, page, vi
     page.open(_url(server, **params))
     charts = page.charts()
     tables = page.page.locator("[data-table]")
-    expected_charts = {"overview": 5, "explorer": 1, "sql": 4, "compare": 3, "tablespaces": 1}[view]
+    # SQL detail: four per-plan charts and the statement's activity from ASH
+    expected_charts = {"overview": 5, "explorer": 1, "sql": 5, "compare": 3, "tablespaces": 1}[view]
     assert len(charts) == expected_charts
     for chart in charts:
         assert chart["state"] == "ready", chart
