@@ -6,7 +6,8 @@ import csv
 import difflib
 import io
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
+from urllib.parse import quote
 
 import pytest
 from conftest import assert_error
@@ -139,6 +140,24 @@ def test_time_by_plan_line_is_the_statements_samples_grouped_by_line(api, sql3, 
     top = max(bad["lines"], key=lambda line: line["samples"])
     assert (top["operation"], top["options"], top["object_name"]) == ("TABLE ACCESS", "FULL", "ORDER_LINES")
     assert top["pct_cpu"] == 100.0
+
+
+def test_time_by_plan_line_of_a_window_is_its_samples_by_sample_time(api, sql3, rac, reg):
+    """A window of 15 minutes off the half-hour snapshots (docs/awr-rules.md §22): each line's samples are the
+    statement's samples whose SAMPLE_TIME is in (from, to], not those of the snapshots around it."""
+    start = datetime.fromisoformat(reg["from"]) + timedelta(minutes=37)
+    end = start + timedelta(minutes=15)
+    body = ok(api, f"{_base(rac, reg)}/plans?from={quote(start.isoformat())}&to={quote(end.isoformat())}")
+    rows = sql3.execute(
+        f"SELECT sql_plan_hash_value, sql_plan_line_id, count(*) FROM {ASH} WHERE dbid = ? AND sql_id = ? "
+        "AND sample_time > ? AND sample_time <= ? GROUP BY 1, 2",
+        (rac["dbid"], reg["sql_id"], f"{start:%Y-%m-%d %H:%M:%S}", f"{end:%Y-%m-%d %H:%M:%S}"),
+    ).fetchall()
+    expected = {(p, line): n for p, line, n in rows}
+    assert body["total_samples"] == sum(expected.values()) > 0
+    got = {(p["plan_hash_value"], line["id"]): line["samples"] for p in body["plans"] for line in p["lines"]}
+    got |= {(u["plan_hash_value"], u["id"]): u["samples"] for u in body["unplaced"]}
+    assert {k: n for k, n in got.items() if n} == expected
 
 
 def test_every_ash_sample_of_a_statement_sits_on_a_line_of_its_plan(sql3, rac):

@@ -7,6 +7,7 @@ from datetime import timedelta, timezone
 
 from app import analysis
 from app.errors import NotFound
+from app.history import activity as ash
 from app.history.database import Database, Range, offset
 from app.history.numbers import round4
 from app.history.sql_text import texts
@@ -71,16 +72,9 @@ def compute(db: Database, sql_id: str, rng: Range, plan_hash_value: int | None =
     if plan_hash_value is not None:
         plans = [_pick(plans, plan_hash_value, "plan_hash_value")]
     activity = {}
-    if rng.lo is not None and rng.lo < rng.hi:
-        blocks = ash_top_blocks(rng.lo, rng.hi) if db.store.ash_top else {}
-        for phv, line, operation, options, samples, on_cpu in db.rows(
-            queries.plan_line_activity(db.store.views, bool(blocks)),
-            sql_id=sql_id,
-            lo=rng.lo,
-            hi=rng.hi,
-            **{f"blocks_{span}": snaps for span, snaps in blocks.items()},
-        ):
-            activity[phv, line] = (samples, on_cpu, operation, options)
+    for phv, line, operation, options, samples, on_cpu in _line_samples(db, sql_id, rng):
+        was = activity.get((phv, line), (0, 0))  # a line in two runs of a window (SNAP_TIMEZONE changes inside)
+        activity[phv, line] = (samples + was[0], on_cpu + was[1], operation, options)
     total = sum(a[0] for a in activity.values())
     placed = set()
     for plan in plans:
@@ -110,6 +104,30 @@ def compute(db: Database, sql_id: str, rng: Range, plan_hash_value: int | None =
     if not plans:
         body["reason"] = "DBA_HIST_SQL_PLAN holds no plan of this statement (a PL/SQL block has none)"
     return body
+
+
+def _line_samples(db: Database, sql_id: str, rng: Range) -> list:
+    """The statement's samples per plan line of the range (docs/awr-rules.md §22): a snapshot range's from the store's
+    counts per block where it keeps them; a time range off the snapshots' grid by sample time, a statement per run of
+    one offset."""
+    sampled = ash._sampled(db, rng)
+    if sampled is None:
+        return []
+    read, first, seconds, by_time = sampled
+    if not by_time:
+        blocks = ash_top_blocks(read.lo, read.hi) if db.store.ash_top else {}
+        return db.rows(
+            queries.plan_line_activity(db.store.views, bool(blocks)),
+            sql_id=sql_id,
+            lo=read.lo,
+            hi=read.hi,
+            **{f"blocks_{span}": snaps for span, snaps in blocks.items()},
+        )
+    rows = []
+    for lo, hi, _, inst, where in ash._run_binds(ash._runs(db, read, first), {}, seconds):
+        stmt = queries.plan_line_activity(db.store.views, False, True, () if inst is None else ("instance",))
+        rows += db.rows(stmt, sql_id=sql_id, lo=lo, hi=hi, **where)
+    return rows
 
 
 def _shares(samples: int, on_cpu: int, total: int) -> dict:

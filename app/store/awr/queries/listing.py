@@ -147,4 +147,9 @@ def statements(v: Views, row_cap: int, max_points: int = Settings.max_points):
     yield "sql monitor: one execution", monitored_execution(v)
     yield "sql plans", sql_plans(v)
     yield "ash: samples by plan line of one sql_id", plan_line_activity(v)
+    yield "ash: samples by plan line of one sql_id in a window of sample times", plan_line_activity(v, False, True)
+    yield (
+        "ash: samples by plan line of one sql_id in a window of sample times, the samples of one instance",
+        plan_line_activity(v, False, True, ("instance",)),
+    )
     yield "sql binds", sql_binds(v)

@@ -51,9 +51,10 @@ def sql_plans(v: Views):
 
 
 @statement
-def plan_line_activity(v: Views, blocks: bool = False):
+def plan_line_activity(v: Views, blocks: bool = False, window: bool = False, filters: tuple = ()):
     """A statement's ASH samples of the range per plan hash value and plan line, each with its samples on CPU; with
-    `blocks`, from embedded.ash.ASH_TOP's counts."""
+    `blocks`, from embedded.ash.ASH_TOP's counts; with `window`, of a window of sample times only (`filters`: the
+    instance, in a run of one instance's snapshots)."""
     from sqlalchemy import bindparam, case, func, select
 
     if blocks:
@@ -71,8 +72,9 @@ def plan_line_activity(v: Views, blocks: bool = False):
             t.c.sql_plan_options,
             case((t.c.session_state == bindparam("on_cpu", ON_CPU), t.c.sample_id)),
         ),
-        (),
+        filters,
         (t.c.sql_id == bindparam("sql_id"),),
+        window,
     )
     *keys, cpu = list(s.c)
     return select(*keys, func.count().label("samples"), func.count(cpu).label("on_cpu")).group_by(*keys).order_by(*keys)
