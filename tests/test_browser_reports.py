@@ -179,6 +179,43 @@ def test_sql_detail_lists_monitored_executions_and_opens_their_report(server, db
     assert page.errors == [], page.errors
 
 
+def test_a_monitored_execution_shows_its_ash_samples_per_plan_line(server, dbs, client, demo_store, page):
+    """Issue 31: under an execution's SQL monitor report, the statement's ASH samples per line of the execution's plan
+    between its start and end (by sample time), as /plans gives them for that window; the lines in the plan's order."""
+    db = dbs["rac"]
+    con = sqlite3.connect(f"file:{demo_store[0]}?mode=ro", uri=True)
+    sql_id = con.execute(
+        "select key1 from dba_hist_reports r where dbid = ? and exists (select 1 from dba_hist_sql_plan p where "
+        "p.sql_id = r.key1) group by key1 order by count(*) desc limit 1",
+        (int(db.split(".")[1]),),
+    ).fetchone()[0]
+    con.close()
+    page.open(_url(server, db=db, view="sql", sql=sql_id, range="7d"))
+    api = client.get(f"/api/v1/dbs/{db}/sql/{sql_id}/monitor", query_string={"instance": "all"}).get_json()["rows"]
+    first = sorted(api, key=lambda r: r["start"])[0]
+    page.page.locator("[data-table=sql-monitor] tbody tr").first.click()
+    page.settle()
+    plans = client.get(
+        f"/api/v1/dbs/{db}/sql/{sql_id}/plans", query_string={"from": first["start"], "to": first["end"]}
+    ).get_json()
+    lines = next(p for p in plans["plans"] if p["plan_hash_value"] == first["plan_hash_value"])["lines"]
+    shown = page.page.locator("[data-table=sql-monitor-lines] tbody tr").evaluate_all(
+        "trs => trs.map(tr => [tr.cells[0].textContent.replace(/\\u00a0/g, ''), tr.cells[2].textContent])"
+    )
+    assert (
+        shown
+        == [
+            [
+                f"{line['id']} {line['operation']}" + (f" {line['options']}" if line["options"] else ""),
+                f"{line['samples']:,}",
+            ]
+            for line in lines
+        ][:25]
+    )
+    assert sum(line["samples"] for line in lines) > 0  # the demo samples its monitored executions
+    assert page.errors == [], page.errors
+
+
 def test_a_statement_without_monitored_executions_says_so(server, dbs, stories, page):
     page.open(_url(server, db=dbs["rac"], view="sql", sql=stories["plan_regression"]["sql_id"], range="7d"))
     assert page.page.locator("[data-table=sql-monitor]").count() == 0

@@ -223,11 +223,30 @@
     var t = null, gen = 0;
     var view = viewer(box, "sql-monitor-report", "SQL monitor report");
     view.card.hidden = true;
+    var lines = null;  // the execution's ASH samples per plan line, under its report
     var open = function (r) {
       view.card.hidden = false;
       view.show("SQL monitor report of " + ctx.state.sql + " · execution " + r.sql_exec_id + " on instance " + r.instance,
         Api.fetchDocument(Dbs.path(ctx.db, "/sql-monitor/" + encodeURIComponent(r.report_id)),
           { snap_id: r.snap_id, type: ctx.state.rtype === "text" ? "text" : "html" }));
+      if (!lines) {
+        lines = Tables.create(box, { id: "sql-monitor-lines", wide: true, sortable: false, pageLength: 25,
+          title: "Active Session History of this execution's window, per plan line",
+          columns: [TEXT("line", "Plan line"), TEXT("object_name", "Object"), NUM("samples", "Samples"),
+            NUM("pct_samples", "Of the samples", "%"), NUM("pct_cpu", "CPU", "%"), NUM("pct_wait", "Wait", "%")] });
+        parts.tables.push(lines);
+      }
+      // the statement's samples between the execution's start and end, by sample time (docs/awr-rules.md §22);
+      // ASH keeps one sample in ten: a short execution may have few or none
+      lines.load(Api.get(Dbs.path(ctx.db, "/sql/" + encodeURIComponent(ctx.state.sql) + "/plans"), {
+        from: r.start, to: r.end
+      }).then(function (b) {
+        var plan = b.plans.find(function (p) { return String(p.plan_hash_value) === String(r.plan_hash_value); });
+        return plan ? plan.lines.map(function (l) {  // none where AWR kept no plan (a PL/SQL block has none)
+          return Object.assign({}, l, { line: "\u00a0\u00a0".repeat(l.depth || 0) + l.id + " " + l.operation +
+            (l.options ? " " + l.options : "") });
+        }) : [];
+      }));
     };
     var table = function () {
       t = Tables.create(holder, { id: "sql-monitor", title: "Monitored executions (SQL monitor reports)", wide: true,
