@@ -216,6 +216,29 @@ def test_ashtop_of_the_blocking_window_by_sql_id_and_event(api, sql3, rac, stori
     )
 
 
+@pytest.mark.parametrize("hours", [1, 7, 30, 8 * 24])
+@pytest.mark.parametrize("instance", [None, "2"])
+def test_a_windows_top_lists_from_the_counts_less_its_edges_equal_its_samples(demo_store, rac, hours, instance):
+    """A window off the snapshots' grid (docs/awr-rules.md §22): on the embedded store its top lists are the counts
+    per block of the snapshots that hold it less the samples of its edge snapshots outside it; the same bytes as the
+    window's samples grouped (the store without its counts per block), from an hour to 8 days, for every instance
+    or one."""
+    from app import create_app
+    from app.settings import Settings
+
+    app = create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(demo_store[0])}}, answer_cache_mb=0))
+    client, store = app.test_client(), app.extensions["awrlens"].stores["demo"]
+    end = datetime.fromisoformat(rac["snapshots"]["to"]).replace(hour=15, minute=7, second=0) - timedelta(days=1)
+    query = {"from": (end - timedelta(hours=hours, minutes=11)).isoformat(), "to": end.isoformat()}
+    if instance:
+        query["instance"] = instance
+    counted = client.get(f"/api/v1/dbs/{rac['id']}/activity/top", query_string=query)
+    store.ash_top = False
+    grouped = client.get(f"/api/v1/dbs/{rac['id']}/activity/top", query_string=query)
+    assert counted.status_code == grouped.status_code == 200
+    assert counted.get_json()["total_samples"] > 0 and counted.data == grouped.data
+
+
 @pytest.mark.parametrize(
     "query", ["group_by=nope", "sql_id=<b>x</b>", "session=1:2", "current_obj=abc", "instance=9", "filter=1"]
 )

@@ -28,6 +28,7 @@ ITEMS = {
 }
 ASH = {
     "activity",
+    "activity_top_coded",
     "activity_top",
     "activity_groups",
     "blocking",
@@ -154,6 +155,15 @@ def test_each_text_gives_the_rows_sqlalchemy_gives(app, demo_store, dbs, window,
                 ).fetchone()
                 start = datetime.fromisoformat(first_b) - timedelta(seconds=1)
                 params.update(lo=lo_b, hi=hi_b, w0=start, w1=start + timedelta(minutes=16), f_instance_0=1)
+            if name == "plan_line_activity":  # a window of sample times holding the whole range, one instance
+                params.update(w0=datetime(2000, 1, 1), w1=datetime(2100, 1, 1), f_instance_0=1)
+            if name == "activity_top_coded":  # a window's lists: the blocks' counts less the edges' samples outside
+                from app.store.awr.embedded.ash import ash_top_blocks
+
+                params.update(
+                    edge_snaps=[params["lo"] + 1, params["hi"]],
+                    **{f"blocks_{span}": snaps for span, snaps in ash_top_blocks(params["lo"], params["hi"]).items()},
+                )
             if name in ("object_names", "dictionary_objects"):  # names (docs/awr-rules.md §22)
                 params["objs"] = [
                     r[0] for r in sql3.execute('select "OBJ#" from dba_hist_seg_stat_obj where dbid = ?', (dbid,))

@@ -432,7 +432,7 @@ def top(db: Database, rng: Range, filters: dict | None = None) -> dict:
     rng, first, seconds, by_time = sampled
     step = spacing(db, rng)
     if by_time:
-        found = _top_lists_by_time(db, _runs(db, rng, first, binds.get("f_instance_0")), key, binds, seconds)
+        found = _top_lists_by_time(db, rng, _runs(db, rng, first, binds.get("f_instance_0")), key, binds, seconds)
     else:
         found = _top_lists(db, rng, key, binds)
     total = sum(samples for _, samples, _ in found["instance"])  # every instance's samples
@@ -496,10 +496,20 @@ def _top_lists(db: Database, rng: Range, key: tuple, binds: dict) -> dict:
     return found
 
 
-def _top_lists_by_time(db: Database, runs: list, key: tuple, binds: dict, seconds: float) -> dict:
+def _top_lists_by_time(db: Database, read: Range, runs: list, key: tuple, binds: dict, seconds: float) -> dict:
     """_top_lists of a window of sample times (_sampled): from the samples (coded on the embedded store), a statement
-    per run of one offset (_runs); the runs' lists added up and ranked again where SNAP_TIMEZONE changes inside."""
+    per run of one offset (_runs); the runs' lists added up and ranked again where SNAP_TIMEZONE changes inside. On
+    the embedded store, one run and the instance the only filter: the counts per block of the snapshots read less
+    their samples outside the window, which only the edge snapshots hold (_edges)."""
     v, names = db.store.views, (*TOP_LISTS, "instance", "blocking")
+    if db.store.ash_top and db.store.ash_coded and set(key) <= {"instance"} and len(runs) == 1 and runs[0][3] is None:
+        ((lo, hi, _, _, where),) = _run_binds(runs, binds, seconds)
+        edges = _edges(db, read, *read.window)
+        where.update(lo=lo, hi=hi, edge_snaps=edges or [lo], **_blocks(read))  # [lo]: no snapshot of the range
+        found: dict = {name: [] for name in names}
+        for name, *k, samples, second, _ in db.rows(queries.activity_top_coded(v, key, True, True), **where):
+            found[name].append((tuple(k[: LIST_KEYS.get(name, 1)]), samples, second))
+        return found
     summed: dict = {name: {} for name in names}
     for lo, hi, _, inst, where in _run_binds(runs, binds, seconds):
         keys = key if inst is None else tuple(sorted({*key, "instance"}))
@@ -525,6 +535,24 @@ def _top_lists_by_time(db: Database, runs: list, key: tuple, binds: dict, second
         name: sorted(((k, n, x) for k, (n, x) in found.items()), key=lambda r: -r[1])[: queries.TOP_ACTIVITY_ROWS]
         for name, found in summed.items()
     }
+
+
+def _edges(db: Database, read: Range, w0: float, w1: float) -> list[int]:
+    """The snapshots of the range read whose intervals may hold samples outside the window (w0, w1] (epoch seconds):
+    per instance, those whose interval starts before w0 (its previous snapshot ends before it; or it has none) or
+    ends after w1. Every other snapshot's samples are in the window."""
+    tl = db.timeline()
+    out = set()
+    for inst in tl.instances:
+        before = None
+        for snap_id in tl.snap_ids:
+            s = tl.by_id.get((inst, snap_id))
+            if s is None:
+                continue
+            if read.lo < snap_id <= read.hi and (before is None or before.epoch < w0 or s.epoch > w1):
+                out.add(snap_id)
+            before = s
+    return sorted(out)
 
 
 def _mostly_passing(db: Database, rng: Range, key: tuple, binds: dict) -> bool:

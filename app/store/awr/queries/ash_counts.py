@@ -5,7 +5,7 @@ over the coded samples, or the counts less the samples a filter leaves out. SQLi
 ash read the view."""
 
 from app.store.awr.queries.ash_coded import _ash_code, _ash_named, _coded_dimension, _coded_filters, _coded_where
-from app.store.awr.queries.ash_samples import ON_CPU, TOP_ACTIVITY_ROWS, TOP_LISTS
+from app.store.awr.queries.ash_samples import ON_CPU, TOP_ACTIVITY_ROWS, TOP_LISTS, _in_window
 from app.store.awr.queries.core import statement
 from app.store.awr.views import Views
 
@@ -122,14 +122,20 @@ def activity_top_coded(v: Views, filters: tuple, minus: bool = False, window: bo
     the instance, which ASH_TOP cannot count): rows (list, g0..g3, samples, on_cpu or waiters, rank), each list
     ranked as activity_top and blocking rank theirs, its first TOP_ACTIVITY_ROWS. With `minus`, for filters most
     samples pass: each list's counts per block (ASH_TOP, the instance filtered) less the samples that do not pass,
-    fewer to read than those that do (docs/awr-rules.md §22). SQLite only (`v` unused)."""
-    from sqlalchemy import and_, bindparam, case, func, literal, null, select, union_all
+    fewer to read than those that do (docs/awr-rules.md §22). With `window` alone, the samples of a window of sample
+    times; with both (the instance the only filter), the counts per block of the snapshots that hold the window less
+    the samples outside it, read in the snapshots bound as `edge_snaps` only. SQLite only (`v` unused)."""
+    from sqlalchemy import and_, bindparam, case, func, literal, not_, null, select, union_all
 
     from app.store.awr.embedded.ash import ASH_BASE as b
     from app.store.awr.embedded.ash import ASH_TOP_LISTS, ash_coded
 
     kept, rest = _instance_and_others(filters)
-    where = _coded_where(b, kept, window)  # `window`: a window of sample times (never with `minus`)
+    if minus and window:  # the blocks' counts of the window's snapshots less their samples outside it (no other filter)
+        edges = b.c.snap_id.in_(bindparam("edge_snaps", expanding=True))
+        where = [*_coded_where(b, kept), edges, not_(_in_window(b))]
+    else:
+        where = _coded_where(b, kept, window)  # `window`: a window of sample times
     others = _coded_filters(b, rest)
     if others:
         where.append(and_(*others).is_not(True) if minus else and_(*others))
