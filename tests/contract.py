@@ -75,3 +75,9 @@ def monitor_report_query(sql3, db):
         (dbid_of(db), monitor_report_id(sql3, db)),
     ).fetchone()[0]
     return {"snap_id": snap}
+
+
+def lock_window(lock: dict, start: str, end: str) -> dict:
+    """{"from", "to"} of a window of the demo's blocking afternoon (the row_lock story): its day, from `start` to `end`
+    (HH:MM), in the story's offset."""
+    return {"from": lock["from"][:11] + start + lock["from"][16:], "to": lock["to"][:11] + end + lock["to"][16:]}

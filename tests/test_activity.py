@@ -7,6 +7,7 @@ from datetime import date, datetime, timedelta
 from itertools import pairwise
 
 import pytest
+from contract import lock_window
 
 ASH = "dba_hist_active_sess_history"
 
@@ -109,10 +110,7 @@ def test_the_wait_chain_of_a_window_inside_the_blocking_afternoon(api, sql3, rac
     event and object it waited on (named from DBA_HIST_SEG_STAT_OBJ); the CSV the same tree, depth first."""
     lock = stories["row_lock"]
     day = lock["from"][:10]
-    window = {
-        "from": lock["from"][:11] + "14:07" + lock["from"][16:],
-        "to": lock["to"][:11] + "14:23" + lock["to"][16:],
-    }
+    window = lock_window(lock, "14:07", "14:23")
     body = ok(
         api, f"/api/v1/dbs/{rac['id']}/activity/chains?from={window['from']}&to={window['to']}".replace("+", "%2B")
     )
@@ -178,10 +176,7 @@ def test_ashtop_of_the_blocking_window_by_sql_id_and_event(api, sql3, rac, stori
     share of all the window's samples, first and last sample time; the row lock's statement first; its CSV."""
     lock = stories["row_lock"]
     day = lock["from"][:10]
-    window = {
-        "from": lock["from"][:11] + "14:07" + lock["from"][16:],
-        "to": lock["to"][:11] + "14:23" + lock["to"][16:],
-    }
+    window = lock_window(lock, "14:07", "14:23")
     body = ok(
         api,
         f"/api/v1/dbs/{rac['id']}/activity/groups?"

@@ -11,6 +11,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, parse_qsl, urlsplit
 
 import pytest
+from contract import lock_window
 from test_browser import _drag, _png, _url
 
 from tests.chromium import Page
@@ -225,10 +226,7 @@ def test_the_blocking_chain(server, client, dbs, stories, page):
             db=dbs["rac"],
             view="activity",
             by="event",
-            **{
-                "from": lock["from"][:11] + "13:30" + lock["from"][16:],
-                "to": lock["to"][:11] + "15:30" + lock["to"][16:],
-            },
+            **lock_window(lock, "13:30", "15:30"),
         )
     )
     chains = _answer(client, page, "/chains")
@@ -254,10 +252,7 @@ def test_a_window_inside_one_snapshot_interval_has_its_lists_and_blockers(server
     snapshots around it: every top list and the blockers are there, as the API gives them for that window by sample
     time, with the AAS over the window's own seconds."""
     lock = stories["row_lock"]
-    window = {
-        "from": lock["from"][:11] + "14:07" + lock["from"][16:],
-        "to": lock["to"][:11] + "14:23" + lock["to"][16:],
-    }
+    window = lock_window(lock, "14:07", "14:23")
     page.open(_url(server, db=dbs["rac"], view="activity", instance="1", **window))
     top, body = _answer(client, page, "/top"), _answer(client, page)
     asked = dict(_asked(page, "/top")[1])
@@ -283,10 +278,7 @@ def test_a_sql_id_opens_its_sql_detail_over_the_same_window(server, client, dbs,
     its SQL detail over that window (a click on the row itself still filters), whose chart of the statement's activity
     stacks by event the samples of that SQL_ID and window, as the API gives them."""
     lock = stories["row_lock"]
-    window = {
-        "from": lock["from"][:11] + "14:08" + lock["from"][16:],
-        "to": lock["to"][:11] + "14:23" + lock["to"][16:],
-    }
+    window = lock_window(lock, "14:08", "14:23")
     page.open(_url(server, db=dbs["rac"], view="activity", **window))
     top = _answer(client, page, "/top")
     first = top["lists"]["sql_id"][0]
@@ -312,10 +304,7 @@ def test_ashtop_groups_by_the_dimensions_picked_and_filters_by_a_row(server, cli
     (ashtop's default) as the API does; picking module and action in the card's selects asks for them and puts them
     in the link; a click on a row keeps the samples of that group, a filter per dimension."""
     lock = stories["row_lock"]
-    window = {
-        "from": lock["from"][:11] + "14:08" + lock["from"][16:],
-        "to": lock["to"][:11] + "14:23" + lock["to"][16:],
-    }
+    window = lock_window(lock, "14:08", "14:23")
     page.open(_url(server, db=dbs["rac"], view="activity", **window))
     body = _answer(client, page, "/groups")
     assert dict(_asked(page, "/groups")[1])["group_by"] == "sql_id,event"
@@ -344,10 +333,7 @@ def test_the_load_map_draws_each_groups_aas_as_its_area_and_filters_by_a_click(s
     leaf's value the group's AAS as the API gives it and its area in proportion; a click on the largest leaf keeps its
     group's samples (both dimensions); its PNG says what it shows."""
     lock = stories["row_lock"]
-    window = {
-        "from": lock["from"][:11] + "14:08" + lock["from"][16:],
-        "to": lock["to"][:11] + "14:23" + lock["to"][16:],
-    }
+    window = lock_window(lock, "14:08", "14:23")
     page.open(_url(server, db=dbs["rac"], view="activity", **window))
     body = _answer(client, page, "/groups")
     card = page.page.locator("[data-chart=ash-loadmap]")

@@ -14,7 +14,7 @@ import zlib
 from collections import Counter
 from datetime import timedelta
 
-from app.demo.objects import object_ids
+from app.demo.objects import lock_table, object_ids
 from app.demo.plans import kind_lines
 from app.demo.workload import ROW_LOCK_WAITERS, fmt
 from app.store.awr.embedded.ash import ASH_TOTAL_DIMENSIONS, ASH_TOTAL_PERIODS, ash_code
@@ -317,55 +317,35 @@ class Ash:
     def _chain(self, head, sample_id, stamp, minute, counts):
         """One sample of the blocking chain: its waiters on the row lock, blocked by the blocker or, behind it, by the
         first waiter; the blocker itself, idle in its open transaction, is not sampled (but once: _blocker)."""
-        s, rows, c = self.lock_sql, [], self.code
-        obj = self.objects[self._lock_table()][0]
-        sql_code, event, wait_class = c(s.sql_id), c(ROW_LOCK_EVENT), c("Application")
+        event, wait_class, sql_code = (
+            self.code(ROW_LOCK_EVENT),
+            self.code("Application"),
+            self.code(self.lock_sql.sql_id),
+        )
+        rows = []
         for k, sid in enumerate(CHAIN):
             blocker = BLOCKER if k < 4 else CHAIN[0]
-            rows.append(
-                (
-                    *head,
-                    sample_id,
-                    stamp,
-                    sid,
-                    _serial(sid),
-                    self.fg,
-                    USERS.get(s.schema, 107),
-                    sql_code,
-                    sql_code,
-                    s.plan,
-                    1,
-                    c("UPDATE"),
-                    None,
-                    event,
-                    wait_class,
-                    self.waiting,
-                    blocker,
-                    _serial(blocker),
-                    self.inst.number,
-                    obj,
-                    c(s.module),
-                    None,
-                    c("JDBC Thin Client"),
-                    self.service,
-                    c(f"app-node{1 + sid % 4}"),
-                )
-            )
+            rows.append(self._lock_row(head, sample_id, stamp, sid, self.waiting, event, wait_class, blocker))
             counts[minute, wait_class, event, sql_code] += 1
         return rows
 
     def _blocker(self, head, sample_id, stamp, minute, counts):
         """The blocker's one sample: on CPU in the update that took the row lock, at the chain's first sample; idle in
         its open transaction after it, and so not sampled."""
+        counts[minute, self.cpu, self.cpu, self.code(self.lock_sql.sql_id)] += 1
+        return self._lock_row(head, sample_id, stamp, BLOCKER, self.on_cpu, None, None, None)
+
+    def _lock_row(self, head, sample_id, stamp, sid, state, event, wait_class, blocker):
+        """A sample of a session of the blocking chain, in the row lock's statement on its table: waiting (blocked by
+        `blocker` on this instance) or on CPU (event, wait class and blocker None)."""
         s, c = self.lock_sql, self.code
         sql_code = c(s.sql_id)
-        counts[minute, self.cpu, self.cpu, sql_code] += 1
         return (
             *head,
             sample_id,
             stamp,
-            BLOCKER,
-            _serial(BLOCKER),
+            sid,
+            _serial(sid),
             self.fg,
             USERS.get(s.schema, 107),
             sql_code,
@@ -374,22 +354,19 @@ class Ash:
             1,
             c("UPDATE"),
             None,
-            None,
-            None,
-            self.on_cpu,
-            None,
-            None,
-            None,
-            self.objects[self._lock_table()][0],
+            event,
+            wait_class,
+            state,
+            blocker,
+            None if blocker is None else _serial(blocker),
+            None if blocker is None else self.inst.number,
+            self.objects[lock_table(s)][0],
             c(s.module),
             None,
             c("JDBC Thin Client"),
             self.service,
-            c(f"app-node{1 + BLOCKER % 4}"),
+            c(f"app-node{1 + sid % 4}"),
         )
-
-    def _lock_table(self):
-        return re.match(r"UPDATE (\w+)", self.lock_sql.text).group(1).upper()
 
     def _session(self, sql, used):
         base = 20 if sql.batch else self.pool[sql.module]

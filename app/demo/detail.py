@@ -8,12 +8,11 @@ drawn from the interval's own integer deltas so the views agree (docs/awr-rules.
   row lock waits on the table its UPDATE names (whose OBJ# is the samples' CURRENT_OBJ#, app/demo/ash.py).
 Both use their own random stream, so the other views' rows are the same with or without them."""
 
-import re
 from functools import lru_cache
 from math import erf, log, sqrt
 
 from app.demo.ash import row_lock_sql
-from app.demo.objects import HOSTILE_OBJ, HOSTILE_SEGMENT, SEGMENTS, object_ids, schema_of
+from app.demo.objects import HOSTILE_OBJ, HOSTILE_SEGMENT, SEGMENTS, lock_table, object_ids, schema_of
 from app.demo.workload import GIB, STEP
 from app.units import DAY
 
@@ -66,15 +65,15 @@ class Detail:
         self.db, self.inst, self.rng = db, inst, rng
         self.shared = inst is db.instances[0]
         lock = self.lock_sql = row_lock_sql([s for s in sqls if not s.batch and s.bad_plan is None])
-        lock_table = re.match(r"UPDATE (\w+)", lock.text).group(1).upper()
+        locked = lock_table(lock)
         ids = object_ids(db, lock)
         self.segments = []  # (obj#, ts#, name, type, logical share, cache read share, change share)
         for name, (kind, lr, pr, chg) in SEGMENTS.items():
             self.segments.append((ids[name][0], INDEX_TS if kind == "INDEX" else DATA_TS, name, kind, lr, pr, chg))
-        if lock_table not in SEGMENTS:  # the chain's table has no share of its own: its row lock waits only
-            self.segments.append((ids[lock_table][0], DATA_TS, lock_table, "TABLE", 0.5, 0.5, 0.5))
+        if locked not in SEGMENTS:  # the chain's table has no share of its own: its row lock waits only
+            self.segments.append((ids[locked][0], DATA_TS, locked, "TABLE", 0.5, 0.5, 0.5))
         self.segments.append((HOSTILE_OBJ, DATA_TS, HOSTILE_SEGMENT, "TABLE", 0.2, 0.1, 0.1))
-        self.lock_obj = ids[lock_table][0]
+        self.lock_obj = ids[locked][0]
         for key in ("lr", "pr", "chg"):
             k = {"lr": 4, "pr": 5, "chg": 6}[key]
             total = sum(s[k] for s in self.segments)

@@ -37,18 +37,23 @@ def object_ids(db, lock) -> dict:
     """NAME -> (OBJ#, type) of the application's tables and indexes in one database: the segments AWR captures
     (SEGMENTS, the row lock's table at its own number), then the tables it never captures (sql.TABLES), each with
     its primary key index; ASH's CURRENT_OBJ# and the dictionary (DBA_OBJECTS) use the same numbers."""
-    lock_table = re.match(r"UPDATE (\w+)", lock.text).group(1).upper()
+    locked = lock_table(lock)
     out = {}
     for k, (name, (kind, *_)) in enumerate(SEGMENTS.items()):
-        obj = object_id(f"{lock.sql_id}:TABLE") if name == lock_table else 60000 + 97 * k + db.snap_base % 97
+        obj = object_id(f"{lock.sql_id}:TABLE") if name == locked else 60000 + 97 * k + db.snap_base % 97
         out[name] = (obj, kind)
-    out.setdefault(lock_table, (object_id(f"{lock.sql_id}:TABLE"), "TABLE"))
+    out.setdefault(locked, (object_id(f"{lock.sql_id}:TABLE"), "TABLE"))
     for k, table in enumerate(t.upper() for t in TABLES if t.upper() not in out):
         out[table] = (62000 + 97 * k + db.snap_base % 97, "TABLE")
     unindexed = [name for name, (_, kind) in out.items() if kind == "TABLE" and f"PK_{name}" not in out]
     for k, table in enumerate(unindexed):
         out[f"PK_{table}"] = (64000 + 97 * k + db.snap_base % 97, "INDEX")
     return out
+
+
+def lock_table(lock) -> str:
+    """The table the blocking chain's statement (an UPDATE) locks a row of, upper case."""
+    return re.match(r"UPDATE (\w+)", lock.text).group(1).upper()
 
 
 def dictionary_objects(db, lock) -> list[tuple]:

@@ -138,7 +138,7 @@ def _window(db: Database, rng: Range):
     return first, last.epoch - first.epoch
 
 
-def _sampled(db: Database, rng: Range):
+def sampled_range(db: Database, rng: Range):
     """What ASH reads for a range (docs/awr-rules.md §22): (the snapshots (lo, hi] read, the range's first instant as a
     Snap, its seconds, by sample time), or None where it holds no samples. A snapshot range, or a time range that
     starts and ends on snapshots, runs from the earliest instance's begin_snap to the latest one's end_snap; any other
@@ -161,7 +161,7 @@ def _sampled(db: Database, rng: Range):
     return replace(rng, lo=held[0], hi=held[1]), first, w1 - w0, True
 
 
-def _public(rng: Range, read: Range) -> dict:
+def public_range(rng: Range, read: Range) -> dict:
     """The range as an answer gives it: the time range asked, and the snapshots whose samples were read."""
     return {**rng.public(), "begin_snap": read.lo, "end_snap": read.hi}
 
@@ -181,10 +181,10 @@ def spacing(db: Database, rng: Range) -> float:
 def compute(db: Database, rng: Range, group_by="wait_class", filters: dict | None = None, top=TOP_GROUPS) -> dict:
     filters = filters or {}
     binds = filter_binds(filters, db.dbid)
-    sampled = _sampled(db, rng)
+    sampled = sampled_range(db, rng)
     body = {
         "db": db.key,
-        "range": _public(rng, sampled[0]) if sampled else rng.public(),
+        "range": public_range(rng, sampled[0]) if sampled else rng.public(),
         "group_by": group_by,
         "filters": filters,
         "unit": "sessions",
@@ -289,6 +289,15 @@ def _offset_at(ends: list[tuple[float, float]], moment: float) -> float:
     return ends[min(i, len(ends) - 1)][1]
 
 
+def sampled_runs(db: Database, sampled: tuple, binds: dict):
+    """Each run (_runs) of what sampled_range reads, as (t0, instance, binds): the filters', the run's snapshots
+    (lo, hi], its instance where it has one and, read by sample time, the window (w0, w1] on the run's own clock."""
+    read, first, seconds, by_time = sampled
+    runs = _runs(db, read, first, binds.get("f_instance_0"))
+    for lo, hi, t0, inst, where in _run_binds(runs, binds, seconds if by_time else None):
+        yield t0, inst, {**where, "lo": lo, "hi": hi}
+
+
 def _run_binds(runs: list, binds: dict, seconds=None):
     """Each run (_runs) with its binds: the filters', its instance's where it has one, and with `seconds` the window
     (w0, w1] on the run's own clock."""
@@ -309,7 +318,7 @@ def _from_samples(db: Database, runs: list, group_by, filters, binds, width, top
     """(samples per group and bucket, per group, the groups shown, all samples) from the view's samples grouped by
     bucket and group in the database, a statement per run of one offset (_runs: one, unless SNAP_TIMEZONE changes), a
     run of one instance's snapshots filtered by the instance; with `seconds`, those of the window of that many seconds
-    from the range's first instant only (by sample time, _sampled)."""
+    from the range's first instant only (by sample time, sampled_range)."""
     keys = tuple(sorted(filters))
     raw = []
     for lo, hi, t0, inst, where in _run_binds(runs, binds, seconds):
@@ -417,10 +426,10 @@ def top(db: Database, rng: Range, filters: dict | None = None) -> dict:
     filters = filters or {}
     binds = filter_binds(filters, db.dbid)
     key = tuple(sorted(filters))
-    sampled = _sampled(db, rng)
+    sampled = sampled_range(db, rng)
     body = {
         "db": db.key,
-        "range": _public(rng, sampled[0]) if sampled else rng.public(),
+        "range": public_range(rng, sampled[0]) if sampled else rng.public(),
         "filters": filters,
         "lists": {name: [] for name in TOP_LISTS},
         "blocking": [],
@@ -497,10 +506,10 @@ def _top_lists(db: Database, rng: Range, key: tuple, binds: dict) -> dict:
 
 
 def _top_lists_by_time(db: Database, read: Range, runs: list, key: tuple, binds: dict, seconds: float) -> dict:
-    """_top_lists of a window of sample times (_sampled): from the samples (coded on the embedded store), a statement
-    per run of one offset (_runs); the runs' lists added up and ranked again where SNAP_TIMEZONE changes inside. On
-    the embedded store, one run and the instance the only filter: the counts per block of the snapshots read less
-    their samples outside the window, which only the edge snapshots hold (_edges)."""
+    """_top_lists of a window of sample times (sampled_range): from the samples (coded on the embedded store), a
+    statement per run of one offset (_runs); the runs' lists added up and ranked again where SNAP_TIMEZONE changes
+    inside. On the embedded store, one run and the instance the only filter: the counts per block of the snapshots
+    read less their samples outside the window, which only the edge snapshots hold (_edges)."""
     v, names = db.store.views, (*TOP_LISTS, "instance", "blocking")
     if db.store.ash_top and db.store.ash_coded and set(key) <= {"instance"} and len(runs) == 1 and runs[0][3] is None:
         ((lo, hi, _, _, where),) = _run_binds(runs, binds, seconds)

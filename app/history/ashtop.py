@@ -22,10 +22,10 @@ def compute(db: Database, rng: Range, group_by: list, filters: dict | None = Non
         raise BadParameter(f"group_by takes 1 to {MOST_DIMENSIONS} dimensions, got {len(group_by)}", "group_by")
     filters = filters or {}
     binds = activity.filter_binds(filters, db.dbid)
-    sampled = activity._sampled(db, rng)
+    sampled = activity.sampled_range(db, rng)
     body = {
         "db": db.key,
-        "range": activity._public(rng, sampled[0]) if sampled else rng.public(),
+        "range": activity.public_range(rng, sampled[0]) if sampled else rng.public(),
         "group_by": group_by,
         "filters": filters,
         "unit": "sessions",
@@ -42,13 +42,11 @@ def compute(db: Database, rng: Range, group_by: list, filters: dict | None = Non
     widths = [len(queries.DIMENSIONS[d](db.store.views.active_sess_history)) for d in group_by]
     found: dict = {}  # group -> (samples, sessions, (first seen, last seen))
     total = 0
-    for lo, hi, t0, inst, where in activity._run_binds(
-        activity._runs(db, read, first, binds.get("f_instance_0")), binds, seconds if by_time else None
-    ):
+    for t0, inst, where in activity.sampled_runs(db, sampled, binds):
         keys = tuple(sorted(filters)) if inst is None else tuple(sorted({*filters, "instance"}))
         stmt = queries.activity_groups(db.store.views, tuple(group_by), keys, by_time)
         tz = offset(first) + (t0 - first.end).total_seconds()  # the run's own offset (activity._runs)
-        rows = db.rows(stmt, lo=lo, hi=hi, **where)
+        rows = db.rows(stmt, **where)
         total += rows[0][-1] if rows else 0  # every group's samples, over () before the limit
         for *key, samples, sessions, seen0, seen1, _ in rows:
             group = _split(group_by, widths, key, db.dbid)

@@ -30,10 +30,10 @@ class _Session:
 
 
 def compute(db: Database, rng: Range) -> dict:
-    sampled = activity._sampled(db, rng)
+    sampled = activity.sampled_range(db, rng)
     body = {
         "db": db.key,
-        "range": activity._public(rng, sampled[0]) if sampled else rng.public(),
+        "range": activity.public_range(rng, sampled[0]) if sampled else rng.public(),
         "unit": "sessions",
         "sample_seconds": None,
         "blocked_samples": 0,
@@ -43,15 +43,10 @@ def compute(db: Database, rng: Range) -> dict:
     if sampled is None:
         body["reason"] = "the range holds no interval"
         return body
-    read, first, seconds, by_time = sampled
+    read, _, seconds, by_time = sampled
     step = activity.spacing(db, read)
     rows = []
-    for lo, hi, _, inst, where in activity._run_binds(
-        activity._runs(db, read, first), {}, seconds if by_time else None
-    ):
-        where.update(lo=lo, hi=hi)
-        if inst is not None:  # a run of one instance's snapshots (SNAP_TIMEZONE differs between instances)
-            where["f_instance_0"] = inst
+    for _, inst, where in activity.sampled_runs(db, sampled, {}):
         stmt = queries.wait_chains(db.store.views, by_time, () if inst is None else ("instance",))
         rows += db.rows(stmt, **where)
     sessions = _sessions(rows)

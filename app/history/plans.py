@@ -110,10 +110,10 @@ def _line_samples(db: Database, sql_id: str, rng: Range) -> list:
     """The statement's samples per plan line of the range (docs/awr-rules.md §22): a snapshot range's from the store's
     counts per block where it keeps them; a time range off the snapshots' grid by sample time, a statement per run of
     one offset."""
-    sampled = ash._sampled(db, rng)
+    sampled = ash.sampled_range(db, rng)
     if sampled is None:
         return []
-    read, first, seconds, by_time = sampled
+    read, _, _, by_time = sampled
     if not by_time:
         blocks = ash_top_blocks(read.lo, read.hi) if db.store.ash_top else {}
         return db.rows(
@@ -124,9 +124,9 @@ def _line_samples(db: Database, sql_id: str, rng: Range) -> list:
             **{f"blocks_{span}": snaps for span, snaps in blocks.items()},
         )
     rows = []
-    for lo, hi, _, inst, where in ash._run_binds(ash._runs(db, read, first), {}, seconds):
+    for _, inst, where in ash.sampled_runs(db, sampled, {}):
         stmt = queries.plan_line_activity(db.store.views, False, True, () if inst is None else ("instance",))
-        rows += db.rows(stmt, sql_id=sql_id, lo=lo, hi=hi, **where)
+        rows += db.rows(stmt, sql_id=sql_id, **where)
     return rows
 
 
