@@ -373,11 +373,14 @@ def test_the_load_map_draws_each_groups_aas_as_its_area_and_filters_by_a_click(s
           const c = Chart.getChart(document.querySelector('[data-chart=ash-loadmap] canvas'));
           const i = c.data.datasets[0].data.findIndex(d => d.l === 1 && d.v === Math.max(
             ...c.data.datasets[0].data.filter(x => x.l === 1).map(x => x.v)));
-          const e = c.getDatasetMeta(0).data[i], r = c.canvas.getBoundingClientRect();
-          return {x: r.left + e.x + e.width / 2, y: r.top + e.y + e.height / 2};
+          const e = c.getDatasetMeta(0).data[i];
+          return {x: e.x + e.width / 2, y: e.y + e.height / 2};
         }"""
     )
-    page.page.mouse.click(box["x"], box["y"])
+    # relative to the canvas: Playwright scrolls it into view and waits for it to stand still (viewport coordinates
+    # missed when the card lay below the fold or the page above it was still growing)
+    card.locator("canvas").click(position=box)
+    page.page.wait_for_url(lambda u: "filter=" in u, timeout=20000)
     page.settle()
     assert set(parse_qs(urlsplit(page.page.url).query)["filter"]) == {
         f"sql_id:{big['sql']}",
