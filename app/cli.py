@@ -35,8 +35,15 @@ def register(app):
         show_default=True,
         help="Keep ASH's per-minute and half-hour totals (faster top activity, a bigger store).",
     )
+    @click.option(
+        "--live-minutes",
+        default=None,
+        type=click.IntRange(0, 180),
+        help="Minutes of one-second samples in the live buffer (GV$ACTIVE_SESSION_HISTORY) after the newest snapshot "
+        "(default: an hour; 0 = none).",
+    )
     @click.option("--if-missing", is_flag=True, help="Do nothing when the file already exists.")
-    def demo(path, days, seed, detail_days, ash_days, ash_totals, if_missing):
+    def demo(path, days, seed, detail_days, ash_days, ash_totals, live_minutes, if_missing):
         """Build the embedded demo AWR history (two databases, 30-minute snapshots)."""
         from app import demo as builder
 
@@ -62,6 +69,7 @@ def register(app):
                 on_progress=progress,
                 ash_days=ash_days,
                 ash_totals=ash_totals,
+                **({} if live_minutes is None else {"live_minutes": live_minutes}),
             )
             bar.update(100 - state["done"])
         size = target.stat().st_size / MIB

@@ -310,6 +310,41 @@ GROUP_BY = Param(
 )
 
 
+ASH_SOURCE = Param(
+    "ash",
+    "enum",
+    "Whose samples: history (DBA_HIST_ACTIVE_SESS_HISTORY, one in ten kept at each snapshot) or live (GV$ACTIVE_"
+    "SESSION_HISTORY, the in-memory buffer's one-second samples of the last minutes, not yet flushed: a window from/to "
+    "or the last `minutes` to the database's now; snapshot ids do not apply). Both need the Diagnostics Pack.",
+    default="history",
+    choices=("history", "live"),
+)
+LIVE_MINUTES = Param(
+    "minutes",
+    "integer",
+    f"With ash=live and no from/to: the window's minutes to the database's now (default "
+    f"{history.activity.LIVE_MINUTES}).",
+    minimum=1,
+    maximum=history.activity.MOST_LIVE_MINUTES,
+)
+
+
+def activity_range(db_key, args):
+    """The database and range of an ASH answer: a range of the history, or with ash=live a window of the live buffer
+    (history.activity.live_range)."""
+    if args["ash"] != "live":
+        if args["minutes"] is not None:
+            raise BadParameter("minutes is for ash=live (the last minutes of the live buffer)", "minutes")
+        return database_and_range(db_key, args)
+    for name in ("begin_snap", "end_snap"):
+        if args[name] is not None:
+            raise BadParameter(f"ash=live reads a window of sample times (from/to or minutes), not {name}", name)
+    if args["minutes"] is not None and (args["from"] or args["to"]):
+        raise BadParameter("minutes is the last minutes to now: give it or from/to, not both", "minutes")
+    d = every_database().database(db_key)
+    return d, history.activity.live_range(d, args["from"], args["to"], args["minutes"])
+
+
 def _activity_filters(d, args):
     """{dimension: value}, None for a dimension asked `without` a value."""
     filters = {p.name: args[p.name] for p in ACTIVITY_FILTERS if args[p.name] is not None}
@@ -324,22 +359,24 @@ def _activity_filters(d, args):
 
 
 @api.get("/dbs/<db>/activity")
-@accepts(*RANGE, GROUP_BY, TABLE_INSTANCE, *ACTIVITY_FILTERS, WITHOUT, SHAPE, FORMAT, SHOW_SQL)
+@accepts(
+    *RANGE, ASH_SOURCE, LIVE_MINUTES, GROUP_BY, TABLE_INSTANCE, *ACTIVITY_FILTERS, WITHOUT, SHAPE, FORMAT, SHOW_SQL
+)
 def activity(db, args):
     """Top activity: average active sessions over time from Active Session History, stacked by a dimension (the
     top groups and 'other'), with filters on any dimension. A time range is read by sample time, over its own
     seconds, wherever the snapshots fall (docs/awr-rules.md §22)."""
-    d, rng = database_and_range(db, args)
+    d, rng = activity_range(db, args)
     body = history.activity.compute(d, rng, args["group_by"], _activity_filters(d, args))
     return series_answer(body, args, rng)
 
 
 @api.get("/dbs/<db>/activity/top")
-@accepts(*RANGE, TABLE_INSTANCE, *ACTIVITY_FILTERS, WITHOUT, FORMAT, SHOW_SQL)
+@accepts(*RANGE, ASH_SOURCE, LIVE_MINUTES, TABLE_INSTANCE, *ACTIVITY_FILTERS, WITHOUT, FORMAT, SHOW_SQL)
 def activity_top(db, args):
     """Top SQL, sessions, modules, events and objects by samples, with % of activity and CPU against waits; the
     blocking sessions and the events their waiters wait on. A time range is read by sample time, as /activity."""
-    d, rng = database_and_range(db, args)
+    d, rng = activity_range(db, args)
     return answer(history.activity.top(d, rng, _activity_filters(d, args)), args, rng, table=_activity_table)
 
 
@@ -362,23 +399,25 @@ ASHTOP_GROUP_BY = Param(
 
 
 @api.get("/dbs/<db>/activity/groups")
-@accepts(*RANGE, ASHTOP_GROUP_BY, TABLE_INSTANCE, *ACTIVITY_FILTERS, WITHOUT, FORMAT, SHOW_SQL)
+@accepts(
+    *RANGE, ASH_SOURCE, LIVE_MINUTES, ASHTOP_GROUP_BY, TABLE_INSTANCE, *ACTIVITY_FILTERS, WITHOUT, FORMAT, SHOW_SQL
+)
 def activity_groups(db, args):
     """ashtop: the samples grouped by several dimensions at once, each group with its AAS, % of activity, distinct
     sessions and first and last sample time, the largest first; filtered as /activity. A time range is read by sample
     time, as /activity."""
-    d, rng = database_and_range(db, args)
+    d, rng = activity_range(db, args)
     body = history.ashtop.compute(d, rng, args["group_by"].split(","), _activity_filters(d, args))
     return answer(body, args, rng, table=lambda b: b["rows"])
 
 
 @api.get("/dbs/<db>/activity/chains")
-@accepts(*RANGE, FORMAT, SHOW_SQL)
+@accepts(*RANGE, ASH_SOURCE, LIVE_MINUTES, FORMAT, SHOW_SQL)
 def wait_chains(db, args):
     """Wait chains: the tree of who blocked whom over the range, the root blockers first, each session (instance,
     SID, serial#) with what it did meanwhile and what its waiters waited on (event and object), from Active Session
     History over every instance. A time range is read by sample time, as /activity."""
-    d, rng = database_and_range(db, args)
+    d, rng = activity_range(db, args)
     return answer(history.chains.compute(d, rng), args, rng, table=_chains_table)
 
 

@@ -53,8 +53,12 @@ def conditional(resp: Response, rng=None) -> Response:
     """An answer with its validators: an ETag, and a lifetime that is long for a closed range."""
     closed = rng is not None and rng.closed
     resp.cache_control.public = True
-    # an open range can gain a snapshot at any time: kept as long as the snapshot list is (AWRLENS_SNAPSHOT_TTL)
-    resp.cache_control.max_age = CLOSED_MAX_AGE if closed else int(current_app.config["SETTINGS"].snapshot_ttl)
+    # an open range can gain a snapshot at any time: kept as long as the snapshot list is (AWRLENS_SNAPSHOT_TTL); the
+    # live buffer's answers are kept by no one (its now moves, its samples age out)
+    live = rng is not None and getattr(rng, "live", None) is not None
+    resp.cache_control.max_age = (
+        0 if live else CLOSED_MAX_AGE if closed else int(current_app.config["SETTINGS"].snapshot_ttl)
+    )
     resp.add_etag()
     return resp.make_conditional(request)
 

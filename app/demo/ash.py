@@ -13,11 +13,13 @@ import re
 import zlib
 from collections import Counter
 from datetime import timedelta
+from functools import cache
 
 from app.demo.objects import lock_table, object_ids
 from app.demo.plans import kind_lines
 from app.demo.workload import ROW_LOCK_WAITERS, fmt
-from app.store.awr.embedded.ash import ASH_TOTAL_DIMENSIONS, ASH_TOTAL_PERIODS, ash_code
+from app.store.awr.embedded.ash import ASH_CODED, ASH_TOTAL_DIMENSIONS, ASH_TOTAL_PERIODS, ash_code
+from app.store.awr.views import views
 
 SAMPLE_SECONDS = 10  # DBA_HIST keeps every 10th one-second sample
 MINUTE = min(ASH_TOTAL_PERIODS)  # the finest totals (embedded.ash.ASH_TOTALS); every other period is a multiple of it
@@ -51,10 +53,11 @@ def row_lock_sql(oltp):
 
 
 class Ash:
-    """The samples of one instance, interval by interval."""
+    """The samples of one instance, interval by interval: those AWR keeps (one every SAMPLE_SECONDS), or with
+    `spacing` 1 the in-memory buffer's one a second (live_rows)."""
 
-    def __init__(self, db, inst, sqls, victim, events, stories, rng):
-        self.db, self.inst, self.victim, self.rng = db, inst, victim, rng
+    def __init__(self, db, inst, sqls, victim, events, stories, rng, spacing=SAMPLE_SECONDS):
+        self.db, self.inst, self.victim, self.rng, self.spacing = db, inst, victim, rng, spacing
         self.events = [
             (name, wc, drv, share, bg) for _, name, wc, _, drv, share, _, bg in events if not drv.startswith("idle")
         ]
@@ -120,15 +123,16 @@ class Ash:
     def interval(self, snap_id, startup, begin, end, seconds, q):
         """The rows of the interval (begin, end]: sample k of the instance's startup is taken at startup + k s."""
         rng, head = self.rng, (snap_id, self.db.dbid, self.inst.number)
-        first = int((begin - startup).total_seconds()) // SAMPLE_SECONDS + 1
-        last = int((end - startup).total_seconds()) // SAMPLE_SECONDS
+        spacing = self.spacing
+        first = int((begin - startup).total_seconds()) // spacing + 1
+        last = int((end - startup).total_seconds()) // spacing
         if last < first:
             return [], []
         slots = []
         for k in range(first, last + 1):
-            moment = startup + timedelta(seconds=k * SAMPLE_SECONDS)
+            moment = startup + timedelta(seconds=k * spacing)
             second = calendar.timegm(moment.timetuple())
-            slots.append((k * SAMPLE_SECONDS, fmt(moment), second - second % MINUTE))
+            slots.append((k * spacing, fmt(moment), second - second % MINUTE))
         rows, used = [], [set() for _ in slots]
         counts = Counter()  # (minute, wait class, event, SQL_ID) codes -> samples
         lock_samples = blocker_samples = 0
@@ -139,7 +143,7 @@ class Ash:
                     rows += self._chain(head, sample_id, stamp, minute, counts)
                     used[k].update((BLOCKER, *CHAIN))
                     lock_samples += ROW_LOCK_WAITERS
-                    if moment < self.lock["from"] + timedelta(seconds=SAMPLE_SECONDS):  # the update that took the lock
+                    if moment < self.lock["from"] + timedelta(seconds=spacing):  # the update that took the lock
                         rows.append(self._blocker(head, sample_id, stamp, minute, counts))
                         blocker_samples += 1
         reg_execs, reg_ms, regressed = q["reg"]
@@ -151,7 +155,7 @@ class Ash:
         for name, wc, drv, share, bg in self.events:
             fg = foreground(q, name, drv, share, bg)
             if name == ROW_LOCK_EVENT:
-                fg = max(fg - lock_samples * SAMPLE_SECONDS / seconds, 0.0)  # the chain's waits are drawn above
+                fg = max(fg - lock_samples * spacing / seconds, 0.0)  # the chain's waits are drawn above
             if fg > 0:
                 kinds.append(
                     (
@@ -169,7 +173,7 @@ class Ash:
                     )
                 )
         total = sum(k[3] for k in kinds)
-        count = round((q["dbtime"] * seconds) / SAMPLE_SECONDS) - lock_samples - blocker_samples
+        count = round((q["dbtime"] * seconds) / spacing) - lock_samples - blocker_samples
         if count <= 0 or total <= 0:
             return rows, self.totals(snap_id, counts)
         picked = rng.choices(range(len(kinds)), cum_weights=_cumulative([k[3] for k in kinds]), k=count)
@@ -383,6 +387,22 @@ class Ash:
 
     def _machine(self, sql, sid):
         return self.inst.host if sql.batch else f"app-node{1 + sid % 4}"
+
+
+def live_rows(ash: Ash, rows: list) -> list:
+    """GV$ACTIVE_SESSION_HISTORY's rows (views.LIVE, as the embedded store keeps them: DBID first) of samples drawn as
+    ASH_BASE's (Ash.interval): without SNAP_ID, each code its text again."""
+    coded = _coded_positions()
+    return [
+        (r[1], r[2], *(ash.named.get(v) if k in coded and v is not None else v for k, v in enumerate(r[3:], 3)))
+        for r in rows
+    ]
+
+
+@cache
+def _coded_positions() -> frozenset:
+    """The positions in an ASH_BASE row of its coded text columns (embedded.ash.ASH_CODED)."""
+    return frozenset(k for k, c in enumerate(views().active_sess_history.c) if c.key in ASH_CODED)
 
 
 def _serial(sid: int) -> int:

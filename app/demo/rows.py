@@ -6,7 +6,7 @@ import random
 from datetime import timedelta
 
 from app.demo import parameters
-from app.demo.ash import USERS, Ash, foreground, service_hash, service_names
+from app.demo.ash import USERS, Ash, foreground, live_rows, service_hash, service_names
 from app.demo.detail import Detail
 from app.demo.names import (
     EVENT_ROWS,
@@ -43,6 +43,7 @@ class Generator:
 
     def __init__(self, db, times, stories, rng, out, detail_days, ash_rng=None, ash_days=None, ash_totals=True):
         self.db, self.times, self.stories, self.rng, self.out = db, times, stories, rng, out
+        self.live_minutes = stories["live"]["minutes"] if ash_days != 0 else 0  # the live buffer's (_live)
         self.ash_rng = ash_rng  # the samples' own random stream (app/demo/ash.py); None: no samples
         self.statements = Statements(db, stories)
         self.sqls, self.victim = self.statements.sqls, self.statements.victim
@@ -95,6 +96,29 @@ class Generator:
             if shared:
                 out.extend("tbspc_space_usage", self.tablespaces.usage(snap_id, t, k))
         out.extend(PARAMETER_BASE.name, parameters.rows(db, inst, taken, self.stories))
+        if self.ash and self.live_minutes and self.times[-1][1] not in inst.missing:
+            self._live(inst, st)
+
+    def _live(self, inst, st):
+        """GV$ACTIVE_SESSION_HISTORY of the instance: one-second samples for the live minutes after the newest
+        snapshot, drawn as the history's from the same model (app/demo/ash.py), a half hour at a time; the live row
+        lock's chain where the story puts it (workload.place_stories)."""
+        db, end = self.db, self.times[-1][1]
+        live = Ash(db, inst, self.sqls, self.victim, self.events, self.stories, random.Random(self.ash_rng.random()), 1)
+        lock = self.stories["live"]["row_lock"]
+        live.lock = lock if lock and lock["db"] is db and lock["instance"] == inst.number else None
+        for begin in range(0, self.live_minutes, STEP // 60):
+            t0, t1 = end + timedelta(minutes=begin), end + timedelta(minutes=min(begin + STEP // 60, self.live_minutes))
+            mid = t0 + (t1 - t0) / 2
+            q = rates(db, mid, self.stories, 1.0, (mid - self.start).total_seconds() / DAY, inst.number)
+            rows, _ = live.interval(None, st.startup, t0, t1, (t1 - t0).total_seconds(), q)
+            # the buffer's first and last seconds sampled: its oldest sample and its now (queries.live_clock)
+            for k, at in ((-1, t0 + timedelta(seconds=1)), (-2, t1)):  # moved: samples drawn last, not the chain's
+                second = int((at - st.startup).total_seconds())
+                if rows and at in (end + timedelta(seconds=1), end + timedelta(minutes=self.live_minutes)):
+                    if all(r[3] != second for r in rows):
+                        rows[k] = (*rows[k][:3], second, fmt(at), *rows[k][5:])
+            self.out.extend("live_ash", live_rows(live, rows))
 
     def _instance_row(self, inst, startup):
         db = self.db

@@ -101,8 +101,12 @@ def _local_start(start_utc, tz):
     return (start_utc + timedelta(seconds=tz) - timedelta(days=19, hours=3, minutes=17)).replace(second=12)
 
 
-def place_stories(orcl: DemoDatabase, rac: DemoDatabase, end_utc: datetime) -> dict:
-    """Place the stories relative to the newest snapshot so a short history still holds all of them."""
+LIVE_MINUTES = 60  # the demo's live buffer: one-second samples after the newest snapshot, its end the demo's now
+
+
+def place_stories(orcl: DemoDatabase, rac: DemoDatabase, end_utc: datetime, live_minutes: int = LIVE_MINUTES) -> dict:
+    """Place the stories relative to the newest snapshot so a short history still holds all of them; the live
+    buffer's row lock in its own hour after it (the history's, RACPROD instance 1, 25 minutes in, for 12)."""
 
     def at(db, days_before, hh, mm):
         return (local(db, end_utc) - timedelta(days=days_before)).replace(hour=hh, minute=mm, second=0)
@@ -128,6 +132,17 @@ def place_stories(orcl: DemoDatabase, rac: DemoDatabase, end_utc: datetime) -> d
         "plan_regression": {"db": rac, "from": at(rac, 3, 9, 10), "to": at(rac, 2, 15, 40), "sql": REGRESSION},
         "batch": {"hours": "01:00-03:00 database time, nightly; RMAN backup Sunday 03:00-04:30"},
         "row_lock": {"db": rac, "instance": 1, "from": lock_from, "to": lock_from + timedelta(minutes=45)},
+        "live": {
+            "minutes": live_minutes,
+            "row_lock": {
+                "db": rac,
+                "instance": 1,
+                "from": local(rac, end_utc) + timedelta(minutes=25),
+                "to": local(rac, end_utc) + timedelta(minutes=37),
+            }
+            if live_minutes >= 40
+            else None,
+        },
     }
 
 
@@ -199,14 +214,29 @@ def public_stories(stories, plan):
             "end_snap": snap(reg["db"], reg["to"]),
         },
         "batch": stories["batch"],
-        "row_lock": {
-            "dbid": lock["db"].dbid,
-            "instance": lock["instance"],
-            "from": iso(lock["db"], lock["from"]),
-            "to": iso(lock["db"], lock["to"]),
-            "event": "enq: TX - row lock contention",
-            "waiters": ROW_LOCK_WAITERS,
+        "row_lock": _public_lock(lock),
+        "live": {
+            "minutes": stories["live"]["minutes"],
+            "databases": {
+                str(db.dbid): {
+                    "from": iso(db, times[-1][1]),
+                    "to": iso(db, times[-1][1] + timedelta(minutes=stories["live"]["minutes"])),
+                }
+                for db, times in plan
+            },
+            "row_lock": _public_lock(stories["live"]["row_lock"]) if stories["live"]["row_lock"] else None,
         },
+    }
+
+
+def _public_lock(lock: dict) -> dict:
+    return {
+        "dbid": lock["db"].dbid,
+        "instance": lock["instance"],
+        "from": iso(lock["db"], lock["from"]),
+        "to": iso(lock["db"], lock["to"]),
+        "event": "enq: TX - row lock contention",
+        "waiters": ROW_LOCK_WAITERS,
     }
 
 

@@ -10,6 +10,7 @@ from bisect import bisect_left
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from statistics import median
+from typing import NamedTuple
 
 from app import analysis
 from app.errors import BadParameter
@@ -129,6 +130,69 @@ def display_names(db: Database, dimension: str, groups) -> dict:
     return {g: found[k] for g, k in keys.items() if k in found}
 
 
+class Sampled(NamedTuple):
+    """What ASH reads for a range (sampled_range): the snapshots (lo, hi] read (none for the live buffer), the range's
+    first instant as a Snap, its seconds, whether samples are chosen by SAMPLE_TIME, and whether from the live
+    buffer (GV$ACTIVE_SESSION_HISTORY, docs/awr-rules.md §28)."""
+
+    read: Range
+    first: analysis.Snap
+    seconds: float
+    by_time: bool
+    live: bool = False
+
+
+LIVE_SPACING = 1.0  # seconds between V$ACTIVE_SESSION_HISTORY's samples: once a second (Database Reference)
+LIVE_MINUTES = 15  # a live window's minutes unless asked
+MOST_LIVE_MINUTES = 180
+
+
+def live_range(db: Database, start: datetime | None, end: datetime | None, minutes: int | None) -> Range:
+    """A window of the live buffer (docs/awr-rules.md §28): from `start` to `end` (a date-time without an offset in
+    the database's zone), or the last `minutes` to the database's now (queries.live_clock); its `live` the buffer's
+    now and oldest sample (the latest of the instances' oldest: from then on every instance's are all there)."""
+    rows = db.rows(queries.live_clock(db.store.views))
+    if not rows:
+        raise BadParameter("the live buffer (GV$ACTIVE_SESSION_HISTORY) holds no sample of this database", "ash")
+    zone = rows[0][4]
+    tz = db.tz() if not zone else timezone(timedelta(hours=int(zone[:3]), minutes=int(zone[0] + zone[4:6])))
+    now = analysis.as_datetime(rows[0][3]).replace(tzinfo=tz)
+    oldest = max((analysis.as_datetime(r[1]) for r in rows if r[1] is not None), default=None)
+    local = [m if m is None or m.tzinfo else m.replace(tzinfo=tz) for m in (start, end)]
+    if (start is None) != (end is None):
+        raise BadParameter(
+            "a live window is from and to, or neither (the last minutes to now)", "from" if end else "to"
+        )
+    if start is None:
+        t1 = now.timestamp()
+        t0 = t1 - 60 * (minutes or LIVE_MINUTES)
+    else:
+        t0, t1 = local[0].timestamp(), local[1].timestamp()
+        if t0 >= t1:
+            raise BadParameter("from must be before to", "from")
+        if t1 - t0 > 60 * MOST_LIVE_MINUTES:
+            raise BadParameter(f"a live window is at most {MOST_LIVE_MINUTES} minutes; narrow it", "from")
+    stamp = [analysis.iso(datetime.fromtimestamp(t, tz)) for t in (t0, t1)]
+    held = analysis.iso(oldest.replace(tzinfo=tz)) if oldest else None
+    return Range(None, None, *stamp, False, (t0, t1), (analysis.iso(now), held))
+
+
+def live_note(rng: Range) -> dict | None:
+    """What an answer of the live buffer says of it: its now and oldest sample, and where the window starts before
+    that, that one-second samples age out (the history keeps one in ten)."""
+    if rng.live is None:
+        return None
+    now, oldest = rng.live
+    note = {"now": now, "oldest_sample": oldest, "sample_seconds": LIVE_SPACING}
+    if oldest is None or analysis.as_datetime(oldest).timestamp() > rng.window[0] + LIVE_SPACING:  # (w0, w1]
+        note["aged_out"] = (
+            "one-second samples before "
+            + (oldest or "now")
+            + " have aged out of the in-memory buffer; the history keeps one in ten (ash=history)"
+        )
+    return note
+
+
 def _window(db: Database, rng: Range):
     """The range's first instant (the earliest instance's snapshot `lo`, local, naive) and its seconds."""
     tl = db.timeline()
@@ -144,11 +208,19 @@ def sampled_range(db: Database, rng: Range):
     starts and ends on snapshots, runs from the earliest instance's begin_snap to the latest one's end_snap; any other
     time range runs from its `from` to its `to`, over the snapshots whose intervals hold it, its samples chosen by
     SAMPLE_TIME (by sample time: True)."""
+    if rng.live is not None:  # the live buffer: a window of sample times, no snapshot
+        w0, w1 = rng.window
+        start = analysis.as_datetime(rng.start)
+        shift = start.utcoffset().total_seconds()
+        first = analysis.make_snap(
+            0, db.timeline().instances[0], start.replace(tzinfo=None), start.replace(tzinfo=None), tz_seconds=shift
+        )
+        return Sampled(rng, first, w1 - w0, True, True)
     if rng.lo is not None and rng.lo < rng.hi:
         first, seconds = _window(db, rng)
         w = rng.window
         if w is None or (abs(first.epoch - w[0]) < 1 and abs(first.epoch + seconds - w[1]) < 1):
-            return rng, first, seconds, False
+            return Sampled(rng, first, seconds, False)
     if rng.window is None:
         return None
     w0, w1 = rng.window
@@ -158,7 +230,7 @@ def sampled_range(db: Database, rng: Range):
     shift = _offset_at(sorted((s.epoch, offset(s)) for s in db.timeline().by_id.values()), w0)
     start = datetime.fromtimestamp(w0, timezone(timedelta(seconds=shift))).replace(tzinfo=None)
     first = analysis.make_snap(held[0], db.timeline().instances[0], start, start, tz_seconds=shift)
-    return replace(rng, lo=held[0], hi=held[1]), first, w1 - w0, True
+    return Sampled(replace(rng, lo=held[0], hi=held[1]), first, w1 - w0, True)
 
 
 def public_range(rng: Range, read: Range) -> dict:
@@ -169,7 +241,9 @@ def public_range(rng: Range, read: Range) -> dict:
 def spacing(db: Database, rng: Range) -> float:
     """Seconds between kept samples, from the data of the range's last interval: per instance, the smallest step
     between SAMPLE_IDs x the seconds per SAMPLE_ID (first to last sample); the median over instances, to the second
-    (DEFAULT_SPACING where no instance has two samples)."""
+    (DEFAULT_SPACING where no instance has two samples). The live buffer's: LIVE_SPACING."""
+    if rng.live is not None:
+        return LIVE_SPACING
     found = []
     for _, step, id0, id1, first, last in db.rows(queries.sample_spacing(db.store.views), snap_id=rng.hi):
         if step and id1 > id0:
@@ -196,10 +270,10 @@ def compute(db: Database, rng: Range, group_by="wait_class", filters: dict | Non
     if sampled is None:
         body["reason"] = "the range holds no interval"
         return body
-    rng, first, seconds, by_time = sampled
+    rng, first, seconds, by_time, live = sampled
     width = width_for(seconds)
     step = spacing(db, rng)
-    runs = _runs(db, rng, first, binds.get("f_instance_0"))
+    runs = _sampled_runs(db, sampled, binds.get("f_instance_0"))
     found = (
         not by_time  # the store's totals and blocks count whole intervals,
         and runs == [(rng.lo, rng.hi, first.end, None)]  # by local time: one offset
@@ -207,7 +281,7 @@ def compute(db: Database, rng: Range, group_by="wait_class", filters: dict | Non
             _from_totals(db, rng, group_by, filters, binds, first.end, width, top)
             or _from_blocks(db, rng, group_by, filters, binds, first.end, width, top)
         )
-    ) or _from_samples(db, runs, group_by, filters, binds, width, top, seconds if by_time else None)
+    ) or _from_samples(db, runs, group_by, filters, binds, width, top, seconds if by_time else None, live)
     per, totals, shown, total = found
     count = max(int(-(-seconds // width)), 1)
     for values in per.values():  # a sample at the range's last instant: the last bucket's, which ends there (§22)
@@ -233,6 +307,8 @@ def compute(db: Database, rng: Range, group_by="wait_class", filters: dict | Non
         total_samples=total,
         aas=round4(total * step / seconds) if seconds else None,
     )
+    if live:
+        body["live"] = live_note(rng)
     return body
 
 
@@ -292,10 +368,16 @@ def _offset_at(ends: list[tuple[float, float]], moment: float) -> float:
 def sampled_runs(db: Database, sampled: tuple, binds: dict):
     """Each run (_runs) of what sampled_range reads, as (t0, instance, binds): the filters', the run's snapshots
     (lo, hi], its instance where it has one and, read by sample time, the window (w0, w1] on the run's own clock."""
-    read, first, seconds, by_time = sampled
-    runs = _runs(db, read, first, binds.get("f_instance_0"))
-    for lo, hi, t0, inst, where in _run_binds(runs, binds, seconds if by_time else None):
+    runs = _sampled_runs(db, sampled, binds.get("f_instance_0"))
+    for lo, hi, t0, inst, where in _run_binds(runs, binds, sampled.seconds if sampled.by_time else None):
         yield t0, inst, {**where, "lo": lo, "hi": hi}
+
+
+def _sampled_runs(db: Database, sampled: Sampled, instance: int | None) -> list[tuple]:
+    """The runs (_runs) of what sampled_range reads; the live buffer's window is one run of no snapshot."""
+    if sampled.live:
+        return [(None, None, sampled.first.end, None)]
+    return _runs(db, sampled.read, sampled.first, instance)
 
 
 def _run_binds(runs: list, binds: dict, seconds=None):
@@ -314,11 +396,11 @@ def _ranked(totals: dict, top: int):
     return ranked[:top], ranked[top:]
 
 
-def _from_samples(db: Database, runs: list, group_by, filters, binds, width, top, seconds=None):
+def _from_samples(db: Database, runs: list, group_by, filters, binds, width, top, seconds=None, live=False):
     """(samples per group and bucket, per group, the groups shown, all samples) from the view's samples grouped by
     bucket and group in the database, a statement per run of one offset (_runs: one, unless SNAP_TIMEZONE changes), a
     run of one instance's snapshots filtered by the instance; with `seconds`, those of the window of that many seconds
-    from the range's first instant only (by sample time, sampled_range)."""
+    from the range's first instant only (by sample time, sampled_range); `live`: of the live buffer."""
     keys = tuple(sorted(filters))
     raw = []
     for lo, hi, t0, inst, where in _run_binds(runs, binds, seconds):
@@ -328,6 +410,7 @@ def _from_samples(db: Database, runs: list, group_by, filters, binds, width, top
             keys if inst is None else tuple(sorted({*keys, "instance"})),
             db.store.ash_coded,
             seconds is not None,
+            live,
         )
         raw += db.rows(stmt, lo=lo, hi=hi, t0=t0, width=width, **where)
     per: dict = {}
@@ -438,10 +521,11 @@ def top(db: Database, rng: Range, filters: dict | None = None) -> dict:
     if sampled is None:
         body["reason"] = "the range holds no interval"
         return body
-    rng, first, seconds, by_time = sampled
+    rng, first, seconds, by_time, live = sampled
     step = spacing(db, rng)
     if by_time:
-        found = _top_lists_by_time(db, rng, _runs(db, rng, first, binds.get("f_instance_0")), key, binds, seconds)
+        runs = _sampled_runs(db, sampled, binds.get("f_instance_0"))
+        found = _top_lists_by_time(db, rng, runs, key, binds, seconds, live)
     else:
         found = _top_lists(db, rng, key, binds)
     total = sum(samples for _, samples, _ in found["instance"])  # every instance's samples
@@ -472,6 +556,8 @@ def top(db: Database, rng: Range, filters: dict | None = None) -> dict:
             }
         )
     body.update(total_samples=total, sample_seconds=step, cpu_label=CPU)
+    if live:
+        body["live"] = live_note(rng)
     return body
 
 
@@ -505,13 +591,15 @@ def _top_lists(db: Database, rng: Range, key: tuple, binds: dict) -> dict:
     return found
 
 
-def _top_lists_by_time(db: Database, read: Range, runs: list, key: tuple, binds: dict, seconds: float) -> dict:
+def _top_lists_by_time(db: Database, read: Range, runs: list, key: tuple, binds: dict, seconds: float, live=False):
     """_top_lists of a window of sample times (sampled_range): from the samples (coded on the embedded store), a
     statement per run of one offset (_runs); the runs' lists added up and ranked again where SNAP_TIMEZONE changes
     inside. On the embedded store, one run and the instance the only filter: the counts per block of the snapshots
-    read less their samples outside the window, which only the edge snapshots hold (_edges)."""
+    read less their samples outside the window, which only the edge snapshots hold (_edges). `live`: the live
+    buffer's samples, as they are."""
     v, names = db.store.views, (*TOP_LISTS, "instance", "blocking")
-    if db.store.ash_top and db.store.ash_coded and set(key) <= {"instance"} and len(runs) == 1 and runs[0][3] is None:
+    coded = db.store.ash_coded and not live
+    if coded and db.store.ash_top and set(key) <= {"instance"} and len(runs) == 1 and runs[0][3] is None:
         ((lo, hi, _, _, where),) = _run_binds(runs, binds, seconds)
         edges = _edges(db, read, *read.window)
         where.update(lo=lo, hi=hi, edge_snaps=edges or [lo], **_blocks(read))  # [lo]: no snapshot of the range
@@ -523,7 +611,7 @@ def _top_lists_by_time(db: Database, read: Range, runs: list, key: tuple, binds:
     for lo, hi, _, inst, where in _run_binds(runs, binds, seconds):
         keys = key if inst is None else tuple(sorted({*key, "instance"}))
         where.update(lo=lo, hi=hi)
-        if db.store.ash_coded:
+        if coded:
             rows = [
                 (name, tuple(k[: LIST_KEYS.get(name, 1)]), samples, second)
                 for name, *k, samples, second, _ in db.rows(queries.activity_top_coded(v, keys, False, True), **where)
@@ -532,10 +620,11 @@ def _top_lists_by_time(db: Database, read: Range, runs: list, key: tuple, binds:
             rows = [
                 (name, tuple(k), samples, second)
                 for name in (*TOP_LISTS, "instance")
-                for *k, samples, second in db.rows(queries.activity_top(v, name, keys, False, True), **where)
+                for *k, samples, second in db.rows(queries.activity_top(v, name, keys, False, True, live), **where)
             ]
             rows += [
-                ("blocking", tuple(k), n, w) for *k, n, w in db.rows(queries.blocking(v, keys, False, True), **where)
+                ("blocking", tuple(k), n, w)
+                for *k, n, w in db.rows(queries.blocking(v, keys, False, True, live), **where)
             ]
         for name, k, samples, second in rows:
             was = summed[name].get(k, (0, 0))

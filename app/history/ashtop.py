@@ -37,14 +37,14 @@ def compute(db: Database, rng: Range, group_by: list, filters: dict | None = Non
     if sampled is None:
         body["reason"] = "the range holds no interval"
         return body
-    read, first, seconds, by_time = sampled
+    read, first, seconds, by_time, live = sampled
     step = activity.spacing(db, read)
     widths = [len(queries.DIMENSIONS[d](db.store.views.active_sess_history)) for d in group_by]
     found: dict = {}  # group -> (samples, sessions, (first seen, last seen))
     total = 0
     for t0, inst, where in activity.sampled_runs(db, sampled, binds):
         keys = tuple(sorted(filters)) if inst is None else tuple(sorted({*filters, "instance"}))
-        stmt = queries.activity_groups(db.store.views, tuple(group_by), keys, by_time)
+        stmt = queries.activity_groups(db.store.views, tuple(group_by), keys, by_time, live)
         tz = offset(first) + (t0 - first.end).total_seconds()  # the run's own offset (activity._runs)
         rows = db.rows(stmt, **where)
         total += rows[0][-1] if rows else 0  # every group's samples, over () before the limit
@@ -73,6 +73,8 @@ def compute(db: Database, rng: Range, group_by: list, filters: dict | None = Non
         }
         body["rows"].append(row)
     body.update(sample_seconds=step, total_samples=total)
+    if live:
+        body["live"] = activity.live_note(read)
     return body
 
 

@@ -43,11 +43,11 @@ def compute(db: Database, rng: Range) -> dict:
     if sampled is None:
         body["reason"] = "the range holds no interval"
         return body
-    read, _, seconds, by_time = sampled
+    read, _, seconds, by_time, live = sampled
     step = activity.spacing(db, read)
     rows = []
     for _, inst, where in activity.sampled_runs(db, sampled, {}):
-        stmt = queries.wait_chains(db.store.views, by_time, () if inst is None else ("instance",))
+        stmt = queries.wait_chains(db.store.views, by_time, () if inst is None else ("instance",), live)
         rows += db.rows(stmt, **where)
     sessions = _sessions(rows)
     objects = names.objects(db, {obj for s in sessions.values() for c in s.blockers.values() for _, obj in c})
@@ -61,6 +61,8 @@ def compute(db: Database, rng: Range) -> dict:
         roots=tree.roots(),
         truncated=tree.nodes > MOST_NODES,
     )
+    if live:
+        body["live"] = activity.live_note(read)
     return body
 
 

@@ -27,6 +27,7 @@ class Range:
     end: str | None
     closed: bool
     window: tuple[float, float] | None = None  # a time range's (from, to), epoch seconds: ASH reads it by sample time
+    live: tuple[str, str | None] | None = None  # a window of the live buffer: (its now, its oldest sample), ISO 8601
 
     def public(self):
         return {"begin_snap": self.lo, "end_snap": self.hi, "from": self.start, "to": self.end}

@@ -113,7 +113,7 @@ def _line_samples(db: Database, sql_id: str, rng: Range) -> list:
     sampled = ash.sampled_range(db, rng)
     if sampled is None:
         return []
-    read, _, _, by_time = sampled
+    read, _, _, by_time, _ = sampled  # plans read no live range (never asked one)
     if not by_time:
         blocks = ash_top_blocks(read.lo, read.hi) if db.store.ash_top else {}
         return db.rows(

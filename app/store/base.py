@@ -58,11 +58,12 @@ class Store:
     keeps_reports = False  # Oracle's rendered reports (reports.AWR_REPORTS, docs/awr-rules.md §27)
     remote = False  # reached over the network, so it can be slow or silent: requests in flight are limited
     release = NEWEST  # the Oracle release whose view columns the store has (awr.views.RELEASES)
+    embedded = False  # one file of several databases: its live buffer keyed by DBID (awr.views.LIVE)
 
     @property
     def views(self) -> Views:
         """The AWR views as this store has them: under its prefix, with the columns of its release."""
-        return views(self.view_prefix, self.release)
+        return views(self.view_prefix, self.release, self.embedded)
 
     def history_source(self) -> dict:
         """Where the store's history comes from, as /dbs shows it: the embedded store keeps AWR's views."""

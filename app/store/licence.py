@@ -33,7 +33,9 @@ WITHOUT_PACKS = "Standard Edition"  # SE, SE One, SE2: in the banner of every ed
 # the DBA_HIST_ views the Licensing Information leaves out of the Diagnostics Pack
 FREE_VIEWS = frozenset({"snapshot", "database_instance", "snap_error", "seg_stat", "seg_stat_obj", "undostat"})
 _AWR_VIEW = re.compile(r"\b(dba_hist|awr_pdb|awr_root|awr_cdb)_(\w+)", re.I)
-_DIAGNOSTIC = re.compile(r"\bg?v\$active_session_history\b|\bdbms_workload_repository\b|\bdbms_addm\b", re.I)
+_DIAGNOSTIC = re.compile(
+    r"\bg?v\$active_session_history\b|\bg?v\$ash_info\b|\bdbms_workload_repository\b|\bdbms_addm\b", re.I
+)
 _TUNING = re.compile(
     r"\bg?v\$sql_(plan_)?monitor\b|\bdbms_sqltune\b|\bdbms_sql_monitor\b|\bdbms_auto_report\b|\bdba_hist_reports",
     re.I,

@@ -51,6 +51,7 @@ def _keeps(table: str, what: str) -> cached_property:
 
 class SqliteStore(Store):
     dialect = "sqlite"
+    embedded = True
 
     def __init__(self, alias, path, settings):
         self.path = Path(path).resolve()
@@ -241,7 +242,7 @@ def embedded_statements(row_cap: int = Settings.row_cap) -> list:
     list (the page's max_points) or in as many as AWRLENS_MAX_POINTS needs, the store's wait-class totals, top SQL's
     blocks, the plans' first snapshots and its ASH totals. Top activity with a filter is compiled on first use (its
     filters are its arguments)."""
-    v = views("dba_hist_", Store.release)
+    v = views("dba_hist_", Store.release, True)
     every = [
         stmt for most in (queries.IN_LIST, Settings.max_points) for _, stmt in queries.statements(v, row_cap, most)
     ]

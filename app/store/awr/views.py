@@ -26,11 +26,19 @@ DBA_HIST_ONLY = ("reports",)
 DICTIONARY = ("users", "objects")
 
 
+# The in-memory views of now, not AWR's (docs/awr-rules.md §28): their own names under any prefix. The live buffer of
+# one-second samples, GV$ACTIVE_SESSION_HISTORY (every instance's; in a PDB, its own sessions), INST_ID its instance.
+# GV$ASH_INFO says per instance what the buffer holds (its oldest and newest sample).
+LIVE = {"live_ash": "gv$active_session_history", "ash_info": "gv$ash_info"}
+
+
 def view_name(prefix: str, name: str) -> str:
     """The name of AWR view `name` (e.g. "sysstat") under `prefix`: DBA_HIST_ for those Oracle has only there; a
-    dictionary view's (DICTIONARY) is DBA_ and its name, whatever the prefix."""
+    dictionary view's (DICTIONARY) is DBA_ and its name, a live view's (LIVE) its own, whatever the prefix."""
     if name in DICTIONARY:
         return "dba_" + name
+    if name in LIVE:
+        return LIVE[name]
     return ("dba_hist_" if name in DBA_HIST_ONLY else prefix) + name
 
 
@@ -99,7 +107,7 @@ def _con():
     return Column("con_dbid", Integer)
 
 
-def _views(md, p: str, absent: dict) -> None:
+def _views(md, p: str, absent: dict, embedded: bool = False) -> None:
     from sqlalchemy import Column, Float, Index, Integer, String, Table, Text
 
     N = Integer  # NUMBER holding whole values (SQLite INTEGER is 64-bit)
@@ -299,6 +307,49 @@ def _views(md, p: str, absent: dict) -> None:
         _con(),
         key=("dbid", "snap_id", "instance_number", "sample_id", "session_id"),
     )
+    # the live buffer (LIVE): V$ACTIVE_SESSION_HISTORY's columns as ASH's history keeps them, INST_ID for the instance
+    # and no DBID or SNAP_ID; the embedded store keeps every database's in one table, keyed by DBID (`embedded`)
+    keyed_table(
+        md,
+        LIVE["live_ash"],
+        *int_columns(*(("dbid",) if embedded else ())),
+        Column("INST_ID", N, key="instance_number", nullable=False),
+        *int_columns("sample_id"),
+        Column("sample_time", TS, nullable=False),
+        Column("session_id", N, nullable=False),
+        Column("SESSION_SERIAL#", N, key="session_serial"),
+        Column("session_type", String(10)),
+        Column("user_id", N),
+        Column("sql_id", String(13)),
+        Column("top_level_sql_id", String(13)),
+        Column("sql_plan_hash_value", N),
+        Column("sql_plan_line_id", N),
+        Column("sql_plan_operation", String(64)),
+        Column("sql_plan_options", String(64)),
+        Column("event", String(64)),
+        Column("wait_class", String(64)),
+        Column("session_state", String(7)),
+        Column("blocking_session", N),
+        Column("BLOCKING_SESSION_SERIAL#", N, key="blocking_session_serial"),
+        Column("blocking_inst_id", N),
+        Column("CURRENT_OBJ#", N, key="current_obj"),
+        Column("module", String(64)),
+        Column("action", String(64)),
+        Column("program", String(64)),
+        Column("service_hash", N),
+        Column("machine", String(64)),
+        _con(),
+        key=(*(("dbid",) if embedded else ()), "instance_number", "sample_id", "session_id"),
+    )
+    keyed_table(
+        md,
+        LIVE["ash_info"],
+        *int_columns(*(("dbid",) if embedded else ())),
+        Column("INST_ID", N, key="instance_number", nullable=False),
+        Column("oldest_sample_time", TS),
+        Column("latest_sample_time", TS),
+        key=(*(("dbid",) if embedded else ()), "instance_number"),
+    )
     # the reports AWR captured, 12.1 and later (docs/awr-rules.md §27): a SQL monitor report is COMPONENT_NAME
     # 'sqlmonitor', KEY1 its SQL_ID, KEY2 SQL_EXEC_ID, KEY3 SQL_EXEC_START; SNAP_ID the first snapshot after it.
     # DBA_HIST_REPORTS under every prefix (DBA_HIST_ONLY); WRP$_REPORTS, under it, is partitioned by GENERATION_TIME
@@ -455,19 +506,19 @@ class Views:
     """The AWR views under one prefix as one release has them: `Views('dba_hist_').sysstat` is the Table
     dba_hist_sysstat. The tables are built on first use."""
 
-    def __init__(self, prefix: str = "dba_hist_", release: str = NEWEST):
+    def __init__(self, prefix: str = "dba_hist_", release: str = NEWEST, embedded: bool = False):
         if prefix not in PREFIXES:
             raise ValueError(f"view prefix must be one of {', '.join(PREFIXES)}, not {prefix!r}")
         if release not in RELEASES:
             raise ValueError(f"release must be one of {', '.join(RELEASES)}, not {release!r}")
-        self.prefix, self.release = prefix, release
+        self.prefix, self.release, self.embedded = prefix, release, embedded
 
     @cached_property
     def metadata(self):
         from sqlalchemy import MetaData
 
         metadata = MetaData()
-        _views(metadata, self.prefix, ABSENT.get(self.release, {}))
+        _views(metadata, self.prefix, ABSENT.get(self.release, {}), self.embedded)
         return metadata
 
     def __getattr__(self, name: str):
@@ -478,8 +529,10 @@ class Views:
 
 
 @cache
-def views(prefix: str = "dba_hist_", release: str = NEWEST) -> Views:
-    return Views(prefix, release)
+def views(prefix: str = "dba_hist_", release: str = NEWEST, embedded: bool = False) -> Views:
+    """The views under `prefix` as `release` has them; `embedded`: as the embedded store keeps them, its live buffer
+    (LIVE) holding several databases' samples, keyed by DBID."""
+    return Views(prefix, release, embedded)
 
 
 def release_of(version: str) -> str:

@@ -5,7 +5,7 @@ list (ASH_TOP). The Tables are built on first use (__getattr__ below), and SQLAl
 import zlib
 from functools import cache
 
-from app.store.awr.views import views
+from app.store.awr.views import LIVE, views
 from app.store.tables import int_columns, keyed_table
 
 # The embedded store keeps DBA_HIST_ACTIVE_SESS_HISTORY
@@ -72,6 +72,16 @@ def ash_view_ddl(prefix: str = "dba_hist_") -> str:
             else f'a."{c.name}"'
         )
     return f"CREATE VIEW {prefix}active_sess_history AS SELECT {', '.join(cols)} FROM {ASH_BASE_NAME} a"
+
+
+def ash_info_view_ddl() -> str:
+    """CREATE VIEW of the store's GV$ASH_INFO (views.LIVE) over its live buffer: per database and instance, the oldest
+    and newest sample it holds."""
+    live, info = (views(embedded=True).metadata.tables[n] for n in (LIVE["live_ash"], LIVE["ash_info"]))
+    return (
+        f'CREATE VIEW "{info.name}" AS SELECT dbid, "INST_ID", min(sample_time) AS oldest_sample_time, '
+        f'max(sample_time) AS latest_sample_time FROM "{live.name}" GROUP BY dbid, "INST_ID"'
+    )
 
 
 # Samples per minute and per half hour of each snapshot and instance, by wait class, event and SQL_ID (ASH_TOTAL_

@@ -14,36 +14,44 @@ from app.store.awr.queries.ash_samples import (
     _ash_where,
     _bucket,
     _cpu_or,
+    _dialect_function,
     _samples,
 )
 from app.store.awr.queries.core import statement
 from app.store.awr.views import Views
 
 
+def _table(v: Views, live: bool):
+    """The samples read: the history's (DBA_HIST_ACTIVE_SESS_HISTORY), or with `live` the in-memory buffer's
+    (GV$ACTIVE_SESSION_HISTORY, read by a window of sample times: docs/awr-rules.md §28)."""
+    return v.live_ash if live else v.active_sess_history
+
+
 @statement
-def activity(v: Views, group_by: str, filters: tuple = (), coded: bool = False, window: bool = False):
+def activity(v: Views, group_by: str, filters: tuple = (), coded: bool = False, window: bool = False, live=False):
     """Samples per time bucket and group (`group_by` a key of DIMENSIONS, `filters` keys whose values are bound); with
     `coded`, over the embedded store's coded samples (embedded.ash.ASH_BASE), the groups named once counted; with
-    `window`, the samples of a window of sample times (w0, w1] only."""
+    `window`, the samples of a window of sample times (w0, w1] only; `live`: those of the live buffer's window."""
     from sqlalchemy import func, select
 
-    if coded:
+    if coded and not live:
         return _activity_coded(group_by, filters, window)
-    t = v.active_sess_history
+    t = _table(v, live)
     s = _samples(t, (_bucket(t), *DIMENSIONS[group_by](t)), filters, window=window)
     keys = list(s.c)
     return select(*keys, func.count().label("samples")).group_by(*keys)
 
 
 @statement
-def activity_top(v: Views, group_by: str, filters: tuple = (), blocks: bool = False, window: bool = False):
+def activity_top(v: Views, group_by: str, filters: tuple = (), blocks: bool = False, window: bool = False, live=False):
     """The groups with the most samples over the range, each with its samples on CPU; on the embedded store that
-    keeps embedded.ash.ASH_TOP (`blocks`), from its counts; with `window`, of a window of sample times only."""
+    keeps embedded.ash.ASH_TOP (`blocks`), from its counts; with `window`, of a window of sample times only; `live`:
+    of the live buffer's window."""
     from sqlalchemy import bindparam, case, func, select
 
-    if blocks:
+    if blocks and not live:
         return _activity_top_counted(group_by, filters)
-    t = v.active_sess_history
+    t = _table(v, live)
     on_cpu = case((t.c.session_state == bindparam("on_cpu", ON_CPU), t.c.sample_id))
     s = _samples(t, (*DIMENSIONS[group_by](t), on_cpu), filters, window=window)
     *keys, cpu = list(s.c)
@@ -57,14 +65,15 @@ def activity_top(v: Views, group_by: str, filters: tuple = (), blocks: bool = Fa
 
 
 @statement
-def blocking(v: Views, filters: tuple = (), blocks: bool = False, window: bool = False):
+def blocking(v: Views, filters: tuple = (), blocks: bool = False, window: bool = False, live: bool = False):
     """Blocking sessions and the events their waiters wait on: waiters' samples and distinct waiting sessions; with
-    `blocks`, from embedded.ash.ASH_TOP's counts; with `window`, of a window of sample times only."""
+    `blocks`, from embedded.ash.ASH_TOP's counts; with `window`, of a window of sample times only; `live`: of the
+    live buffer's window."""
     from sqlalchemy import func, select
 
-    if blocks:
+    if blocks and not live:
         return _blocking_counted(filters)
-    t = v.active_sess_history
+    t = _table(v, live)
     s = _samples(
         t,
         (t.c.blocking_inst_id, t.c.blocking_session, t.c.blocking_session_serial, t.c.event, t.c.session_id),
@@ -83,14 +92,14 @@ def blocking(v: Views, filters: tuple = (), blocks: bool = False, window: bool =
 
 
 @statement
-def activity_groups(v: Views, group_by: tuple, filters: tuple = (), window: bool = False):
+def activity_groups(v: Views, group_by: tuple, filters: tuple = (), window: bool = False, live: bool = False):
     """ashtop's table (docs/awr-rules.md §22): the samples grouped by several dimensions at once (`group_by`, keys of
     DIMENSIONS), each group with its samples, its distinct sessions (instance, SID, serial#), its first and last
     SAMPLE_TIME, and every group's samples together (`total`); the TOP_GROUP_ROWS largest groups. The filters as in
-    activity; with `window`, the samples of a window of sample times only."""
+    activity; with `window`, the samples of a window of sample times only; `live`: of the live buffer's window."""
     from sqlalchemy import func, select
 
-    t = v.active_sess_history
+    t = _table(v, live)
     columns = [c for name in group_by for c in DIMENSIONS[name](t)]
     session = DIMENSIONS["session"](t)
     s = _samples(t, (*columns, *session, t.c.sample_time), filters, window=window)
@@ -124,15 +133,16 @@ def activity_groups(v: Views, group_by: tuple, filters: tuple = (), window: bool
 
 
 @statement
-def wait_chains(v: Views, window: bool = False, filters: tuple = ()):
+def wait_chains(v: Views, window: bool = False, filters: tuple = (), live: bool = False):
     """The samples of the sessions in a wait chain (docs/awr-rules.md §22): every sample of a session blocked at some
     sample (BLOCKING_SESSION set) or blocking another (its instance, SID and serial# among the blocked samples'
     BLOCKING_INST_ID, BLOCKING_SESSION and BLOCKING_SESSION_SERIAL#), counted per session, blocker,
     state, event, SQL_ID, user, program, machine and object; with `window`, of a window of sample times only;
-    `filters` (the instance, in a run of one instance's snapshots) narrow the samples counted, not the blockers."""
+    `filters` (the instance, in a run of one instance's snapshots) narrow the samples counted, not the blockers;
+    `live`: of the live buffer's window."""
     from sqlalchemy import func, select, tuple_
 
-    t = v.active_sess_history
+    t = _table(v, live)
     blocked = (*_ash_where(t, (), window), t.c.blocking_session.isnot(None))
     blockers = select(t.c.blocking_inst_id, t.c.blocking_session, t.c.blocking_session_serial).where(*blocked)
     waiters = select(t.c.instance_number, t.c.session_id, t.c.session_serial).where(*blocked)
@@ -193,3 +203,28 @@ def sample_spacing(v: Views):
         func.min(steps.c.sample_time),
         func.max(steps.c.sample_time),
     ).group_by(steps.c.instance_number)
+
+
+@statement
+def live_clock(v: Views):
+    """The live buffer's clock (docs/awr-rules.md §28), per instance: its oldest and newest sample (GV$ASH_INFO), and
+    the database's now on the clock the samples are stamped with (the server's, SYSTIMESTAMP without its zone) with
+    that zone's offset. On the embedded store, whose demo stands still, now is its newest sample and the offset
+    unknown (null)."""
+    from sqlalchemy import bindparam, select
+
+    t = v.ash_info
+    now = _dialect_function("database_now", "String", "CAST(SYSTIMESTAMP AS TIMESTAMP)", "max({0}) OVER ()")
+    zone = _dialect_function("database_zone", "String", "TO_CHAR(SYSTIMESTAMP, 'TZH:TZM')", "NULL")
+    where = [t.c.dbid == bindparam("dbid")] if "dbid" in t.c else []
+    return (
+        select(
+            t.c.instance_number,
+            t.c.oldest_sample_time,
+            t.c.latest_sample_time,
+            now(t.c.latest_sample_time).label("now"),
+            zone().label("zone"),
+        )
+        .where(*where)
+        .order_by(t.c.instance_number)
+    )

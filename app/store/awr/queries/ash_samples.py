@@ -111,10 +111,14 @@ def _equal(column, value):
 
 def _ash_where(t, filters, window: bool = False):
     """The samples of the intervals (lo, hi] (AWR partitions the view by DBID and SNAP_ID), with each filter a bind
-    (null: the samples without a value); with `window`, only those of the window (w0, w1] (_in_window)."""
+    (null: the samples without a value); with `window`, only those of the window (w0, w1] (_in_window). The live
+    buffer (views.LIVE: no SNAP_ID) is read by its window alone, on the embedded store the database's rows."""
     from sqlalchemy import bindparam
 
-    where = [_intervals(t), *([_in_window(t)] if window else [])]
+    if "snap_id" not in t.c:
+        where = [_in_window(t), *([t.c.dbid == bindparam("dbid")] if "dbid" in t.c else [])]
+    else:
+        where = [_intervals(t), *([_in_window(t)] if window else [])]
     for name in filters:
         for k, col in enumerate(DIMENSIONS[name](t)):
             where.append(
