@@ -115,9 +115,9 @@ class Generator:
             # the buffer's first and last seconds sampled: its oldest sample and its now (queries.live_clock)
             for k, at in ((-1, t0 + timedelta(seconds=1)), (-2, t1)):  # moved: samples drawn last, not the chain's
                 second = int((at - st.startup).total_seconds())
-                if rows and at in (end + timedelta(seconds=1), end + timedelta(minutes=self.live_minutes)):
-                    if all(r[3] != second for r in rows):
-                        rows[k] = (*rows[k][:3], second, fmt(at), *rows[k][5:])
+                edge = at in (end + timedelta(seconds=1), end + timedelta(minutes=self.live_minutes))
+                if rows and edge and all(r[3] != second for r in rows):
+                    rows[k] = (*rows[k][:3], second, fmt(at), *rows[k][5:])
             self.out.extend("live_ash", live_rows(live, rows))
 
     def _instance_row(self, inst, startup):

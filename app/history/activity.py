@@ -521,7 +521,7 @@ def top(db: Database, rng: Range, filters: dict | None = None) -> dict:
     if sampled is None:
         body["reason"] = "the range holds no interval"
         return body
-    rng, first, seconds, by_time, live = sampled
+    rng, _, seconds, by_time, live = sampled
     step = spacing(db, rng)
     if by_time:
         runs = _sampled_runs(db, sampled, binds.get("f_instance_0"))
