@@ -125,6 +125,105 @@
 
   function instanceOf(state) { return state.inst === "each" ? "all" : state.inst; }
 
+  // the live buffer (GV$ACTIVE_SESSION_HISTORY, docs/awr-rules.md §28): `live` in the link is the last minutes to the
+  // database's now ("15"), refreshed every LIVE_REFRESH ms, or a window pinned as ISO 8601 from/to
+  var LIVE_REFRESH = 15000, LIVE_MINUTES = "15";
+
+  /** The link's live window: null (the history), {minutes} or {from, to} (ISO times, pinned). */
+  function liveOf(state) {
+    var v = String(state.live || "");
+    if (/^[0-9]{1,3}$/.test(v) && +v >= 1 && +v <= 180) { return { minutes: +v }; }
+    var parts = v.split("/");
+    if (parts.length === 2 && !isNaN(Date.parse(parts[0])) && Date.parse(parts[0]) < Date.parse(parts[1])) {
+      return { from: parts[0], to: parts[1] };
+    }
+    return null;
+  }
+
+  /** The lists, ashtop, its Load Map and the wait chains of a window (`params`: the API's range, or ash=live and its
+   * window); `fresh`: asked again (the live buffer's). */
+  function loadTables(ctx, parts, params, fresh) {
+    var opts = fresh ? { fresh: true } : undefined;
+    var top = Api.get(Dbs.path(ctx.db, "/activity/top"), Object.assign({ instance: instanceOf(ctx.state) },
+      asParams(filtersOf(ctx.state)), params), opts);
+    parts.lists.forEach(function (l) {
+      l.table.load(top.then(function (b) {
+        return b.lists[l.name].map(function (r) {
+          return Object.assign({}, r, { label: Loaders.groupLabel(r.label), open: r.name === null ? null : "Open" });
+        });
+      }));
+    });
+    var grouped = Api.get(Dbs.path(ctx.db, "/activity/groups"), Object.assign({ instance: instanceOf(ctx.state),
+      group_by: groupsOf(ctx.state).join(",") }, asParams(filtersOf(ctx.state)), params), opts).then(function (b) {
+      return b.rows;
+    });
+    parts.groups.load(grouped);
+    parts.loadmap.load(grouped);
+    parts.chains.load(Api.get(Dbs.path(ctx.db, "/activity/chains"), params, opts).then(function (b) {
+      return chainRows(b.roots);
+    }));
+  }
+
+  /** The live view's refresh: its window resolved by the chart's answer (the last minutes to the database's now, or
+   * the pinned window), then the chart and the tables of that same window; the status says when, and the link that
+   * pins it. */
+  function liveUpdate(ctx, parts) {
+    var live = liveOf(ctx.state), db = ctx.db, zone = Dbs.zoneOf(ctx.state, db);
+    var ask = Object.assign({ ash: "live", group_by: ctx.state.by, instance: instanceOf(ctx.state), shape: "axes" },
+      asParams(filtersOf(ctx.state)), live.minutes ? { minutes: live.minutes } : { from: live.from, to: live.to });
+    return Api.get(Dbs.path(db, "/activity"), ask, { fresh: true }).then(Loaders.unpack).then(function (body) {
+      var from = Date.parse(body.range.from), to = Date.parse(body.range.to);
+      parts.live = { from: from, to: to, body: body };
+      var win = { zone: ctx.win.zone, limits: { min: from, max: to }, from: from, to: to,
+        params: { ash: "live", from: body.range.from, to: body.range.to } };
+      parts.charts.forEach(function (c) { c.setWindow(win); });
+      loadTables(ctx, parts, win.params, true);
+      parts.refreshes = (parts.refreshes || 0) + 1;
+      parts.liveStatus.setAttribute("data-refreshes", String(parts.refreshes));
+      parts.liveStatus.textContent = (live.minutes ? "Live: the last " + live.minutes + " minutes to the database's now (" +
+        F.fmtTime(Date.parse(body.live.now), zone) + "), asked again every " + LIVE_REFRESH / 1000 + " s" +
+        (parts.paused ? "; paused" : " unless paused (the button, or a pointer on a table)") :
+        "A pinned window of the live buffer: " + F.fmtTime(from, zone) + " to " + F.fmtTime(to, zone) + ".") +
+        " One-second samples age out of the in-memory buffer (oldest now: " + F.fmtTime(Date.parse(body.live.oldest_sample), zone) +
+        "); the history keeps one in ten." + (body.live.aged_out ? " " + body.live.aged_out + "." : "");
+      parts.pinned.href = State.href(State.merge(ctx.state, { live: body.range.from + "/" + body.range.to }));
+    });
+  }
+
+  /** The live controls: to the history and back, pause, and the link that pins the window shown. */
+  function liveControls(ctx, parts, form) {
+    var live = liveOf(ctx.state), row = element("div", { "class": "row live-row" });
+    var toggle = element("button", { type: "button", id: "ash-live", "aria-pressed": live ? "true" : "false" },
+      live ? "History" : "Live");
+    toggle.title = live ? "Back to the history (one sample in ten, kept at each snapshot)" :
+      "The last minutes from GV$ACTIVE_SESSION_HISTORY, one sample a second, refreshed every 15 s";
+    toggle.addEventListener("click", function () { State.set({ live: live ? null : LIVE_MINUTES }); });
+    row.appendChild(toggle);
+    parts.liveStatus = element("p", { "class": "note live-status", role: "status", "aria-live": "polite" },
+      live ? "Reading the live buffer…" : "");
+    if (live) {
+      if (live.minutes) {
+        var pause = element("button", { type: "button", id: "ash-live-pause", "aria-pressed": "false" }, "Pause");
+        pause.addEventListener("click", function () {
+          parts.paused = !parts.paused;
+          pause.textContent = parts.paused ? "Resume" : "Pause";
+          pause.setAttribute("aria-pressed", parts.paused ? "true" : "false");
+        });
+        row.appendChild(pause);
+      }
+      parts.pinned = element("a", { "class": "pinned-link", id: "ash-live-link", href: "#" }, "Link to this window");
+      row.appendChild(parts.pinned);
+      var copy = element("button", { type: "button" }, "Copy link");
+      copy.addEventListener("click", function () {
+        var link = new URL(parts.pinned.getAttribute("href"), location.href).href;
+        AWRLens.Dom.copyText(link, function () { copy.textContent = "Copied"; }, function () { window.prompt("Copy this link", link); });
+      });
+      row.appendChild(copy);
+    }
+    form.appendChild(row);
+    form.appendChild(parts.liveStatus);
+  }
+
   /** What the chart shows, for its PNG: the database, the instances, the window with its zone, the filters. */
   function about(ctx, c, filters) {
     var db = ctx.db, inst = instanceOf(ctx.state), win = c.win || ctx.win;
@@ -144,9 +243,9 @@
       if (filters.join("\n") !== (state.filter || []).join("\n")) { patch.filter = filters.length ? filters : null; }
       return patch;
     },
-    key: function (state) { return [state.by, (state.filter || []).join("\n"), state.groups || ""]; },
+    key: function (state) { return [state.by, (state.filter || []).join("\n"), state.groups || "", state.live || ""]; },
     build: function (ctx, parts, root) {
-      var by = ctx.state.by, filters = filtersOf(ctx.state), inst = instanceOf(ctx.state);
+      var by = ctx.state.by, filters = filtersOf(ctx.state), inst = instanceOf(ctx.state), live = liveOf(ctx.state);
       var set = function (next) { State.set({ filter: next.length ? asLink(next) : null }); };
 
       var form = element("form", { "class": "card activity-form", "aria-label": "Top activity: dimension and filters" });
@@ -177,17 +276,30 @@
         "Every sample. ") + "A click on a row of a list below keeps only its samples; a blocker's row in the wait " +
         "chains, the samples it blocked.");
       form.appendChild(note);
+      liveControls(ctx, parts, form);
       form.addEventListener("submit", function (e) { e.preventDefault(); });
       root.appendChild(form);
 
       var grid = element("div", { "class": "grid activity-grid" });
       root.appendChild(grid);
+      if (live && live.minutes) {  // asked again every LIVE_REFRESH, but while paused or a table is read
+        grid.addEventListener("pointerover", function (e) { parts.reading = !!e.target.closest(".table-card"); });
+        grid.addEventListener("pointerleave", function () { parts.reading = false; });
+        var timer = setInterval(function () {
+          if (!parts.paused && !parts.reading && parts.ctx) { liveUpdate(parts.ctx, parts).catch(function () {}); }
+        }, LIVE_REFRESH);
+        parts.charts.push({ setWindow: function () {}, destroy: function () { clearInterval(timer); } });
+      }
+      var zoneIso = function (ms) { return F.isoTime(ms, Dbs.zone(ctx.db)); };
       var title = "Average active sessions by " + DIMENSIONS[by] + (inst !== "all" ? " · instance " + inst : "") +
         (filters.length ? " · " + filters.map(describe).join(" · ") : "");
       var c = Charts.create(grid, { id: "activity", title: title, wide: true, stacked: true, height: 320, prefetch: false,
-        onWindow: ctx.onWindow, singleInstance: ctx.db.instances.length === 1, about: function () { return about(ctx, c, filters); },
-        changes: AWRLens.Changes.loader(ctx),
-        load: Loaders.activity(ctx, { by: by, filters: asParams(filters), instance: inst, cpu: !filters.length }) });
+        // a zoom in the live view pins its window (the refresh stops there)
+        onWindow: live ? function (from, to) { State.set({ live: zoneIso(from) + "/" + zoneIso(to) }); } : ctx.onWindow,
+        singleInstance: ctx.db.instances.length === 1, about: function () { return about(ctx, c, filters); },
+        changes: live ? null : AWRLens.Changes.loader(ctx),
+        load: Loaders.activity(ctx, { by: by, filters: asParams(filters), instance: inst, cpu: !filters.length && !live,
+          live: live ? function () { return parts.live; } : null }) });
       parts.charts.push(c);
 
       var pick = function (name, value) {
@@ -234,25 +346,13 @@
         onRow: function (r) { pick(r.behind ? "blocking_session" : "session", r.session); } });
     },
     update: function (ctx, parts) {
+      parts.ctx = ctx;
+      if (liveOf(ctx.state)) {
+        liveUpdate(ctx, parts).catch(function () {});
+        return;
+      }
       parts.charts.forEach(function (c) { c.setWindow(ctx.win); });
-      var top = Api.get(Dbs.path(ctx.db, "/activity/top"), Object.assign({ instance: instanceOf(ctx.state) },
-        asParams(filtersOf(ctx.state)), ctx.win.params));
-      parts.lists.forEach(function (l) {
-        l.table.load(top.then(function (b) {
-          return b.lists[l.name].map(function (r) {
-            return Object.assign({}, r, { label: Loaders.groupLabel(r.label), open: r.name === null ? null : "Open" });
-          });
-        }));
-      });
-      var grouped = Api.get(Dbs.path(ctx.db, "/activity/groups"), Object.assign({ instance: instanceOf(ctx.state),
-        group_by: groupsOf(ctx.state).join(",") }, asParams(filtersOf(ctx.state)), ctx.win.params)).then(function (b) {
-        return b.rows;
-      });
-      parts.groups.load(grouped);
-      parts.loadmap.load(grouped);
-      parts.chains.load(Api.get(Dbs.path(ctx.db, "/activity/chains"), ctx.win.params).then(function (b) {
-        return chainRows(b.roots);
-      }));
+      loadTables(ctx, parts, ctx.win.params, false);
     }
   });
 

@@ -55,11 +55,12 @@
   try { cfg.apiKey = cfg.apiKey || sessionStorage.getItem("awrlens.apiKey") || ""; } catch { /* storage off */ }
 
   /** GET path with params: a Promise of the JSON answer. Failures also go to the error display, unless
-   * opts.silent (the caller shows them in its own place). */
+   * opts.silent (the caller shows them in its own place); opts.fresh asks again whatever was asked before (the live
+   * buffer's last minutes move with its now). */
   function get(path, params, opts) {
     var address = url(path, params);
     var hit = cache.get(address);
-    if (hit && Date.now() - hit.at < (cfg.cacheSeconds || 0) * 1000) { return hit.promise; }
+    if (hit && !(opts && opts.fresh) && Date.now() - hit.at < (cfg.cacheSeconds || 0) * 1000) { return hit.promise; }
     pending += 1;
     setBusy();
     var promise = new Promise(function (resolve, reject) {

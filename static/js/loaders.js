@@ -160,10 +160,10 @@
   function activity(ctx, opts) {
     var filters = opts.filters || {}, filtered = Object.keys(filters).length > 0;
     return function (range) {
-      var db = ctx.db, iso = function (ms) { return F.isoTime(ms, Dbs.zone(db)); };
+      var db = ctx.db, iso = function (ms) { return F.isoTime(ms, Dbs.zone(db)); }, live = opts.live && opts.live();
+      if (live) { return liveActivity(db, opts, range, live, filtered); }
       var win = { from: iso(Math.max(db.first, range.from)), to: iso(Math.min(db.last, range.to)) };
-      var ash = Api.get(Dbs.path(db, "/activity"), Object.assign({ from: win.from, to: win.to, group_by: opts.by,
-        instance: opts.instance, shape: "axes" }, filters)).then(unpack);
+      var ash = Api.get(Dbs.path(db, "/activity"), activityParams(opts, win.from, win.to)).then(unpack);
       var cpus = opts.cpu ? Api.get(Dbs.path(db, "/series"), { name: "derived:num_cpus", from: win.from, to: win.to,
         instance: opts.instance, max_points: cfg.maxPoints, shape: "axes" }, { silent: true }).then(unpack)
         .catch(function () { return null; }) : Promise.resolve(null);  // a line to read against: never an error
@@ -206,8 +206,42 @@
     };
   }
 
+  /** The params of Top activity's chart (GET /activity) for opts and a window of ISO times. */
+  function activityParams(opts, from, to) {
+    return Object.assign({ from: from, to: to, group_by: opts.by, instance: opts.instance, shape: "axes" }, opts.filters || {});
+  }
+
+  /** Top activity's chart over the live buffer (ash=live, docs/awr-rules.md §28): the window the view resolved with
+   * its first answer (live.body, used as it is), or a zoom inside it asked again; no CPU count (the snapshots end
+   * before the buffer starts). */
+  function liveActivity(db, opts, range, live, filtered) {
+    var iso = function (ms) { return F.isoTime(ms, Dbs.zone(db)); };
+    var same = live.from === range.from && live.to === range.to;
+    var answer = same ? Promise.resolve(live.body) : Api.get(Dbs.path(db, "/activity"),
+      Object.assign({ ash: "live" }, activityParams(opts, iso(range.from), iso(range.to)))).then(unpack);
+    return answer.then(function (body) {
+      var res = { datasets: [], markers: {}, downsampled: true, answer: body };
+      if (!body.total_samples) {
+        res.notice = filtered ? "No sample of the live buffer in this window matches the filters." :
+          "No sample in the live buffer in this window: no session was active.";
+        return res;
+      }
+      res.datasets = body.series.map(function (s, i) {
+        var rest = i >= 10 && s.name === "other", label = rest ? OTHERS : groupLabel(s.label);
+        return { key: "ash|" + (rest ? "" : "=") + label, label: label, unit: s.unit, instance: opts.instance || "all",
+          points: s.points, fill: i ? "-1" : "origin", stack: "aas", color: rest ? "#a8a8a8"
+            : (opts.by === "wait_class" && CLASS_COLORS[s.name === "CPU" ? "DB CPU" : s.name]) ||
+              Charts.PALETTE[i % Charts.PALETTE.length] };
+      });
+      res.notice = "Live: GV$ACTIVE_SESSION_HISTORY's one-second samples in " + seconds(body.bucket_seconds) +
+        " buckets." + (body.live && body.live.aged_out ? " Note: " + body.live.aged_out + "." : "");
+      return res;
+    });
+  }
+
   AWRLens.Loaders = {
     activity: activity,
+    activityParams: activityParams,
     groupLabel: groupLabel,
     OTHERS: OTHERS,
     seconds: seconds,
