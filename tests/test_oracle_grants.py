@@ -9,7 +9,7 @@ from sqlalchemy.dialects import oracle
 
 from app.store import licence
 from app.store.awr.queries import all_statements
-from app.store.awr.views import views
+from app.store.awr.views import LIVE, views
 
 ROOT = Path(__file__).resolve().parent.parent
 ORACLE = ROOT / "infra" / "oracle"
@@ -42,6 +42,12 @@ def licence_views() -> set[str]:
     return {n.upper().replace("V$", "V_$") for n in found if n.upper() != "DUAL"}
 
 
+def live_views() -> set[str]:
+    """The live buffer's views (app/store/awr/views.py LIVE: GV$ACTIVE_SESSION_HISTORY, GV$ASH_INFO), as granted:
+    GV$X is PUBLIC's synonym of SYS.GV_$X."""
+    return {name.upper().replace("GV$", "GV_$") for name in LIVE.values()}
+
+
 def test_scripts_are_current():
     for name, text in generate.scripts().items():
         assert (ORACLE / name).read_text() == text, f"infra/oracle/{name} is stale: run infra/oracle/generate.py"
@@ -70,9 +76,13 @@ def test_plain_oracle_grants_exactly_the_views_read(script, prefix, user):
         granted.add(m.group(1))
     # SQL monitor's view is read as DBA_HIST_REPORTS under every prefix (Oracle has no AWR_PDB_/AWR_ROOT_ twin: its
     # grant would stop the script with ORA-00942), and is optional, as SQL monitor needs the Tuning Pack
-    assert granted == views_in_the_sql(prefix) - {"DBA_HIST_REPORTS"} | licence_views() | dictionary_views()
+    assert (
+        granted == views_in_the_sql(prefix) - {"DBA_HIST_REPORTS"} | licence_views() | dictionary_views() | live_views()
+    )
     assert licence_views() == {"V_$PARAMETER", "V_$VERSION"} and dictionary_views() == {"DBA_USERS", "DBA_OBJECTS"}
-    assert all(name.startswith(prefix.upper()) for name in granted - licence_views() - dictionary_views())
+    assert live_views() == {"GV_$ACTIVE_SESSION_HISTORY", "GV_$ASH_INFO"}
+    others = granted - licence_views() - dictionary_views() - live_views()
+    assert all(name.startswith(prefix.upper()) for name in others)
     assert not re.search(r"AWR_(PDB|ROOT)_REPORTS", text)
     body = "\n".join(statements(text)).upper()
     assert " ANY " not in body and "ROLE" not in body and "EXECUTE" not in body
@@ -98,7 +108,9 @@ def test_the_cdb_root_script_makes_a_common_user_that_sees_the_pdbs_rows():
 def test_rds_grants_the_same_through_rdsadmin():
     text = (ORACLE / "create_user_rds.sql").read_text()
     calls = re.findall(r"^  rdsadmin\.rdsadmin_util\.grant_sys_object\('([\w$]+)', 'AWRLENS', 'SELECT'\);", text, re.M)
-    assert set(calls) == views_in_the_sql("dba_hist_") - {"DBA_HIST_REPORTS"} | licence_views() | dictionary_views()
+    assert set(calls) == (
+        views_in_the_sql("dba_hist_") - {"DBA_HIST_REPORTS"} | licence_views() | dictionary_views() | live_views()
+    )
     assert len(calls) == len(set(calls))
     assert "-- EXEC rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_REPORTS', 'AWRLENS', 'SELECT');" in text
     assert [line for line in text.splitlines() if line.startswith("GRANT")] == ["GRANT CREATE SESSION TO AWRLENS;"]

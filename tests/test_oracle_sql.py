@@ -28,7 +28,7 @@ from app.settings import Settings
 from app.store import licence
 from app.store.awr import queries
 from app.store.awr.queries import all_statements, render
-from app.store.awr.views import ABSENT, DBA_HIST_ONLY, DICTIONARY, PREFIXES, RELEASES, view_name, views
+from app.store.awr.views import ABSENT, DBA_HIST_ONLY, DICTIONARY, LIVE, PREFIXES, RELEASES, view_name, views
 
 REFERENCE = json.loads((Path(__file__).parent / "data" / "oracle_views.json").read_text())
 ORACLE_VIEWS = {name: cols for name, cols in REFERENCE.items() if not name.startswith("_")}
@@ -110,9 +110,9 @@ def prefixes_of(release: str):
 
 def reference_view(table_name: str) -> str:
     """The DBA_HIST_ view a table stands for: AWR_PDB_X and AWR_ROOT_X have the columns of DBA_HIST_X; a dictionary
-    view read for names (DBA_USERS, DBA_OBJECTS) stands for itself."""
+    view read for names (DBA_USERS, DBA_OBJECTS) and a live view (GV$ACTIVE_SESSION_HISTORY) stand for themselves."""
     name = table_name.upper()
-    if name in {view_name("dba_hist_", v).upper() for v in DICTIONARY}:
+    if name in {view_name("dba_hist_", v).upper() for v in (*DICTIONARY, *LIVE)}:  # the same under every prefix
         return name
     for prefix in PREFIXES:
         if name.startswith(prefix.upper()):

@@ -50,6 +50,13 @@ BEGIN
 END;
 /
 
+-- the live view: one-second ASH samples not yet flushed to AWR (Diagnostics Pack)
+BEGIN
+  rdsadmin.rdsadmin_util.grant_sys_object('GV_$ACTIVE_SESSION_HISTORY', 'AWRLENS', 'SELECT');
+  rdsadmin.rdsadmin_util.grant_sys_object('GV_$ASH_INFO', 'AWRLENS', 'SELECT');
+END;
+/
+
 -- the licence check: CONTROL_MANAGEMENT_PACK_ACCESS and the edition, read before any statement of a pack
 BEGIN
   rdsadmin.rdsadmin_util.grant_sys_object('V_$PARAMETER', 'AWRLENS', 'SELECT');

@@ -24,7 +24,7 @@ from sqlalchemy.sql.util import find_tables  # noqa: E402
 
 from app.runs.cli import oracle_ddl  # noqa: E402
 from app.store.awr.queries import all_statements  # noqa: E402
-from app.store.awr.views import DICTIONARY, view_name, views  # noqa: E402
+from app.store.awr.views import DICTIONARY, LIVE, view_name, views  # noqa: E402
 
 USER = "AWRLENS"
 COMMON_USER = "C##AWRLENS"  # a common user's name starts with C## (the default COMMON_USER_PREFIX)
@@ -55,6 +55,9 @@ NAMES_VIEWS = tuple(view_name("dba_hist_", name).upper() for name in DICTIONARY)
 NAMES_NOTE = (
     "-- optional, for names: users (USER_ID) and objects AWR did not capture (CURRENT_OBJ#); without, ids stay ids"
 )
+# the live buffer (GV$ACTIVE_SESSION_HISTORY, GV$ASH_INFO; app/store/awr/views.py LIVE): granted as GV_$ views
+LIVE_VIEWS = tuple(name.upper().replace("GV$", "GV_$") for name in LIVE.values())
+LIVE_NOTE = "-- the live view: one-second ASH samples not yet flushed to AWR (Diagnostics Pack)"
 LICENCE_NOTE = (
     "-- the licence check: CONTROL_MANAGEMENT_PACK_ACCESS and the edition, read before any statement of a pack"
 )
@@ -71,7 +74,8 @@ def read_views(prefix: str) -> list[str]:
             for t in find_tables(stmt, include_joins=True, include_selects=True)
             if isinstance(t, Table) and t.name in awr
         }
-    return sorted(names - set(MONITOR_VIEWS) - set(NAMES_VIEWS))
+    live = {name.upper() for name in LIVE.values()}
+    return sorted(names - set(MONITOR_VIEWS) - set(NAMES_VIEWS) - live)
 
 
 def optional(user: str, execute_grant: str, monitor_grants: list[str]) -> list[str]:
@@ -106,6 +110,7 @@ def create_user(
         f"-- the {len(names)} views the app reads",
     ]
     lines += [f"GRANT SELECT ON SYS.{name} TO {user};" for name in names]
+    lines += ["", LIVE_NOTE] + [f"GRANT SELECT ON SYS.{name} TO {user};" for name in LIVE_VIEWS]
     lines += ["", LICENCE_NOTE] + [f"GRANT SELECT ON SYS.{name} TO {user};" for name in LICENCE_VIEWS]
     lines += ["", NAMES_NOTE] + [f"GRANT SELECT ON SYS.{name} TO {user};" for name in NAMES_VIEWS]
     lines += optional(
@@ -131,6 +136,8 @@ def create_user_rds() -> str:
         "BEGIN",
     ]
     lines += [f"  rdsadmin.rdsadmin_util.grant_sys_object('{name}', '{USER}', 'SELECT');" for name in names]
+    lines += ["END;", "/", "", LIVE_NOTE, "BEGIN"]
+    lines += [f"  rdsadmin.rdsadmin_util.grant_sys_object('{name}', '{USER}', 'SELECT');" for name in LIVE_VIEWS]
     lines += ["END;", "/", "", LICENCE_NOTE, "BEGIN"]
     lines += [f"  rdsadmin.rdsadmin_util.grant_sys_object('{name}', '{USER}', 'SELECT');" for name in LICENCE_VIEWS]
     lines += ["END;", "/", "", NAMES_NOTE, "BEGIN"]
