@@ -224,7 +224,7 @@ def test_every_documented_query_parameter_is_accepted(api, doc, dbs, stories, wi
             query = {**base.get(path, {}), p["name"]: value}
             if path.endswith(("/activity", "/activity/top", "/activity/groups")) and name not in RANGE_KEYS:
                 query.update(begin_snap=lo, end_snap=hi)  # top activity's filters over the window, not a week
-            if name in ("ash", "minutes"):  # the live buffer's last minutes (docs/awr-rules.md §28): no snapshots
+            if name in ("ash", "minutes"):  # the live buffer's last minutes (docs/awr-rules.md §30): no snapshots
                 query = {"ash": "live", **({"minutes": 5} if name == "minutes" else {})}
             if name in ("from", "to"):  # a period by time, not by snapshots too (that is a 400 naming both)
                 side = p["name"][: -len(name)]

@@ -28,6 +28,9 @@ LISTS = {
 }
 
 
+LIVE_SECONDS = 15  # the live view asks again every 15 s (static/js/activity-views.js LIVE_REFRESH)
+
+
 def state_examples(dbs, stories):
     """The keys of the link this view adds, {key: (the link's other keys, its value)}, as test_browser.py's
     _state_examples takes them (issue 17's rule test, on the branches that have it)."""
@@ -37,6 +40,11 @@ def state_examples(dbs, stories):
         "filter": ({"db": rac, "view": "activity", "range": "1d", "by": "event"}, [f"sql_id:{sql}", "module:billing"]),
         "aas": ({"db": rac, "view": "overview", "range": "1d"}, "ash"),
         "groups": ({"db": rac, "view": "activity", "range": "1d"}, "module,action"),
+        # a pinned window of the live buffer (docs/awr-rules.md §30): the live row lock's
+        "live": (
+            {"db": rac, "view": "activity", "range": "1d"},
+            f"{stories['live']['row_lock']['from']}/{stories['live']['row_lock']['to']}",
+        ),
     }
 
 
@@ -577,4 +585,48 @@ def test_the_samples_without_an_object_are_a_named_row_and_a_filter(server, clie
     assert _chips(page) == ["object without a value"]
     assert _answer(client, page)["total_samples"] == none["samples"]
     assert _cells(page, "ash-objects") == ["no object"]
+    assert page.errors == []
+
+
+def _refreshes(page) -> int:
+    return int(page.page.locator(".live-status").get_attribute("data-refreshes") or 0)
+
+
+def test_the_live_view_refreshes_pauses_and_pins_its_window(server, client, dbs, stories, page):
+    """Issue 31, now: Live shows the live buffer's last 15 minutes (the chart, lists, ashtop and chains asked with
+    ash=live over the window the chart's answer resolved), asks again every 15 s, not while paused; Copy link pins the
+    window shown, and the pinned link over the live row lock opens the same window with 1801's chain."""
+    rac = dbs["rac"]
+    page.open(_url(server, db=rac, view="activity", range="1d"))
+    page.page.locator("#ash-live").click()
+    page.settle()
+    assert page.state()["live"] == "15"
+    page.page.wait_for_function("document.querySelector('.live-status').dataset.refreshes === '1'", timeout=20000)
+    chart = dict(_asked(page, "")[1])
+    assert (chart["ash"], chart["minutes"]) == ("live", "15")
+    body = client.get(f"/api/v1/dbs/{rac}/activity", query_string={"ash": "live", "minutes": 15}).get_json()
+    top = dict(_asked(page, "/top")[1])
+    assert (top["ash"], top["from"], top["to"]) == ("live", body["range"]["from"], body["range"]["to"])
+    assert dict(_asked(page, "/chains")[1])["from"] == body["range"]["from"]
+    assert _legend(page) == [s["label"] for s in body["series"]]
+    page.page.wait_for_function(
+        "document.querySelector('.live-status').dataset.refreshes === '2'", timeout=LIVE_SECONDS * 1000 + 8000
+    )  # asked again
+    page.page.locator("#ash-live-pause").click()
+    paused = _refreshes(page)
+    page.page.wait_for_timeout(LIVE_SECONDS * 1000 + 3000)
+    assert _refreshes(page) == paused and "paused" in page.page.locator(".live-status").text_content()
+    page.page.locator("#copy-link").click()  # the page's Copy link pins the live window shown
+    pinned = page.page.locator("#link").input_value()
+    assert parse_qs(urlsplit(pinned).query)["live"] == [f"{body['range']['from']}/{body['range']['to']}"]
+    lock = stories["live"]["row_lock"]
+    page.open(_url(server, db=rac, view="activity", range="1d", live=f"{lock['from']}/{lock['to']}"))
+    page.page.wait_for_function("document.querySelector('.live-status').dataset.refreshes === '1'", timeout=20000)
+    page.settle()
+    chains = client.get(
+        f"/api/v1/dbs/{rac}/activity/chains", query_string={"ash": "live", "from": lock["from"], "to": lock["to"]}
+    ).get_json()
+    assert chains["roots"][0]["sid"] == 1801 and _tree_shown(page) == _tree(chains)
+    assert "pinned" in page.page.locator(".live-status").text_content()
+    assert page.page.locator("#ash-live-pause").count() == 0  # a pinned window is not asked again
     assert page.errors == []

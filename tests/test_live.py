@@ -1,4 +1,4 @@
-"""The live buffer (docs/awr-rules.md §28): every ASH answer over GV$ACTIVE_SESSION_HISTORY with ash=live, checked
+"""The live buffer (docs/awr-rules.md §30): every ASH answer over GV$ACTIVE_SESSION_HISTORY with ash=live, checked
 against the store's own rows of the buffer read with sqlite3: the window's samples at one a second, AAS = samples x
 1 s / the window's seconds, the top lists, ashtop and the wait chains from the rows' own columns; the demo's now is its
 buffer's newest sample; bad windows are refused by name; on Oracle, the live statements are the Diagnostics Pack's."""
@@ -184,4 +184,4 @@ def test_on_oracle_the_live_statements_read_gv_views_and_need_the_diagnostics_pa
         assert "instance_number" not in text and ("inst_id" in text or not sessions), text
         assert licence.packs_needed(text) == {licence.DIAGNOSTIC}
     clock = str(queries.live_clock(v).core().compile(dialect=oracle.dialect()))
-    assert "CAST(SYSTIMESTAMP AS TIMESTAMP)" in clock and "TO_CHAR(SYSTIMESTAMP, 'TZH:TZM')" in clock
+    assert "CAST(SYSTIMESTAMP AS TIMESTAMP)" in clock and "TO_CHAR(SYSTIMESTAMP, :zone_format)" in clock

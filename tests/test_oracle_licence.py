@@ -40,7 +40,10 @@ def packs_of(sql: str) -> set:
     packs = set()
     if any(n.startswith(("dba_hist_", "awr_pdb_", "awr_root_", "awr_cdb_")) and n not in FREE_VIEWS for n in names):
         packs.add("diagnostic")
-    if names & {"v$active_session_history", "gv$active_session_history", "dbms_workload_repository"}:
+    # V$ASH_INFO describes the ASH buffer: counted with it (the stricter reading; the Licensing Information names
+    # V$ACTIVE_SESSION_HISTORY)
+    ash = {"v$active_session_history", "gv$active_session_history", "v$ash_info", "gv$ash_info"}
+    if names & (ash | {"dbms_workload_repository"}):
         packs.add("diagnostic")
     if names & {"dba_hist_reports", "dba_hist_reports_details", "dbms_auto_report", "v$sql_monitor"}:
         packs |= {"diagnostic", "tuning"}

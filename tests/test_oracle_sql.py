@@ -72,6 +72,7 @@ CODE_CONSTANTS = {
     queries.TOP_NEW_PLANS,
     queries.TOP_SEGMENT_ROWS,
     queries.TOP_GROUP_ROWS,
+    queries.ZONE_FORMAT,
 }
 LIMITS = {
     queries.TOP_SQL_ROWS,
@@ -267,7 +268,7 @@ def test_oracle_statement_uses_only_documented_views_and_columns(prefix, name, s
     assert tables, sql
     for table in tables:
         only = table in {f"DBA_HIST_{v.upper()}" for v in DBA_HIST_ONLY}  # no AWR_PDB_/AWR_ROOT_ twin: read as it is
-        only |= table in {view_name(prefix, v).upper() for v in DICTIONARY}  # the dictionary, for names
+        only |= table in {view_name(prefix, v).upper() for v in (*DICTIONARY, *LIVE)}  # names; the live buffer
         assert only or table.startswith(prefix.upper()), f"{name}: {table} is not a {prefix.upper()} view"
         assert reference_view(table) in ORACLE_VIEWS, f"{name}: {table} is not a known AWR view"
     unknown = sorted(f"{t}.{c}" for t, c in columns if c not in ORACLE_VIEWS[reference_view(t)])
@@ -384,16 +385,16 @@ def test_sql_command_prints_every_statement_for_oracle(cli_runner, prefix):
         assert f"-- {name}\n{render(stmt, oracle.dialect())};\n" in out, name
     # every statement is bounded in the database: top SQL by its 200 rows, the snapshot list by the row cap, every
     # other one by one row more than the cap, so a question too wide stops there (a 422, test_limits.py)
-    tops = 2 * (len(queries.TOP_LISTS) + 1)  # the top lists and the blockers, of snapshots and of a window
+    tops = 3 * (len(queries.TOP_LISTS) + 1)  # the top lists and the blockers: of snapshots, a window, the live buffer
     assert out.count("FETCH FIRST") == len(pairs)
     assert out.count(f"FETCH FIRST {queries.TOP_SQL_ROWS} ROWS ONLY") == len(queries.TOP_SQL_ORDER)
     assert out.count(f"FETCH FIRST {queries.TOP_ACTIVITY_ROWS} ROWS ONLY") == tops
     assert out.count(f"FETCH FIRST {queries.TOP_SEGMENT_ROWS} ROWS ONLY") == len(queries.SEGMENT_ORDER)
-    assert out.count(f"FETCH FIRST {queries.TOP_GROUP_ROWS} ROWS ONLY") == 2  # ashtop's, of snapshots and of a window
+    assert out.count(f"FETCH FIRST {queries.TOP_GROUP_ROWS} ROWS ONLY") == 3  # ashtop's: snapshots, window, live
     assert out.count(f"FETCH FIRST {ROW_CAP} ROWS ONLY") == 1
     assert out.count(f"FETCH FIRST {queries.TOP_NEW_PLANS} ROWS ONLY") == 2  # new plans and plans back
     assert out.count(f"FETCH FIRST {ROW_CAP + 1} ROWS ONLY") == (
-        len(pairs) - len(queries.TOP_SQL_ORDER) - 1 - tops - 2 - len(queries.SEGMENT_ORDER) - 2
+        len(pairs) - len(queries.TOP_SQL_ORDER) - 1 - tops - 3 - len(queries.SEGMENT_ORDER) - 2
     )
     assert not re.search(r"\bLIMIT\b|\bOFFSET\b|\?", out)
     assert "'" not in out

@@ -155,6 +155,11 @@ def test_each_text_gives_the_rows_sqlalchemy_gives(app, demo_store, dbs, window,
                 ).fetchone()
                 start = datetime.fromisoformat(first_b) - timedelta(seconds=1)
                 params.update(lo=lo_b, hi=hi_b, w0=start, w1=start + timedelta(minutes=16), f_instance_0=1)
+            live = name in ("activity", "activity_top", "blocking", "activity_groups", "wait_chains")
+            if live and stmt.args[-1] is True:  # the live buffer's hour (docs/awr-rules.md §30), its row lock inside
+                hour = stories["live"]["databases"][str(dbid)]
+                w0, w1 = (datetime.fromisoformat(hour[k]).replace(tzinfo=None) for k in ("from", "to"))
+                params.update(w0=w0, w1=w1, t0=w0, width=60)
             if name == "plan_line_activity":  # a window of sample times holding the whole range, one instance
                 params.update(w0=datetime(2000, 1, 1), w1=datetime(2100, 1, 1), f_instance_0=1)
             if name == "activity_top_coded":  # a window's lists: the blocks' counts less the edges' samples outside

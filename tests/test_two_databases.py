@@ -15,7 +15,7 @@ import sqlite3
 
 import pytest
 from answers import RECORD, fingerprint
-from sqlalchemy.dialects import oracle
+from sqlalchemy.dialects import oracle, sqlite
 from sqlalchemy.sql.util import find_tables
 
 from app import create_app
@@ -23,7 +23,7 @@ from app.settings import Settings
 from app.store.awr.embedded.ash import ASH_BASE_NAME, ASH_TOTALS_NAME
 from app.store.awr.embedded.summaries import CLASS_TOTALS
 from app.store.awr.queries import all_statements
-from app.store.awr.views import DICTIONARY, PREFIXES, view_name, views
+from app.store.awr.views import DICTIONARY, LIVE, PREFIXES, view_name, views
 
 ORCL, CLONE = 1645932817, 4111111111  # the clone sorts after the demo's DBIDs: its rows come last
 KEYS = {
@@ -61,8 +61,9 @@ EVERY_DATABASE = {"databases"}  # the one statement that lists the databases the
 @pytest.mark.parametrize("prefix", PREFIXES)
 def test_every_statement_on_an_awr_view_is_bound_to_one_database(prefix):
     v = views(prefix)
-    # the dictionary (DBA_USERS, DBA_OBJECTS) is the connected database's own, with no DBID: read for names only
-    dictionary = {view_name(prefix, name) for name in DICTIONARY}
+    # the dictionary (DBA_USERS, DBA_OBJECTS) and the live buffer (GV$ACTIVE_SESSION_HISTORY, GV$ASH_INFO) are the
+    # connected database's own, with no DBID (the embedded store's are bound: the test below)
+    dictionary = {view_name(prefix, name) for name in (*DICTIONARY, *LIVE)}
     awr = set(v.metadata.tables) - dictionary | {CLASS_TOTALS.name}
     for name, stmt in all_statements(v):
         if name in EVERY_DATABASE:
@@ -81,6 +82,21 @@ def test_every_statement_on_an_awr_view_is_bound_to_one_database(prefix):
             if re.search(rf"\b{b}\.dbid = {t}\.dbid\b|\b{t}\.dbid = {b}\.dbid\b", text)
         }
         assert bound | joined == read, (name, read - bound - joined, text)
+
+
+def test_the_embedded_stores_live_buffer_is_read_per_database():
+    """The embedded store keeps several databases' live buffers in one table, keyed by DBID (views.LIVE): each live
+    statement of its views binds the database."""
+    v = views("dba_hist_", embedded=True)
+    live = {view_name("dba_hist_", name) for name in LIVE}
+    read = 0
+    for name, stmt in all_statements(v):
+        tables = {t.name for t in find_tables(stmt, include_joins=True, include_selects=True) if hasattr(t, "name")}
+        for t in tables & live:
+            text = re.sub(r"\s+", " ", str(stmt.compile(dialect=sqlite.dialect())))
+            assert re.search(rf'"?{re.escape(t)}"?\.dbid = \?', text), (name, text)
+            read += 1
+    assert read >= 9  # the clock, AAS, five top lists, blocking, ashtop, chains
 
 
 @pytest.fixture(scope="module")

@@ -133,7 +133,7 @@ def display_names(db: Database, dimension: str, groups) -> dict:
 class Sampled(NamedTuple):
     """What ASH reads for a range (sampled_range): the snapshots (lo, hi] read (none for the live buffer), the range's
     first instant as a Snap, its seconds, whether samples are chosen by SAMPLE_TIME, and whether from the live
-    buffer (GV$ACTIVE_SESSION_HISTORY, docs/awr-rules.md §28)."""
+    buffer (GV$ACTIVE_SESSION_HISTORY, docs/awr-rules.md §30)."""
 
     read: Range
     first: analysis.Snap
@@ -148,7 +148,7 @@ MOST_LIVE_MINUTES = 180
 
 
 def live_range(db: Database, start: datetime | None, end: datetime | None, minutes: int | None) -> Range:
-    """A window of the live buffer (docs/awr-rules.md §28): from `start` to `end` (a date-time without an offset in
+    """A window of the live buffer (docs/awr-rules.md §30): from `start` to `end` (a date-time without an offset in
     the database's zone), or the last `minutes` to the database's now (queries.live_clock); its `live` the buffer's
     now and oldest sample (the latest of the instances' oldest: from then on every instance's are all there)."""
     rows = db.rows(queries.live_clock(db.store.views))

@@ -125,7 +125,7 @@
 
   function instanceOf(state) { return state.inst === "each" ? "all" : state.inst; }
 
-  // the live buffer (GV$ACTIVE_SESSION_HISTORY, docs/awr-rules.md §28): `live` in the link is the last minutes to the
+  // the live buffer (GV$ACTIVE_SESSION_HISTORY, docs/awr-rules.md §30): `live` in the link is the last minutes to the
   // database's now ("15"), refreshed every LIVE_REFRESH ms, or a window pinned as ISO 8601 from/to
   var LIVE_REFRESH = 15000, LIVE_MINUTES = "15";
 
@@ -165,8 +165,8 @@
   }
 
   /** The live view's refresh: its window resolved by the chart's answer (the last minutes to the database's now, or
-   * the pinned window), then the chart and the tables of that same window; the status says when, and the link that
-   * pins it. */
+   * the pinned window), then the chart and the tables of that same window; the status says when, and the window shown
+   * is kept for Copy link, which pins it. */
   function liveUpdate(ctx, parts) {
     var live = liveOf(ctx.state), db = ctx.db, zone = Dbs.zoneOf(ctx.state, db);
     var ask = Object.assign({ ash: "live", group_by: ctx.state.by, instance: instanceOf(ctx.state), shape: "axes" },
@@ -186,11 +186,11 @@
         "A pinned window of the live buffer: " + F.fmtTime(from, zone) + " to " + F.fmtTime(to, zone) + ".") +
         " One-second samples age out of the in-memory buffer (oldest now: " + F.fmtTime(Date.parse(body.live.oldest_sample), zone) +
         "); the history keeps one in ten." + (body.live.aged_out ? " " + body.live.aged_out + "." : "");
-      parts.pinned.href = State.href(State.merge(ctx.state, { live: body.range.from + "/" + body.range.to }));
+      ctx.win.live = body.range.from + "/" + body.range.to;  // what Copy link pins (AWRLens.Controls)
     });
   }
 
-  /** The live controls: to the history and back, pause, and the link that pins the window shown. */
+  /** The live controls: to the history and back, and pause (the page's Copy link pins the window shown). */
   function liveControls(ctx, parts, form) {
     var live = liveOf(ctx.state), row = element("div", { "class": "row live-row" });
     var toggle = element("button", { type: "button", id: "ash-live", "aria-pressed": live ? "true" : "false" },
@@ -211,14 +211,6 @@
         });
         row.appendChild(pause);
       }
-      parts.pinned = element("a", { "class": "pinned-link", id: "ash-live-link", href: "#" }, "Link to this window");
-      row.appendChild(parts.pinned);
-      var copy = element("button", { type: "button" }, "Copy link");
-      copy.addEventListener("click", function () {
-        var link = new URL(parts.pinned.getAttribute("href"), location.href).href;
-        AWRLens.Dom.copyText(link, function () { copy.textContent = "Copied"; }, function () { window.prompt("Copy this link", link); });
-      });
-      row.appendChild(copy);
     }
     form.appendChild(row);
     form.appendChild(parts.liveStatus);

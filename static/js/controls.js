@@ -147,6 +147,9 @@
     if (state.range && win) {
       state = State.merge(state, { from: F.isoTime(win.from, Dbs.zone(db)), to: F.isoTime(win.to, Dbs.zone(db)) });
     }
+    if (/^[0-9]+$/.test(state.live || "") && win && win.live) {  // the live view's last minutes: the window shown
+      state = Object.assign({}, state, { live: win.live });
+    }
     return State.href(state);
   }
 

@@ -211,7 +211,7 @@
     return Object.assign({ from: from, to: to, group_by: opts.by, instance: opts.instance, shape: "axes" }, opts.filters || {});
   }
 
-  /** Top activity's chart over the live buffer (ash=live, docs/awr-rules.md §28): the window the view resolved with
+  /** Top activity's chart over the live buffer (ash=live, docs/awr-rules.md §30): the window the view resolved with
    * its first answer (live.body, used as it is), or a zoom inside it asked again; no CPU count (the snapshots end
    * before the buffer starts). */
   function liveActivity(db, opts, range, live, filtered) {

@@ -26,7 +26,7 @@ DBA_HIST_ONLY = ("reports",)
 DICTIONARY = ("users", "objects")
 
 
-# The in-memory views of now, not AWR's (docs/awr-rules.md §28): their own names under any prefix. The live buffer of
+# The in-memory views of now, not AWR's (docs/awr-rules.md §30): their own names under any prefix. The live buffer of
 # one-second samples, GV$ACTIVE_SESSION_HISTORY (every instance's; in a PDB, its own sessions), INST_ID its instance.
 # GV$ASH_INFO says per instance what the buffer holds (its oldest and newest sample).
 LIVE = {"live_ash": "gv$active_session_history", "ash_info": "gv$ash_info"}

@@ -11,6 +11,7 @@ from app.store.awr.queries.ash_samples import (
     ON_CPU,
     TOP_ACTIVITY_ROWS,
     TOP_GROUP_ROWS,
+    ZONE_FORMAT,
     _ash_where,
     _bucket,
     _cpu_or,
@@ -23,7 +24,7 @@ from app.store.awr.views import Views
 
 def _table(v: Views, live: bool):
     """The samples read: the history's (DBA_HIST_ACTIVE_SESS_HISTORY), or with `live` the in-memory buffer's
-    (GV$ACTIVE_SESSION_HISTORY, read by a window of sample times: docs/awr-rules.md §28)."""
+    (GV$ACTIVE_SESSION_HISTORY, read by a window of sample times: docs/awr-rules.md §30)."""
     return v.live_ash if live else v.active_sess_history
 
 
@@ -207,23 +208,23 @@ def sample_spacing(v: Views):
 
 @statement
 def live_clock(v: Views):
-    """The live buffer's clock (docs/awr-rules.md §28), per instance: its oldest and newest sample (GV$ASH_INFO), and
+    """The live buffer's clock (docs/awr-rules.md §30), per instance: its oldest and newest sample (GV$ASH_INFO), and
     the database's now on the clock the samples are stamped with (the server's, SYSTIMESTAMP without its zone) with
-    that zone's offset. On the embedded store, whose demo stands still, now is its newest sample and the offset
-    unknown (null)."""
+    that zone's offset (ZONE_FORMAT, bound). On the embedded store, whose demo stands still, now is its newest sample
+    and the offset unknown (null)."""
     from sqlalchemy import bindparam, select
 
     t = v.ash_info
     now = _dialect_function("database_now", "String", "CAST(SYSTIMESTAMP AS TIMESTAMP)", "max({0}) OVER ()")
-    zone = _dialect_function("database_zone", "String", "TO_CHAR(SYSTIMESTAMP, 'TZH:TZM')", "NULL")
+    zone = _dialect_function("database_zone", "String", "TO_CHAR(SYSTIMESTAMP, {0})", "NULLIF({0}, {0})")
     where = [t.c.dbid == bindparam("dbid")] if "dbid" in t.c else []
     return (
         select(
             t.c.instance_number,
             t.c.oldest_sample_time,
             t.c.latest_sample_time,
-            now(t.c.latest_sample_time).label("now"),
-            zone().label("zone"),
+            now(t.c.latest_sample_time).label("database_now"),
+            zone(bindparam("zone_format", ZONE_FORMAT)).label("database_zone"),
         )
         .where(*where)
         .order_by(t.c.instance_number)

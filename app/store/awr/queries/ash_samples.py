@@ -10,6 +10,7 @@ ON_CPU, CPU = "ON CPU", "CPU"  # SESSION_STATE of a sample on CPU, and the name 
 SECONDS_PER_DAY = 86400
 TOP_ACTIVITY_ROWS = 25  # a constant of the code: rows of each top list
 TOP_GROUP_ROWS = 50  # a constant of the code: groups of ashtop's table (queries.ash.activity_groups)
+ZONE_FORMAT = "TZH:TZM"  # the offset of the database's clock, as TO_CHAR prints it (queries.ash.live_clock)
 
 
 def _cpu_or(t, column):

@@ -9,6 +9,7 @@ from app.store.awr.queries.ash import (
     activity_groups,
     activity_top,
     blocking,
+    live_clock,
     sample_spacing,
     wait_chains,
 )
@@ -142,6 +143,15 @@ def statements(v: Views, row_cap: int, max_points: int = Settings.max_points):
     yield f"ash: ashtop by sql_id and event {within}", activity_groups(v, ("sql_id", "event"), (), True)
     yield f"ash: wait chains {within}", wait_chains(v, True)
     yield f"ash: wait chains {within}, the samples of one instance", wait_chains(v, True, ("instance",))
+    # the live buffer, GV$ACTIVE_SESSION_HISTORY (docs/awr-rules.md §30): a window of its one-second samples
+    live = "of the live buffer"
+    yield "ash: the clock of the live buffer", live_clock(v)
+    yield f"ash: activity by wait_class {live}", activity(v, "wait_class", (), False, True, True)
+    for name in TOP_LISTS:
+        yield f"ash: top {name} {live}", activity_top(v, name, (), False, True, True)
+    yield f"ash: blocking sessions {live}", blocking(v, (), False, True, True)
+    yield f"ash: ashtop by sql_id and event {live}", activity_groups(v, ("sql_id", "event"), (), True, True)
+    yield f"ash: wait chains {live}", wait_chains(v, True, (), True)
     yield "sql monitor: executions of a statement", monitored_executions(v)
     yield "sql monitor: executions of a statement in one container", monitored_executions(v, True)
     yield "sql monitor: one execution", monitored_execution(v)
