@@ -516,6 +516,24 @@ def holding(h: History, w0: float, w1: float) -> tuple[int, int]:
     st.floats(0, 1),
     st.floats(0, 1),
 )
+# a blocker sampled only before a daylight-saving change, its waiter only after it: two runs of SNAP_TIMEZONE, the
+# blocker's samples counted from the other run (history.chains._elsewhere)
+@example(
+    h=History(
+        snaps=(
+            Snap(1, 1, "2026-03-29 00:00:00", 0, "2026-03-27 23:59:59"),
+            Snap(2, 1, "2026-03-29 00:30:00", 0, "2026-03-29 00:15:00"),
+            Snap(3, 1, "2026-03-29 02:00:00", 3600, "2026-03-29 01:45:00"),
+        ),
+        samples=(
+            *(Sample(2, 1, 870 + 10 * k, f"2026-03-29 00:29:{30 + 10 * k}", 2, None) for k in range(3)),
+            Sample(2, 1, 900, "2026-03-29 00:30:00", 2, None),
+            Sample(3, 1, 900, "2026-03-29 02:00:00", 1, "Application", (1, 2, 1)),
+        ),
+    ),
+    f0=0.0,
+    f1=1.0,
+)
 def test_wait_chains_are_the_blocking_columns_of_the_windows_samples(h, f0, f1):
     """§22: a session is (instance, SID, serial#), its blocker (BLOCKING_INST_ID, BLOCKING_SESSION, BLOCKING_SESSION_
     SERIAL#); over the window's samples, each waiter sits under each of its blockers with the samples it was blocked

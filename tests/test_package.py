@@ -374,8 +374,8 @@ def test_finish_refuses_another_python(tmp_path):
 
 def test_the_guide_describes_the_package_make_builds():
     """infra/README.md's figures are those of what `make package` builds: the demo store's history as the Makefile's
-    recipe for it asks (days, per-minute days, hours of ASH, its totals left out, minutes of the live buffer), and the packages' sizes as
-    BENCHMARKS.md's summary last measured them."""
+    recipe for it asks (days, per-minute days, hours of ASH, its totals left out, minutes of the live buffer), and the
+    packages' sizes as BENCHMARKS.md's summary last measured them."""
     recipe = (ROOT / "Makefile").read_text().split("$(LAMBDA_STORE):", 1)[1].split("\n\n", 1)[0]
     flags = dict(re.findall(r"--(days|detail-days|ash-days|live-minutes) ([\d.]+)", recipe))
     guide = (ROOT / "infra" / "README.md").read_text()

@@ -148,13 +148,15 @@ def test_each_text_gives_the_rows_sqlalchemy_gives(app, demo_store, dbs, window,
                     ),
                 )
             if name == "wait_chains":  # the demo's blocking chain, its first 16 minutes (docs/awr-rules.md §22)
-                lo_b, hi_b, first_b = sql3.execute(
-                    "select min(snap_id) - 1, max(snap_id), min(sample_time) from dba_hist_active_sess_history "
+                lo_b, hi_b, first_b, *blocker = sql3.execute(
+                    "select min(snap_id) - 1, max(snap_id), min(sample_time), min(blocking_inst_id), "
+                    'min(blocking_session), min("BLOCKING_SESSION_SERIAL#") from dba_hist_active_sess_history '
                     "where dbid = ? and blocking_session is not null",
                     (dbid,),
                 ).fetchone()
                 start = datetime.fromisoformat(first_b) - timedelta(seconds=1)
                 params.update(lo=lo_b, hi=hi_b, w0=start, w1=start + timedelta(minutes=16), f_instance_0=1)
+                params.update({f"f_session_{k}": v for k, v in enumerate(blocker)})  # the root blocker's samples
             live = name in ("activity", "activity_top", "blocking", "activity_groups", "wait_chains")
             if live and stmt.args[-1] is True:  # the live buffer's hour (docs/awr-rules.md §30), its row lock inside
                 hour = stories["live"]["databases"][str(dbid)]

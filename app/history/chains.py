@@ -14,6 +14,7 @@ from app.store.awr import queries
 MOST_ROOTS = 25  # root blockers shown, the most waited-on first
 MOST_WAITERS = 25  # waiters shown under one blocker
 MOST_NODES = 500  # nodes of the whole tree: a node past it is listed, its waiters not
+MOST_ELSEWHERE = 100  # sessions of a chain read again in another run of a SNAP_TIMEZONE (_elsewhere)
 DOING = 5  # (state, event, SQL_ID) of a node shown, the most sampled first
 NOT_SAMPLED = (
     "not sampled in the window: idle meanwhile (ASH samples active sessions only), e.g. in an open transaction"
@@ -45,10 +46,14 @@ def compute(db: Database, rng: Range) -> dict:
         return body
     read, _, seconds, by_time, live = sampled
     step = activity.spacing(db, read)
-    rows = []
-    for _, inst, where in activity.sampled_runs(db, sampled, {}):
-        stmt = queries.wait_chains(db.store.views, by_time, () if inst is None else ("instance",), live)
-        rows += db.rows(stmt, **where)
+    runs = [(inst, where) for _, inst, where in activity.sampled_runs(db, sampled, {})]
+    found = [
+        db.rows(queries.wait_chains(db.store.views, by_time, () if inst is None else ("instance",), live), **where)
+        for inst, where in runs
+    ]
+    rows = [r for got in found for r in got]
+    if len(runs) > 1:  # SNAP_TIMEZONE changes inside: a session of a chain has its samples of every run
+        rows += _elsewhere(db, runs, found, rows, by_time, live)
     sessions = _sessions(rows)
     objects = names.objects(db, {obj for s in sessions.values() for c in s.blockers.values() for _, obj in c})
     users = names.users(db, {u for s in sessions.values() for u in s.users})
@@ -64,6 +69,22 @@ def compute(db: Database, rng: Range) -> dict:
     if live:
         body["live"] = activity.live_note(read)
     return body
+
+
+def _elsewhere(db: Database, runs: list, found: list, rows: list, by_time: bool, live: bool) -> list:
+    """The samples, in each run (activity.sampled_runs), of the sessions of a chain that the run's own statement left
+    out, as they blocked or were blocked in another run only: a statement per such session and run (MOST_ELSEWHERE
+    sessions at most, the most sampled chains' first)."""
+    chained = {r[:3] for r in rows} | {r[3:6] for r in rows if r[4] is not None}
+    out = []
+    for (inst, where), got in zip(runs, found, strict=True):
+        keys = ("instance", "session") if inst is not None else ("session",)
+        for key in sorted(chained - {r[:3] for r in got}, key=str)[:MOST_ELSEWHERE]:
+            if inst is not None and key[0] != inst:
+                continue
+            stmt = queries.wait_chains(db.store.views, by_time, keys, live)
+            out += db.rows(stmt, **where, f_session_0=key[0], f_session_1=key[1], f_session_2=key[2])
+    return out
 
 
 def _sessions(rows) -> dict:

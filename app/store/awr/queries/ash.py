@@ -139,8 +139,9 @@ def wait_chains(v: Views, window: bool = False, filters: tuple = (), live: bool 
     sample (BLOCKING_SESSION set) or blocking another (its instance, SID and serial# among the blocked samples'
     BLOCKING_INST_ID, BLOCKING_SESSION and BLOCKING_SESSION_SERIAL#), counted per session, blocker,
     state, event, SQL_ID, user, program, machine and object; with `window`, of a window of sample times only;
-    `filters` (the instance, in a run of one instance's snapshots) narrow the samples counted, not the blockers;
-    `live`: of the live buffer's window."""
+    `filters` (the instance, in a run of one instance's snapshots) narrow the samples counted, not the blockers; with
+    the session among them, that session's samples whether or not it is in a chain in the same run (one found in a
+    run of another SNAP_TIMEZONE: history.chains); `live`: of the live buffer's window."""
     from sqlalchemy import func, select, tuple_
 
     t = _table(v, live)
@@ -166,7 +167,7 @@ def wait_chains(v: Views, window: bool = False, filters: tuple = (), live: bool 
             *DIMENSIONS["current_obj"](t),
         ),
         filters,
-        (session.in_(waiters) | session.in_(blockers),),
+        () if "session" in filters else (session.in_(waiters) | session.in_(blockers),),
         window,
     )
     keys = list(s.c)

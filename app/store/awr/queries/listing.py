@@ -143,6 +143,7 @@ def statements(v: Views, row_cap: int, max_points: int = Settings.max_points):
     yield f"ash: ashtop by sql_id and event {within}", activity_groups(v, ("sql_id", "event"), (), True)
     yield f"ash: wait chains {within}", wait_chains(v, True)
     yield f"ash: wait chains {within}, the samples of one instance", wait_chains(v, True, ("instance",))
+    yield f"ash: wait chains {within}, the samples of one session", wait_chains(v, True, ("instance", "session"))
     # the live buffer, GV$ACTIVE_SESSION_HISTORY (docs/awr-rules.md §30): a window of its one-second samples
     live = "of the live buffer"
     yield "ash: the clock of the live buffer", live_clock(v)
