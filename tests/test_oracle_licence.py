@@ -65,6 +65,7 @@ Q = f"/api/v1/dbs/ora.{ORCL}"
 REQUESTS = {  # a request -> the packs its statements use
     f"{Q}/series?name=sysstat:redo%20size&begin_snap=100&end_snap=104": {"diagnostic"},
     f"{Q}/activity?begin_snap=100&end_snap=104": {"diagnostic"},
+    f"{Q}/activity/top?ash=live&minutes=5": {"diagnostic"},  # GV$ASH_INFO, then GV$ACTIVE_SESSION_HISTORY
     f"{Q}/awr-report?begin_snap=100&end_snap=104": {"diagnostic"},
     f"{Q}/sql/6da5n2tu8uq4d/monitor?begin_snap=100&end_snap=104": {"diagnostic", "tuning"},
     f"{Q}/segments/78939?begin_snap=100&end_snap=104": set(),  # DBA_HIST_SEG_STAT and _SEG_STAT_OBJ only
