@@ -234,6 +234,40 @@ def test_a_windows_top_lists_from_the_counts_less_its_edges_equal_its_samples(de
     assert counted.get_json()["total_samples"] > 0 and counted.data == grouped.data
 
 
+@pytest.mark.parametrize("hours", [1, 7, 30, 8 * 24])
+@pytest.mark.parametrize("group_by", ["wait_class", "event", "sql_id"])
+@pytest.mark.parametrize("instance", [None, "2"])
+def test_a_windows_aas_from_the_totals_and_its_edges_equals_its_samples(demo_store, rac, hours, group_by, instance):
+    """A window off the snapshots' grid (docs/awr-rules.md §22): on the embedded store its AAS over time by wait
+    class, event or SQL_ID is the totals per minute of the snapshots wholly inside it and the samples of its edge
+    snapshots inside it; the same bytes as the window's samples grouped (the store without its totals), from an hour
+    (buckets of 10 s: the samples) to 8 days, for every instance or one, and a window not on a minute."""
+    from app import create_app
+    from app.settings import Settings
+
+    app = create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(demo_store[0])}}, answer_cache_mb=0))
+    client, store = app.test_client(), app.extensions["awrlens"].stores["demo"]
+    end = datetime.fromisoformat(rac["snapshots"]["to"]).replace(hour=15, minute=7, second=0) - timedelta(days=1)
+    query = {
+        "from": (end - timedelta(hours=hours, minutes=11)).isoformat(),
+        "to": end.isoformat(),
+        "group_by": group_by,
+    }
+    if instance:
+        query["instance"] = instance
+    odd = {**query, "from": (end - timedelta(hours=hours, minutes=11, seconds=7)).isoformat()}  # not on a minute
+    counted = [client.get(f"/api/v1/dbs/{rac['id']}/activity", query_string=q) for q in (query, odd)]
+    store.ash_totals = False
+    grouped = [client.get(f"/api/v1/dbs/{rac['id']}/activity", query_string=q) for q in (query, odd)]
+    for a, b in zip(counted, grouped, strict=True):
+        assert a.status_code == b.status_code == 200
+        assert a.get_json()["total_samples"] > 0 and a.data == b.data
+    store.ash_totals = True
+    ran = client.get(f"/api/v1/dbs/{rac['id']}/activity", query_string={**query, "show_sql": "1"}).get_json()
+    from_totals = any("awrlens_ash_totals" in s["sql"] for s in ran["sql"])
+    assert from_totals == (ran["bucket_seconds"] % 60 == 0)  # the totals read where whole minutes make the buckets
+
+
 @pytest.mark.parametrize(
     "query", ["group_by=nope", "sql_id=<b>x</b>", "session=1:2", "current_obj=abc", "instance=9", "filter=1"]
 )

@@ -275,13 +275,23 @@ def compute(db: Database, rng: Range, group_by="wait_class", filters: dict | Non
     step = spacing(db, rng)
     runs = _sampled_runs(db, sampled, binds.get("f_instance_0"))
     found = (
-        not by_time  # the store's totals and blocks count whole intervals,
-        and runs == [(rng.lo, rng.hi, first.end, None)]  # by local time: one offset
-        and (
-            _from_totals(db, rng, group_by, filters, binds, first.end, width, top)
-            or _from_blocks(db, rng, group_by, filters, binds, first.end, width, top)
+        (
+            not by_time  # the store's totals and blocks count whole intervals,
+            and runs == [(rng.lo, rng.hi, first.end, None)]  # by local time: one offset
+            and (
+                _from_totals(db, rng, group_by, filters, binds, first.end, width, top)
+                or _from_blocks(db, rng, group_by, filters, binds, first.end, width, top)
+            )
         )
-    ) or _from_samples(db, runs, group_by, filters, binds, width, top, seconds if by_time else None, live)
+        or (
+            by_time  # a window off the grid, one offset: the totals of the snapshots inside it, the edges' samples
+            and not live
+            and len(runs) == 1
+            and runs[0][3] is None
+            and _from_totals_and_edges(db, rng, group_by, filters, binds, first.end, width, top, seconds)
+        )
+        or _from_samples(db, runs, group_by, filters, binds, width, top, seconds if by_time else None, live)
+    )
     per, totals, shown, total = found
     count = max(int(-(-seconds // width)), 1)
     for values in per.values():  # a sample at the range's last instant: the last bucket's, which ends there (§22)
@@ -458,6 +468,48 @@ def _from_totals(db: Database, rng: Range, group_by, filters, binds, t0, width, 
     stmt = queries.ash_total_buckets(db.store.views, key)
     rows = db.rows(stmt, period=period, t0=start, width=width, top=list(names), **where) if shown else []
     return _per_bucket(rows, names, totals, shown, rest), totals, shown, total
+
+
+def _from_totals_and_edges(db: Database, read: Range, group_by, filters, binds, t0, width, top, seconds):
+    """The same as _from_samples for a window of sample times (sampled_range) on the embedded store, or None where its
+    totals do not serve (as _from_totals; and the snapshots wholly inside the window must be consecutive): the totals
+    of the snapshots wholly inside the window (those but its edges, _edges), each minute (half hour) in one bucket as
+    the window starts on one and the width is whole ones, and the samples of its edge snapshots inside the window."""
+    if group_by not in ASH_TOTAL_DIMENSIONS or not db.store.ash_totals or t0.microsecond or set(filters) - {"instance"}:
+        return None
+    start = calendar.timegm(t0.timetuple())  # local time, as the totals count it
+    period = next((p for p in ASH_TOTAL_PERIODS if width % p == 0 and start % p == 0), None)
+    ids = [snap_id for snap_id in db.timeline().snap_ids if read.lo < snap_id <= read.hi]
+    edges = set(_edges(db, read, *read.window))
+    inner = [k for k, snap_id in enumerate(ids) if snap_id not in edges]
+    if period is None or not inner or inner[-1] - inner[0] + 1 != len(inner):
+        return None
+    lo, hi = ids[inner[0] - 1] if inner[0] else read.lo, ids[inner[-1]]  # the inner snapshots: (lo, hi]
+    v, key = db.store.views, tuple(sorted(filters))
+    where = {"dimension": ASH_TOTAL_DIMENSIONS.index(group_by) + 1, "lo": lo, "hi": hi, **binds}
+    groups = db.rows(queries.ash_total_groups(v, key), period=ASH_TOTAL_PERIODS[0], **where)
+    totals = {value: samples for _, value, samples in groups}
+    codes = {value: code for code, value, _ in groups}
+    edge: dict = {}  # (group, bucket) -> the edges' samples in the window
+    window = {"t0": t0, "width": width, "w0": t0, "w1": t0 + timedelta(seconds=seconds), **binds}
+    for a, b in ((read.lo, lo), (hi, read.hi)):
+        if b > a:
+            stmt = queries.activity(v, group_by, key, db.store.ash_coded, True)
+            for bucket, *k, samples in db.rows(stmt, lo=a, hi=b, **window):
+                g = label(group_by, tuple(k), db.dbid)
+                totals[g] = totals.get(g, 0) + samples
+                edge[g, max(int(bucket), 0)] = edge.get((g, max(int(bucket), 0)), 0) + samples
+    total = sum(totals.values())
+    shown, rest = _ranked(totals, top)
+    names = {codes[g]: g for g in shown if g in codes}
+    stmt = queries.ash_total_buckets(v, key)
+    rows = db.rows(stmt, period=period, t0=start, width=width, top=list(names), **where) if groups else []
+    per = _per_bucket(rows, names, totals, shown, rest)
+    kept = set(shown) - {OTHER}
+    for (g, b), samples in edge.items():
+        into = per.setdefault(g if g in kept else OTHER, {})
+        into[b] = into.get(b, 0) + samples
+    return per, totals, shown, total
 
 
 def _from_blocks(db: Database, rng: Range, group_by, filters, binds, t0, width, top):
