@@ -234,6 +234,7 @@ def test_a_windows_top_lists_from_the_counts_less_its_edges_equal_its_samples(de
     assert counted.get_json()["total_samples"] > 0 and counted.data == grouped.data
 
 
+@pytest.mark.slow  # each question asked twice over up to 8 days of samples: the two ways' bytes
 @pytest.mark.parametrize("hours", [1, 7, 30, 8 * 24])
 @pytest.mark.parametrize("group_by", ["wait_class", "event", "sql_id"])
 @pytest.mark.parametrize("instance", [None, "2"])
@@ -266,6 +267,34 @@ def test_a_windows_aas_from_the_totals_and_its_edges_equals_its_samples(demo_sto
     ran = client.get(f"/api/v1/dbs/{rac['id']}/activity", query_string={**query, "show_sql": "1"}).get_json()
     from_totals = any("awrlens_ash_totals" in s["sql"] for s in ran["sql"])
     assert from_totals == (ran["bucket_seconds"] % 60 == 0)  # the totals read where whole minutes make the buckets
+
+
+@pytest.mark.slow  # each question asked twice over up to 8 days of samples: the two ways' bytes
+@pytest.mark.parametrize("hours", [1, 30, 8 * 24])
+@pytest.mark.parametrize(
+    "group_by", ["sql_id", "sql_id,event", "module,action", "user,program", "session", "current_obj"]
+)
+def test_ashtop_over_the_coded_samples_equals_ashtop_over_the_view(demo_store, rac, hours, group_by):
+    """ashtop (docs/awr-rules.md §22) on the embedded store groups its coded samples in one pass (distinct sessions
+    as one number each, each group named once): the same bytes as grouping the view's samples, as on Oracle, for a
+    window off the grid from an hour to 8 days, with a filter and without."""
+    from app import create_app
+    from app.settings import Settings
+
+    app = create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(demo_store[0])}}, answer_cache_mb=0))
+    client, store = app.test_client(), app.extensions["awrlens"].stores["demo"]
+    end = datetime.fromisoformat(rac["snapshots"]["to"]).replace(hour=15, minute=7, second=0) - timedelta(days=1)
+    window = {"from": (end - timedelta(hours=hours, minutes=11)).isoformat(), "to": end.isoformat()}
+    queries_ = [
+        {**window, "group_by": group_by},
+        {**window, "group_by": group_by, "wait_class": "CPU", "instance": "2"},
+    ]
+    coded = [client.get(f"/api/v1/dbs/{rac['id']}/activity/groups", query_string=q) for q in queries_]
+    store.ash_coded = False
+    view = [client.get(f"/api/v1/dbs/{rac['id']}/activity/groups", query_string=q) for q in queries_]
+    for a, b in zip(coded, view, strict=True):
+        assert a.status_code == b.status_code == 200
+        assert a.get_json()["rows"] and a.data == b.data
 
 
 @pytest.mark.parametrize(

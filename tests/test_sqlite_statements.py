@@ -157,8 +157,8 @@ def test_each_text_gives_the_rows_sqlalchemy_gives(app, demo_store, dbs, window,
                 start = datetime.fromisoformat(first_b) - timedelta(seconds=1)
                 params.update(lo=lo_b, hi=hi_b, w0=start, w1=start + timedelta(minutes=16), f_instance_0=1)
                 params.update({f"f_session_{k}": v for k, v in enumerate(blocker)})  # the root blocker's samples
-            live = name in ("activity", "activity_top", "blocking", "activity_groups", "wait_chains")
-            if live and stmt.args[-1] is True:  # the live buffer's hour (docs/awr-rules.md §30), its row lock inside
+            args = dict(zip(list(inspect.signature(stmt.build).parameters)[1:], stmt.args, strict=True))
+            if args.get("live"):  # the live buffer's hour (docs/awr-rules.md §30), its row lock inside
                 hour = stories["live"]["databases"][str(dbid)]
                 w0, w1 = (datetime.fromisoformat(hour[k]).replace(tzinfo=None) for k in ("from", "to"))
                 params.update(w0=w0, w1=w1, t0=w0, width=60)

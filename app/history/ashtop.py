@@ -44,7 +44,7 @@ def compute(db: Database, rng: Range, group_by: list, filters: dict | None = Non
     total = 0
     for t0, inst, where in activity.sampled_runs(db, sampled, binds):
         keys = tuple(sorted(filters)) if inst is None else tuple(sorted({*filters, "instance"}))
-        stmt = queries.activity_groups(db.store.views, tuple(group_by), keys, by_time, live)
+        stmt = queries.activity_groups(db.store.views, tuple(group_by), keys, by_time, live, db.store.ash_coded)
         tz = offset(first) + (t0 - first.end).total_seconds()  # the run's own offset (activity._runs)
         rows = db.rows(stmt, **where)
         total += rows[0][-1] if rows else 0  # every group's samples, over () before the limit

@@ -255,6 +255,8 @@ def embedded_statements(row_cap: int = Settings.row_cap) -> list:
     # top activity: the store's ASH totals, and every instance's samples (the top lists' total, docs/awr-rules.md §22)
     every += [q(v, key) for q in (queries.ash_total_groups, queries.ash_total_buckets) for key in ((), ("instance",))]
     every += [queries.activity_top(v, "instance")]
+    # ashtop over the coded samples, its default dimensions, a range and a window (history.ashtop)
+    every += [queries.activity_groups(v, ("sql_id", "event"), (), window, False, True) for window in (False, True)]
     # a window's top lists: the counts per block less the samples outside it (activity._top_lists_by_time)
     every += [queries.activity_top_coded(v, key, True, True) for key in ((), ("instance",))]
     # Oracle's own reports as the demo store keeps them (embedded.reports.AWR_REPORTS, MONITOR_REPORTS)

@@ -3,7 +3,7 @@ activity, its top lists, the blocking sessions and the samples' spacing. The emb
 from its own tables instead (a statement's `coded` or `blocks`): from its coded samples (ash_coded) or its counts
 (ash_counts), which build on the same samples (ash_samples)."""
 
-from app.store.awr.queries.ash_coded import _activity_coded
+from app.store.awr.queries.ash_coded import _activity_coded, _activity_groups_coded
 from app.store.awr.queries.ash_counts import _activity_top_counted, _blocking_counted
 from app.store.awr.queries.ash_samples import *  # noqa: F403  (the dimensions and top lists, with the statements)
 from app.store.awr.queries.ash_samples import (
@@ -93,13 +93,18 @@ def blocking(v: Views, filters: tuple = (), blocks: bool = False, window: bool =
 
 
 @statement
-def activity_groups(v: Views, group_by: tuple, filters: tuple = (), window: bool = False, live: bool = False):
+def activity_groups(
+    v: Views, group_by: tuple, filters: tuple = (), window: bool = False, live: bool = False, coded: bool = False
+):
     """ashtop's table (docs/awr-rules.md §22): the samples grouped by several dimensions at once (`group_by`, keys of
     DIMENSIONS), each group with its samples, its distinct sessions (instance, SID, serial#), its first and last
     SAMPLE_TIME, and every group's samples together (`total`); the TOP_GROUP_ROWS largest groups. The filters as in
-    activity; with `window`, the samples of a window of sample times only; `live`: of the live buffer's window."""
+    activity; with `window`, the samples of a window of sample times only; `live`: of the live buffer's window; with
+    `coded`, over the embedded store's coded samples (embedded.ash.ASH_BASE), each group named once."""
     from sqlalchemy import func, select
 
+    if coded and not live:
+        return _activity_groups_coded(group_by, filters, window)
     t = _table(v, live)
     columns = [c for name in group_by for c in DIMENSIONS[name](t)]
     session = DIMENSIONS["session"](t)

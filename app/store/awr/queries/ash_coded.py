@@ -25,6 +25,39 @@ def _activity_coded(group_by: str, filters: tuple, window: bool = False):
     return select(g.c.g0, *named, g.c.samples)
 
 
+def _activity_groups_coded(group_by: tuple, filters: tuple, window: bool = False):
+    """activity_groups over the embedded store's coded samples (ASH_BASE), in one pass: grouped by the codes, the
+    distinct sessions counted as one number each (instance, SID and serial# in bits 48, 32 and 0: Oracle's SIDs and
+    serial#s fit), each group named once before the groups are ranked (by samples, then by their texts, as over the
+    view)."""
+    from sqlalchemy import func, select
+
+    from app.store.awr.embedded.ash import ASH_BASE as t
+    from app.store.awr.queries.ash_samples import TOP_GROUP_ROWS
+
+    columns = [c for name in group_by for c in _coded_dimension(t, name)]
+    keys = [c for c, _ in columns]
+    session = t.c.instance_number * 2**48 + t.c.session_id * 2**32 + t.c.session_serial
+    g = (
+        select(
+            *[c.label(f"g{k}") for k, c in enumerate(keys)],
+            func.count().label("samples"),
+            func.count(session.distinct()).label("sessions"),
+            func.min(t.c.sample_time).label("first_seen"),
+            func.max(t.c.sample_time).label("last_seen"),
+        )
+        .where(*_coded_where(t, filters, window))
+        .group_by(*keys)
+        .subquery()
+    )
+    named = [_ash_named(g.c[f"g{k}"], coded).label(f"g{k}") for k, (_, coded) in enumerate(columns)]
+    return (
+        select(*named, g.c.samples, g.c.sessions, g.c.first_seen, g.c.last_seen, func.sum(g.c.samples).over())
+        .order_by(g.c.samples.desc(), *named)
+        .limit(TOP_GROUP_ROWS)
+    )
+
+
 @statement
 def activity_buckets(v: Views, group_by: str, filters: tuple, top: int):
     """Samples per time bucket of the embedded store's coded samples (ASH_BASE): rows (bucket, n, samples) for
