@@ -629,4 +629,15 @@ def test_the_live_view_refreshes_pauses_and_pins_its_window(server, client, dbs,
     assert chains["roots"][0]["sid"] == 1801 and _tree_shown(page) == _tree(chains)
     assert "pinned" in page.page.locator(".live-status").text_content()
     assert page.page.locator("#ash-live-pause").count() == 0  # a pinned window is not asked again
+    _drag(page, "[data-chart=activity]", 0.3, 0.6)  # a zoom in the live view pins the window zoomed to
+    page.page.wait_for_function(
+        "document.querySelector('.live-status').dataset.refreshes === '1' && "
+        f"!new URL(location.href).searchParams.get('live').startsWith({lock['from']!r})",
+        timeout=20000,
+    )
+    page.settle()
+    w0, w1 = page.state()["live"].split("/")
+    assert _ms(lock["from"]) < _ms(w0) < _ms(w1) < _ms(lock["to"]), (w0, w1)
+    asked = dict(_asked(page, "/top")[1])
+    assert (asked["ash"], _ms(asked["from"]), _ms(asked["to"])) == ("live", _ms(w0), _ms(w1))
     assert page.errors == []

@@ -127,7 +127,7 @@
 
   // the live buffer (GV$ACTIVE_SESSION_HISTORY, docs/awr-rules.md §30): `live` in the link is the last minutes to the
   // database's now ("15"), refreshed every LIVE_REFRESH ms, or a window pinned as ISO 8601 from/to
-  var LIVE_REFRESH = 15000, LIVE_MINUTES = "15";
+  var LIVE_REFRESH = 15000, LIVE_MINUTES = "15", LIVE_MIN_WINDOW = 60000;
 
   /** The link's live window: null (the history), {minutes} or {from, to} (ISO times, pinned). */
   function liveOf(state) {
@@ -288,6 +288,7 @@
       var c = Charts.create(grid, { id: "activity", title: title, wide: true, stacked: true, height: 320, prefetch: false,
         // a zoom in the live view pins its window (the refresh stops there)
         onWindow: live ? function (from, to) { State.set({ live: zoneIso(from) + "/" + zoneIso(to) }); } : ctx.onWindow,
+        minWindow: live ? LIVE_MIN_WINDOW : undefined,  // one-second samples: a zoom down to a minute
         singleInstance: ctx.db.instances.length === 1, about: function () { return about(ctx, c, filters); },
         changes: live ? null : AWRLens.Changes.loader(ctx),
         load: Loaders.activity(ctx, { by: by, filters: asParams(filters), instance: inst, cpu: !filters.length && !live,

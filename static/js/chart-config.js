@@ -267,7 +267,7 @@
             }
           },
           zoom: {
-            limits: { x: { min: win.limits.min, max: win.limits.max, minRange: Windows.MIN_WINDOW } },
+            limits: { x: { min: win.limits.min, max: win.limits.max, minRange: spec.minWindow || Windows.MIN_WINDOW } },
             zoom: { mode: "x", drag: { enabled: true, threshold: 8, backgroundColor: "rgba(31,119,180,0.15)" },
               wheel: { enabled: true, modifierKey: "ctrl" },
               onZoom: function (c) { self.zoomTrigger = c.trigger; },  // "wheel" or "drag", before the debounced call

@@ -24,7 +24,8 @@
   var HELP = "Drag across the chart to zoom in, Shift+drag to pan, Ctrl+wheel to zoom the time around the pointer";
 
   /**
-   * spec: {id, title, load, onWindow, stacked, bucket, detail (bool: has per-minute twins), yMax, height}
+   * spec: {id, title, load, onWindow, stacked, bucket, detail (bool: has per-minute twins), yMax, height,
+   * minWindow (ms: the narrowest zoom, Windows.MIN_WINDOW unless given)}
    */
   function TimeChart(container, spec) {
     this.spec = spec;
