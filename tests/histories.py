@@ -332,7 +332,7 @@ def _template(folder: str) -> Path:
 
     path = Path(folder) / "empty.sqlite"
     engine = create_engine(f"sqlite:///{path}")
-    views().metadata.create_all(engine)
+    views(embedded=True).metadata.create_all(engine)
     for table in (CLASS_TOTALS, SQLSTAT_BLOCKS, PLAN_FIRSTS):
         table.create(engine)
     engine.dispose()
@@ -428,8 +428,9 @@ def write(history: History, path: Path) -> Path:
             (DBID, 4, obj, obj, "APP", f"T{obj}", "TABLE", "USERS", DBID),
         )
     con.execute(  # an object AWR never captured: named by the dictionary only
-        "insert into dba_objects (owner, object_name, object_id, data_object_id, object_type) values (?,?,?,?,?)",
-        ("APP", f"D{DICTIONARY_OBJECT}", DICTIONARY_OBJECT, DICTIONARY_OBJECT, "INDEX"),
+        "insert into dba_objects (dbid, owner, object_name, object_id, data_object_id, object_type) "
+        "values (?,?,?,?,?,?)",
+        (DBID, "APP", f"D{DICTIONARY_OBJECT}", DICTIONARY_OBJECT, DICTIONARY_OBJECT, "INDEX"),
     )
     for p in history.plans:
         con.execute(

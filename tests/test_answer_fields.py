@@ -664,7 +664,11 @@ def test_top_activity_by_object_names_each_object_by_its_number(api, sql3, rac, 
     )
     named = [s for s in body["series"] if s["name"] != "other"]
     assert len(named) == 10 and any(isinstance(s["name"], int) for s in named)
-    known = dict(sql3.execute("select object_id, owner || '.' || object_name from dba_objects").fetchall())
+    known = dict(
+        sql3.execute(
+            "select object_id, owner || '.' || object_name from dba_objects where dbid = ?", (rac["dbid"],)
+        ).fetchall()
+    )
     known |= dict(
         sql3.execute(
             "select \"OBJ#\", owner || '.' || object_name from dba_hist_seg_stat_obj where dbid = ?", (rac["dbid"],)

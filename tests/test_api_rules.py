@@ -36,7 +36,7 @@ def _time(minutes):
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     path = tmp_path_factory.mktemp("tiny") / "tiny.sqlite"
-    views().metadata.create_all(create_engine(f"sqlite:///{path}"))
+    views(embedded=True).metadata.create_all(create_engine(f"sqlite:///{path}"))
     con = sqlite3.connect(path)
     for inst in (1, 2):
         con.execute(

@@ -79,7 +79,7 @@ SEGMENTS = {(PDB1, 4, 5000, "SALES", "ORDERS"): {2: 700, 3: 300}, (PDB2, 4, 5000
 
 
 def build(path):
-    views().metadata.create_all(create_engine(f"sqlite:///{path}"))
+    views(embedded=True).metadata.create_all(create_engine(f"sqlite:///{path}"))
     con = sqlite3.connect(path)
     for inst in (1, 2):
         con.execute(

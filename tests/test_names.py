@@ -37,7 +37,9 @@ def test_top_objects_are_named_by_awr_then_by_the_dictionary(api, sql3, rac):
     }
     dictionary = {
         obj: _dotted(*n)
-        for obj, *n in sql3.execute("SELECT object_id, owner, object_name, subobject_name FROM dba_objects")
+        for obj, *n in sql3.execute(
+            "SELECT object_id, owner, object_name, subobject_name FROM dba_objects WHERE dbid = ?", (rac["dbid"],)
+        )
     }
     rows = ok(api, f"/api/v1/dbs/{rac['id']}/activity/top")["lists"]["current_obj"]
     assert rows
@@ -51,7 +53,7 @@ def test_top_objects_are_named_by_awr_then_by_the_dictionary(api, sql3, rac):
 @pytest.mark.parametrize(
     "group_by, query",
     [
-        ("user", "SELECT user_id, username FROM dba_users"),
+        ("user", "SELECT user_id, username FROM dba_users WHERE dbid = {dbid}"),  # the embedded store's, per DBID
         ("service", "SELECT service_name_hash, service_name FROM dba_hist_service_name WHERE dbid = {dbid}"),
     ],
 )
@@ -73,7 +75,7 @@ def test_activity_by_user_and_by_service_is_named(api, sql3, rac, group_by, quer
 def test_the_wait_chains_sessions_name_their_user(api, sql3, rac, stories):
     lock = stories["row_lock"]
     body = ok(api, f"/api/v1/dbs/{rac['id']}/activity/chains", **{"from": lock["from"], "to": lock["to"]})
-    users = dict(sql3.execute("SELECT user_id, username FROM dba_users").fetchall())
+    users = dict(sql3.execute("SELECT user_id, username FROM dba_users WHERE dbid = ?", (rac["dbid"],)).fetchall())
     nodes, todo = [], list(body["roots"])
     while todo:
         node = todo.pop()

@@ -410,7 +410,7 @@ def hand_plans(tmp_path_factory):
 
     path = tmp_path_factory.mktemp("plans") / "plans.sqlite"
     engine = create_engine(f"sqlite:///{path}")
-    views().metadata.create_all(engine)
+    views(embedded=True).metadata.create_all(engine)
     engine.dispose()
     con = sqlite3.connect(path)
     con.execute(

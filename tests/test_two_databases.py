@@ -84,11 +84,11 @@ def test_every_statement_on_an_awr_view_is_bound_to_one_database(prefix):
         assert bound | joined == read, (name, read - bound - joined, text)
 
 
-def test_the_embedded_stores_live_buffer_is_read_per_database():
-    """The embedded store keeps several databases' live buffers in one table, keyed by DBID (views.LIVE): each live
-    statement of its views binds the database."""
+def test_the_embedded_stores_live_buffer_and_dictionary_are_read_per_database():
+    """The embedded store keeps several databases' live buffers and dictionaries in one table each, keyed by DBID
+    (views.LIVE, views.DICTIONARY): each statement of its views on them binds the database."""
     v = views("dba_hist_", embedded=True)
-    live = {view_name("dba_hist_", name) for name in LIVE}
+    live = {view_name("dba_hist_", name) for name in (*LIVE, *DICTIONARY)}
     read = 0
     for name, stmt in all_statements(v):
         tables = {t.name for t in find_tables(stmt, include_joins=True, include_selects=True) if hasattr(t, "name")}
@@ -96,7 +96,7 @@ def test_the_embedded_stores_live_buffer_is_read_per_database():
             text = re.sub(r"\s+", " ", str(stmt.compile(dialect=sqlite.dialect())))
             assert re.search(rf'"?{re.escape(t)}"?\.dbid = \?', text), (name, text)
             read += 1
-    assert read >= 9  # the clock, AAS, five top lists, blocking, ashtop, chains
+    assert read >= 11  # the clock, AAS, five top lists, blocking, ashtop, chains; users, objects
 
 
 @pytest.fixture(scope="module")

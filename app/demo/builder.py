@@ -27,7 +27,7 @@ from app.store.awr.embedded.ash import (
 )
 from app.store.awr.embedded.parameters import PARAMETER_BASE, parameter_view_ddl
 from app.store.awr.embedded.summaries import CLASS_TOTALS, PLAN_FIRSTS, SQLSTAT_BLOCKS, fill_summaries
-from app.store.awr.views import DICTIONARY, view_name, views
+from app.store.awr.views import view_name, views
 
 DETAIL_DAYS = 8  # per-minute sysmetric history kept for the most recent days only
 MIN_DAYS = 10  # the stories are placed up to 7 days before the newest snapshot
@@ -38,7 +38,6 @@ OWN_TABLES = {
 }  # the store's own tables the workers write
 # views over the store's own tables (embedded.ash.ash_view_ddl, embedded.parameters.parameter_view_ddl)
 OWN_VIEWS = ("dba_hist_active_sess_history", "dba_hist_parameter", "gv$ash_info")
-DICTIONARY_TABLES = {view_name("dba_hist_", name) for name in DICTIONARY}
 
 
 class Writer:
@@ -210,9 +209,6 @@ def _merge(con: sqlite3.Connection, parts: list[Path], tables=None):
                 con.execute(f"INSERT INTO main.{table.name} SELECT DISTINCT * FROM ({arms}) ORDER BY {key}")
             except sqlite3.IntegrityError:
                 raise RuntimeError("two texts of the samples have the same code (embedded.ash.ash_code)") from None
-            continue
-        if table.name in DICTIONARY_TABLES:  # the demo's databases share one dictionary: each part writes it
-            con.execute(f"INSERT OR IGNORE INTO main.{table.name} SELECT DISTINCT * FROM ({arms}) ORDER BY {key}")
             continue
         con.execute(f"INSERT INTO main.{table.name} {arms}" + (f" ORDER BY {key}" if key else ""))
     con.commit()

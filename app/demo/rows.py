@@ -73,8 +73,8 @@ class Generator:
         self.detail = Detail(db, inst, self.sqls, random.Random(f"detail:{db.name}:{inst.number}"))
         if shared:
             out.extend("seg_stat_obj", list(self.detail.objects()))
-            out.extend("objects", dictionary_objects(db, self.detail.lock_sql))
-            out.extend("users", [(name, user_id) for name, user_id in {"SYS": 0, **USERS}.items()])
+            out.extend("objects", [(db.dbid, *r) for r in dictionary_objects(db, self.detail.lock_sql)])
+            out.extend("users", [(db.dbid, name, user_id) for name, user_id in {"SYS": 0, **USERS}.items()])
             out.extend("service_name", [(db.dbid, service_hash(db, name), name) for name in service_names(db)])
         self.ash = (
             Ash(db, inst, self.sqls, self.victim, self.events, self.stories, self.ash_rng) if self.ash_rng else None

@@ -114,6 +114,7 @@ def _views(md, p: str, absent: dict, embedded: bool = False) -> None:
     R = Float  # NUMBER holding fractions
     TS = String(26)  # TIMESTAMP(3)/DATE: ISO text on SQLite, datetime on Oracle
     by_snap = ("dbid", "instance_number", "snap_id")
+    own = ("dbid",) if embedded else ()  # the connected database's own views, as the embedded store keeps them
 
     def table(name, *columns, key):
         short = name[len(p) :]
@@ -312,7 +313,7 @@ def _views(md, p: str, absent: dict, embedded: bool = False) -> None:
     keyed_table(
         md,
         LIVE["live_ash"],
-        *int_columns(*(("dbid",) if embedded else ())),
+        *int_columns(*own),
         Column("INST_ID", N, key="instance_number", nullable=False),
         *int_columns("sample_id"),
         Column("sample_time", TS, nullable=False),
@@ -339,16 +340,16 @@ def _views(md, p: str, absent: dict, embedded: bool = False) -> None:
         Column("service_hash", N),
         Column("machine", String(64)),
         _con(),
-        key=(*(("dbid",) if embedded else ()), "instance_number", "sample_id", "session_id"),
+        key=(*own, "instance_number", "sample_id", "session_id"),
     )
     keyed_table(
         md,
         LIVE["ash_info"],
-        *int_columns(*(("dbid",) if embedded else ())),
+        *int_columns(*own),
         Column("INST_ID", N, key="instance_number", nullable=False),
         Column("oldest_sample_time", TS),
         Column("latest_sample_time", TS),
-        key=(*(("dbid",) if embedded else ()), "instance_number"),
+        key=(*own, "instance_number"),
     )
     # the reports AWR captured, 12.1 and later (docs/awr-rules.md §27): a SQL monitor report is COMPONENT_NAME
     # 'sqlmonitor', KEY1 its SQL_ID, KEY2 SQL_EXEC_ID, KEY3 SQL_EXEC_START; SNAP_ID the first snapshot after it.
@@ -466,20 +467,27 @@ def _views(md, p: str, absent: dict, embedded: bool = False) -> None:
         _con(),
         key=("dbid", "service_name_hash", "con_dbid"),
     )
-    # the dictionary, for names (DICTIONARY): users by USER_ID (ASH's), objects by OBJECT_ID (ASH's CURRENT_OBJ#)
+    # the dictionary, for names (DICTIONARY): users by USER_ID (ASH's), objects by OBJECT_ID (ASH's CURRENT_OBJ#); the
+    # connected database's own, but in the embedded store, which keeps several databases' (`embedded`), keyed by DBID
     keyed_table(
-        md, "dba_users", Column("username", String(128), nullable=False), *int_columns("user_id"), key=("user_id",)
+        md,
+        "dba_users",
+        *int_columns(*own),
+        Column("username", String(128), nullable=False),
+        *int_columns("user_id"),
+        key=(*own, "user_id"),
     )
     keyed_table(
         md,
         "dba_objects",
+        *int_columns(*own),
         Column("owner", String(128), nullable=False),
         Column("object_name", String(128), nullable=False),
         Column("subobject_name", String(128)),
         *int_columns("object_id"),
         Column("data_object_id", N),
         Column("object_type", String(23)),
-        key=("object_id",),
+        key=(*own, "object_id"),
     )
     sga = Table(
         f"{p}sgastat",

@@ -41,9 +41,17 @@ def dictionary_objects(v: Views):
     o = v.objects
     return (
         select(o.c.object_id, o.c.owner, o.c.object_name, o.c.subobject_name, o.c.object_type)
-        .where(o.c.object_id.in_(bindparam("objs", expanding=True)))
+        .where(o.c.object_id.in_(bindparam("objs", expanding=True)), *_own(o))
         .order_by(o.c.object_id)
     )
+
+
+def _own(t) -> list:
+    """The database's rows of a view of the connected database (the dictionary): all of them on Oracle; on the
+    embedded store, which keeps several databases' (views.views `embedded`), those of its DBID."""
+    from sqlalchemy import bindparam
+
+    return [t.c.dbid == bindparam("dbid")] if "dbid" in t.c else []
 
 
 @statement
@@ -54,7 +62,7 @@ def user_names(v: Views):
     u = v.users
     return (
         select(u.c.user_id, u.c.username)
-        .where(u.c.user_id.in_(bindparam("users", expanding=True)))
+        .where(u.c.user_id.in_(bindparam("users", expanding=True)), *_own(u))
         .order_by(u.c.user_id)
     )
 
