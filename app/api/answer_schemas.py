@@ -113,6 +113,22 @@ TOP_ROW = {
         "pct_wait": NUM,
     },
 }
+LIVE = {
+    "type": "object",
+    "description": "ash=live only: the live buffer's clock (docs/awr-rules.md §30).",
+    "required": ["now", "oldest_sample"],
+    "properties": {
+        "now": {"type": "string", "description": "The database's now (the demo's: its newest sample)."},
+        "oldest_sample": {
+            "type": ["string", "null"],
+            "description": "Since when every instance's one-second samples are in the buffer.",
+        },
+        "aged_out": {
+            "type": "string",
+            "description": "Where the window starts before oldest_sample: that one-second samples aged out.",
+        },
+    },
+}
 ACTIVITY_TOP = {
     "type": "object",
     "required": ["db", "range", "filters", "lists", "blocking", "columns"],
@@ -149,6 +165,7 @@ ACTIVITY_TOP = {
             "type": "string",
             "description": "Why the answer holds no samples, where the range holds no interval.",
         },
+        "live": LIVE,
     },
 }
 BETTER = {
@@ -332,6 +349,7 @@ ASHTOP = {
         "unit": {"type": "string"},
         "sample_seconds": {"type": ["number", "null"]},
         "total_samples": {"type": "integer"},
+        "live": LIVE,
         "rows": {
             "type": "array",
             "description": "One row per group, the most samples first: each dimension's value (its id; `<dimension>_"
@@ -404,6 +422,7 @@ WAIT_CHAINS = {
         "sessions": {"type": "integer"},
         "roots": {"type": "array", "items": CHAIN_NODE, "description": "The root blockers, most waited on first."},
         "truncated": {"type": "boolean"},
+        "live": LIVE,
         "reason": {"type": "string"},
     },
 }
@@ -429,7 +448,7 @@ BY_ENDPOINT = {  # endpoint -> schema of its JSON answer
     "api.series": SERIES,
     "api.wait_classes": SERIES,
     "api.sql": SERIES,
-    "api.activity": SERIES,
+    "api.activity": {**SERIES, "properties": {**SERIES["properties"], "live": LIVE}},
     "api.range_of": {
         "type": "object",
         "required": ["db", "range"],

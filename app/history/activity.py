@@ -183,7 +183,7 @@ def live_note(rng: Range) -> dict | None:
     if rng.live is None:
         return None
     now, oldest = rng.live
-    note = {"now": now, "oldest_sample": oldest, "sample_seconds": LIVE_SPACING}
+    note = {"now": now, "oldest_sample": oldest}
     if oldest is None or analysis.as_datetime(oldest).timestamp() > rng.window[0] + LIVE_SPACING:  # (w0, w1]
         note["aged_out"] = (
             "one-second samples before "
