@@ -297,6 +297,43 @@ def test_ashtop_over_the_coded_samples_equals_ashtop_over_the_view(demo_store, r
         assert a.get_json()["rows"] and a.data == b.data
 
 
+@pytest.mark.parametrize("hours", [1, 8 * 24])
+def test_the_top_sessions_are_named_by_their_own_samples(api, sql3, rac, hours):
+    """Issue 31, names (docs/awr-rules.md §22): each top session (instance, SID, serial#) with the user (named by
+    DBA_USERS), program and machine most sampled in the newest WHO_BLOCK snapshot ids of the range read that hold its
+    samples of the window (a session keeps them for its life: a day of a week is read, not the week)."""
+    from collections import Counter
+
+    from app.history.activity import WHO_BLOCK
+
+    end = datetime.fromisoformat(rac["snapshots"]["to"]).replace(hour=15, minute=7, second=0) - timedelta(days=1)
+    window = {"from": (end - timedelta(hours=hours, minutes=11)).isoformat(), "to": end.isoformat()}
+    body = api.get(f"/api/v1/dbs/{rac['id']}/activity/top", query_string=window).get_json()
+    users = dict(sql3.execute("SELECT user_id, username FROM dba_users WHERE dbid = ?", (rac["dbid"],)).fetchall())
+    w0, w1 = (datetime.fromisoformat(window[k]).replace(tzinfo=None).isoformat(sep=" ") for k in ("from", "to"))
+    lo, hi = body["range"]["begin_snap"], body["range"]["end_snap"]
+    rows = body["lists"]["session"]
+    assert len(rows) == 25
+
+    def most(counts):
+        return min(counts.items(), key=lambda kv: (-kv[1], str(kv[0])))[0]
+
+    for r in rows:
+        inst, _, rest = r["name"].partition(":")
+        sid, _, serial = rest.partition(",")
+        for top in range(hi, lo, -WHO_BLOCK):  # the newest block that holds the session's samples
+            seen = sql3.execute(
+                f"SELECT user_id, program, machine FROM {ASH} WHERE dbid = ? AND instance_number = ? "
+                'AND session_id = ? AND "SESSION_SERIAL#" = ? AND sample_time > ? AND sample_time <= ? '
+                "AND snap_id > ? AND snap_id <= ?",
+                (rac["dbid"], int(inst), int(sid), int(serial), w0, w1, max(top - WHO_BLOCK, lo), top),
+            ).fetchall()
+            if seen:
+                break
+        user, program, machine = (most(Counter(x[k] for x in seen)) for k in range(3))
+        assert (r["user"], r["user_name"], r["program"], r["machine"]) == (user, users[user], program, machine)
+
+
 @pytest.mark.parametrize(
     "query", ["group_by=nope", "sql_id=<b>x</b>", "session=1:2", "current_obj=abc", "instance=9", "filter=1"]
 )

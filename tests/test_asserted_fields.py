@@ -276,6 +276,7 @@ ASSERTED: dict[str, dict[str, tuple[str, ...]]] = {
         "sample_seconds": TOP_LIST_ROW,
         "total_samples": TOP_LIST_ROW,
         **{f"lists.*[].{f}": TOP_LIST_ROW for f in ("samples", "aas", "pct_activity", "pct_cpu", "pct_wait", "name")},
+        "lists.*[].user": (ACTIVITY + "the_top_sessions_are_named_by_their_own_samples",),
         **{f"blocking[].{f}": TOP_LIST_ROW for f in ("samples", "aas", "waiters")},
         **{
             f"blocking[].{f}": (*TOP_LIST_ROW, CDB + "a_blocker_is_its_instance_sid_and_serial")

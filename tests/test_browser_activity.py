@@ -129,6 +129,11 @@ def test_the_view_renders_with_data(server, client, dbs, page):
     for name, table in LISTS.items():
         expected = [str(r["label"]) for r in top["lists"][name]][:10]
         assert _cells(page, table) == expected and expected, name
+    # each top session named: its user (DBA_USERS), program and machine, as the API gives them
+    assert (
+        _cells(page, "ash-sessions", 1)
+        == [" · ".join(str(r[k]) for k in ("user_name", "program", "machine")) for r in top["lists"]["session"]][:10]
+    )
     assert page.page.locator("[data-table=ash-chains]").get_attribute("data-state") == "empty"
     assert page.page.evaluate("document.documentElement.scrollWidth") <= 1280
     assert page.error_text() == "" and page.errors == []

@@ -103,6 +103,22 @@ def test_live_top_lists_ashtop_and_chains_over_the_live_row_lock(api, sql3, rac,
             [n for k, n in counted.items() if k not in listed], default=0
         )
     assert top["live"]["now"] and top["sample_seconds"] == 1
+    for r in top["lists"]["session"]:  # each session's user, program and machine: its most sampled in the window
+        inst, sid, serial = (int(x) for x in r["name"].replace(",", ":").split(":"))
+        seen = Counter(
+            sql3.execute(
+                f'SELECT user_id, program, machine FROM {LIVE} WHERE dbid = ? AND "INST_ID" = ? AND session_id = ? '
+                'AND "SESSION_SERIAL#" = ? AND julianday(sample_time) > julianday(?) '
+                "AND julianday(sample_time) <= julianday(?)",
+                (rac["dbid"], inst, sid, serial, _local(lock["from"]), _local(lock["to"])),
+            ).fetchall()
+        )
+        per = [Counter() for _ in range(3)]
+        for values, n in seen.items():
+            for k in range(3):
+                per[k][values[k]] += n
+        expected = [min(c.items(), key=lambda kv: (-kv[1], str(kv[0])))[0] for c in per]
+        assert [r["user"], r["program"], r["machine"]] == expected
     groups = ok(api, base + "/groups", group_by="sql_id,event", **window)
     sessions: dict = {}
     for sql_id, state, event, inst, sid in rows:

@@ -73,6 +73,7 @@ CODE_CONSTANTS = {
     queries.TOP_SEGMENT_ROWS,
     queries.TOP_GROUP_ROWS,
     queries.ZONE_FORMAT,
+    *queries.SESSION_SHIFTS,
 }
 LIMITS = {
     queries.TOP_SQL_ROWS,
@@ -87,6 +88,7 @@ LIMITS = {
 BINDS.update(item_id2=2, snap_ids_0=[1, 2], snap_ids_1=[3])  # a long range's buckets (docs/awr-rules.md §21)
 BINDS.update(obj=1, dataobj=1, objs=[1, 2], users=[1], services=[1])  # a segment; ids named (§25, §22)
 BINDS.update(f_instance_0=1)  # the samples of one instance (wait chains in a run of its snapshots, §22)
+BINDS.update(sessions=[(1 << 48) + (2 << 32) + 3])  # the top sessions as one number each (§22)
 
 
 def release_columns(release: str) -> dict[str, set[str]]:

@@ -35,6 +35,8 @@ ASH = {
     "sample_spacing",
     "ash_total_groups",
     "ash_total_buckets",
+    "session_details",
+    "activity_group_sessions",
 }
 REPORTS = {
     "monitored_executions",
@@ -162,6 +164,15 @@ def test_each_text_gives_the_rows_sqlalchemy_gives(app, demo_store, dbs, window,
                 hour = stories["live"]["databases"][str(dbid)]
                 w0, w1 = (datetime.fromisoformat(hour[k]).replace(tzinfo=None) for k in ("from", "to"))
                 params.update(w0=w0, w1=w1, t0=w0, width=60)
+            if name == "session_details":  # the sessions of the first samples found, as one number each
+                params["sessions"] = [
+                    (inst << 48) + (sid << 32) + serial
+                    for inst, sid, serial in sql3.execute(
+                        'select instance_number, session_id, "SESSION_SERIAL#" from dba_hist_active_sess_history '
+                        "where dbid = ? and snap_id > ? limit 5",
+                        (dbid, params["lo"]),
+                    )
+                ]
             if name == "plan_line_activity":  # a window of sample times holding the whole range, one instance
                 params.update(w0=datetime(2000, 1, 1), w1=datetime(2100, 1, 1), f_instance_0=1)
             if name == "activity_top_coded":  # a window's lists: the blocks' counts less the edges' samples outside

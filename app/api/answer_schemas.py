@@ -111,6 +111,13 @@ TOP_ROW = {
         "pct_activity": NUM,
         "pct_cpu": NUM,
         "pct_wait": NUM,
+        "user": {
+            "type": ["integer", "string", "null"],
+            "description": "Top sessions: the session's user (USER_ID; con_dbid:id in a PDB, from a CDB root).",
+        },
+        "user_name": {"type": ["string", "null"], "description": "Top sessions: its name (DBA_USERS), where granted."},
+        "program": {"type": ["string", "null"], "description": "Top sessions: the session's program."},
+        "machine": {"type": ["string", "null"], "description": "Top sessions: the session's machine."},
     },
 }
 LIVE = {

@@ -7,6 +7,7 @@ the instance is filtered; and counts per block of snapshots of the top lists (em
 
 import calendar
 from bisect import bisect_left
+from collections import Counter
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from statistics import median
@@ -595,6 +596,9 @@ def top(db: Database, rng: Range, filters: dict | None = None) -> dict:
             }
             for k, samples, on_cpu in found[name]
         ]
+    sessions = who(db, sampled, [k for k, _, _ in found["session"]])
+    for r in body["lists"]["session"]:
+        r.update(sessions.get(_session_key(r["name"]), dict.fromkeys(("user", "user_name", "program", "machine"))))
     for (inst, sid, serial, event), samples, waiters in found["blocking"]:
         body["blocking"].append(
             {
@@ -614,6 +618,67 @@ def top(db: Database, rng: Range, filters: dict | None = None) -> dict:
 
 
 LIST_KEYS = {"session": 3, "blocking": 4, "current_obj": 2}  # columns of a list's key (one for the others)
+
+
+def most_sampled(counts, name=lambda k: k):
+    """The most sampled value of a Counter (ties by name), as `name` gives it; None where there is none."""
+    found = [(n, str(k), k) for k, n in counts.items() if k is not None and k != (None, None)]
+    return name(min(found, key=lambda x: (-x[0], x[1]))[2]) if found else None
+
+
+def session_number(inst: int, sid: int, serial: int) -> int:
+    """A session as queries.session_number makes it one number."""
+    return inst * queries.SESSION_SHIFTS[0] + sid * queries.SESSION_SHIFTS[1] + serial
+
+
+WHO_BLOCK = 48  # snapshot ids read at a time, the newest first, to name the top sessions (who)
+
+
+def who(db: Database, sampled: Sampled, keys) -> dict:
+    """{(instance, sid, serial#): {user, user_name, program, machine}} of the sessions `keys` (the top sessions'): a
+    session keeps its user, program and machine for its life, so they are read from the newest snapshots that hold it,
+    WHO_BLOCK snapshot ids at a time from the range's end until every session is found (a day of a week's range, as a
+    rule); the most sampled of each there, the user named by the dictionary (app/history/names.py)."""
+    wanted = {k for k in keys if None not in k}
+    counts: dict = {}
+    for _, inst, where in sampled_runs(db, sampled, {}):
+        stmt = queries.session_details(
+            db.store.views, sampled.by_time, sampled.live, () if inst is None else ("instance",)
+        )
+        lo, hi = where["lo"], where["hi"]
+        blocks = [(None, None)] if sampled.live else [(max(b - WHO_BLOCK, lo), b) for b in range(hi, lo, -WHO_BLOCK)]
+        for b_lo, b_hi in blocks:
+            left = sorted(wanted - set(counts))
+            if not left:
+                break
+            found: dict = {}
+            for inst_, sid, serial, con, user, program, machine, n in db.rows(
+                stmt, **{**where, "lo": b_lo, "hi": b_hi}, sessions=[session_number(*k) for k in left]
+            ):
+                c = found.setdefault((inst_, sid, serial), (Counter(), Counter(), Counter()))
+                c[0][con, user] += n
+                c[1][program] += n
+                c[2][machine] += n
+            counts.update(found)
+    named = names.users(db, {u for c in counts.values() for u in c[0]})
+    return {
+        k: {
+            "user": most_sampled(users, lambda u: label("user", u, db.dbid)),
+            "user_name": most_sampled(users, named.get),
+            "program": most_sampled(programs),
+            "machine": most_sampled(machines),
+        }
+        for k, (users, programs, machines) in counts.items()
+    }
+
+
+def _session_key(name) -> tuple | None:
+    """(instance, sid, serial#) of a session as `label` names it (instance:sid,serial#)."""
+    if name is None:
+        return None
+    inst, _, rest = name.partition(":")
+    sid, _, serial = rest.partition(",")
+    return int(inst), int(sid), int(serial)
 
 
 def _top_lists(db: Database, rng: Range, key: tuple, binds: dict) -> dict:

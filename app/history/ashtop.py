@@ -40,22 +40,23 @@ def compute(db: Database, rng: Range, group_by: list, filters: dict | None = Non
     read, first, seconds, by_time, live = sampled
     step = activity.spacing(db, read)
     widths = [len(queries.DIMENSIONS[d](db.store.views.active_sess_history)) for d in group_by]
-    found: dict = {}  # group -> (samples, sessions, (first seen, last seen))
-    total = 0
-    for t0, inst, where in activity.sampled_runs(db, sampled, binds):
-        keys = tuple(sorted(filters)) if inst is None else tuple(sorted({*filters, "instance"}))
-        stmt = queries.activity_groups(db.store.views, tuple(group_by), keys, by_time, live, db.store.ash_coded)
-        tz = offset(first) + (t0 - first.end).total_seconds()  # the run's own offset (activity._runs)
-        rows = db.rows(stmt, **where)
-        total += rows[0][-1] if rows else 0  # every group's samples, over () before the limit
-        for *key, samples, sessions, seen0, seen1, _ in rows:
-            group = _split(group_by, widths, key, db.dbid)
-            seen = (_stamp(seen0, tz), _stamp(seen1, tz))
-            was = found.get(group)
-            if was:  # a group in two runs (SNAP_TIMEZONE changes inside): a session in both is counted in each
-                seen = (min(was[2][0], seen[0], key=_instant), max(was[2][1], seen[1], key=_instant))
-                samples, sessions = samples + was[0], sessions + was[1]
-            found[group] = (samples, sessions, seen)
+    runs = list(activity.sampled_runs(db, sampled, binds))
+    if len(runs) > 1:  # SNAP_TIMEZONE changes inside: each group's sessions read, to count each once over the runs
+        found, total = _across_runs(db, sampled, runs, group_by, widths, filters)
+    else:
+        found, total = {}, 0  # group -> (samples, sessions, (first seen, last seen))
+        for t0, inst, where in runs:
+            keys = tuple(sorted(filters)) if inst is None else tuple(sorted({*filters, "instance"}))
+            stmt = queries.activity_groups(db.store.views, tuple(group_by), keys, by_time, live, db.store.ash_coded)
+            tz = offset(first) + (t0 - first.end).total_seconds()  # the run's own offset (activity._runs)
+            rows = db.rows(stmt, **where)
+            total = rows[0][-1] if rows else 0  # every group's samples, over () before the limit
+            for *key, samples, sessions, seen0, seen1, _ in rows:
+                found[_split(group_by, widths, key, db.dbid)] = (
+                    samples,
+                    sessions,
+                    (_stamp(seen0, tz), _stamp(seen1, tz)),
+                )
     names = {d: activity.display_names(db, d, {g[k] for g in found}) for k, d in enumerate(group_by)}
     ranked = sorted(found.items(), key=lambda x: (-x[1][0], [str(v) for v in x[0]]))[: queries.TOP_GROUP_ROWS]
     for group, (samples, sessions, (seen0, seen1)) in ranked:
@@ -76,6 +77,30 @@ def compute(db: Database, rng: Range, group_by: list, filters: dict | None = Non
     if live:
         body["live"] = activity.live_note(read)
     return body
+
+
+def _across_runs(db, sampled, runs: list, group_by: list, widths: list, filters: dict):
+    """({group: (samples, distinct sessions, (first seen, last seen))}, every sample) of a window read a run of one
+    offset at a time (activity._runs): each group's sessions from every run, each session counted once."""
+    first = sampled.first
+    per: dict = {}  # group -> [samples, {session}, [seen...]]
+    total = 0
+    for t0, inst, where in runs:
+        keys = tuple(sorted(filters)) if inst is None else tuple(sorted({*filters, "instance"}))
+        stmt = queries.activity_group_sessions(db.store.views, tuple(group_by), keys, sampled.by_time)
+        tz = offset(first) + (t0 - first.end).total_seconds()
+        for row in db.rows(stmt, **where):
+            *key, samples, seen0, seen1 = row
+            g = per.setdefault(_split(group_by, widths, key[: sum(widths)], db.dbid), [0, set(), []])
+            g[0] += samples
+            g[1].add(tuple(key[sum(widths) :]))
+            g[2] += [_stamp(seen0, tz), _stamp(seen1, tz)]
+            total += samples
+    found = {
+        group: (n, len(sessions), (min(seen, key=_instant), max(seen, key=_instant)))
+        for group, (n, sessions, seen) in per.items()
+    }
+    return found, total
 
 
 def _split(group_by: list, widths: list, key: list, dbid: int) -> tuple:

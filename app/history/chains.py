@@ -171,10 +171,10 @@ class _Tree:
                 {"state": state, "event": event, "sql_id": sql_id, "samples": n}
                 for (state, event, sql_id), n in sorted(s.doing.items(), key=lambda x: (-x[1], str(x[0])))[:DOING]
             ],
-            "user": _most(s.users, lambda k: activity.label("user", k, self.dbid)),
-            "user_name": _most(s.users, lambda k: self.users.get(k)),
-            "program": _most(s.programs),
-            "machine": _most(s.machines),
+            "user": activity.most_sampled(s.users, lambda k: activity.label("user", k, self.dbid)),
+            "user_name": activity.most_sampled(s.users, lambda k: self.users.get(k)),
+            "program": activity.most_sampled(s.programs),
+            "machine": activity.most_sampled(s.machines),
             "note": None if s.samples else NOT_SAMPLED,
             "behind": self.behind(s.key),
             "behind_aas": self.aas(self.behind(s.key)),
@@ -201,9 +201,3 @@ class _Tree:
             return node
         node["waiters"] = [self._node(self.sessions[w], (*path, s.key), s.key) for w, _ in waiters[:MOST_WAITERS]]
         return node
-
-
-def _most(counts: Counter, name=lambda k: k):
-    """The most sampled value (ties by name), as `name` gives it; None where there is none."""
-    found = [(n, str(k), k) for k, n in counts.items() if k is not None and k != (None, None)]
-    return name(min(found, key=lambda x: (-x[0], x[1]))[2]) if found else None

@@ -58,6 +58,11 @@
     return filters.filter(function (f) { return f[0] !== name; }).concat([[name, value]]);
   }
 
+  /** A session as a DBA reads it: its user (by name where the dictionary names it), program and machine. */
+  function who(r) {
+    return [r.user_name || r.user, r.program, r.machine].filter(function (x) { return x !== null && x !== undefined; }).join(" · ");
+  }
+
   /** The wait-chain tree's nodes as table rows, depth first: the session indented by its depth, who it is, what it
    * did meanwhile (its most sampled state, event and SQL_ID), what it waited on behind the row above it. */
   function chainRows(roots) {
@@ -67,7 +72,7 @@
       rows.push({
         session: node.session, depth: depth, behind: node.behind,
         tree: "\u00a0\u00a0".repeat(depth) + (depth ? "└ " : "") + node.session + (node.cycle ? " (cycle)" : ""),
-        who: [node.user_name || node.user, node.program, node.machine].filter(function (x) { return x !== null && x !== undefined; }).join(" · "),
+        who: who(node),
         doing: d ? [d.event, d.sql_id].filter(Boolean).join(" · ") + " (" + d.samples + " of " + node.samples + " samples)" :
           node.note,
         blocked_on: w ? w.event + (w.object || w.current_obj !== null ? " · " + (w.object || w.current_obj) : "") : null,
@@ -149,7 +154,8 @@
     parts.lists.forEach(function (l) {
       l.table.load(top.then(function (b) {
         return b.lists[l.name].map(function (r) {
-          return Object.assign({}, r, { label: Loaders.groupLabel(r.label), open: r.name === null ? null : "Open" });
+          return Object.assign({}, r, { label: Loaders.groupLabel(r.label), open: r.name === null ? null : "Open",
+            who: l.name === "session" ? who(r) : undefined });
         });
       }));
     });
@@ -309,6 +315,7 @@
         return { name: l[0], table: table({ id: l[1], title: l[2],
           columns: [Object.assign(TEXT("label", l[3]), { hover: "name" })].concat(
             l[0] === "current_obj" ? [TEXT("name", "OBJ#")] : [],
+            l[0] === "session" ? [TEXT("who", "User · program · machine")] : [],
             // the statement's SQL detail over the same window: a link of its own (a click on the row filters)
             l[0] === "sql_id" ? [{ key: "open", title: "SQL detail", type: "link", follow: true,
               href: function (r) {

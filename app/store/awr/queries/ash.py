@@ -17,6 +17,7 @@ from app.store.awr.queries.ash_samples import (
     _cpu_or,
     _dialect_function,
     _samples,
+    session_number,
 )
 from app.store.awr.queries.core import statement
 from app.store.awr.views import Views
@@ -139,6 +140,20 @@ def activity_groups(
 
 
 @statement
+def activity_group_sessions(v: Views, group_by: tuple, filters: tuple = (), window: bool = False):
+    """activity_groups' groups per session (instance, SID, serial#) too, each with its samples and first and last
+    SAMPLE_TIME, every one: a window across a change of SNAP_TIMEZONE, read a statement per run, counts each session
+    once over the runs (history.ashtop)."""
+    from sqlalchemy import func, select
+
+    t = v.active_sess_history
+    columns = [c for name in group_by for c in DIMENSIONS[name](t)]
+    s = _samples(t, (*columns, *DIMENSIONS["session"](t), t.c.sample_time), filters, window=window)
+    *keys, sample_time = list(s.c)
+    return select(*keys, func.count().label("samples"), func.min(sample_time), func.max(sample_time)).group_by(*keys)
+
+
+@statement
 def wait_chains(v: Views, window: bool = False, filters: tuple = (), live: bool = False):
     """The samples of the sessions in a wait chain (docs/awr-rules.md §22): every sample of a session blocked at some
     sample (BLOCKING_SESSION set) or blocking another (its instance, SID and serial# among the blocked samples'
@@ -178,6 +193,25 @@ def wait_chains(v: Views, window: bool = False, filters: tuple = (), live: bool 
     keys = list(s.c)
     samples = func.count()
     return select(*keys, samples.label("samples")).group_by(*keys).order_by(samples.desc(), *keys)
+
+
+@statement
+def session_details(v: Views, window: bool = False, live: bool = False, filters: tuple = ()):
+    """Who the sessions bound as `sessions` (session_number each: the top sessions') are: their samples of the range
+    per user (DIMENSIONS), program and machine; with `window`, of a window of sample times; `live`, of the live
+    buffer's; `filters`: the instance, in a run of one instance's snapshots."""
+    from sqlalchemy import bindparam, func, select
+
+    t = _table(v, live)
+    s = _samples(
+        t,
+        (*DIMENSIONS["session"](t), *DIMENSIONS["user"](t), t.c.program, t.c.machine),
+        filters,
+        (session_number(t).in_(bindparam("sessions", expanding=True)),),
+        window or live,
+    )
+    keys = list(s.c)
+    return select(*keys, func.count().label("samples")).group_by(*keys)
 
 
 @statement

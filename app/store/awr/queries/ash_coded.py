@@ -2,7 +2,7 @@
 each text column a code of ASH_NAMES): the dimensions and filters over the codes, activity from them, and its
 buckets for the top groups. SQLite only: on Oracle the statements of ash read the view."""
 
-from app.store.awr.queries.ash_samples import CPU, DIMENSIONS, ON_CPU, _bucket, _in_window
+from app.store.awr.queries.ash_samples import CPU, DIMENSIONS, ON_CPU, _bucket, _in_window, session_number
 from app.store.awr.queries.core import _intervals, statement
 from app.store.awr.views import Views
 
@@ -27,9 +27,8 @@ def _activity_coded(group_by: str, filters: tuple, window: bool = False):
 
 def _activity_groups_coded(group_by: tuple, filters: tuple, window: bool = False):
     """activity_groups over the embedded store's coded samples (ASH_BASE), in one pass: grouped by the codes, the
-    distinct sessions counted as one number each (instance, SID and serial# in bits 48, 32 and 0: Oracle's SIDs and
-    serial#s fit), each group named once before the groups are ranked (by samples, then by their texts, as over the
-    view)."""
+    distinct sessions counted as one number each (session_number), each group named once before the groups are
+    ranked (by samples, then by their texts, as over the view)."""
     from sqlalchemy import func, select
 
     from app.store.awr.embedded.ash import ASH_BASE as t
@@ -37,7 +36,7 @@ def _activity_groups_coded(group_by: tuple, filters: tuple, window: bool = False
 
     columns = [c for name in group_by for c in _coded_dimension(t, name)]
     keys = [c for c, _ in columns]
-    session = t.c.instance_number * 2**48 + t.c.session_id * 2**32 + t.c.session_serial
+    session = session_number(t)
     g = (
         select(
             *[c.label(f"g{k}") for k, c in enumerate(keys)],

@@ -50,6 +50,15 @@ DIMENSIONS = {
 TOP_LISTS = ("sql_id", "session", "module", "event", "current_obj")
 
 
+SESSION_SHIFTS = (2**48, 2**32)  # a session as one number: instance x the first + SID x the second + serial#
+
+
+def session_number(t):
+    """A session (instance, SID, serial#) of `t` as one number (SESSION_SHIFTS: Oracle's SIDs and serial#s fit), to
+    count distinct sessions or bind a list of them (history.activity.session_number gives the same)."""
+    return t.c.instance_number * SESSION_SHIFTS[0] + t.c.session_id * SESSION_SHIFTS[1] + t.c.session_serial
+
+
 @cache
 def _dialect_function(name: str, type_: str, oracle: str, sqlite: str):
     """A SQL function `name` of SQLAlchemy type `type_`, written out per dialect: `oracle` and `sqlite` are its text,

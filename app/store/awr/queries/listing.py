@@ -6,11 +6,13 @@ from app.store.awr.queries.ash import (
     DIMENSIONS,
     TOP_LISTS,
     activity,
+    activity_group_sessions,
     activity_groups,
     activity_top,
     blocking,
     live_clock,
     sample_spacing,
+    session_details,
     wait_chains,
 )
 from app.store.awr.queries.changes import (
@@ -140,7 +142,17 @@ def statements(v: Views, row_cap: int, max_points: int = Settings.max_points):
     for name in TOP_LISTS:
         yield f"ash: top {name} {within}", activity_top(v, name, window=True)
     yield f"ash: blocking sessions {within}", blocking(v, window=True)
+    yield "ash: the users, programs and machines of the top sessions", session_details(v)
+    yield f"ash: the users, programs and machines of the top sessions {within}", session_details(v, True)
+    yield (
+        "ash: the users, programs and machines of the top sessions, one instance",
+        session_details(v, False, False, ("instance",)),
+    )
     yield f"ash: ashtop by sql_id and event {within}", activity_groups(v, ("sql_id", "event"), (), True)
+    yield (
+        f"ash: ashtop by sql_id and event per session {within}",
+        activity_group_sessions(v, ("sql_id", "event"), (), True),
+    )
     yield f"ash: wait chains {within}", wait_chains(v, True)
     yield f"ash: wait chains {within}, the samples of one instance", wait_chains(v, True, ("instance",))
     yield f"ash: wait chains {within}, the samples of one session", wait_chains(v, True, ("instance", "session"))
@@ -151,6 +163,7 @@ def statements(v: Views, row_cap: int, max_points: int = Settings.max_points):
     for name in TOP_LISTS:
         yield f"ash: top {name} {live}", activity_top(v, name, (), False, True, True)
     yield f"ash: blocking sessions {live}", blocking(v, (), False, True, True)
+    yield f"ash: the users, programs and machines of the top sessions {live}", session_details(v, True, True)
     yield f"ash: ashtop by sql_id and event {live}", activity_groups(v, ("sql_id", "event"), (), True, True)
     yield f"ash: wait chains {live}", wait_chains(v, True, (), True)
     yield "sql monitor: executions of a statement", monitored_executions(v)
