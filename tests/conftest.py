@@ -126,6 +126,12 @@ def summary(api):
 
 
 @pytest.fixture(scope="module")
+def rac(summary):
+    """The demo's RAC database, as /dbs lists it."""
+    return next(d for d in summary.values() if d["rac"])
+
+
+@pytest.fixture(scope="module")
 def tz(stories):
     """dbid -> the database's time zone, from the demo's own description."""
     return {d["dbid"]: timezone(timedelta(seconds=d["time_zone_seconds"])) for d in stories["databases"]}

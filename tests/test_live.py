@@ -8,23 +8,13 @@ from collections import Counter
 from datetime import datetime, timedelta
 
 import pytest
+from contract import ok
 
 from app.store import licence
 from app.store.awr import queries
 from app.store.awr.views import views
 
 LIVE = '"gv$active_session_history"'
-
-
-def ok(api, url, **query):
-    r = api.get(url, query_string=query)
-    assert r.status_code == 200, (url, r.get_data(as_text=True)[:500])
-    return r.get_json()
-
-
-@pytest.fixture(scope="module")
-def rac(summary):
-    return next(d for d in summary.values() if d["rac"])
 
 
 def _local(iso: str) -> str:

@@ -4,21 +4,11 @@ the id stays beside the name. On the wire (the loopback stand-in), a user withou
 
 import pytest
 from conftest import ORCL
+from contract import ok
 
 from app.history import names
 
 ASH = "dba_hist_active_sess_history"
-
-
-def ok(api, url, **query):
-    r = api.get(url, query_string=query)
-    assert r.status_code == 200, (url, r.get_data(as_text=True)[:500])
-    return r.get_json()
-
-
-@pytest.fixture(scope="module")
-def rac(summary):
-    return next(d for d in summary.values() if d["rac"])
 
 
 def _dotted(owner, name, sub):

@@ -323,15 +323,15 @@ LIVE_MINUTES = Param(
     "minutes",
     "integer",
     f"With ash=live and no from/to: the window's minutes to the database's now (default "
-    f"{history.activity.LIVE_MINUTES}).",
+    f"{history.live_buffer.MINUTES}).",
     minimum=1,
-    maximum=history.activity.MOST_LIVE_MINUTES,
+    maximum=history.live_buffer.MOST_MINUTES,
 )
 
 
 def activity_range(db_key, args):
     """The database and range of an ASH answer: a range of the history, or with ash=live a window of the live buffer
-    (history.activity.live_range)."""
+    (history.live_buffer.window)."""
     if args["ash"] != "live":
         if args["minutes"] is not None:
             raise BadParameter("minutes is for ash=live (the last minutes of the live buffer)", "minutes")
@@ -342,7 +342,7 @@ def activity_range(db_key, args):
     if args["minutes"] is not None and (args["from"] or args["to"]):
         raise BadParameter("minutes is the last minutes to now: give it or from/to, not both", "minutes")
     d = every_database().database(db_key)
-    return d, history.activity.live_range(d, args["from"], args["to"], args["minutes"])
+    return d, history.live_buffer.window(d, args["from"], args["to"], args["minutes"])
 
 
 def _activity_filters(d, args):

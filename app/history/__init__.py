@@ -14,6 +14,7 @@ segments      top segments by a statistic, and one segment over time
 activity      top activity from Active Session History: AAS by a dimension, top lists, blocking sessions
 ashtop        ASH grouped by several dimensions at once, as ashtop prints it
 chains        wait chains from Active Session History: the tree of who blocked whom
+live_buffer   a window of the live buffer (GV$ACTIVE_SESSION_HISTORY): the last minutes, one sample a second
 names         names for the ids the views keep (objects)
 oracle_reports  Oracle's own AWR and SQL monitor reports, rendered by the database (or stored, in the demo)
 parameters    initialization parameters: values at a snapshot, changes, non-default ones, differences
@@ -30,6 +31,7 @@ from app.history import (  # noqa: F401
     changes,
     compare,
     histograms,
+    live_buffer,
     load_profile,
     oracle_reports,
     parameters,

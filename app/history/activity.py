@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from app import analysis
 from app.errors import BadParameter
-from app.history import names
+from app.history import live_buffer, names
 from app.history.database import Database, Range, offset
 from app.history.numbers import round4
 from app.store.awr import queries
@@ -143,57 +143,6 @@ class Sampled(NamedTuple):
     live: bool = False
 
 
-LIVE_SPACING = 1.0  # seconds between V$ACTIVE_SESSION_HISTORY's samples: once a second (Database Reference)
-LIVE_MINUTES = 15  # a live window's minutes unless asked
-MOST_LIVE_MINUTES = 180
-
-
-def live_range(db: Database, start: datetime | None, end: datetime | None, minutes: int | None) -> Range:
-    """A window of the live buffer (docs/awr-rules.md §30): from `start` to `end` (a date-time without an offset in
-    the database's zone), or the last `minutes` to the database's now (queries.live_clock); its `live` the buffer's
-    now and oldest sample (the latest of the instances' oldest: from then on every instance's are all there)."""
-    rows = db.rows(queries.live_clock(db.store.views))
-    if not rows:
-        raise BadParameter("the live buffer (GV$ACTIVE_SESSION_HISTORY) holds no sample of this database", "ash")
-    zone = rows[0][4]
-    tz = db.tz() if not zone else timezone(timedelta(hours=int(zone[:3]), minutes=int(zone[0] + zone[4:6])))
-    now = analysis.as_datetime(rows[0][3]).replace(tzinfo=tz)
-    oldest = max((analysis.as_datetime(r[1]) for r in rows if r[1] is not None), default=None)
-    local = [m if m is None or m.tzinfo else m.replace(tzinfo=tz) for m in (start, end)]
-    if (start is None) != (end is None):
-        raise BadParameter(
-            "a live window is from and to, or neither (the last minutes to now)", "from" if end else "to"
-        )
-    if start is None:
-        t1 = now.timestamp()
-        t0 = t1 - 60 * (minutes or LIVE_MINUTES)
-    else:
-        t0, t1 = local[0].timestamp(), local[1].timestamp()
-        if t0 >= t1:
-            raise BadParameter("from must be before to", "from")
-        if t1 - t0 > 60 * MOST_LIVE_MINUTES:
-            raise BadParameter(f"a live window is at most {MOST_LIVE_MINUTES} minutes; narrow it", "from")
-    stamp = [analysis.iso(datetime.fromtimestamp(t, tz)) for t in (t0, t1)]
-    held = analysis.iso(oldest.replace(tzinfo=tz)) if oldest else None
-    return Range(None, None, *stamp, False, (t0, t1), (analysis.iso(now), held))
-
-
-def live_note(rng: Range) -> dict | None:
-    """What an answer of the live buffer says of it: its now and oldest sample, and where the window starts before
-    that, that one-second samples age out (the history keeps one in ten)."""
-    if rng.live is None:
-        return None
-    now, oldest = rng.live
-    note = {"now": now, "oldest_sample": oldest}
-    if oldest is None or analysis.as_datetime(oldest).timestamp() > rng.window[0] + LIVE_SPACING:  # (w0, w1]
-        note["aged_out"] = (
-            "one-second samples before "
-            + (oldest or "now")
-            + " have aged out of the in-memory buffer; the history keeps one in ten (ash=history)"
-        )
-    return note
-
-
 def _window(db: Database, rng: Range):
     """The range's first instant (the earliest instance's snapshot `lo`, local, naive) and its seconds."""
     tl = db.timeline()
@@ -242,9 +191,9 @@ def public_range(rng: Range, read: Range) -> dict:
 def spacing(db: Database, rng: Range) -> float:
     """Seconds between kept samples, from the data of the range's last interval: per instance, the smallest step
     between SAMPLE_IDs x the seconds per SAMPLE_ID (first to last sample); the median over instances, to the second
-    (DEFAULT_SPACING where no instance has two samples). The live buffer's: LIVE_SPACING."""
+    (DEFAULT_SPACING where no instance has two samples). The live buffer's: live_buffer.SPACING."""
     if rng.live is not None:
-        return LIVE_SPACING
+        return live_buffer.SPACING
     found = []
     for _, step, id0, id1, first, last in db.rows(queries.sample_spacing(db.store.views), snap_id=rng.hi):
         if step and id1 > id0:
@@ -319,7 +268,7 @@ def compute(db: Database, rng: Range, group_by="wait_class", filters: dict | Non
         aas=round4(total * step / seconds) if seconds else None,
     )
     if live:
-        body["live"] = live_note(rng)
+        body["live"] = live_buffer.note(rng)
     return body
 
 
@@ -613,7 +562,7 @@ def top(db: Database, rng: Range, filters: dict | None = None) -> dict:
         )
     body.update(total_samples=total, sample_seconds=step, cpu_label=CPU)
     if live:
-        body["live"] = live_note(rng)
+        body["live"] = live_buffer.note(rng)
     return body
 
 

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 from app import analysis
 from app.errors import BadParameter
-from app.history import activity
+from app.history import activity, live_buffer
 from app.history.database import Database, Range, offset
 from app.history.numbers import round4
 from app.store.awr import queries
@@ -75,7 +75,7 @@ def compute(db: Database, rng: Range, group_by: list, filters: dict | None = Non
         body["rows"].append(row)
     body.update(sample_seconds=step, total_samples=total)
     if live:
-        body["live"] = activity.live_note(read)
+        body["live"] = live_buffer.note(read)
     return body
 
 

@@ -6,7 +6,7 @@ machine) and, under its blocker, what it waited on (event and object) for how ma
 
 from collections import Counter
 
-from app.history import activity, names
+from app.history import activity, live_buffer, names
 from app.history.database import Database, Range
 from app.history.numbers import round4
 from app.store.awr import queries
@@ -67,7 +67,7 @@ def compute(db: Database, rng: Range) -> dict:
         truncated=tree.nodes > MOST_NODES,
     )
     if live:
-        body["live"] = activity.live_note(read)
+        body["live"] = live_buffer.note(read)
     return body
 
 

@@ -188,7 +188,7 @@
       parts.liveStatus.setAttribute("data-refreshes", String(parts.refreshes));
       parts.liveStatus.textContent = (live.minutes ? "Live: the last " + live.minutes + " minutes to the database's now (" +
         F.fmtTime(Date.parse(body.live.now), zone) + "), asked again every " + LIVE_REFRESH / 1000 + " s" +
-        (parts.paused ? "; paused" : " unless paused (the button, or a pointer on a table)") :
+        (parts.paused ? "; paused." : " unless paused (the button, or a pointer on a table).") :
         "A pinned window of the live buffer: " + F.fmtTime(from, zone) + " to " + F.fmtTime(to, zone) + ".") +
         " One-second samples age out of the in-memory buffer (oldest now: " + F.fmtTime(Date.parse(body.live.oldest_sample), zone) +
         "); the history keeps one in ten." + (body.live.aged_out ? " " + body.live.aged_out + "." : "");

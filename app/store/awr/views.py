@@ -107,6 +107,39 @@ def _con():
     return Column("con_dbid", Integer)
 
 
+def _sample_columns():
+    """The columns of an ASH sample awrlens reads (all in 11.2 and later), after its time: DBA_HIST_ACTIVE_SESS_HISTORY
+    and the live buffer (LIVE) have them alike; fresh Columns for each table."""
+    from sqlalchemy import Column, Integer, String
+
+    N = Integer
+    return [
+        Column("session_id", N, nullable=False),
+        Column("SESSION_SERIAL#", N, key="session_serial"),
+        Column("session_type", String(10)),
+        Column("user_id", N),
+        Column("sql_id", String(13)),
+        Column("top_level_sql_id", String(13)),
+        Column("sql_plan_hash_value", N),
+        Column("sql_plan_line_id", N),
+        Column("sql_plan_operation", String(64)),
+        Column("sql_plan_options", String(64)),
+        Column("event", String(64)),
+        Column("wait_class", String(64)),
+        Column("session_state", String(7)),
+        Column("blocking_session", N),
+        Column("BLOCKING_SESSION_SERIAL#", N, key="blocking_session_serial"),
+        Column("blocking_inst_id", N),
+        Column("CURRENT_OBJ#", N, key="current_obj"),
+        Column("module", String(64)),
+        Column("action", String(64)),
+        Column("program", String(64)),
+        Column("service_hash", N),
+        Column("machine", String(64)),
+        _con(),
+    ]
+
+
 def _views(md, p: str, absent: dict, embedded: bool = False) -> None:
     from sqlalchemy import Column, Float, Index, Integer, String, Table, Text
 
@@ -283,29 +316,7 @@ def _views(md, p: str, absent: dict, embedded: bool = False) -> None:
         f"{p}active_sess_history",
         *int_columns("snap_id", "dbid", "instance_number", "sample_id"),
         Column("sample_time", TS, nullable=False),
-        Column("session_id", N, nullable=False),
-        Column("SESSION_SERIAL#", N, key="session_serial"),
-        Column("session_type", String(10)),
-        Column("user_id", N),
-        Column("sql_id", String(13)),
-        Column("top_level_sql_id", String(13)),
-        Column("sql_plan_hash_value", N),
-        Column("sql_plan_line_id", N),
-        Column("sql_plan_operation", String(64)),
-        Column("sql_plan_options", String(64)),
-        Column("event", String(64)),
-        Column("wait_class", String(64)),
-        Column("session_state", String(7)),
-        Column("blocking_session", N),
-        Column("BLOCKING_SESSION_SERIAL#", N, key="blocking_session_serial"),
-        Column("blocking_inst_id", N),
-        Column("CURRENT_OBJ#", N, key="current_obj"),
-        Column("module", String(64)),
-        Column("action", String(64)),
-        Column("program", String(64)),
-        Column("service_hash", N),
-        Column("machine", String(64)),
-        _con(),
+        *_sample_columns(),
         key=("dbid", "snap_id", "instance_number", "sample_id", "session_id"),
     )
     # the live buffer (LIVE): V$ACTIVE_SESSION_HISTORY's columns as ASH's history keeps them, INST_ID for the instance
@@ -317,29 +328,7 @@ def _views(md, p: str, absent: dict, embedded: bool = False) -> None:
         Column("INST_ID", N, key="instance_number", nullable=False),
         *int_columns("sample_id"),
         Column("sample_time", TS, nullable=False),
-        Column("session_id", N, nullable=False),
-        Column("SESSION_SERIAL#", N, key="session_serial"),
-        Column("session_type", String(10)),
-        Column("user_id", N),
-        Column("sql_id", String(13)),
-        Column("top_level_sql_id", String(13)),
-        Column("sql_plan_hash_value", N),
-        Column("sql_plan_line_id", N),
-        Column("sql_plan_operation", String(64)),
-        Column("sql_plan_options", String(64)),
-        Column("event", String(64)),
-        Column("wait_class", String(64)),
-        Column("session_state", String(7)),
-        Column("blocking_session", N),
-        Column("BLOCKING_SESSION_SERIAL#", N, key="blocking_session_serial"),
-        Column("blocking_inst_id", N),
-        Column("CURRENT_OBJ#", N, key="current_obj"),
-        Column("module", String(64)),
-        Column("action", String(64)),
-        Column("program", String(64)),
-        Column("service_hash", N),
-        Column("machine", String(64)),
-        _con(),
+        *_sample_columns(),
         key=(*own, "instance_number", "sample_id", "session_id"),
     )
     keyed_table(
