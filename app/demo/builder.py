@@ -12,9 +12,20 @@ from pathlib import Path
 
 from sqlalchemy import create_engine
 
-from app.demo import oracle_reports
+from app.demo import oracle_reports, statspack
 from app.demo.rows import Generator
-from app.demo.workload import END, LIVE_MINUTES, STEP, databases, place_stories, public_stories, schedule
+from app.demo.workload import (
+    END,
+    LIVE_MINUTES,
+    STEP,
+    burst_balance,
+    databases,
+    place_statspack_stories,
+    place_stories,
+    public_stories,
+    schedule,
+    statspack_database,
+)
 from app.runs import demo_runs
 from app.store.awr.embedded.ash import (
     ASH_BASE,
@@ -28,6 +39,7 @@ from app.store.awr.embedded.ash import (
 from app.store.awr.embedded.parameters import PARAMETER_BASE, parameter_view_ddl
 from app.store.awr.embedded.summaries import CLASS_TOTALS, PLAN_FIRSTS, SQLSTAT_BLOCKS, fill_summaries
 from app.store.awr.views import view_name, views
+from app.store.statspack.tables import tables as statspack_tables
 
 DETAIL_DAYS = 8  # per-minute sysmetric history kept for the most recent days only
 MIN_DAYS = 10  # the stories are placed up to 7 days before the newest snapshot
@@ -103,8 +115,10 @@ def build(
     end_utc = (end or END).replace(tzinfo=None, second=0, microsecond=0)
     end_utc -= timedelta(minutes=end_utc.minute % (STEP // 60))
     orcl, rac = databases(end_utc, days)
-    stories = place_stories(orcl, rac, end_utc, live_minutes)
-    plan = [schedule(db, end_utc, days, stories) for db in (orcl, rac)]
+    billing = statspack_database(end_utc, days)
+    stories = place_stories(orcl, rac, end_utc, live_minutes) | place_statspack_stories(billing, end_utc)
+    plan = [schedule(db, end_utc, days, stories) for db in (orcl, rac, billing)]
+    burst_balance(billing, plan[-1][1], stories)  # before the workers fork: they read it (workload.rates)
     public = public_stories(stories, plan)
     total = sum(len(times) * len(db.instances) for db, times in plan)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -126,7 +140,8 @@ def build(
         for w in workers:
             w.start()
         # a database's rows are merged as soon as its parts are written, while the others' are still being drawn:
-        # every table's key starts with DBID, so each database's rows go after the one's before (ORCL, then RACPROD)
+        # every table's key starts with DBID, so each database's rows go after the one's before (ORCL, then RACPROD,
+        # then BILLING, whose part holds Statspack's tables)
         con = _create(tmp)
         for db, _ in plan:
             mine = [k for k, (of, _, _) in enumerate(jobs) if of is db]
@@ -163,14 +178,16 @@ def build(
 
 
 def _tables():
-    """The tables of a store: every view's but ASH's and the parameters', views over ASH_BASE and PARAMETER_BASE; and
-    the store's own."""
-    return [t for t in views(embedded=True).metadata.sorted_tables if t.name not in OWN_VIEWS] + [
+    """The tables of a store: every view's but ASH's and the parameters', views over ASH_BASE and PARAMETER_BASE; the
+    store's own; and Statspack's (app/store/statspack/tables.py)."""
+    return [
+        *[t for t in views(embedded=True).metadata.sorted_tables if t.name not in OWN_VIEWS],
         ASH_BASE,
         ASH_NAMES,
         ASH_TOTALS,
         ASH_TOP,
         PARAMETER_BASE,
+        *statspack_tables(None).sorted_tables,
     ]
 
 
@@ -243,13 +260,15 @@ def _build_part(part: Path, db, times, inst, stories, seed, detail_days, done, a
     con = _create(part, part=True)
     out = Writer(con)
     rng = random.Random(f"{seed}:{db.name}" + ("" if inst is db.instances[0] else f":{inst.number}"))
-    ash_rng = random.Random(f"{seed}:{db.name}:{inst.number}:ash")
+    ash_rng = None if db.statspack else random.Random(f"{seed}:{db.name}:{inst.number}:ash")
     for step in Generator(db, times, stories, rng, out, detail_days, ash_rng, ash_days, ash_totals).run(inst):
         with done.get_lock():
             done.value += step
         if len(out.rows.get("sysstat", ())) > FLUSH_ROWS:
             out.flush()
     out.flush()
+    if db.statspack:
+        statspack.convert(con, db, stories)
     if ash_totals:  # the instance's top lists counted here, in parallel with the others (embedded.ash.ASH_TOP)
         for fill in ash_top_fill():
             con.execute(fill)

@@ -48,7 +48,8 @@ class Generator:
         self.statements = Statements(db, stories)
         self.sqls, self.victim = self.statements.sqls, self.statements.victim
         self.start = times[0][1]
-        self.history_from = times[-1][1] - timedelta(days=detail_days)
+        # histograms and segments for the most recent days, as the per-minute metrics; Statspack's for all (level 7)
+        self.history_from = times[0][1] if db.statspack else times[-1][1] - timedelta(days=detail_days)
         # ASH for the most recent `ash_days` (default: as the per-minute metrics), with its totals or not
         self.ash_from = times[-1][1] - timedelta(days=detail_days if ash_days is None else ash_days)
         self.ash_totals = ash_totals
@@ -84,7 +85,7 @@ class Generator:
         taken = []  # (snap_id, time, startup) of the instance's snapshots, for its parameters
         for k, (snap_id, t, flag) in enumerate(self.times):
             if t not in inst.missing:
-                begin = prev_time or t - timedelta(seconds=STEP)
+                begin = prev_time or t - timedelta(seconds=db.step)
                 if t in inst.restarts:
                     st = State(inst.restarts[t])
                     out.add("database_instance", self._instance_row(inst, st.startup))
@@ -190,18 +191,20 @@ class Generator:
             out.extend("seg_stat", self.detail.seg_stats(snap_id, key, d, waits, q["batch"], seconds, chain))
         self._osstat(snap_id, key, st, q, seconds, d)
         self._io(snap_id, key, st, q, seconds)
-        detail = end > self.history_from
+        detail = end > self.history_from and not db.statspack  # binds and per-minute metrics: AWR's
         sqlstats, binds = self.statements.interval(rng, snap_id, key, st, q, seconds, end, detail)
         out.extend("sqlstat", sqlstats)
         if binds:  # for the detail days only: small
             out.extend("sqlbind", binds)
+        self._memory(snap_id, key, st, q, seconds)
+        if db.statspack:  # no system metrics, no ASH
+            return
         m = metrics(q, d, seconds)
         m.update(load=q["load"], sessions=q["sessions"])
         summary, history = sysmetric_rows(rng, snap_id, key, begin, end, seconds, m, noise, detail)
         out.extend("sysmetric_summary", summary)
         if history:
             out.extend("sysmetric_history", history)
-        self._memory(snap_id, key, st, q, seconds)
         if self.ash and end > self.ash_from:  # ASH for the most recent days
             rows, totals = self.ash.interval(snap_id, st.startup, begin, end, seconds, q)
             out.extend(ASH_BASE.name, rows)  # the samples as the store keeps them (embedded.ash.ASH_BASE)

@@ -45,6 +45,9 @@ class DemoDatabase:
     snap_base: int = 1
     block_size: int = 8192
     sql_seed: int = 0
+    step: int = STEP  # seconds between its snapshots
+    statspack: bool = False  # its history kept by Statspack (Standard Edition 2), not AWR
+    gp2: dict = field(default_factory=dict)  # hour -> (read latency ms, share of reads served): burst_balance()
 
 
 def local(db, moment_utc: datetime) -> datetime:
@@ -97,6 +100,83 @@ def databases(end_utc: datetime, days: int) -> tuple[DemoDatabase, DemoDatabase]
     return orcl, rac
 
 
+# The Statspack database (docs/awr-rules.md §31): Standard Edition 2 on Amazon RDS (licence included), one instance,
+# hourly snapshots at level 7 (level 5 until the DBA raised it), its data on one gp2 volume.
+GP2_GB = 500
+GP2_BASELINE = 3 * GP2_GB  # IOPS a gp2 volume sustains: 3 per GB (Amazon EBS volume types)
+GP2_CREDITS = 5.4e6  # I/O credits of a full burst bucket, spent at IOPS above the baseline, earned below it
+GP2_READ_MS = 1.0  # a single-block read while the volume bursts
+REPORT_IOPS = 900  # the reporting job's reads: business hours, weekdays, from the burst story's start
+
+
+def statspack_database(end_utc: datetime, days: int) -> DemoDatabase:
+    """BILLING: SE2 on RDS (UTC, 4 vCPUs), Statspack hourly."""
+    start_utc = end_utc - timedelta(days=days)
+    return DemoDatabase(
+        2870713431,
+        "BILLING",
+        4,
+        2,
+        32,
+        0,
+        False,
+        [Instance(1, "BILLING", "ip-10-0-2-41", _local_start(start_utc, 0))],
+        peak_tps=42.0,
+        snap_base=1,
+        sql_seed=3,
+        step=3600,
+        statspack=True,
+    )
+
+
+def place_statspack_stories(db: DemoDatabase, end_utc: datetime) -> dict:
+    """BILLING's stories, inside the shortest history (MIN_DAYS): a reporting job from 6 days before the newest
+    snapshot whose reads, with the afternoon's, outrun the gp2 baseline until the burst balance is spent
+    (burst_balance); the snapshot level raised from 5 to 7 (segment statistics) 9 days before; an RDS maintenance
+    reboot in the night of the last Sunday at least 2 days before."""
+
+    def at(days_before, hh, mm=0):
+        return (local(db, end_utc) - timedelta(days=days_before)).replace(hour=hh, minute=mm, second=0)
+
+    reboot = at(2, 3, 12)
+    while reboot.weekday() != 6:
+        reboot -= timedelta(days=1)
+    startup = reboot.replace(second=44) + timedelta(minutes=3)
+    local_end = local(db, end_utc)
+    first_after = local_end - timedelta(seconds=db.step * ((local_end - startup).total_seconds() // db.step))
+    db.instances[0].restarts[first_after] = startup
+    return {
+        "burst_credits": {"db": db, "from": at(6, 0), "report_iops": REPORT_IOPS, "baseline_iops": GP2_BASELINE},
+        "level": {"db": db, "from": at(9, 0), "before": 5, "after": 7},
+        "maintenance_reboot": {"db": db, "startup": startup},
+    }
+
+
+def burst_balance(db: DemoDatabase, times: list, stories: dict) -> list:
+    """The gp2 volume's burst bucket over the schedule (`times`: (snap_id, local time, flag)), hour by hour: spent at
+    the reads and writes per second above the baseline, earned below it, never above GP2_CREDITS. While it is empty
+    the volume serves the baseline only: the reads queue (latency from about 1 ms to over 10 ms) and a share of
+    them waits. Fills db.gp2 (hour -> (latency ms, share served)) for rates(); returns (hour, credits left)."""
+    credits, out = GP2_CREDITS, []
+    for _, t, _ in times:
+        mid = t - timedelta(seconds=db.step / 2)
+        q = rates(db, mid, stories, 1.0, 0.0)
+        demand = q["rreq"] + q["wreq"] + q["redo_writes"]
+        lasts = credits / (demand - GP2_BASELINE) if demand > GP2_BASELINE else db.step
+        empty = max(0.0, 1 - lasts / db.step)  # the share of the hour with no credit left
+        credits = min(GP2_CREDITS, max(0.0, credits + (GP2_BASELINE - demand) * db.step))
+        pressure = demand / GP2_BASELINE
+        ms = GP2_READ_MS + empty * 11.0 * pressure
+        served = 1 - empty * (1 - 1 / pressure) if pressure > 1 else 1.0
+        db.gp2[_hour(mid)] = (ms, served)
+        out.append((t, credits))
+    return out
+
+
+def _hour(moment: datetime) -> datetime:
+    return moment.replace(minute=0, second=0, microsecond=0)
+
+
 def _local_start(start_utc, tz):
     return (start_utc + timedelta(seconds=tz) - timedelta(days=19, hours=3, minutes=17)).replace(second=12)
 
@@ -147,9 +227,10 @@ def place_stories(orcl: DemoDatabase, rac: DemoDatabase, end_utc: datetime, live
 
 
 def schedule(db: DemoDatabase, end_utc: datetime, days: int, stories: dict):
-    """Snapshot times (database-local) with snap ids: every 30 minutes, plus the manual one."""
+    """Snapshot times (database-local) with snap ids: every 30 minutes (the Statspack database's every hour), plus the
+    manual one."""
     local_end = local(db, end_utc)
-    times = [local_end - timedelta(seconds=STEP * k) for k in range(days * DAY // STEP, -1, -1)]
+    times = [local_end - timedelta(seconds=db.step * k) for k in range(days * DAY // db.step, -1, -1)]
     manual = stories["manual_snapshot"]
     if manual["db"] is db:
         times.append(manual["time"])
@@ -179,6 +260,7 @@ def public_stories(stories, plan):
                 "cpus": db.cpus,
                 "instances": [i.number for i in db.instances],
                 "time_zone_seconds": db.tz,
+                "source": "statspack" if db.statspack else "awr",
             }
             for db in dbs
         ],
@@ -223,9 +305,29 @@ def public_stories(stories, plan):
                     "to": iso(db, times[-1][1] + timedelta(minutes=stories["live"]["minutes"])),
                 }
                 for db, times in plan
+                if not db.statspack
             },
             "row_lock": _public_lock(stories["live"]["row_lock"]) if stories["live"]["row_lock"] else None,
         },
+        **({"statspack": _public_statspack(stories, snap)} if "burst_credits" in stories else {}),
+    }
+
+
+def _public_statspack(stories: dict, snap) -> dict:
+    burst, level, reboot = (stories[k] for k in ("burst_credits", "level", "maintenance_reboot"))
+    db = burst["db"]
+    return {
+        "dbid": db.dbid,
+        "burst_credits": {
+            "from": iso(db, burst["from"]),
+            "first_snap": snap(db, burst["from"]),
+            "report_iops": burst["report_iops"],
+            "baseline_iops": burst["baseline_iops"],
+            "hours": {iso(db, h): round(ms, 2) for h, (ms, _) in sorted(db.gp2.items()) if ms > 2 * GP2_READ_MS},
+        },
+        "level": {"from": iso(db, level["from"]), "first_snap": snap(db, level["from"]), "before": level["before"],
+                  "after": level["after"]},
+        "maintenance_reboot": {"startup_time": iso(db, reboot["startup"]), "first_snap_after": snap(db, reboot["startup"])},
     }
 
 
@@ -271,6 +373,11 @@ def rates(db: DemoDatabase, moment: datetime, stories: dict, noise: float, days_
     q["cons"] = q["lread"] - q["cur"]
     q["chg"] = txn * 28 + batch * 4000
     q["pcache"] = txn * (30 if not db.rac else 3)
+    burst = stories.get("burst_credits")
+    if burst and burst["db"] is db and moment >= burst["from"] and weekday < 5 and 9 <= hour < 18:
+        q["pcache"] += burst["report_iops"]  # the reporting job's single-block reads
+    latency, served = db.gp2.get(_hour(moment), (GP2_READ_MS, 1.0)) if db.statspack else (None, 1.0)
+    q["pcache"] *= served
     q["pdirect"] = batch * (52000 if db.rac else 14000)
     q["ptemp"] = batch * (1800 if db.rac else 500)
     q["pread"] = q["pcache"] + q["pdirect"] + q["ptemp"]
@@ -310,7 +417,7 @@ def rates(db: DemoDatabase, moment: datetime, stories: dict, noise: float, days_
 
     # Waits (foreground seconds per second), per driver
     lfs_ms = (22.0 if not fixed else 6.0) if not db.rac else 1.6
-    sread_ms = 1.75 if not db.rac else 0.45
+    sread_ms = latency or (1.75 if not db.rac else 0.45)
     mread_ms = 9.0 if not db.rac else 4.0
     if batch and db.rac:
         sread_ms *= 1.6

@@ -13,6 +13,7 @@ from difflib import get_close_matches
 
 from app.errors import NotFound
 from app.store.awr import queries
+from app.store.statspack.views import NotInSource
 from app.units import MIB
 
 RATES = ("per_second", "per_txn", "raw")
@@ -148,12 +149,20 @@ def of(db) -> dict[str, Spec]:
         if newest is None:
             return {}
         v, snap_id = db.store.views, newest.snap_id
-        names = {view: db.rows(queries.counter_names(v, view), snap_id=snap_id) for view in queries.COUNTER_VIEWS}
-        names["system_event"] = db.rows(queries.event_names(v), snap_id=snap_id)
-        names["sysmetric_summary"] = db.rows(queries.metric_names(v, "sysmetric_summary"), snap_id=snap_id)
-        names["sysmetric_history"] = db.rows(queries.metric_names(v, "sysmetric_history"), snap_id=snap_id)
+
+        def kept(stmt) -> list:
+            """The names a statement reads, none where the database's source keeps no such view (Statspack)."""
+            try:
+                return db.rows(stmt, snap_id=snap_id)
+            except NotInSource:
+                return []
+
+        names = {view: kept(queries.counter_names(v, view)) for view in queries.COUNTER_VIEWS}
+        names["system_event"] = kept(queries.event_names(v))
+        names["sysmetric_summary"] = kept(queries.metric_names(v, "sysmetric_summary"))
+        names["sysmetric_history"] = kept(queries.metric_names(v, "sysmetric_history"))
         for view in queries.IO_VIEWS:
-            names[view] = db.rows(queries.io_names(v, view), snap_id=snap_id)
+            names[view] = kept(queries.io_names(v, view))
         return build(names)
 
     return db.store.cached(("catalog", db.dbid), 10 * db.store.settings.snapshot_ttl, load)

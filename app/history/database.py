@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 
 from app import analysis
-from app.errors import ApiError, BadParameter, NotFound
+from app.errors import ApiError, BadParameter, MissingGrant, NotFound, NotGranted
 from app.store.awr import queries
 from app.units import DAY
 
@@ -98,6 +98,8 @@ class Database:
         DBID (docs/awr-rules.md §15). Empty in a non-CDB, where no row needs one."""
 
         def load():
+            if self.store.source == "statspack":  # Statspack keeps a database's own statistics, not its containers'
+                return {}
             names = dict(self.rows(queries.containers(self.store.views)))
             if names:
                 names.setdefault(self.dbid, "CDB$ROOT")
@@ -260,14 +262,30 @@ class History:
 
     @staticmethod
     def _databases(store) -> list[Database]:
+        """The databases of a store: those its AWR views hold, and those only Statspack holds where the store reads
+        it (Store.keeps_statspack), or where AWR may not be read (app/store/licence.py); a database read from
+        Statspack has its store reading Statspack (Store.reading)."""
+
         def load():
-            rows = store.rows(queries.databases(store.views))
-            grouped: dict = {}
-            for r in rows:
-                grouped.setdefault(r[0], []).append(r)
-            return [Database(store, dbid, rs) for dbid, rs in grouped.items()]
+            found = {dbid: (store, rows) for dbid, rows in _by_dbid(store.rows(queries.databases(store.views))).items()}
+            if store.keeps_statspack():
+                statspack = store.reading("statspack")
+                try:
+                    kept = _by_dbid(statspack.rows(queries.databases(statspack.views)))
+                except (MissingGrant, NotGranted):  # no Statspack, or none this user may read
+                    kept = {}
+                awr = store.history_source().get("source") == "awr"
+                found |= {dbid: (statspack, rows) for dbid, rows in kept.items() if not (awr and dbid in found)}
+            return [Database(source, dbid, rows) for dbid, (source, rows) in found.items()]
 
         return store.cached(("databases",), store.settings.snapshot_ttl * 10, load)
+
+
+def _by_dbid(rows: list) -> dict[int, list]:
+    grouped: dict = {}
+    for r in rows:
+        grouped.setdefault(r[0], []).append(r)
+    return grouped
 
 
 def _seconds(value) -> float:

@@ -11,6 +11,7 @@ A statement is a Statement of app.store.awr.queries or any SQLAlchemy Core state
 its SQLAlchemy engine (fetch() here), the embedded store its SQLite text (app/store/sqlite.py).
 """
 
+import copy
 import threading
 import time
 from collections.abc import Callable
@@ -22,6 +23,8 @@ from app.errors import ApiError, Conflict, TargetBusy, TooManyRows
 from app.store.awr.embedded import store_only_tables
 from app.store.awr.queries import Statement, capped, core, render, rendered
 from app.store.awr.views import NEWEST, Views, views
+from app.store.statspack.tables import OWNER as STATSPACK_OWNER
+from app.store.statspack.views import statspack_views
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection, Engine
@@ -30,6 +33,19 @@ T = TypeVar("T")
 
 # When a request asks for show_sql=1, every statement it runs is appended here.
 sql_log: ContextVar[list | None] = ContextVar("sql_log", default=None)
+
+
+# the embedded store's own tables a statement may read instead of the AWR views (the flags of Store)
+SHORTCUTS = (
+    "class_totals",
+    "sqlstat_blocks",
+    "plan_firsts",
+    "parameter_runs",
+    "ash_totals",
+    "ash_coded",
+    "ash_top",
+    "keeps_reports",
+)
 
 
 class Store:
@@ -59,15 +75,37 @@ class Store:
     remote = False  # reached over the network, so it can be slow or silent: requests in flight are limited
     release = NEWEST  # the Oracle release whose view columns the store has (awr.views.RELEASES)
     embedded = False  # one file of several databases: its live buffer keyed by DBID (awr.views.LIVE)
+    source = "awr"  # the history its statements read: "awr" (the AWR views) or "statspack" (reading())
+    statspack_owner: str | None = STATSPACK_OWNER  # the schema of the STATS$ tables (none in the embedded store)
 
     @property
     def views(self) -> Views:
-        """The AWR views as this store has them: under its prefix, with the columns of its release."""
+        """The views this store's statements read: the AWR views under its prefix, with the columns of its release;
+        or the STATS$ tables in their shape (app/store/statspack/views.py)."""
+        if self.source == "statspack":
+            return statspack_views(self.statspack_owner, self.release, self.embedded)
         return views(self.view_prefix, self.release, self.embedded)
 
+    def reading(self, source: str) -> "Store":
+        """This store reading `source`'s history: itself, or a copy that shares its connections, its limits and its
+        cache, whose statements read that source and use none of the embedded store's own tables (they summarize
+        the AWR views)."""
+        if source == self.source:
+            return self
+        other = copy.copy(self)
+        other.source = source
+        for flag in SHORTCUTS:
+            setattr(other, flag, False)
+        return other
+
+    def keeps_statspack(self) -> bool:
+        """Whether the store's databases may be read from Statspack (the backend says)."""
+        return False
+
     def history_source(self) -> dict:
-        """Where the store's history comes from, as /dbs shows it: the embedded store keeps AWR's views."""
-        return {"source": "awr"}
+        """Where the store's history comes from, as /dbs shows it: the embedded store keeps AWR's views and
+        Statspack's tables."""
+        return {"source": self.source}
 
     def rows(self, stmt, params: dict | None = None, seconds: float | None = None) -> list[tuple]:
         """All rows of `stmt` as tuples; raises an ApiError subclass on any database failure, and TargetBusy at once

@@ -121,13 +121,23 @@ class OracleStore(Store):
         return known
 
     def history_source(self) -> dict:
-        """AWR where the licence enables the Diagnostics Pack, else none (`source` None), with the licence as read; a
-        licence the user may not read is no source, with the grant that reads it."""
+        """Statspack where the store reads it; else AWR where the licence enables the Diagnostics Pack, else none
+        (`source` None); with the licence as read. A licence the user may not read is no AWR, with the grant that
+        reads it."""
         try:
             known = self.current_licence()
         except MissingGrant as exc:
-            return {"source": None, "licence": {"error": exc.message}}
-        return {"source": "awr" if licence.DIAGNOSTIC in known.packs else None, "licence": known.summary()}
+            return {"source": self.source if self.source == "statspack" else None, "licence": {"error": exc.message}}
+        awr = "awr" if licence.DIAGNOSTIC in known.packs else None
+        return {"source": "statspack" if self.source == "statspack" else awr, "licence": known.summary()}
+
+    def keeps_statspack(self) -> bool:
+        """Statspack is read where AWR may not be: the licence does not enable the Diagnostics Pack, or cannot be
+        read (Statspack needs no pack)."""
+        try:
+            return licence.DIAGNOSTIC not in self.current_licence().packs
+        except MissingGrant:
+            return True
 
     def _read_licence(self, driver_conn) -> licence.Licence:
         """CONTROL_MANAGEMENT_PACK_ACCESS and the edition, read with the driver's own cursor (never seen by

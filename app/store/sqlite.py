@@ -52,6 +52,7 @@ def _keeps(table: str, what: str) -> cached_property:
 class SqliteStore(Store):
     dialect = "sqlite"
     embedded = True
+    statspack_owner = None  # the STATS$ tables in no schema
 
     def __init__(self, alias, path, settings):
         self.path = Path(path).resolve()
@@ -90,7 +91,7 @@ class SqliteStore(Store):
         """The statement as sent (queries.capped), compiled for SQLite: its text and the values it binds itself."""
         if not isinstance(stmt, queries.Statement):
             return sqlite_text(queries.capped(stmt, self.settings.row_cap))
-        found = self._texts.get(stmt.key) if stmt.views is self.views else None
+        found = self._texts.get(stmt.key) if stmt.views is self.views and self.source == "awr" else None
         if found:
             return found["sql"], found["binds"]
         if stmt not in self._compiled:
@@ -131,6 +132,10 @@ class SqliteStore(Store):
     ash_top = _keeps(ASH_TOP_NAME, "embedded.ash.ASH_TOP")
     keeps_reports = _keeps(AWR_REPORTS_NAME, "Oracle's rendered reports and DBA_HIST_REPORTS")
     parameter_runs = _keeps(PARAMETER_BASE_NAME, "embedded.parameters.PARAMETER_BASE under its DBA_HIST_PARAMETER")
+    statspack_tables = _keeps("stats$snapshot", "Statspack's STATS$ tables")
+
+    def keeps_statspack(self) -> bool:
+        return self.statspack_tables
 
     def _has_table(self, name: str) -> bool:
         try:

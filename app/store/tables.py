@@ -9,8 +9,8 @@ def int_columns(*names):
     return [Column(n, Integer, nullable=False) for n in names]
 
 
-def keyed_table(md, name, *columns, key, rowid=False, drop=()):
-    """A table of `columns` but those named in `drop`, keyed by `key` (SQLite clusters by it)."""
+def keyed_table(md, name, *columns, key, rowid=False, drop=(), schema=None):
+    """A table of `columns` but those named in `drop`, keyed by `key` (SQLite clusters by it), in `schema` if any."""
     from sqlalchemy import PrimaryKeyConstraint, Table
 
     return Table(
@@ -19,4 +19,5 @@ def keyed_table(md, name, *columns, key, rowid=False, drop=()):
         *[c for c in columns if c.name not in drop],
         PrimaryKeyConstraint(*[k for k in key if k not in drop]),
         sqlite_with_rowid=rowid,
+        schema=schema,
     )

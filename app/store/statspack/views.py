@@ -1,0 +1,488 @@
+"""The STATS$ tables read in the shape of the AWR views (docs/awr-rules.md §31): `statspack_views().sysstat` is a
+selectable with DBA_HIST_SYSSTAT's columns over PERFSTAT.STATS$SYSSTAT, so the statements of app.store.awr.queries
+ask Statspack as they ask AWR. Where Statspack differs, the shape says so:
+
+- a snapshot's interval begins at the instance's previous snapshot of the same startup (STATS$SNAPSHOT keeps only
+  SNAP_TIME), or at the startup;
+- the SQL summaries and segment statistics are cumulative values of what passed the thresholds at each snapshot:
+  an interval's delta is the difference from the instance's previous snapshot of the same startup when both hold
+  the row and the values did not fall (a cursor loaded again); otherwise the interval is a gap for that row, never
+  its whole cumulative value and never a reset;
+- names Statspack keeps apart (time model, OS statistics, I/O functions) are joined in; wait classes come from
+  V$EVENT_NAME, which Statspack does not copy.
+
+What Statspack does not keep (ASH, the system metrics, tablespace usage, captured binds, services, containers,
+reports) raises NotInSource, naming what is missing."""
+
+from functools import cache
+
+from app.errors import ApiError
+from app.store.awr.views import NEWEST, SQL_METRICS, views
+from app.store.statspack.tables import OWNER, SEGMENT_COLUMNS, SEGMENT_LEVEL, SQL_LEVEL, table
+
+# DBA_HIST_SQLSTAT's metrics (awr.views.SQL_METRICS) from STATS$SQL_SUMMARY's columns
+SQL_COLUMNS = {
+    "executions": "executions",
+    "elapsed_time": "elapsed_time",
+    "cpu_time": "cpu_time",
+    "buffer_gets": "buffer_gets",
+    "disk_reads": "disk_reads",
+    "rows_processed": "rows_processed",
+    "iowait": "user_io_wait_time",
+    "clwait": "cluster_wait_time",
+    "apwait": "application_wait_time",
+    "ccwait": "concurrency_wait_time",
+}
+# what the AWR views hold that Statspack does not, in words for the error
+NOT_KEPT = {
+    "active_sess_history": "Active Session History (ASH is part of the Diagnostics Pack; Statspack samples none)",
+    "live_ash": "Active Session History (ASH is part of the Diagnostics Pack; Statspack samples none)",
+    "ash_info": "Active Session History (ASH is part of the Diagnostics Pack; Statspack samples none)",
+    "sysmetric_summary": "the system metrics (V$SYSMETRIC)",
+    "sysmetric_history": "the system metrics (V$SYSMETRIC)",
+    "iostat_filetype": "I/O by file type",
+    "tablespace": "tablespace usage",
+    "tbspc_space_usage": "tablespace usage",
+    "pdb_instance": "containers",
+    "reports": "Oracle's reports (DBA_HIST_REPORTS)",
+    "sqlbind": "captured bind values",
+    "service_name": "services",
+}
+
+
+class NotInSource(ApiError, AttributeError):
+    """A question about what the database's source does not keep."""
+
+    status, code = 404, "not_in_source"
+
+
+class StatspackViews:
+    """The STATS$ tables under `owner` (None: the embedded store's) as the AWR views' selectables."""
+
+    source = "statspack"
+
+    def __init__(self, owner: str | None = OWNER, release: str = NEWEST, embedded: bool = False):
+        self.owner, self.release, self.embedded = owner, release, embedded
+        self._built: dict = {}
+
+    def __getattr__(self, name: str):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        built = self._built.get(name)
+        if built is None:
+            build = _VIEWS.get(name)
+            if build is None:
+                kept = NOT_KEPT.get(name, name.replace("_", " "))
+                raise NotInSource(f"this database's history is Statspack, which keeps no {kept}")
+            built = self._built[name] = build(self)
+        return built
+
+    def t(self, name: str):
+        return table(name, self.owner)
+
+
+def _snapshot(v):
+    """STATS$SNAPSHOT as DBA_HIST_SNAPSHOT: BEGIN_INTERVAL_TIME the instance's previous SNAP_TIME of the same startup
+    (or the startup), and that snapshot's level (prev_snap_level, none after a startup) for the deltas."""
+    from sqlalchemy import func, literal, null, select
+
+    s = v.t("stats$snapshot")
+    run = {"partition_by": (s.c.dbid, s.c.instance_number, s.c.startup_time), "order_by": s.c.snap_id}
+    return select(
+        s.c.snap_id,
+        s.c.dbid,
+        s.c.instance_number,
+        s.c.startup_time,
+        func.coalesce(func.lag(s.c.snap_time).over(**run), s.c.startup_time).label("begin_interval_time"),
+        s.c.snap_time.label("end_interval_time"),
+        null().label("flush_elapsed"),
+        s.c.snap_level,
+        literal(0).label("error_count"),
+        literal(0).label("snap_flag"),
+        null().label("snap_timezone"),
+        func.lag(s.c.snap_level).over(**run).label("prev_snap_level"),
+    ).subquery("snapshot")
+
+
+def _database_instance(v):
+    from sqlalchemy import literal, null, select
+
+    d = v.t("stats$database_instance")
+    return select(
+        d.c.dbid,
+        d.c.instance_number,
+        d.c.startup_time,
+        d.c.parallel,
+        d.c.version,
+        d.c.db_name,
+        d.c.instance_name,
+        d.c.host_name,
+        d.c.platform_name,
+        literal("NO").label("cdb"),
+        null().label("edition"),
+        d.c.db_name.label("db_unique_name"),
+        null().label("database_role"),
+    ).subquery("database_instance")
+
+
+def _sysstat(v):
+    from sqlalchemy import select
+
+    s = v.t("stats$sysstat")
+    return select(
+        s.c.snap_id,
+        s.c.dbid,
+        s.c.instance_number,
+        s.c.statistic.label("stat_id"),
+        s.c.name.label("stat_name"),
+        s.c.value,
+        s.c.dbid.label("con_dbid"),
+    ).subquery("sysstat")
+
+
+def _named(v, values: str, names: str, key: str, alias: str):
+    """A counter table whose names Statspack keeps in a table of their own, joined."""
+    from sqlalchemy import select
+
+    s, n = v.t(values), v.t(names)
+    return (
+        select(
+            s.c.snap_id,
+            s.c.dbid,
+            s.c.instance_number,
+            s.c[key].label("stat_id"),
+            n.c.stat_name,
+            s.c.value,
+            s.c.dbid.label("con_dbid"),
+        )
+        .select_from(s.join(n, n.c[key] == s.c[key]))
+        .subquery(alias)
+    )
+
+
+def _event_class(v, e):
+    """V$EVENT_NAME joined to an event table by EVENT_ID, for the wait class."""
+    n = v.t("v$event_name")
+    return e.outerjoin(n, n.c.event_id == e.c.event_id), n
+
+
+def _system_event(v):
+    from sqlalchemy import select
+
+    e = v.t("stats$system_event")
+    joined, n = _event_class(v, e)
+    return (
+        select(
+            e.c.snap_id,
+            e.c.dbid,
+            e.c.instance_number,
+            e.c.event_id,
+            e.c.event.label("event_name"),
+            n.c.wait_class_id,
+            n.c.wait_class,
+            e.c.total_waits,
+            e.c.total_timeouts,
+            e.c.time_waited_micro,
+            e.c.total_waits_fg,
+            e.c.total_timeouts_fg,
+            e.c.time_waited_micro_fg,
+            e.c.dbid.label("con_dbid"),
+        )
+        .select_from(joined)
+        .subquery("system_event")
+    )
+
+
+def _event_histogram(v):
+    from sqlalchemy import select
+
+    h = v.t("stats$event_histogram")
+    joined, n = _event_class(v, h)
+    return (
+        select(
+            h.c.snap_id,
+            h.c.dbid,
+            h.c.instance_number,
+            h.c.event_id,
+            n.c.name.label("event_name"),
+            n.c.wait_class_id,
+            n.c.wait_class,
+            h.c.wait_time_milli,
+            h.c.wait_count,
+            h.c.dbid.label("con_dbid"),
+        )
+        .select_from(joined)
+        .subquery("event_histogram")
+    )
+
+
+def _deltas(v, rows, key: tuple, columns: dict, alias: str, level: int, extra=()):
+    """Cumulative `columns` of `rows` (name -> the row's column) as *_TOTAL and *_DELTA per `key`, by sprepins.sql's
+    rule: a row's delta is its value less the value of the key's previous row in the same startup (however many
+    snapshots between: a row that fell below the thresholds and returned spans the gap, it does not start again).
+    Without such a row, or where the first column fell or the ADDRESS changed (the cursor or the segment began
+    again), its whole value, if the instance's previous snapshot was taken at `level` or higher, or there was none
+    since the startup; otherwise (the level kept no such rows) NULL: what came before is not known."""
+    from sqlalchemy import and_, case, func, or_, select
+
+    snap = v.snapshot
+    window = {"partition_by": (rows.c.dbid, rows.c.instance_number, *key), "order_by": rows.c.snap_id}
+    same_address = (func.lag(rows.c.address).over(**window).label("address_before"),) if "address" in rows.c else ()
+    seen = (
+        select(
+            rows,
+            snap.c.startup_time,
+            snap.c.prev_snap_level,
+            func.lag(snap.c.startup_time).over(**window).label("startup_before"),
+            *same_address,
+            *[func.lag(c).over(**window).label(f"{name}_before") for name, c in columns.items()],
+        )
+        .select_from(
+            rows.join(
+                snap,
+                and_(
+                    snap.c.dbid == rows.c.dbid,
+                    snap.c.instance_number == rows.c.instance_number,
+                    snap.c.snap_id == rows.c.snap_id,
+                ),
+            )
+        )
+        .subquery(f"{alias}_seen")
+    )
+    first = next(iter(columns))
+    goes_on = and_(
+        seen.c.startup_before == seen.c.startup_time,
+        seen.c[f"{first}_before"] <= seen.c[columns[first].key],
+        *([seen.c.address_before == seen.c.address] if same_address else []),
+    )
+    whole = or_(seen.c.prev_snap_level.is_(None), seen.c.prev_snap_level >= level)
+    out = []
+    for name, c in columns.items():
+        value = seen.c[c.key]
+        out.append(value.label(f"{name}_total"))
+        out.append(case((goes_on, value - seen.c[f"{name}_before"]), (whole, value)).label(f"{name}_delta"))
+    return select(*[seen.c[x] for x in extra], *out).subquery(alias)
+
+
+def _sqlstat(v):
+    """STATS$SQL_SUMMARY as DBA_HIST_SQLSTAT (_deltas): a statement by its OLD_HASH_VALUE and TEXT_SUBSET (as
+    sprepins.sql); its plan the one STATS$SQL_PLAN_USAGE names at the snapshot (level 6 and higher; 0 below)."""
+    from sqlalchemy import func, null, select
+
+    s, u = v.t("stats$sql_summary"), v.t("stats$sql_plan_usage")
+    plan = (
+        select(func.max(u.c.plan_hash_value))
+        .where(
+            u.c.dbid == s.c.dbid,
+            u.c.snap_id == s.c.snap_id,
+            u.c.instance_number == s.c.instance_number,
+            u.c.old_hash_value == s.c.old_hash_value,
+            u.c.text_subset == s.c.text_subset,
+        )
+        .scalar_subquery()
+    )
+    rows = select(
+        s.c.snap_id,
+        s.c.dbid,
+        s.c.instance_number,
+        s.c.sql_id,
+        s.c.old_hash_value,
+        s.c.text_subset,
+        s.c.address,
+        func.coalesce(plan, 0).label("plan_hash_value"),
+        s.c.module,
+        null().label("action"),
+        null().label("parsing_schema_name"),
+        *[s.c[c] for c in SQL_COLUMNS.values()],
+        s.c.dbid.label("con_dbid"),
+    ).subquery("sql_summary")
+    return _deltas(
+        v,
+        rows,
+        (rows.c.old_hash_value, rows.c.text_subset),
+        {m: rows.c[SQL_COLUMNS[m]] for m in SQL_METRICS},
+        "sqlstat",
+        SQL_LEVEL,
+        extra=(
+            "snap_id",
+            "dbid",
+            "instance_number",
+            "sql_id",
+            "plan_hash_value",
+            "module",
+            "action",
+            "parsing_schema_name",
+            "con_dbid",
+        ),
+    )
+
+
+TEXT_PIECES = 62  # STATS$SQLTEXT's pieces of 64 characters joined: 3,968, under VARCHAR2's 4,000 (LISTAGG's limit)
+
+
+def _sqltext(v):
+    """A statement's text from STATS$SQLTEXT, its first TEXT_PIECES pieces joined in order. The table keeps no DBID
+    (the text is the statement's wherever it ran): each database's the same."""
+    from sqlalchemy import func, literal_column, select, true
+
+    t, d = v.t("stats$sqltext"), v.t("stats$database_instance")
+    pieces = select(t.c.sql_id, t.c.piece, t.c.sql_text, t.c.command_type).where(t.c.piece < TEXT_PIECES)
+    if v.embedded:  # SQLite joins a group's values in the order the rows come
+        p = pieces.order_by(t.c.sql_id, t.c.piece).subquery("pieces")
+        text = func.group_concat(p.c.sql_text, literal_column("''"))
+    else:
+        p = pieces.subquery("pieces")
+        text = func.listagg(p.c.sql_text, literal_column("''")).within_group(p.c.piece)
+    texts = (
+        select(p.c.sql_id, text.label("sql_text"), func.max(p.c.command_type).label("command_type"))
+        .group_by(p.c.sql_id)
+        .subquery("texts")
+    )
+    dbids = select(d.c.dbid).distinct().subquery("dbids")
+    return (
+        select(dbids.c.dbid, texts.c.sql_id, texts.c.sql_text, texts.c.command_type, dbids.c.dbid.label("con_dbid"))
+        .select_from(dbids.join(texts, true()))
+        .subquery("sqltext")
+    )
+
+
+def _sql_plan(v):
+    """STATS$SQL_PLAN (by PLAN_HASH_VALUE alone) for each statement STATS$SQL_PLAN_USAGE says used it."""
+    from sqlalchemy import null, select
+
+    p, u = v.t("stats$sql_plan"), v.t("stats$sql_plan_usage")
+    used = select(u.c.dbid, u.c.sql_id, u.c.plan_hash_value).distinct().subquery("used")
+    return (
+        select(
+            used.c.dbid,
+            used.c.sql_id,
+            p.c.plan_hash_value,
+            p.c.id,
+            p.c.operation,
+            p.c.options,
+            p.c.object_owner,
+            p.c.object_name,
+            p.c.parent_id,
+            p.c.depth,
+            p.c.position,
+            p.c.cost,
+            p.c.cardinality,
+            p.c.bytes,
+            p.c.access_predicates,
+            p.c.filter_predicates,
+            null().label("timestamp"),
+            used.c.dbid.label("con_dbid"),
+        )
+        .select_from(p.join(used, used.c.plan_hash_value == p.c.plan_hash_value))
+        .subquery("sql_plan")
+    )
+
+
+def _seg_stat(v):
+    """STATS$SEG_STAT as DBA_HIST_SEG_STAT (_deltas, a segment by its object and data object: a TRUNCATE gives a new
+    one; level 7 and higher). Statspack keeps no space figures."""
+    from sqlalchemy import null, select
+
+    s = v.t("stats$seg_stat")
+    rows = select(s, s.c.dbid.label("con_dbid")).subquery("seg_stat_rows")
+    columns = {name: rows.c[col] for name, col in SEGMENT_COLUMNS.items()}
+    delta = _deltas(
+        v,
+        rows,
+        (rows.c.ts_num, rows.c.obj_num, rows.c.dataobj_num),
+        columns,
+        "seg_stat_deltas",
+        SEGMENT_LEVEL,
+        extra=("snap_id", "dbid", "instance_number", "ts_num", "obj_num", "dataobj_num", "con_dbid"),
+    )
+    space = [null().label(f"space_{k}_{w}") for k in ("used", "allocated") for w in ("total", "delta")]
+    return select(delta, *space).subquery("seg_stat")
+
+
+def _seg_stat_obj(v):
+    from sqlalchemy import null, select
+
+    o = v.t("stats$seg_stat_obj")
+    return select(
+        o.c.dbid,
+        o.c.ts_num,
+        o.c.obj_num,
+        o.c.dataobj_num,
+        o.c.owner,
+        o.c.object_name,
+        o.c.subobject_name,
+        o.c.object_type,
+        o.c.tablespace_name,
+        null().label("partition_type"),
+        o.c.dbid.label("con_dbid"),
+    ).subquery("seg_stat_obj")
+
+
+def _parameter(v):
+    from sqlalchemy import select
+
+    p = v.t("stats$parameter")
+    return select(
+        p.c.snap_id,
+        p.c.dbid,
+        p.c.instance_number,
+        p.c.name.label("parameter_hash"),  # a parameter's identity: its name (Statspack keeps no hash)
+        p.c.name.label("parameter_name"),
+        p.c.value,
+        p.c.isdefault,
+        p.c.ismodified,
+        p.c.dbid.label("con_dbid"),
+    ).subquery("parameter")
+
+
+def _iostat_function(v):
+    from sqlalchemy import select
+
+    f, n = v.t("stats$iostat_function"), v.t("stats$iostat_function_name")
+    return (
+        select(f, n.c.function_name, f.c.dbid.label("con_dbid"))
+        .select_from(f.join(n, n.c.function_id == f.c.function_id))
+        .subquery("iostat_function")
+    )
+
+
+def _plain(name: str, alias: str):
+    def build(v):
+        from sqlalchemy import select
+
+        t = v.t(name)
+        return select(t, t.c.dbid.label("con_dbid")).subquery(alias)
+
+    return build
+
+
+def _dictionary(name: str):
+    """The dictionary views (awr.views.DICTIONARY), as the AWR side reads them."""
+    return lambda v: getattr(views("dba_hist_", v.release, v.embedded), name)
+
+
+_VIEWS = {
+    "snapshot": _snapshot,
+    "database_instance": _database_instance,
+    "sysstat": _sysstat,
+    "sys_time_model": lambda v: _named(v, "stats$sys_time_model", "stats$time_model_statname", "stat_id", "sys_time_model"),
+    "osstat": lambda v: _named(v, "stats$osstat", "stats$osstatname", "osstat_id", "osstat"),
+    "system_event": _system_event,
+    "event_histogram": _event_histogram,
+    "sqlstat": _sqlstat,
+    "sqltext": _sqltext,
+    "sql_plan": _sql_plan,
+    "seg_stat": _seg_stat,
+    "seg_stat_obj": _seg_stat_obj,
+    "parameter": _parameter,
+    "iostat_function": _iostat_function,
+    "sgastat": _plain("stats$sgastat", "sgastat"),
+    "pgastat": _plain("stats$pgastat", "pgastat"),
+    "users": _dictionary("users"),
+    "objects": _dictionary("objects"),
+}
+
+
+@cache
+def statspack_views(owner: str | None = OWNER, release: str = NEWEST, embedded: bool = False) -> StatspackViews:
+    return StatspackViews(owner, release, embedded)
