@@ -17,6 +17,7 @@ from app.api.history_blueprint import (
     max_points,
     period_params,
     periods,
+    requested_database,
     series_answer,
 )
 from app.api.params import FORMAT, INSTANCE, MAX_POINTS, RANGE, RATE, SHAPE, SHOW_SQL, TABLE_INSTANCE, Param, accepts
@@ -61,7 +62,7 @@ def databases(args):
 @accepts(SHOW_SQL)
 def database(db, args):
     """One database."""
-    return answer(every_database().database(db).summary(), args)
+    return answer(requested_database(db).summary(), args)
 
 
 @api.get("/dbs/<db>/snapshots")
@@ -93,7 +94,7 @@ def snapshots(db, args):
 )
 def catalog(db, args):
     """Every chartable series: name, source, label, unit and kind."""
-    d = every_database().database(db)
+    d = requested_database(db)
     found, close = history.catalog.search(d, args["q"] or "")
     rows = sorted(
         (s.public() for s in found if not args["source"] or s.source == args["source"]), key=lambda r: r["name"]
@@ -341,7 +342,7 @@ def activity_range(db_key, args):
             raise BadParameter(f"ash=live reads a window of sample times (from/to or minutes), not {name}", name)
     if args["minutes"] is not None and (args["from"] or args["to"]):
         raise BadParameter("minutes is the last minutes to now: give it or from/to, not both", "minutes")
-    d = every_database().database(db_key)
+    d = requested_database(db_key)
     return d, history.live_buffer.window(d, args["from"], args["to"], args["minutes"])
 
 
@@ -463,7 +464,7 @@ def compare(db, args):
     """Two periods compared, what changed first: the movers of DB time (time model, wait events, top SQL) ranked by
     their share of A's DB time per second, the Load Profile's movers, the plans that appeared or disappeared; then the
     Load Profile and top events of A and B, with % change from A to B and which way is better by nature."""
-    d = every_database().database(db)
+    d = requested_database(db)
     a, b = periods(d, args)
     # cacheable only when both periods are closed
     return answer(history.compare.compute(d, a, b, args["instance"]), args, b if a.closed else a, table=_compare_table)

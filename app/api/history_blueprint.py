@@ -4,7 +4,7 @@ for, the answer that holds series, and the benchmark runs the changes list. View
 
 import io
 
-from flask import Blueprint, current_app, request
+from flask import Blueprint, current_app, g, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from app.api.params import MAX_POINTS, RANGE, Param
@@ -42,9 +42,16 @@ def every_database():
     return current_app.extensions["awrlens"]
 
 
+def requested_database(db_key):
+    """The database a request names; its answer will name the source of its history (respond.answer)."""
+    d = every_database().database(db_key)
+    g.answer_source = d.store.source
+    return d
+
+
 def database_and_range(db_key, args, default_days=7):
     """The database a request names and its range (from/to or begin_snap/end_snap), resolved."""
-    d = every_database().database(db_key)
+    d = requested_database(db_key)
     return d, _range(d, args, default_days=default_days)
 
 

@@ -14,7 +14,7 @@ Its file name holds database text (the database name, KEY1): respond.disposition
 from flask import Response, request
 
 from app import history
-from app.api.history_blueprint import api, database_and_range, every_database, period_params, periods
+from app.api.history_blueprint import api, database_and_range, period_params, periods, requested_database
 from app.api.params import FORMAT, RANGE, SHOW_SQL, TABLE_INSTANCE, Param, accepts
 from app.api.report import REPORT_POLICY
 from app.api.respond import CLOSED_MAX_AGE, answer, disposition
@@ -103,7 +103,7 @@ def awr_report(db, args):
 @_documented
 def awr_report_compare(db, args):
     """Oracle's AWR compare-periods report of two snapshot ranges A and B, as HTML or text."""
-    d = every_database().database(db)
+    d = requested_database(db)
     a, b = periods(d, args, first=("begin_snap", "end_snap"))  # Oracle's reports are of snapshot ranges
     instances = history.oracle_reports.instances_of(d, args["instance"])
     report = history.oracle_reports.awr_report(d, a, b, instances, args["type"])
@@ -114,7 +114,7 @@ def awr_report_compare(db, args):
 @accepts(FORMAT, SHOW_SQL)
 def awr_report_stored(db, args):
     """Which AWR reports the store can give: any range on Oracle (any_range), the stored ranges in the demo."""
-    body = history.oracle_reports.stored(every_database().database(db))
+    body = history.oracle_reports.stored(requested_database(db))
     return answer(
         body,
         args,
@@ -154,6 +154,6 @@ def sql_monitor(db, sql_id, args):
 def sql_monitor_report(db, report_id, args):
     """One SQL monitor report, as Oracle renders it (DBMS_AUTO_REPORT.REPORT_REPOSITORY_DETAIL) or as the demo
     stored it, in HTML or text."""
-    d = every_database().database(db)
+    d = requested_database(db)
     rid = REPORT_ID.parse(report_id)
     return document(history.oracle_reports.monitor_report(d, rid, args["snap_id"], args["type"]), args, True)

@@ -36,6 +36,9 @@ def disposition(name: str, download: bool = True) -> str:
 
 def answer(body: dict, args: dict, rng=None, table=None) -> Response:
     """The view's answer as JSON, or as CSV when format=csv (`table(body)` gives the rows)."""
+    source = g.get("answer_source")
+    if source and "db" in body:  # the source of a database's history: AWR or Statspack
+        body.setdefault("source", source)
     if args.get("show_sql"):
         body["sql"] = sql_log.get() or []
     g.answer_range = rng  # named by fit_lambda() if the answer is too large to return

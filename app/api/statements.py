@@ -2,7 +2,7 @@
 line by line, its binds. Thin views, as in history.py."""
 
 from app import history
-from app.api.history_blueprint import api, database_and_range, every_database, max_points, series_answer
+from app.api.history_blueprint import api, database_and_range, max_points, requested_database, series_answer
 from app.api.params import FORMAT, MAX_POINTS, RANGE, SHAPE, SHOW_SQL, Param, accepts
 from app.api.respond import answer
 from app.errors import BadParameter
@@ -92,7 +92,7 @@ def sql_plan_diff(db, sql_id, args):
     for side in ("a", "b"):
         if args[side] is None:
             raise BadParameter(f"{side} is required: a plan hash value of the statement", side)
-    d = every_database().database(db)
+    d = requested_database(db)
     return answer(history.plans.diff(d, sql_id, args["a"], args["b"]), args, table=history.plans.diff_table)
 
 

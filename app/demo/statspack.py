@@ -1,8 +1,8 @@
-"""The Statspack database's history (docs/awr-rules.md §31): drawn as AWR's rows by the same generator (app/demo/rows.py),
-then kept as Statspack keeps it, in its part file: the STATS$ tables a level 5 or 7 snapshot fills, the instance-wide
-statistics as the same cumulative values, the SQL summaries and segment statistics as cumulative values of what
-passed the thresholds at each snapshot (statspack.tables.SQL_THRESHOLDS), SQL text in pieces of 64 characters, plans
-by plan hash value. The AWR rows are then dropped from the part.
+"""The Statspack database's history (docs/awr-rules.md §31): drawn as AWR's rows by the same generator
+(app/demo/rows.py), then kept as Statspack keeps it, in its part file: the STATS$ tables a level 5 or 7 snapshot
+fills, the instance-wide statistics as the same cumulative values, the SQL summaries and segment statistics as
+cumulative values of what passed the thresholds at each snapshot (statspack.tables.SQL_THRESHOLDS), SQL text in pieces
+of 64 characters, plans by plan hash value. The AWR rows are then dropped from the part.
 
 Statspack's SQL summaries sum a statement's child cursors (by OLD_HASH_VALUE, TEXT_SUBSET and ADDRESS); a cursor the
 shared pool ages out begins again at zero when it is parsed again, under a new ADDRESS, and is kept again once it
@@ -90,7 +90,7 @@ def convert(con, db, stories: dict):
     _counters(con, dbid, awr)
     _sql(con, db, awr, snaps, levels)
     _segments(con, dbid, awr, snaps, levels)
-    for t in [t for t in _awr_tables(con)]:
+    for t in _awr_tables(con):
         if "dbid" in [r[1] for r in con.execute(f'PRAGMA table_info("{t}")')] and t not in ("dba_users", "dba_objects"):
             con.execute(f'DELETE FROM "{t}" WHERE dbid = ?', (dbid,))
 
@@ -118,10 +118,7 @@ def _counters(con, dbid: int, awr):
             )
         ],
     )
-    for values, names_table, key in (
-        ("sys_time_model", "stats$time_model_statname", "stat_id"),
-        ("osstat", "stats$osstatname", "osstat_id"),
-    ):
+    for values, names_table in (("sys_time_model", "stats$time_model_statname"), ("osstat", "stats$osstatname")):
         rows = con.execute(
             f"SELECT snap_id, instance_number, stat_id, stat_name, value FROM {awr(values)} WHERE dbid = ?", (dbid,)
         ).fetchall()
@@ -168,7 +165,9 @@ def _counters(con, dbid: int, awr):
     insert(
         con,
         "stats$pgastat",
-        con.execute(f"SELECT snap_id, dbid, instance_number, name, value FROM {awr('pgastat')} WHERE dbid = ?", (dbid,)),
+        con.execute(
+            f"SELECT snap_id, dbid, instance_number, name, value FROM {awr('pgastat')} WHERE dbid = ?", (dbid,)
+        ),
     )
     insert(
         con,
@@ -231,18 +230,41 @@ def _sql(con, db, awr, snaps, levels):
             keys = (text[:31], old_hash_value(sql_id))
             where = address(sql_id, load)
             summary.append(
-                (s, dbid, i, *keys, sql_id, module, *[v[m] for m in SQL_METRICS], parse_calls,
-                 commands.get(sql_id), where, hash_value(sql_id))
+                (
+                    s,
+                    dbid,
+                    i,
+                    *keys,
+                    sql_id,
+                    module,
+                    *[v[m] for m in SQL_METRICS],
+                    parse_calls,
+                    commands.get(sql_id),
+                    where,
+                    hash_value(sql_id),
+                )
             )
             if levels[s, i] >= PLAN_LEVEL and plan:
-                usage.append((s, dbid, i, keys[1], keys[0], plan, hash_value(sql_id), sql_id, None, where, "ALL_ROWS", end))
+                usage.append(
+                    (s, dbid, i, keys[1], keys[0], plan, hash_value(sql_id), sql_id, None, where, "ALL_ROWS", end)
+                )
     insert(
         con,
         "stats$sql_summary",
         summary,
         [
-            "snap_id", "dbid", "instance_number", "text_subset", "old_hash_value", "sql_id", "module",
-            *[SQL_COLUMNS[m] for m in SQL_METRICS], "parse_calls", "command_type", "address", "hash_value",
+            "snap_id",
+            "dbid",
+            "instance_number",
+            "text_subset",
+            "old_hash_value",
+            "sql_id",
+            "module",
+            *[SQL_COLUMNS[m] for m in SQL_METRICS],
+            "parse_calls",
+            "command_type",
+            "address",
+            "hash_value",
         ],
     )
     insert(con, "stats$sql_plan_usage", usage)
@@ -255,8 +277,16 @@ def _sql(con, db, awr, snaps, levels):
             continue
         for k in range(0, max(len(text), 1), PIECE):
             pieces.append(
-                (old_hash_value(sql_id), text[:31], k // PIECE, sql_id, text[k : k + PIECE], address(sql_id, 0),
-                 commands.get(sql_id), last[sql_id])
+                (
+                    old_hash_value(sql_id),
+                    text[:31],
+                    k // PIECE,
+                    sql_id,
+                    text[k : k + PIECE],
+                    address(sql_id, 0),
+                    commands.get(sql_id),
+                    last[sql_id],
+                )
             )
     insert(con, "stats$sqltext", pieces)
     lines = {}

@@ -325,9 +325,16 @@ def _public_statspack(stories: dict, snap) -> dict:
             "baseline_iops": burst["baseline_iops"],
             "hours": {iso(db, h): round(ms, 2) for h, (ms, _) in sorted(db.gp2.items()) if ms > 2 * GP2_READ_MS},
         },
-        "level": {"from": iso(db, level["from"]), "first_snap": snap(db, level["from"]), "before": level["before"],
-                  "after": level["after"]},
-        "maintenance_reboot": {"startup_time": iso(db, reboot["startup"]), "first_snap_after": snap(db, reboot["startup"])},
+        "level": {
+            "from": iso(db, level["from"]),
+            "first_snap": snap(db, level["from"]),
+            "before": level["before"],
+            "after": level["after"],
+        },
+        "maintenance_reboot": {
+            "startup_time": iso(db, reboot["startup"]),
+            "first_snap_after": snap(db, reboot["startup"]),
+        },
     }
 
 

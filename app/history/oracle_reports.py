@@ -17,6 +17,7 @@ from app import analysis
 from app.errors import ApiError, BadParameter, MissingGrant, NotFound, NotGranted
 from app.history.database import Database, Range
 from app.store.awr import queries
+from app.store.statspack.views import NotInSource
 
 TYPES = ("html", "text")
 SLACK = timedelta(days=1)  # either side of a report's snapshot, for its GENERATION_TIME (generated_between)
@@ -40,7 +41,13 @@ def renders(db: Database) -> bool:
 
 
 def _kept(db: Database, parameter: str):
-    """A store that neither renders reports nor keeps them (a demo store built before them): 404 saying so."""
+    """A store that neither renders reports nor keeps them (a demo store built before them), or a database whose
+    history is Statspack: 404 saying so."""
+    if db.store.source == "statspack":
+        raise NotInSource(
+            "this database's history is Statspack: Oracle's AWR and SQL monitor reports need AWR (the Diagnostics "
+            "Pack); awrlens's own report (/report) reads Statspack"
+        )
     if not renders(db) and not db.store.keeps_reports:
         raise NotFound(
             f"{db.store.alias} keeps no Oracle reports: it was built before them; build the demo again "

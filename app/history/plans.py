@@ -101,8 +101,11 @@ def compute(db: Database, sql_id: str, rng: Range, plan_hash_value: int | None =
         "unplaced": elsewhere,
         "columns": ["plan_hash_value", *LINE_KEYS, "samples", "pct_samples", "pct_cpu", "pct_wait"],
     }
+    if db.store.source != "awr":
+        body["samples_reason"] = "Statspack keeps no Active Session History: no samples per plan line"
     if not plans:
-        body["reason"] = "DBA_HIST_SQL_PLAN holds no plan of this statement (a PL/SQL block has none)"
+        kept = "DBA_HIST_SQL_PLAN" if db.store.source == "awr" else "STATS$SQL_PLAN (snapshots of level 6 and higher)"
+        body["reason"] = f"{kept} holds no plan of this statement (a PL/SQL block has none)"
     return body
 
 
@@ -110,6 +113,8 @@ def _line_samples(db: Database, sql_id: str, rng: Range) -> list:
     """The statement's samples per plan line of the range (docs/awr-rules.md §22): a snapshot range's from the store's
     counts per block where it keeps them; a time range off the snapshots' grid by sample time, a statement per run of
     one offset."""
+    if db.store.source != "awr":  # Statspack samples no sessions: no line has samples
+        return []
     sampled = ash.sampled_range(db, rng)
     if sampled is None:
         return []

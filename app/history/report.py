@@ -10,6 +10,7 @@ from app.history.catalog import Term
 from app.history.database import Database, Range
 from app.history.intervals import boundaries, snap_ids, totals
 from app.store.awr import queries
+from app.store.statspack.views import NotInSource
 
 TOP_ROWS = 10  # rows of each top table
 CHART_POINTS = 300  # points per chart line: enough for a printed page's width
@@ -63,7 +64,11 @@ def compute(db: Database, rng: Range, instance="all", found_runs: list[dict] | N
     body["top_sql"] = {order: a["rows"] for order, a in top_sql.by_orders(db, rng, TOP_SQL_ORDERS, TOP_ROWS).items()}
     body["io_functions"] = io_functions(db, rng, inst, body["header"]["elapsed_s"])
     body["os"] = os_statistics(db, rng, inst, body["header"]["elapsed_s"])
-    body["tablespaces"] = tablespaces.compute(db, rng, with_series=False)["rows"]
+    try:
+        body["tablespaces"] = tablespaces.compute(db, rng, with_series=False)["rows"]
+    except NotInSource as missing:  # Statspack keeps no tablespace usage: the section says so
+        body["tablespaces"] = []
+        body["not_kept"] = {"tablespaces": missing.message}
     body["charts"] = {
         "wait_classes": series.wait_classes(db, rng, instance, CHART_POINTS),
         "aas": series.compute(

@@ -89,13 +89,13 @@ class Store:
     def reading(self, source: str) -> "Store":
         """This store reading `source`'s history: itself, or a copy that shares its connections, its limits and its
         cache, whose statements read that source and use none of the embedded store's own tables (they summarize
-        the AWR views)."""
+        the AWR views) but what that source's views keep of their own (`keeps`)."""
         if source == self.source:
             return self
         other = copy.copy(self)
         other.source = source
         for flag in SHORTCUTS:
-            setattr(other, flag, False)
+            setattr(other, flag, flag in getattr(other.views, "keeps", ()))
         return other
 
     def keeps_statspack(self) -> bool:

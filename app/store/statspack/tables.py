@@ -18,13 +18,17 @@ SQL_LEVEL, PLAN_LEVEL, SEGMENT_LEVEL = 5, 6, 7
 
 
 def _tables(md, owner):
-    from sqlalchemy import Column, Float, Integer, String, Table
+    from sqlalchemy import Column, Float, Index, Integer, String
 
     N, R, TS = Integer, Float, String(26)  # DATE: ISO text on SQLite, datetime on Oracle
     by_snap = ("dbid", "instance_number", "snap_id")
 
     def table(name, *columns, key, rowid=False):
         return keyed_table(md, name, *columns, key=key, schema=owner, rowid=rowid)
+
+    def by_key(t, *names):
+        """The embedded store's index for a row's previous one of the same key (statspack.views._deltas)."""
+        Index(f"{t.name[len('stats$') :]}_by_key", *[t.c[n] for n in names])
 
     table(
         "stats$database_instance",
@@ -91,7 +95,7 @@ def _tables(md, owner):
         Column("value", R),
         key=("dbid", "osstat_id", "instance_number", "snap_id"),
     )
-    table(
+    summary = table(
         "stats$sql_summary",
         *int_columns("snap_id", "dbid", "instance_number"),
         Column("text_subset", String(31), nullable=False),
@@ -119,6 +123,7 @@ def _tables(md, owner):
         Column("hash_value", N, nullable=False),
         key=("dbid", "snap_id", "instance_number", "old_hash_value", "text_subset", "address"),
     )
+    by_key(summary, "dbid", "instance_number", "old_hash_value", "text_subset", "snap_id")
     table(
         "stats$sqltext",
         Column("old_hash_value", N, nullable=False),
@@ -163,7 +168,7 @@ def _tables(md, owner):
         Column("snap_id", N),
         key=("plan_hash_value", "id"),
     )
-    table(
+    segments = table(
         "stats$seg_stat",
         *int_columns("snap_id", "dbid", "instance_number"),
         Column("TS#", N, key="ts_num", nullable=False),
@@ -172,6 +177,7 @@ def _tables(md, owner):
         *[Column(c, N) for c in SEGMENT_COLUMNS.values()],
         key=("dbid", "snap_id", "instance_number", "ts_num", "obj_num", "dataobj_num"),
     )
+    by_key(segments, "dbid", "instance_number", "obj_num", "dataobj_num", "ts_num", "snap_id")
     table(
         "stats$seg_stat_obj",
         Column("TS#", N, key="ts_num", nullable=False),

@@ -18,7 +18,7 @@ from functools import cache
 
 from app.errors import ApiError
 from app.store.awr.views import NEWEST, SQL_METRICS, views
-from app.store.statspack.tables import OWNER, SEGMENT_COLUMNS, SEGMENT_LEVEL, SQL_LEVEL, table
+from app.store.statspack.tables import OWNER, PLAN_LEVEL, SEGMENT_COLUMNS, SEGMENT_LEVEL, SQL_LEVEL, table
 
 # DBA_HIST_SQLSTAT's metrics (awr.views.SQL_METRICS) from STATS$SQL_SUMMARY's columns
 SQL_COLUMNS = {
@@ -38,13 +38,13 @@ NOT_KEPT = {
     "active_sess_history": "Active Session History (ASH is part of the Diagnostics Pack; Statspack samples none)",
     "live_ash": "Active Session History (ASH is part of the Diagnostics Pack; Statspack samples none)",
     "ash_info": "Active Session History (ASH is part of the Diagnostics Pack; Statspack samples none)",
-    "sysmetric_summary": "the system metrics (V$SYSMETRIC)",
-    "sysmetric_history": "the system metrics (V$SYSMETRIC)",
+    "sysmetric_summary": "system metrics (V$SYSMETRIC)",
+    "sysmetric_history": "system metrics (V$SYSMETRIC)",
     "iostat_filetype": "I/O by file type",
     "tablespace": "tablespace usage",
     "tbspc_space_usage": "tablespace usage",
     "pdb_instance": "containers",
-    "reports": "Oracle's reports (DBA_HIST_REPORTS)",
+    "reports": "Oracle reports (DBA_HIST_REPORTS)",
     "sqlbind": "captured bind values",
     "service_name": "services",
 }
@@ -60,6 +60,7 @@ class StatspackViews:
     """The STATS$ tables under `owner` (None: the embedded store's) as the AWR views' selectables."""
 
     source = "statspack"
+    keeps = ("plan_firsts",)  # the Store flags its views answer for themselves (Store.reading)
 
     def __init__(self, owner: str | None = OWNER, release: str = NEWEST, embedded: bool = False):
         self.owner, self.release, self.embedded = owner, release, embedded
@@ -82,8 +83,8 @@ class StatspackViews:
 
 
 def _snapshot(v):
-    """STATS$SNAPSHOT as DBA_HIST_SNAPSHOT: BEGIN_INTERVAL_TIME the instance's previous SNAP_TIME of the same startup
-    (or the startup), and that snapshot's level (prev_snap_level, none after a startup) for the deltas."""
+    """STATS$SNAPSHOT as DBA_HIST_SNAPSHOT: BEGIN_INTERVAL_TIME the instance's previous SNAP_TIME of the same startup,
+    or the startup."""
     from sqlalchemy import func, literal, null, select
 
     s = v.t("stats$snapshot")
@@ -100,7 +101,6 @@ def _snapshot(v):
         literal(0).label("error_count"),
         literal(0).label("snap_flag"),
         null().label("snap_timezone"),
-        func.lag(s.c.snap_level).over(**run).label("prev_snap_level"),
     ).subquery("snapshot")
 
 
@@ -216,52 +216,65 @@ def _event_histogram(v):
     )
 
 
-def _deltas(v, rows, key: tuple, columns: dict, alias: str, level: int, extra=()):
-    """Cumulative `columns` of `rows` (name -> the row's column) as *_TOTAL and *_DELTA per `key`, by sprepins.sql's
-    rule: a row's delta is its value less the value of the key's previous row in the same startup (however many
-    snapshots between: a row that fell below the thresholds and returned spans the gap, it does not start again).
-    Without such a row, or where the first column fell or the ADDRESS changed (the cursor or the segment began
-    again), its whole value, if the instance's previous snapshot was taken at `level` or higher, or there was none
-    since the startup; otherwise (the level kept no such rows) NULL: what came before is not known."""
+def _deltas(v, name: str, key: tuple, columns: dict, level: int, extra: dict, alias: str):
+    """A table of cumulative values (`name`; `columns`: DBA_HIST name -> its column) as *_TOTAL and *_DELTA per row
+    of `key`, by sprepins.sql's rule: a row's delta is its value less the value of the key's previous row in the
+    same startup (however many snapshots between: a row that fell below the thresholds and returned spans the gap,
+    it does not start again). Without such a row, or where the first column fell or the ADDRESS changed (the cursor
+    began again), its whole value, if the instance's previous snapshot since the startup was taken at `level` or
+    higher, or there was none; otherwise (that level kept no such rows) NULL: what came before is not known.
+
+    Each row finds the previous ones by key (an index probe each, no window over the whole history), so a range's
+    bounds reach the table itself. `extra`: the other columns, DBA_HIST name -> the table's column, or a function of
+    the row's table."""
     from sqlalchemy import and_, case, func, or_, select
 
-    snap = v.snapshot
-    window = {"partition_by": (rows.c.dbid, rows.c.instance_number, *key), "order_by": rows.c.snap_id}
-    same_address = (func.lag(rows.c.address).over(**window).label("address_before"),) if "address" in rows.c else ()
-    seen = (
-        select(
-            rows,
-            snap.c.startup_time,
-            snap.c.prev_snap_level,
-            func.lag(snap.c.startup_time).over(**window).label("startup_before"),
-            *same_address,
-            *[func.lag(c).over(**window).label(f"{name}_before") for name, c in columns.items()],
+    t, snaps = v.t(name), v.t("stats$snapshot")
+    older = t.alias("older")
+    earlier = snaps.alias("earlier")
+    same = [older.c[k] == t.c[k] for k in ("dbid", "instance_number", *key)]
+    found = select(
+        t,
+        select(func.max(older.c.snap_id)).where(*same, older.c.snap_id < t.c.snap_id).scalar_subquery().label("b_snap"),
+        select(func.max(earlier.c.snap_id))
+        .where(
+            earlier.c.dbid == t.c.dbid,
+            earlier.c.instance_number == t.c.instance_number,
+            earlier.c.snap_id < t.c.snap_id,
         )
-        .select_from(
-            rows.join(
-                snap,
-                and_(
-                    snap.c.dbid == rows.c.dbid,
-                    snap.c.instance_number == rows.c.instance_number,
-                    snap.c.snap_id == rows.c.snap_id,
-                ),
-            )
+        .scalar_subquery()
+        .label("p_snap"),
+    ).subquery(f"{alias}_found")
+    b, e_snap, b_snap, p = t.alias("b"), snaps.alias("e_snap"), snaps.alias("b_snapshot"), snaps.alias("p")
+
+    def at(s, snap_id):
+        return and_(s.c.dbid == found.c.dbid, s.c.instance_number == found.c.instance_number, s.c.snap_id == snap_id)
+
+    joined = (
+        found.join(e_snap, at(e_snap, found.c.snap_id))
+        .outerjoin(
+            b, and_(*[b.c[k] == found.c[k] for k in ("dbid", "instance_number", *key)], b.c.snap_id == found.c.b_snap)
         )
-        .subquery(f"{alias}_seen")
+        .outerjoin(b_snap, at(b_snap, found.c.b_snap))
+        .outerjoin(p, at(p, found.c.p_snap))
     )
-    first = next(iter(columns))
+    first = next(iter(columns.values()))
     goes_on = and_(
-        seen.c.startup_before == seen.c.startup_time,
-        seen.c[f"{first}_before"] <= seen.c[columns[first].key],
-        *([seen.c.address_before == seen.c.address] if same_address else []),
+        b_snap.c.startup_time == e_snap.c.startup_time,
+        b.c[first] <= found.c[first],
+        *([b.c.address == found.c.address] if "address" in t.c else []),
     )
-    whole = or_(seen.c.prev_snap_level.is_(None), seen.c.prev_snap_level >= level)
+    whole = or_(p.c.snap_id.is_(None), p.c.startup_time != e_snap.c.startup_time, p.c.snap_level >= level)
     out = []
-    for name, c in columns.items():
-        value = seen.c[c.key]
-        out.append(value.label(f"{name}_total"))
-        out.append(case((goes_on, value - seen.c[f"{name}_before"]), (whole, value)).label(f"{name}_delta"))
-    return select(*[seen.c[x] for x in extra], *out).subquery(alias)
+    for metric, column in columns.items():
+        value = found.c[column]
+        out.append(value.label(f"{metric}_total"))
+        out.append(case((goes_on, value - b.c[column]), (whole, value)).label(f"{metric}_delta"))
+    return (
+        select(*[(found.c[x] if isinstance(x, str) else x(found)).label(n) for n, x in extra.items()], *out)
+        .select_from(joined)
+        .subquery(alias)
+    )
 
 
 def _sqlstat(v):
@@ -269,51 +282,33 @@ def _sqlstat(v):
     sprepins.sql); its plan the one STATS$SQL_PLAN_USAGE names at the snapshot (level 6 and higher; 0 below)."""
     from sqlalchemy import func, null, select
 
-    s, u = v.t("stats$sql_summary"), v.t("stats$sql_plan_usage")
-    plan = (
-        select(func.max(u.c.plan_hash_value))
-        .where(
+    u = v.t("stats$sql_plan_usage")
+
+    def plan(s):
+        used = select(func.max(u.c.plan_hash_value)).where(
             u.c.dbid == s.c.dbid,
             u.c.snap_id == s.c.snap_id,
             u.c.instance_number == s.c.instance_number,
             u.c.old_hash_value == s.c.old_hash_value,
             u.c.text_subset == s.c.text_subset,
         )
-        .scalar_subquery()
-    )
-    rows = select(
-        s.c.snap_id,
-        s.c.dbid,
-        s.c.instance_number,
-        s.c.sql_id,
-        s.c.old_hash_value,
-        s.c.text_subset,
-        s.c.address,
-        func.coalesce(plan, 0).label("plan_hash_value"),
-        s.c.module,
-        null().label("action"),
-        null().label("parsing_schema_name"),
-        *[s.c[c] for c in SQL_COLUMNS.values()],
-        s.c.dbid.label("con_dbid"),
-    ).subquery("sql_summary")
+        return func.coalesce(used.scalar_subquery(), 0)
+
     return _deltas(
         v,
-        rows,
-        (rows.c.old_hash_value, rows.c.text_subset),
-        {m: rows.c[SQL_COLUMNS[m]] for m in SQL_METRICS},
-        "sqlstat",
+        "stats$sql_summary",
+        ("old_hash_value", "text_subset"),
+        {m: SQL_COLUMNS[m] for m in SQL_METRICS},
         SQL_LEVEL,
-        extra=(
-            "snap_id",
-            "dbid",
-            "instance_number",
-            "sql_id",
-            "plan_hash_value",
-            "module",
-            "action",
-            "parsing_schema_name",
-            "con_dbid",
-        ),
+        {
+            **{n: n for n in ("snap_id", "dbid", "instance_number", "sql_id")},
+            "plan_hash_value": plan,
+            "module": "module",
+            "action": lambda s: null(),
+            "parsing_schema_name": lambda s: null(),
+            "con_dbid": "dbid",
+        },
+        "sqlstat",
     )
 
 
@@ -381,22 +376,13 @@ def _sql_plan(v):
 def _seg_stat(v):
     """STATS$SEG_STAT as DBA_HIST_SEG_STAT (_deltas, a segment by its object and data object: a TRUNCATE gives a new
     one; level 7 and higher). Statspack keeps no space figures."""
-    from sqlalchemy import null, select
+    from sqlalchemy import null
 
-    s = v.t("stats$seg_stat")
-    rows = select(s, s.c.dbid.label("con_dbid")).subquery("seg_stat_rows")
-    columns = {name: rows.c[col] for name, col in SEGMENT_COLUMNS.items()}
-    delta = _deltas(
-        v,
-        rows,
-        (rows.c.ts_num, rows.c.obj_num, rows.c.dataobj_num),
-        columns,
-        "seg_stat_deltas",
-        SEGMENT_LEVEL,
-        extra=("snap_id", "dbid", "instance_number", "ts_num", "obj_num", "dataobj_num", "con_dbid"),
-    )
-    space = [null().label(f"space_{k}_{w}") for k in ("used", "allocated") for w in ("total", "delta")]
-    return select(delta, *space).subquery("seg_stat")
+    names = ("snap_id", "dbid", "instance_number", "ts_num", "obj_num", "dataobj_num")
+    extra = {n: n for n in names} | {"con_dbid": "dbid"}
+    extra |= {f"space_{k}_{w}": lambda s: null() for k in ("used", "allocated") for w in ("total", "delta")}
+    key = ("obj_num", "dataobj_num", "ts_num")
+    return _deltas(v, "stats$seg_stat", key, SEGMENT_COLUMNS, SEGMENT_LEVEL, extra, "seg_stat")
 
 
 def _seg_stat_obj(v):
@@ -446,6 +432,54 @@ def _iostat_function(v):
     )
 
 
+def _plan_firsts(v):
+    """Each plan's first snapshot per statement and instance, from STATS$SQL_PLAN_USAGE, in the shape of the embedded
+    store's summaries.PLAN_FIRSTS: only where the instance's snapshot before was taken at level 6 or higher too (the
+    plans of the first snapshot that keeps plans are not new, only newly kept)."""
+    from sqlalchemy import and_, func, select
+
+    u, s = v.t("stats$sql_plan_usage"), v.t("stats$snapshot")
+    firsts = (
+        select(
+            u.c.dbid,
+            u.c.sql_id,
+            u.c.plan_hash_value,
+            u.c.instance_number,
+            func.min(u.c.snap_id).label("first_snap"),
+        )
+        .group_by(u.c.dbid, u.c.sql_id, u.c.plan_hash_value, u.c.instance_number)
+        .subquery("firsts")
+    )
+    earlier = s.alias("earlier")
+    before = (
+        select(func.max(earlier.c.snap_id))
+        .where(
+            earlier.c.dbid == firsts.c.dbid,
+            earlier.c.instance_number == firsts.c.instance_number,
+            earlier.c.snap_id < firsts.c.first_snap,
+        )
+        .scalar_subquery()
+    )
+    return (
+        select(
+            firsts.c.dbid,
+            firsts.c.dbid.label("con_dbid"),
+            firsts.c.sql_id,
+            firsts.c.plan_hash_value,
+            firsts.c.instance_number,
+            firsts.c.first_snap,
+        )
+        .select_from(
+            firsts.join(
+                s,
+                and_(s.c.dbid == firsts.c.dbid, s.c.instance_number == firsts.c.instance_number, s.c.snap_id == before),
+            )
+        )
+        .where(s.c.snap_level >= PLAN_LEVEL)
+        .subquery("plan_firsts")
+    )
+
+
 def _plain(name: str, alias: str):
     def build(v):
         from sqlalchemy import select
@@ -465,7 +499,9 @@ _VIEWS = {
     "snapshot": _snapshot,
     "database_instance": _database_instance,
     "sysstat": _sysstat,
-    "sys_time_model": lambda v: _named(v, "stats$sys_time_model", "stats$time_model_statname", "stat_id", "sys_time_model"),
+    "sys_time_model": lambda v: _named(
+        v, "stats$sys_time_model", "stats$time_model_statname", "stat_id", "sys_time_model"
+    ),
     "osstat": lambda v: _named(v, "stats$osstat", "stats$osstatname", "osstat_id", "osstat"),
     "system_event": _system_event,
     "event_histogram": _event_histogram,
@@ -476,6 +512,7 @@ _VIEWS = {
     "seg_stat_obj": _seg_stat_obj,
     "parameter": _parameter,
     "iostat_function": _iostat_function,
+    "plan_firsts": _plan_firsts,
     "sgastat": _plain("stats$sgastat", "sgastat"),
     "pgastat": _plain("stats$pgastat", "pgastat"),
     "users": _dictionary("users"),

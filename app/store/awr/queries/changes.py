@@ -154,7 +154,7 @@ def new_plans(v: Views, firsts: bool = False):
 
     t = v.sqlstat
     if firsts:
-        from app.store.awr.embedded.summaries import PLAN_FIRSTS as f
+        f = _plan_firsts(v)
 
         def in_range(column):
             own = t.alias("own")
@@ -224,6 +224,15 @@ def new_plans(v: Views, firsts: bool = False):
     )
 
 
+def _plan_firsts(v: Views):
+    """Each plan's first snapshot per statement, container and instance: the embedded store's summary of
+    DBA_HIST_SQLSTAT (embedded.summaries.PLAN_FIRSTS), or what the views keep of their own (Statspack's plan usage)."""
+    from app.store.awr.embedded.summaries import PLAN_FIRSTS
+
+    kept = getattr(v, "plan_firsts", None)
+    return PLAN_FIRSTS if kept is None else kept
+
+
 def _statement_before(t, r, snap):
     """For the rows of subquery `r` (sql_id, con_dbid) at snapshot column `snap`: the condition that a row of an alias
     of `t` is the same statement, the statement's previous snapshot (of any instance) and the plan it ran there (the
@@ -266,8 +275,7 @@ def plan_returns(v: Views, firsts: bool = False):
     t = v.sqlstat
     where = [_snap_range(t)]
     if firsts:
-        from app.store.awr.embedded.summaries import PLAN_FIRSTS as f
-
+        f = _plan_firsts(v)
         several = (
             select(f.c.sql_id)
             .where(f.c.dbid == bindparam("dbid"))
