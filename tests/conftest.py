@@ -92,12 +92,17 @@ def client(app):
 
 @pytest.fixture(scope="session")
 def dbs(app):
-    """{'single': db id, 'rac': db id} of the demo's two databases."""
+    """{'single': db id, 'rac': db id} of the demo's two AWR databases (its Statspack one: statspack_db)."""
     body = app.test_client().get("/api/v1/dbs").get_json()
-    out = {}
-    for d in body["databases"]:
-        out["rac" if d["rac"] else "single"] = d["id"]
-    return out
+    return {"rac" if d["rac"] else "single": d["id"] for d in body["databases"] if d["source"] == "awr"}
+
+
+@pytest.fixture(scope="session")
+def statspack_db(app):
+    """The id of the demo's Statspack database (BILLING)."""
+    body = app.test_client().get("/api/v1/dbs").get_json()
+    (db,) = [d["id"] for d in body["databases"] if d["source"] == "statspack"]
+    return db
 
 
 # -- the API contract tests' fixtures: one of each per test module ------------------------------------------------

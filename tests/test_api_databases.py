@@ -18,21 +18,27 @@ def test_dbs_lists_both_databases_with_instances_version_host_and_snapshot_range
         d = next(d for d in summary.values() if d["dbid"] == dbid)
         assert d["db_name"] == story["db_name"] and d["rac"] is story["rac"]
         assert d["id"].endswith(f".{dbid}") and d["version"] and d["platform"]
-        hosts = dict(
-            sql3.execute("select instance_number, host_name from dba_hist_database_instance where dbid = ?", (dbid,))
+        # each database from where its history is: AWR's views, or Statspack's tables (docs/awr-rules.md §31)
+        statspack = story["source"] == "statspack"
+        assert d["source"] == story["source"]
+        instances, snapshots, end = (
+            ("stats$database_instance", "stats$snapshot", "snap_time")
+            if statspack
+            else ("dba_hist_database_instance", "dba_hist_snapshot", "end_interval_time")
         )
+        hosts = dict(sql3.execute(f"select instance_number, host_name from {instances} where dbid = ?", (dbid,)))
         assert [i["instance_number"] for i in d["instances"]] == story["instances"]
         assert {i["instance_number"]: i["host_name"] for i in d["instances"]} == hosts
         assert all(i["instance_name"] and i["startups"] for i in d["instances"])
         first, last, count, t0, t1 = sql3.execute(
-            "select min(snap_id), max(snap_id), count(distinct snap_id), min(end_interval_time), "
-            "max(end_interval_time) from dba_hist_snapshot where dbid = ?",
+            f"select min(snap_id), max(snap_id), count(distinct snap_id), min({end}), max({end}) from {snapshots} "
+            "where dbid = ?",
             (dbid,),
         ).fetchone()
         snaps = d["snapshots"]
         assert (snaps["first_snap"], snaps["last_snap"], snaps["count"]) == (first, last, count)
         assert (snaps["from"], snaps["to"]) == (local_iso(t0, zone), local_iso(t1, zone))
-        assert snaps["interval_minutes"] == 30
+        assert snaps["interval_minutes"] == (60 if statspack else 30)
         offset = datetime(2026, 1, 1, tzinfo=zone).isoformat()[-6:]
         for t in timestamps(d):
             assert WITH_OFFSET.fullmatch(t) and t.endswith(offset), t

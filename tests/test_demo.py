@@ -25,7 +25,7 @@ def db(demo_store):
 
 
 def ids(stories):
-    return {d["db_name"]: d["dbid"] for d in stories["databases"]}
+    return {d["db_name"]: d["dbid"] for d in stories["databases"] if d["source"] == "awr"}
 
 
 def deltas(db, view, name, dbid, instance=1, column="value", name_column="stat_name"):

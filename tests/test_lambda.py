@@ -104,8 +104,8 @@ def assert_error(result, status):
 def test_demo_answers_through_zappa(demo):
     result = demo(api_event("/api/v1/dbs", headers={"Origin": "https://anyone.example.org"}))
     assert result["statusCode"] == 200
-    names = sorted(d["db_name"] for d in body(result)["databases"])
-    assert names == ["ORCL", "RACPROD"]
+    names = sorted((d["db_name"], d["source"]) for d in body(result)["databases"])
+    assert names == [("BILLING", "statspack"), ("ORCL", "awr"), ("RACPROD", "awr")]
     headers = result["headers"]
     assert headers["Content-Type"] == "application/json"
     assert headers["Access-Control-Allow-Origin"] in ("*", "https://anyone.example.org")  # the demo is public
