@@ -98,7 +98,8 @@ def register(app):
         "app/store/sqlite_statements.json holds them (redirect the output there after changing one).",
     )
     def sql(prefix, release, sqlite):
-        """Print every SQL statement the API can run, compiled for Oracle, for review before granting access."""
+        """Print every SQL statement the API can run, compiled for Oracle, for review before granting access: AWR's,
+        then Statspack's."""
         if sqlite:
             from app.store.sqlite import statement_texts
 
@@ -117,6 +118,11 @@ def register(app):
             click.echo(f"-- {name}\n{render(stmt, dialect)};\n")
         for name, stmt in report_statements():  # Oracle's own reports (docs/awr-rules.md §27)
             click.echo(f"-- {name}\n{render(stmt, dialect)};\n")
+        from app.store.statspack.listing import statspack_statements
+
+        click.echo("-- Statspack (PERFSTAT.STATS$*): a database without the Diagnostics Pack (docs/awr-rules.md §31)\n")
+        for name, stmt in statspack_statements(row_cap=settings.row_cap, max_points=settings.max_points):
+            click.echo(f"-- statspack: {name}\n{render(stmt, dialect)};\n")
 
     @app.cli.command("settings")
     @click.option("--markdown", is_flag=True, help="As the table in docs/oracle.md.")

@@ -246,3 +246,55 @@ def test_every_statement_is_counted_in_the_packs_its_views_and_packages_belong_t
     dictionary = {name for name in free if name.startswith("names: ") and "dictionary" in name}
     assert len(dictionary) == 2  # DBA_USERS, DBA_OBJECTS
     assert {"databases", "snapshots", "segment detail"} <= free if prefix == "dba_hist_" else free == dictionary
+
+
+STATSPACK_INSTANCE = (ORCL, 1, "2026-11-01 04:00:12", "ORCL", "ORCL", "db1", "19.0.0.0.0", "NO", "Linux x86 64-bit")
+STATSPACK_SNAPSHOTS = [
+    (
+        "1",
+        str(100 + k),
+        "2026-11-01 04:00:12",
+        f"2026-11-20 {9 + k:02}:00:00",
+        f"2026-11-20 {10 + k:02}:00:00",
+        "0",
+        "0",
+    )
+    for k in range(4)
+]
+
+
+@pytest.mark.parametrize(
+    "pack_access, banner, statspack",
+    [("NONE", SE2, True), ("NONE", EE, True), ("DIAGNOSTIC", EE, False), ("DIAGNOSTIC+TUNING", SE2, True)],
+)
+def test_statspack_is_read_where_awr_may_not_be_and_nothing_of_a_pack_is_sent(
+    oracle_app, pack_access, banner, statspack
+):
+    """Statspack (PERFSTAT.STATS$*, in no pack) is where a database without the Diagnostics Pack keeps its history
+    (docs/awr-rules.md §31): the listing finds it there, its questions read it, and no statement of a pack is sent;
+    where AWR may be read, Statspack is not asked."""
+    client, server = oracle_app(
+        answers={
+            **licence_answer(pack_access, banner),
+            "from perfstat.stats$database_instance) database_instance": [STATSPACK_INSTANCE],
+            "snapshot.snap_flag": STATSPACK_SNAPSHOTS,  # the snapshot list's statement alone reads SNAP_FLAG
+        }
+    )
+    client.application.extensions["awrlens"].stores["ora"]._cache.clear()
+    dbs = client.get("/api/v1/dbs").get_json()["databases"]
+    if not statspack:
+        assert not any("perfstat" in s for s in server.statements), server.statements
+        return
+    (db,) = dbs
+    assert db["source"] == "statspack" and db["licence"]["control_management_pack_access"] == pack_access, db
+    before = len(server.statements)
+    for path in ("/catalog", "/load-profile", "/top-sql", "/top-events"):
+        client.get(f"{Q}{path}")
+    asked = server.statements[before:]
+    history = [s for s in asked if "bench_run" not in s]  # the app's own runs, beside the changes
+    assert history and all("perfstat.stats$" in s for s in history), history
+    for path in ("/activity", "/activity/top?ash=live", "/awr-report"):
+        sent = len(server.statements)
+        err = assert_error(client.get(f"{Q}{path}"), 404)
+        assert err["code"] == "not_in_source" and len(server.statements) == sent, (path, err)
+    assert not any(packs_of(s) for s in server.statements), server.statements

@@ -29,6 +29,7 @@ from app.store import licence
 from app.store.awr import queries
 from app.store.awr.queries import all_statements, render
 from app.store.awr.views import ABSENT, DBA_HIST_ONLY, DICTIONARY, LIVE, PREFIXES, RELEASES, view_name, views
+from app.store.statspack.listing import statspack_statements
 
 REFERENCE = json.loads((Path(__file__).parent / "data" / "oracle_views.json").read_text())
 ORACLE_VIEWS = {name: cols for name, cols in REFERENCE.items() if not name.startswith("_")}
@@ -365,6 +366,9 @@ def test_statement_runs_on_empty_sqlite(sqlite_engines, prefix, name, stmt):
 # --- `flask --app app sql` prints every statement, compiled for Oracle ------------------------------------
 
 
+STATSPACK_HEADING = "-- Statspack (PERFSTAT.STATS$*): a database without the Diagnostics Pack (docs/awr-rules.md §31)\n"
+
+
 @pytest.fixture(scope="module")
 def cli_runner():
     app = create_app(Settings.from_env({}, targets={"demo": {"sqlite": "/nonexistent.sqlite"}}))
@@ -377,7 +381,7 @@ def test_sql_command_prints_every_statement_for_oracle(cli_runner, prefix):
     args = ["sql"] if prefix == "dba_hist_" else ["sql", "--prefix", prefix]
     result = cli_runner.invoke(args=args)
     assert result.exit_code == 0, result.output
-    out = result.output
+    out, statspack = result.output.split(STATSPACK_HEADING)  # Statspack's statements follow AWR's
     pairs = list(all_statements(views(prefix)))
     reports = list(queries.report_statements())  # Oracle's own reports, after the reads (docs/awr-rules.md §27)
     headers = re.findall(r"^-- (.+)$", out, flags=re.M)
@@ -403,6 +407,13 @@ def test_sql_command_prints_every_statement_for_oracle(cli_runner, prefix):
     other = [p.upper() for p in PREFIXES if p != prefix]
     only = [f"DBA_HIST_{v.upper()}" for v in DBA_HIST_ONLY]
     assert not any(p in re.sub("|".join(only), "", out.upper()) for p in other)
+    # Statspack's (docs/awr-rules.md §31): each of its statements, bounded and bound alike, and none of AWR's views
+    kept = list(statspack_statements())
+    assert re.findall(r"^-- (.+)$", statspack, flags=re.M) == [f"statspack: {n}" for n, _ in kept]
+    for name, stmt in kept:
+        assert f"-- statspack: {name}\n{render(stmt, oracle.dialect())};\n" in statspack, name
+    assert statspack.count("FETCH FIRST") == len(kept)
+    assert "'" not in statspack and "?" not in statspack and "DBA_HIST" not in statspack.upper()
 
 
 def test_sql_command_shows_the_row_limit_as_sent(cli_runner):

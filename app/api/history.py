@@ -24,6 +24,7 @@ from app.api.params import FORMAT, INSTANCE, MAX_POINTS, RANGE, RATE, SHAPE, SHO
 from app.api.respond import answer, conditional
 from app.errors import BadParameter
 from app.store.awr.queries import DIMENSIONS, SEGMENT_ORDER, TOP_SEGMENT_ROWS
+from app.store.statspack.views import NotInSource
 
 
 @api.get("/")
@@ -332,7 +333,12 @@ LIVE_MINUTES = Param(
 
 def activity_range(db_key, args):
     """The database and range of an ASH answer: a range of the history, or with ash=live a window of the live buffer
-    (history.live_buffer.window)."""
+    (history.live_buffer.window). A database whose history is Statspack has no ASH: 404 at once, nothing asked."""
+    if requested_database(db_key).store.source == "statspack":
+        raise NotInSource(
+            "this database's history is Statspack, which keeps no Active Session History (ASH is part of the "
+            "Diagnostics Pack; Statspack samples none): its overview's AAS is the snapshots' (DB time / elapsed)"
+        )
     if args["ash"] != "live":
         if args["minutes"] is not None:
             raise BadParameter("minutes is for ash=live (the last minutes of the live buffer)", "minutes")

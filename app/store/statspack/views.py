@@ -269,10 +269,11 @@ def _deltas(v, name: str, key: tuple, columns: dict, level: int, extra: dict, al
     for metric, column in columns.items():
         value = found.c[column]
         out.append(value.label(f"{metric}_total"))
-        out.append(case((goes_on, value - b.c[column]), (whole, value)).label(f"{metric}_delta"))
+        out.append(case((goes_on, value - b.c[column]), else_=value).label(f"{metric}_delta"))
     return (
         select(*[(found.c[x] if isinstance(x, str) else x(found)).label(n) for n, x in extra.items()], *out)
         .select_from(joined)
+        .where(or_(goes_on, whole))  # a row whose interval is not known is no row of it
         .subquery(alias)
     )
 
@@ -318,16 +319,16 @@ TEXT_PIECES = 62  # STATS$SQLTEXT's pieces of 64 characters joined: 3,968, under
 def _sqltext(v):
     """A statement's text from STATS$SQLTEXT, its first TEXT_PIECES pieces joined in order. The table keeps no DBID
     (the text is the statement's wherever it ran): each database's the same."""
-    from sqlalchemy import func, literal_column, select, true
+    from sqlalchemy import func, literal, select, true
 
     t, d = v.t("stats$sqltext"), v.t("stats$database_instance")
     pieces = select(t.c.sql_id, t.c.piece, t.c.sql_text, t.c.command_type).where(t.c.piece < TEXT_PIECES)
     if v.embedded:  # SQLite joins a group's values in the order the rows come
         p = pieces.order_by(t.c.sql_id, t.c.piece).subquery("pieces")
-        text = func.group_concat(p.c.sql_text, literal_column("''"))
+        text = func.group_concat(p.c.sql_text, literal(""))
     else:
         p = pieces.subquery("pieces")
-        text = func.listagg(p.c.sql_text, literal_column("''")).within_group(p.c.piece)
+        text = func.listagg(p.c.sql_text).within_group(p.c.piece)  # no delimiter: the pieces joined
     texts = (
         select(p.c.sql_id, text.label("sql_text"), func.max(p.c.command_type).label("command_type"))
         .group_by(p.c.sql_id)
