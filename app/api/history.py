@@ -43,9 +43,10 @@ def index():
 @accepts(FORMAT, SHOW_SQL)
 def databases(args):
     """Every database of every target: instances, version, host, RAC flag, snapshot range and `source`, where its
-    history comes from (`awr`, or null where the licence enables no Diagnostics Pack, with the `licence` read:
-    docs/oracle.md); a target that cannot be reached is listed under `unreachable` with its error, and the others
-    answer all the same."""
+    history comes from (`awr`; `statspack` where Statspack keeps it and AWR may not be read, docs/awr-rules.md §31;
+    or null where the licence enables no Diagnostics Pack and there is no Statspack, with the `licence` read:
+    docs/oracle.md); every answer about a database names its `source` too. A target that cannot be reached is
+    listed under `unreachable` with its error, and the others answer all the same."""
     found, problems = every_database().survey()
     if problems and not found:
         raise next(iter(problems.values()))

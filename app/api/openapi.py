@@ -9,7 +9,9 @@ from app.api import answer_schemas, auth
 
 ERRORS = {
     "400": "A parameter is missing or malformed; `parameter` names it.",
-    "404": "Unknown database, series, sql_id or plan hash value (the message names the plans there are).",
+    "404": "Unknown database, series, sql_id or plan hash value (the message names the plans there are); or what the "
+    "database's history does not keep (code not_in_source: a Statspack database has no ASH, system metrics, "
+    "tablespace usage or Oracle reports; docs/awr-rules.md §31).",
     "413": "The request has a body over 1 MiB (only POST /benchmarks reads one).",
     "422": "The question is too wide: it reads more rows than AWRLENS_ROW_CAP (code too_many_rows), or its "
     "answer is over what the deployment can send, 6 MB on Lambda (code answer_too_large); the message "

@@ -31,11 +31,13 @@ from app.store.awr.embedded.reports import AWR_REPORTS_NAME
 from app.store.awr.embedded.summaries import CLASS_TOTALS_NAME, PLAN_FIRSTS_NAME, SQLSTAT_BLOCKS_NAME
 from app.store.awr.views import views
 from app.store.base import Store
+from app.store.statspack.views import NotInSource, statspack_views
 
 READ_ONLY_ERRORS = ("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH")
 POOL_SIZE = 5  # idle read connections kept, as SQLAlchemy's pool kept them before
 STATEMENTS = Path(__file__).with_name("sqlite_statements.json")
 TEXTS = json.loads(STATEMENTS.read_text())
+STATSPACK_KEY = "statspack:"  # a Statspack statement's key in sqlite_statements.json
 EXPANDING = re.compile(r"__\[POSTCOMPILE_(\w+)\]")  # an IN list, one bind per value (queries.render)
 
 
@@ -91,7 +93,8 @@ class SqliteStore(Store):
         """The statement as sent (queries.capped), compiled for SQLite: its text and the values it binds itself."""
         if not isinstance(stmt, queries.Statement):
             return sqlite_text(queries.capped(stmt, self.settings.row_cap))
-        found = self._texts.get(stmt.key) if stmt.views is self.views and self.source == "awr" else None
+        key = stmt.key if self.source == "awr" else STATSPACK_KEY + stmt.key
+        found = self._texts.get(key) if stmt.views is self.views else None
         if found:
             return found["sql"], found["binds"]
         if stmt not in self._compiled:
@@ -273,13 +276,34 @@ def embedded_statements(row_cap: int = Settings.row_cap) -> list:
     return list(dict.fromkeys(every))
 
 
+def embedded_statspack_statements(row_cap: int = Settings.row_cap) -> list:
+    """The Statements the embedded store sends to its Statspack tables: every statement of the API Statspack answers
+    (a long range's buckets in one IN list or in as many as AWRLENS_MAX_POINTS needs), and the plans' first
+    snapshots from its plan usage (statspack.views.StatspackViews.keeps)."""
+    v = statspack_views(None, Store.release, True)
+    every = [
+        stmt for most in (queries.IN_LIST, Settings.max_points) for _, stmt in queries.statements(v, row_cap, most)
+    ]
+    every += [queries.new_plans(v, True), queries.plan_returns(v, True)]
+    kept = []
+    for stmt in dict.fromkeys(every):
+        try:
+            stmt.core()
+        except NotInSource:  # answered without a statement
+            continue
+        kept.append(stmt)
+    return kept
+
+
 def statement_texts(row_cap: int = Settings.row_cap) -> dict:
     """What sqlite_statements.json holds: the SQLite text of every statement of app.store.awr.queries the embedded
-    store runs, sent with AWRLENS_ROW_CAP = `row_cap`."""
+    store runs, sent with AWRLENS_ROW_CAP = `row_cap`; its Statspack statements under their key prefixed
+    `statspack:`."""
     texts = {}
-    for stmt in embedded_statements(row_cap):
-        sql, binds = sqlite_text(queries.capped(stmt.core(), row_cap))
-        texts[stmt.key] = {"sql": sql, "binds": binds}
+    for prefix, stmts in (("", embedded_statements(row_cap)), (STATSPACK_KEY, embedded_statspack_statements(row_cap))):
+        for stmt in stmts:
+            sql, binds = sqlite_text(queries.capped(stmt.core(), row_cap))
+            texts[prefix + stmt.key] = {"sql": sql, "binds": binds}
     return {"row_cap": row_cap, "statements": texts}
 
 

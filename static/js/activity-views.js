@@ -232,6 +232,26 @@
       filters.length ? "Only the samples with " + filters.map(describe).join(" and ") : "Every sample"];
   }
 
+  /** A database whose history is Statspack has no ASH (docs/awr-rules.md §31): the view says so and shows the
+   * snapshots' average active sessions by wait class instead (DB time over the elapsed time, as the overview). */
+  function withoutAsh(ctx, parts, root) {
+    parts.withoutAsh = true;
+    var card = element("div", { "class": "card", id: "ash-none", role: "note" });
+    card.appendChild(element("p", {}, ctx.db.name + "'s history is Statspack, which keeps no Active Session History: " +
+      "ASH is part of Oracle's Diagnostics Pack, which " + ctx.db.name + " does not have, and Statspack samples no sessions. " +
+      "No top lists, ashtop or wait chains here. Below, the snapshots' average active sessions by wait class " +
+      "(DB time over the elapsed time, hour by hour); the top SQL and events of a range are in the Overview."));
+    root.appendChild(card);
+    var grid = element("div", { "class": "grid activity-grid" });
+    root.appendChild(grid);
+    var inst = instanceOf(ctx.state);
+    var c = Charts.create(grid, { id: "activity", wide: true, stacked: true, bucket: true, height: 320,
+      title: "Average active sessions by wait class · from the snapshots (Statspack)" + (inst !== "all" ? " · instance " + inst : ""),
+      singleInstance: ctx.db.instances.length === 1, onWindow: ctx.onWindow, changes: AWRLens.Changes.loader(ctx),
+      load: Loaders.waitClasses(ctx, inst) });
+    parts.charts.push(c);
+  }
+
   Views.add("activity", {
     title: "Top activity",
     defaults: function (state) {
@@ -243,6 +263,10 @@
     },
     key: function (state) { return [state.by, (state.filter || []).join("\n"), state.groups || "", state.live || ""]; },
     build: function (ctx, parts, root) {
+      if (ctx.db.source === "statspack") {
+        withoutAsh(ctx, parts, root);
+        return;
+      }
       var by = ctx.state.by, filters = filtersOf(ctx.state), inst = instanceOf(ctx.state), live = liveOf(ctx.state);
       var set = function (next) { State.set({ filter: next.length ? asLink(next) : null }); };
 
@@ -347,6 +371,10 @@
     },
     update: function (ctx, parts) {
       parts.ctx = ctx;
+      if (parts.withoutAsh) {
+        parts.charts.forEach(function (c) { c.setWindow(ctx.win); });
+        return;
+      }
       if (liveOf(ctx.state)) {
         liveUpdate(ctx, parts).catch(function () {});
         return;

@@ -91,7 +91,8 @@
   /** The overview's AAS chart from the snapshots or, aas=ash in the link, from Active Session History (its
    * tool button switches). */
   function aasChart(ctx, parts, grid, id, inst) {
-    var ash = ctx.state.aas === "ash";
+    var sampled = ctx.db.source !== "statspack";  // Statspack keeps no ASH (docs/awr-rules.md §31)
+    var ash = sampled && ctx.state.aas === "ash";
     var c = chart(ctx, parts, grid, { id: id, wide: true, stacked: true, bucket: true, height: 280, prefetch: !ash,
       title: "Average active sessions by wait class" + (inst === "all" ? "" : " · instance " + inst) +
         (ash ? " · Active Session History" : ""),
@@ -99,6 +100,10 @@
     var toggle = element("button", { type: "button", "data-act": "ash", "aria-pressed": String(ash),
       title: "Draw from Active Session History (samples every 10 s) instead of the snapshots" }, "ASH");
     toggle.addEventListener("click", function () { State.set({ aas: ash ? null : "ash" }); });
+    if (!sampled) {
+      toggle.disabled = true;
+      toggle.title = ctx.db.name + "'s history is Statspack, which keeps no Active Session History: the chart is the snapshots'";
+    }
     var tools = c.card.querySelector(".tools");
     tools.insertBefore(toggle, tools.firstChild);
   }
@@ -364,23 +369,30 @@
             });
           } });
       });
-      sqlActivity(ctx, parts, grid);
+      if (ctx.db.source === "statspack") {  // docs/awr-rules.md §31
+        grid.appendChild(element("p", { "class": "note wide", id: "sql-statspack" }, ctx.db.name + "'s history is " +
+          "Statspack: its summaries of this statement above, its plans (snapshots of level 6 and higher) below; " +
+          "Statspack keeps no Active Session History, SQL monitor reports or bind values."));
+      } else {
+        sqlActivity(ctx, parts, grid);
+      }
       parts.plans = table(ctx, parts, grid, { id: "sql-plans", title: "Plans in this range", wide: true,
         columns: [{ key: "plan_hash_value", title: "Plan hash value", type: "text" }, NUM("executions", "Executions"),
           NUM("elapsed_s", "Elapsed", "s"), NUM("elapsed_per_exec_ms", "Elapsed/exec", "ms"),
           { key: "first_seen", title: "First seen", type: "time" }, { key: "last_seen", title: "Last seen", type: "time" },
           NUM("snapshots", "Snapshots")] });
-      parts.monitor = AWRLens.OracleReports.monitored(ctx, parts, grid);  // awr-report-views.js
+      parts.monitor = ctx.db.source === "statspack" ? null : AWRLens.OracleReports.monitored(ctx, parts, grid);
       AWRLens.PlanViews.build(ctx, parts, grid);  // plans, plan diff and binds: plan-views.js
     },
     update: function (ctx, parts) {
       setWindows(ctx, parts);
       if (!ctx.state.sql) { loadTopSql(ctx, parts.sql); return; }
-      parts.monitor.update(ctx);
+      if (parts.monitor) { parts.monitor.update(ctx); }
       var body = Api.get(Dbs.path(ctx.db, "/sql/" + encodeURIComponent(ctx.state.sql)),
         Object.assign({ max_points: cfg.maxPoints, con_dbid: ctx.state.con }, ctx.win.params));
       body.then(function (b) {
-        parts.text.textContent = b.sql_text || "(no text captured in AWR)";
+        parts.text.textContent = b.sql_text || (ctx.db.source === "statspack" ? "(no text in STATS$SQLTEXT)" :
+          "(no text captured in AWR)");
         parts.meta.textContent = "Module: " + (b.module || "—") + " · " + b.plans.length + " plan(s) in this range" +
           containersNote(b);
       }).catch(function (err) { parts.meta.textContent = "Could not load this statement: " + err.message; });

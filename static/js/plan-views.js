@@ -76,6 +76,7 @@
           TEXT("b_filter", "B filter predicates")],
         rowMark: function (r) { return r.change; } });
     }
+    if (ctx.db.source === "statspack") { return; }  // Statspack keeps no bind values
     p.binds = table(ctx, parts, grid, { id: "sql-binds", title: "Captured bind values in this range", wide: true,
       order: [], columns: [{ key: "time", title: "Snapshot", type: "time" }, NUM("instance_number", "Instance"),
         NUM("position", "Position"), TEXT("name", "Name"), TEXT("datatype", "Data type"), TEXT("value", "Value"),
@@ -122,7 +123,9 @@
         });
       }));
     }
-    p.binds.load(Api.get(path(ctx, "/binds"), Object.assign({}, ctx.win.params)).then(function (b) { return b.rows; }));
+    if (p.binds) {
+      p.binds.load(Api.get(path(ctx, "/binds"), Object.assign({}, ctx.win.params)).then(function (b) { return b.rows; }));
+    }
   }
 
   AWRLens.PlanViews = { build: build, update: update, step: step };
