@@ -30,6 +30,7 @@ chromium:  ## Debian's headless browser for the browser tests (Playwright drives
 	@command -v chromium >/dev/null || ($(SUDO) apt-get update && $(SUDO) apt-get install -y chromium)
 
 DEMO_SOURCES := $(wildcard app/demo/*.py) app/runs/demo_runs.py app/store/awr/views.py $(wildcard app/store/awr/embedded/*.py) \
+	$(wildcard app/store/statspack/*.py) \
 	app/store/tables.py app/store/runs_schema.py
 
 $(STORE): $(DEMO_SOURCES) | $(VENV)/.installed  ## rebuilt when the demo's code changes
@@ -83,6 +84,7 @@ perf: $(VENV)/.installed $(VENDOR) chromium $(STORE)  ## BENCHMARKS.md's runs th
 	$(PY) perf/peers.py $(PERF_FLAGS)
 	$(PY) perf/activity.py --runs 7 $(PERF_FLAGS)
 	$(PY) perf/report.py --runs 7 $(PERF_FLAGS)
+	$(PY) perf/statspack.py --runs 7 $(PERF_FLAGS)
 	$(PY) perf/frontend.py --runs 7 $(PERF_FLAGS)
 	$(PY) perf/silent.py $(PERF_FLAGS)
 	$(PY) perf/load.py --seconds 60 --answer-cache-mb 0 $(PERF_FLAGS)  # last: it fails on any answer but a 200

@@ -4,7 +4,7 @@ WSGI server).
 The operations are the OpenAPI document's (GET /api/v1/openapi.json, read at start): each has its question in ASKERS
 or is named in LEFT_OUT with the reason, and the run stops at once, naming them, when one has neither (a new endpoint
 is not forgotten) or when a question's operation is no longer in the document. Every request is a different question
-drawn (seeded) from what the store holds: both databases; ranges of an hour to the whole history, by time or by
+drawn (seeded) from what the store holds: both AWR databases; ranges of an hour to the whole history, by time or by
 snapshot ids, over where the data asked about is (Active Session History, segment statistics and event histograms
 cover the last days: their windows are found from the answers); one to four series from the catalog; instance all,
 each or one; every rate, order and limit; statements from top SQL, their plans, binds and monitored executions; top
@@ -104,7 +104,8 @@ class Questions:
         self.rng = random.Random(seed)
         self.params = params
         self.port = port
-        self.dbs = [self._learn(d) for d in get_json(port, f"{API}/dbs")["databases"]]
+        # the AWR databases: every operation answers there (a Statspack one has no ASH, perf/statspack.py)
+        self.dbs = [self._learn(d) for d in get_json(port, f"{API}/dbs")["databases"] if d["source"] == "awr"]
         runs = get_json(port, f"{API}/benchmarks")["rows"]
         self.runs = sorted(r["slug"] for r in runs)
         self.run_kinds = sorted({r["kind"] for r in runs})
@@ -380,6 +381,16 @@ class Questions:
             **self._filters(db),
         }
 
+    def _activity_groups(self, db):
+        return f"{db['base']}/activity/groups", {
+            **self._range(db["ash"]),
+            "group_by": self.rng.choice(["sql_id,event", "event", "session", "module,sql_id"]),
+            "instance": self._instance(db, each=False),
+        }
+
+    def _activity_chains(self, db):
+        return f"{db['base']}/activity/chains", self._range(db["ash"])
+
     def _changes(self, db):
         return f"{db['base']}/changes", self._ranged(db)
 
@@ -517,6 +528,8 @@ ASKERS = {  # each GET operation of the OpenAPI document -> the Questions method
     f"{API}/dbs/{{db}}/compare": Questions._compare,
     f"{API}/dbs/{{db}}/activity": Questions._activity,
     f"{API}/dbs/{{db}}/activity/top": Questions._activity_top,
+    f"{API}/dbs/{{db}}/activity/groups": Questions._activity_groups,
+    f"{API}/dbs/{{db}}/activity/chains": Questions._activity_chains,
     f"{API}/dbs/{{db}}/changes": Questions._changes,
     f"{API}/dbs/{{db}}/event-histogram": Questions._event_histogram,
     f"{API}/dbs/{{db}}/parameters": Questions._parameters,

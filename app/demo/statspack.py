@@ -6,12 +6,11 @@ of 64 characters, plans by plan hash value. The AWR rows are then dropped from t
 
 Statspack's SQL summaries sum a statement's child cursors (by OLD_HASH_VALUE, TEXT_SUBSET and ADDRESS); a cursor the
 shared pool ages out begins again at zero when it is parsed again, under a new ADDRESS, and is kept again once it
-passes a threshold. The demo ages a fifth of the OLTP statements out each night when the batch starts."""
+passes a threshold. The demo's shared pool ages out a cursor no execution has used for AGE_OUT_HOURS."""
 
 import zlib
 from datetime import datetime
 
-from app.demo.workload import BATCH_START
 from app.store.awr.views import IO_COLUMNS, SQL_METRICS, view_name
 from app.store.statspack.tables import (
     PLAN_LEVEL,
@@ -25,7 +24,7 @@ from app.store.statspack.views import SQL_COLUMNS
 
 SQL_ID_ALPHABET = "0123456789abcdfghjkmnpqrstuvwxyz"  # an SQL_ID: base 32 of the statement's 64-bit hash
 PIECE = 64  # STATS$SQLTEXT's piece length
-AGED_EVERY = 5  # one OLTP statement in this many is aged out of the shared pool each night
+AGE_OUT_HOURS = 6  # a cursor no execution used for this long leaves the shared pool (least recently used first)
 
 
 def hash_value(sql_id: str) -> int:
@@ -197,29 +196,27 @@ def _sql(con, db, awr, snaps, levels):
         (dbid,),
     ):
         interval.setdefault((s, i), []).append((sql_id, plan, module, deltas))
-    batch_hour = {s for s, _, _, end in snaps if datetime.fromisoformat(end).hour == BATCH_START + 1}
-    aged = {sql_id for sql_id in texts if hash_value(sql_id) % AGED_EVERY == 0}
     summary, usage, used_plans = [], [], {}
-    state: dict = {}  # sql_id -> [cumulative values, module, load, last plan]
+    state: dict = {}  # sql_id -> [cumulative values, module, load, last plan, when last executed]
     loads: dict = {}
     startup_of = None
     for s, i, startup, end in snaps:
+        now = datetime.fromisoformat(end)
         if startup != startup_of:  # a startup: the shared pool is empty
             state, startup_of = {}, startup
-        if s in batch_hour:  # the batch ages these cursors out
-            for sql_id in aged & set(state):
-                del state[sql_id]
         for sql_id, plan, module, deltas in interval.get((s, i), []):
             if sql_id not in state:
                 loads[sql_id] = loads.get(sql_id, -1) + 1
-                state[sql_id] = [[0] * len(SQL_METRICS), module, loads[sql_id], plan]
+                state[sql_id] = [[0] * len(SQL_METRICS), module, loads[sql_id], plan, now]
             row = state[sql_id]
             row[0] = [a + (d or 0) for a, d in zip(row[0], deltas, strict=True)]
-            row[3] = plan
+            row[3], row[4] = plan, now
             used_plans.setdefault(plan, s)
+        for sql_id in [k for k, row in state.items() if (now - row[4]).total_seconds() > AGE_OUT_HOURS * 3600]:
+            del state[sql_id]  # aged out: parsed again, it is loaded again
         if levels[s, i] < SQL_LEVEL:
             continue
-        for sql_id, (values, module, load, plan) in state.items():
+        for sql_id, (values, module, load, plan, _) in state.items():
             v = dict(zip(SQL_METRICS, values, strict=True))
             parse_calls = round(v["executions"] * 0.3)
             past = {"executions": v["executions"], "disk_reads": v["disk_reads"], "parse_calls": parse_calls}

@@ -148,7 +148,7 @@ def _tables(md, owner):
         Column("address", String(16)),
         Column("optimizer", String(20)),
         Column("last_active_time", TS),
-        key=("dbid", "snap_id", "instance_number", "hash_value", "text_subset", "plan_hash_value"),
+        key=("dbid", "snap_id", "instance_number", "old_hash_value", "text_subset", "plan_hash_value"),
     )
     table(
         "stats$sql_plan",

@@ -222,7 +222,8 @@ def _deltas(v, name: str, key: tuple, columns: dict, level: int, extra: dict, al
     same startup (however many snapshots between: a row that fell below the thresholds and returned spans the gap,
     it does not start again). Without such a row, or where the first column fell or the ADDRESS changed (the cursor
     began again), its whole value, if the instance's previous snapshot since the startup was taken at `level` or
-    higher, or there was none; otherwise (that level kept no such rows) NULL: what came before is not known.
+    higher, or there was none; otherwise (that level kept no such rows) what came before is not known: the row is
+    left out, as if that snapshot had not kept it.
 
     Each row finds the previous ones by key (an index probe each, no window over the whole history), so a range's
     bounds reach the table itself. `extra`: the other columns, DBA_HIST name -> the table's column, or a function of
