@@ -268,30 +268,32 @@ def test_the_maintenance_reboot_is_a_restart_and_the_counters_start_again(api, s
     assert restart["snap_id"] == first
 
 
-def test_segments_are_kept_from_the_level_7_snapshots_on(api, statspack_db, billing, sql3):
-    dbid, first7 = billing["dbid"], billing["level"]["first_snap"]
+def test_segments_are_kept_at_level_7_and_a_lowered_level_is_spanned(api, statspack_db, billing, sql3):
+    """spdoc.txt: segment statistics at level 7 and higher. A day at level 5 keeps none; back at level 7, each
+    segment's delta is its value less its row before the day (sprepins.sql: the key's previous row)."""
+    dbid, story = billing["dbid"], billing["level"]
+    first5, back = story["first_snap"], story["back_snap"]
     levels = {s: level for s, _, _, level in _snapshots(sql3, dbid)}
-    assert levels[first7 - 1] == billing["level"]["before"] == 5 and levels[first7] == billing["level"]["after"] == 7
-    kept = sql3.execute("SELECT min(snap_id) FROM stats$seg_stat WHERE dbid = ?", (dbid,)).fetchone()[0]
-    assert kept == first7  # spdoc.txt: segment statistics at level 7 and higher
-    # the first level-7 snapshot's rows have nothing before them: no interval of it is known
-    assert ok(api, url(statspack_db, "/segments"), begin_snap=first7 - 1, end_snap=first7)["rows"] == []
-    # the next interval: each segment's value less its previous row's
-    b, e = first7, first7 + 1
-    before = {
-        (r[0], r[1]): r[2]
-        for r in sql3.execute(
-            'SELECT "OBJ#", "DATAOBJ#", logical_reads FROM stats$seg_stat WHERE dbid = ? AND snap_id = ?', (dbid, b)
-        )
-    }
-    expected = {
-        obj: value - before[obj, dataobj]
-        for obj, dataobj, value in sql3.execute(
-            'SELECT "OBJ#", "DATAOBJ#", logical_reads FROM stats$seg_stat WHERE dbid = ? AND snap_id = ?', (dbid, e)
-        )
-    }
-    body = ok(api, url(statspack_db, "/segments"), begin_snap=b, end_snap=e, order_by="logical_reads")
-    assert {r["obj"]: r["logical_reads"] for r in body["rows"]} == expected
+    assert {levels[s] for s in range(first5, back)} == {story["lowered"]} == {5} and levels[back] == 7
+    assert levels[first5 - 1] == story["level"] == 7
+    kept = {s for (s,) in sql3.execute("SELECT DISTINCT snap_id FROM stats$seg_stat WHERE dbid = ?", (dbid,))}
+    assert not kept & set(range(first5, back)) and {first5 - 1, back} <= kept
+
+    def values(snap_id):
+        return {
+            (r[0], r[1]): r[2]
+            for r in sql3.execute(
+                'SELECT "OBJ#", "DATAOBJ#", logical_reads FROM stats$seg_stat WHERE dbid = ? AND snap_id = ?',
+                (dbid, snap_id),
+            )
+        }
+
+    before, after = values(first5 - 1), values(back)
+    expected = {obj: v - before[obj, dataobj] for (obj, dataobj), v in after.items() if (obj, dataobj) in before}
+    body = ok(api, url(statspack_db, "/segments"), begin_snap=back - 1, end_snap=back, order_by="logical_reads")
+    assert {r["obj"]: r["logical_reads"] for r in body["rows"]} == expected and expected
+    # the level-5 day's own intervals: nothing kept, nothing shown
+    assert ok(api, url(statspack_db, "/segments"), begin_snap=first5 - 1, end_snap=back - 1)["rows"] == []
 
 
 def test_the_burst_credits_story_shows_in_single_block_reads(api, statspack_db, billing, sql3):

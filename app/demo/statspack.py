@@ -69,7 +69,7 @@ def convert(con, db, stories: dict):
         (dbid,),
     ).fetchall()
     levels = {
-        (s, i): level["before"] if datetime.fromisoformat(end) < level["from"] else level["after"]
+        (s, i): level["lowered"] if level["from"] <= datetime.fromisoformat(end) < level["to"] else level["level"]
         for s, i, _, end in snaps
     }
     insert(

@@ -132,8 +132,8 @@ def statspack_database(end_utc: datetime, days: int) -> DemoDatabase:
 def place_statspack_stories(db: DemoDatabase, end_utc: datetime) -> dict:
     """BILLING's stories, inside the shortest history (MIN_DAYS): a reporting job from 6 days before the newest
     snapshot whose reads, with the afternoon's, outrun the gp2 baseline until the burst balance is spent
-    (burst_balance); the snapshot level raised from 5 to 7 (segment statistics) 9 days before; an RDS maintenance
-    reboot in the night of the last Sunday at least 2 days before."""
+    (burst_balance); snapshots at level 7 but for a day 9 days before, when the DBA lowered it to 5 (no segment
+    statistics); an RDS maintenance reboot in the night of the last Sunday at least 2 days before."""
 
     def at(days_before, hh, mm=0):
         return (local(db, end_utc) - timedelta(days=days_before)).replace(hour=hh, minute=mm, second=0)
@@ -147,7 +147,7 @@ def place_statspack_stories(db: DemoDatabase, end_utc: datetime) -> dict:
     db.instances[0].restarts[first_after] = startup
     return {
         "burst_credits": {"db": db, "from": at(6, 0), "report_iops": REPORT_IOPS, "baseline_iops": GP2_BASELINE},
-        "level": {"db": db, "from": at(9, 0), "before": 5, "after": 7},
+        "level": {"db": db, "from": at(9, 6), "to": at(8, 6), "lowered": 5, "level": 7},
         "maintenance_reboot": {"db": db, "startup": startup},
     }
 
@@ -327,9 +327,11 @@ def _public_statspack(stories: dict, snap) -> dict:
         },
         "level": {
             "from": iso(db, level["from"]),
+            "to": iso(db, level["to"]),
             "first_snap": snap(db, level["from"]),
-            "before": level["before"],
-            "after": level["after"],
+            "back_snap": snap(db, level["to"]),
+            "lowered": level["lowered"],
+            "level": level["level"],
         },
         "maintenance_reboot": {
             "startup_time": iso(db, reboot["startup"]),
