@@ -358,3 +358,37 @@ def test_every_answer_names_its_source(api, statspack_db, dbs):
     for path in ("", "/load-profile", "/top-events", "/top-sql", "/wait-classes", "/parameters", "/changes"):
         assert ok(api, url(statspack_db, path))["source"] == "statspack", path
         assert ok(api, url(dbs["single"], path))["source"] == "awr", path
+
+
+def test_the_report_and_compare_read_statspack(api, statspack_db, billing, sql3):
+    """awrlens's own report and compare (docs/awr-rules.md §28, §29) over Statspack: the report names its history,
+    its Load Profile's DB time is the time model's delta, and its tablespaces say why there are none; compare's two
+    periods answer from the same tables."""
+    dbid = billing["dbid"]
+    snaps = _snapshots(sql3, dbid)
+    lo, hi = snaps[-25][0], snaps[-1][0]
+    resp = api.get(url(statspack_db, "/report"), query_string={"begin_snap": lo, "end_snap": hi})
+    assert resp.status_code == 200 and resp.mimetype == "text/html"
+    page = resp.get_data(as_text=True)
+    assert "<dd>Statspack (PERFSTAT.STATS$*)</dd>" in page and "keeps no tablespace usage" in page
+    (db_time,) = [
+        e - b
+        for b, e in [
+            sql3.execute(
+                "SELECT min(CASE WHEN s.snap_id = ? THEN s.value END), max(CASE WHEN s.snap_id = ? THEN s.value END) "
+                "FROM stats$sys_time_model s JOIN stats$time_model_statname n ON n.stat_id = s.stat_id "
+                "WHERE s.dbid = ? AND n.stat_name = 'DB time'",
+                (lo, hi, dbid),
+            ).fetchone()
+        ]
+    ]
+    assert f"{db_time / 1e6 / 60:,.2f} min" in page  # the header's DB time
+    body = ok(
+        api,
+        url(statspack_db, "/compare"),
+        a_begin_snap=lo - 24,
+        a_end_snap=lo,
+        b_begin_snap=lo,
+        b_end_snap=hi,
+    )
+    assert body["source"] == "statspack"

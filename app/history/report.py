@@ -88,6 +88,7 @@ def header(db: Database, rng: Range, inst, profile: dict) -> dict:
     return {
         "db_name": db.name,
         "dbid": db.dbid,
+        "source": db.store.source,
         "version": db.version,
         "platform": db.platform,
         "rac": db.rac,

@@ -40,6 +40,8 @@ def top(db: Database, rng: Range, order="logical_reads", limit=25) -> dict:
                 **dict(zip(NAMES, names, strict=True)),
                 **{s: v or 0 for s, v in zip(SEGMENT_ORDER, stats, strict=True)},
             }
+            if db.store.source == "statspack":  # Statspack keeps no space figures (docs/awr-rules.md §31)
+                r["space_used"] = None
             r["pct_captured"] = round4(100 * r[order] / captured) if captured else None
             r["pct_total"] = round4(100 * r[order] / database_total) if database_total else None
             r["container"] = containers.get(con_dbid)  # in a CDB root, the PDB's name (docs/awr-rules.md §1)
