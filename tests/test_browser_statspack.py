@@ -47,6 +47,16 @@ def test_top_activity_says_why_there_is_no_ash_and_shows_the_snapshots_aas(serve
     assert page.errors == []
 
 
+@pytest.mark.parametrize(
+    "view, words", [("tablespaces", "tablespace usage"), ("oracle-reports", "AWR and SQL monitor")]
+)
+def test_views_of_what_statspack_does_not_keep_say_so(server, statspack_db, page, view, words):
+    page.open(_url(server, db=statspack_db, view=view, range="7d"))
+    note = page.page.locator("#not-kept").text_content()
+    assert "Statspack" in note and words in note
+    assert page.charts() == [] and page.error_text() == "" and page.errors == []
+
+
 def test_a_link_and_the_exports_work_as_for_awr(server, statspack_db, client, browser, page):
     page.open(_url(server, db=statspack_db, view="overview", range="7d"))
     with page.page.expect_download() as info:

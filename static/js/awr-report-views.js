@@ -118,6 +118,12 @@
     title: "Oracle reports",
     key: function () { return []; },
     build: function (ctx, parts, root) {
+      if (ctx.db.source === "statspack") {  // docs/awr-rules.md §31
+        parts.notKept = AWRLens.HistoryViews.notKept(root, ctx.db.name + "'s history is Statspack: Oracle's AWR and " +
+          "SQL monitor reports need AWR (the Diagnostics Pack). The Report button makes awrlens's own report of the " +
+          "range from Statspack.");
+        return;
+      }
       var form = element("form", { "class": "card oracle-report-form", "aria-label": "Oracle's AWR report: snapshots" });
       form.appendChild(element("h2", {}, "Oracle's AWR report"));
       var a = element("fieldset", {});
@@ -181,6 +187,7 @@
       }).catch(function (err) { parts.stored.setState("error", "Could not list the reports: " + err.message); });
     },
     update: function (ctx, parts) {
+      if (parts.notKept) { return; }
       var s = ctx.state;
       parts.type.value = s.rtype === "text" ? "text" : "html";
       parts.compare.checked = !!(s.b_begin_snap && s.b_end_snap);

@@ -88,6 +88,14 @@
 
   // -- the views ------------------------------------------------------------------------------------------------
 
+  /** A view about what the database's history does not keep: a note saying so, in place of the view. */
+  function notKept(root, text) {
+    var card = element("div", { "class": "card", id: "not-kept", role: "note" });
+    card.appendChild(element("p", {}, text));
+    root.appendChild(card);
+    return card;
+  }
+
   /** The overview's AAS chart from the snapshots or, aas=ash in the link, from Active Session History (its
    * tool button switches). */
   function aasChart(ctx, parts, grid, id, inst) {
@@ -405,6 +413,11 @@
     title: "Tablespaces",
     key: function (state) { return [state.ts || "", state.con || ""]; },
     build: function (ctx, parts, root) {
+      if (ctx.db.source === "statspack") {  // docs/awr-rules.md §31
+        parts.notKept = notKept(root, ctx.db.name + "'s history is Statspack, which keeps no tablespace usage " +
+          "(AWR's DBA_HIST_TBSPC_SPACE_USAGE has no Statspack twin).");
+        return;
+      }
       var grid = element("div", { "class": "grid" });
       root.appendChild(grid);
       var answer = function (params) {
@@ -440,11 +453,12 @@
       parts.answer = answer;
     },
     update: function (ctx, parts) {
+      if (parts.notKept) { return; }
       setWindows(ctx, parts);
       parts.ts.load(parts.answer(ctx.win.params).then(function (b) { return b.rows; }));
     }
   });
 
   // what the other history views (histogram-views.js, segment-views.js) build their cards with
-  AWRLens.HistoryViews = { chart: chart, table: table, setWindows: setWindows, about: about };
+  AWRLens.HistoryViews = { chart: chart, table: table, setWindows: setWindows, about: about, notKept: notKept };
 }(window.AWRLens = window.AWRLens || {}));

@@ -42,8 +42,12 @@
       select.value = stat;
       select.addEventListener("change", function () { State.set({ stat: select.value }); });
       form.appendChild(select);
-      form.appendChild(element("p", { "class": "note" }, "AWR keeps the top segments of each snapshot, not every one: " +
-        "% of total is of the database's own counter, % captured of the segments AWR kept. A click on a row charts it."));
+      var kept = ctx.db.source === "statspack" ?  // docs/awr-rules.md §31
+        "Statspack keeps the segments past its thresholds at each snapshot of level 7 or higher, not every one: " +
+        "% of total is of the database's own counter, % captured of the segments Statspack kept. A click on a row charts it." :
+        "AWR keeps the top segments of each snapshot, not every one: " +
+        "% of total is of the database's own counter, % captured of the segments AWR kept. A click on a row charts it.";
+      form.appendChild(element("p", { "class": "note" }, kept));
       form.addEventListener("submit", function (e) { e.preventDefault(); });
       root.appendChild(form);
       var grid = element("div", { "class": "grid" });
