@@ -18,13 +18,14 @@ from app.api.history_blueprint import (
     period_params,
     periods,
     requested_database,
+    resolved_range,
     series_answer,
 )
 from app.api.params import FORMAT, INSTANCE, MAX_POINTS, RANGE, RATE, SHAPE, SHOW_SQL, TABLE_INSTANCE, Param, accepts
 from app.api.respond import answer, conditional
 from app.errors import BadParameter
 from app.store.awr.queries import DIMENSIONS, SEGMENT_ORDER, TOP_SEGMENT_ROWS
-from app.store.statspack.views import NotInSource
+from app.store.statspack.views import not_kept
 
 
 @api.get("/")
@@ -335,21 +336,18 @@ LIVE_MINUTES = Param(
 def activity_range(db_key, args):
     """The database and range of an ASH answer: a range of the history, or with ash=live a window of the live buffer
     (history.live_buffer.window). A database whose history is Statspack has no ASH: 404 at once, nothing asked."""
-    if requested_database(db_key).store.source == "statspack":
-        raise NotInSource(
-            "this database's history is Statspack, which keeps no Active Session History (ASH is part of the "
-            "Diagnostics Pack; Statspack samples none): its overview's AAS is the snapshots' (DB time / elapsed)"
-        )
+    d = requested_database(db_key)
+    if d.store.source == "statspack":
+        raise not_kept("active_sess_history")
     if args["ash"] != "live":
         if args["minutes"] is not None:
             raise BadParameter("minutes is for ash=live (the last minutes of the live buffer)", "minutes")
-        return database_and_range(db_key, args)
+        return d, resolved_range(d, args)
     for name in ("begin_snap", "end_snap"):
         if args[name] is not None:
             raise BadParameter(f"ash=live reads a window of sample times (from/to or minutes), not {name}", name)
     if args["minutes"] is not None and (args["from"] or args["to"]):
         raise BadParameter("minutes is the last minutes to now: give it or from/to, not both", "minutes")
-    d = requested_database(db_key)
     return d, history.live_buffer.window(d, args["from"], args["to"], args["minutes"])
 
 

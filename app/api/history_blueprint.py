@@ -52,10 +52,10 @@ def requested_database(db_key):
 def database_and_range(db_key, args, default_days=7):
     """The database a request names and its range (from/to or begin_snap/end_snap), resolved."""
     d = requested_database(db_key)
-    return d, _range(d, args, default_days=default_days)
+    return d, resolved_range(d, args, default_days=default_days)
 
 
-def _range(db, args, prefix="", default_days=7):
+def resolved_range(db, args, prefix="", default_days=7):
     """The request's time or snapshot range, resolved against the database's snapshots."""
     names = dict(
         zip(
@@ -99,7 +99,7 @@ def periods(d, args, first=("from", "to")):
                 + ", or ".join(f"{side}_{lo} and {side}_{hi}" for lo, hi in forms),
                 f"{side}_{first[0]}",
             )
-    return _range(d, args, "a_"), _range(d, args, "b_")
+    return resolved_range(d, args, "a_"), resolved_range(d, args, "b_")
 
 
 def max_points(args):

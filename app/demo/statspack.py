@@ -154,15 +154,6 @@ def _counters(con, dbid: int, awr):
     insert(con, "stats$iostat_function", [(*r[:4], *r[5:]) for r in rows])
     insert(
         con,
-        "stats$sgastat",
-        con.execute(
-            f"SELECT snap_id, dbid, instance_number, name, coalesce(pool, ''), bytes FROM {awr('sgastat')} "
-            "WHERE dbid = ?",
-            (dbid,),
-        ).fetchall(),
-    )
-    insert(
-        con,
         "stats$pgastat",
         con.execute(
             f"SELECT snap_id, dbid, instance_number, name, value FROM {awr('pgastat')} WHERE dbid = ?", (dbid,)

@@ -31,7 +31,8 @@ from app.store.awr.embedded.reports import AWR_REPORTS_NAME
 from app.store.awr.embedded.summaries import CLASS_TOTALS_NAME, PLAN_FIRSTS_NAME, SQLSTAT_BLOCKS_NAME
 from app.store.awr.views import views
 from app.store.base import Store
-from app.store.statspack.views import NotInSource, statspack_views
+from app.store.statspack.listing import statspack_questions
+from app.store.statspack.views import statspack_views
 
 READ_ONLY_ERRORS = ("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH")
 POOL_SIZE = 5  # idle read connections kept, as SQLAlchemy's pool kept them before
@@ -277,22 +278,14 @@ def embedded_statements(row_cap: int = Settings.row_cap) -> list:
 
 
 def embedded_statspack_statements(row_cap: int = Settings.row_cap) -> list:
-    """The Statements the embedded store sends to its Statspack tables: every statement of the API Statspack answers
-    (a long range's buckets in one IN list or in as many as AWRLENS_MAX_POINTS needs), and the plans' first
-    snapshots from its plan usage (statspack.views.StatspackViews.keeps)."""
+    """The Statements the embedded store sends to its Statspack tables: every question Statspack answers
+    (statspack.listing), a long range's buckets in one IN list or in as many as AWRLENS_MAX_POINTS needs."""
     v = statspack_views(None, Store.release, True)
-    every = [
-        stmt for most in (queries.IN_LIST, Settings.max_points) for _, stmt in queries.statements(v, row_cap, most)
-    ]
-    every += [queries.new_plans(v, True), queries.plan_returns(v, True)]
-    kept = []
-    for stmt in dict.fromkeys(every):
-        try:
-            stmt.core()
-        except NotInSource:  # answered without a statement
-            continue
-        kept.append(stmt)
-    return kept
+    return list(
+        dict.fromkeys(
+            stmt for most in (queries.IN_LIST, Settings.max_points) for _, stmt in statspack_questions(v, row_cap, most)
+        )
+    )
 
 
 def statement_texts(row_cap: int = Settings.row_cap) -> dict:

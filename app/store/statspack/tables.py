@@ -23,8 +23,8 @@ def _tables(md, owner):
     N, R, TS = Integer, Float, String(26)  # DATE: ISO text on SQLite, datetime on Oracle
     by_snap = ("dbid", "instance_number", "snap_id")
 
-    def table(name, *columns, key, rowid=False):
-        return keyed_table(md, name, *columns, key=key, schema=owner, rowid=rowid)
+    def table(name, *columns, key):
+        return keyed_table(md, name, *columns, key=key, schema=owner)
 
     def by_key(t, *names):
         """The embedded store's index for a row's previous one of the same key (statspack.views._deltas)."""
@@ -219,15 +219,6 @@ def _tables(md, owner):
         Column("number_of_waits", N),
         Column("wait_time", N),
         key=("dbid", "function_id", "instance_number", "snap_id"),
-    )
-    table(
-        "stats$sgastat",
-        *int_columns("snap_id", "dbid", "instance_number"),
-        Column("name", String(64), nullable=False),
-        Column("pool", String(30)),
-        Column("bytes", N),
-        key=("dbid", "snap_id", "instance_number", "name", "pool"),
-        rowid=True,  # POOL is null for some (SQLite keeps nulls in a rowid table's key)
     )
     table(
         "stats$pgastat",

@@ -34,10 +34,14 @@ SQL_COLUMNS = {
     "ccwait": "concurrency_wait_time",
 }
 # what the AWR views hold that Statspack does not, in words for the error
+ASH = (
+    "Active Session History (ASH is part of the Diagnostics Pack; Statspack samples none): its overview's AAS is the "
+    "snapshots' (DB time / elapsed)"
+)
 NOT_KEPT = {
-    "active_sess_history": "Active Session History (ASH is part of the Diagnostics Pack; Statspack samples none)",
-    "live_ash": "Active Session History (ASH is part of the Diagnostics Pack; Statspack samples none)",
-    "ash_info": "Active Session History (ASH is part of the Diagnostics Pack; Statspack samples none)",
+    "active_sess_history": ASH,
+    "live_ash": ASH,
+    "ash_info": ASH,
     "sysmetric_summary": "system metrics (V$SYSMETRIC)",
     "sysmetric_history": "system metrics (V$SYSMETRIC)",
     "iostat_filetype": "I/O by file type",
@@ -54,6 +58,13 @@ class NotInSource(ApiError, AttributeError):
     """A question about what the database's source does not keep."""
 
     status, code = 404, "not_in_source"
+
+
+def not_kept(view: str) -> NotInSource:
+    """The error of a question about AWR view `view` (its short name, e.g. "active_sess_history"), which Statspack
+    does not keep."""
+    kept = NOT_KEPT.get(view, view.replace("_", " "))
+    return NotInSource(f"this database's history is Statspack, which keeps no {kept}")
 
 
 class StatspackViews:
@@ -73,8 +84,7 @@ class StatspackViews:
         if built is None:
             build = _VIEWS.get(name)
             if build is None:
-                kept = NOT_KEPT.get(name, name.replace("_", " "))
-                raise NotInSource(f"this database's history is Statspack, which keeps no {kept}")
+                raise not_kept(name)
             built = self._built[name] = build(self)
         return built
 
@@ -482,14 +492,11 @@ def _plan_firsts(v):
     )
 
 
-def _plain(name: str, alias: str):
-    def build(v):
-        from sqlalchemy import select
+def _pgastat(v):
+    from sqlalchemy import select
 
-        t = v.t(name)
-        return select(t, t.c.dbid.label("con_dbid")).subquery(alias)
-
-    return build
+    t = v.t("stats$pgastat")
+    return select(t, t.c.dbid.label("con_dbid")).subquery("pgastat")
 
 
 def _dictionary(name: str):
@@ -515,8 +522,7 @@ _VIEWS = {
     "parameter": _parameter,
     "iostat_function": _iostat_function,
     "plan_firsts": _plan_firsts,
-    "sgastat": _plain("stats$sgastat", "sgastat"),
-    "pgastat": _plain("stats$pgastat", "pgastat"),
+    "pgastat": _pgastat,
     "users": _dictionary("users"),
     "objects": _dictionary("objects"),
 }
