@@ -211,7 +211,7 @@ def test_ashtop_of_the_blocking_window_by_sql_id_and_event(api, sql3, rac, stori
     )
 
 
-@pytest.mark.parametrize("hours", [1, 7, 30, 8 * 24])
+@pytest.mark.parametrize("hours", [1, 7, 30, pytest.param(8 * 24, marks=pytest.mark.slow)])  # 8 days: 3.5 s
 @pytest.mark.parametrize("instance", [None, "2"])
 def test_a_windows_top_lists_from_the_counts_less_its_edges_equal_its_samples(demo_store, rac, hours, instance):
     """A window off the snapshots' grid (docs/awr-rules.md §22): on the embedded store its top lists are the counts
@@ -267,6 +267,40 @@ def test_a_windows_aas_from_the_totals_and_its_edges_equals_its_samples(demo_sto
     ran = client.get(f"/api/v1/dbs/{rac['id']}/activity", query_string={**query, "show_sql": "1"}).get_json()
     from_totals = any("awrlens_ash_totals" in s["sql"] for s in ran["sql"])
     assert from_totals == (ran["bucket_seconds"] % 60 == 0)  # the totals read where whole minutes make the buckets
+
+
+@pytest.mark.parametrize("hours", [30, pytest.param(8 * 24, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("instance", [None, "2"])
+def test_ashtop_from_the_counts_per_block_and_session_equals_its_samples(demo_store, rac, hours, instance):
+    """ashtop by SQL_ID and event (docs/awr-rules.md §22) on the embedded store over 48 snapshot ids or more: the
+    counts per block and session of the snapshots wholly inside the range, and the samples inside a window of the
+    snapshots it cuts, give the same bytes as grouping the samples (the store without its counts per block), each
+    session counted once over the blocks; a window off the grid and a range of snapshot ids, every instance or one."""
+    from app import create_app
+    from app.settings import Settings
+
+    app = create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(demo_store[0])}}, answer_cache_mb=0))
+    client, store = app.test_client(), app.extensions["awrlens"].stores["demo"]
+    url = f"/api/v1/dbs/{rac['id']}/activity/groups"
+    end = datetime.fromisoformat(rac["snapshots"]["to"]).replace(hour=15, minute=7, second=0) - timedelta(days=1)
+    last = rac["snapshots"]["last_snap"] - 40
+    ranges = [
+        {"from": (end - timedelta(hours=hours, minutes=11)).isoformat(), "to": end.isoformat()},
+        {"begin_snap": last - 2 * hours - 5, "end_snap": last},  # half-hour snapshots: not on a block's edge
+    ]
+    asked = [
+        {**r, "group_by": g, **({"instance": instance} if instance else {})}
+        for r in ranges
+        for g in ("sql_id", "sql_id,event", "event")
+    ]
+    counted = [client.get(url, query_string=q) for q in asked]
+    shown = client.get(url, query_string={**asked[1], "show_sql": "1"}).get_json()
+    assert any("awrlens_ash_top" in s["sql"] for s in shown["sql"])  # the counts were read
+    store.ash_top = False
+    grouped = [client.get(url, query_string=q) for q in asked]
+    for q, a, b in zip(asked, counted, grouped, strict=True):
+        assert a.status_code == b.status_code == 200, q
+        assert a.get_json()["rows"] and a.data == b.data, q
 
 
 @pytest.mark.slow  # each question asked twice over up to 8 days of samples: the two ways' bytes

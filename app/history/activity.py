@@ -19,7 +19,13 @@ from app.history import live_buffer, names
 from app.history.database import Database, Range, offset
 from app.history.numbers import round4
 from app.store.awr import queries
-from app.store.awr.embedded.ash import ASH_TOP_LISTS, ASH_TOTAL_DIMENSIONS, ASH_TOTAL_PERIODS, ash_top_blocks
+from app.store.awr.embedded.ash import (
+    ASH_TOP_LISTS,
+    ASH_TOP_SPANS,
+    ASH_TOTAL_DIMENSIONS,
+    ASH_TOTAL_PERIODS,
+    ash_top_blocks,
+)
 from app.store.awr.queries import CPU, TOP_LISTS
 
 WIDTHS = (10, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 28800, 86400)  # bucket seconds
@@ -423,15 +429,15 @@ def _from_totals(db: Database, rng: Range, group_by, filters, binds, t0, width, 
 def _from_totals_and_edges(db: Database, read: Range, group_by, filters, binds, t0, width, top, seconds):
     """The same as _from_samples for a window of sample times (sampled_range) on the embedded store, or None where its
     totals do not serve (as _from_totals; and the snapshots wholly inside the window must be consecutive): the totals
-    of the snapshots wholly inside the window (those but its edges, _edges), each minute (half hour) in one bucket as
+    of the snapshots wholly inside the window (all but those it cuts, edges), each minute (half hour) in one bucket as
     the window starts on one and the width is whole ones, and the samples of its edge snapshots inside the window."""
     if group_by not in ASH_TOTAL_DIMENSIONS or not db.store.ash_totals or t0.microsecond or set(filters) - {"instance"}:
         return None
     start = calendar.timegm(t0.timetuple())  # local time, as the totals count it
     period = next((p for p in ASH_TOTAL_PERIODS if width % p == 0 and start % p == 0), None)
     ids = [snap_id for snap_id in db.timeline().snap_ids if read.lo < snap_id <= read.hi]
-    edges = set(_edges(db, read, *read.window))
-    inner = [k for k, snap_id in enumerate(ids) if snap_id not in edges]
+    cut = set(edges(db, read, *read.window))
+    inner = [k for k, snap_id in enumerate(ids) if snap_id not in cut]
     if period is None or not inner or inner[-1] - inner[0] + 1 != len(inner):
         return None
     lo, hi = ids[inner[0] - 1] if inner[0] else read.lo, ids[inner[-1]]  # the inner snapshots: (lo, hi]
@@ -661,14 +667,14 @@ def _top_lists_by_time(db: Database, read: Range, runs: list, key: tuple, binds:
     """_top_lists of a window of sample times (sampled_range): from the samples (coded on the embedded store), a
     statement per run of one offset (_runs); the runs' lists added up and ranked again where SNAP_TIMEZONE changes
     inside. On the embedded store, one run and the instance the only filter: the counts per block of the snapshots
-    read less their samples outside the window, which only the edge snapshots hold (_edges). `live`: the live
+    read less their samples outside the window, which only the edge snapshots hold (edges). `live`: the live
     buffer's samples, as they are."""
     v, names = db.store.views, (*TOP_LISTS, "instance", "blocking")
     coded = db.store.ash_coded and not live
     if coded and db.store.ash_top and set(key) <= {"instance"} and len(runs) == 1 and runs[0][3] is None:
         ((lo, hi, _, _, where),) = _run_binds(runs, binds, seconds)
-        edges = _edges(db, read, *read.window)
-        where.update(lo=lo, hi=hi, edge_snaps=edges or [lo], **_blocks(read))  # [lo]: no snapshot of the range
+        cut = edges(db, read, *read.window)
+        where.update(lo=lo, hi=hi, edge_snaps=cut or [lo], **_blocks(read))  # [lo]: no snapshot of the range
         found: dict = {name: [] for name in names}
         for name, *k, samples, second, _ in db.rows(queries.activity_top_coded(v, key, True, True), **where):
             found[name].append((tuple(k[: LIST_KEYS.get(name, 1)]), samples, second))
@@ -701,7 +707,22 @@ def _top_lists_by_time(db: Database, read: Range, runs: list, key: tuple, binds:
     }
 
 
-def _edges(db: Database, read: Range, w0: float, w1: float) -> list[int]:
+def inner_blocks(snaps: list[int]) -> dict:
+    """The binds of the blocks of embedded.ash.ASH_TOP that make up the snapshots `snaps` (ids, ascending; runs of
+    consecutive ids each its own blocks)."""
+    binds: dict = {}
+    run: list[int] = []
+    for snap_id in [*snaps, None]:
+        if run and (snap_id is None or snap_id != run[-1] + 1):
+            for span, firsts in ash_top_blocks(run[0] - 1, run[-1]).items():
+                binds.setdefault(f"blocks_{span}", []).extend(firsts)
+            run = []
+        if snap_id is not None:
+            run.append(snap_id)
+    return {f"blocks_{span}": binds.get(f"blocks_{span}", []) for span in (*ASH_TOP_SPANS, 1)}
+
+
+def edges(db: Database, read: Range, w0: float, w1: float) -> list[int]:
     """The snapshots of the range read whose intervals may hold samples outside the window (w0, w1] (epoch seconds):
     per instance, those whose interval starts before w0 (its previous snapshot ends before it; or it has none) or
     ends after w1. Every other snapshot's samples are in the window."""

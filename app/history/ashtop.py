@@ -11,6 +11,7 @@ from app.history import activity, live_buffer
 from app.history.database import Database, Range, offset
 from app.history.numbers import round4
 from app.store.awr import queries
+from app.store.awr.embedded.ash import ASH_TOP_SPANS
 
 MOST_DIMENSIONS = 3
 COLUMNS = ("samples", "aas", "pct_activity", "sessions", "first_seen", "last_seen")  # after each group's values
@@ -43,6 +44,8 @@ def compute(db: Database, rng: Range, group_by: list, filters: dict | None = Non
     runs = list(activity.sampled_runs(db, sampled, binds))
     if len(runs) > 1:  # SNAP_TIMEZONE changes inside: each group's sessions read, to count each once over the runs
         found, total = _across_runs(db, sampled, runs, group_by, widths, filters)
+    elif _counted(db, sampled, group_by, filters):
+        found, total = _from_counts(db, sampled, runs[0], group_by, widths, filters)
     else:
         found, total = {}, 0  # group -> (samples, sessions, (first seen, last seen))
         for t0, inst, where in runs:
@@ -77,6 +80,45 @@ def compute(db: Database, rng: Range, group_by: list, filters: dict | None = Non
     if live:
         body["live"] = live_buffer.note(read)
     return body
+
+
+COUNTED = ("sql_id", "event")  # the dimensions the embedded store counts per block and session (ASH_TOP's ashtop)
+COUNTED_FROM = ASH_TOP_SPANS[0]  # snapshot ids: a shorter range reads its samples faster than its blocks
+
+
+def _counted(db: Database, sampled, group_by: list, filters: dict) -> bool:
+    """Whether the embedded store's counts per block answer: its coded samples and counts, the history (not the live
+    buffer) over COUNTED_FROM snapshot ids or more, dimensions it counts and no filter but the instance."""
+    store = db.store
+    return (
+        store.ash_top
+        and store.ash_coded
+        and not sampled.live
+        and sampled.read.hi - sampled.read.lo >= COUNTED_FROM
+        and set(group_by) <= set(COUNTED)
+        and set(filters) <= {"instance"}
+    )
+
+
+def _from_counts(db: Database, sampled, run: tuple, group_by: list, widths: list, filters: dict):
+    """_across_runs' answer of one run from the counts per block and session of the snapshots wholly inside the range
+    or window and the samples inside it of the snapshots it cuts (activity.edges)."""
+    t0, inst, where = run
+    keys = tuple(sorted(filters)) if inst is None else tuple(sorted({*filters, "instance"}))
+    read = sampled.read
+    binds = {**where}
+    if sampled.by_time:
+        binds["edge_snaps"] = activity.edges(db, read, *read.window)
+    cut = set(binds.get("edge_snaps", ()))
+    binds |= activity.inner_blocks([s for s in range(read.lo + 1, read.hi + 1) if s not in cut])
+    stmt = queries.activity_groups_counted(db.store.views, tuple(group_by), keys, sampled.by_time)
+    tz = offset(sampled.first) + (t0 - sampled.first.end).total_seconds()
+    rows = db.rows(stmt, **binds)
+    found = {
+        _split(group_by, widths, key, db.dbid): (samples, sessions, (_stamp(seen0, tz), _stamp(seen1, tz)))
+        for *key, samples, sessions, seen0, seen1, _ in rows
+    }
+    return found, rows[0][-1] if rows else 0
 
 
 def _across_runs(db, sampled, runs: list, group_by: list, widths: list, filters: dict):

@@ -266,6 +266,13 @@ def embedded_statements(row_cap: int = Settings.row_cap) -> list:
     every += [queries.activity_top(v, "instance")]
     # ashtop over the coded samples, its default dimensions, a range and a window (history.ashtop)
     every += [queries.activity_groups(v, ("sql_id", "event"), (), window, False, True) for window in (False, True)]
+    # ashtop by SQL_ID and event from the counts per block and session (history.ashtop)
+    every += [
+        queries.activity_groups_counted(v, group_by, key, window)
+        for group_by in (("sql_id",), ("sql_id", "event"))
+        for key in ((), ("instance",))
+        for window in (False, True)
+    ]
     # a window's top lists: the counts per block less the samples outside it (activity._top_lists_by_time)
     every += [queries.activity_top_coded(v, key, True, True) for key in ((), ("instance",))]
     # Oracle's own reports as the demo store keeps them (embedded.reports.AWR_REPORTS, MONITOR_REPORTS)

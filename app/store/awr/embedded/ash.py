@@ -125,7 +125,11 @@ ASH_TOP_LISTS = {  # list -> its columns of ASH_BASE, as queries.DIMENSIONS, que
     "instance": ("instance_number",),
     "blocking": ("blocking_inst_id", "blocking_session", "BLOCKING_SESSION_SERIAL#", "event", "session_id"),
     "plan_line": ("sql_id", "sql_plan_hash_value", "sql_plan_line_id", "sql_plan_operation", "sql_plan_options"),
+    # ashtop by SQL_ID and event (queries.ash_counts.activity_groups_counted): per session, to count sessions once
+    # over the blocks, with the first and last SAMPLE_TIME (first_seen, last_seen: of this list only)
+    "ashtop": ("sql_id", "event", "instance_number", "session_id", "SESSION_SERIAL#"),
 }
+ASH_TOP_SEEN = ("ashtop",)  # the lists whose counts keep their first and last sample time
 ASH_TOP_KEYS = max(len(c) for c in ASH_TOP_LISTS.values())
 
 
@@ -141,9 +145,15 @@ def _ash_top():
         Column("list", Integer, nullable=False),  # its position in ASH_TOP_LISTS
         *[Column(f"k{k}", Integer) for k in range(ASH_TOP_KEYS)],
         *int_columns("samples", "on_cpu"),
+        *[Column(c, ash_sample_time().type) for c in ("first_seen", "last_seen")],
     )
     Index(f"{ASH_TOP_NAME}_blocks", table.c.dbid, table.c.list, table.c.span, table.c.first_snap)
     return table
+
+
+def ash_sample_time():
+    """ASH_BASE's SAMPLE_TIME column."""
+    return _ash_tables()[0].c.sample_time
 
 
 def ash_coded(column: str) -> bool:
@@ -171,25 +181,27 @@ def ash_top_fill():
     on_cpu = f"(SELECT id FROM {ASH_NAMES_NAME} WHERE value = 'ON CPU')"
     cpu = f"(SELECT id FROM {ASH_NAMES_NAME} WHERE value = 'CPU')"
     keys = [f"k{k}" for k in range(ASH_TOP_KEYS)]
-    columns = ", ".join(["dbid", "span", "first_snap", "instance_number", "list", *keys, "samples", "on_cpu"])
+    seen = ("first_seen", "last_seen")
+    columns = ", ".join(["dbid", "span", "first_snap", "instance_number", "list", *keys, "samples", "on_cpu", *seen])
     into = f"INSERT INTO {ASH_TOP_NAME} ({columns})"
     fill = []
     for position, (name, columns) in enumerate(ASH_TOP_LISTS.items()):
         cols = [f'"{c}"' for c in columns]
-        if name == "event":
-            cols = [f"CASE WHEN session_state = {on_cpu} THEN {cpu} ELSE event END"]
+        if name in ("event", "ashtop"):  # CPU for a sample ON CPU; blocking's is the event waited on
+            cols[columns.index("event")] = f"CASE WHEN session_state = {on_cpu} THEN {cpu} ELSE event END"
         cols += ["NULL"] * (ASH_TOP_KEYS - len(cols))
+        times = "min(sample_time), max(sample_time)" if name in ASH_TOP_SEEN else "NULL, NULL"
         where = " WHERE blocking_session IS NOT NULL" if name == "blocking" else ""
         fill.append(
             f"{into} SELECT dbid, {narrowest}, {block}, instance_number, {position}, {', '.join(cols)}, count(*), "
-            f"count(CASE WHEN session_state = {on_cpu} THEN 1 END) FROM {ASH_BASE_NAME}{where} "
+            f"count(CASE WHEN session_state = {on_cpu} THEN 1 END), {times} FROM {ASH_BASE_NAME}{where} "
             f"GROUP BY dbid, 3, instance_number, {', '.join(f'{k + 6}' for k in range(len(columns)))}"
         )
     for narrow, span in zip(ASH_TOP_SPANS[:0:-1], ASH_TOP_SPANS[-2::-1], strict=True):
         first = f"(first_snap - 1) / {span} * {span} + 1"
         fill.append(
             f"{into} SELECT dbid, {span}, {first}, instance_number, list, {', '.join(keys)}, sum(samples), "
-            f"sum(on_cpu) FROM {ASH_TOP_NAME} WHERE span = {narrow} "
+            f"sum(on_cpu), min(first_seen), max(last_seen) FROM {ASH_TOP_NAME} WHERE span = {narrow} "
             f"GROUP BY dbid, {first}, instance_number, list, {', '.join(keys)}"
         )
     return fill

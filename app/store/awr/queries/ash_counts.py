@@ -10,52 +10,113 @@ from app.store.awr.queries.core import statement
 from app.store.awr.views import Views
 
 
-def _ash_top(name: str, filters: tuple, sql_id=None):
+def _ash_top(name: str, filters: tuple, sql_id=None, window: bool = False):
     """The embedded store's counts of one top list over the intervals bound as blocks_48 and blocks_6 (the first
     snapshots of ASH_TOP's blocks) and blocks_1 (the snapshots whose coded samples are counted as they are,
     ash_top_blocks), with the instance filter bound as _ash_where binds it, and the list's first column equal
     to `sql_id` (a code) if given: a subquery of the list's columns k0, k1... (codes where the samples keep codes),
-    samples and on_cpu. SQLite only."""
+    samples and on_cpu, and first_seen and last_seen for a list that keeps them (ASH_TOP_SEEN). With `window`, also
+    the samples in the window (w0, w1] of the snapshots bound as edge_snaps (those the window cuts). SQLite only."""
     from sqlalchemy import bindparam, case, literal, null, select, union_all
 
-    from app.store.awr.embedded.ash import ASH_BASE, ASH_TOP, ASH_TOP_KEYS, ASH_TOP_LISTS, ASH_TOP_SPANS
+    from app.store.awr.embedded.ash import ASH_BASE, ASH_TOP, ASH_TOP_KEYS, ASH_TOP_LISTS, ASH_TOP_SEEN, ASH_TOP_SPANS
 
     if set(filters) - {"instance"}:
         raise ValueError(f"ASH_TOP counts no filter but the instance, not {filters}")
+    seen = name in ASH_TOP_SEEN
 
-    def arm(source, span, keys, samples, on_cpu, where):
+    def arm(source, snaps, keys, samples, on_cpu, times, where):
         where = [source.c.dbid == bindparam("dbid"), *where]
         if filters:
             where.append(source.c.instance_number == bindparam("f_instance_0"))
         if sql_id is not None:
             where.append(keys[0] == sql_id)
         first = source.c.first_snap if source is ASH_TOP else source.c.snap_id
-        where.append(first.in_(bindparam(f"blocks_{span}", expanding=True)))
+        where.append(first.in_(bindparam(snaps, expanding=True)))
         keys = [*keys, *[null()] * (ASH_TOP_KEYS - len(keys))]
+        times = [t.label(n) for t, n in zip(times, ("first_seen", "last_seen"), strict=True)] if seen else []
         return select(
-            *[k.label(f"k{n}") for n, k in enumerate(keys)], samples.label("samples"), on_cpu.label("on_cpu")
+            *[k.label(f"k{n}") for n, k in enumerate(keys)], samples.label("samples"), on_cpu.label("on_cpu"), *times
         ).where(*where)
 
     t, b = ASH_TOP, ASH_BASE
     arms = [
         arm(
             t,
-            span,
+            f"blocks_{span}",
             [t.c[f"k{n}"] for n in range(ASH_TOP_KEYS)],
             t.c.samples,
             t.c.on_cpu,
+            (t.c.first_seen, t.c.last_seen),
             [t.c.list == list(ASH_TOP_LISTS).index(name), t.c.span == span],
         )
         for span in ASH_TOP_SPANS
     ]
     by_name = {c.name: c for c in b.c}
     columns = [by_name[c] for c in ASH_TOP_LISTS[name]]
-    if name == "event":
-        ((columns[0], _),) = _coded_dimension(b, "event")
-    on_cpu = b.c.session_state == _ash_code(bindparam("on_cpu", ON_CPU))
+    if name in ("event", "ashtop"):  # CPU for a sample ON CPU (embedded.ash.ash_top_fill)
+        ((columns[ASH_TOP_LISTS[name].index("event")], _),) = _coded_dimension(b, "event")
+    on_cpu = case((b.c.session_state == _ash_code(bindparam("on_cpu", ON_CPU)), 1), else_=0)
     where = [b.c.blocking_session.isnot(None)] if name == "blocking" else []
-    arms.append(arm(b, 1, columns, literal(1), case((on_cpu, 1), else_=0), where))
+    times = (b.c.sample_time, b.c.sample_time)
+    arms.append(arm(b, "blocks_1", columns, literal(1), on_cpu, times, where))
+    if window:
+        arms.append(arm(b, "edge_snaps", columns, literal(1), on_cpu, times, [*where, _in_window(b)]))
     return union_all(*arms).subquery("counts")
+
+
+@statement
+def activity_groups_counted(v: Views, group_by: tuple, filters: tuple = (), window: bool = False):
+    """activity_groups by SQL_ID and event (`group_by` of those) from the embedded store's counts per block and
+    session (ASH_TOP's list ashtop, `filters` the instance at most) of the snapshots wholly inside the range or
+    window, and with `window` the samples inside it of the snapshots it cuts (edge_snaps): each session counted once
+    over the blocks, the same rows as over the samples. SQLite only (`v` unused)."""
+    from sqlalchemy import func, select
+
+    from app.store.awr.embedded.ash import ASH_TOP_LISTS, ash_coded
+    from app.store.awr.queries.ash_samples import TOP_GROUP_ROWS
+
+    columns = ASH_TOP_LISTS["ashtop"]
+    if set(group_by) - set(columns[:2]):
+        raise ValueError(f"ASH_TOP counts ashtop by sql_id and event only, not {group_by}")
+    c = _ash_top("ashtop", filters, window=window)
+    keys = [c.c[f"k{columns.index(name)}"] for name in group_by]
+    per_session = (
+        select(
+            *[k.label(f"g{n}") for n, k in enumerate(keys)],
+            func.sum(c.c.samples).label("samples"),
+            func.min(c.c.first_seen).label("first_seen"),
+            func.max(c.c.last_seen).label("last_seen"),
+        )
+        .group_by(*keys, c.c.k2, c.c.k3, c.c.k4)
+        .subquery()
+    )
+    g = [per_session.c[f"g{n}"] for n in range(len(keys))]
+    grouped = (
+        select(
+            *g,
+            func.sum(per_session.c.samples).label("samples"),
+            func.count().label("sessions"),
+            func.min(per_session.c.first_seen).label("first_seen"),
+            func.max(per_session.c.last_seen).label("last_seen"),
+        )
+        .group_by(*g)
+        .subquery()
+    )
+    coded = [ash_coded(name) for name in group_by]
+    named = [_ash_named(grouped.c[f"g{n}"], code).label(f"g{n}") for n, code in enumerate(coded)]
+    return (
+        select(
+            *named,
+            grouped.c.samples,
+            grouped.c.sessions,
+            grouped.c.first_seen,
+            grouped.c.last_seen,
+            func.sum(grouped.c.samples).over(),
+        )
+        .order_by(grouped.c.samples.desc(), *named)
+        .limit(TOP_GROUP_ROWS)
+    )
 
 
 def _ash_top_grouped(name: str, filters: tuple, keys: range, sums: dict, sql_id=None):
