@@ -676,7 +676,11 @@ def test_csv_downloads(server, dbs, client, page):
     with page.page.expect_download() as info:
         page.page.locator("[data-table=top-sql] button.buttons-csv").click()
     download = info.value
-    assert download.suggested_filename == "awrlens-top-sql.csv"
+    # the file names the database, the table and the range shown, in the database's local time (issue 34)
+    listed = next(d for d in client.get("/api/v1/dbs").get_json()["databases"] if d["id"] == dbs["single"])
+    end = datetime.fromisoformat(listed["snapshots"]["to"])
+    shown = f"{end - timedelta(days=7):%Y%m%dT%H%M}-{end:%Y%m%dT%H%M}"
+    assert download.suggested_filename == f"awrlens-{listed['db_name']}-top-sql-{shown}.csv"
     rows = list(csv.reader(io.StringIO(Path(download.path()).read_text(encoding="utf-8"))))
     # "Last week" ends at the newest snapshot, as the API's default range does
     api = client.get(f"/api/v1/dbs/{dbs['single']}/top-sql", query_string={"limit": 25}).get_json()["rows"]
@@ -689,7 +693,9 @@ def test_csv_downloads(server, dbs, client, page):
 
     with page.page.expect_download() as info:
         page.page.locator("[data-chart=host-cpu] button[data-act=csv]").click()
+    assert info.value.suggested_filename == f"awrlens-{listed['db_name']}-host-cpu-{shown}.csv"
     rows = list(csv.DictReader(io.StringIO(Path(info.value.path()).read_text(encoding="utf-8"))))
+    assert {r["database"] for r in rows} == {listed["db_name"]}
     chart = next(c for c in page.charts() if c["id"] == "host-cpu")
     assert len(rows) == sum(len(d["points"]) for d in chart["datasets"]) > 600
     assert {r["series"] for r in rows} == {"Host CPU %", "Host I/O wait %"}
@@ -739,6 +745,8 @@ def test_a_charts_png_stands_alone(server, dbs, stories, page):
         datetime.fromisoformat(stories["restart"]["startup_time"]).tzinfo
     )
     assert lines[1].startswith(frm.strftime("%Y-%m-%d %H:%M")) and lines[1].endswith(f"({zone})"), lines
+    to = datetime.fromtimestamp(chart["to"] / 1000, UTC).astimezone(frm.tzinfo)
+    assert info.value.suggested_filename == f"awrlens-{name}-host-cpu-{frm:%Y%m%dT%H%M}-{to:%Y%m%dT%H%M}.png"
     assert page.errors == []
 
 

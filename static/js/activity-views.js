@@ -248,7 +248,7 @@
     var c = Charts.create(grid, { id: "activity", wide: true, stacked: true, bucket: true, height: 320,
       title: "Average active sessions by wait class · from the snapshots (Statspack)" + (inst !== "all" ? " · instance " + inst : ""),
       singleInstance: ctx.db.instances.length === 1, onWindow: ctx.onWindow, changes: AWRLens.Changes.loader(ctx),
-      load: Loaders.waitClasses(ctx, inst) });
+      database: ctx.db.name, load: Loaders.waitClasses(ctx, inst) });
     parts.charts.push(c);
   }
 
@@ -320,6 +320,7 @@
         onWindow: live ? function (from, to) { State.set({ live: zoneIso(from) + "/" + zoneIso(to) }); } : ctx.onWindow,
         minWindow: live ? LIVE_MIN_WINDOW : undefined,  // one-second samples: a zoom down to a minute
         singleInstance: ctx.db.instances.length === 1, about: function () { return about(ctx, c, filters); },
+        database: ctx.db.name,
         changes: live ? null : AWRLens.Changes.loader(ctx),
         load: Loaders.activity(ctx, { by: by, filters: asParams(filters), instance: inst, cpu: !filters.length && !live,
           live: live ? function () { return parts.live; } : null }) });

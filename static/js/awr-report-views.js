@@ -163,9 +163,9 @@
       var grid = element("div", { "class": "grid" });
       root.appendChild(grid);
       parts.stored = Tables.create(grid, { id: "awr-stored", title: "Reports this store keeps", wide: true,
-        columns: [TEXT("label", "Report"), TEXT("instances", "Instances"), NUM("begin_snap", "Begin snap"),
-          NUM("end_snap", "End snap"), { key: "b_begin_snap", title: "Compared with, begin", type: "num", optional: true },
-          { key: "b_end_snap", title: "end", type: "num", optional: true }, TEXT("types", "As")],
+        columns: [TEXT("label", "Report"), TEXT("instances", "Instances"), Tables.id("begin_snap", "Begin snap"),
+          Tables.id("end_snap", "End snap"), { key: "b_begin_snap", title: "Compared with, begin", type: "id", optional: true },
+          { key: "b_end_snap", title: "end", type: "id", optional: true }, TEXT("types", "As")],
         onRow: function (r) {
           State.set({ begin_snap: String(r.begin_snap), end_snap: String(r.end_snap),
             b_begin_snap: r.b_begin_snap ? String(r.b_begin_snap) : null, b_end_snap: r.b_end_snap ? String(r.b_end_snap) : null,
@@ -261,7 +261,7 @@
         columns: [{ key: "start", title: "Start", type: "time" }, { key: "end", title: "End", type: "time" },
           NUM("duration_s", "Duration", "s"), TEXT("status", "Status"), NUM("instance", "Instance"),
           TEXT("sql_exec_id", "SQL exec ID"), NUM("elapsed_s", "Elapsed", "s"), NUM("cpu_s", "CPU", "s"),
-          NUM("buffer_gets", "Buffer gets"), TEXT("plan_hash_value", "Plan hash value"), NUM("report_id", "Report ID")],
+          NUM("buffer_gets", "Buffer gets"), TEXT("plan_hash_value", "Plan hash value"), Tables.id("report_id", "Report ID")],
         onRow: open });
       parts.tables.push(t);
     };

@@ -201,11 +201,12 @@
       return true;
     }
     if (what === "png") {
-      if (chart.chart) { F.download("awrlens-" + chart.spec.id + ".png", png(chart)); }
+      if (chart.chart) { F.download(AWRLens.Views.fileName(chart.spec.id, "png", chart.win), png(chart)); }
       return true;
     }
     if (what === "csv") {
-      F.download("awrlens-" + chart.spec.id + ".csv", new Blob([chart.toCSV()], { type: "text/csv;charset=utf-8" }));
+      F.download(AWRLens.Views.fileName(chart.spec.id, "csv", chart.win),
+        new Blob([chart.toCSV()], { type: "text/csv;charset=utf-8" }));
       return true;
     }
     return false;

@@ -124,10 +124,10 @@
     return ticks;
   }
 
-  /** A tick's text: the time of day, or the date at midnight and on axes of whole days. */
+  /** A tick's text: the date at midnight, the time of day at any other tick (noon reads 12:00 on an axis of days). */
   function tickLabel(value, win) {
-    var d = DateTime.fromMillis(value, { zone: win.zone }), days = win.to - win.from > 2 * UNIT_MS.day;
-    return days || (d.hour === 0 && d.minute === 0) ? d.toFormat("dd LLL") : d.toFormat("HH:mm");
+    var d = DateTime.fromMillis(value, { zone: win.zone });
+    return d.hour === 0 && d.minute === 0 ? d.toFormat("dd LLL") : d.toFormat("HH:mm");
   }
 
   /** A tick step for a byte unit's axis: a round number (1, 2 or 5 x 10^k) of the binary unit (KB, MB, GB...) the

@@ -25,7 +25,7 @@
 
   /**
    * spec: {id, title, load, onWindow, stacked, bucket, detail (bool: has per-minute twins), yMax, height,
-   * minWindow (ms: the narrowest zoom, Windows.MIN_WINDOW unless given)}
+   * minWindow (ms: the narrowest zoom, Windows.MIN_WINDOW unless given), database (its name: the CSV's first column)}
    */
   function TimeChart(container, spec) {
     this.spec = spec;
@@ -240,16 +240,16 @@
 
   TimeChart.prototype.toCSV = function () {
     if (this.spec.toCSV) { return this.spec.toCSV(this); }  // a chart that draws more than its lines (a heat map)
-    var zone = this.win.zone, rows = [];
+    var zone = this.win.zone, rows = [], database = this.spec.database;
     this.points().forEach(function (d) {
       d.points.forEach(function (p) {
         var short = d.partial[p[0]];
         // a shifted series (compare's period B) at its own time
-        rows.push([d.label, d.instance, d.unit, F.isoTime(p[0] + (d.shift || 0), zone), p[1],
+        rows.push([database, d.label, d.instance, d.unit, F.isoTime(p[0] + (d.shift || 0), zone), p[1],
           short ? short.missing.join(" ") : ""]);
       });
     });
-    return F.csv(["series", "instance", "unit", "time", "value", "missing_instances"], rows);
+    return F.csv(["database", "series", "instance", "unit", "time", "value", "missing_instances"], rows);
   };
 
   TimeChart.prototype.destroy = function () {

@@ -72,6 +72,7 @@
     var win = { from: shared.from, to: shared.to, zone: Dbs.zoneOf(ctx.state, ctx.db),
       limits: { min: shared.from, max: shared.to } };
     var c = Charts.create(root, Object.assign({ singleInstance: ctx.db.instances.length === 1, prefetch: false,
+      database: ctx.db.name,
       about: function () { return about(ctx); },
       onWindow: function (from, to) { c.setWindow(Object.assign({}, win, { from: from, to: to })); },
       load: function (range) {

@@ -91,6 +91,9 @@
       Api.get(Dbs.path(db, "/range"), win.params, { silent: true }).then(function (body) {
         if (shown.data("win") === win && body.range.begin_snap !== null) {
           shown.text(label + " · snapshots " + body.range.begin_snap + "–" + body.range.end_snap);
+          // the snapshot boxes show the range shown, not the whole history (their placeholders)
+          $(SEL.beginSnap).val(body.range.begin_snap);
+          $(SEL.endSnap).val(body.range.end_snap);
         }
       }, function () { /* the label without them */ });
     }

@@ -19,7 +19,18 @@
     return formats[p].format(x);
   }
 
-  /** One value with its unit, for tables, tooltips and labels: bytes and MB scaled, % with one decimal. */
+  var DURATION_UNITS = { "µs": 1e-6, us: 1e-6, ms: 1e-3, s: 1 };  // seconds in one of the unit
+  var DURATION_STEPS = [[3600, "h"], [60, "min"], [1, "s"], [1e-3, "ms"], [1e-6, "µs"]];
+
+  /** A time in the largest unit that shows it as 1 or more (1,232,084 ms is 20.5 min), never finer than its own. */
+  function duration(value, unit) {
+    var own = DURATION_UNITS[unit], seconds = Math.abs(value) * own;
+    var step = DURATION_STEPS.find(function (s) { return seconds >= s[0] * 0.99995 || s[0] <= own; });
+    return number(value * own / step[0]) + " " + (step[0] === own ? unit : step[1]);
+  }
+
+  /** One value with its unit, for tables, tooltips and labels: bytes and MB scaled, times in the largest unit that
+   * shows them as 1 or more, % with one decimal. */
   function fmtValue(value, unit) {
     if (value === null || value === undefined || (typeof value === "number" && isNaN(value))) { return "—"; }
     if (typeof value !== "number") { return String(value); }
@@ -31,6 +42,7 @@
       while (Math.round(Math.abs(x)) >= 1024 && i < BYTE_UNITS.length - 1) { x /= 1024; i += 1; }
       return number(x) + " " + BYTE_UNITS[i] + (bytes[2] || "");
     }
+    if (DURATION_UNITS[unit]) { return duration(value, unit); }
     if (unit === "%") { return number(value, 1) + " %"; }
     if (/^1\//.test(unit)) { return number(value) + " /" + unit.slice(2); }  // "101 /s", not "101 1/s"
     return number(value) + (unit ? " " + unit : "");
@@ -91,6 +103,9 @@
     return d.toFormat(d.second ? "yyyy-LL-dd'T'HH:mm:ssZZ" : "yyyy-LL-dd'T'HH:mmZZ");
   }
 
+  /** A moment in a file name: 20261113T0700 (the zone's local time, as the range shown). */
+  function fileStamp(ms, z) { return dt(ms, z).toFormat("yyyyLLdd'T'HHmm"); }
+
   /** The value of an <input type="datetime-local"> for a moment, and back. */
   function inputTime(ms, z) { return dt(ms, z).toFormat("yyyy-LL-dd'T'HH:mm"); }
   function parseInputTime(value, z) {
@@ -137,7 +152,7 @@
   }
 
   AWRLens.Format = {
-    fmtValue: fmtValue, unitTitle: unitTitle, fmtCompact: fmtCompact, fmtChange: fmtChange, fmtTime: fmtTime, isoTime: isoTime,
+    fmtValue: fmtValue, fileStamp: fileStamp, unitTitle: unitTitle, fmtCompact: fmtCompact, fmtChange: fmtChange, fmtTime: fmtTime, isoTime: isoTime,
     inputTime: inputTime, parseInputTime: parseInputTime, zone: zone, offsetOf: offsetOf, esc: esc,
     formulaSafe: formulaSafe, csv: csv, download: download
   };

@@ -24,6 +24,7 @@
 
   function chart(ctx, parts, root, spec) {
     var c = Charts.create(root, Object.assign({ onWindow: ctx.onWindow, singleInstance: ctx.db.instances.length === 1,
+      database: ctx.db.name,
       about: function () { return about(ctx, c); }, changes: AWRLens.Changes.loader(ctx) }, spec));
     parts.charts.push(c);
     return c;

@@ -8,7 +8,7 @@
 (function (AWRLens, $) {
   "use strict";
   var Api = AWRLens.Api, State = AWRLens.State, Dbs = AWRLens.Databases, Controls = AWRLens.Controls;
-  var element = AWRLens.Dom.element, SEL = Controls.SEL;
+  var element = AWRLens.Dom.element, SEL = Controls.SEL, F = AWRLens.Format;
   var cfg = window.AWRLENS_CONFIG || {};
   var VIEWS = AWRLens.Dom.table();
   var active = null, renderGen = 0;
@@ -111,7 +111,23 @@
     $(SEL.main).append(box);
   }
 
+  /** An export's file name: awrlens-<database>-<what>-<from>-<to>.<ext>, the range shown (a chart's own window `win`,
+   * else the view's) as the database's local times (awrlens-RACPROD-aas-20261113T0700-20261120T0700.csv);
+   * awrlens-<what>.<ext> where no database is shown (a benchmark run). */
+  function fileName(what, ext, win) {
+    var ctx = active && active.ctx, parts = ["awrlens"];
+    if (ctx && ctx.db) {
+      var w = win || ctx.win;
+      parts.push(ctx.db.name, what);
+      if (w) { parts.push(F.fileStamp(w.from, w.zone), F.fileStamp(w.to, w.zone)); }
+    } else {
+      parts.push(what);
+    }
+    return parts.map(function (p) { return String(p).replace(/[^A-Za-z0-9_.-]+/g, "_"); }).join("-") + "." + ext;
+  }
+
   AWRLens.Views = {
+    fileName: fileName,
     /** Register a view under the name the state's `view` gives it. */
     add: function (name, view) { VIEWS[name] = view; },
     init: function (databases) {

@@ -55,6 +55,8 @@
           F.esc(F.fmtChange(data)) + "</span>";
       } else if (col.type === "plans") {
         shown = (data || []).join(", ");
+      } else if (col.type === "id") {
+        shown = data === null || data === undefined ? "—" : String(data);
       } else if (col.type === "link") {
         if (type !== "display" || data === null || data === undefined) { return data === undefined ? null : data; }
         // a link of its own (`follow`) goes where it says; any other is the row's, whose click is onRow's
@@ -68,7 +70,7 @@
   }
 
   /**
-   * spec: {id, title, columns: [{key, title, type: text|num|change|time|plans|link, unit, href, follow, optional,
+   * spec: {id, title, columns: [{key, title, type: text|num|id|change|time|plans|link, unit, href, follow, optional,
    *        better (change: the row's key that says which way is better)}], order,
    *        onRow(row) (a click or Enter on a row), rowMark(row) (a word set as the row's data-mark, or none),
    *        zone() (the time zone of time columns), pageLength, wide}
@@ -119,8 +121,9 @@
       layout: { topStart: "buttons", topEnd: "search", bottomStart: "info", bottomEnd: "paging" },
       buttons: [
         { extend: "copyHtml5", text: "Copy", exportOptions: exportOptions, title: null, footer: false },
-        { extend: "csvHtml5", text: "CSV", filename: "awrlens-" + spec.id, exportOptions: exportOptions, title: null,
-          footer: false }
+        { extend: "csvHtml5", text: "CSV", exportOptions: exportOptions, title: null, footer: false,
+          // the database and the range shown name the file (Views.fileName); Buttons adds the extension
+          filename: function () { return AWRLens.Views.fileName(spec.id, "csv").replace(/\.csv$/, ""); } }
       ],
       language: { emptyTable: "No data in this range.", zeroRecords: "No matching rows.", search: "Search:" },
       createdRow: function (tr, row) {
@@ -186,8 +189,9 @@
 
   AWRLens.Tables = {
     create: function (container, spec) { return new Table(container, spec); },
-    /** Column specs: a number shown with its unit, and text. */
+    /** Column specs: a number shown with its unit, an identifier (a snapshot id: its digits, no separators), and text. */
     num: function (key, title, unit) { return { key: key, title: title, type: "num", unit: unit }; },
+    id: function (key, title) { return { key: key, title: title, type: "id" }; },
     text: function (key, title) { return { key: key, title: title, type: "text" }; },
     /** The container of a row in a CDB root (shown only there). */
     container: { key: "container", title: "Container", type: "text", optional: true },

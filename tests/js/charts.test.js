@@ -134,3 +134,21 @@ describe("a time chart (charts.js)", () => {
     expect(asked.slice(1)).toEqual([[{ from: six.to, to: six.to + 6 * HOUR }, true]]);
   });
 });
+
+describe("the time axis (chart-config.js)", () => {
+  test("a tick at midnight names the date, any other the time of day: a week's ticks every 12 hours alternate", () => {
+    const week = { from: Date.UTC(2026, 10, 13, 6), to: Date.UTC(2026, 10, 20, 6), zone: "UTC+01:00" };
+    const ticks = A.ChartConfig.roundTicks(week.from, week.to, week.zone, 14);
+    const labels = ticks.map((t) => A.ChartConfig.tickLabel(t.value, week));
+    expect(labels.slice(0, 4)).toEqual(["12:00", "14 Nov", "12:00", "15 Nov"]);  // 07:00 +01:00 is the first instant
+    expect(new Set(labels.filter((l) => l !== "12:00")).size).toBe(labels.filter((l) => l !== "12:00").length);
+  });
+  test("ticks fall on round hours of the zone shown", () => {
+    const day = { from: Date.UTC(2026, 10, 13, 6, 17), to: Date.UTC(2026, 10, 14, 6, 17), zone: "UTC+01:00" };
+    const ticks = A.ChartConfig.roundTicks(day.from, day.to, day.zone, 12);
+    const labels = ticks.map((t) => A.ChartConfig.tickLabel(t.value, day));
+    expect(labels[0]).toBe("08:00");  // 07:17 there; 12 ticks a day: every 2 hours, on even hours
+    expect(labels).toContain("14 Nov");
+    for (const l of labels) { expect(l === "14 Nov" || /^(0|1|2)\d:00$/.test(l)).toBe(true); }
+  });
+});

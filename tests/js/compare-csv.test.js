@@ -29,13 +29,14 @@ const series = (w, v) => ({ key: "derived:aas|all", label: "AAS", unit: "session
 
 test("B's rows carry B's own times, A's rows A's, each with its value", () => {
   const [da, db] = A.Compare.overlaid([series(a, 0)], [series(b, 100)], a, b, STEP);
-  const chart = A.Charts.create(document.createElement("div"), { id: "compare-aas", title: "AAS" });
+  const chart = A.Charts.create(document.createElement("div"), { id: "compare-aas", title: "AAS", database: "ORCL" });
   chart.win = { from: a.from, to: a.to, zone: ZONE };
   chart.chart = { data: { datasets: [da, db] } };
   const rows = chart.toCSV().trim().split(/\r?\n/).map((line) => line.split(","));
-  expect(rows[0]).toEqual(["series", "instance", "unit", "time", "value", "missing_instances"]);
+  expect(rows[0]).toEqual(["database", "series", "instance", "unit", "time", "value", "missing_instances"]);
+  expect(new Set(rows.slice(1).map((r) => r[0]))).toEqual(new Set(["ORCL"]));  // every row names its database
   // +01:00: 02:30 UTC is 03:30 there; B's points 09:30..10:00 UTC are 10:30..11:00 there
-  expect(rows.slice(1).map((r) => [r[0], r[3], r[4]])).toEqual([
+  expect(rows.slice(1).map((r) => [r[1], r[4], r[5]])).toEqual([
     ["A · AAS", "2026-11-17T03:30+01:00", "1"],
     ["A · AAS", "2026-11-17T04:00+01:00", "2"],
     ["A · AAS", "2026-11-17T04:30+01:00", "3"],

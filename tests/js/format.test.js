@@ -30,10 +30,27 @@ describe("values with their units", () => {
     expect(F.unitTitle("ms")).toBe("ms");
   });
   test("significant digits follow the size of the value", () => {
-    expect(F.fmtValue(1234.56, "ms")).toBe("1,235 ms");
+    expect(F.fmtValue(1234.56, "ops")).toBe("1,235 ops");
     expect(F.fmtValue(12.345, "ms")).toBe("12.3 ms");
     expect(F.fmtValue(1.2345, "ms")).toBe("1.23 ms");
     expect(F.fmtValue(0.012345, "ms")).toBe("0.012 ms");
+  });
+  test("a time reads in the largest unit that shows it as 1 or more, never finer than its own", () => {
+    expect(F.fmtValue(1232084, "ms")).toBe("20.5 min");  // the SQL monitor's elapsed time of issue 34
+    expect(F.fmtValue(1234.56, "ms")).toBe("1.23 s");
+    expect(F.fmtValue(999, "ms")).toBe("999 ms");
+    expect(F.fmtValue(7200, "s")).toBe("2 h");
+    expect(F.fmtValue(59, "s")).toBe("59 s");
+    expect(F.fmtValue(90, "s")).toBe("1.5 min");
+    expect(F.fmtValue(0.5, "s")).toBe("0.5 s");  // not 500 ms: the value's own unit is the finest
+    expect(F.fmtValue(1500, "µs")).toBe("1.5 ms");
+    expect(F.fmtValue(-3600000, "ms")).toBe("-1 h");
+    expect(F.fmtValue(0, "ms")).toBe("0 ms");
+    expect(F.fmtValue(90, "s/txn")).toBe("90 s/txn");  // a rate is not a duration
+  });
+  test("a moment in a file name is the zone's local minute", () => {
+    expect(F.fileStamp(Date.UTC(2026, 10, 13, 6, 0), "UTC+01:00")).toBe("20261113T0700");
+    expect(F.fileStamp(Date.UTC(2026, 10, 13, 23, 59, 59), "UTC")).toBe("20261113T2359");
   });
   test("no value is a dash, never 0 or NaN", () => {
     for (const missing of [null, undefined, NaN]) { expect(F.fmtValue(missing, "ms")).toBe("—"); }

@@ -1,0 +1,126 @@
+"""How the page reads (issue 34, "Exports and axes") in real headless Chromium: time axes that tell noon from
+midnight, times in the largest unit that shows them, snapshot ids as ids, the snapshot boxes holding the range shown,
+and every line of a chart in contrast with the dark theme's panel. Expectations come from the store's answers (the
+API asked again through the app's test client) and from WCAG 2.2's contrast ratio (1.4.11: 3:1 for graphics)."""
+
+import sqlite3
+from datetime import datetime, timedelta
+
+import pytest
+from test_browser import _url
+
+pytestmark = [pytest.mark.browser, pytest.mark.wire, pytest.mark.slow]
+
+
+def _listed(client, db_id):
+    return next(d for d in client.get("/api/v1/dbs").get_json()["databases"] if d["id"] == db_id)
+
+
+def test_a_weeks_axis_names_midnight_by_its_date_and_noon_by_its_time(server, dbs, client, page):
+    """The overview's last week: ticks on round hours of the database's zone; each label is the date at midnight and
+    the time of day elsewhere, so no two ticks read the same (the week read "14 Nov, 14 Nov, 15 Nov..." before)."""
+    page.page.set_viewport_size({"width": 1920, "height": 1000})  # wide enough for a tick every 12 hours
+    page.open(_url(server, db=dbs["single"], view="overview", range="7d"))
+    ticks = page.page.evaluate(
+        """() => { const c = Chart.getChart(document.querySelector('[data-chart=aas] canvas'));
+        return c.scales.x.ticks.map((t) => [t.value, t.label]); }"""
+    )
+    offset = datetime.fromisoformat(_listed(client, dbs["single"])["snapshots"]["to"]).tzinfo
+    assert len(ticks) >= 10  # the wide chart: ticks every 12 hours
+    for value, label in ticks:
+        at = datetime.fromtimestamp(value / 1000, offset)
+        assert at.minute == 0 and at.second == 0  # a round hour there
+        assert label == (f"{at:%d %b}" if at.hour == 0 else f"{at:%H:%M}"), (at, label)
+    labels = [label for _, label in ticks]
+    assert len(set(labels) - {"12:00"}) == len([x for x in labels if x != "12:00"])  # no date twice
+    assert page.errors == []
+
+
+def test_the_snapshot_boxes_hold_the_range_shown(server, dbs, client, page):
+    """A time range's snapshot boxes hold its own snapshot ids (the API's /range), not the whole history's."""
+    page.open(_url(server, db=dbs["rac"], view="overview", range="1d"))
+    listed = _listed(client, dbs["rac"])
+    end = datetime.fromisoformat(listed["snapshots"]["to"])
+    rng = client.get(
+        f"/api/v1/dbs/{dbs['rac']}/range",
+        query_string={"from": (end - timedelta(days=1)).isoformat(), "to": end.isoformat()},
+    ).get_json()["range"]
+    page.page.wait_for_function(f"document.querySelector('#begin-snap').value === '{rng['begin_snap']}'")
+    assert page.page.input_value("#end-snap") == str(rng["end_snap"])
+    assert rng["begin_snap"] != listed["snapshots"]["first_snap"]
+    assert str(rng["end_snap"]) in page.page.locator("#range-label").text_content()
+    assert page.errors == []
+
+
+def test_snapshot_ids_are_ids_and_times_scale_their_unit(server, dbs, client, demo_store, page):
+    """The Oracle reports view lists the kept reports' snapshot ids as their digits (10261, not 10,261); SQL detail's
+    monitored executions show each elapsed time in the largest unit that reads 1 or more (s, min, h)."""
+    db = dbs["rac"]
+    page.open(_url(server, db=db, view="oracle-reports", range="7d"))
+    page.page.wait_for_selector("[data-table=awr-stored] tbody tr td:nth-child(3)")
+    kept = client.get(f"/api/v1/dbs/{db}/awr-report/stored").get_json()["reports"]
+    shown = [r.locator("td").all_text_contents() for r in page.page.locator("[data-table=awr-stored] tbody tr").all()]
+    assert {(r[2], r[3]) for r in shown} <= {(str(k["begin_snap"]), str(k["end_snap"])) for k in kept}
+    assert all(int(r[2]) >= 1000 for r in shown)  # ids that a separator would have split
+
+    con = sqlite3.connect(f"file:{demo_store[0]}?mode=ro", uri=True)
+    sql_id = con.execute(
+        "select key1 from dba_hist_reports where dbid = ? group by key1 order by count(*) desc limit 1",
+        (int(db.split(".")[1]),),
+    ).fetchone()[0]
+    con.close()
+    page.open(_url(server, db=db, view="sql", sql=sql_id, range="7d"))
+    api = client.get(f"/api/v1/dbs/{db}/sql/{sql_id}/monitor", query_string={"instance": "all"}).get_json()["rows"]
+    page.page.wait_for_selector("[data-table=sql-monitor] tbody tr td:nth-child(7)")
+    by_exec = {(str(r["sql_exec_id"]), r["instance"]): r for r in api}
+    for row in page.page.locator("[data-table=sql-monitor] tbody tr").all():
+        cells = row.locator("td").all_text_contents()
+        want = by_exec[(cells[5], int(cells[4]))]["elapsed_s"]
+        unit = "h" if want >= 3600 * 0.99995 else "min" if want >= 60 * 0.99995 else "s"
+        value = want / {"s": 1, "min": 60, "h": 3600}[unit]
+        digits = 0 if value >= 100 else 1 if value >= 10 else 2 if value >= 1 else 3
+        assert cells[6] == f"{value:,.{digits}f}".rstrip("0").rstrip(".") + f" {unit}", (cells, want)
+    assert page.errors == []
+
+
+def _luminance(rgb):
+    """WCAG 2.2's relative luminance of an sRGB colour (0-255 each)."""
+
+    def channel(c):
+        c /= 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(c) for c in rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _contrast(a, b):
+    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+RGB = """(css) => { const c = document.createElement('canvas').getContext('2d');
+  c.fillStyle = css; c.fillRect(0, 0, 1, 1); return Array.from(c.getImageData(0, 0, 1, 1).data.slice(0, 3)); }"""
+
+
+@pytest.mark.parametrize("view", ["activity", "overview"])
+def test_every_line_has_contrast_on_the_dark_panel(server, dbs, page, view):
+    """In the dark theme every line drawn (the CPU count's dashed line of Top activity among them, black on the dark
+    panel before) has at least WCAG's 3:1 against the panel it is drawn on; stacked areas are drawn filled, and the Load
+    Map's tiles are parted by the panel's own colour."""
+    page.page.emulate_media(color_scheme="dark")
+    page.open(_url(server, db=dbs["rac"], view=view, range="1d"))
+    panel = page.page.evaluate(RGB, page.page.evaluate("AWRLens.Theme.color('--panel')"))
+    lines = page.page.evaluate(
+        """() => Array.from(document.querySelectorAll('[data-chart] canvas')).flatMap((cv) => {
+          const c = Chart.getChart(cv); return c && c.config.type === 'line' ? c.data.datasets.filter((d) => !d.fill)
+            .map((d) => [cv.closest('[data-chart]').dataset.chart, d.label, d.borderColor]) : []; })"""
+    )
+    assert any(label == "CPU count" for _, label, _ in lines) or view == "overview"
+    low = [
+        (chart, label, color, round(_contrast(page.page.evaluate(RGB, color), panel), 2))
+        for chart, label, color in lines
+        if _contrast(page.page.evaluate(RGB, color), panel) < 3
+    ]
+    assert lines and low == []
+    assert page.errors == []
