@@ -82,6 +82,10 @@ def test_the_plan_view_shows_the_indented_plan_and_the_time_by_line(server, clie
         assert cells[10] == (line["access_predicates"] or "") and cells[11] == (line["filter_predicates"] or "")
         assert cells[3].replace(",", "") == str(line["samples"])  # the time by line beside the line
         assert mark == ("sampled" if line["samples"] else None)
+    # a click on a column's header keeps the tree's order (issue 34: a sort would scramble the plan)
+    page.page.locator("[data-table=plan-lines] thead th", has_text="ASH samples").click()
+    page.settle()
+    assert [r[0][0] for r in _rows(page, "plan-lines")] == [str(line["id"]) for line in bad["lines"]]
     top = max(zip(rows, bad["lines"], strict=True), key=lambda pair: pair[1]["samples"])
     assert top[0][0][1].strip() == "TABLE ACCESS FULL" and top[0][0][2] == "APP.ORDER_LINES"
     assert page.page.locator("#plan-pick").input_value() == str(reg["bad_plan"])
@@ -108,14 +112,24 @@ def test_the_diff_of_the_regression_marks_the_full_scan(server, client, dbs, sto
     )
     rows = _rows(page, "plan-diff")
     assert [mark for _, mark in rows] == [r["change"] for r in diff["rows"]]
-    full = next(cells for cells, mark in rows if "TABLE ACCESS FULL" in cells[6])
-    assert full[0] == "changed" and full[3] == "APP.ORDER_LINES_ORDER_IX" and full[7] == "APP.ORDER_LINES"
+    full = next(cells for cells, mark in rows if "TABLE ACCESS FULL" in cells[8])
+    assert full[0] == "changed" and full[3] == "APP.ORDER_LINES_ORDER_IX" and full[9] == "APP.ORDER_LINES"
+    # both plans named in the title, and both plans' predicates beside their lines (issue 34)
+    title = page.page.locator("[data-table=plan-diff] h3").text_content()
+    assert title == f"Plan {reg['good_plan']} (A) and plan {reg['bad_plan']} (B), line by line"
+    for cells, r in zip((c for c, _ in rows), diff["rows"], strict=True):
+        for side, at in (("a", 5), ("b", 11)):
+            line = r[side] or {}
+            assert cells[at] == (line.get("access_predicates") or "")
+            assert cells[at + 1] == (line.get("filter_predicates") or "")
     marked = page.page.locator("[data-table=plan-diff] tr[data-mark=changed]", has_text="TABLE ACCESS FULL")
     color = marked.locator("td").first.evaluate("td => getComputedStyle(td).backgroundColor")
     plain = page.page.locator("[data-table=plan-diff] tr[data-mark=same] td").first.evaluate(
         "td => getComputedStyle(td).backgroundColor"
     )
     assert color != plain  # a changed line looks different from a line both plans share
+    wrap = page.page.locator("[data-table=plan-diff] tbody td.wrap").first  # long predicates wrap, anywhere
+    assert wrap.evaluate("td => getComputedStyle(td).overflowWrap") == "anywhere"
     # the plan table shows plan A, the good one: no full scan in it
     assert not any("FULL" in cells[1] for cells, _ in _rows(page, "plan-lines"))
     # the link opens the same comparison
@@ -136,7 +150,7 @@ def test_the_diff_and_binds_export_csv(server, client, dbs, stories, page, tmp_p
     path = tmp_path / "diff.csv"
     done.value.save_as(path)
     table = list(csv.reader(path.open(encoding="utf-8-sig")))
-    assert table[0][0] == "Change" and any(r[0] == "changed" and "TABLE ACCESS FULL" in r[6] for r in table[1:])
+    assert table[0][0] == "Change" and any(r[0] == "changed" and "TABLE ACCESS FULL" in r[8] for r in table[1:])
     assert page.errors == []
 
 
@@ -204,8 +218,8 @@ def test_markup_in_predicates_and_bind_values_stays_inert(hostile_plans, stories
         }
         page.open(f"{url}/?" + urlencode(query))
         diff = [cells for cells, _ in _rows(page, "plan-diff")]
-        full = next(c for c in diff if "TABLE ACCESS FULL" in c[6])
-        assert full[7] == "APP.<b>LINES</b>" and full[9] == IMG and full[10] == CELL
+        full = next(c for c in diff if "TABLE ACCESS FULL" in c[8])
+        assert full[9] == "APP.<b>LINES</b>" and full[11] == IMG and full[12] == CELL
         binds = [cells for cells, _ in _rows(page, "sql-binds")]
         assert binds and all(c[3] == "<i>:1</i>" and c[5] == IMG + CELL for c in binds)
         page.page.locator("#plan-pick").select_option(str(reg["bad_plan"]))

@@ -10,6 +10,7 @@ import threading
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from conftest import gunicorn
@@ -52,6 +53,8 @@ def state_examples(dbs, stories):
         "rtype": ({"db": single, "view": "oracle-reports", "range": "1d"}, "text"),
         "b_begin_snap": ({"db": single, "view": "oracle-reports", "range": "1d", "b_end_snap": "20400"}, "20396"),
         "b_end_snap": ({"db": single, "view": "oracle-reports", "range": "1d", "b_begin_snap": "20396"}, "20400"),
+        # the SQL monitor report open in SQL detail (one this range does not list: kept, and said)
+        "mon": ({"db": dbs["rac"], "view": "sql", "range": "7d", "sql": stories["plan_regression"]["sql_id"]}, "1"),
     }
 
 
@@ -175,6 +178,13 @@ def test_sql_detail_lists_monitored_executions_and_opens_their_report(server, db
     assert frame.get_attribute("sandbox") == ""
     expected = client.get(f"/api/v1/dbs/{db}/sql-monitor/{first['report_id']}?snap_id={first['snap_id']}")
     assert expected.status_code == 200
+    assert frame.evaluate("f => f.srcdoc") == META + expected.get_data(as_text=True)
+    # the open report is part of the link (issue 34): the link alone opens it again
+    assert parse_qs(urlsplit(page.page.url).query)["mon"] == [str(first["report_id"])]
+    link = page.page.url
+    page.open(_url(server, db=db, view="overview", range="1d"))
+    page.open(link)
+    frame = page.page.locator("[data-report=sql-monitor-report] iframe")
     assert frame.evaluate("f => f.srcdoc") == META + expected.get_data(as_text=True)
     assert page.errors == [], page.errors
 

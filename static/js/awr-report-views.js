@@ -232,6 +232,7 @@
     view.card.hidden = true;
     var lines = null;  // the execution's ASH samples per plan line, under its report
     var open = function (r) {
+      State.set({ mon: String(r.report_id) }, "silent");  // in the link: it reopens this report
       view.card.hidden = false;
       view.show("SQL monitor report of " + ctx.state.sql + " · execution " + r.sql_exec_id + " on instance " + r.instance,
         Api.fetchDocument(Dbs.path(ctx.db, "/sql-monitor/" + encodeURIComponent(r.report_id)),
@@ -282,6 +283,14 @@
           if (t) {
             t.card.hidden = !rows.length;
             if (rows.length) { t.setRows(rows); } else { parts.tables.splice(parts.tables.indexOf(t), 1); t.destroy(); t = null; }
+          }
+          // the report the link names, when this range lists it (else said, as a plan not of the statement is)
+          var named = c.state.mon && rows.find(function (r) { return String(r.report_id) === c.state.mon; });
+          if (named) {
+            open(named);
+          } else if (c.state.mon) {
+            note.textContent = "The SQL monitor report " + c.state.mon + " in the link is not one of this range's " +
+              "monitored executions of the statement." + (rows.length ? "" : " " + note.textContent);
           }
         }).catch(function (err) {
           if (mine === gen) { note.textContent = "Could not list the monitored executions: " + err.message; }

@@ -7,6 +7,11 @@
   "use strict";
   var Api = AWRLens.Api, State = AWRLens.State, Tables = AWRLens.Tables, Dbs = AWRLens.Databases;
   var element = AWRLens.Dom.element, NUM = Tables.num, TEXT = Tables.text;
+  /** A predicate column: long predicates wrap in the cell, anywhere (they often hold no space). */
+  function WRAP(key, title) { return Object.assign(TEXT(key, title), { wrap: true }); }
+
+  /** The diff's title: both plans by their hash values. */
+  function diffTitle(a, b) { return "Plan " + (a || "(the busiest)") + " (A) and plan " + b + " (B), line by line"; }
   var INDENT = "\u00a0\u00a0";  // per plan depth, as DBMS_XPLAN indents
   var CHANGES = AWRLens.Dom.table({ same: "same", moved: "moved", changed: "changed", only_a: "only in A",
     only_b: "only in B" });
@@ -61,19 +66,21 @@
     form.appendChild(p.note);
     form.addEventListener("submit", function (e) { e.preventDefault(); });
     grid.appendChild(form);
-    p.lines = table(ctx, parts, grid, { id: "plan-lines", title: "Plan lines, with the statement's ASH samples on each in this window", wide: true, pageLength: 100, order: [],
+    // a plan's lines keep their tree order: a sort by a column would scramble the tree (sortable: false)
+    p.lines = table(ctx, parts, grid, { id: "plan-lines", title: "Plan lines, with the statement's ASH samples on each in this window", wide: true, pageLength: 100, order: [], sortable: false,
       columns: [NUM("id", "Id"), TEXT("step", "Operation"), TEXT("object", "Object"), NUM("samples", "ASH samples"),
         NUM("pct_samples", "% of the statement's samples", "%"), NUM("pct_cpu", "On CPU", "%"), NUM("pct_wait", "Waiting", "%"),
         NUM("cost", "Cost"), NUM("cardinality", "Rows (est.)"), NUM("bytes", "Bytes (est.)", "bytes"),
-        TEXT("access_predicates", "Access predicates"), TEXT("filter_predicates", "Filter predicates")],
+        WRAP("access_predicates", "Access predicates"), WRAP("filter_predicates", "Filter predicates")],
       rowMark: function (r) { return r.samples ? "sampled" : null; } });
     if (ctx.state.plan_b) {
-      p.diff = table(ctx, parts, grid, { id: "plan-diff", wide: true, pageLength: 100, order: [],
-        title: "Plan " + (ctx.state.plan || "") + " (A) and plan " + ctx.state.plan_b + " (B), line by line",
+      p.diff = table(ctx, parts, grid, { id: "plan-diff", wide: true, pageLength: 100, order: [], sortable: false,
+        title: diffTitle(ctx.state.plan, ctx.state.plan_b),  // A named once the plan shown is known (update)
         columns: [TEXT("change_label", "Change"), NUM("a_id", "A id"), TEXT("a_step", "A operation"),
-          TEXT("a_object", "A object"), NUM("a_cost", "A cost"), NUM("b_id", "B id"), TEXT("b_step", "B operation"),
-          TEXT("b_object", "B object"), NUM("b_cost", "B cost"), TEXT("b_access", "B access predicates"),
-          TEXT("b_filter", "B filter predicates")],
+          TEXT("a_object", "A object"), NUM("a_cost", "A cost"), WRAP("a_access", "A access predicates"),
+          WRAP("a_filter", "A filter predicates"), NUM("b_id", "B id"), TEXT("b_step", "B operation"),
+          TEXT("b_object", "B object"), NUM("b_cost", "B cost"), WRAP("b_access", "B access predicates"),
+          WRAP("b_filter", "B filter predicates")],
         rowMark: function (r) { return r.change; } });
     }
     if (ctx.db.source === "statspack") { return; }  // Statspack keeps no bind values
@@ -113,10 +120,12 @@
         var a = body.plans.filter(function (x) { return String(x.plan_hash_value) === chosen; })[0] ||
           body.plans.slice().sort(function (x, y) { return y.samples - x.samples; })[0];
         if (!a) { return []; }
+        p.diff.setTitle(diffTitle(a.plan_hash_value, other));
         return Api.get(path(ctx, "/plans/diff"), { a: a.plan_hash_value, b: other }).then(function (d) {
           return d.rows.map(function (r) {
             return { change: r.change, change_label: CHANGES[r.change] || r.change, a_id: r.a && r.a.id,
-              a_step: step(r.a), a_object: object(r.a), a_cost: r.a && r.a.cost, b_id: r.b && r.b.id, b_step: step(r.b),
+              a_step: step(r.a), a_object: object(r.a), a_cost: r.a && r.a.cost, a_access: r.a && r.a.access_predicates,
+              a_filter: r.a && r.a.filter_predicates, b_id: r.b && r.b.id, b_step: step(r.b),
               b_object: object(r.b), b_cost: r.b && r.b.cost, b_access: r.b && r.b.access_predicates,
               b_filter: r.b && r.b.filter_predicates };
           });

@@ -12,7 +12,8 @@
  * `aas=ash` draws the overview's AAS chart from ASH instead of the snapshots.
  * Oracle reports: the range's snapshots are the report's; `b_begin_snap` + `b_end_snap` a second range to compare
  * with, `rtype=text` the text report instead of HTML.
- * SQL detail: `plan` is the plan hash value shown, `plan_b` the one compared with it line by line.
+ * SQL detail: `plan` is the plan hash value shown, `plan_b` the one compared with it line by line, `mon` the SQL
+ * monitor report open (its report id; set without a history entry of its own, as a table's own choices are not).
  * Event histogram: `event` is the wait event's name. Segments: `stat` is the statistic they are ranked by, `seg` the
  * segment charted (OBJ#.DATAOBJ#). `changes=hide`: what changed (changes.js) hidden on every time chart (the Δ tool).
  * Not in the link, on purpose: the theme (light or dark: the reader's preference, kept in this browser by theme.js;
@@ -24,7 +25,7 @@
   "use strict";
   var KEYS = ["db", "inst", "view", "run", "runs", "range", "from", "to", "begin_snap", "end_snap", "tz", "series",
     "rate", "sql", "con", "plan", "plan_b", "order", "ts", "a_from", "a_to", "b_from", "b_to", "by", "filter", "aas",
-    "rtype", "b_begin_snap", "b_end_snap", "event", "stat", "seg", "changes", "groups", "live"];
+    "rtype", "b_begin_snap", "b_end_snap", "event", "stat", "seg", "changes", "groups", "live", "mon"];
   var MULTI = { series: true, runs: true, filter: true };
   var RANGE_KEYS = ["range", "from", "to", "begin_snap", "end_snap"];
   var current = {};

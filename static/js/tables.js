@@ -70,7 +70,7 @@
   }
 
   /**
-   * spec: {id, title, columns: [{key, title, type: text|num|id|change|time|plans|link, unit, href, follow, optional,
+   * spec: {id, title, columns: [{key, title, type: text|num|id|change|time|plans|link, unit, href, follow, optional, wrap,
    *        better (change: the row's key that says which way is better)}], order,
    *        onRow(row) (a click or Enter on a row), rowMark(row) (a word set as the row's data-mark, or none),
    *        zone() (the time zone of time columns), pageLength, wide}
@@ -111,7 +111,8 @@
             var shown = c.hover ? row[c.hover] : data;
             td.title = shown === null || shown === undefined ? "" : String(shown);
           } : null,
-          className: (c.type === "text" || c.type === "link" || c.type === "plans" ? "" : "dt-right") + (c.clip ? " clip" : "") };
+          className: (c.type === "text" || c.type === "link" || c.type === "plans" ? "" : "dt-right") + (c.clip ? " clip" : "") +
+            (c.wrap ? " wrap" : "") };
       }),
       order: spec.order || [],
       ordering: spec.sortable !== false,  // a tree's rows keep their order
@@ -178,6 +179,12 @@
   };
 
   /** Redraw cells (e.g. after a time zone switch). */
+  /** A new title, for a table whose subject is known only once its data is (the plan diff's plan A). */
+  Table.prototype.setTitle = function (title) {
+    this.card.querySelector("h3").textContent = title;
+    this.table.querySelector("caption").textContent = title;
+  };
+
   Table.prototype.redraw = function () { if (this.dt) { this.dt.rows().invalidate("data").draw(false); } };
 
   Table.prototype.destroy = function () {
