@@ -41,6 +41,7 @@ SCRIPTS = (  # static/js, in the order they run: each uses those before it
     "awr-report-views.js",
     "histogram-views.js",
     "segment-views.js",
+    "parameter-views.js",
     "run-views.js",
     "app.js",
 )
@@ -54,9 +55,9 @@ def context(settings: Settings, api_base: str = "", vendor: str = VENDOR) -> dic
 
 def scripts(static: Path | None = None) -> bytes:
     """SCRIPTS joined into one file, served as SCRIPTS_PATH by Flask and uploaded as it to the bucket: one request
-    instead of 24 (a browser asks at most six files of one server at a time; BENCHMARKS.md, "the page"). Each file
-    keeps its own scope (an IIFE, "use strict" inside) and ends its statements, so joined they run as they did one
-    by one. A missing file is an error, never a page without it."""
+    instead of one per file (a browser asks at most six files of one server at a time; BENCHMARKS.md, "the page").
+    Each file keeps its own scope (an IIFE, "use strict" inside) and ends its statements, so joined they run as they
+    did one by one. A missing file is an error, never a page without it."""
     parts = []
     for name in SCRIPTS:
         path = Path(static or STATIC) / "js" / name

@@ -1,10 +1,12 @@
-"""How the page reads (issue 34, "Exports and axes") in real headless Chromium: time axes that tell noon from
-midnight, times in the largest unit that shows them, snapshot ids as ids, the snapshot boxes holding the range shown,
-and every line of a chart in contrast with the dark theme's panel. Expectations come from the store's answers (the
-API asked again through the app's test client) and from WCAG 2.2's contrast ratio (1.4.11: 3:1 for graphics)."""
+"""How the page reads (issue 34) in real headless Chromium: time axes that tell noon from midnight, times in the
+largest unit that shows them, snapshot ids as ids, the snapshot boxes holding the range shown, every line of a chart
+in contrast with the dark theme's panel, and the Parameters view's sizes in binary units. Expectations come from the
+store's answers (the API asked again through the app's test client) and from WCAG 2.2's contrast ratio (1.4.11: 3:1
+for graphics)."""
 
 import sqlite3
 from datetime import datetime, timedelta
+from pathlib import Path
 
 import pytest
 from test_browser import _url
@@ -123,4 +125,46 @@ def test_every_line_has_contrast_on_the_dark_panel(server, dbs, page, view):
         if _contrast(page.page.evaluate(RGB, color), panel) < 3
     ]
     assert lines and low == []
+    assert page.errors == []
+
+
+def test_the_parameters_view_reads_sizes_in_binary_units_and_exports_the_raw_values(server, dbs, client, page):
+    """The Parameters view (issue 34): the range's changes per instance (RACPROD's sga_target resize, 64 GB to 80 GB,
+    on both instances), the parameters not at their default and those in force at the range's last snapshot, as the
+    API answers them; a size in binary units on the page and as Oracle keeps it in the CSV."""
+    db = dbs["rac"]
+    every = client.get(f"/api/v1/dbs/{db}/parameters/changes", query_string={"begin_snap": 1, "end_snap": 10**9})
+    resize = [r for r in every.get_json()["rows"] if r["parameter"] == "sga_target"]
+    assert len(resize) == 2
+    rng = {"begin_snap": resize[0]["snap_id"] - 4, "end_snap": resize[0]["snap_id"] + 4}
+    page.open(_url(server, db=db, view="parameters", **{k: str(v) for k, v in rng.items()}))
+    asked = {
+        p: client.get(f"/api/v1/dbs/{db}{p}", query_string={**rng, "instance": "all"}).get_json()
+        for p in ("/parameters/changes", "/parameters/non-default", "/parameters")
+    }
+
+    def rows(table):
+        return [r.locator("td").all_text_contents() for r in page.page.locator(f"[data-table={table}] tbody tr").all()]
+
+    changed = rows("parameter-changes")
+    want = asked["/parameters/changes"]["rows"]
+    assert len(changed) == len(want) and want
+    gib = {str(n << 30): f"{n} GB" for n in (64, 80)}
+    for r in want:
+        if r["parameter"] == "sga_target":
+            assert [r["parameter"], gib[r["old_value"]], gib[r["new_value"]]] in [c[2:5] for c in changed]
+    at = asked["/parameters"]
+    assert page.page.locator("[data-table=parameters-at] h3").text_content() == (
+        f"In force at snapshot {at['snap_id']} (the range's last)"
+    )
+    assert f"of {len(at['rows'])} entries" in page.page.locator("[data-table=parameters-at] .dt-info").text_content()
+    set_rows = asked["/parameters/non-default"]["rows"]
+    assert (
+        f"of {len(set_rows)} entries"
+        in page.page.locator("[data-table=parameters-non-default] .dt-info").text_content()
+    )
+    with page.page.expect_download() as info:
+        page.page.locator("[data-table=parameter-changes] button.buttons-csv").click()
+    exported = Path(info.value.path()).read_text(encoding="utf-8")
+    assert str(64 << 30) in exported and str(80 << 30) in exported and "64 GB" not in exported
     assert page.errors == []

@@ -228,6 +228,35 @@ def test_the_instance_2_crash_and_the_sga_resize(api, dbs, stories, sql3):
     assert {(d["old_value"], d["new_value"]) for d in resized.values()} == {(str(64 << 30), str(80 << 30))}
     only_2 = ok(api, url(db, "/changes"), begin_snap=lo, end_snap=hi, instance=2)["rows"]
     assert {r["instance"] for r in only_2} <= {2, None} and len(only_2) < len(rows)
+    # a size reads in binary units in the pins (issue 34): 64 GiB -> 80 GiB, the raw values in the details
+    texts = {r["text"] for r in rows if r["kind"] == "parameter" and r["details"]["parameter"] == "sga_target"}
+    assert texts == {"sga_target: 64 GB → 80 GB"}
+    listed = ok(api, url(db, "/parameters/changes"), begin_snap=lo, end_snap=hi)["rows"]
+    assert {r["unit"] for r in listed if r["parameter"] == "sga_target"} == {"bytes"}
+    assert {r["unit"] for r in listed if r["parameter"] == "optimizer_index_cost_adj"} == {None}
+
+
+@pytest.mark.parametrize(
+    "name, value, shown",
+    [
+        ("sga_target", str(64 << 30), "64 GB"),
+        ("SGA_TARGET", str(80 << 30), "80 GB"),  # Oracle's names are case-insensitive
+        ("db_cache_size", str(1536), "1.5 KB"),
+        ("pga_aggregate_target", str(1023 << 20), "1,023 MB"),
+        ("pga_aggregate_target", str((1023 << 20) + (600 << 10)), "1 GB"),  # 1,023.6 MB reads 1,024: one of the next
+        ("log_buffer", str(12345678), "11.8 MB"),  # 11.77... MiB: one decimal from 10 on
+        ("db_32k_cache_size", "0", "0"),  # 0: not set, as Oracle means it
+        ("sga_target", "8G", "8G"),  # not digits: as Oracle keeps it
+        ("optimizer_index_cost_adj", "400", "400"),  # not a size
+        ("sga_target", None, "NULL"),
+    ],
+)
+def test_a_sizes_value_reads_in_binary_units(name, value, shown):
+    """parameters.shown: a size parameter's bytes in the largest binary unit (1 KB = 1,024 bytes) that shows it as 1
+    or more, as the page's Format.fmtValue does (0, 1 or 2 decimals by size); anything else as Oracle keeps it."""
+    from app.history import parameters
+
+    assert parameters.shown(name, value) == shown
 
 
 def test_changes_as_csv(api, dbs, stories):

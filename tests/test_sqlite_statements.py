@@ -31,6 +31,7 @@ ASH = {
     "activity_top_coded",
     "activity_top",
     "activity_groups",
+    "activity_groups_counted",
     "blocking",
     "sample_spacing",
     "ash_total_groups",
@@ -181,6 +182,13 @@ def test_each_text_gives_the_rows_sqlalchemy_gives(app, demo_store, dbs, window,
                 params.update(
                     edge_snaps=[params["lo"] + 1, params["hi"]],
                     **{f"blocks_{span}": snaps for span, snaps in ash_top_blocks(params["lo"], params["hi"]).items()},
+                )
+            if name == "activity_groups_counted":  # ashtop: the inner snapshots' blocks, the edges' samples inside
+                from app.store.awr.embedded.ash import ash_top_blocks
+
+                params.update(
+                    edge_snaps=[params["lo"] + 1, params["hi"]],
+                    **{f"blocks_{span}": s for span, s in ash_top_blocks(params["lo"] + 1, params["hi"] - 1).items()},
                 )
             if name in ("object_names", "dictionary_objects"):  # names (docs/awr-rules.md §22)
                 params["objs"] = [

@@ -41,7 +41,8 @@ def restarts(db: Database, rng: Range, inst) -> list[dict]:
 def parameter_changes(db: Database, rng: Range, inst) -> list[dict]:
     out = []
     for c in parameters.changes(db, rng, inst):
-        text = f"{c['parameter']}: {_shown(c['old_value'])} → {_shown(c['new_value'])}"
+        name = c["parameter"]
+        text = f"{name}: {parameters.shown(name, c['old_value'])} → {parameters.shown(name, c['new_value'])}"
         out.append(
             {
                 "time": c["time"],

@@ -8,7 +8,49 @@ from app.errors import BadParameter
 from app.history.database import Database, Range
 from app.store.awr import queries
 
-VALUE_COLUMNS = ["instance", "snap_id", "time", "parameter", "value", "isdefault", "ismodified"]
+# The parameters whose value is a size in bytes (Oracle Database Reference, each one's "Range of values";
+# DB_nK_CACHE_SIZE for each block size): shown in binary units (sga_target 64 GB, not 68719476736) in the page, the
+# changes layer and the report; answers and CSV keep the value as Oracle keeps it, with its unit beside it (`unit`).
+SIZES = frozenset(
+    {
+        "bitmap_merge_area_size",
+        "create_bitmap_area_size",
+        "data_transfer_cache_size",
+        "db_block_size",
+        "db_cache_size",
+        "db_flash_cache_size",
+        "db_keep_cache_size",
+        "db_recovery_file_dest_size",
+        "db_recycle_cache_size",
+        *(f"db_{k}k_cache_size" for k in (2, 4, 8, 16, 32)),
+        "hash_area_size",
+        "inmemory_size",
+        "java_max_sessionspace_size",
+        "java_pool_size",
+        "java_soft_sessionspace_limit",
+        "large_pool_size",
+        "log_buffer",
+        "memoptimize_pool_size",
+        "memory_max_target",
+        "memory_target",
+        "olap_page_pool_size",
+        "parallel_execution_message_size",
+        "pga_aggregate_limit",
+        "pga_aggregate_target",
+        "result_cache_max_size",
+        "sga_max_size",
+        "sga_min_size",
+        "sga_target",
+        "shared_pool_reserved_size",
+        "shared_pool_size",
+        "sort_area_retained_size",
+        "sort_area_size",
+        "streams_pool_size",
+    }
+)
+BYTE_UNITS = ("bytes", "KB", "MB", "GB", "TB", "PB")
+
+VALUE_COLUMNS = ["instance", "snap_id", "time", "parameter", "value", "unit", "isdefault", "ismodified"]
 CHANGE_COLUMNS = [
     "time",
     "snap_id",
@@ -16,6 +58,7 @@ CHANGE_COLUMNS = [
     "parameter",
     "old_value",
     "new_value",
+    "unit",
     "old_snap_id",
     "old_time",
     "isdefault",
@@ -23,8 +66,30 @@ CHANGE_COLUMNS = [
     "restart",
     "con_dbid",
 ]
-NON_DEFAULT_COLUMNS = ["parameter", "instance", "value", "first_snap", "last_snap", "from", "to"]
+NON_DEFAULT_COLUMNS = ["parameter", "instance", "value", "unit", "first_snap", "last_snap", "from", "to"]
 DIFFERENCE_COLUMNS = ["parameter", "instance", "a_value", "b_value"]
+
+
+def unit(name: str) -> str | None:
+    """A parameter's unit: bytes for a size (SIZES), else none."""
+    return "bytes" if name.lower() in SIZES else None
+
+
+def shown(name: str, value) -> str:
+    """A value as people read it: a size in the largest binary unit that shows it as 1 or more (68719476736 is
+    64 GB; 0 stays 0, as Oracle's 0 often means "not set"), any other value as Oracle keeps it, NULL for none. The
+    page's Format.fmtValue rounds bytes the same way."""
+    if value is None:
+        return "NULL"
+    text = str(value)
+    if unit(name) is None or not text.isdigit() or int(text) == 0:
+        return text
+    x, k = float(text), 0
+    while round(x) >= 1024 and k < len(BYTE_UNITS) - 1:  # 1,024 of a unit (once rounded) is one of the next
+        x, k = x / 1024, k + 1
+    places = 0 if x >= 100 else 1 if x >= 10 else 2
+    number = f"{x:,.{places}f}"
+    return (number.rstrip("0").rstrip(".") if "." in number else number) + " " + BYTE_UNITS[k]
 
 
 def in_force(db: Database, snap_id: int, inst: int | None = None) -> dict[int, int]:
@@ -54,6 +119,7 @@ def values(db: Database, snap_id: int, inst: int | None = None) -> list[dict]:
             "time": tl.by_id[(i, s)].time,
             "parameter": name,
             "value": value,
+            "unit": unit(name),
             "isdefault": isdefault,
             "ismodified": ismodified,
         }
@@ -84,6 +150,7 @@ def changes(db: Database, rng: Range, inst: int | None = None) -> list[dict]:
                 "parameter": name,
                 "old_value": old,
                 "new_value": new,
+                "unit": unit(name),
                 "old_snap_id": old_s,
                 "old_time": before.time if before else None,
                 "isdefault": isdefault,
@@ -115,6 +182,7 @@ def non_default(db: Database, rng: Range, inst: int | None = None) -> list[dict]
                 "parameter": name,
                 "instance": i,
                 "value": value,
+                "unit": unit(name),
                 "first_snap": first,
                 "last_snap": last,
                 "from": a.time if a else None,
@@ -153,7 +221,12 @@ def differences(db: Database, a: Range, b: Range, inst: int | None = None) -> li
 
     va, vb = keyed(a), keyed(b)
     return [
-        {"parameter": name, "instance": i, "a_value": va.get((name, i)), "b_value": vb.get((name, i))}
+        {
+            "parameter": name,
+            "instance": i,
+            "a_value": va.get((name, i)),
+            "b_value": vb.get((name, i)),
+        }
         for name, i in sorted(set(va) | set(vb))
         if va.get((name, i)) != vb.get((name, i))
     ]

@@ -55,6 +55,9 @@
           F.esc(F.fmtChange(data)) + "</span>";
       } else if (col.type === "plans") {
         shown = (data || []).join(", ");
+      } else if (col.type === "param") {  // a parameter's value: a size (row.unit bytes) in binary units
+        var size = row.unit === "bytes" && /^\d+$/.test(String(data)) && Number(data) > 0;
+        shown = size ? F.fmtValue(Number(data), "bytes") : data === null || data === undefined ? "—" : String(data);
       } else if (col.type === "id") {
         shown = data === null || data === undefined ? "—" : String(data);
       } else if (col.type === "link") {
@@ -70,7 +73,7 @@
   }
 
   /**
-   * spec: {id, title, columns: [{key, title, type: text|num|id|change|time|plans|link, unit, href, follow, optional, wrap,
+   * spec: {id, title, columns: [{key, title, type: text|num|id|param|change|time|plans|link, unit, href, follow, optional, wrap,
    *        better (change: the row's key that says which way is better)}], order,
    *        onRow(row) (a click or Enter on a row), rowMark(row) (a word set as the row's data-mark, or none),
    *        zone() (the time zone of time columns), pageLength, wide}
@@ -105,13 +108,13 @@
       data: [],
       columns: spec.columns.map(function (c) {
         return { data: c.key, title: F.esc(c.title), defaultContent: "", render: renderer(c, spec.zone || function () { return "local"; }),
-          type: c.type === "text" || c.type === "link" || c.type === "plans" ? "string" : "num",
+          type: c.type === "text" || c.type === "link" || c.type === "plans" || c.type === "param" ? "string" : "num",
           // a clipped cell's whole text, or another field of the row (`hover`: an id beside its name), on hover
           createdCell: c.clip || c.hover ? function (td, data, row) {
             var shown = c.hover ? row[c.hover] : data;
             td.title = shown === null || shown === undefined ? "" : String(shown);
           } : null,
-          className: (c.type === "text" || c.type === "link" || c.type === "plans" ? "" : "dt-right") + (c.clip ? " clip" : "") +
+          className: (c.type === "text" || c.type === "link" || c.type === "plans" || c.type === "param" ? "" : "dt-right") + (c.clip ? " clip" : "") +
             (c.wrap ? " wrap" : "") };
       }),
       order: spec.order || [],
