@@ -8,7 +8,7 @@ lock's hour for the top lists, and the snapshots around ORCL's restart and RACPR
 import itertools
 import xml.etree.ElementTree as ET
 from collections import Counter
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from statistics import median
 
 import pytest
@@ -461,6 +461,30 @@ def test_tablespace_sizes_in_mb_their_share_of_the_maximum_and_growth(api, sql3,
             got = lines[name, con, metric]
             assert [t for t, _ in got] == [p[0] for p in points]
             assert all(close(v, p[k]) for (_, v), p in zip(got, points, strict=True)), (name, metric)
+    forecasts = 0
+    for key, points in per.items():  # §16's forecast: the least-squares line of used MB over days, from the last used
+        r, end = rows[key], datetime.fromisoformat(points[-1][0])
+        x = [
+            (datetime.fromisoformat(p[0]) - datetime.fromisoformat(points[0][0])).total_seconds() / 86400
+            for p in points
+        ]
+        y = [p[1] for p in points]
+        mx, my = sum(x) / len(x), sum(y) / len(y)
+        slope = sum((a - mx) * (b - my) for a, b in zip(x, y, strict=True)) / sum((a - mx) ** 2 for a in x)
+        assert close(r["growth_mb_per_day"], slope), r
+        days = (points[-1][3] - y[-1]) / slope if slope > 0 else None
+        if slope <= 0:
+            assert (r["forecast"], r["full_at"], r["projection"]) == ("not growing", None, [])
+        elif days > 365:
+            assert (r["forecast"], r["full_at"], r["projection"]) == ("not within a year", None, [])
+        else:
+            full = end + timedelta(days=days)
+            assert abs((datetime.fromisoformat(r["full_at"]) - full).total_seconds()) <= 1, r
+            assert r["forecast"] == f"full by {full:%Y-%m-%d}" and r["full_at"].endswith(points[-1][0][-6:])
+            assert r["projection"][0] == [points[-1][0], pytest.approx(y[-1], abs=1e-4)]
+            assert r["projection"][1] == [r["full_at"], pytest.approx(points[-1][3], abs=1e-4)]
+            forecasts += 1
+    assert forecasts  # the demo's application tablespaces fill within the year
 
 
 # -- SQL monitor, stored AWR reports, changes: §27, §23 ---------------------------------------------------------------

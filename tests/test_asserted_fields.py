@@ -265,7 +265,15 @@ ASSERTED: dict[str, dict[str, tuple[str, ...]]] = {
         "rows[].con_dbid": (CDB + "tablespaces_of_each_container_keep_their_own_name_and_block_size",),
         **{
             f"rows[].{f}": (AF + "tablespace_sizes_in_mb_their_share_of_the_maximum_and_growth",)
-            for f in ("used_mb", "size_mb", "max_mb", "used_pct_of_max", "growth_mb")
+            for f in (
+                "used_mb",
+                "size_mb",
+                "max_mb",
+                "used_pct_of_max",
+                "growth_mb",
+                "growth_mb_per_day",
+                "projection[][]",
+            )
         },
         "series[].con_dbid": (AF + "tablespace_sizes_in_mb_their_share_of_the_maximum_and_growth",),
         "series[].points[][]": (AF + "tablespace_sizes_in_mb_their_share_of_the_maximum_and_growth",),

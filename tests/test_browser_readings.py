@@ -7,6 +7,7 @@ for graphics)."""
 import sqlite3
 from datetime import datetime, timedelta
 from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 from test_browser import _url
@@ -167,4 +168,29 @@ def test_the_parameters_view_reads_sizes_in_binary_units_and_exports_the_raw_val
         page.page.locator("[data-table=parameter-changes] button.buttons-csv").click()
     exported = Path(info.value.path()).read_text(encoding="utf-8")
     assert str(64 << 30) in exported and str(80 << 30) in exported and "64 GB" not in exported
+    assert page.errors == []
+
+
+def test_a_tablespace_is_projected_to_its_maximum(server, dbs, client, page):
+    """Tablespaces (issue 34): the table says when each tablespace reaches its maximum, as the API answers the page's
+    request, and the chart draws the chosen one's projection dashed from its last used size to the maximum, the time
+    axis running on to that day (docs/awr-rules.md §16)."""
+    db = dbs["single"]
+    week = client.get(f"/api/v1/dbs/{db}/tablespaces").get_json()
+    filling = next(r for r in week["rows"] if r["full_at"])  # the demo's application data fills within the year
+    page.open(_url(server, db=db, view="tablespaces", range="7d", ts=filling["tablespace"]))
+    asked = [u for u in page.requests if "/tablespaces?" in u]
+    parts = urlsplit(asked[0])  # the range shown (later ones: the chart prefetching the windows beside it)
+    body = client.get(parts.path, query_string=parse_qsl(parts.query)).get_json()
+    rows = page.page.locator("[data-table=tablespaces] tbody tr").all()
+    shown = {cells[0]: cells[-1] for cells in (r.locator("td").all_text_contents() for r in rows)}
+    assert shown == {r["tablespace"]: r["forecast"] for r in body["rows"]}
+    chosen = next(r for r in body["rows"] if r["tablespace"] == filling["tablespace"])
+    drawn = page.page.evaluate(
+        """() => { const c = Chart.getChart(document.querySelector('[data-chart=tablespace] canvas'));
+        const d = c.data.datasets.find((x) => x.key === 'forecast');
+        return { points: d.points, dash: d.borderDash, max: c.scales.x.max }; }"""
+    )
+    ends = [[datetime.fromisoformat(t).timestamp() * 1000, v] for t, v in chosen["projection"]]
+    assert drawn["points"] == ends and drawn["dash"] and drawn["max"] == ends[1][0]
     assert page.errors == []

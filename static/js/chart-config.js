@@ -193,13 +193,15 @@
   /** The axes of `datasets` in window `win`: a time axis, and a y axis per unit (one, stacked, for spec.stacked);
    * logarithmic with `log`. Returns {scales, logNote}: what the log axes leave out. */
   function scales(datasets, spec, win, log) {
+    // the axis runs past the window where the chart draws ahead of it (spec.xMax: a tablespace's projection)
+    var to = Math.max(win.to, (spec.xMax && spec.xMax()) || 0);
     var logNote = "", scales = {
       x: {
-        type: "time", min: win.from, max: win.to,
+        type: "time", min: win.from, max: to,
         adapters: { date: { zone: win.zone } },
         // ticks on round times of the zone shown (every 15 minutes, 6 hours, a day...), which the axis names
         afterBuildTicks: function (scale) {
-          scale.ticks = roundTicks(win.from, win.to, win.zone, Math.max(3, Math.floor(scale.chart.width / 90)));
+          scale.ticks = roundTicks(win.from, to, win.zone, Math.max(3, Math.floor(scale.chart.width / 90)));
         },
         ticks: { maxRotation: 0, autoSkipPadding: 12, callback: function (value) { return tickLabel(value, win); } },
         title: { display: true, text: "time (" + DateTime.fromMillis(win.to, { zone: win.zone }).toFormat("'UTC'ZZ") + ")",

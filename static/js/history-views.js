@@ -431,25 +431,45 @@
         var rows = body.rows.slice().sort(function (a, b) { return (b.used_pct_of_max || 0) - (a.used_pct_of_max || 0); });
         return rows.length ? rows[0] : null;
       };
-      chart(ctx, parts, grid, { id: "tablespace", wide: true, height: 300,
-        title: "Tablespace size over time: used, allocated and maximum" + (ctx.state.ts ? " · " + ctx.state.ts : ""),
+      var ahead = null;  // the end of the projection drawn (ms), past the range's end
+      var c = chart(ctx, parts, grid, { id: "tablespace", wide: true, height: 300,
+        title: "Tablespace size over time: used, allocated and maximum, and when used reaches the maximum at the range's growth" +
+          (ctx.state.ts ? " · " + ctx.state.ts : ""),
+        xMax: function () { return ahead; },
         load: function (range) {
           var iso = function (ms) { return F.isoTime(ms, Dbs.zone(ctx.db)); };
           return answer({ from: iso(range.from), to: iso(range.to) }).then(function (body) {
-            var ts = chosen(body), style = { used: ["#1f77b4", true, []], size: ["#2ca02c", false, []], max: ["#d62728", false, [6, 4]] };
+            var ts = chosen(body), style = { used: ["#1f77b4", true, []], size: ["#2ca02c", false, []], max: ["#d62728", false, [6, 4]],
+              forecast: ["#1f77b4", false, [3, 3]] };
             var lines = ts ? body.series.filter(function (s) { return same(ts, s); }) : [];
+            // the row's projection (§16): from the last used size to the maximum, where that is within a year
+            var row = ts ? body.rows.filter(function (r) { return same(ts, r); })[0] : null;
+            // drawn from the window shown only: the windows fetched beside it (charts.js) project from their own ends
+            var own = c && c.win && range.from < c.win.to && range.to >= c.win.to;  // the load that holds its end
+            var projection = own && row && row.projection && row.projection.length ? row.projection.map(function (p) {
+              return [Date.parse(p[0]), p[1]];
+            }) : null;
+            if (own) { ahead = projection ? projection[1][0] : null; }
+            // the maximum drawn on to where the projection meets it (a copy: the answer is shared, api.js)
+            var drawnOn = function (s) {
+              var last = s.points[s.points.length - 1];
+              return own && ahead && s.metric === "max" && last ? s.points.concat([[ahead, last[1]]]) : s.points;
+            };
+            var drawn = lines.map(function (s) { return { metric: s.metric, s: s, points: drawnOn(s) }; });
+            if (projection) { drawn.push({ metric: "forecast", s: lines[0] || row, points: projection }); }
             return { markers: {}, downsampled: lines.some(function (s) { return s.points.length >= cfg.maxPoints; }),
-              datasets: lines.map(function (s) {
-                return { key: s.metric, label: (s.container ? s.container + " " : "") + s.tablespace + " " +
-                  (s.metric === "size" ? "allocated" : s.metric), unit: s.unit,
-                  instance: "all", points: s.points, color: style[s.metric][0], fill: style[s.metric][1], dash: style[s.metric][2] };
+              datasets: drawn.map(function (d) {
+                return { key: d.metric, label: (d.s.container ? d.s.container + " " : "") + d.s.tablespace + " " +
+                  ({ size: "allocated", forecast: "used, projected" }[d.metric] || d.metric), unit: "MB",
+                  instance: "all", points: d.points, color: style[d.metric][0], fill: style[d.metric][1], dash: style[d.metric][2] };
               }) };
           });
         } });
       parts.ts = table(ctx, parts, grid, { id: "tablespaces", title: "Tablespaces at the end of the range", wide: true,
         pageLength: 25, columns: [TEXT("tablespace", "Tablespace"), Tables.container, TEXT("contents", "Contents"), NUM("used_mb", "Used", "MB"),
           NUM("size_mb", "Allocated", "MB"), NUM("max_mb", "Maximum", "MB"), NUM("used_pct_of_max", "Used of max", "%"),
-          NUM("growth_mb", "Growth in range", "MB")],
+          NUM("growth_mb", "Growth in range", "MB"), NUM("growth_mb_per_day", "Growth per day", "MB"),
+          TEXT("forecast", "Reaches its maximum")],
         onRow: function (row) { State.set({ ts: row.tablespace, con: row.container ? String(row.con_dbid) : null }); } });
       parts.answer = answer;
     },
