@@ -21,7 +21,19 @@ from app.api.history_blueprint import (
     resolved_range,
     series_answer,
 )
-from app.api.params import FORMAT, INSTANCE, MAX_POINTS, RANGE, RATE, SHAPE, SHOW_SQL, TABLE_INSTANCE, Param, accepts
+from app.api.params import (
+    BAND,
+    FORMAT,
+    INSTANCE,
+    MAX_POINTS,
+    RANGE,
+    RATE,
+    SHAPE,
+    SHOW_SQL,
+    TABLE_INSTANCE,
+    Param,
+    accepts,
+)
 from app.api.respond import answer, conditional
 from app.errors import BadParameter
 from app.store.awr.queries import DIMENSIONS, SEGMENT_ORDER, TOP_SEGMENT_ROWS
@@ -112,7 +124,7 @@ NAMES = Param("name", "string", "Series name from the catalog; repeat the parame
 
 
 @api.get("/dbs/<db>/series")
-@accepts(NAMES, *RANGE, INSTANCE, RATE, MAX_POINTS, SHAPE, FORMAT, SHOW_SQL)
+@accepts(NAMES, *RANGE, INSTANCE, RATE, MAX_POINTS, SHAPE, BAND, FORMAT, SHOW_SQL)
 def series(db, args):
     """One or more series over a range: per instance or combined, per second, per transaction or raw. A snapshot
     range is its intervals (begin_snap, end_snap], as in the AWR report. A combined point that sums fewer instances
@@ -123,7 +135,10 @@ def series(db, args):
     if len(names) > app_settings().max_series:
         raise BadParameter(f"at most {app_settings().max_series} series per request, got {len(names)}", "name")
     d, rng = database_and_range(db, args)
-    body = history.series.compute(d, list(dict.fromkeys(names)), rng, args["instance"], args["rate"], max_points(args))
+    names = list(dict.fromkeys(names))
+    body = history.series.compute(d, names, rng, args["instance"], args["rate"], max_points(args))
+    if args["band"]:
+        body = history.normal_band.add_bands(d, body, names, rng, args["instance"], args["rate"])
     return series_answer(body, args, rng)
 
 

@@ -170,6 +170,14 @@ RATE = Param(
     choices=("per_second", "per_txn", "raw"),
 )
 FORMAT = Param("format", "enum", "json, or csv for a table.", default="json", choices=("json", "csv"))
+BAND = Param(
+    "band",
+    "boolean",
+    "1 adds each series' normal band: per hour of the range, the 10th, 50th and 90th percentiles of the series at "
+    "the same hour of the week in the 4 weeks before (docs/awr-rules.md §32).",
+    default=False,
+)
+
 SHOW_SQL = Param(
     "show_sql", "boolean", "1 adds the SQL statements run, with their binds, to the answer.", default=False
 )

@@ -4,6 +4,7 @@
 database      a database's identity, its timeline of snapshots, and ranges resolved against it
 catalog       every chartable series of a database
 series        one or more series over a range (and the AAS by wait class)
+normal_band   what is normal for a series: its percentiles at the same hour of the week in the weeks before
 snapshots     the snapshots of a range, with restarts and gaps marked
 load_profile, top_events, top_sql, compare   the AWR report's tables over a range
 sql           one statement over time, per plan
@@ -33,6 +34,7 @@ from app.history import (  # noqa: F401
     histograms,
     live_buffer,
     load_profile,
+    normal_band,
     oracle_reports,
     parameters,
     plans,
