@@ -194,3 +194,50 @@ def test_a_tablespace_is_projected_to_its_maximum(server, dbs, client, page):
     ends = [[datetime.fromisoformat(t).timestamp() * 1000, v] for t, v in chosen["projection"]]
     assert drawn["points"] == ends and drawn["dash"] and drawn["max"] == ends[1][0]
     assert page.errors == []
+
+
+def test_the_normal_band_is_drawn_from_the_four_weeks_before(tmp_path, page):
+    """The ≈ tool of a chart (issue 34, docs/awr-rules.md §32), on a five-week history made for the test (the test demo
+    keeps 10 days): the chart asks again with band=1 and draws its p10, p90 and median as the API answers them, and
+    marks the hours whose own value lies outside their band; off again, the band is gone. On the last 10 days of that
+    history the band is missing for the hours without four weeks before them, and the chart says so."""
+    import json
+    from urllib.request import urlopen
+
+    from conftest import gunicorn
+    from histories import DBID, database
+    from test_normal_band import history
+
+    h = history(60, None, 5)
+    database(h, tmp_path / "band.sqlite")
+    with gunicorn(tmp_path / "band.sqlite") as url:
+        page.open(f"{url}/?db=g.{DBID}&view=explorer&range=7d&series=sysstat:redo+size")
+        page.page.locator("[data-chart=explorer] button[data-act=band]").click()
+        page.settle()
+        assert page.page.locator("[data-chart=explorer] button[data-act=band]").get_attribute("aria-pressed") == "true"
+        asked = [u for u in page.requests if "/series?" in u and "band=1" in u]
+        body = json.loads(urlopen(asked[0]).read())
+        band = body["series"][0]["band"]
+        chart = page.charts()[0]  # its window's points (those of the windows fetched beside it left out)
+        drawn = {
+            d["label"].split(" · ")[-1]: [p for p in d["points"] if p[0] > chart["from"]] for d in chart["datasets"]
+        }
+        times = [datetime.fromisoformat(t).timestamp() * 1000 for t in band["times"]]
+        for label, q in (("normal p10", "p10"), ("normal p90 (p10 to p90 shaded)", "p90"), ("normal median", "p50")):
+            assert drawn[label] == [[t, v] for t, v in zip(times, band[q], strict=True) if v is not None], label
+        outside = [
+            [t, v]
+            for t, v, lo, hi in zip(times, band["value"], band["p10"], band["p90"], strict=True)
+            if lo is not None and not lo <= v <= hi
+        ]
+        assert drawn.get("outside its normal band", []) == outside and band["reason"] is None
+        page.page.locator("[data-chart=explorer] button[data-act=band]").click()
+        page.settle()
+        assert len(page.charts()[0]["datasets"]) == 1  # the series alone
+        early = "from=2026-02-26T00:00%2B00:00&to=2026-03-04T00:00%2B00:00"  # days 24 to 30: some hours lack a week
+        page.open(f"{url}/?db=g.{DBID}&view=explorer&series=sysstat:redo+size&{early}")
+        page.page.locator("[data-chart=explorer] button[data-act=band]").click()
+        page.settle()
+        status = page.page.locator("[data-chart=explorer] .status").text_content()
+        assert "Normal band: " in status and "hours have no band" in status and "the history starts at" in status
+    assert page.errors == []

@@ -39,7 +39,8 @@ def history(step_minutes: int, summer_from: datetime | None, seed: int) -> Histo
 
 
 def expected(h: History, lo: int, hi: int) -> dict:
-    """{hour's end as the band gives it (local, naive): (p10, p50, p90) or None} over the range (lo, hi]."""
+    """({hour's end as the band gives it (local, naive): (p10, p50, p90) or None}, {the same: the hour's own mean})
+    over the range (lo, hi]."""
     rows = h.rows(1)
     rates = []  # (local end, rate) of every interval
     for a, b in itertools.pairwise(rows):
@@ -57,14 +58,15 @@ def expected(h: History, lo: int, hi: int) -> dict:
         k = math.floor(x)
         return v[k] + (v[min(k + 1, len(v) - 1)] - v[k]) * (x - k)
 
-    out = {}
+    out, own = {}, {}
     for s, _ in rates:
         if not lo < s.snap_id <= hi:
             continue
         hour = (datetime.fromisoformat(s.end) - timedelta(microseconds=1)).replace(minute=0, second=0, microsecond=0)
         before = [means.get(hour - timedelta(days=7 * k)) for k in range(1, 5)]
         out[hour + timedelta(hours=1)] = None if None in before else tuple(pct(before, q) for q in (0.1, 0.5, 0.9))
-    return out
+        own[hour + timedelta(hours=1)] = means[hour]
+    return out, own
 
 
 @pytest.mark.parametrize(
@@ -80,7 +82,7 @@ def test_each_hours_band_is_the_same_local_hour_of_the_four_weeks_before(tmp_pat
     rng = db.resolve(begin_snap=lo, end_snap=hi)
     body = series.compute(db, ["sysstat:redo size"], rng, "all", "per_second", max_points=0)
     band = normal_band.add_bands(db, body, ["sysstat:redo size"], rng, "all", "per_second")["series"][0]["band"]
-    want = expected(h, lo, hi)
+    want, own = expected(h, lo, hi)
     got = {datetime.fromisoformat(t).replace(tzinfo=None): k for k, t in enumerate(band["times"])}
     assert set(got) == set(want) and band["weeks"] == 4 and band["reason"] is None
     for hour, w in want.items():
@@ -89,6 +91,7 @@ def test_each_hours_band_is_the_same_local_hour_of_the_four_weeks_before(tmp_pat
         for name, value in zip(("p10", "p50", "p90"), w, strict=True):
             assert band[name][k] == pytest.approx(value, rel=1e-6, abs=1e-3), (hour, name)
         assert band["p10"][k] <= band["p50"][k] <= band["p90"][k]
+        assert band["value"][k] == pytest.approx(own[hour], rel=1e-6, abs=1e-3)
 
 
 def test_hours_without_four_weeks_before_have_no_band_and_say_why(tmp_path):
@@ -99,7 +102,7 @@ def test_hours_without_four_weeks_before_have_no_band_and_say_why(tmp_path):
     rng = db.resolve(begin_snap=lo, end_snap=hi)
     body = series.compute(db, ["sysstat:redo size"], rng, "all", "per_second", max_points=0)
     band = normal_band.add_bands(db, body, ["sysstat:redo size"], rng, "all", "per_second")["series"][0]["band"]
-    want = expected(h, lo, hi)
+    want, _ = expected(h, lo, hi)
     missing = [hour for hour, w in want.items() if w is None]
     assert 0 < len(missing) < len(want)
     shown = {datetime.fromisoformat(t).replace(tzinfo=None): v for t, v in zip(band["times"], band["p50"], strict=True)}

@@ -3,7 +3,7 @@ of the series' hourly values at the same hour of the week in the WEEKS weeks bef
 the range and those weeks (series.compute, every point, then one value per hour)."""
 
 from dataclasses import replace
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from statistics import quantiles
 
 from app.history import series as series_module
@@ -19,33 +19,38 @@ def hourly(times: list[str], values: list) -> dict[datetime, tuple[float, str]]:
     """{local hour: (mean of the series' points in it, the hour's end as ISO 8601 with the offset of its points)}: a
     point (stamped at its interval's end) belongs to the hour its interval ends in, an end on the hour to the hour
     before (an interval ending at 08:00 is 07:00-08:00's). Local time, so the same hour of the week stays the same
-    across a change of the offset (docs/awr-rules.md §17)."""
-    found: dict[datetime, list] = {}
+    across a change of the offset (docs/awr-rules.md §17). The points' times are ISO 8601 as answers give them
+    (YYYY-MM-DDTHH:MM:SS+HH:MM): read by position, a datetime made per hour, not per point."""
+    found: dict[str, list] = {}
     for t, v in zip(times, values, strict=True):
         if v is None:
             continue
-        at = datetime.fromisoformat(t)
-        local = at.replace(tzinfo=None) - timedelta(microseconds=1)
-        hour = local.replace(minute=0, second=0, microsecond=0)
-        found.setdefault(hour, [[], at.utcoffset()])[0].append(v)
-    return {hour: (sum(vs) / len(vs), _iso(hour + HOUR, shift)) for hour, (vs, shift) in found.items()}
-
-
-def _iso(local: datetime, shift: timedelta) -> str:
-    """A local time as ISO 8601 with its offset."""
-    return local.replace(tzinfo=timezone(shift)).isoformat(timespec="seconds")
+        key = t[:13]  # the local hour the interval ends in, or ends the hour after when it ends on the hour
+        found.setdefault(key + (":00" if t[14:19] != "00:00" else ":00="), [[], t[19:]])[0].append(v)
+    out = {}
+    for key, (vs, offset) in found.items():
+        hour = datetime.fromisoformat(key.rstrip("="))
+        if key.endswith("="):  # an end on the hour: the hour before
+            hour -= HOUR
+        prior = out.get(hour)
+        if prior:  # both halves of an hour: their points together
+            vs, offset = prior[2] + vs, offset
+        out[hour] = (sum(vs) / len(vs), f"{(hour + HOUR).isoformat(timespec='seconds')}{offset}", vs)
+    return {hour: (mean, end) for hour, (mean, end, _) in out.items()}
 
 
 def band_of(hours: dict, first: datetime, last: datetime, weeks: int = WEEKS) -> dict:
-    """The band of each hour from `first` to `last` (local hours, both in) that the series has: the percentiles of
-    its values at the same hour of each of the `weeks` weeks before (all of them present, or no band for that hour).
+    """The band of each hour from `first` to `last` (local hours, both in) that the series has: its own value there
+    (`value`) and the percentiles of its values at the same hour of each of the `weeks` weeks before (all of them
+    present, or no band for that hour).
     Percentiles by linear interpolation between the sorted values (statistics.quantiles, method "inclusive")."""
-    times, p10, p50, p90 = [], [], [], []
+    times, value, p10, p50, p90 = [], [], [], [], []
     hour = first
     while hour <= last:
         if hour in hours:
             before = [hours.get(hour - k * WEEK) for k in range(1, weeks + 1)]
             times.append(hours[hour][1])
+            value.append(round4(hours[hour][0]))
             if all(b is not None for b in before):
                 cuts = quantiles([b[0] for b in before], n=10, method="inclusive")
                 p10.append(round4(cuts[0]))
@@ -56,7 +61,7 @@ def band_of(hours: dict, first: datetime, last: datetime, weeks: int = WEEKS) ->
                 p50.append(None)
                 p90.append(None)
         hour += HOUR
-    return {"weeks": weeks, "times": times, "p10": p10, "p50": p50, "p90": p90}
+    return {"weeks": weeks, "times": times, "value": value, "p10": p10, "p50": p50, "p90": p90}
 
 
 def extended(db: Database, rng: Range, weeks: int = WEEKS) -> Range:

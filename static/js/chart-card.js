@@ -24,6 +24,8 @@
   };
 
   var LOG_TOOL = ["log", "log", "Logarithmic y axis: on or off"];
+  var BAND_TOOL = ["band", "≈", "Normal band: each series at the same hour of the week in the 4 weeks before (p10 to " +
+    "p90 shaded, the median dashed), the points outside it marked; on or off"];
 
   /** A log axis for these values: its minimum the power of ten below the smallest positive one (so a bar always
    * rises from the axis), and a note on the values of zero or less, which a log axis cannot draw. */
@@ -43,7 +45,7 @@
     var tools = element("div", { "class": "tools", role: "group", "aria-label": "Chart tools: " + spec.title });
     (opts.tools || []).concat(SAVE_TOOLS).forEach(function (b) {
       var btn = element("button", { type: "button", "data-act": b[0], title: b[2], "aria-label": b[2] }, b[1]);
-      if (b === LOG_TOOL) { btn.setAttribute("aria-pressed", "false"); }
+      if (b === LOG_TOOL || b === BAND_TOOL) { btn.setAttribute("aria-pressed", "false"); }
       btn.addEventListener("click", function () { chart.act(b[0]); });
       tools.appendChild(btn);
     });
@@ -191,9 +193,16 @@
       { type: "image/png" });
   }
 
-  /** The PNG or CSV tool of a chart (its toCSV() gives the CSV), or its log toggle (chart.log, drawn again); false for
-   * any other tool. */
+  /** The PNG or CSV tool of a chart (its toCSV() gives the CSV), its log toggle (chart.log, drawn again) or its normal
+   * band's (chart.band, loaded again); false for any other tool. */
   function save(chart, what) {
+    if (what === "band") {  // asked again with the band (docs/awr-rules.md §32), or without
+      chart.band = !chart.band;
+      chart.card.querySelector("[data-act=band]").setAttribute("aria-pressed", String(chart.band));
+      chart.segments = [];
+      chart.setWindow(chart.win);
+      return true;
+    }
     if (what === "log") {
       chart.log = !chart.log;
       chart.card.querySelector("[data-act=log]").setAttribute("aria-pressed", String(chart.log));
@@ -234,6 +243,7 @@
   AWRLens.ChartCard = {
     PALETTE: PALETTE,
     LOG_TOOL: LOG_TOOL,
+    BAND_TOOL: BAND_TOOL,
     logAxis: logAxis,
     background: background,
     build: build,

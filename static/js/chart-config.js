@@ -179,13 +179,14 @@
         label: d.label, unit: d.unit, key: d.key, instance: d.instance, shift: d.shift || 0,
         data: pts.map(function (p) { return { x: p[0], y: p[1] }; }),
         points: pts,  // as loaded: Chart.js's decimation replaces `data` with what it draws
-        borderColor: color, backgroundColor: d.fill ? color + "cc" : color,
+        borderColor: color, backgroundColor: d.fill ? color + (d.alpha || "cc") : color,
         // a stacked series fills down to the one below it ("-1"; Chart.js's "stack" mode is 10x slower)
         fill: d.fill === true ? "origin" : d.fill || false,
-        stack: d.stack || "s" + i, borderDash: d.dash || [], borderWidth: d.fill ? 0.5 : 1.5,
+        stack: d.stack || "s" + i, borderDash: d.dash || [], borderWidth: d.fill || d.thin ? 0.5 : 1.5,
         pointHitRadius: 4, tension: 0, yAxisID: spec.stacked ? "y" : "y" + units.indexOf(d.unit),
         hidden: false, order: d.order || 0, partial: d.partial || AWRLens.Dom.table(),
-        pointRadius: 0  // the partial points: partialMarks
+        pointRadius: d.marks ? 3 : 0,  // marks only (the points outside the normal band); the partial points: partialMarks
+        showLine: !d.marks
       };
     });
   }

@@ -25,7 +25,8 @@
 
   /**
    * spec: {id, title, load, onWindow, stacked, bucket, detail (bool: has per-minute twins), yMax, height,
-   * minWindow (ms: the narrowest zoom, Windows.MIN_WINDOW unless given), database (its name: the CSV's first column)}
+   * minWindow (ms: the narrowest zoom, Windows.MIN_WINDOW unless given), database (its name: the CSV's first column),
+   * band (its loader draws the normal band when asked: load(range, detail, {band}); the ≈ tool toggles it)}
    */
   function TimeChart(container, spec) {
     this.spec = spec;
@@ -35,7 +36,8 @@
     this.win = null;
     Card.build(this, container, spec, { tools: [["earlier", "◀", "Earlier: move the window back by half"],
       ["zoomin", "+", "Zoom in"], ["zoomout", "−", "Zoom out"], ["later", "▶", "Later: move the window forward by half"],
-      ["help", "?", HELP]].concat(spec.stacked ? [] : [Card.LOG_TOOL], spec.changes ? [CHANGES_TOOL] : []),
+      ["help", "?", HELP]].concat(spec.stacked ? [] : [Card.LOG_TOOL], spec.band ? [Card.BAND_TOOL] : [],
+      spec.changes ? [CHANGES_TOOL] : []),
       status: "Loading…", height: 240, label: spec.title + " over time. " + HELP + "." });
     if (spec.changes) {  // what changed in the window (AWRLens.Changes): shown unless the link hides them
       Changes.attach(this);
@@ -75,7 +77,7 @@
   TimeChart.prototype.fetch = function (from, to, detail) {
     var self = this, gen = ++this.gen;
     if (!this.chart) { this.setState("loading", "Loading…"); } else { this.setState("refreshing", "Loading finer detail…"); }
-    this.spec.load({ from: from, to: to }, detail).then(function (res) {
+    this.spec.load({ from: from, to: to }, detail, { band: this.band }).then(function (res) {
       if (gen !== self.gen) { return; }
       self.segments = [{ lo: from, hi: to, detail: detail, full: !res.downsampled, res: res }];
       self.render();
@@ -103,7 +105,7 @@
     Windows.neighbours(this.win).forEach(function (side) {
       if (self.covers(side.from, side.to, detail)) { return; }
       var gen = self.gen;
-      self.spec.load({ from: side.from, to: side.to }, detail).then(function (res) {
+      self.spec.load({ from: side.from, to: side.to }, detail, { band: self.band }).then(function (res) {
         if (gen !== self.gen || !self.segments.length) { return; }
         self.segments.push({ lo: side.from, hi: side.to, detail: detail, full: !res.downsampled, res: res });
         self.render();

@@ -126,11 +126,11 @@
       var insts = ctx.state.inst === "each" ? ctx.db.instances.map(function (i) { return String(i.instance_number); }) : [ctx.state.inst];
       insts.forEach(function (inst) { aasChart(ctx, parts, grid, "aas" + (insts.length > 1 ? "-" + inst : ""), inst); });
       chart(ctx, parts, grid, { id: "host-cpu", third: true, title: "Host CPU", detail: true, yMax: 100,
-        load: Loaders.series(ctx, ["derived:host_cpu_pct", "derived:host_iowait_pct"]) });
+        band: true, load: Loaders.series(ctx, ["derived:host_cpu_pct", "derived:host_iowait_pct"]) });
       chart(ctx, parts, grid, { id: "io", third: true, title: "I/O requests and throughput", detail: true,
-        load: Loaders.series(ctx, ["derived:iops", "derived:io_mbps"]) });
+        band: true, load: Loaders.series(ctx, ["derived:iops", "derived:io_mbps"]) });
       chart(ctx, parts, grid, { id: "calls", third: true, title: "Transactions and executions", detail: true,
-        load: Loaders.series(ctx, ["derived:tps", "derived:executions"]) });
+        band: true, load: Loaders.series(ctx, ["derived:tps", "derived:executions"]) });
       parts.lp = loadProfileTable(ctx, parts, grid);
       parts.events = topEventsTable(ctx, parts, grid);
       parts.sql = topSqlTable(ctx, parts, grid);
@@ -273,13 +273,14 @@
         return res.datasets.map(function (d) { return d.unit; }).filter(function (u, k, all) { return all.indexOf(u) === k; });
       }, function () { return []; }).then(function (units) {
         if (units.length <= 2) {
-          chart(ctx, parts, grid, { id: "explorer", title: "Metric explorer", wide: true, height: 360, detail: true, load: load });
+          chart(ctx, parts, grid, { id: "explorer", title: "Metric explorer", wide: true, height: 360, detail: true, band: true,
+            load: load });
           return;
         }
         units.forEach(function (u, i) {
           chart(ctx, parts, grid, { id: "explorer-" + (i + 1), title: "Metric explorer · " + (F.unitTitle(u) || "no unit"),
-            height: 260, detail: true, load: function (range, detail) {
-              return load(range, detail).then(function (res) {
+            height: 260, detail: true, band: true, load: function (range, detail, how) {
+              return load(range, detail, how).then(function (res) {
                 return Object.assign({}, res, { datasets: res.datasets.filter(function (d) { return d.unit === u; }) });
               });
             } });

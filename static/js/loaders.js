@@ -73,8 +73,8 @@
   function series(ctx, names, opts) {
     opts = opts || {};
     var inst = ctx.state.inst, each = inst === "each";
-    return function (range, detail) {
-      var twins = {};
+    return function (range, detail, how) {
+      var twins = {}, band = how && how.band ? 1 : null;
       var ready = detail ? catalog(ctx.db).then(function (cat) {
         var known = new Set(cat.rows.map(function (r) { return r.name; }));
         names.forEach(function (n) { var t = twinOf(n); if (t && known.has(t)) { twins[n] = t; } });
@@ -85,7 +85,7 @@
         var win = bounds(ctx.db, range);
         return Promise.all(chunks.map(function (chunk) {
           return Api.get(Dbs.path(ctx.db, "/series"), { name: chunk, from: win.from, to: win.to,
-            instance: inst, rate: opts.rate, max_points: cfg.maxPoints, shape: "axes" }).then(unpack);
+            instance: inst, rate: opts.rate, max_points: cfg.maxPoints, shape: "axes", band: band }).then(unpack);
         }));
       }).then(function (answers) {
         var all = [].concat.apply([], answers.map(function (a) { return a.series; }));
@@ -101,6 +101,7 @@
               label: base.label + (each ? " · inst " + base.instance : "") + (use === twin ? " · per minute" : ""),
               unit: base.unit, points: use.points, partial: partial(use),
               color: Charts.PALETTE[k % Charts.PALETTE.length] });
+            if (base.band) { datasets.push.apply(datasets, normalBand(datasets[datasets.length - 1], base.band)); }
             k += 1;
           });
         });
@@ -109,10 +110,33 @@
         var notice = minute.length && minute.every(function (s) { return !s.points.length; })
           ? "No per-minute detail in this window: AWR keeps the per-minute history (sysmetric history) for recent " +
             "days only" + (Object.keys(twins).length ? "; the snapshot values are shown." : ".") : "";
+        // what the normal band leaves out, and why (docs/awr-rules.md §32)
+        var unbanded = all.filter(function (s) { return s.band && s.band.reason; });
+        if (unbanded.length) { notice = (notice ? notice + " " : "") + "Normal band: " + unbanded[0].band.reason + "."; }
         return { datasets: datasets, markers: answers[0].markers, notice: notice,
           downsampled: all.some(function (s) { return s.points_total > s.points.length; }) };
       });
     };
+  }
+
+  /** A series' normal band (docs/awr-rules.md §32) as datasets drawn with it: p10, p10 to p90 shaded, the median
+   * dashed, and the hours whose own value lies outside their band marked at it (an hour stamped at its end). */
+  function normalBand(line, band) {
+    var times = band.times.map(Date.parse);
+    var at = function (q) { return times.map(function (t, i) { return [t, band[q][i]]; }); };
+    var outside = at("value").filter(function (p, k) {
+      return band.p10[k] !== null && (p[1] < band.p10[k] || p[1] > band.p90[k]);
+    });
+    var base = { unit: line.unit, instance: line.instance, color: line.color, partial: AWRLens.Dom.table() };
+    return [
+      Object.assign({}, base, { key: line.key + "|p10", label: line.label + " · normal p10", points: at("p10"), thin: true }),
+      Object.assign({}, base, { key: line.key + "|p90", label: line.label + " · normal p90 (p10 to p90 shaded)",
+        points: at("p90"), thin: true, fill: "-1", alpha: "33" }),
+      Object.assign({}, base, { key: line.key + "|p50", label: line.label + " · normal median", points: at("p50"),
+        dash: [4, 4], thin: true }),
+      Object.assign({}, base, { key: line.key + "|outside", label: line.label + " · outside its normal band",
+        points: outside, marks: true, color: "--worse" })  // the hour's own value, where it is outside
+    ];
   }
 
   /** AAS by wait class, stacked, with DB CPU at the bottom, CPU Wait (the run queue) above it and a line at the CPU
