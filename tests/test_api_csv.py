@@ -81,8 +81,9 @@ def test_every_endpoint_with_a_table_offers_csv(doc):
         "/api/v1/dbs/{db}/event-histogram",
         "/api/v1/dbs/{db}/segments",
         "/api/v1/dbs/{db}/segments/{obj}",  # their tests
-        "/api/v1/dbs/{db}/range",
-    }  # tests/test_api_report.py
+        "/api/v1/dbs/{db}/range",  # tests/test_api_report.py
+        "/api/v1/dbs/{db}/baselines",  # tests/test_baselines.py
+    }
 
 
 def _cell(value):

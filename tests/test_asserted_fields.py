@@ -218,6 +218,10 @@ ASSERTED: dict[str, dict[str, tuple[str, ...]]] = {
         "series[].name": (AF + "top_activity_by_object_names_each_object_by_its_number",),
     },
     "api.range_of": {"range.begin_snap": RANGE_ECHOED, "range.end_snap": RANGE_ECHOED},
+    "api.baselines": {
+        f"rows[].{f}": ("test_baselines.py::test_each_baseline_is_its_row_with_its_snapshots_times",)
+        for f in ("baseline_id", "begin_snap", "end_snap", "moving_window_days", "expiration_days")
+    },
     "api.snapshots": {
         **MARKER_FIELDS,
         "range.begin_snap": RANGE_ECHOED,
@@ -557,6 +561,7 @@ NOT_GIVEN: dict[str, dict[str, str]] = {
         "a segment's points are summed over instances at each snapshot (§25), never combined or downsampled",
     ),
     "api.catalog": dict.fromkeys(("range.begin_snap", "range.end_snap"), "the catalog has no range (§10)"),
+    "api.baselines": dict.fromkeys(("range.begin_snap", "range.end_snap"), "a baseline is a range; the list has none"),
     "api.wait_chains": dict.fromkeys(
         ("roots[].blocked_samples", "roots[].blocked_aas"), "a root has no node above it: nothing blocked it (§22)"
     ),
@@ -667,6 +672,7 @@ def requests(api, dbs, stories, sql3) -> dict[str, list[tuple[str, dict]]]:
         "api.sql": [(url(rac, sql), {"shape": shape, **regression}) for shape in ("pairs", "axes")],
         "api.activity": [(url(rac, "/activity"), {**short, "group_by": "current_obj"})],  # its groups are numbers
         "api.range_of": [(url(rac, "/range"), {"from": reg["from"], "to": reg["to"]})],
+        "api.baselines": [(url(rac, "/baselines"), {}), (url(single, "/baselines"), {})],
         "api.snapshots": [(url(rac, "/snapshots"), around_crash), (url(single, "/snapshots"), around_manual)],
         "api.catalog": [(url(rac, "/catalog"), {})],
         "api.load_profile": [(url(rac, "/load-profile"), around_crash)],

@@ -241,3 +241,27 @@ def test_the_normal_band_is_drawn_from_the_four_weeks_before(tmp_path, page):
         status = page.page.locator("[data-chart=explorer] .status").text_content()
         assert "Normal band: " in status and "hours have no band" in status and "the history starts at" in status
     assert page.errors == []
+
+
+def test_a_baseline_is_period_a_of_compare(server, dbs, client, page):
+    """Compare periods (issue 34, docs/awr-rules.md §33): period A picked from the database's AWR baselines, as
+    /baselines lists them; with B set it compares at once, A being the baseline's times, and the picker names it
+    after."""
+    db = dbs["rac"]
+    kept = [r for r in client.get(f"/api/v1/dbs/{db}/baselines").get_json()["rows"] if r["from"]]
+    listed = next(d for d in client.get("/api/v1/dbs").get_json()["databases"] if d["id"] == db)
+    end = datetime.fromisoformat(listed["snapshots"]["to"])
+    b = {"b_from": (end - timedelta(days=1)).isoformat(), "b_to": end.isoformat()}
+    page.open(_url(server, db=db, view="compare", **b))
+    options = page.page.locator("#a-baseline option").all_text_contents()
+    assert [o.split(" (")[0] for o in options[1:]] == [r["name"] for r in kept]
+    static = next(r for r in kept if r["type"] == "STATIC")
+    page.page.locator("#a-baseline").select_option(label=options[1 + kept.index(static)])
+    page.settle()
+    state = page.state()
+    assert datetime.fromisoformat(state["a_from"]) == datetime.fromisoformat(static["from"])
+    assert datetime.fromisoformat(state["a_to"]) == datetime.fromisoformat(static["to"])
+    assert page.page.locator("#a-baseline").input_value() == str(kept.index(static))
+    hours = (datetime.fromisoformat(static["to"]) - datetime.fromisoformat(static["from"])).total_seconds() / 3600
+    assert f"A covers {hours:g} h" in page.page.locator("#compare-headline").text_content()
+    assert page.errors == []

@@ -480,6 +480,7 @@ BY_ENDPOINT = {  # endpoint -> schema of its JSON answer
     "api.sql_monitor": TABLE,
     "api.awr_report_stored": {"type": "object", "required": ["db", "any_range", "reports"]},
     "api.parameters": TABLE,
+    "api.baselines": TABLE,
     "api.parameter_changes": TABLE,
     "api.non_default_parameters": TABLE,
     "api.changes": TABLE,

@@ -249,6 +249,14 @@ def segment(db, obj, args):
     return series_answer(history.segments.history(d, obj, dataobj, rng), args, rng)
 
 
+@api.get("/dbs/<db>/baselines")
+@accepts(FORMAT, SHOW_SQL)
+def baselines(db, args):
+    """The database's AWR baselines (DBA_HIST_BASELINE): named snapshot ranges and the moving window, each with its
+    snapshots and times, to show or compare as a range (docs/awr-rules.md §33)."""
+    return answer(history.baselines.compute(requested_database(db)), args)
+
+
 @api.get("/dbs/<db>/range")
 @accepts(*RANGE, FORMAT, SHOW_SQL)
 def range_of(db, args):

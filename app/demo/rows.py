@@ -5,7 +5,7 @@ values; the system metrics (app/demo/sysmetrics.py) are computed from the same i
 import random
 from datetime import timedelta
 
-from app.demo import parameters
+from app.demo import baselines, parameters
 from app.demo.ash import USERS, Ash, foreground, live_rows, service_hash, service_names
 from app.demo.detail import Detail
 from app.demo.names import (
@@ -77,6 +77,8 @@ class Generator:
             out.extend("objects", [(db.dbid, *r) for r in dictionary_objects(db, self.detail.lock_sql)])
             out.extend("users", [(db.dbid, name, user_id) for name, user_id in {"SYS": 0, **USERS}.items()])
             out.extend("service_name", [(db.dbid, service_hash(db, name), name) for name in service_names(db)])
+            if not db.statspack:
+                out.extend("baseline", baselines.rows(db, self.times, self.stories))
         self.ash = (
             Ash(db, inst, self.sqls, self.victim, self.events, self.stories, self.ash_rng) if self.ash_rng else None
         )

@@ -6,6 +6,7 @@ catalog       every chartable series of a database
 series        one or more series over a range (and the AAS by wait class)
 normal_band   what is normal for a series: its percentiles at the same hour of the week in the weeks before
 snapshots     the snapshots of a range, with restarts and gaps marked
+baselines     AWR baselines: named snapshot ranges and the moving window
 load_profile, top_events, top_sql, compare   the AWR report's tables over a range
 sql           one statement over time, per plan
 tablespaces   used, allocated and maximum size over time
@@ -27,6 +28,7 @@ A new question (ASH, plans, parameters, ...) is one new module beside these, and
 from app.history import (  # noqa: F401
     activity,
     ashtop,
+    baselines,
     catalog,
     chains,
     changes,

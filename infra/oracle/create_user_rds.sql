@@ -21,9 +21,10 @@
 CREATE USER AWRLENS IDENTIFIED BY "&&awrlens_password";
 GRANT CREATE SESSION TO AWRLENS;
 
--- the 24 views the app reads
+-- the 25 views the app reads
 BEGIN
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_ACTIVE_SESS_HISTORY', 'AWRLENS', 'SELECT');
+  rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_BASELINE', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_DATABASE_INSTANCE', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_EVENT_HISTOGRAM', 'AWRLENS', 'SELECT');
   rdsadmin.rdsadmin_util.grant_sys_object('DBA_HIST_IOSTAT_FILETYPE', 'AWRLENS', 'SELECT');

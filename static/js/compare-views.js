@@ -116,6 +116,33 @@
         fields: time.map(function (r) { return { kind: r.kind, item: r.item, a: r.a, b: r.b }; }) }] }));
   }
 
+  /** Period A from an AWR baseline (docs/awr-rules.md §33): a named range the DBA kept, or the moving window. Picked,
+   * it fills A's times, and compares at once when B is set. Listed where the database keeps baselines (AWR). */
+  function baselinePicker(ctx, parts, fs) {
+    if (ctx.db.source === "statspack") { return; }  // Statspack keeps no named ranges (docs/awr-rules.md §31)
+    var select = element("select", { id: "a-baseline" });
+    select.appendChild(element("option", { value: "" }, "(the times)"));
+    fs.appendChild(element("label", { "for": "a-baseline" }, "or a baseline"));
+    fs.appendChild(select);
+    var zone = Dbs.zoneOf(ctx.state, ctx.db), found = [];
+    Api.get(Dbs.path(ctx.db, "/baselines"), {}, { silent: true }).then(function (body) {
+      found = body.rows.filter(function (r) { return r.from && r.to; });
+      found.forEach(function (r, i) {
+        select.appendChild(element("option", { value: String(i) }, r.name + " (" + F.fmtTime(Date.parse(r.from), zone) +
+          " → " + F.fmtTime(Date.parse(r.to), zone) + ")"));
+        var s = ctx.state;  // A is this baseline: it says so
+        if (Date.parse(s.a_from) === Date.parse(r.from) && Date.parse(s.a_to) === Date.parse(r.to)) { select.value = String(i); }
+      });
+    }, function () { select.disabled = true; });
+    select.addEventListener("change", function () {
+      var r = found[Number(select.value)];
+      if (!r || select.value === "") { return; }
+      parts.inputs.a_from.value = F.inputTime(Date.parse(r.from), zone);
+      parts.inputs.a_to.value = F.inputTime(Date.parse(r.to), zone);
+      if (ctx.state.b_from && ctx.state.b_to) { State.set({ a_from: r.from, a_to: r.to }); }
+    });
+  }
+
   Views.add("compare", {
     title: "Compare periods",
     key: function (state) { return [state.a_from, state.a_to, state.b_from, state.b_to]; },
@@ -132,6 +159,7 @@
           parts.inputs[p[0] + "_" + end] = input;
           fs.appendChild(input);
         });
+        if (p[0] === "a") { baselinePicker(ctx, parts, fs); }
         form.appendChild(fs);
       });
       form.appendChild(element("button", { type: "submit" }, "Compare"));

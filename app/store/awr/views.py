@@ -448,6 +448,23 @@ def _views(md, p: str, absent: dict, embedded: bool = False) -> None:
         _con(),
         key=("dbid", "ts_num", "obj_num", "dataobj_num", "con_dbid"),
     )
+    # AWR baselines (docs/awr-rules.md §33): named snapshot ranges kept from purging, and the moving window
+    table(
+        f"{p}baseline",
+        *int_columns("dbid", "baseline_id"),
+        Column("baseline_name", String(64)),
+        Column("baseline_type", String(13)),
+        Column("start_snap_id", N),
+        Column("start_snap_time", TS),
+        Column("end_snap_id", N),
+        Column("end_snap_time", TS),
+        Column("moving_window_size", N),
+        Column("creation_time", TS),
+        Column("expiration", N),
+        Column("template_name", String(64)),
+        Column("last_time_computed", TS),
+        key=("dbid", "baseline_id"),
+    )
     # the services' names (docs/awr-rules.md §22: ASH's SERVICE_HASH)
     table(
         f"{p}service_name",

@@ -76,6 +76,29 @@ def snapshots(v: Views, bound: int):
 
 
 @statement
+def baselines(v: Views):
+    """The database's AWR baselines (docs/awr-rules.md §33): each one's name, type, first and last snapshot, the moving
+    window's size in days and how long it is kept, in the order of their first snapshot."""
+    from sqlalchemy import bindparam, select
+
+    t = v.baseline
+    return (
+        select(
+            t.c.baseline_id,
+            t.c.baseline_name,
+            t.c.baseline_type,
+            t.c.start_snap_id,
+            t.c.end_snap_id,
+            t.c.moving_window_size,
+            t.c.expiration,
+            t.c.creation_time,
+        )
+        .where(t.c.dbid == bindparam("dbid"))
+        .order_by(t.c.start_snap_id, t.c.baseline_name)
+    )
+
+
+@statement
 def counter_names(v: Views, view: str):
     """The statistics of one counter view at one snapshot, for the catalog."""
     from sqlalchemy import bindparam, select

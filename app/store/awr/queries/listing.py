@@ -27,6 +27,7 @@ from app.store.awr.queries.history import (
     COUNTER_VIEWS,
     IO_VIEWS,
     TOP_SQL_ORDER,
+    baselines,
     containers,
     counter_names,
     counter_series,
@@ -75,6 +76,7 @@ def statements(v: Views, row_cap: int, max_points: int = Settings.max_points):
     chunks = -(-max(max_points, 1) // IN_LIST)
     yield "databases", databases(v)
     yield "snapshots", snapshots(v, row_cap)
+    yield "baselines", baselines(v)
     yield "containers", containers(v)
     for view in COUNTER_VIEWS:
         yield f"catalog: {view}", counter_names(v, view)
