@@ -265,3 +265,32 @@ def test_a_baseline_is_period_a_of_compare(server, dbs, client, page):
     hours = (datetime.fromisoformat(static["to"]) - datetime.fromisoformat(static["from"])).total_seconds() / 3600
     assert f"A covers {hours:g} h" in page.page.locator("#compare-headline").text_content()
     assert page.errors == []
+
+
+def test_the_page_prints_the_view_without_its_controls(server, dbs, page):
+    """The page's print style sheet (issue 34): printed (here, to PDF), the overview keeps its range line, charts and
+    tables, light in the dark theme too, without the tabs, range controls, chart tools or table buttons; no card is
+    cut across pages."""
+    page.page.emulate_media(color_scheme="dark")
+    page.open(_url(server, db=dbs["rac"], view="overview", range="1d"))
+    page.page.emulate_media(media="print", color_scheme="dark")
+    shown = page.page.evaluate(
+        """() => Object.fromEntries(['#tabs', '.rangebar .group', '.tools', '.dt-buttons', '.dt-search',
+          '#range-label', '[data-chart] canvas', '[data-table] table']
+          .map((s) => [s, getComputedStyle(document.querySelector(s)).display]))"""
+    )
+    assert {k for k, v in shown.items() if v == "none"} == {
+        "#tabs",
+        ".rangebar .group",
+        ".tools",
+        ".dt-buttons",
+        ".dt-search",
+    }
+    card = page.page.evaluate(
+        """() => { const c = getComputedStyle(document.querySelector('.card'));
+        return [c.breakInside, c.backgroundColor, getComputedStyle(document.body).color]; }"""
+    )
+    assert card == ["avoid", "rgb(255, 255, 255)", "rgb(0, 0, 0)"]
+    pdf = page.page.pdf(format="A4")
+    assert pdf[:5] == b"%PDF-" and len(pdf) > 20_000  # the charts and tables drawn in it
+    assert page.errors == []
