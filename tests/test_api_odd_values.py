@@ -63,6 +63,7 @@ SWEPT = [
     "/api/v1/dbs/{db}/segments/{obj}",
     "/api/v1/dbs/{db}/report",
     "/api/v1/dbs/{db}/range",
+    "/api/v1/dbs/{db}/baselines",
     "/api/v1/dbs/{db}/awr-report",
     "/api/v1/dbs/{db}/awr-report/compare",
     "/api/v1/dbs/{db}/awr-report/stored",
