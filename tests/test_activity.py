@@ -269,8 +269,10 @@ def test_a_windows_aas_from_the_totals_and_its_edges_equals_its_samples(demo_sto
     assert from_totals == (ran["bucket_seconds"] % 60 == 0)  # the totals read where whole minutes make the buckets
 
 
-@pytest.mark.parametrize("hours", [30, pytest.param(8 * 24, marks=pytest.mark.slow)])
-@pytest.mark.parametrize("instance", [None, "2"])
+@pytest.mark.parametrize(
+    "hours, instance",
+    [(30, None), pytest.param(30, "2", marks=pytest.mark.slow), pytest.param(8 * 24, None, marks=pytest.mark.slow)],
+)
 def test_ashtop_from_the_counts_per_block_and_session_equals_its_samples(demo_store, rac, hours, instance):
     """ashtop by SQL_ID and event (docs/awr-rules.md §22) on the embedded store over 48 snapshot ids or more: the
     counts per block and session of the snapshots wholly inside the range, and the samples inside a window of the
