@@ -83,6 +83,42 @@ def test_pct_total_is_of_the_sysstat_counter(api, sql3, rac, last_day):
     assert itl["database_total"] is None and all(r["pct_total"] is None for r in itl["rows"])
 
 
+@pytest.mark.parametrize("inst", [1, 2])
+def test_one_instances_segments_are_its_own_rows_and_its_share(api, sql3, rac, last_day, inst):
+    """A RAC instance's top segments (issue 34): its own *_DELTA rows summed, its share of its own sysstat counter;
+    one segment over time, its rows of that instance only. Each instance's differ from the other's and the sum."""
+    lo, hi = last_day
+    body = ok(api, url(rac["id"], "/segments"), order_by="physical_reads", begin_snap=lo, end_snap=hi, instance=inst)
+    expected = sql3.execute(
+        'SELECT "OBJ#", sum(physical_reads_delta) AS v FROM dba_hist_seg_stat WHERE dbid = ? AND instance_number = ? '
+        'AND snap_id > ? AND snap_id <= ? GROUP BY "OBJ#" ORDER BY v DESC, "OBJ#"',
+        (rac["dbid"], inst, lo, hi),
+    ).fetchall()
+    assert [(r["obj"], r["physical_reads"]) for r in body["rows"]] == [tuple(e) for e in expected[:25]]
+    assert body["instance"] == str(inst) and body["captured"] == sum(e[1] for e in expected)
+    (total,) = sql3.execute(
+        "SELECT sum(CASE snap_id WHEN ? THEN value ELSE -value END) FROM dba_hist_sysstat WHERE dbid = ? AND "
+        "instance_number = ? AND stat_name = 'physical reads' AND snap_id IN (?, ?)",
+        (hi, rac["dbid"], inst, lo, hi),
+    ).fetchone()
+    assert body["database_total"] == total
+    for r in body["rows"]:
+        assert r["pct_total"] == pytest.approx(100 * r["physical_reads"] / total, abs=1e-3)
+    every = ok(api, url(rac["id"], "/segments"), order_by="physical_reads", begin_snap=lo, end_snap=hi)
+    assert every["captured"] > body["captured"] > 0
+    top = body["rows"][0]
+    line = ok(api, url(rac["id"], f"/segments/{top['obj']}"), begin_snap=lo, end_snap=hi, instance=inst)
+    own = dict(
+        sql3.execute(
+            'SELECT snap_id, sum(physical_reads_delta) FROM dba_hist_seg_stat WHERE dbid = ? AND "OBJ#" = ? AND '
+            "instance_number = ? AND snap_id > ? AND snap_id <= ? GROUP BY snap_id",
+            (rac["dbid"], top["obj"], inst, lo, hi),
+        )
+    )
+    reads = next(s for s in line["series"] if s["metric"] == "physical_reads")
+    assert [v for _, v in reads["points"]] == [own[s] for s in sorted(own)]
+
+
 def test_demo_segments_hold_most_of_the_reads_and_tell_the_stories(api, sql3, summary, rac, last_day):
     lo, hi = last_day
     for db in [d for d in summary.values() if d["source"] == "awr"]:

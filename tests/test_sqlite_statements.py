@@ -73,6 +73,7 @@ def test_each_text_gives_the_rows_sqlalchemy_gives(app, demo_store, dbs, window,
         "sql_ids": [sql_id, "none"],
         "names": ["redo size", "DB time", "NUM_CPUS", "user commits", "bytes processed"],
         "con_dbid": dbid,
+        "f_instance_0": 1,  # a statement of one instance (top segments'); ASH's set their own below
     }
     every = sqlite.embedded_statements()
     assert {stmt.key for stmt in every} == {k for k in sqlite.TEXTS["statements"] if ":" not in k.split("(")[0]}
@@ -270,6 +271,7 @@ def test_each_statspack_text_gives_the_rows_sqlalchemy_gives(app, demo_store, st
                 "sql_ids": [sql_id, "none"],
                 "names": ["redo size", "DB time", "NUM_CPUS", "user commits", "bytes processed"],
                 "con_dbid": dbid,
+                "f_instance_0": 1,
                 "obj": obj,
                 "dataobj": obj,
                 "objs": [obj],

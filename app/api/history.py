@@ -206,6 +206,7 @@ def event_histogram(db, args):
         "order_by", "enum", "The statistic the segments are ranked by.", default="logical_reads", choices=SEGMENT_ORDER
     ),
     Param("limit", "integer", "Rows to return.", default=25, minimum=1, maximum=TOP_SEGMENT_ROWS),
+    TABLE_INSTANCE,
     FORMAT,
     SHOW_SQL,
 )
@@ -213,7 +214,7 @@ def segments(db, args):
     """Top segments by logical or physical reads, writes, direct reads, row lock, ITL or buffer busy waits, block
     changes or space used, with % of the database's total and of the segments captured (docs/awr-rules.md §25)."""
     d, rng = database_and_range(db, args)
-    return answer(history.segments.top(d, rng, args["order_by"], args["limit"]), args, rng)
+    return answer(history.segments.top(d, rng, args["order_by"], args["limit"], args["instance"]), args, rng)
 
 
 OBJ = Param(
@@ -237,16 +238,18 @@ OBJ = Param(
         maximum=2**32 - 1,
     ),
     *RANGE,
+    TABLE_INSTANCE,
     SHAPE,
     FORMAT,
     SHOW_SQL,
 )
 def segment(db, obj, args):
-    """One segment over time: each statistic per snapshot, summed over instances (docs/awr-rules.md §25)."""
+    """One segment over time: each statistic per snapshot, summed over instances or of one (docs/awr-rules.md
+    §25)."""
     obj = OBJ.parse(obj)
     d, rng = database_and_range(db, args)
     dataobj = obj if args["dataobj"] is None else args["dataobj"]
-    return series_answer(history.segments.history(d, obj, dataobj, rng), args, rng)
+    return series_answer(history.segments.history(d, obj, dataobj, rng, args["instance"]), args, rng)
 
 
 @api.get("/dbs/<db>/baselines")

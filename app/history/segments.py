@@ -22,12 +22,16 @@ SYSSTAT_TOTALS = {
 NAMES = ("owner", "object_name", "subobject_name", "object_type", "tablespace_name")
 
 
-def top(db: Database, rng: Range, order="logical_reads", limit=25) -> dict:
+def top(db: Database, rng: Range, order="logical_reads", limit=25, instance="all") -> dict:
+    """The top segments of the range by `order`, of every instance or of one (its own *_DELTA rows, and its own
+    share of the database statistic: docs/awr-rules.md §25)."""
+    inst = db.instance(instance)
     rows, captured, database_total = [], None, None
     if rng.lo is not None and rng.lo < rng.hi:
-        raw = db.rows(queries.top_segments(db.store.views, order), lo=rng.lo, hi=rng.hi)
+        one = {} if inst is None else {"f_instance_0": inst}
+        raw = db.rows(queries.top_segments(db.store.views, order, inst is not None), lo=rng.lo, hi=rng.hi, **one)
         if order in SYSSTAT_TOTALS:
-            sums, _ = totals(db, "sysstat", (SYSSTAT_TOTALS[order],), rng, None)
+            sums, _ = totals(db, "sysstat", (SYSSTAT_TOTALS[order],), rng, inst)
             database_total = fsum(sums.values())
         containers = db.containers()
         for con_dbid, ts, obj, dataobj, *rest in raw[:limit]:
@@ -50,6 +54,7 @@ def top(db: Database, rng: Range, order="logical_reads", limit=25) -> dict:
     return {
         "db": db.key,
         "range": rng.public(),
+        "instance": instance,
         "order_by": order,
         "captured": captured,
         "database_total": None if database_total is None else round(database_total),
@@ -74,11 +79,13 @@ def top(db: Database, rng: Range, order="logical_reads", limit=25) -> dict:
     }
 
 
-def history(db: Database, obj: int, dataobj: int, rng: Range) -> dict:
-    """One segment at each snapshot of the range: every statistic summed over instances (and containers), timed at
-    the lowest-numbered instance's snapshot; space used (a reading, not a delta) is the largest of the snapshot's
-    rows."""
+def history(db: Database, obj: int, dataobj: int, rng: Range, instance="all") -> dict:
+    """One segment at each snapshot of the range: every statistic summed over instances (and containers), or of one
+    instance's rows, timed at the lowest-numbered instance's snapshot; space used (a reading, not a delta) is the
+    largest of the snapshot's rows."""
+    inst = db.instance(instance)
     raw = db.rows(queries.segment_history(db.store.views), obj=obj, dataobj=dataobj, lo=rng.lo or 0, hi=rng.hi or 0)
+    raw = [r for r in raw if inst is None or r[0] == inst]
     if not raw and rng.lo is not None:
         raise NotFound(f"segment obj {obj}, dataobj {dataobj} has no statistics in this range of {db.key}", "obj")
     tl = db.timeline()

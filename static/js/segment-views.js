@@ -24,6 +24,9 @@
     return (r.owner || "?") + "." + (r.object_name || "** unknown object **") + (r.subobject_name ? " (" + r.subobject_name + ")" : "");
   }
 
+  /** The instance the view reads: one, or every one combined ("each" draws nothing per instance here). */
+  function instanceOf(state) { return state.inst && state.inst !== "each" ? state.inst : "all"; }
+
   Views.add("segments", {
     title: "Segments",
     defaults: function (state) {
@@ -57,8 +60,8 @@
         parts.chart = HV.chart(ctx, parts, grid, { id: "segment", wide: true, height: 300,
           title: "Segment OBJ# " + seg.obj + " over time: " + STATS[stat],
           load: function (range) {
-            return Api.get(Dbs.path(ctx.db, "/segments/" + seg.obj), Object.assign({ dataobj: seg.dataobj },
-              Loaders.bounds(ctx.db, range))).then(Loaders.unpack).then(function (b) {
+            return Api.get(Dbs.path(ctx.db, "/segments/" + seg.obj), Object.assign({ dataobj: seg.dataobj,
+              instance: instanceOf(ctx.state) }, Loaders.bounds(ctx.db, range))).then(Loaders.unpack).then(function (b) {
               named.text = nameOf(b);
               parts.chart.card.querySelector("h3").textContent = named.text + " over time: " + STATS[stat];
               return { markers: {}, downsampled: false, datasets: b.series.filter(function (s) { return s.metric === stat; })
@@ -82,8 +85,8 @@
     },
     update: function (ctx, parts) {
       HV.setWindows(ctx, parts);
-      parts.top.load(Api.get(Dbs.path(ctx.db, "/segments"), Object.assign({ order_by: ctx.state.stat, limit: 50 },
-        ctx.win.params)).then(function (b) { return b.rows; }));
+      parts.top.load(Api.get(Dbs.path(ctx.db, "/segments"), Object.assign({ order_by: ctx.state.stat, limit: 50,
+        instance: instanceOf(ctx.state) }, ctx.win.params)).then(function (b) { return b.rows; }));
     }
   });
 }(window.AWRLens = window.AWRLens || {}));

@@ -121,6 +121,7 @@ def statements(v: Views, row_cap: int, max_points: int = Settings.max_points):
     yield "event histogram: the first snapshot kept", event_histogram_first(v)
     for order in SEGMENT_ORDER:
         yield f"top segments by {order}", top_segments(v, order)
+        yield f"top segments by {order} of one instance", top_segments(v, order, True)
     yield "segment detail", segment_history(v)
     yield "names: objects AWR captured", object_names(v)
     yield "names: objects in the dictionary (where granted)", dictionary_objects(v)

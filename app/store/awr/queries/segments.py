@@ -61,10 +61,11 @@ def _segment_names(v, grouped):
 
 
 @statement
-def top_segments(v: Views, order: str):
+def top_segments(v: Views, order: str, instance: bool = False):
     """Segments by the summed *_DELTA of one statistic (`order`, one of SEGMENT_ORDER) over the intervals (lo, hi],
-    every statistic summed, with the total of the ranked one over every segment captured, and their names."""
-    from sqlalchemy import func, select
+    every statistic summed, with the total of the ranked one over every segment captured, and their names; with
+    `instance`, of the instance bound as f_instance_0 only (a RAC instance's own reads and waits)."""
+    from sqlalchemy import bindparam, func, select
 
     t = v.seg_stat
     keys = (t.c.con_dbid, t.c.ts_num, t.c.obj_num, t.c.dataobj_num)
@@ -76,7 +77,7 @@ def top_segments(v: Views, order: str):
             func.sum(ranked).over().label("captured"),
             ranked.label("ranked"),
         )
-        .where(_intervals(t))
+        .where(_intervals(t), *([t.c.instance_number == bindparam("f_instance_0")] if instance else []))
         .group_by(*keys)
         .subquery("segments")
     )
