@@ -395,12 +395,13 @@ def test_sql_command_prints_every_statement_for_oracle(cli_runner, prefix):
     assert out.count("FETCH FIRST") == len(pairs)
     assert out.count(f"FETCH FIRST {queries.TOP_SQL_ROWS} ROWS ONLY") == len(queries.TOP_SQL_ORDER)
     assert out.count(f"FETCH FIRST {queries.TOP_ACTIVITY_ROWS} ROWS ONLY") == tops
-    assert out.count(f"FETCH FIRST {queries.TOP_SEGMENT_ROWS} ROWS ONLY") == len(queries.SEGMENT_ORDER)
+    # top segments by each statistic, of every instance and of one (docs/awr-rules.md §25)
+    assert out.count(f"FETCH FIRST {queries.TOP_SEGMENT_ROWS} ROWS ONLY") == 2 * len(queries.SEGMENT_ORDER)
     assert out.count(f"FETCH FIRST {queries.TOP_GROUP_ROWS} ROWS ONLY") == 3  # ashtop's: snapshots, window, live
     assert out.count(f"FETCH FIRST {ROW_CAP} ROWS ONLY") == 1
     assert out.count(f"FETCH FIRST {queries.TOP_NEW_PLANS} ROWS ONLY") == 2  # new plans and plans back
     assert out.count(f"FETCH FIRST {ROW_CAP + 1} ROWS ONLY") == (
-        len(pairs) - len(queries.TOP_SQL_ORDER) - 1 - tops - 3 - len(queries.SEGMENT_ORDER) - 2
+        len(pairs) - len(queries.TOP_SQL_ORDER) - 1 - tops - 3 - 2 * len(queries.SEGMENT_ORDER) - 2
     )
     assert not re.search(r"\bLIMIT\b|\bOFFSET\b|\?", out)
     assert "'" not in out
