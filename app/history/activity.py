@@ -508,7 +508,7 @@ def _per_bucket(rows, names: dict, totals: dict, shown: list, rest: list) -> dic
 
 def _blocks(rng: Range) -> dict:
     """The binds of the blocks of embedded.ash.ASH_TOP making up the range's intervals (queries.ash_counts._ash_top)."""
-    return {f"blocks_{span}": snaps for span, snaps in ash_top_blocks(rng.lo, rng.hi).items()}
+    return inner_blocks(list(range(rng.lo + 1, rng.hi + 1)))
 
 
 def top(db: Database, rng: Range, filters: dict | None = None) -> dict:

@@ -49,7 +49,7 @@ def compute(db: Database, rng: Range, group_by: list, filters: dict | None = Non
     else:
         found, total = {}, 0  # group -> (samples, sessions, (first seen, last seen))
         for t0, inst, where in runs:
-            keys = tuple(sorted(filters)) if inst is None else tuple(sorted({*filters, "instance"}))
+            keys = _filter_keys(filters, inst)
             stmt = queries.activity_groups(db.store.views, tuple(group_by), keys, by_time, live, db.store.ash_coded)
             tz = offset(first) + (t0 - first.end).total_seconds()  # the run's own offset (activity._runs)
             rows = db.rows(stmt, **where)
@@ -104,7 +104,7 @@ def _from_counts(db: Database, sampled, run: tuple, group_by: list, widths: list
     """_across_runs' answer of one run from the counts per block and session of the snapshots wholly inside the range
     or window and the samples inside it of the snapshots it cuts (activity.edges)."""
     t0, inst, where = run
-    keys = tuple(sorted(filters)) if inst is None else tuple(sorted({*filters, "instance"}))
+    keys = _filter_keys(filters, inst)
     read = sampled.read
     binds = {**where}
     if sampled.by_time:
@@ -128,7 +128,7 @@ def _across_runs(db, sampled, runs: list, group_by: list, widths: list, filters:
     per: dict = {}  # group -> [samples, {session}, [seen...]]
     total = 0
     for t0, inst, where in runs:
-        keys = tuple(sorted(filters)) if inst is None else tuple(sorted({*filters, "instance"}))
+        keys = _filter_keys(filters, inst)
         stmt = queries.activity_group_sessions(db.store.views, tuple(group_by), keys, sampled.by_time)
         tz = offset(first) + (t0 - first.end).total_seconds()
         for row in db.rows(stmt, **where):
@@ -143,6 +143,11 @@ def _across_runs(db, sampled, runs: list, group_by: list, widths: list, filters:
         for group, (n, sessions, seen) in per.items()
     }
     return found, total
+
+
+def _filter_keys(filters: dict, inst) -> tuple:
+    """The filters a run's statement binds: the request's, and the run's own instance where it has one."""
+    return tuple(sorted(filters)) if inst is None else tuple(sorted({*filters, "instance"}))
 
 
 def _split(group_by: list, widths: list, key: list, dbid: int) -> tuple:

@@ -21,22 +21,19 @@ def hourly(times: list[str], values: list) -> dict[datetime, tuple[float, str]]:
     before (an interval ending at 08:00 is 07:00-08:00's). Local time, so the same hour of the week stays the same
     across a change of the offset (docs/awr-rules.md §17). The points' times are ISO 8601 as answers give them
     (YYYY-MM-DDTHH:MM:SS+HH:MM): read by position, a datetime made per hour, not per point."""
-    found: dict[str, list] = {}
+    found: dict[tuple[str, bool], list] = {}  # (YYYY-MM-DDTHH, ends on the hour) -> [values, offset]
     for t, v in zip(times, values, strict=True):
-        if v is None:
-            continue
-        key = t[:13]  # the local hour the interval ends in, or ends the hour after when it ends on the hour
-        found.setdefault(key + (":00" if t[14:19] != "00:00" else ":00="), [[], t[19:]])[0].append(v)
-    out = {}
-    for key, (vs, offset) in found.items():
-        hour = datetime.fromisoformat(key.rstrip("="))
-        if key.endswith("="):  # an end on the hour: the hour before
-            hour -= HOUR
-        prior = out.get(hour)
-        if prior:  # both halves of an hour: their points together
-            vs, offset = prior[2] + vs, offset
-        out[hour] = (sum(vs) / len(vs), f"{(hour + HOUR).isoformat(timespec='seconds')}{offset}", vs)
-    return {hour: (mean, end) for hour, (mean, end, _) in out.items()}
+        if v is not None:
+            found.setdefault((t[:13], t[14:19] == "00:00"), [[], t[19:]])[0].append(v)
+    hours: dict[datetime, list] = {}
+    for (stamp, on_hour), (vs, offset) in found.items():
+        hour = datetime.fromisoformat(stamp + ":00") - (HOUR if on_hour else timedelta(0))
+        kept = hours.setdefault(hour, [[], offset])
+        kept[0].extend(vs)
+        kept[1] = offset  # the later points' offset: the one at the hour's end
+    return {
+        h: (sum(vs) / len(vs), f"{(h + HOUR).isoformat(timespec='seconds')}{off}") for h, (vs, off) in hours.items()
+    }
 
 
 def band_of(hours: dict, first: datetime, last: datetime, weeks: int = WEEKS) -> dict:
@@ -51,15 +48,9 @@ def band_of(hours: dict, first: datetime, last: datetime, weeks: int = WEEKS) ->
             before = [hours.get(hour - k * WEEK) for k in range(1, weeks + 1)]
             times.append(hours[hour][1])
             value.append(round4(hours[hour][0]))
-            if all(b is not None for b in before):
-                cuts = quantiles([b[0] for b in before], n=10, method="inclusive")
-                p10.append(round4(cuts[0]))
-                p50.append(round4(cuts[4]))
-                p90.append(round4(cuts[8]))
-            else:
-                p10.append(None)
-                p50.append(None)
-                p90.append(None)
+            cuts = quantiles([b[0] for b in before], n=10, method="inclusive") if None not in before else None
+            for out, k in ((p10, 0), (p50, 4), (p90, 8)):
+                out.append(round4(cuts[k]) if cuts else None)
         hour += HOUR
     return {"weeks": weeks, "times": times, "value": value, "p10": p10, "p50": p50, "p90": p90}
 
@@ -82,8 +73,7 @@ def add_bands(db: Database, body: dict, names, rng: Range, instance: str, rate: 
     if rng.lo is None or not body["series"]:
         return body
     wide = series_module.compute(db, names, extended(db, rng), instance, rate, max_points=0)
-    starts = {s.snap_id: s for s in db.timeline().by_id.values()}
-    start, end = starts.get(rng.lo), starts.get(rng.hi)
+    start, end = db.timeline().lowest.get(rng.lo), db.timeline().lowest.get(rng.hi)
     if start is None or end is None:
         return body
     first = datetime.fromisoformat(start.time).replace(tzinfo=None).replace(minute=0, second=0, microsecond=0)
