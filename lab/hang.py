@@ -154,7 +154,7 @@ def _measure(s, case, endpoint, mode, cap, delay):
             pool.close(force=True)
     if hanging:
         return cap, f">= {cap:g} s, still hanging", True, None
-    outcome = _first_line(error) if error else "answered"
+    outcome = _outcome(error) if error else "answered"
     if dead:
         return max(elapsed - dead, 0.0), outcome, False, elapsed
     return elapsed, outcome, False, None
@@ -181,6 +181,11 @@ def _timed(fn, limit):
     return out["elapsed"], out.get("error"), False, thread
 
 
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return re.sub(r"\s*\(CONNECTION_ID=[^)]*\)", "", text).rstrip(".")[:160]
+def _outcome(exc: BaseException) -> str:
+    """The driver's error in one line: its first line, and its cause where it gives one on a last line (DPY-6005
+    "cannot connect to database" says why below it: "timed out" when tcp_connect_timeout fired)."""
+    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()] or [type(exc).__name__]
+    text = re.sub(r"\s*\(CONNECTION_ID=[^)]*\)", "", lines[0]).rstrip(".")
+    if len(lines) > 1:
+        text += f": {lines[-1]}"
+    return text[:160]
