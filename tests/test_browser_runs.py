@@ -345,3 +345,141 @@ def test_run_charts_never_mislead(server, client, page):
         sets = _chart(page, chart_id)["sets"]
         assert len({(s["color"], tuple(s["dash"])) for s in sets}) == len(sets) > 1
     assert page.errors == []
+
+
+# -- runs compared keep each run's axis, and colour a change by whether it is good (issue 34) ----------------------
+
+CHART_AXES = """() => Array.from(document.querySelectorAll('[data-chart]')).map(el => {
+  const c = Chart.getChart(el.querySelector('canvas')), x = c.options.scales.x;
+  return {id: el.dataset.chart, x: {type: x.type, title: x.title.text}, y: c.options.scales.y.title.text,
+          sets: c.data.datasets.map(d => ({label: d.label, unit: d.unit, type: d.type, line: d.showLine}))}; })"""
+
+# Which way is better for the demo's units, as docs/awr-rules.md §29 judges a change by nature: a time taken lower,
+# a rate per second (TPS, requests/s, network) higher, a percentage of CPU neither
+BETTER = {"s": "lower", "ms": "lower", "1/s": "higher", "Gbit/s": "higher", "%": None}
+
+
+def _run_of(label, slugs):
+    """The run of a compared series' label ("<slug> · <series>")."""
+    return next(s for s in slugs if label.startswith(s + " · "))
+
+
+@pytest.mark.parametrize("slugs", [(GP2, HTTPD), (CPU, HANG), (MODEL, ASYNC)])
+def test_runs_compared_keep_each_runs_own_axis(server, client, page, slugs):
+    """Each run's series compared sit on the x axis (type and title) and y title its own page draws them with; from
+    the answer: text x on a category axis as bars (no line joins two cases), an I/O sweep's sizes on a log axis."""
+    alone = {}
+    for slug in slugs:
+        page.open(run_url(server, slug))
+        for chart in page.page.evaluate(CHART_AXES):
+            alone.update({(slug, d["unit"]): (chart["x"], chart["y"]) for d in chart["sets"]})
+    answer = client.get(f"/api/v1/benchmarks/compare?runs={slugs[0]}&runs={slugs[1]}").get_json()
+    kinds = {r["slug"]: r["kind"] for r in answer["runs"]}
+    page.open(f"{server}/?view=runs&runs={slugs[0]}&runs={slugs[1]}")
+    compared = page.page.evaluate(CHART_AXES)
+    placed = {}
+    for chart in compared:
+        assert len({d["unit"] for d in chart["sets"]}) == 1, chart  # never two units on one axis
+        for d in chart["sets"]:
+            key = (_run_of(d["label"], slugs), d["unit"])
+            assert (chart["x"], chart["y"]) == alone[key], (chart["id"], d["label"])
+            placed[key] = chart
+    assert set(placed) == set(alone) == {(r["run"], r["unit"]) for r in answer["rows"]}
+    for (slug, unit), chart in placed.items():
+        mine = [r for r in answer["rows"] if r["run"] == slug and r["unit"] == unit]
+        if any(isinstance(r["x"], str) for r in mine):
+            assert chart["x"]["type"] == "category", chart
+            assert all(d["type"] == "bar" and not d["line"] for d in chart["sets"]), chart
+        else:
+            assert chart["x"]["type"] == ("logarithmic" if kinds[slug] == "io_sweep" else "linear"), chart
+    assert page.errors == []
+
+
+def test_a_line_joins_a_sweep_and_never_two_lone_sizes(server, client, page):
+    """8 KB and 1 MB (the gp2 burst's two tests) are two points, not joined by a line, alone and beside the model's
+    sweep from 8 KB to 1 MB, which is a line: a series is a line where the answer has three sizes or more."""
+    answer = client.get(f"/api/v1/benchmarks/compare?runs={GP2}&runs={MODEL}").get_json()
+    for url in (run_url(server, GP2), f"{server}/?view=runs&runs={GP2}&runs={MODEL}"):
+        page.open(url)
+        seen = set()
+        for chart in page.page.evaluate(CHART_AXES):
+            for d in chart["sets"]:
+                slug = _run_of(d["label"], (GP2, MODEL)) if "runs=" in url else GP2
+                series = d["label"].removeprefix(slug + " · ")
+                mine = [r for r in answer["rows"] if (r["run"], r["series"], r["unit"]) == (slug, series, d["unit"])]
+                sizes = {r["x"] for r in mine}
+                assert sizes and d["line"] == (len(sizes) >= 3), (url, d, sizes)
+                seen.add(d["line"])
+        assert seen == ({False, True} if "runs=" in url else {False})
+    assert page.errors == []
+
+
+def _changes(page):
+    """Each chart's conclusion: its series and unit, and each change shown (text, class, data-better, colour)."""
+    return page.page.evaluate("""() => Array.from(document.querySelectorAll('[data-chart]')).map(el => {
+      const c = Chart.getChart(el.querySelector('canvas')), status = el.querySelector('.status');
+      return {labels: c.data.datasets.map(d => d.label), unit: c.data.datasets[0].unit,
+              neutral: getComputedStyle(status).color,
+              changes: Array.from(status.querySelectorAll('span')).map(s => ({text: s.textContent,
+                tone: s.className, better: s.dataset.better, color: getComputedStyle(s).color}))}; })""")
+
+
+def _rgb(hex_color):
+    return "rgb({}, {}, {})".format(*(int(hex_color.lstrip("#")[i : i + 2], 16) for i in (0, 2, 4)))
+
+
+def _tone(pct, better):
+    """Compare periods' class of a change (static/js/tables.js direction; docs/awr-rules.md §29)."""
+    if not pct or better not in ("lower", "higher"):
+        return ""
+    return "better" if (pct > 0) == (better == "higher") else "worse"
+
+
+def test_a_change_is_coloured_by_whether_it_is_good_for_its_measure(server, client, page):
+    """Under a chart of two series, each case's change (second against first) is coloured as compare periods colours
+    one, by the same classes and colours: better in --better, worse in --worse, neutral (a CPU percentage) in the text's
+    own. The demo's changes are improvements; the async I/O fix read backwards (a rollback, the answer's rows of that
+    run in the other order) gives the regressions. Expectations from the answer the page got."""
+    answers = []
+
+    def rollback(route):
+        body = route.fetch().json()
+        rows = body["rows"]
+        body["rows"] = [r for r in rows if r["run"] != ASYNC] + [r for r in rows if r["run"] == ASYNC][::-1]
+        answers.append(body)
+        route.fulfill(json=body)
+
+    seen = set()
+    for routed, slugs in ((False, (HTTPD, HANG)), (True, (HANG, ASYNC))):
+        if routed:
+            page.page.route("**/api/v1/benchmarks/compare?*", rollback)
+        try:
+            page.open(f"{server}/?view=runs&runs={slugs[0]}&runs={slugs[1]}")
+        finally:
+            page.page.unroute("**/api/v1/benchmarks/compare?*")
+        compared = f"/api/v1/benchmarks/compare?runs={slugs[0]}&runs={slugs[1]}"
+        answer = answers[-1] if routed else client.get(compared).get_json()
+        css = page.page.evaluate("""() => { const s = getComputedStyle(document.documentElement);
+            return {better: s.getPropertyValue('--better').trim(), worse: s.getPropertyValue('--worse').trim()}; }""")
+        for chart in _changes(page):
+            if len(chart["labels"]) != 2:
+                assert chart["changes"] == [], chart
+                continue
+            slug = _run_of(chart["labels"][0], slugs)
+            first, second = (label.removeprefix(slug + " · ") for label in chart["labels"])
+            rows = [r for r in answer["rows"] if r["run"] == slug and r["unit"] == chart["unit"]]
+            expected = []
+            for case in dict.fromkeys(r["x"] for r in rows):
+                a, b = (next(r for r in rows if (r["series"], r["x"]) == (s, case)) for s in (first, second))
+                if not (a["extra"] or {}).get("still_hanging") and not (b["extra"] or {}).get("still_hanging"):
+                    pct = 100 * (b["y"] - a["y"]) / a["y"]
+                    expected.append((round(pct, 1), _tone(pct, BETTER[chart["unit"]])))
+            shown = [(float(c["text"].removesuffix(" %").replace(",", "")), c["tone"]) for c in chart["changes"]]
+            assert shown == expected, chart
+            for c in chart["changes"]:
+                assert c["better"] == (BETTER[chart["unit"]] or "")
+                assert c["color"] == (_rgb(css[c["tone"]]) if c["tone"] else chart["neutral"]), c
+                seen.add(c["tone"])
+    assert seen == {"better", "worse", ""}, seen
+    assert _rgb(css["better"]) != _rgb(css["worse"])
+    assert page.errors == []

@@ -2,14 +2,16 @@
  * against a number (sessions, I/O size) or a category, with the card, legend, PNG and CSV of AWRLens.ChartCard. */
 (function (AWRLens) {
   "use strict";
-  var F = AWRLens.Format, Card = AWRLens.ChartCard, Theme = AWRLens.Theme;
+  var F = AWRLens.Format, Card = AWRLens.ChartCard, Theme = AWRLens.Theme, element = AWRLens.Dom.element;
   var PALETTE = Card.PALETTE;
 
   /**
    * spec: {id, title, type: "scatter" | "bar", x: {type: linear|logarithmic|category, title, categories, min, max,
    *        step}, y: {type: linear|logarithmic, title, min}, height, wide,
-   *        conclusion: text under the title,
-   *        datasets: [{label, unit, points: [[x, y]], show: points|line|bar, color, fill, dash, pointStyle,
+   *        conclusion: under the title, text or a list of pieces: text, or a change {text, tone, better} in a span
+   *                    of class tone (Tables.direction's: "better", "worse" or "") that colours it as compare
+   *                    periods does,
+   *        datasets: [{label, unit, points: [[x, y]], show: points|line|bar, color, fill, dash, pointStyle, radius,
    *                    notes: [text], open: [true where the measurement never ended],
    *                    fields: [{field: value} of each point's measurement, for the CSV]}]}
    */
@@ -42,6 +44,15 @@
     }
   };
 
+  /** The status line: the conclusion's pieces (see the spec) and the notes after it. */
+  function fillStatus(status, pieces) {
+    status.textContent = "";
+    pieces.forEach(function (p) {
+      status.appendChild(typeof p === "string" ? document.createTextNode(p)
+        : element("span", { "class": p.tone || "", "data-better": p.better || "" }, p.text));
+    });
+  }
+
   function XYChart(container, spec) {
     this.spec = spec;
     Card.build(this, container, spec, { tools: [Card.LOG_TOOL], status: "", height: 300, label: spec.title });
@@ -70,7 +81,7 @@
           : d.fill ? color + "26" : color + "a0",
         borderWidth: show === "bar" ? function (c) { return open[c.dataIndex] ? 2 : 1; } : show === "line" ? (d.dash ? 1.5 : 2) : 1,
         pointStyle: d.pointStyle || "circle",
-        pointRadius: show === "points" ? 2.5 : show === "line" && !d.fill ? 3 : 0,
+        pointRadius: d.radius || (show === "points" ? 2.5 : show === "line" && !d.fill ? 3 : 0),
         pointHitRadius: 5, order: d.order || 0
       };
     });
@@ -121,8 +132,10 @@
     });
     this.renderLegend();
     var any = datasets.some(function (d) { return d.points.length; });
-    var notes = [spec.conclusion || ""].concat(yLog ? [axis.note] : []).filter(Boolean);
-    this.setState(any ? "ready" : "empty", any ? notes.join(" ") : "No measurements.");
+    var pieces = [].concat(spec.conclusion || []);
+    if (yLog && axis.note) { pieces.push((pieces.length ? " " : "") + axis.note); }
+    this.setState(any ? "ready" : "empty", any ? "" : "No measurements.");
+    if (any) { fillStatus(this.status, pieces); }
   };
 
   /** Drawn again (in another theme). */

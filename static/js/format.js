@@ -73,6 +73,18 @@
     return (pct > 0 ? "+" : "") + number(pct, 1) + " %";
   }
 
+  // Which way is better for a benchmark's measure, from its unit: runs carry no direction, and a change is coloured
+  // only where its direction is good or bad by nature (as compare periods does, docs/awr-rules.md §29). The first
+  // match wins: a time taken (latency, elapsed, a hang; per second or per transaction too) is better lower; anything
+  // else per second (TPS 1/s, IOPS IO/s, KB/s, MB/s, Gbit/s: throughput) higher; any other unit (%, bytes) neutral.
+  var BETTER_BY_UNIT = [[/^(µs|us|ms|s|min|h)(\/.+)?$/, "lower"], [/\/s$/, "higher"]];
+
+  /** "lower", "higher" or null (neutral) for a measure in this unit (BETTER_BY_UNIT), as an answer's `better`. */
+  function betterByUnit(unit) {
+    var row = BETTER_BY_UNIT.find(function (r) { return r[0].test(unit || ""); });
+    return row ? row[1] : null;
+  }
+
   /** The luxon zone name of a UTC offset in minutes (the database's; "UTC+01:00"), or the browser's ("local").
    * A name, not a Zone object: Chart.js copies its options, and a copied Zone is no longer one. */
   function zone(offsetMinutes) {
@@ -152,7 +164,8 @@
   }
 
   AWRLens.Format = {
-    fmtValue: fmtValue, fileStamp: fileStamp, unitTitle: unitTitle, fmtCompact: fmtCompact, fmtChange: fmtChange, fmtTime: fmtTime, isoTime: isoTime,
+    fmtValue: fmtValue, fileStamp: fileStamp, unitTitle: unitTitle, fmtCompact: fmtCompact, fmtChange: fmtChange,
+    betterByUnit: betterByUnit, fmtTime: fmtTime, isoTime: isoTime,
     inputTime: inputTime, parseInputTime: parseInputTime, zone: zone, offsetOf: offsetOf, esc: esc,
     formulaSafe: formulaSafe, csv: csv, download: download
   };

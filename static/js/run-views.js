@@ -1,6 +1,7 @@
 /* The benchmark views, registered with the router (AWRLens.Views.add): the list of runs, one run, and runs
  * compared. They stand alone: no database, range or key needed for a public run, so its link can be sent to
- * anyone. Each run's measurements are drawn with the chart that fits its kind (runCharts) and listed raw. */
+ * anyone. Each run's measurements are drawn with the chart that fits its kind (runCharts, also AWRLens.Runs), the
+ * same alone and compared, and listed raw. */
 (function (AWRLens) {
   "use strict";
   var F = AWRLens.Format, Api = AWRLens.Api, State = AWRLens.State, Charts = AWRLens.Charts, Tables = AWRLens.Tables;
@@ -34,12 +35,6 @@
     return e.note || e.setting || e.error || "";
   }
 
-  /** The charts that fit a run (or runs compared) of this kind:
-   * - CPU consistency: elapsed per session against N, every session as a point, the median as a line and the
-   *   fastest-to-slowest range shaded, one colour per run;
-   * - numbers on x (I/O sizes...): one chart per unit (throughput, IOPS), one line per series (volume type);
-   * - categories on x (before/after, A/B, hang cases): bars, one chart per unit, one bar per series.
-   * Runs of different kinds compared: a chart per unit, each drawn as its own rows fit (numbers or categories). */
   /** What a run chart shows, for its PNG: each run's title, slug and when it ran. */
   function aboutRuns(runs) {
     return function () {
@@ -49,84 +44,129 @@
 
   var DASHES = [[], [6, 3], [2, 2], [8, 3, 2, 3], [12, 4]];
   var MARKERS = ["circle", "rect", "triangle", "rectRot", "crossRot", "star"];
+  var SWEEP = 3;  // the fewest x values a line joins: a series of two sizes (8 KB and 1 MB) is two tests, two points
 
   /** What two series (before and after, A and B, defaults and settings) show, with the numbers: for each case, the
-   * second against the first ("transactions/s: 101 /s → 136 /s (+34.7 %)"); a case that never ended says so. */
+   * second against the first ("transactions/s: 101 /s → 136 /s (+34.7 %)"); a case that never ended says so. The
+   * change is coloured by whether it is good for the measure, as compare periods colours one: its unit's direction
+   * (Format.betterByUnit), its class Tables.direction's. The pieces of the chart's conclusion (charts-xy.js). */
   function conclusion(sets, cases) {
-    if (sets.length !== 2) { return ""; }
-    var parts = cases.map(function (c) {
+    if (sets.length !== 2) { return []; }
+    var better = F.betterByUnit(sets[0].unit), pieces = [];
+    cases.forEach(function (c) {
       var v = sets.map(function (d) {
         var k = d.points.findIndex(function (p) { return p[0] === c; });
         return k < 0 ? null : { y: d.points[k][1], open: d.open[k] };
       });
-      if (!v[0] || !v[1]) { return null; }
+      if (!v[0] || !v[1]) { return; }
       var show = function (x) { return (x.open ? "more than " : "") + F.fmtValue(x.y, sets[0].unit); };
-      var change = v[0].open || v[1].open ? "" : " (" + F.fmtChange(100 * (v[1].y - v[0].y) / v[0].y) + ")";
-      return c + ": " + show(v[0]) + " → " + show(v[1]) + change;
-    }).filter(Boolean);
-    return parts.length ? sets[0].label + " → " + sets[1].label + ": " + parts.join(" · ") : "";
+      pieces.push((pieces.length ? " · " : sets[0].label + " → " + sets[1].label + ": ") + c + ": " + show(v[0]) +
+        " → " + show(v[1]));
+      if (v[0].open || v[1].open) { return; }
+      var pct = 100 * (v[1].y - v[0].y) / v[0].y;
+      pieces.push(" (", { text: F.fmtChange(pct), tone: Tables.direction(pct, better), better: better }, ")");
+    });
+    return pieces;
   }
 
+  /** The x axis of one run's rows in one unit, the same alone and compared: "sessions" (CPU consistency: parallel
+   * sessions, a chart of its own), "sizes" (an I/O sweep's sizes in KB, logarithmic), "numbers" (linear) or
+   * "categories" (a category axis, bars). */
+  function axisOf(kind, rows) {
+    if (!rows.every(function (r) { return typeof r.x === "number"; })) { return "categories"; }
+    if (kind === "cpu_consistency") { return "sessions"; }
+    return kind === "io_sweep" && rows.every(function (r) { return r.x > 0; }) ? "sizes" : "numbers";
+  }
+
+  /** CPU consistency: elapsed per session against N, every session as a point, the median as a line and the
+   * fastest-to-slowest range shaded; one run: a colour per role, several: a colour per run. */
+  function sessionsChart(id, rows, multi, color, slugOf) {
+    var datasets = [], most = 1;
+    unique(rows.map(slugOf)).forEach(function (slug, k) {
+      var mine = rows.filter(function (r) { return slugOf(r) === slug; });
+      var byN = {};
+      mine.forEach(function (r) { (byN[r.x] = byN[r.x] || []).push(r.y); most = Math.max(most, r.x); });
+      var ns = Object.keys(byN).map(Number).sort(function (a, b) { return a - b; });
+      var sorted = ns.map(function (n) { return byN[n].slice().sort(function (a, b) { return a - b; }); });
+      var tag = multi ? slug + " · " : "";
+      // one run: a colour per role; several: a colour per run, the role told by the line's style
+      var role = function (r) { return multi ? color(k) : color(r); };
+      datasets.push({ label: tag + "every session", unit: mine[0].unit, show: "points", color: role(0),
+        points: mine.map(function (r) { return [r.x, r.y]; }), fields: mine.map(function (r) { return r.extra || {}; }),
+        notes: mine.map(function (r) { return r.extra && r.extra.session ? "session " + r.extra.session : ""; }) });
+      datasets.push({ label: tag + "median", unit: mine[0].unit, show: "line", color: multi ? color(k) : "--ink",
+        points: ns.map(function (n, i) { return [n, median(sorted[i])]; }) });
+      datasets.push({ label: tag + "fastest", unit: mine[0].unit, show: "line", dash: [2, 2], color: role(2),
+        points: ns.map(function (n, i) { return [n, sorted[i][0]]; }) });
+      datasets.push({ label: tag + "slowest", unit: mine[0].unit, show: "line", dash: [6, 3], color: role(1), fill: "-1",
+        points: ns.map(function (n, i) { return [n, sorted[i][sorted[i].length - 1]]; }) });
+    });
+    return { id: id, title: "Elapsed time per session against parallel sessions: every session, the median " +
+      "and the fastest-to-slowest range", type: "scatter", wide: true, height: 380, datasets: datasets,
+      x: { type: "linear", title: "parallel sessions (N)", min: 0, max: most + 1, step: 1 },
+      y: { title: "elapsed per session (" + (rows[0].unit || "s") + ")" } };
+  }
+
+  /** One unit against one axis of axisOf but sessions: on numbers (I/O sizes...), one line per series (volume
+   * type), points where a series has fewer than SWEEP x values; on categories (before/after, A/B, hang cases), one
+   * bar per series, and what the two series show (conclusion). */
+  function unitChart(id, unit, axis, kind, these, label, color) {
+    var numeric = axis !== "categories", sizes = axis === "sizes";
+    var names = unique(these.map(function (r) { return label(r, r.series); }));
+    var sets = names.map(function (name, i) {
+      var mine = these.filter(function (r) { return label(r, r.series) === name; });
+      var line = numeric && unique(mine.map(function (r) { return r.x; })).length >= SWEEP;
+      // lines told apart by colour, dash and marker, so that series drawn on top of each other still show
+      return { label: name, unit: unit, color: color(i), show: !numeric ? "bar" : line ? "line" : "points",
+        dash: line ? DASHES[i % DASHES.length] : undefined, pointStyle: MARKERS[i % MARKERS.length],
+        radius: numeric && !line ? 5 : undefined,
+        points: mine.map(function (r) { return [r.x, r.y]; }), notes: mine.map(note),
+        open: mine.map(function (r) { return !!(r.extra && r.extra.still_hanging); }),
+        fields: mine.map(function (r) { return r.extra || {}; }) };
+    });
+    var positive = these.every(function (r) { return r.y > 0; });
+    var spread = positive && Math.max.apply(null, these.map(function (r) { return r.y; })) /
+      Math.min.apply(null, these.map(function (r) { return r.y; })) > 50;
+    var log = spread && (kind === "client_hang" || !numeric);
+    var spec = { id: id, wide: true, height: 320, datasets: sets,
+      conclusion: numeric ? [] : conclusion(sets, unique(these.map(function (r) { return r.x; }))),
+      y: { title: F.unitTitle(unit) || "value", type: log ? "logarithmic" : "linear" } };
+    if (numeric) {
+      var lines = sets.every(function (d) { return d.show === "line"; });
+      return Object.assign(spec, { type: "scatter", title: (F.unitTitle(unit) || "Value") + " against " +
+        (sizes ? "I/O size" : "x") + (lines ? ", one line per series" : ""),
+        x: { type: sizes ? "logarithmic" : "linear", title: sizes ? "I/O size (KB)" : "x" } });
+    }
+    return Object.assign(spec, { type: "bar", title: (BARS[kind] || "Values") + (unit ? " · " + F.unitTitle(unit) : ""),
+      x: { type: "category", categories: unique(these.map(function (r) { return r.x; })) } });
+  }
+
+  /** The charts of a run, or of runs compared: each run's rows drawn against the axis its own chart has (axisOf),
+   * one chart per axis and unit, so a comparison keeps each run's axis and never puts two units on one. */
   function runCharts(runs, rows) {
-    var multi = runs.length > 1;
-    var kind = runs.every(function (r) { return r.kind === runs[0].kind; }) ? runs[0].kind : "other";
-    var numeric = rows.every(function (r) { return typeof r.x === "number"; });
+    var multi = runs.length > 1, kindOf = {}, axes = {};
+    runs.forEach(function (r) { kindOf[r.slug] = r.kind; });
+    var slugOf = function (r) { return r.run || runs[0].slug; };
+    var unitOf = function (r) { return r.unit || ""; };
+    var mineOf = function (r) { return slugOf(r) + "\n" + unitOf(r); };
+    unique(rows.map(mineOf)).forEach(function (key) {
+      var mine = rows.filter(function (r) { return mineOf(r) === key; });
+      axes[key] = axisOf(kindOf[slugOf(mine[0])], mine);
+    });
+    var groupOf = function (r) { return axes[mineOf(r)] + "\n" + unitOf(r); };
     var label = function (row, name) { return multi ? row.run + " · " + name : name; };
     var color = function (i) { return Charts.PALETTE[i % Charts.PALETTE.length]; };
-    if (kind === "cpu_consistency" && numeric) {
-      var datasets = [], most = 1;
-      unique(rows.map(function (r) { return r.run || runs[0].slug; })).forEach(function (slug, k) {
-        var mine = rows.filter(function (r) { return (r.run || runs[0].slug) === slug; });
-        var byN = {};
-        mine.forEach(function (r) { (byN[r.x] = byN[r.x] || []).push(r.y); most = Math.max(most, r.x); });
-        var ns = Object.keys(byN).map(Number).sort(function (a, b) { return a - b; });
-        var sorted = ns.map(function (n) { return byN[n].slice().sort(function (a, b) { return a - b; }); });
-        var tag = multi ? slug + " · " : "";
-        // one run: a colour per role; several: a colour per run, the role told by the line's style
-        var role = function (r) { return multi ? color(k) : color(r); };
-        datasets.push({ label: tag + "every session", unit: mine[0].unit, show: "points", color: role(0),
-          points: mine.map(function (r) { return [r.x, r.y]; }), fields: mine.map(function (r) { return r.extra || {}; }),
-          notes: mine.map(function (r) { return r.extra && r.extra.session ? "session " + r.extra.session : ""; }) });
-        datasets.push({ label: tag + "median", unit: mine[0].unit, show: "line", color: multi ? color(k) : "--ink",
-          points: ns.map(function (n, i) { return [n, median(sorted[i])]; }) });
-        datasets.push({ label: tag + "fastest", unit: mine[0].unit, show: "line", dash: [2, 2], color: role(2),
-          points: ns.map(function (n, i) { return [n, sorted[i][0]]; }) });
-        datasets.push({ label: tag + "slowest", unit: mine[0].unit, show: "line", dash: [6, 3], color: role(1), fill: "-1",
-          points: ns.map(function (n, i) { return [n, sorted[i][sorted[i].length - 1]]; }) });
-      });
-      return [{ id: "run-cpu", title: "Elapsed time per session against parallel sessions: every session, the median " +
-        "and the fastest-to-slowest range", type: "scatter", wide: true, height: 380, datasets: datasets,
-        x: { type: "linear", title: "parallel sessions (N)", min: 0, max: most + 1, step: 1 },
-        y: { title: "elapsed per session (" + (rows[0].unit || "s") + ")" } }];
-    }
-    return unique(rows.map(function (r) { return r.unit || ""; })).map(function (unit, u) {
-      var these = rows.filter(function (r) { return (r.unit || "") === unit; });
-      var numeric = these.every(function (r) { return typeof r.x === "number"; });
-      var names = unique(these.map(function (r) { return label(r, r.series); }));
-      var sets = names.map(function (name, i) {
-        var mine = these.filter(function (r) { return label(r, r.series) === name; });
-        // lines told apart by colour, dash and marker, so that series drawn on top of each other still show
-        return { label: name, unit: unit, color: color(i), show: numeric ? "line" : "bar",
-          dash: numeric ? DASHES[i % DASHES.length] : undefined, pointStyle: MARKERS[i % MARKERS.length],
-          points: mine.map(function (r) { return [r.x, r.y]; }), notes: mine.map(note),
-          open: mine.map(function (r) { return !!(r.extra && r.extra.still_hanging); }),
-          fields: mine.map(function (r) { return r.extra || {}; }) };
-      });
-      var positive = these.every(function (r) { return r.y > 0; });
-      var spread = positive && Math.max.apply(null, these.map(function (r) { return r.y; })) /
-        Math.min.apply(null, these.map(function (r) { return r.y; })) > 50;
-      var log = spread && (kind === "client_hang" || !numeric);
-      var spec = { id: "run-" + (u + 1), wide: true, height: 320, datasets: sets,
-        conclusion: numeric ? "" : conclusion(sets, unique(these.map(function (r) { return r.x; }))),
-        y: { title: F.unitTitle(unit) || "value", type: log ? "logarithmic" : "linear" } };
-      if (numeric) {
-        var sizes = kind === "io_sweep" && these.every(function (r) { return r.x > 0; });
-        return Object.assign(spec, { type: "scatter", title: (F.unitTitle(unit) || "Value") + " against " +
-          (sizes ? "I/O size" : "x") + ", one line per series",
-          x: { type: sizes ? "logarithmic" : "linear", title: sizes ? "I/O size (KB)" : "x" } });
+    var numbered = 0, sessions = 0;
+    return unique(rows.map(groupOf)).map(function (group) {
+      var these = rows.filter(function (r) { return groupOf(r) === group; }), axis = axes[mineOf(these[0])];
+      if (axis === "sessions") {
+        sessions += 1;
+        return sessionsChart(sessions > 1 ? "run-cpu-" + sessions : "run-cpu", these, multi, color, slugOf);
       }
-      return Object.assign(spec, { type: "bar", title: (BARS[kind] || "Values") + (unit ? " · " + F.unitTitle(unit) : ""),
-        x: { type: "category", categories: unique(these.map(function (r) { return r.x; })) } });
+      numbered += 1;
+      var kinds = unique(these.map(function (r) { return kindOf[slugOf(r)]; }));
+      return unitChart("run-" + numbered, unitOf(these[0]), axis, kinds.length === 1 ? kinds[0] : "other", these,
+        label, color);
     });
   }
 
@@ -354,8 +394,9 @@
         var kinds = unique(body.runs.map(function (r) { return KINDS[r.kind] || r.kind; }));
         if (kinds.length > 1) {  // never two units on one axis
           head.appendChild(element("p", { "class": "note kinds" }, "Runs of different kinds (" + kinds.join(", ") +
-            "): one chart per unit (" + unique(body.rows.map(function (r) { return F.unitTitle(r.unit) || "no unit"; }))
-            .join(", ") + "), never two units on one axis."));
+            "): each run against its own x axis, a chart per axis and unit (" +
+            unique(body.rows.map(function (r) { return F.unitTitle(r.unit) || "no unit"; })).join(", ") +
+            "), never two units on one axis."));
         }
         var actions = element("div", { "class": "actions" });
         permalink(actions, { view: "runs", runs: slugs });
@@ -372,4 +413,6 @@
     }
   });
 
+  /** The charts of runs (for the unit tests, tests/js/runs.test.js). */
+  AWRLens.Runs = { charts: runCharts };
 }(window.AWRLens = window.AWRLens || {}));
