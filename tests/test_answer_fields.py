@@ -279,8 +279,8 @@ def test_each_plans_samples_its_lines_as_stored_and_the_samples_on_no_line(api, 
     stored = {
         (plan, line): rest
         for plan, line, *rest in sql3.execute(
-            "select plan_hash_value, id, cost, cardinality, bytes, position, con_dbid from dba_hist_sql_plan "
-            "where dbid = ? and sql_id = ?",
+            "select plan_hash_value, id, cost, cardinality, bytes, position, cpu_cost, io_cost, time, con_dbid "
+            "from dba_hist_sql_plan where dbid = ? and sql_id = ?",
             (rac["dbid"], reg["sql_id"]),
         )
     }
@@ -297,10 +297,15 @@ def test_each_plans_samples_its_lines_as_stored_and_the_samples_on_no_line(api, 
         assert plan["samples"] == sum(n for (p, line), n in samples.items() if p == phv and (p, line) in stored)
         assert plan["con_dbid"] == rac["dbid"]
         for line in plan["lines"]:
-            got = (line["cost"], line["cardinality"], line["bytes"], line["position"], plan["con_dbid"])
+            got = (
+                *(line[f] for f in ("cost", "cardinality", "bytes", "position", "cpu_cost", "io_cost", "time")),
+                plan["con_dbid"],
+            )
             assert got == tuple(stored[phv, line["id"]]), line
     assert any(plan["samples"] for plan in body["plans"])
     assert any(line["bytes"] for plan in body["plans"] for line in plan["lines"])
+    lines = [line for plan in body["plans"] for line in plan["lines"]]
+    assert any(line["cpu_cost"] and line["io_cost"] and line["time"] for line in lines)
     # a statement whose samples sit on no plan line (a PL/SQL block: no plan in DBA_HIST_SQL_PLAN)
     (sql_id, phv, n, on_cpu) = sql3.execute(
         f"select a.sql_id, a.sql_plan_hash_value, count(*), sum(a.session_state = 'ON CPU') from {ASH} a where "
@@ -717,7 +722,7 @@ def test_each_line_of_a_plan_diff_is_the_plans_line_as_stored(api, sql3, rac, st
     a, b = reg["good_plan"], reg["bad_plan"]
     body = ok(api, url(rac["id"], f"/sql/{reg['sql_id']}/plans/diff"), a=a, b=b)
     assert (body["a"], body["b"]) == (a, b)
-    fields = ("id", "parent_id", "depth", "position", "cost", "cardinality", "bytes")
+    fields = ("id", "parent_id", "depth", "position", "cost", "cardinality", "bytes", "cpu_cost", "io_cost", "time")
     stored = {
         (plan, row[0]): row
         for plan, *row in sql3.execute(

@@ -34,6 +34,7 @@ GENERATED = "test_generated.py::test_"
 CDB = "test_multitenant.py::test_"
 MONITOR = "test_oracle_reports.py::test_"
 PLANS = "test_plans.py::test_"
+XPLAN = "test_xplan.py::test_"
 SEGMENTS = "test_segments.py::test_"
 
 RANGE_ECHOED = (AF + "every_answer_echoes_the_snapshots_its_time_range_resolves_to",)
@@ -107,6 +108,7 @@ PLAN_LINE_SAMPLES = (
     PLANS + "time_by_plan_line_is_the_statements_samples_grouped_by_line",
     AF + "each_plans_samples_its_lines_as_stored_and_the_samples_on_no_line",
 )
+PLAN_OPTIMIZER = ("cpu_cost", "io_cost", "time")  # a plan line's cost split and time estimate (§34)
 DIFF_LINE = (AF + "each_line_of_a_plan_diff_is_the_plans_line_as_stored",)
 SEGMENT_ROW = (AF + "every_statistic_of_a_top_segment_and_of_one_segment_over_time",)
 HISTOGRAM_RULE = (
@@ -435,7 +437,7 @@ ASSERTED: dict[str, dict[str, tuple[str, ...]]] = {
         "plans[].con_dbid": PLAN_LINE_STORED[1:],
         "plans[].samples": PLAN_LINE_SAMPLES[1:],
         **{f"plans[].lines[].{f}": PLAN_LINE_STORED for f in ("id", "parent_id", "depth", "cost", "cardinality")},
-        **{f"plans[].lines[].{f}": PLAN_LINE_STORED[1:] for f in ("bytes", "position")},
+        **{f"plans[].lines[].{f}": PLAN_LINE_STORED[1:] for f in ("bytes", "position", *PLAN_OPTIMIZER)},
         **{f"plans[].lines[].{f}": PLAN_LINE_SAMPLES for f in ("samples", "pct_samples", "pct_cpu", "pct_wait")},
         **{
             f"unplaced[].{f}": PLAN_LINE_SAMPLES[1:]
@@ -452,9 +454,10 @@ ASSERTED: dict[str, dict[str, tuple[str, ...]]] = {
         **{
             f"rows[].{side}.{f}": DIFF_LINE
             for side in "ab"
-            for f in ("id", "parent_id", "depth", "position", "cost", "cardinality", "bytes")
+            for f in (*("id", "parent_id", "depth", "position", "cost", "cardinality", "bytes"), *PLAN_OPTIMIZER)
         },
     },
+    "api.sql_plan_xplan": {"plan_hash_value": (XPLAN + "every_demo_plan_reads_back_as_its_rows",)},
     "api.sql_binds": {
         "range.begin_snap": RANGE_ECHOED,
         "range.end_snap": RANGE_ECHOED,
@@ -697,6 +700,7 @@ def requests(api, dbs, stories, sql3) -> dict[str, list[tuple[str, dict]]]:
         "api.sql_plans": [(url(rac, f"{sql}/plans"), regression), (url(rac, f"/sql/{plsql}/plans"), regression)],
         "api.sql_plan_diff": [(url(rac, f"{sql}/plans/diff"), {"a": reg["good_plan"], "b": reg["bad_plan"]})],
         "api.sql_binds": [(url(rac, f"{sql}/binds"), regression)],
+        "api.sql_plan_xplan": [(url(rac, f"{sql}/plans/xplan"), {"plan_hash_value": reg["bad_plan"]})],
         "api.segments": [(url(rac, "/segments"), regression)],
         "api.segment": [(url(rac, f"/segments/{top['obj']}"), regression)],
         "api.event_histogram": [

@@ -427,6 +427,7 @@ def _state_examples(dbs, stories):
         "begin_snap": ({"db": rac, "end_snap": str(lo + 8)}, str(lo)),
         "end_snap": ({"db": rac, "begin_snap": str(lo)}, str(lo + 8)),
         "tz": ({"db": rac, "range": "1d"}, "browser"),
+        "band_ref": ({"db": single, "range": "1d"}, "BEFORE_ASYNC_IO_FIX"),
         "series": ({"db": rac, "view": "explorer", "range": "1d"}, ["derived:aas", "sysstat:redo size"]),
         "rate": ({"db": rac, "view": "explorer", "range": "1d", "series": "sysstat:redo size"}, "per_txn"),
         "sql": ({"db": rac, "view": "sql", "range": "7d"}, sql),

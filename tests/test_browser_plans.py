@@ -94,6 +94,26 @@ def test_the_plan_view_shows_the_indented_plan_and_the_time_by_line(server, clie
     assert page.errors == []
 
 
+def test_the_plan_prints_as_dbms_xplan_and_copies(server, client, dbs, stories, page):
+    """Beside the plan table, the plan shown as DBMS_XPLAN.DISPLAY_AWR prints it (the API's text, §34), following the
+    plan picked; Copy puts that text on the clipboard."""
+    reg = stories["plan_regression"]
+    page.page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.open(_sql_url(server, dbs, stories))
+    base = f"/api/v1/dbs/{dbs['rac']}/sql/{reg['sql_id']}/plans/xplan"
+    for plan in (reg["bad_plan"], reg["good_plan"]):  # the busiest first, then the one picked
+        if plan == reg["good_plan"]:
+            page.page.locator("#plan-pick").select_option(str(plan))
+            page.settle()
+        text = _api(client, base, plan_hash_value=plan)["text"]
+        assert f"Plan hash value: {plan}" in text
+        assert page.page.locator("#plan-xplan").text_content() == text
+    page.page.locator("#plan-xplan-copy").click()
+    page.page.wait_for_function("document.getElementById('plan-xplan-copy').textContent === 'Copied'")
+    assert page.page.evaluate("navigator.clipboard.readText()") == text
+    assert page.errors == []
+
+
 def test_the_diff_of_the_regression_marks_the_full_scan(server, client, dbs, stories, page):
     """Picking the good plan and comparing it with the bad one: a table of both plans line by line, the full scan
     marked changed where the good plan had its index range scan; the choice in the link, and back after Back."""
@@ -226,7 +246,10 @@ def test_markup_in_predicates_and_bind_values_stays_inert(hostile_plans, stories
         page.settle()
         lines = [cells for cells, _ in _rows(page, "plan-lines")]
         assert lines[5][2] == "APP.<b>LINES</b>" and lines[5][10] == IMG and lines[5][11] == CELL
+        xplan = page.page.locator("#plan-xplan").text_content()
+        assert f"access({IMG})" in xplan and "<b>LINES</b>" in xplan  # the plan's text as text
         assert page.page.evaluate("window.__xss") is None
+        assert page.page.locator("#plan-xplan img, #plan-xplan b").count() == 0
         tables = ("plan-lines", "plan-diff", "sql-binds")
         assert (
             page.page.locator(

@@ -294,3 +294,44 @@ def test_the_page_prints_the_view_without_its_controls(server, dbs, page):
     pdf = page.page.pdf(format="A4")
     assert pdf[:5] == b"%PDF-" and len(pdf) > 20_000  # the charts and tables drawn in it
     assert page.errors == []
+
+
+def test_the_normal_band_against_a_baseline(server, client, dbs, page):
+    """The band's reference (issue 34: a baseline as the band's reference, docs/awr-rules.md §32): the overview lists
+    the database's baselines; picking one puts it in the link and draws each small chart's band at once, asked with
+    band_baseline and drawn as the API answers it; back to the 4 weeks before, the charts ask without it."""
+    import json
+    from urllib.request import urlopen
+
+    single = dbs["single"]
+    names = [r["name"] for r in client.get(f"/api/v1/dbs/{single}/baselines").get_json()["rows"] if r["from"]]
+    page.open(f"{server}/?db={single}&view=overview&range=1d")
+    options = page.page.locator("#band-ref option").evaluate_all("os => os.map(o => o.value)")
+    assert options == ["", *names] and "BEFORE_ASYNC_IO_FIX" in names
+    page.page.locator("#band-ref").select_option("BEFORE_ASYNC_IO_FIX")
+    page.settle()
+    assert page.state()["band_ref"] == "BEFORE_ASYNC_IO_FIX"
+    assert page.page.locator("[data-chart=calls] button[data-act=band]").get_attribute("aria-pressed") == "true"
+    asked = [u for u in page.requests if "/series?" in u and "band_baseline=BEFORE_ASYNC_IO_FIX" in u]
+    assert asked and all("band=1" in u for u in asked)
+    body = json.loads(urlopen(next(u for u in asked if "derived%3Atps" in u or "derived:tps" in u)).read())
+    band = body["series"][0]["band"]
+    assert band["baseline"]["name"] == "BEFORE_ASYNC_IO_FIX"
+    chart = next(c for c in page.charts() if c["id"] == "calls")
+    drawn = {d["label"]: [p for p in d["points"] if p[0] > chart["from"]] for d in chart["datasets"]}
+    times = [datetime.fromisoformat(t).timestamp() * 1000 for t in band["times"]]
+    median = next(
+        v for k, v in drawn.items() if k.startswith(body["series"][0]["label"]) and k.endswith("normal median")
+    )
+    assert median == [[t, v] for t, v in zip(times, band["p50"], strict=True) if v is not None]
+    page.page.locator("#band-ref").select_option("")
+    page.settle()
+    assert "band_ref" not in page.state()
+    assert page.page.locator("[data-chart=calls] button[data-act=band]").get_attribute("aria-pressed") == "false"
+    chart = next(c for c in page.charts() if c["id"] == "calls")
+    assert not any("normal" in d["label"] for d in chart["datasets"])  # the series alone again
+    page.page.locator("[data-chart=calls] button[data-act=band]").click()
+    page.settle()
+    latest = [u for u in page.requests if "/series?" in u and "band=1" in u][-1]
+    assert "band_baseline" not in latest  # the ≈ tool's band is the 4 weeks before again
+    assert page.errors == []

@@ -109,3 +109,97 @@ def test_hours_without_four_weeks_before_have_no_band_and_say_why(tmp_path):
     assert {hour for hour, v in shown.items() if v is None} == set(missing)
     assert band["reason"].startswith(f"{len(missing)} of {len(want)} hours have no band")
     assert "the history starts at 2026-02-02T00:00:00+00:00" in band["reason"]
+
+
+# -- against an AWR baseline ----------------------------------------------------------------------------------------
+
+
+def with_baseline(h: History, path, name: str, lo: int, hi: int):
+    """The history's store with one static baseline (DBA_HIST_BASELINE, §33) of the snapshots lo..hi."""
+    import sqlite3
+
+    from histories import DBID
+
+    db = database(h, path)
+    con = sqlite3.connect(path)
+    con.execute(
+        "INSERT INTO dba_hist_baseline (dbid, baseline_id, baseline_name, baseline_type, start_snap_id, end_snap_id) "
+        "VALUES (?, 1, ?, 'STATIC', ?, ?)",
+        (DBID, name, lo, hi),
+    )
+    con.commit()
+    con.close()
+    return db
+
+
+def expected_from_baseline(h: History, lo: int, hi: int, b_lo: int, b_hi: int) -> dict:
+    """§32 with a baseline: each hour of (lo, hi] against the baseline's hourly means (its intervals (b_lo, b_hi])
+    at the same hour of the day, where there are 3 or more."""
+    rows = h.rows(1)
+    hours: dict = {}
+    for a, b in itertools.pairwise(rows):
+        if b_lo < b.snap_id <= b_hi:
+            rate = (b.counters[REDO] - a.counters[REDO]) / (epoch(b.end, b.tz) - epoch(a.end, a.tz))
+            end = datetime.fromisoformat(b.end) - timedelta(microseconds=1)
+            hours.setdefault(end.replace(minute=0, second=0, microsecond=0), []).append(rate)
+    by_hour: dict = {}
+    for hour, rates in hours.items():
+        by_hour.setdefault(hour.hour, []).append(sum(rates) / len(rates))
+
+    def pct(values, q):
+        v = sorted(values)
+        x = (len(v) - 1) * q
+        k = math.floor(x)
+        return v[k] + (v[min(k + 1, len(v) - 1)] - v[k]) * (x - k)
+
+    out = {}
+    for s in rows:
+        if lo < s.snap_id <= hi:
+            hour = (datetime.fromisoformat(s.end) - timedelta(microseconds=1)).replace(
+                minute=0, second=0, microsecond=0
+            )
+            same = by_hour.get(hour.hour, [])
+            out[hour + timedelta(hours=1)] = tuple(pct(same, q) for q in (0.1, 0.5, 0.9)) if len(same) >= 3 else None
+    return out
+
+
+@pytest.mark.parametrize("days, missing", [(5, False), (2.5, True)], ids=["five-days", "two-and-a-half-days"])
+def test_a_baselines_band_is_the_same_hour_of_the_day_in_it(tmp_path, days, missing):
+    """band_baseline: per hour of the range, the percentiles of the baseline's hourly values at the same local hour of
+    the day; where the baseline has the hour on fewer than 3 days, none, and the reason names the baseline."""
+    h = history(30, None, 5)
+    ids = h.snap_ids()
+    b_lo = ids[0] + 48 * 10  # day 10 on
+    b_hi = b_lo + int(48 * days)
+    db = with_baseline(h, tmp_path / "band.sqlite", "QUIET_WEEK", b_lo, b_hi)
+    lo, hi = ids[-1] - 48 * 2, ids[-1]
+    rng = db.resolve(begin_snap=lo, end_snap=hi)
+    body = series.compute(db, ["sysstat:redo size"], rng, "all", "per_second", max_points=0)
+    band = normal_band.add_bands(db, body, ["sysstat:redo size"], rng, "all", "per_second", "QUIET_WEEK")
+    band = band["series"][0]["band"]
+    want = expected_from_baseline(h, lo, hi, b_lo, b_hi)
+    got = {datetime.fromisoformat(t).replace(tzinfo=None): k for k, t in enumerate(band["times"])}
+    assert set(got) == set(want) and band["baseline"]["name"] == "QUIET_WEEK"
+    assert (band["baseline"]["begin_snap"], band["baseline"]["end_snap"]) == (b_lo, b_hi)
+    assert any(w is None for w in want.values()) == missing
+    for hour, w in want.items():
+        k = got[hour]
+        for name, value in zip(("p10", "p50", "p90"), w or (None,) * 3, strict=True):
+            assert band[name][k] == (None if value is None else pytest.approx(value, rel=1e-6, abs=1e-3)), (hour, name)
+    if missing:
+        assert "3 days or more of baseline QUIET_WEEK" in band["reason"]
+    else:
+        assert band["reason"] is None
+
+
+def test_an_unknown_baseline_is_404_naming_the_baselines(tmp_path):
+    from app.errors import NotFound
+
+    h = history(60, None, 6)
+    ids = h.snap_ids()
+    db = with_baseline(h, tmp_path / "band.sqlite", "KEPT", ids[10], ids[100])
+    rng = db.resolve(begin_snap=ids[-10], end_snap=ids[-1])
+    body = series.compute(db, ["sysstat:redo size"], rng, "all", "per_second", max_points=0)
+    with pytest.raises(NotFound) as err:
+        normal_band.add_bands(db, body, ["sysstat:redo size"], rng, "all", "per_second", "GONE")
+    assert "'GONE' is not an AWR baseline" in err.value.message and "its baselines: KEPT" in err.value.message

@@ -224,6 +224,9 @@ PLAN_LINE = {
         "cost": INT,
         "cardinality": INT,
         "bytes": INT,
+        "cpu_cost": INT,
+        "io_cost": INT,
+        "time": {**INT, "description": "The optimizer's estimate of the line's elapsed time, in seconds."},
         "access_predicates": STR,
         "filter_predicates": STR,
         "samples": {"type": "integer"},
@@ -250,6 +253,11 @@ PLANS = {
                     "con_dbid": INT,
                     "timestamp": STR,
                     "samples": {"type": "integer"},
+                    "notes": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "description": "What OTHER_XML says of the plan, as DBMS_XPLAN's Note section words it.",
+                    },
                     "lines": {"type": "array", "items": PLAN_LINE},
                 },
             },
@@ -283,6 +291,20 @@ PLAN_DIFF = {
             },
         },
         "columns": {"type": "array", "items": {"type": "string"}},
+    },
+}
+XPLAN = {
+    "type": "object",
+    "required": ["sql_id", "plan_hash_value", "text"],
+    "properties": {
+        "db": {"type": "string"},
+        "sql_id": {"type": "string"},
+        "plan_hash_value": {"type": "integer"},
+        "format": {"const": "TYPICAL"},
+        "text": {
+            "type": "string",
+            "description": "The plan as DBMS_XPLAN.DISPLAY_AWR prints it (docs/awr-rules.md §34).",
+        },
     },
 }
 EVENT_HISTOGRAM = {
@@ -486,6 +508,7 @@ BY_ENDPOINT = {  # endpoint -> schema of its JSON answer
     "api.changes": TABLE,
     "api.sql_plans": PLANS,
     "api.sql_plan_diff": PLAN_DIFF,
+    "api.sql_plan_xplan": XPLAN,
     "api.sql_binds": TABLE,
     "api.segments": TABLE,
     "api.segment": SERIES,

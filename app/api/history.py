@@ -23,6 +23,7 @@ from app.api.history_blueprint import (
 )
 from app.api.params import (
     BAND,
+    BAND_BASELINE,
     FORMAT,
     INSTANCE,
     MAX_POINTS,
@@ -124,7 +125,7 @@ NAMES = Param("name", "string", "Series name from the catalog; repeat the parame
 
 
 @api.get("/dbs/<db>/series")
-@accepts(NAMES, *RANGE, INSTANCE, RATE, MAX_POINTS, SHAPE, BAND, FORMAT, SHOW_SQL)
+@accepts(NAMES, *RANGE, INSTANCE, RATE, MAX_POINTS, SHAPE, BAND, BAND_BASELINE, FORMAT, SHOW_SQL)
 def series(db, args):
     """One or more series over a range: per instance or combined, per second, per transaction or raw. A snapshot
     range is its intervals (begin_snap, end_snap], as in the AWR report. A combined point that sums fewer instances
@@ -137,8 +138,10 @@ def series(db, args):
     d, rng = database_and_range(db, args)
     names = list(dict.fromkeys(names))
     body = history.series.compute(d, names, rng, args["instance"], args["rate"], max_points(args))
+    if args["band_baseline"] and not args["band"]:
+        raise BadParameter("band_baseline names the band's baseline: ask for the band too (band=1)", "band_baseline")
     if args["band"]:
-        body = history.normal_band.add_bands(d, body, names, rng, args["instance"], args["rate"])
+        body = history.normal_band.add_bands(d, body, names, rng, args["instance"], args["rate"], args["band_baseline"])
     return series_answer(body, args, rng)
 
 

@@ -7,6 +7,7 @@ from flask import request
 
 from app.api import answer_schemas, auth
 
+FORMAT_MEDIA = {"csv": "text/csv", "text": "text/plain"}  # the answer's media type by its format=
 ERRORS = {
     "400": "A parameter is missing or malformed; `parameter` names it.",
     "404": "Unknown database, series, sql_id or plan hash value (the message names the plans there are); or what the "
@@ -56,8 +57,10 @@ def openapi_document(app, keyed: bool | None = None) -> dict:
             code: {"description": text, **({"content": {m: {"schema": schema} for m in media}} if schema else {})}
             for code, (text, schema) in answers.items()
         }
-        if any(p.name == "format" for p in params):
-            responses["200"]["content"]["text/csv"] = {"schema": {"type": "string"}}
+        for p in params:  # format=csv or format=text: the answer in that media type
+            if p.name == "format":
+                for choice in set(p.choices) - {"json"}:
+                    responses["200"]["content"][FORMAT_MEDIA[choice]] = {"schema": {"type": "string"}}
         errors = {**ERRORS, **described.get("errors", {})}
         responses.update(
             {

@@ -177,6 +177,12 @@ BAND = Param(
     "the same hour of the week in the 4 weeks before (docs/awr-rules.md §32).",
     default=False,
 )
+BAND_BASELINE = Param(
+    "band_baseline",
+    "string",
+    "With band=1: the AWR baseline (its name, as /baselines lists it) the band is made of instead: per hour of the "
+    "range, the percentiles of the baseline's values at the same hour of the day (docs/awr-rules.md §32).",
+)
 
 SHOW_SQL = Param(
     "show_sql", "boolean", "1 adds the SQL statements run, with their binds, to the answer.", default=False

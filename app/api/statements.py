@@ -1,10 +1,12 @@
 """A database's statements (SQL) under the history API: top SQL, one statement over time, its plans, two plans
 line by line, its binds. Thin views, as in history.py."""
 
+from flask import Response
+
 from app import history
 from app.api.history_blueprint import api, database_and_range, max_points, requested_database, series_answer
 from app.api.params import FORMAT, MAX_POINTS, RANGE, SHAPE, SHOW_SQL, Param, accepts
-from app.api.respond import answer
+from app.api.respond import answer, conditional
 from app.errors import BadParameter
 from app.store.awr.queries import TOP_SQL_ORDER
 
@@ -94,6 +96,31 @@ def sql_plan_diff(db, sql_id, args):
             raise BadParameter(f"{side} is required: a plan hash value of the statement", side)
     d = requested_database(db)
     return answer(history.plans.diff(d, sql_id, args["a"], args["b"]), args, table=history.plans.diff_table)
+
+
+@api.get("/dbs/<db>/sql/<sql_id>/plans/xplan")
+@accepts(
+    SQL_ID,
+    Param("plan_hash_value", help="The plan (404 names the plans the history holds).", **PLAN_HASH),
+    Param(
+        "format",
+        "enum",
+        "json, or text for the plan's text alone (text/plain).",
+        default="json",
+        choices=("json", "text"),
+    ),
+    SHOW_SQL,
+)
+def sql_plan_xplan(db, sql_id, args):
+    """One plan of a statement as DBMS_XPLAN.DISPLAY_AWR prints it (TYPICAL): the SQL_ID and text, the plan hash
+    value, the plan table, the predicates and the notes; text to paste into a ticket."""
+    SQL_ID.parse(sql_id)
+    if args["plan_hash_value"] is None:
+        raise BadParameter("plan_hash_value is required: a plan hash value of the statement", "plan_hash_value")
+    body = history.plans.xplan_text(requested_database(db), sql_id, args["plan_hash_value"])
+    if args["format"] == "text":
+        return conditional(Response(body["text"], mimetype="text/plain"))
+    return answer(body, args)
 
 
 @api.get("/dbs/<db>/sql/<sql_id>/binds")

@@ -2,6 +2,8 @@
 (app/demo/plan_trees.py) as the store keeps them, and the plan lines Active Session History (app/demo/ash.py) puts
 each sample on (`kind_lines`)."""
 
+import math
+
 from app.demo.plan_trees import Node, plan_tree
 from app.demo.workload import fmt
 
@@ -9,17 +11,28 @@ OWNER = "APP"
 BAD_PLAN_GETS = 150_000  # buffer gets per execution of the regression's full scan plan (900 with its index)
 
 
-def _flatten(root: Node, timestamp: str) -> list[tuple]:
+# the optimizer's split of each line's own cost (docs/awr-rules.md §34): the share that is CPU by operation, the rest
+# I/O; its time estimate from the cost in single-block reads of SREADTIM ms, at least a second
+CPU_SHARE = {"HASH JOIN": 0.2, "HASH": 0.3, "SORT": 0.35, "WINDOW": 0.35, "NESTED LOOPS": 0.05, "TABLE ACCESS": 0.04}
+CPU_CYCLES_PER_COST = 7_100_000  # CPU_COST's cycles per unit of cost (CPUSPEED 2,840 MHz x SREADTIM 2.5 ms)
+SREADTIM_MS = 2.5
+
+
+def _flatten(root: Node, timestamp: str, other_xml: str) -> list[tuple]:
     """The plan's rows (id, operation, options, owner, name, parent_id, depth, position, cost, cardinality, bytes,
-    access and filter predicates, timestamp): ids in pre-order, a line's cost its own plus its children's."""
+    access and filter predicates, timestamp, cpu_cost, io_cost, time, other_xml): ids in pre-order, a line's cost
+    (and its I/O part) its own plus its children's. The statement's line keeps only its cost, as V$SQL_PLAN's does;
+    OTHER_XML is on line 1."""
     out = []
 
     def walk(node, parent, depth, position):
         at = len(out)
         out.append(None)
-        total = node.cost
+        total, io = node.cost, round(node.cost * (1 - CPU_SHARE.get(node.op, 0.0)))
         for k, child in enumerate(node.children, 1):
-            total += walk(child, at, depth + 1, k)
+            child_cost, child_io = walk(child, at, depth + 1, k)
+            total, io = total + child_cost, io + child_io
+        top = at == 0
         out[at] = (
             at,
             node.op,
@@ -35,11 +48,27 @@ def _flatten(root: Node, timestamp: str) -> list[tuple]:
             node.access,
             node.filter,
             timestamp,
+            None if top else (total - io) * CPU_CYCLES_PER_COST,
+            None if top else io,
+            None if top else max(1, math.ceil(total * SREADTIM_MS / 1000)),
+            other_xml if at == 1 else None,
         )
-        return total
+        return total, io
 
     walk(root, None, 0, 0)
     return out
+
+
+def _other_xml(sql, plan_hash: int) -> str:
+    """Line 1's OTHER_XML: the release and full plan hash, and for the regression's bad plan the dynamic sampling its
+    estimates came from (a note DBMS_XPLAN prints: docs/awr-rules.md §34)."""
+    infos = [
+        '<info type="db_version">19.0.0.0</info>',
+        f'<info type="plan_hash_full">{plan_hash * 7 % 4294967291}</info>',
+    ]
+    if plan_hash == getattr(sql, "bad_plan", None):
+        infos.append('<info type="dynamic_sampling" note="y">2</info>')
+    return f"<other_xml>{''.join(infos)}</other_xml>"
 
 
 _LINES: dict = {}  # (sql_id, plan hash value) -> lines (a statement is a dataclass: not hashable)
@@ -52,13 +81,13 @@ def lines(sql, plan_hash: int) -> tuple:
     key = (sql.sql_id, plan_hash)
     if key not in _LINES:
         root = plan_tree(sql, plan_hash)
-        _LINES[key] = tuple(_flatten(root, "")) if root else ()
+        _LINES[key] = tuple(_flatten(root, "", _other_xml(sql, plan_hash))) if root else ()
     return _LINES[key]
 
 
 def plan_rows(db, sql, plan_hash: int, first_seen) -> list[tuple]:
     """The rows the store keeps for one plan of a statement: (dbid, sql_id, plan_hash_value, id, ...)."""
-    return [(db.dbid, sql.sql_id, plan_hash, *line[:-1], fmt(first_seen)) for line in lines(sql, plan_hash)]
+    return [(db.dbid, sql.sql_id, plan_hash, *line[:13], fmt(first_seen), *line[14:]) for line in lines(sql, plan_hash)]
 
 
 # ASH: the plan line a sample of each kind of activity sits on (app/demo/ash.py's kinds)

@@ -280,7 +280,8 @@ def _sql(con, db, awr, snaps, levels):
     lines = {}
     for row in con.execute(
         f"SELECT plan_hash_value, id, operation, options, object_owner, object_name, parent_id, depth, position, cost, "
-        f"cardinality, bytes, access_predicates, filter_predicates FROM {awr('sql_plan')} WHERE dbid = ?",
+        f"cardinality, bytes, access_predicates, filter_predicates, cpu_cost, io_cost, time FROM {awr('sql_plan')} "
+        "WHERE dbid = ?",
         (dbid,),
     ):
         if row[0] in used_plans:

@@ -1,16 +1,20 @@
 """What is normal for a series (docs/awr-rules.md §32): for each hour of a range, the 10th, 50th and 90th percentiles
-of the series' hourly values at the same hour of the week in the WEEKS weeks before it, from the series itself over
-the range and those weeks (series.compute, every point, then one value per hour)."""
+of the series' hourly values at the same hour of the week in the WEEKS weeks before it, or at the same hour of the day
+in an AWR baseline, from the series itself over the range and that reference (series.compute, every point, then one
+value per hour)."""
 
 from dataclasses import replace
 from datetime import datetime, timedelta
 from statistics import quantiles
 
+from app.errors import BadParameter, NotFound
+from app.history import baselines
 from app.history import series as series_module
 from app.history.database import Database, Range
 from app.history.numbers import round4
 
 WEEKS = 4
+BASELINE_DAYS = 3  # a baseline's band needs the hour in at least this many of its days
 WEEK = timedelta(days=7)
 HOUR = timedelta(hours=1)
 
@@ -55,6 +59,52 @@ def band_of(hours: dict, first: datetime, last: datetime, weeks: int = WEEKS) ->
     return {"weeks": weeks, "times": times, "value": value, "p10": p10, "p50": p50, "p90": p90}
 
 
+def _percentiles(values: list) -> list:
+    """p10, p50, p90 by linear interpolation between the sorted values (statistics.quantiles, "inclusive")."""
+    cuts = quantiles(values, n=10, method="inclusive")
+    return [round4(cuts[k]) for k in (0, 4, 8)]
+
+
+def band_of_baseline(hours: dict, reference: dict, first: datetime, last: datetime) -> dict:
+    """The band of each hour from `first` to `last` that the series has: its own value and the percentiles of the
+    baseline's values at the same hour of the day (`reference`: hourly() of the baseline's range), where the baseline
+    has that hour on BASELINE_DAYS days or more."""
+    by_hour: dict[int, list] = {}
+    for h, (v, _) in reference.items():
+        by_hour.setdefault(h.hour, []).append(v)
+    times, value, p10, p50, p90 = [], [], [], [], []
+    hour = first
+    while hour <= last:
+        if hour in hours:
+            times.append(hours[hour][1])
+            value.append(round4(hours[hour][0]))
+            same = by_hour.get(hour.hour, [])
+            cuts = _percentiles(same) if len(same) >= BASELINE_DAYS else [None] * 3
+            for out, cut in zip((p10, p50, p90), cuts, strict=True):
+                out.append(cut)
+        hour += HOUR
+    return {"times": times, "value": value, "p10": p10, "p50": p50, "p90": p90}
+
+
+def baseline_range(db: Database, name: str) -> tuple[Range, dict]:
+    """The baseline named (as /baselines lists it) as a snapshot range, and its row; NotFound naming the baselines
+    there are, BadParameter where its snapshots are no longer in the history."""
+    rows = baselines.compute(db)["rows"]
+    row = next((r for r in rows if r["name"] == name), None)
+    if row is None:
+        held = ", ".join(r["name"] for r in rows) or "none"
+        raise NotFound(
+            f"band_baseline {name!r} is not an AWR baseline of {db.key}; its baselines: {held}", "band_baseline"
+        )
+    if row["from"] is None or row["to"] is None:
+        raise BadParameter(
+            f"band_baseline {name!r} holds snapshots {row['begin_snap']} to {row['end_snap']}, which this history no "
+            "longer has",
+            "band_baseline",
+        )
+    return Range(row["begin_snap"], row["end_snap"], row["from"], row["to"], True), row
+
+
 def extended(db: Database, rng: Range, weeks: int = WEEKS) -> Range:
     """The range with the `weeks` weeks before it: from the last snapshot id that ends at or before its first
     instant less that many weeks (the history's first where it is shorter)."""
@@ -67,12 +117,18 @@ def extended(db: Database, rng: Range, weeks: int = WEEKS) -> Range:
     return replace(rng, lo=max(before) if before else tl.snap_ids[0])
 
 
-def add_bands(db: Database, body: dict, names, rng: Range, instance: str, rate: str) -> dict:
-    """series.compute's answer with each series' normal band (`band`) over the range's hours, and why hours have
-    none (`band.reason`)."""
+def add_bands(db: Database, body: dict, names, rng: Range, instance: str, rate: str, baseline: str | None = None):
+    """series.compute's answer with each series' normal band (`band`) over the range's hours, against the 4 weeks
+    before or the AWR baseline named, and why hours have none (`band.reason`)."""
+    reference = baseline_range(db, baseline) if baseline else None
     if rng.lo is None or not body["series"]:
         return body
-    wide = series_module.compute(db, names, extended(db, rng), instance, rate, max_points=0)
+    wide = series_module.compute(
+        db, names, extended(db, rng) if reference is None else rng, instance, rate, max_points=0
+    )
+    if reference is not None:
+        ref = series_module.compute(db, names, reference[0], instance, rate, max_points=0)
+        ref_by_key = {(s["name"], s["instance"]): s for s in ref["series"]}
     start, end = db.timeline().lowest.get(rng.lo), db.timeline().lowest.get(rng.hi)
     if start is None or end is None:
         return body
@@ -85,13 +141,20 @@ def add_bands(db: Database, body: dict, names, rng: Range, instance: str, rate: 
         if s["kind"] == "detail":  # per-minute history is kept for days, not weeks
             continue
         w = by_key.get((s["name"], s["instance"]))
-        band = band_of(hourly(*w["points"]) if w else {}, first, last)
+        own = hourly(*w["points"]) if w else {}
+        if reference is None:
+            band = band_of(own, first, last)
+            why = f"a band needs the same hour in each of the {WEEKS} weeks before, and the history starts at {history}"
+        else:
+            r = ref_by_key.get((s["name"], s["instance"]))
+            band = band_of_baseline(own, hourly(*r["points"]) if r else {}, first, last)
+            row = reference[1]
+            band["baseline"] = {k: row[k] for k in ("name", "begin_snap", "end_snap", "from", "to")}
+            why = (
+                f"a band needs the same hour of the day on {BASELINE_DAYS} days or more of baseline {row['name']} "
+                f"({row['from']} to {row['to']})"
+            )
         missing = sum(v is None for v in band["p50"])
-        band["reason"] = (
-            None
-            if not missing
-            else f"{missing} of {len(band['p50'])} hours have no band: a band needs the same hour in each of the "
-            f"{WEEKS} weeks before, and the history starts at {history}"
-        )
+        band["reason"] = None if not missing else f"{missing} of {len(band['p50'])} hours have no band: {why}"
         s["band"] = band
     return body

@@ -8,6 +8,7 @@ from datetime import timedelta, timezone
 from app import analysis
 from app.errors import NotFound
 from app.history import activity as ash
+from app.history import xplan
 from app.history.database import Database, Range, offset
 from app.history.numbers import round4
 from app.history.sql_text import texts
@@ -15,7 +16,7 @@ from app.store.awr import queries
 from app.store.awr.embedded.ash import ash_top_blocks
 from app.store.awr.queries import PLAN_COLUMNS
 
-LINE_KEYS = PLAN_COLUMNS[1:-2]  # id ... filter_predicates: a line as the answer gives it
+LINE_KEYS = PLAN_COLUMNS[1:-3]  # id ... filter_predicates: a line as the answer gives it (OTHER_XML gives notes)
 ALIGN_ON = ("operation", "options", "object_name")  # what makes two lines of two plans the same line
 
 
@@ -37,10 +38,12 @@ def _plans(db: Database, sql_id: str) -> list[dict]:
                 "plan_hash_value": values["plan_hash_value"],
                 "con_dbid": values["con_dbid"],
                 "timestamp": _time(values["timestamp"], tz),
+                "notes": [],
                 "lines": [],
             },
         )
         plan["lines"].append({k: values[k] for k in LINE_KEYS})
+        plan["notes"] += xplan.notes(values["other_xml"])
     return list(plans.values())
 
 
@@ -107,6 +110,22 @@ def compute(db: Database, sql_id: str, rng: Range, plan_hash_value: int | None =
         kept = "DBA_HIST_SQL_PLAN" if db.store.source == "awr" else "STATS$SQL_PLAN (snapshots of level 6 and higher)"
         body["reason"] = f"{kept} holds no plan of this statement (a PL/SQL block has none)"
     return body
+
+
+def xplan_text(db: Database, sql_id: str, plan_hash_value: int) -> dict:
+    """The plan as DBMS_XPLAN.DISPLAY_AWR prints it (docs/awr-rules.md §34); in a CDB root one after the other per
+    container that captured it."""
+    plans = _plans(db, sql_id)
+    _known(db, sql_id, plans)
+    _pick(plans, plan_hash_value, "plan_hash_value")
+    sql_text = texts(db, [sql_id]).get(sql_id)
+    return {
+        "db": db.key,
+        "sql_id": sql_id,
+        "plan_hash_value": plan_hash_value,
+        "format": "TYPICAL",
+        "text": "\n".join(xplan.text(sql_id, sql_text, p) for p in plans if p["plan_hash_value"] == plan_hash_value),
+    }
 
 
 def _line_samples(db: Database, sql_id: str, rng: Range) -> list:

@@ -26,7 +26,8 @@
   /**
    * spec: {id, title, load, onWindow, stacked, bucket, detail (bool: has per-minute twins), yMax, height,
    * minWindow (ms: the narrowest zoom, Windows.MIN_WINDOW unless given), database (its name: the CSV's first column),
-   * band (its loader draws the normal band when asked: load(range, detail, {band}); the ≈ tool toggles it)}
+   * band (its loader draws the normal band when asked: load(range, detail, {band}); the ≈ tool toggles it),
+   * bandOn (the band starts drawn)}
    */
   function TimeChart(container, spec) {
     this.spec = spec;
@@ -43,6 +44,8 @@
       Changes.attach(this);
       this.card.querySelector("[data-act=changes]").setAttribute("aria-pressed", String(Changes.shown()));
     }
+    this.band = !!(spec.band && spec.bandOn);  // spec.bandOn: the normal band starts drawn (the ≈ tool turns it off)
+    if (this.band) { this.card.querySelector("[data-act=band]").setAttribute("aria-pressed", "true"); }
     this.log = !!spec.log;  // spec.log: the y axis starts logarithmic (the log tool still turns it off)
     if (this.log) { this.card.querySelector("[data-act=log]").setAttribute("aria-pressed", "true"); }
     var self = this;

@@ -24,7 +24,7 @@
 
   function chart(ctx, parts, root, spec) {
     var c = Charts.create(root, Object.assign({ onWindow: ctx.onWindow, singleInstance: ctx.db.instances.length === 1,
-      database: ctx.db.name,
+      database: ctx.db.name, bandOn: !!(spec.band && ctx.state.band_ref),  // a baseline picked: its band drawn
       about: function () { return about(ctx, c); }, changes: AWRLens.Changes.loader(ctx) }, spec));
     parts.charts.push(c);
     return c;
@@ -117,12 +117,36 @@
     tools.insertBefore(toggle, tools.firstChild);
   }
 
+  /** What the normal band (≈) compares with (docs/awr-rules.md §32): the 4 weeks before, or an AWR baseline
+   * (§33), `band_ref` in the link; picked, the view's bands are drawn against it. Listed where the database keeps
+   * baselines (AWR). */
+  function bandReference(ctx, root) {
+    if (ctx.db.source === "statspack") { return; }  // Statspack keeps no named ranges (docs/awr-rules.md §31)
+    var form = element("form", { "class": "card wide band-ref", "aria-label": "Normal band" });
+    form.appendChild(element("label", { "for": "band-ref" }, "Normal band (≈) against "));
+    var select = element("select", { id: "band-ref" });
+    select.appendChild(element("option", { value: "" }, "the same hour of the 4 weeks before"));
+    form.appendChild(select);
+    form.addEventListener("submit", function (e) { e.preventDefault(); });
+    root.appendChild(form);
+    var zone = Dbs.zoneOf(ctx.state, ctx.db);
+    Api.get(Dbs.path(ctx.db, "/baselines"), {}, { silent: true }).then(function (body) {
+      body.rows.filter(function (r) { return r.from && r.to; }).forEach(function (r) {
+        select.appendChild(element("option", { value: r.name }, "the same hour of the day in baseline " + r.name +
+          " (" + F.fmtTime(Date.parse(r.from), zone) + " → " + F.fmtTime(Date.parse(r.to), zone) + ")"));
+      });
+      select.value = ctx.state.band_ref || "";
+    }, function () { select.disabled = true; });
+    select.addEventListener("change", function () { State.set({ band_ref: select.value || null }); });
+  }
+
   Views.add("overview", {
     title: "Overview",
-    key: function (state) { return [state.aas === "ash" ? "ash" : ""]; },
+    key: function (state) { return [state.aas === "ash" ? "ash" : "", state.band_ref]; },
     build: function (ctx, parts, root) {
       var grid = element("div", { "class": "grid" });
       root.appendChild(grid);
+      bandReference(ctx, grid);
       var insts = ctx.state.inst === "each" ? ctx.db.instances.map(function (i) { return String(i.instance_number); }) : [ctx.state.inst];
       insts.forEach(function (inst) { aasChart(ctx, parts, grid, "aas" + (insts.length > 1 ? "-" + inst : ""), inst); });
       chart(ctx, parts, grid, { id: "host-cpu", third: true, title: "Host CPU", detail: true, yMax: 100,
@@ -152,7 +176,7 @@
       if (!RATES[state.rate]) { patch.rate = "per_second"; }
       return patch;
     },
-    key: function (state) { return [state.series.join("\n"), state.rate]; },
+    key: function (state) { return [state.series.join("\n"), state.rate, state.band_ref]; },
     build: function (ctx, parts, root) {
       var max = cfg.maxSeries, series = ctx.state.series;
       var form = element("form", { "class": "card explorer-form", "aria-label": "Series on the chart" });

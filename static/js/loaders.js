@@ -85,7 +85,8 @@
         var win = bounds(ctx.db, range);
         return Promise.all(chunks.map(function (chunk) {
           return Api.get(Dbs.path(ctx.db, "/series"), { name: chunk, from: win.from, to: win.to,
-            instance: inst, rate: opts.rate, max_points: cfg.maxPoints, shape: "axes", band: band }).then(unpack);
+            instance: inst, rate: opts.rate, max_points: cfg.maxPoints, shape: "axes", band: band,
+            band_baseline: band && ctx.state.band_ref ? ctx.state.band_ref : null }).then(unpack);
         }));
       }).then(function (answers) {
         var all = [].concat.apply([], answers.map(function (a) { return a.series; }));

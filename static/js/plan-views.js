@@ -2,7 +2,7 @@
  * of its ASH samples by plan line beside each line, two plans side by side with the lines that differ marked, and
  * its captured bind values. The plan shown (`plan`) and the one compared with it (`plan_b`) are in the link. Plan
  * text, predicates and bind values are database text: shown as text (Tables renders every text cell as text).
- * The answers come from GET /sql/{sql_id}/plans, /plans/diff and /binds (docs/awr-rules.md §26). */
+ * The answers come from GET /sql/{sql_id}/plans, /plans/diff, /plans/xplan and /binds (docs/awr-rules.md §26, §34). */
 (function (AWRLens) {
   "use strict";
   var Api = AWRLens.Api, State = AWRLens.State, Tables = AWRLens.Tables, Dbs = AWRLens.Databases;
@@ -73,6 +73,22 @@
         NUM("cost", "Cost"), NUM("cardinality", "Rows (est.)"), NUM("bytes", "Bytes (est.)", "bytes"),
         WRAP("access_predicates", "Access predicates"), WRAP("filter_predicates", "Filter predicates")],
       rowMark: function (r) { return r.samples ? "sampled" : null; } });
+    // the plan shown as DBMS_XPLAN.DISPLAY_AWR prints it, to copy into a ticket (docs/awr-rules.md §34)
+    var card = element("section", { "class": "card wide", "aria-labelledby": "h-plan-xplan" });
+    var head = element("div", { "class": "row" });
+    head.appendChild(element("h2", { id: "h-plan-xplan" }, "As DBMS_XPLAN.DISPLAY_AWR prints it"));
+    p.copy = element("button", { type: "button", id: "plan-xplan-copy", disabled: "" }, "Copy");
+    head.appendChild(p.copy);
+    card.appendChild(head);
+    p.xplan = element("pre", { "class": "report-text", id: "plan-xplan", tabindex: "0", "aria-label": "The plan as text" });
+    card.appendChild(p.xplan);
+    grid.appendChild(card);
+    p.copy.addEventListener("click", function () {
+      AWRLens.Dom.copyText(p.xplan.textContent, function () { p.copy.textContent = "Copied"; }, function () {
+        window.getSelection().selectAllChildren(p.xplan);  // no clipboard here: selected, for Ctrl+C
+        p.copy.textContent = "Selected: press Ctrl+C";
+      });
+    });
     if (ctx.state.plan_b) {
       p.diff = table(ctx, parts, grid, { id: "plan-diff", wide: true, pageLength: 100, order: [], sortable: false,
         title: diffTitle(ctx.state.plan, ctx.state.plan_b),  // A named once the plan shown is known (update)
@@ -90,14 +106,21 @@
         TEXT("last_captured", "Captured at (database time)")] });
   }
 
+  /** The plan with the most samples in the window. */
+  function busiest(body) { return body.plans.slice().sort(function (x, y) { return y.samples - x.samples; })[0]; }
+
+  /** The plan shown: the one in the link, else the busiest; none where the link names a plan the history lacks. */
+  function shownPlan(body, chosen) {
+    return body.plans.filter(function (x) { return String(x.plan_hash_value) === chosen; })[0] ||
+      (chosen ? null : busiest(body));
+  }
+
   function update(ctx, parts) {
     var p = parts.planView, chosen = ctx.state.plan, other = ctx.state.plan_b;
     var answer = Api.get(path(ctx, "/plans"), Object.assign({}, ctx.win.params));
     var shown = answer.then(function (body) {
       var hashes = body.plans.map(function (x) { return x.plan_hash_value; });
-      var busiest = body.plans.slice().sort(function (x, y) { return y.samples - x.samples; })[0];
-      var plan = body.plans.filter(function (x) { return String(x.plan_hash_value) === chosen; })[0] ||
-        (chosen ? null : busiest);
+      var plan = shownPlan(body, chosen);
       options(p.pick.select, hashes, plan ? plan.plan_hash_value : chosen);
       options(p.pickB.select, hashes.filter(function (h) { return !plan || h !== plan.plan_hash_value; }), other,
         "(no other plan)");
@@ -115,10 +138,24 @@
       }) : [];
     });
     p.lines.load(shown);
+    answer.then(function (body) {
+      var plan = shownPlan(body, chosen);
+      p.copy.textContent = "Copy";
+      if (!plan) {
+        p.xplan.textContent = "No plan to print.";
+        p.copy.setAttribute("disabled", "");
+        return;
+      }
+      Api.get(path(ctx, "/plans/xplan"), { plan_hash_value: plan.plan_hash_value }, { silent: true }).then(function (x) {
+        p.xplan.textContent = x.text;  // database text: as text
+        p.copy.removeAttribute("disabled");
+      }, function (err) {
+        p.xplan.textContent = "Could not print the plan: " + ((err && err.message) || "the request failed");
+      });
+    });
     if (p.diff) {
       p.diff.load(answer.then(function (body) {
-        var a = body.plans.filter(function (x) { return String(x.plan_hash_value) === chosen; })[0] ||
-          body.plans.slice().sort(function (x, y) { return y.samples - x.samples; })[0];
+        var a = shownPlan(body, chosen) || busiest(body);
         if (!a) { return []; }
         p.diff.setTitle(diffTitle(a.plan_hash_value, other));
         return Api.get(path(ctx, "/plans/diff"), { a: a.plan_hash_value, b: other }).then(function (d) {

@@ -25,7 +25,7 @@
   "use strict";
   var KEYS = ["db", "inst", "view", "run", "runs", "range", "from", "to", "begin_snap", "end_snap", "tz", "series",
     "rate", "sql", "con", "plan", "plan_b", "order", "ts", "a_from", "a_to", "b_from", "b_to", "by", "filter", "aas",
-    "rtype", "b_begin_snap", "b_end_snap", "event", "stat", "seg", "changes", "groups", "live", "mon"];
+    "rtype", "b_begin_snap", "b_end_snap", "event", "stat", "seg", "changes", "groups", "live", "mon", "band_ref"];
   var MULTI = { series: true, runs: true, filter: true };
   var RANGE_KEYS = ["range", "from", "to", "begin_snap", "end_snap"];
   var current = {};

@@ -91,8 +91,14 @@ SEGMENT_STATS = (
     "physical_writes_direct",
     "itl_waits",
     "row_lock_waits",
+    "gc_buffer_busy",
+    "gc_cr_blocks_received",
+    "gc_cu_blocks_received",
     "space_used",
     "space_allocated",
+    "table_scans",
+    "physical_read_requests",
+    "physical_write_requests",
 )
 TOP_SQL_METRICS = SQL_METRICS[:6]  # what top SQL sums (docs/awr-rules.md §15)
 
@@ -391,6 +397,10 @@ def _views(md, p: str, absent: dict, embedded: bool = False) -> None:
         Column("access_predicates", String(4000)),
         Column("filter_predicates", String(4000)),
         Column("timestamp", TS),
+        Column("cpu_cost", N),
+        Column("io_cost", N),
+        Column("time", N),
+        Column("other_xml", Text),
         _con(),
         key=("dbid", "sql_id", "plan_hash_value", "con_dbid", "id"),
     )

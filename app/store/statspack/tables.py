@@ -165,6 +165,9 @@ def _tables(md, owner):
         Column("bytes", N),
         Column("access_predicates", String(4000)),
         Column("filter_predicates", String(4000)),
+        Column("cpu_cost", N),
+        Column("io_cost", N),
+        Column("time", N),
         Column("snap_id", N),
         key=("plan_hash_value", "id"),
     )
@@ -243,7 +246,8 @@ def _tables(md, owner):
 
 
 # STATS$SEG_STAT's cumulative columns (V$SEGSTAT's statistics as spctab.sql names them) by the DBA_HIST_SEG_STAT
-# statistic whose *_DELTA they give (awr.views.SEGMENT_STATS)
+# statistic whose *_DELTA they give (awr.views.SEGMENT_STATS); it keeps no space, table scan or I/O request counts
+# (tests/data/statspack_tables.json)
 SEGMENT_COLUMNS = {
     "logical_reads": "logical_reads",
     "buffer_busy_waits": "buffer_busy_waits",
@@ -254,6 +258,9 @@ SEGMENT_COLUMNS = {
     "physical_writes_direct": "direct_physical_writes",
     "itl_waits": "itl_waits",
     "row_lock_waits": "row_lock_waits",
+    "gc_buffer_busy": "gc_buffer_busy",
+    "gc_cr_blocks_received": "gc_cr_blocks_received",
+    "gc_cu_blocks_received": "gc_current_blocks_received",
 }
 
 

@@ -17,7 +17,7 @@ reports) raises NotInSource, naming what is missing."""
 from functools import cache
 
 from app.errors import ApiError
-from app.store.awr.views import NEWEST, SQL_METRICS, views
+from app.store.awr.views import NEWEST, SEGMENT_STATS, SQL_METRICS, views
 from app.store.statspack.tables import OWNER, PLAN_LEVEL, SEGMENT_COLUMNS, SEGMENT_LEVEL, SQL_LEVEL, table
 
 # DBA_HIST_SQLSTAT's metrics (awr.views.SQL_METRICS) from STATS$SQL_SUMMARY's columns
@@ -378,6 +378,10 @@ def _sql_plan(v):
             p.c.access_predicates,
             p.c.filter_predicates,
             null().label("timestamp"),
+            p.c.cpu_cost,
+            p.c.io_cost,
+            p.c.time,
+            null().label("other_xml"),  # STATS$SQL_PLAN keeps no OTHER_XML (spctab.sql)
             used.c.dbid.label("con_dbid"),
         )
         .select_from(p.join(used, used.c.plan_hash_value == p.c.plan_hash_value))
@@ -387,12 +391,14 @@ def _sql_plan(v):
 
 def _seg_stat(v):
     """STATS$SEG_STAT as DBA_HIST_SEG_STAT (_deltas, a segment by its object and data object: a TRUNCATE gives a new
-    one; level 7 and higher). Statspack keeps no space figures."""
+    one; level 7 and higher). The statistics Statspack keeps no column for (space, table scans, I/O requests) are
+    null."""
     from sqlalchemy import null
 
     names = ("snap_id", "dbid", "instance_number", "ts_num", "obj_num", "dataobj_num")
     extra = {n: n for n in names} | {"con_dbid": "dbid"}
-    extra |= {f"space_{k}_{w}": lambda s: null() for k in ("used", "allocated") for w in ("total", "delta")}
+    unknown = [stat for stat in SEGMENT_STATS if stat not in SEGMENT_COLUMNS]
+    extra |= {f"{stat}_{w}": lambda s: null() for stat in unknown for w in ("total", "delta")}
     key = ("obj_num", "dataobj_num", "ts_num")
     return _deltas(v, "stats$seg_stat", key, SEGMENT_COLUMNS, SEGMENT_LEVEL, extra, "seg_stat")
 

@@ -19,8 +19,12 @@ PLAN_COLUMNS = (
     "cost",
     "cardinality",
     "bytes",
+    "cpu_cost",
+    "io_cost",
+    "time",
     "access_predicates",
     "filter_predicates",
+    "other_xml",
     "timestamp",
     "con_dbid",
 )
