@@ -135,3 +135,31 @@ def test_markup_in_an_object_name_stays_inert(server, dbs, client, page):
     assert page.page.locator("[data-chart=segment] h3").text_content().startswith("CRM." + HOSTILE_SEGMENT)
     assert page.page.locator("[data-chart=segment] img, .legend img").count() == 0
     assert page.dialogs == [] and page.errors == [], (page.dialogs, page.errors)
+
+
+def test_segments_table_shows_the_object_number_and_the_rac_and_scan_columns(server, dbs, client, page):
+    """Issue 34: the OBJ# beside the object's name (ASH's CURRENT_OBJ#, digits only), and the columns of global cache
+    blocks received, GC buffer busy, table scans and read and write requests, as counts: the API's values."""
+    page.open(_url(server, db=dbs["rac"], view="segments", range="1d", stat="gc_cr_blocks_received", inst="2"))
+    body = _answer(client, page, "/segments?")
+    assert body["instance"] == "2" and body["rows"][0]["gc_cr_blocks_received"] > 0
+    headers = page.page.locator("[data-table=segments] thead th").all_text_contents()
+    assert headers[1:3] == ["Object", "OBJ#"], headers
+    titles = {
+        "gc_cr_blocks_received": "GC CR blocks received",
+        "gc_cu_blocks_received": "GC current blocks received",
+        "gc_buffer_busy": "GC buffer busy",
+        "table_scans": "table scans",
+        "physical_read_requests": "read requests",
+        "physical_write_requests": "write requests",
+    }
+    cells = page.page.locator("[data-table=segments] tbody tr").evaluate_all(
+        "rows => rows.map(r => Array.from(r.cells, c => c.textContent))"
+    )
+    assert len(cells) == min(25, len(body["rows"])) > 5
+    for shown, r in zip(cells, body["rows"], strict=False):
+        assert shown[1:3] == [r["object_name"], str(r["obj"])]
+        for key, title in titles.items():
+            assert int(shown[headers.index(title)].replace(",", "")) == r[key], (key, shown)
+    assert page.page.locator("#segments-stat option:checked").text_content() == titles["gc_cr_blocks_received"]
+    assert page.errors == [], page.errors

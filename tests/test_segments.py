@@ -20,8 +20,23 @@ STATS = (
     "itl_waits",
     "buffer_busy_waits",
     "db_block_changes",
+    "physical_read_requests",
+    "physical_write_requests",
+    "table_scans",
+    "gc_cr_blocks_received",
+    "gc_cu_blocks_received",
+    "gc_buffer_busy",
     "space_used",
 )
+# the RAC and scan columns (issue 34) -> the SYSSTAT counter each is a part of (docs/awr-rules.md §25), or none
+COUNTERS = {
+    "physical_read_requests": "physical read IO requests",
+    "physical_write_requests": "physical write IO requests",
+    "gc_cr_blocks_received": "gc cr blocks received",
+    "gc_cu_blocks_received": "gc current blocks received",
+    "table_scans": None,
+    "gc_buffer_busy": None,
+}
 
 
 def _sums(sql3, dbid, lo, hi, stat):
@@ -59,7 +74,9 @@ def last_day(rac):
     return last - 48, last  # a day with the nightly batch, no restart
 
 
-@pytest.mark.parametrize("stat", ["logical_reads", "physical_reads_direct", "row_lock_waits"])
+@pytest.mark.parametrize(
+    "stat", ["logical_reads", "physical_reads_direct", "row_lock_waits", "gc_cu_blocks_received", "table_scans"]
+)
 def test_top_segments_are_the_summed_deltas(api, sql3, rac, last_day, stat):
     lo, hi = last_day
     body = ok(api, url(rac["id"], "/segments"), order_by=stat, begin_snap=lo, end_snap=hi, limit=5)
@@ -69,7 +86,16 @@ def test_top_segments_are_the_summed_deltas(api, sql3, rac, last_day, stat):
     assert body["captured"] == captured
     for r in body["rows"]:
         assert r["pct_captured"] == pytest.approx(100 * r[stat] / captured, abs=1e-3)
-    assert body["columns"][:6] == ["owner", "object_name", "subobject_name", "object_type", "tablespace_name", stat]
+    # the OBJ# beside the name, as ASH's CURRENT_OBJ# (issue 34)
+    assert body["columns"][:7] == [
+        "owner",
+        "object_name",
+        "obj",
+        "subobject_name",
+        "object_type",
+        "tablespace_name",
+        stat,
+    ]
 
 
 def test_pct_total_is_of_the_sysstat_counter(api, sql3, rac, last_day):
@@ -117,6 +143,157 @@ def test_one_instances_segments_are_its_own_rows_and_its_share(api, sql3, rac, l
     )
     reads = next(s for s in line["series"] if s["metric"] == "physical_reads")
     assert [v for _, v in reads["points"]] == [own[s] for s in sorted(own)]
+
+
+def _instance_sums(sql3, dbid, lo, hi, stat, inst):
+    """{OBJ#: sum} of one statistic over (lo, hi], of one instance's rows or (inst "all") every instance's."""
+    one = "" if inst == "all" else " AND instance_number = ?"
+    return dict(
+        sql3.execute(
+            f'SELECT "OBJ#", sum({stat}_delta) FROM dba_hist_seg_stat WHERE dbid = ? AND snap_id > ? AND snap_id <= ?'
+            f'{one} GROUP BY "OBJ#"',
+            (dbid, lo, hi, *([] if inst == "all" else [inst])),
+        )
+    )
+
+
+def _counter_delta(sql3, dbid, lo, hi, name, inst):
+    """A SYSSTAT counter's change from lo to hi, of one instance or summed over every one (no restart between)."""
+    one = "" if inst == "all" else " AND instance_number = ?"
+    (delta,) = sql3.execute(
+        "SELECT sum(CASE snap_id WHEN ? THEN value ELSE -value END) FROM dba_hist_sysstat WHERE dbid = ? AND "
+        f"stat_name = ? AND snap_id IN (?, ?){one}",
+        (hi, dbid, name, lo, hi, *([] if inst == "all" else [inst])),
+    ).fetchone()
+    return delta
+
+
+@pytest.mark.parametrize("stat", list(COUNTERS))
+@pytest.mark.parametrize("inst", ["all", 1, 2])
+def test_the_rac_and_scan_columns_are_summed_deltas_with_their_share_of_their_counter(
+    api, sql3, rac, last_day, stat, inst
+):
+    """§25 for the columns issue 34 adds: each segment's *_DELTA summed over the range (every instance's or one's),
+    ranked; pct_total its share of the SYSSTAT counter of the same name (requests, global cache blocks received), none
+    for table scans and GC buffer busy."""
+    lo, hi = last_day
+    body = ok(api, url(rac["id"], "/segments"), order_by=stat, begin_snap=lo, end_snap=hi, instance=inst)
+    sums = _instance_sums(sql3, rac["dbid"], lo, hi, stat, inst)
+    ranked = sorted(sums.items(), key=lambda kv: (-kv[1], kv[0]))
+    assert [(r["obj"], r[stat]) for r in body["rows"]] == ranked[:25] and ranked[0][1] > 0
+    assert body["captured"] == sum(sums.values())
+    counter = COUNTERS[stat]
+    assert body["database_statistic"] == counter
+    total = _counter_delta(sql3, rac["dbid"], lo, hi, counter, inst) if counter else None
+    assert body["database_total"] == total
+    for r in body["rows"]:
+        assert r["pct_total"] == (pytest.approx(100 * r[stat] / total, abs=1e-3) if total else None)
+        assert r["pct_captured"] == pytest.approx(100 * r[stat] / body["captured"], abs=1e-3)
+
+
+def test_demo_segments_are_parts_of_their_instances_counters(sql3, summary, last_day):
+    """The demo's new columns (docs/awr-rules.md §25) agree with each instance's own counters over a day: the global
+    cache blocks received a part of the instance's (none on a single instance), the read and write requests at most
+    the blocks, segment by segment, and a part of the instance's requests; the table scans a part of the short and
+    long table scans."""
+    parts = {
+        "gc_cr_blocks_received": ("gc cr blocks received",),
+        "gc_cu_blocks_received": ("gc current blocks received",),
+        "physical_read_requests": ("physical read IO requests",),
+        "physical_write_requests": ("physical write IO requests",),
+        "table_scans": ("table scans (short tables)", "table scans (long tables)"),
+    }
+    for db in [d for d in summary.values() if d["source"] == "awr"]:
+        last = db["snapshots"]["last_snap"]
+        lo, hi = last_day if db["rac"] else (last - 48, last)
+        for inst in [i["instance_number"] for i in db["instances"]]:
+            for stat, counters in parts.items():
+                segments = sum(_instance_sums(sql3, db["dbid"], lo, hi, stat, inst).values())
+                whole = sum(_counter_delta(sql3, db["dbid"], lo, hi, c, inst) for c in counters)
+                if stat.startswith("gc_") and not db["rac"]:
+                    assert segments == whole == 0, (db["db_name"], stat)
+                else:
+                    assert 0.5 * whole < segments <= whole, (db["db_name"], inst, stat, segments, whole)
+        blocks = sql3.execute(
+            "SELECT count(*), sum(physical_read_requests_delta <= physical_reads_delta), "
+            "sum(physical_write_requests_delta <= physical_writes_delta), "
+            "sum((physical_read_requests_delta > 0) = (physical_reads_delta > 0)), "
+            "sum(physical_reads_direct_delta > 0 AND physical_read_requests_delta < physical_reads_delta) "
+            "FROM dba_hist_seg_stat WHERE dbid = ? AND snap_id > ? AND snap_id <= ?",
+            (db["dbid"], lo, hi),
+        ).fetchone()
+        assert blocks[0] == blocks[1] == blocks[2] == blocks[3] > 0 and blocks[4] > 0, (db["db_name"], blocks)
+
+
+def _hour(stamp):
+    """The hour of a database-local time ('YYYY-MM-DD HH:MM:SS'), with its minutes."""
+    t = datetime.fromisoformat(stamp)
+    return t.hour + t.minute / 60
+
+
+def _sales_history_direct_writes(sql3, dbid):
+    """[(begin, end, direct writes)] of SALES_HISTORY's rows with direct writes, times of the instance's snapshots."""
+    return sql3.execute(
+        "SELECT n.begin_interval_time, n.end_interval_time, s.physical_writes_direct_delta FROM dba_hist_seg_stat s "
+        'JOIN dba_hist_seg_stat_obj o ON o.dbid = s.dbid AND o."TS#" = s."TS#" AND o."OBJ#" = s."OBJ#" AND '
+        'o."DATAOBJ#" = s."DATAOBJ#" JOIN dba_hist_snapshot n ON n.dbid = s.dbid AND n.snap_id = s.snap_id AND '
+        "n.instance_number = s.instance_number WHERE s.dbid = ? AND o.object_name = 'SALES_HISTORY' AND "
+        "s.physical_writes_direct_delta > 0",
+        (dbid,),
+    ).fetchall()
+
+
+def _direct_writes_per_hour(sql3, dbid, first, last):
+    """The instances' `physical writes direct` per hour in the intervals inside the night hours (first, last] and in
+    the afternoons' (12, 18], from each interval's change of the counter (none across a restart)."""
+    per_hour = {"night": [0.0, 0.0], "afternoon": [0.0, 0.0]}
+    for begin, end, delta in sql3.execute(
+        "SELECT a.end_interval_time, n.end_interval_time, v.value - w.value FROM dba_hist_sysstat v JOIN "
+        "dba_hist_sysstat w ON w.dbid = v.dbid AND w.instance_number = v.instance_number AND w.stat_name = "
+        "v.stat_name AND w.snap_id = v.snap_id - 1 JOIN dba_hist_snapshot n ON n.dbid = v.dbid AND n.snap_id = "
+        "v.snap_id AND n.instance_number = v.instance_number JOIN dba_hist_snapshot a ON a.dbid = v.dbid AND "
+        "a.snap_id = w.snap_id AND a.instance_number = w.instance_number WHERE v.dbid = ? AND v.stat_name = "
+        "'physical writes direct' AND n.startup_time = a.startup_time",
+        (dbid,),
+    ):
+        at = _hour(end)
+        key = "night" if first < at <= last and begin[:10] == end[:10] else "afternoon" if 12 < at <= 18 else None
+        if key:
+            per_hour[key][0] += delta
+            per_hour[key][1] += (datetime.fromisoformat(end) - datetime.fromisoformat(begin)).total_seconds() / 3600
+    return {k: v / hours for k, (v, hours) in per_hour.items()}
+
+
+def _top_direct_writers(api, db, day, zone, first, last):
+    """The names of the API's top segments with direct writes from `first` to `last` o'clock (local) of `day`."""
+    at = [datetime(day.year, day.month, day.day, h, tzinfo=zone).isoformat() for h in (first, last)]
+    body = ok(api, url(db["id"], "/segments"), order_by="physical_writes_direct", **{"from": at[0], "to": at[1]})
+    return [r["object_name"] for r in body["rows"] if r["physical_writes_direct"]]
+
+
+def test_the_batchs_direct_writes_on_sales_history_fall_at_night(api, sql3, summary, stories, tz):
+    """README's stories: the nightly batch runs 01:00-03:00 database time; its INSERT /*+ APPEND */ writes
+    SALES_HISTORY directly (§25). In the store, each of its direct writes is of an interval inside those hours (by the
+    snapshots' local times), every night of the detail days, none in the afternoon; most of the instances' own
+    `physical writes direct` falls then too; and the API's top segments of an afternoon have none."""
+    first, last = (int(h[:2]) for h in stories["batch"]["hours"][:11].split("-"))
+    for db in [d for d in summary.values() if d["source"] == "awr"]:
+        rows = _sales_history_direct_writes(sql3, db["dbid"])
+        assert rows, db["db_name"]
+        assert all(first <= _hour(b) and _hour(e) <= last and e[:10] == b[:10] for b, e, _ in rows), db["db_name"]
+        nights = sorted({e[:10] for _, e, _ in rows})
+        (detail_days,) = sql3.execute(
+            "SELECT count(DISTINCT substr(n.end_interval_time, 1, 10)) FROM dba_hist_snapshot n WHERE n.dbid = ? AND "
+            "n.snap_id IN (SELECT snap_id FROM dba_hist_seg_stat WHERE dbid = ?)",
+            (db["dbid"], db["dbid"]),
+        ).fetchone()
+        assert len(nights) >= detail_days - 1, (db["db_name"], nights)  # the first day may start after the batch
+        rate = _direct_writes_per_hour(sql3, db["dbid"], first, last)
+        assert rate["night"] > 10 * rate["afternoon"] > 0, (db["db_name"], rate)
+        day = datetime.fromisoformat(nights[-2]).date()  # a whole day: its afternoon in the history
+        night = _top_direct_writers(api, db, day, tz[db["dbid"]], first, last)
+        assert night[:1] == ["SALES_HISTORY"], (db["db_name"], night)
+        assert "SALES_HISTORY" not in _top_direct_writers(api, db, day, tz[db["dbid"]], 12, 18), db["db_name"]
 
 
 def test_demo_segments_hold_most_of_the_reads_and_tell_the_stories(api, sql3, summary, rac, last_day):

@@ -296,6 +296,43 @@ def test_segments_are_kept_at_level_7_and_a_lowered_level_is_spanned(api, statsp
     assert ok(api, url(statspack_db, "/segments"), begin_snap=first5 - 1, end_snap=back - 1)["rows"] == []
 
 
+def test_segments_give_the_global_cache_columns_statspack_keeps_and_none_of_the_others(
+    api, statspack_db, billing, sql3
+):
+    """spctab.sql's STATS$SEG_STAT keeps GC_CR_BLOCKS_RECEIVED, GC_CURRENT_BLOCKS_RECEIVED and GC_BUFFER_BUSY, no table
+    scans nor read and write requests (tests/data/statspack_tables.json): the first as their deltas (a level-7
+    interval: the value less the key's previous row), the others none, with no share of the database's counter
+    (docs/awr-rules.md §31)."""
+    dbid = billing["dbid"]
+    (last,) = sql3.execute("SELECT max(snap_id) FROM stats$seg_stat WHERE dbid = ?", (dbid,)).fetchone()
+    kept = {"gc_cr_blocks_received": "gc_cr_blocks_received", "gc_cu_blocks_received": "gc_current_blocks_received"}
+    kept["gc_buffer_busy"] = "gc_buffer_busy"
+
+    def values(snap_id):
+        columns = ", ".join(kept.values())
+        return {
+            obj: dict(zip(kept, rest, strict=True))
+            for obj, *rest in sql3.execute(
+                f'SELECT "OBJ#", {columns} FROM stats$seg_stat WHERE dbid = ? AND snap_id = ?', (dbid, snap_id)
+            )
+        }
+
+    before, after = values(last - 1), values(last)
+    for order in kept:
+        body = ok(api, url(statspack_db, "/segments"), begin_snap=last - 1, end_snap=last, order_by=order, limit=100)
+        assert {r["obj"]: {k: r[k] for k in kept} for r in body["rows"]} == {
+            obj: {k: v - before[obj][k] for k, v in stats.items()} for obj, stats in after.items() if obj in before
+        }
+        assert len(body["rows"]) > 10
+    for order in ("physical_read_requests", "physical_write_requests", "table_scans", "space_used"):
+        body = ok(api, url(statspack_db, "/segments"), begin_snap=last - 1, end_snap=last, order_by=order)
+        assert body["rows"] and body["database_total"] is None and body["captured"] is None
+        for r in body["rows"]:
+            assert [r[k] for k in ("physical_read_requests", "physical_write_requests", "table_scans")] == [None] * 3
+            assert r["space_used"] is None and r["pct_total"] is None and r["pct_captured"] is None
+            assert r["logical_reads"] >= 0  # a statistic it keeps: a number
+
+
 def test_the_burst_credits_story_shows_in_single_block_reads(api, statspack_db, billing, sql3):
     """gp2's burst bucket (docs/awr-rules.md §31): about 1 ms while it bursts, over 10 ms in the afternoons it is empty
     once the reporting job runs, back at night; from STATS$SYSTEM_EVENT's deltas."""

@@ -9,11 +9,18 @@ drawn from the interval's own integer deltas so the views agree (docs/awr-rules.
 Both use their own random stream, so the other views' rows are the same with or without them."""
 
 from functools import lru_cache
-from math import erf, log, sqrt
+from math import ceil, erf, log, sqrt
 
 from app.demo.ash import row_lock_sql
 from app.demo.objects import HOSTILE_OBJ, HOSTILE_SEGMENT, SEGMENTS, lock_table, object_ids, schema_of
-from app.demo.workload import GIB, STEP
+from app.demo.workload import (
+    BLOCKS_PER_DIRECT_READ,
+    BLOCKS_PER_DIRECT_WRITE,
+    GIB,
+    STEP,
+    WRITE_REQUESTS_PER_BLOCK,
+)
+from app.store.awr.views import SEGMENT_STATS
 from app.units import DAY
 
 HISTOGRAM_EVENTS = (
@@ -118,7 +125,8 @@ class Detail:
     def seg_stats(self, snap_id, key, d, waits, batch, seconds, chain=0.0):
         """DBA_HIST_SEG_STAT rows of the interval: the *_DELTA columns (awr.views.SEGMENT_STATS order), then space used
         and allocated. `chain`: the blocking chain's share of the interval's row lock waits, all on its table; the
-        others' spread as the block changes."""
+        others' spread as the block changes. Each is a part of the instance's own counter (`d`): the global cache
+        blocks received are none on a single instance; read and write requests at most the blocks."""
         rng, rows = self.rng, []
         lread = d["session logical reads"] * CAPTURED * rng.uniform(0.92, 1.08)
         cache = d["physical reads cache"] * CAPTURED * rng.uniform(0.92, 1.08)
@@ -126,28 +134,43 @@ class Detail:
         direct, direct_w = d["physical reads direct"], d["physical writes direct"]
         writes = d["physical writes"] - direct_w
         lock_waits = waits.get("enq: TX - row lock contention", 0)
-        busy = waits.get("buffer busy waits", 0)
+        busy, gc_busy = waits.get("buffer busy waits", 0), waits.get("gc buffer busy acquire", 0)
+        gc_cr, gc_cu = d["gc cr blocks received"] * CAPTURED, d["gc current blocks received"] * CAPTURED
+        short_scans, long_scans = d["table scans (short tables)"] * CAPTURED, d["table scans (long tables)"]
         grow = (0.35 * (4 if self.db.rac else 1) * GIB * seconds / DAY) if self.shared else 0.0
         for (obj, ts, name, kind, *_), lr, pr, chg in zip(self.segments, self.lr, self.pr, self.chg, strict=True):
             n = rng.uniform(0.85, 1.15)
             reads_direct = round(direct * 0.88) if name == "ORDERS" else 0  # the batch's full scans of ORDERS
-            writes_direct = round(direct_w * 0.9) if name == "SALES_HISTORY" else 0  # its INSERT /*+ APPEND */
+            # its INSERT /*+ APPEND */, in the batch's hours only (docs/awr-rules.md §25)
+            writes_direct = round(direct_w * 0.9) if name == "SALES_HISTORY" and batch else 0
+            reads_cache, writes_cache = round(cache * pr * n), round(writes * chg * 0.8 * n)
             row_locks = round(lock_waits * ((chain if obj == self.lock_obj else 0.0) + (1 - chain) * chg * 0.8 * n))
             space = grow * chg + (writes_direct * self.db.block_size if batch else 0)
             self.used[obj] += space
-            stats = (
-                round(lread * lr * n),
-                round(busy * chg * 0.7),
-                round(changes * chg * n),
-                round(cache * pr * n) + reads_direct,
-                round(writes * chg * 0.8 * n) + writes_direct,
-                reads_direct,
-                writes_direct,
-                round(chg * 40 * rng.random() * seconds / STEP) if kind == "INDEX" else 0,
-                row_locks,
-                round(space),
-                round(space * 1.1),
-            )
-            if any(stats[:9]) or stats[9]:
-                rows.append((snap_id, *key, ts, obj, obj, *stats, round(self.used[obj]), round(self.used[obj] * 1.15)))
+            stats = {
+                "logical_reads": round(lread * lr * n),
+                "buffer_busy_waits": round(busy * chg * 0.7),
+                "db_block_changes": round(changes * chg * n),
+                "physical_reads": reads_cache + reads_direct,
+                "physical_writes": writes_cache + writes_direct,
+                "physical_reads_direct": reads_direct,
+                "physical_writes_direct": writes_direct,
+                "itl_waits": round(chg * 40 * rng.random() * seconds / STEP) if kind == "INDEX" else 0,
+                "row_lock_waits": row_locks,
+                "gc_buffer_busy": round(gc_busy * chg * 0.7),
+                "gc_cr_blocks_received": round(gc_cr * lr * n),
+                "gc_cu_blocks_received": round(gc_cu * chg * n),
+                "space_used": round(space),
+                "space_allocated": round(space * 1.1),
+                # the short tables' scans as the reads; the batch's long scans are of ORDERS
+                "table_scans": (round(short_scans * lr * n) + (round(long_scans * 0.9) if name == "ORDERS" else 0))
+                if kind == "TABLE"
+                else 0,
+                "physical_read_requests": reads_cache + ceil(reads_direct / BLOCKS_PER_DIRECT_READ),
+                "physical_write_requests": round(writes_cache * WRITE_REQUESTS_PER_BLOCK)
+                + ceil(writes_direct / BLOCKS_PER_DIRECT_WRITE),
+            }
+            if any(stats.values()):
+                values = [stats[s] for s in SEGMENT_STATS]
+                rows.append((snap_id, *key, ts, obj, obj, *values, round(self.used[obj]), round(self.used[obj] * 1.15)))
         return rows

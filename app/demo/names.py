@@ -9,7 +9,7 @@ user commits|commit|1;user rollbacks|rollback|1;execute count|exec|1;user calls|
 session logical reads|lread|1;db block gets|cur|1;db block gets from cache|cur|1;consistent gets|cons|1
 consistent gets from cache|cons|0.97;consistent gets direct|cons|0.03;db block changes|chg|1;consistent changes|chg|0.02
 physical reads|pread|1;physical reads cache|pcache|1;physical reads direct|pdirect|1;physical reads direct temporary tablespace|ptemp|1
-physical writes|pwrite|1;physical writes from cache|pwrite|0.9;physical writes direct|pwrite|0.1;physical writes direct temporary tablespace|ptemp|0.9
+physical writes|pwrite|1;physical writes from cache|pwcache|1;physical writes direct|pwdirect|1;physical writes direct temporary tablespace|ptemp|0.9
 physical read IO requests|rreq|1;physical write IO requests|wreq|1;physical read bytes|rbytes|1;physical write bytes|wbytes|1
 physical read total IO requests|trreq|1;physical write total IO requests|twreq|1;physical read total bytes|trbytes|1
 physical write total bytes|twbytes|1;physical read total multi block requests|mreq|1;physical write total multi block requests|wreq|0.05

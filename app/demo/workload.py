@@ -16,6 +16,8 @@ US_PER_CS = 1e4
 CS_PER_S = 100  # sysstat times and OSSTAT are in centiseconds
 BLOCKS_PER_DIRECT_READ = 128  # blocks per multiblock request of direct-path reads
 BLOCKS_PER_TEMP_IO = 16  # and of temp reads and writes
+BLOCKS_PER_DIRECT_WRITE = 32  # blocks per request of the batch's direct-path writes (its INSERT /*+ APPEND */)
+WRITE_REQUESTS_PER_BLOCK = 0.7  # DBWR's cache writes: requests per block written
 BATCH_START, BATCH_END = 1, 3  # database-local hours of the nightly batch
 ROW_LOCK_WAITERS = 6  # sessions of the blocking chain waiting on a row lock (RACPROD instance 1, one afternoon)
 
@@ -393,7 +395,9 @@ def rates(db: DemoDatabase, moment: datetime, stories: dict, noise: float, days_
     q["mreq"] = q["pdirect"] / BLOCKS_PER_DIRECT_READ + q["ptemp"] / BLOCKS_PER_TEMP_IO
     q["rreq"] = q["pcache"] + q["mreq"]
     q["pwrite"] = txn * 2.2 + batch * 900
-    q["wreq"] = q["pwrite"] * 0.7
+    q["pwdirect"] = txn * 0.02 + batch * 600  # the nightly batch's INSERT /*+ APPEND */, and a few LOB writes by day
+    q["pwcache"] = q["pwrite"] - q["pwdirect"]
+    q["wreq"] = q["pwrite"] * WRITE_REQUESTS_PER_BLOCK
     q["rbytes"] = q["pread"] * db.block_size
     q["wbytes"] = q["pwrite"] * db.block_size
     q["redo"] = txn * 5600 + batch * 1.4e6

@@ -9,6 +9,7 @@ from app.history.intervals import totals
 from app.history.numbers import round4
 from app.store.awr import queries
 from app.store.awr.queries import SEGMENT_ORDER
+from app.store.statspack.tables import SEGMENT_COLUMNS
 
 # statistic -> the SYSSTAT counter it is a part of, for its share of the database's total (AWR's "% Total")
 SYSSTAT_TOTALS = {
@@ -18,8 +19,14 @@ SYSSTAT_TOTALS = {
     "physical_reads_direct": "physical reads direct",
     "physical_writes_direct": "physical writes direct",
     "db_block_changes": "db block changes",
+    "physical_read_requests": "physical read IO requests",
+    "physical_write_requests": "physical write IO requests",
+    "gc_cr_blocks_received": "gc cr blocks received",
+    "gc_cu_blocks_received": "gc current blocks received",
 }
 NAMES = ("owner", "object_name", "subobject_name", "object_type", "tablespace_name")
+# the statistics STATS$SEG_STAT keeps no column for: none in a Statspack answer (docs/awr-rules.md §31)
+NOT_IN_STATSPACK = tuple(s for s in SEGMENT_ORDER if s not in SEGMENT_COLUMNS)
 
 
 def top(db: Database, rng: Range, order="logical_reads", limit=25, instance="all") -> dict:
@@ -27,10 +34,11 @@ def top(db: Database, rng: Range, order="logical_reads", limit=25, instance="all
     share of the database statistic: docs/awr-rules.md §25)."""
     inst = db.instance(instance)
     rows, captured, database_total = [], None, None
+    unknown = NOT_IN_STATSPACK if db.store.source == "statspack" else ()  # docs/awr-rules.md §31
     if rng.lo is not None and rng.lo < rng.hi:
         one = {} if inst is None else {"f_instance_0": inst}
         raw = db.rows(queries.top_segments(db.store.views, order, inst is not None), lo=rng.lo, hi=rng.hi, **one)
-        if order in SYSSTAT_TOTALS:
+        if order in SYSSTAT_TOTALS and order not in unknown:
             sums, _ = totals(db, "sysstat", (SYSSTAT_TOTALS[order],), rng, inst)
             database_total = fsum(sums.values())
         containers = db.containers()
@@ -44,8 +52,7 @@ def top(db: Database, rng: Range, order="logical_reads", limit=25, instance="all
                 **dict(zip(NAMES, names, strict=True)),
                 **{s: v or 0 for s, v in zip(SEGMENT_ORDER, stats, strict=True)},
             }
-            if db.store.source == "statspack":  # Statspack keeps no space figures (docs/awr-rules.md §31)
-                r["space_used"] = None
+            r.update(dict.fromkeys(unknown))
             r["pct_captured"] = round4(100 * r[order] / captured) if captured else None
             r["pct_total"] = round4(100 * r[order] / database_total) if database_total else None
             r["container"] = containers.get(con_dbid)  # in a CDB root, the PDB's name (docs/awr-rules.md §1)
@@ -62,6 +69,7 @@ def top(db: Database, rng: Range, order="logical_reads", limit=25, instance="all
         "columns": [
             "owner",
             "object_name",
+            "obj",
             "subobject_name",
             "object_type",
             "tablespace_name",
@@ -69,7 +77,6 @@ def top(db: Database, rng: Range, order="logical_reads", limit=25, instance="all
             "pct_total",
             "pct_captured",
             *[s for s in SEGMENT_ORDER if s != order],
-            "obj",
             "dataobj",
             "ts",
             "con_dbid",

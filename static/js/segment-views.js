@@ -11,7 +11,9 @@
     logical_reads: "logical reads", physical_reads: "physical reads", physical_writes: "physical writes",
     physical_reads_direct: "direct reads", physical_writes_direct: "direct writes", row_lock_waits: "row lock waits",
     itl_waits: "ITL waits", buffer_busy_waits: "buffer busy waits", db_block_changes: "block changes",
-    space_used: "space used (growth)"
+    physical_read_requests: "read requests", physical_write_requests: "write requests", table_scans: "table scans",
+    gc_cr_blocks_received: "GC CR blocks received", gc_cu_blocks_received: "GC current blocks received",
+    gc_buffer_busy: "GC buffer busy", space_used: "space used (growth)"
   });
   var DEFAULT_STAT = "logical_reads";
 
@@ -77,7 +79,8 @@
       }
       parts.top = HV.table(ctx, parts, grid, { id: "segments", wide: true, pageLength: 25, order: [],
         title: "Top segments by " + STATS[stat],
-        columns: [TEXT("owner", "Owner"), TEXT("object_name", "Object"), TEXT("subobject_name", "Subobject"),
+        // OBJ# beside the name: the number ASH's samples give (CURRENT_OBJ#, Top activity's objects)
+        columns: [TEXT("owner", "Owner"), TEXT("object_name", "Object"), Tables.id("obj", "OBJ#"), TEXT("subobject_name", "Subobject"),
           TEXT("object_type", "Type"), TEXT("tablespace_name", "Tablespace"), Tables.container, NUM(stat, STATS[stat]),
           NUM("pct_total", "% of total", "%"), NUM("pct_captured", "% captured", "%")].concat(
           Object.keys(STATS).filter(function (k) { return k !== stat; }).map(function (k) { return NUM(k, STATS[k]); })),

@@ -13,6 +13,12 @@ SEGMENT_ORDER = (
     "itl_waits",
     "buffer_busy_waits",
     "db_block_changes",
+    "physical_read_requests",
+    "physical_write_requests",
+    "table_scans",
+    "gc_cr_blocks_received",
+    "gc_cu_blocks_received",
+    "gc_buffer_busy",
     "space_used",
 )
 TOP_SEGMENT_ROWS = 100  # a constant of the code, never a request value
