@@ -3,11 +3,13 @@
 agrees with its time model, wait events and top SQL."""
 
 from collections import Counter
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from itertools import pairwise
 
 import pytest
 from contract import lock_window
+
+from app.history import activity
 
 ASH = "dba_hist_active_sess_history"
 
@@ -59,6 +61,33 @@ def test_aas_by_wait_class_is_samples_times_ten_over_bucket_seconds(api, sql3, r
         span = min(width, seconds - b * width)
         assert got[group][time] == pytest.approx(n * 10 / span, abs=1e-4), (group, time)
     assert body["total_samples"] == sum(expected.values())
+
+
+def test_the_time_before_ash_was_kept_has_no_value_not_zero(api, sql3, rac, tz):
+    """docs/awr-rules.md §22: the demo keeps ASH for fewer days than its snapshots; over the whole history the buckets
+    that start before the first kept snapshot's interval (the earliest instance's end of the snapshot before it) have
+    no value, every later one a number, `ash_from` says where, and the AAS is over the seconds ASH covers."""
+    base = f"/api/v1/dbs/{rac['id']}/activity"
+    lo, hi = rac["snapshots"]["first_snap"], rac["snapshots"]["last_snap"]
+    (first_kept,) = sql3.execute(
+        "select min(snap_id) from dba_hist_active_sess_history where dbid = ?", (rac["dbid"],)
+    ).fetchone()
+    assert first_kept > lo + 1  # the case this test is for
+    (kept_local,) = sql3.execute(
+        "select min(end_interval_time) from dba_hist_snapshot where dbid = ? and snap_id = "
+        "(select max(snap_id) from dba_hist_snapshot where dbid = ? and snap_id < ?)",
+        (rac["dbid"], rac["dbid"], first_kept),
+    ).fetchone()
+    kept = datetime.fromisoformat(kept_local).replace(tzinfo=tz[rac["dbid"]])
+    body = ok(api, f"{base}?begin_snap={lo}&end_snap={hi}")
+    assert datetime.fromisoformat(body["ash_from"]) == kept
+    for s in body["series"]:
+        for t, v in s["points"]:
+            assert (v is None) == (datetime.fromisoformat(t) < kept), (s["name"], t, v)
+    t0, seconds = _window(sql3, rac["dbid"], lo, hi)
+    covered = seconds - (kept.replace(tzinfo=None) - t0).total_seconds()
+    assert body["aas"] == pytest.approx(body["total_samples"] * body["sample_seconds"] / covered, abs=1e-4)
+    assert ok(api, f"{base}?begin_snap={first_kept}&end_snap={hi}")["ash_from"] is None  # ASH covers it all
 
 
 def test_filters_and_the_top_groups_with_other(api, sql3, rac, stories):
@@ -934,3 +963,43 @@ def test_a_range_of_one_snapshot_holds_no_interval_and_no_sample(api, rac, path)
     assert body.get("series", []) == [] and all(v == [] for v in lists.values()) and body.get("blocking", []) == []
     assert set(lists) == (set() if path == "activity" else {"sql_id", "session", "module", "event", "current_obj"})
     assert body.get("total_samples", 0) == 0 and body.get("bucket_seconds") is None
+
+
+def _late_ash_history(busy_before: bool):
+    """One instance, 12 half-hour snapshots; ASH samples (one ON CPU every 10 s) only in the intervals ending at
+    snapshots 8 to 12; DB time rises by a session's worth each interval from snapshot 8, and before it by as much
+    (ASH not kept: busy_before) or not at all (idle)."""
+    from histories import COUNTERS, History, Sample, Snap, local
+
+    start = datetime(2026, 3, 2, 0, 0)
+    db_time = COUNTERS.index(("sys_time_model", 10, "DB time"))
+    snaps, samples, total = [], [], 0
+    for k in range(1, 13):
+        end = start + timedelta(minutes=30 * k)
+        if k > 1 and (k >= 8 or busy_before):
+            total += 1800 * 10**6
+        counters = tuple(total if n == db_time else 0 for n in range(len(COUNTERS)))
+        snaps.append(Snap(k, 1, local(end), 0, local(start - timedelta(hours=1)), counters))
+        if k >= 8:
+            at = [local(end - timedelta(seconds=10 * s + 5)) for s in range(180)]  # each bucket's tenth seconds
+            samples += [Sample(k, 1, k * 1000 + s, t, 7, None) for s, t in enumerate(at)]
+    return History(tuple(snaps), tuple(samples))
+
+
+@pytest.mark.parametrize("busy_before", [True, False], ids=["not-kept", "idle"])
+def test_ash_not_kept_is_a_gap_and_an_idle_start_is_zero(tmp_path, busy_before):
+    """docs/awr-rules.md §22, on a history made here: before the first snapshot with samples, buckets have no value
+    where the time model says the database was busy there (ASH was not kept), and zero where it was idle; `ash_from`
+    is the end of the snapshot before the first kept one (7), and the AAS is over the seconds ASH covers."""
+    from histories import database
+
+    db = database(_late_ash_history(busy_before), tmp_path / "late.sqlite")
+    body = activity.compute(db, db.resolve(begin_snap=1, end_snap=12))
+    kept = datetime(2026, 3, 2, 3, 30, tzinfo=UTC)  # snapshot 7's end
+    assert body["ash_from"] == (kept.isoformat() if busy_before else None)
+    (cpu,) = body["series"]
+    for t, v in zip(*cpu["points"], strict=True):
+        before = datetime.fromisoformat(t) < kept
+        assert v == (None if before and busy_before else 0 if before else pytest.approx(1.0, abs=0.06)), (t, v)
+    covered = (5 if busy_before else 11) * 1800
+    assert body["aas"] == pytest.approx(body["total_samples"] * 10 / covered, abs=1e-4)

@@ -75,6 +75,7 @@ SWEPT = [
     "/api/v1/dbs/{db}/parameters/non-default",
     "/api/v1/dbs/{db}/sql/{sql_id}/plans",
     "/api/v1/dbs/{db}/sql/{sql_id}/plans/diff",
+    "/api/v1/dbs/{db}/sql/{sql_id}/plans/xplan",
     "/api/v1/dbs/{db}/sql/{sql_id}/binds",
     "/api/v1/benchmarks",
     "/api/v1/benchmarks/{slug}",
@@ -108,6 +109,8 @@ def test_no_input_gives_a_500(api, doc, dbs, stories, window, sql3, path):
         base = {"a_begin_snap": lo, "a_end_snap": hi, "b_begin_snap": lo - 9, "b_end_snap": lo - 1}
     if path.endswith("/plans/diff"):
         base.update(a=reg["good_plan"], b=reg["bad_plan"])
+    if path.endswith("/plans/xplan"):
+        base["plan_hash_value"] = reg["good_plan"]
     if path.endswith("/benchmarks/compare"):
         base = {"runs": RUN}
     for p in params:

@@ -181,6 +181,7 @@ def test_every_documented_query_parameter_is_accepted(api, doc, dbs, stories, wi
     )
     reg = stories["plan_regression"]  # /sql/{sql_id}/plans and /plans/diff
     values.update({"plan_hash_value": reg["good_plan"], "a": reg["good_plan"], "b": reg["bad_plan"]})
+    values["band_baseline"] = "SYSTEM_MOVING_WINDOW"  # the moving window every AWR database keeps (§33)
     obj = sql3.execute(
         'select "OBJ#" from dba_hist_seg_stat where dbid = ? and snap_id > ? and snap_id <= ? '
         'and "OBJ#" = "DATAOBJ#" limit 1',
@@ -201,7 +202,8 @@ def test_every_documented_query_parameter_is_accepted(api, doc, dbs, stories, wi
     }
     stored = stored_awr_reports(sql3, rac)  # the demo keeps Oracle's AWR reports of a few ranges (§27)
     base = {
-        "/api/v1/dbs/{db}/series": {"name": AAS},
+        "/api/v1/dbs/{db}/series": {"name": AAS, "band": "1"},  # band_baseline names the band's baseline
+        "/api/v1/dbs/{db}/sql/{sql_id}/plans/xplan": {"plan_hash_value": reg["good_plan"]},
         "/api/v1/benchmarks/compare": {"runs": RUN},
         "/api/v1/dbs/{db}/sql/{sql_id}/plans/diff": {"a": reg["good_plan"], "b": reg["bad_plan"]},
         "/api/v1/dbs/{db}/compare": {"a_begin_snap": lo, "a_end_snap": hi, "b_begin_snap": lo, "b_end_snap": hi},

@@ -335,3 +335,24 @@ def test_the_normal_band_against_a_baseline(server, client, dbs, page):
     latest = [u for u in page.requests if "/series?" in u and "band=1" in u][-1]
     assert "band_baseline" not in latest  # the ≈ tool's band is the 4 weeks before again
     assert page.errors == []
+
+
+def test_top_activity_is_empty_where_ash_was_not_kept(server, dbs, client, page):
+    """Top activity over the whole history (issue 34, docs/awr-rules.md §22): AWR kept ASH for its last days only; the
+    chart draws nothing before the first samples kept (no value, not zero) and says from when ASH is kept."""
+    db = dbs["rac"]
+    page.open(_url(server, db=db, view="activity", range="45d"))
+    asked = [u for u in page.requests if "/activity?" in u]
+    parts = urlsplit(asked[0])
+    body = client.get(parts.path, query_string=parse_qsl(parts.query)).get_json()
+    kept = datetime.fromisoformat(body["ash_from"]).timestamp() * 1000
+    chart = next(c for c in page.charts() if c["id"] == "activity")
+    drawn = page.page.evaluate(
+        """() => Chart.getChart(document.querySelector('[data-chart=activity] canvas')).data.datasets
+          .filter((d) => d.stack === 'aas').map((d) => d.points)"""
+    )
+    assert drawn and all(p[1] is None for points in drawn for p in points if p[0] < kept)
+    assert all(p[1] is not None for points in drawn for p in points if p[0] >= kept)
+    status = page.page.locator("[data-chart=activity] .status").text_content()
+    assert "AWR keeps Active Session History from" in status and "no samples kept there" in status
+    assert chart["state"] == "ready" and page.errors == []

@@ -34,6 +34,7 @@ ASH = {
     "activity_groups_counted",
     "blocking",
     "sample_spacing",
+    "ash_first_snap",
     "ash_total_groups",
     "ash_total_buckets",
     "session_details",

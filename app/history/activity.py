@@ -17,6 +17,7 @@ from app import analysis
 from app.errors import BadParameter
 from app.history import live_buffer, names
 from app.history.database import Database, Range, offset
+from app.history.intervals import totals
 from app.history.numbers import round4
 from app.store.awr import queries
 from app.store.awr.embedded.ash import (
@@ -32,6 +33,7 @@ WIDTHS = (10, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 28800, 86400)
 MAX_BUCKETS = 720
 DEFAULT_SPACING = 10  # seconds between the samples AWR keeps, when the data cannot tell
 TOP_GROUPS = 10
+UNSAMPLED_DB_TIME = 60  # seconds of DB time before the first samples kept that say ASH was not kept (6 samples)
 OTHER = "other"
 SHARE_SNAPSHOTS = 12  # snapshots whose samples tell whether most of a range's pass a filter
 MANY_GROUPS = ("session", "sql_id", "current_obj")  # top lists of thousands of groups (embedded.ash.ASH_TOP counts)
@@ -255,6 +257,8 @@ def compute(db: Database, rng: Range, group_by="wait_class", filters: dict | Non
             values[count - 1] = values.get(count - 1, 0) + values.pop(b)
     times = _stamps(db, [first.epoch + b * width for b in range(count)])
     spans = [min(width, seconds - b * width) for b in range(count)]  # the last bucket ends with the range
+    kept = None if live else kept_from(db, rng)  # before it AWR kept no samples: no bucket drawn there, not zero
+    unkept = [kept is not None and first.epoch + b * width < kept.epoch for b in range(count)]
     shown_names = display_names(db, group_by, shown)
     for g in shown:
         values = per.get(g, {})
@@ -264,18 +268,41 @@ def compute(db: Database, rng: Range, group_by="wait_class", filters: dict | Non
                 "label": shown_names.get(g) or str(named(group_by, g)),
                 "unit": "sessions",
                 "samples": totals[g],
-                "points": (times, [round4(values.get(b, 0) * step / spans[b]) for b in range(count)]),
+                "points": (
+                    times,
+                    [None if unkept[b] else round4(values.get(b, 0) * step / spans[b]) for b in range(count)],
+                ),
             }
         )
+    covered = seconds - (max(0.0, min(kept.epoch, first.epoch + seconds) - first.epoch) if kept else 0.0)
     body.update(
         bucket_seconds=width,
         sample_seconds=step,
         total_samples=total,
-        aas=round4(total * step / seconds) if seconds else None,
+        aas=round4(total * step / covered) if covered > 0 else None,
+        ash_from=kept.time if kept else None,
     )
     if live:
         body["live"] = live_buffer.note(rng)
     return body
+
+
+def kept_from(db: Database, rng: Range):
+    """Where a range's Active Session History begins when AWR kept none of its first intervals (docs/awr-rules.md
+    §22): the earliest instance's snapshot before the first one with samples, whose end begins that snapshot's
+    intervals; None when the samples cover the range's start, when there are none at all (the answer has no
+    samples), or when the intervals before them saw less than UNSAMPLED_DB_TIME of DB time (idle, not unkept)."""
+    ((first_kept,),) = db.rows(queries.ash_first_snap(db.store.views)) or ((None,),)
+    if first_kept is None or rng.lo is None or first_kept <= rng.lo + 1:
+        return None
+    tl = db.timeline()
+    before = [s for s in tl.snap_ids if s < first_kept]
+    if not before or before[-1] <= rng.lo:
+        return None
+    sums, _ = totals(db, "sys_time_model", ["DB time"], replace(rng, hi=before[-1]), None)
+    if sum(sums.values()) < UNSAMPLED_DB_TIME * 1e6:
+        return None
+    return min((tl.by_id[(i, before[-1])] for i in tl.instances if (i, before[-1]) in tl.by_id), key=lambda s: s.epoch)
 
 
 def _runs(db: Database, rng: Range, first, instance: int | None = None) -> list[tuple]:

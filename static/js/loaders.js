@@ -215,15 +215,11 @@
         }
         var notes = ["Active Session History: " + seconds(body.bucket_seconds) + " buckets of samples taken every " +
           seconds(body.sample_seconds) + "."];
-        // the oldest samples AWR still keeps may start inside the window: say where, instead of a flat start
-        var first = Infinity;
-        body.series.forEach(function (s) {
-          var p = s.points.find(function (q) { return q[1] > 0; });
-          if (p && p[0] < first) { first = p[0]; }
-        });
-        if (!filtered && first > range.from + Math.max(3600e3, 3 * body.bucket_seconds * 1000)) {
-          notes.push("No ASH sample before " + F.fmtTime(first, Dbs.zoneOf(ctx.state, db)) + " in this window: AWR " +
-            "keeps its ASH samples for fewer days than its snapshots.");
+        // the oldest samples AWR still keeps start inside the window: nothing is drawn before them (docs/awr-rules.md
+        // §22: the API gives those buckets no value), and the chart says why
+        if (body.ash_from) {
+          notes.push("AWR keeps Active Session History from " + F.fmtTime(Date.parse(body.ash_from), Dbs.zoneOf(ctx.state, db)) +
+            " only: the chart is empty before it (no samples kept there, which is not no activity).");
         }
         res.notice = notes.join(" ");
         return res;

@@ -215,6 +215,16 @@ def session_details(v: Views, window: bool = False, live: bool = False, filters:
 
 
 @statement
+def ash_first_snap(v: Views):
+    """The first snapshot whose interval AWR kept Active Session History samples of (docs/awr-rules.md §22): before
+    it a chart of ASH has no samples to draw, which is not no activity."""
+    from sqlalchemy import bindparam, func, select
+
+    t = v.active_sess_history
+    return select(func.min(t.c.snap_id)).where(t.c.dbid == bindparam("dbid")).group_by(t.c.dbid)  # none: no row
+
+
+@statement
 def sample_spacing(v: Views):
     """Per instance, over one snapshot's samples: the smallest step between kept SAMPLE_IDs, and the first and last
     SAMPLE_ID and SAMPLE_TIME, which give the seconds per SAMPLE_ID: the spacing of the samples AWR kept (§22)."""

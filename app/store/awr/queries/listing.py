@@ -9,6 +9,7 @@ from app.store.awr.queries.ash import (
     activity_group_sessions,
     activity_groups,
     activity_top,
+    ash_first_snap,
     blocking,
     live_clock,
     sample_spacing,
@@ -128,6 +129,7 @@ def statements(v: Views, row_cap: int, max_points: int = Settings.max_points):
     yield "names: users in the dictionary (where granted)", user_names(v)
     yield "names: services", service_names(v)
     yield "ash: sample spacing", sample_spacing(v)
+    yield "ash: the first snapshot with samples", ash_first_snap(v)
     for name in DIMENSIONS:
         yield f"ash: activity by {name}", activity(v, name)
     yield "ash: activity by event for one sql_id", activity(v, "event", ("sql_id",))
