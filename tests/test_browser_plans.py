@@ -94,7 +94,7 @@ def test_the_plan_view_shows_the_indented_plan_and_the_time_by_line(server, clie
     assert page.errors == []
 
 
-def test_the_plan_prints_as_dbms_xplan_and_copies(server, client, dbs, stories, page):
+def test_the_plan_prints_as_dbms_xplan_and_copies(server, client, dbs, stories, page, screenshot):
     """Beside the plan table, the plan shown as DBMS_XPLAN.DISPLAY_AWR prints it (the API's text, §34), following the
     plan picked; Copy puts that text on the clipboard."""
     reg = stories["plan_regression"]
@@ -108,6 +108,9 @@ def test_the_plan_prints_as_dbms_xplan_and_copies(server, client, dbs, stories, 
         text = _api(client, base, plan_hash_value=plan)["text"]
         assert f"Plan hash value: {plan}" in text
         assert page.page.locator("#plan-xplan").text_content() == text
+    shot = screenshot("xplan.png")  # docs/viewer.md's picture of the plan as DBMS_XPLAN prints it
+    page.page.locator("section[aria-labelledby=h-plan-xplan]").screenshot(path=str(shot))
+    assert shot.stat().st_size > 10_000
     page.page.locator("#plan-xplan-copy").click()
     page.page.wait_for_function("document.getElementById('plan-xplan-copy').textContent === 'Copied'")
     assert page.page.evaluate("navigator.clipboard.readText()") == text

@@ -296,7 +296,7 @@ def test_the_page_prints_the_view_without_its_controls(server, dbs, page):
     assert page.errors == []
 
 
-def test_the_normal_band_against_a_baseline(server, client, dbs, page):
+def test_the_normal_band_against_a_baseline(server, client, dbs, page, screenshot):
     """The band's reference (issue 34: a baseline as the band's reference, docs/awr-rules.md §32): the overview lists
     the database's baselines; picking one puts it in the link and draws each small chart's band at once, asked with
     band_baseline and drawn as the API answers it; back to the 4 weeks before, the charts ask without it."""
@@ -324,6 +324,10 @@ def test_the_normal_band_against_a_baseline(server, client, dbs, page):
         v for k, v in drawn.items() if k.startswith(body["series"][0]["label"]) and k.endswith("normal median")
     )
     assert median == [[t, v] for t, v in zip(times, band["p50"], strict=True) if v is not None]
+    page.page.mouse.move(5, 5)
+    shot = screenshot("band.png")  # docs/viewer.md's picture of the band against a baseline
+    page.page.locator("[data-chart=calls]").screenshot(path=str(shot))
+    assert shot.stat().st_size > 10_000
     page.page.locator("#band-ref").select_option("")
     page.settle()
     assert "band_ref" not in page.state()
