@@ -237,6 +237,25 @@ class Timeline:
             keep.add(order[bisect_right(epochs, epochs[0] + (epochs[-1] - epochs[0]) * k / steps) - 1][1])
         return {inst: [s for s in rows if s.snap_id in keep] for inst, rows in span.items()}
 
+    def hour_ends(self, span: dict[int, list[Snap]]) -> dict[int, list[Snap]]:
+        """Hourly bucket boundaries (docs/awr-rules.md §32): per instance, its snapshots of `span` (Timeline.span)
+        among the snap_ids that end a local hour (the last whose earliest instance's end falls in each hour; an end
+        on the hour is the hour before's), with each one's first and last and those on either side of its restarts
+        and gaps, so that a bucket holds the intervals ending in one hour."""
+        keep = set().union(*(sides(rows, GAP_STEPS * self.step) for rows in span.values()))
+        earliest: dict[int, Snap] = {}
+        for rows in span.values():
+            for s in rows:
+                if s.snap_id not in earliest or s.epoch < earliest[s.snap_id].epoch:
+                    earliest[s.snap_id] = s
+
+        def hour(s: Snap) -> datetime:
+            return (s.end - timedelta(microseconds=1)).replace(minute=0, second=0, microsecond=0)
+
+        order = sorted(earliest.values(), key=lambda s: s.epoch)
+        keep.update(a.snap_id for a, b in itertools.pairwise(order) if hour(a) != hour(b))
+        return {inst: [s for s in rows if s.snap_id in keep] for inst, rows in span.items()}
+
     def markers(self, lo: int, hi: int, instance: int | None = None) -> dict:
         """Restarts, missing snapshots and merged manual snapshots inside [lo, hi]: restarts and gaps whose
         later snapshot is in the range (the interval ending there is the one affected), snapshots merged inside it."""

@@ -605,3 +605,25 @@ def test_values_drawn_are_num_over_den_times_the_scale():
     points = [Point(2, T0 + 1800, "t", 3600, 1800)]
     assert analysis.values_of(points) == [("t", T0 + 1800, 2.0)]
     assert analysis.values_of(points, 100) == [("t", T0 + 1800, 200.0)]
+
+
+def test_hour_ends_are_the_last_snapshot_of_each_local_hour_and_the_restarts_sides():
+    """§32's hourly buckets: snapshots every 20 min from 00:00; instance 2 ends each 7 s after instance 1 and restarts
+    between snapshots 5 and 6. The earliest instance's end decides an id's hour (01:00:00 is hour 00's, though
+    instance 2's 01:00:07 is in hour 01): 1 (the first, and the last of the hour before 00:00), 4 (01:00), 7 (02:00),
+    10 (03:00, the last), and 5 and 6 on either side of instance 2's restart; the same ids for both instances."""
+
+    def at(snap_id, instance, seconds, startup=A):
+        h, rest = divmod(seconds, 3600)
+        return make_snap(snap_id, instance, startup, f"2026-01-03 {h:02d}:{rest // 60:02d}:{rest % 60:02d}")
+
+    one = [at(k, 1, (k - 1) * 1200) for k in range(1, 11)]
+    two = [at(k, 2, (k - 1) * 1200 + 7, A if k < 6 else "2026-01-03 01:30:00") for k in range(1, 11)]
+    tl = Timeline(one + two)
+    bounds = tl.hour_ends(tl.span(1, 10))
+    assert {inst: [s.snap_id for s in rows] for inst, rows in bounds.items()} == {
+        1: [1, 4, 5, 6, 7, 10],
+        2: [1, 4, 5, 6, 7, 10],
+    }
+    alone = Timeline(one)
+    assert [s.snap_id for s in alone.hour_ends(alone.span(2, 9))[1]] == [2, 4, 7, 9]  # the range's own ends

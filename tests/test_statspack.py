@@ -324,13 +324,26 @@ def test_segments_give_the_global_cache_columns_statspack_keeps_and_none_of_the_
             obj: {k: v - before[obj][k] for k, v in stats.items()} for obj, stats in after.items() if obj in before
         }
         assert len(body["rows"]) > 10
-    for order in ("physical_read_requests", "physical_write_requests", "table_scans", "space_used"):
-        body = ok(api, url(statspack_db, "/segments"), begin_snap=last - 1, end_snap=last, order_by=order)
-        assert body["rows"] and body["database_total"] is None and body["captured"] is None
-        for r in body["rows"]:
-            assert [r[k] for k in ("physical_read_requests", "physical_write_requests", "table_scans")] == [None] * 3
-            assert r["space_used"] is None and r["pct_total"] is None and r["pct_captured"] is None
-            assert r["logical_reads"] >= 0  # a statistic it keeps: a number
+    unkept = ("physical_read_requests", "physical_write_requests", "table_scans", "space_used")
+    for order in unkept:  # a top list by what it keeps no column for is a question it cannot answer
+        r = api.get(
+            url(statspack_db, "/segments"), query_string={"begin_snap": last - 1, "end_snap": last, "order_by": order}
+        )
+        err = assert_error(r, 404, "order_by")
+        assert err["code"] == "not_in_source" and order in err["message"]
+    body = ok(api, url(statspack_db, "/segments"), begin_snap=last - 1, end_snap=last, order_by="logical_reads")
+    assert body["rows"]
+    for r in body["rows"]:
+        assert [r[k] for k in unkept] == [None] * 4 and r["logical_reads"] >= 0  # kept: a number
+    one = body["rows"][0]
+    history = ok(
+        api, url(statspack_db, f"/segments/{one['obj']}"), dataobj=one["dataobj"], begin_snap=last - 4, end_snap=last
+    )
+    for s in history["series"]:  # one segment over time: no value where Statspack keeps none, not zero
+        values = [p[1] for p in s["points"]]  # [time, value] pairs
+        assert values and all((v is None) == (s["metric"] in (*unkept, "space_used_total")) for v in values), s[
+            "metric"
+        ]
 
 
 def test_the_burst_credits_story_shows_in_single_block_reads(api, statspack_db, billing, sql3):

@@ -123,11 +123,10 @@ def add_bands(db: Database, body: dict, names, rng: Range, instance: str, rate: 
     reference = baseline_range(db, baseline) if baseline else None
     if rng.lo is None or not body["series"]:
         return body
-    wide = series_module.compute(
-        db, names, extended(db, rng) if reference is None else rng, instance, rate, max_points=0
-    )
+    whole = extended(db, rng) if reference is None else rng
+    wide = series_module.compute(db, names, whole, instance, rate, max_points=0, hours=True)
     if reference is not None:
-        ref = series_module.compute(db, names, reference[0], instance, rate, max_points=0)
+        ref = series_module.compute(db, names, reference[0], instance, rate, max_points=0, hours=True)
         ref_by_key = {(s["name"], s["instance"]): s for s in ref["series"]}
     start, end = db.timeline().lowest.get(rng.lo), db.timeline().lowest.get(rng.hi)
     if start is None or end is None:

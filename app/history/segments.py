@@ -10,6 +10,7 @@ from app.history.numbers import round4
 from app.store.awr import queries
 from app.store.awr.queries import SEGMENT_ORDER
 from app.store.statspack.tables import SEGMENT_COLUMNS
+from app.store.statspack.views import NotInSource
 
 # statistic -> the SYSSTAT counter it is a part of, for its share of the database's total (AWR's "% Total")
 SYSSTAT_TOTALS = {
@@ -35,6 +36,8 @@ def top(db: Database, rng: Range, order="logical_reads", limit=25, instance="all
     inst = db.instance(instance)
     rows, captured, database_total = [], None, None
     unknown = NOT_IN_STATSPACK if db.store.source == "statspack" else ()  # docs/awr-rules.md §31
+    if order in unknown:
+        raise NotInSource(f"this database's history is Statspack, whose STATS$SEG_STAT keeps no {order}", "order_by")
     if rng.lo is not None and rng.lo < rng.hi:
         one = {} if inst is None else {"f_instance_0": inst}
         raw = db.rows(queries.top_segments(db.store.views, order, inst is not None), lo=rng.lo, hi=rng.hi, **one)
@@ -106,21 +109,16 @@ def history(db: Database, obj: int, dataobj: int, rng: Range, instance="all") ->
             acc[k] += v or 0
         acc[-1] = max(acc[-1], used or 0)  # a reading of the segment, the same on every instance
     times = [(tl.lowest[s].time, s) for s in sorted(per_snap) if s in tl.lowest]
+    # what Statspack keeps no column for has no value, not zero (docs/awr-rules.md §31; nor space: a reading)
+    unknown = (*NOT_IN_STATSPACK, "space_used_total") if db.store.source == "statspack" else ()
     series = [
         {
             "metric": stat,
-            "unit": "bytes" if stat == "space_used" else "count",
-            "points": ([t for t, _ in times], [per_snap[s][k] for _, s in times]),
+            "unit": "bytes" if stat.startswith("space_used") else "count",
+            "points": ([t for t, _ in times], [None if stat in unknown else per_snap[s][k] for _, s in times]),
         }
-        for k, stat in enumerate(SEGMENT_ORDER)
+        for k, stat in enumerate((*SEGMENT_ORDER, "space_used_total"))
     ]
-    series.append(
-        {
-            "metric": "space_used_total",
-            "unit": "bytes",
-            "points": ([t for t, _ in times], [per_snap[s][-1] for _, s in times]),
-        }
-    )
     return {
         "db": db.key,
         "obj": obj,

@@ -23,9 +23,10 @@ from app.store.awr.views import IO_COLUMNS
 TXN = ("user commits", "user rollbacks")  # a transaction, as the AWR report counts them
 
 
-def compute(db: Database, names, rng: Range, instance="all", rate="per_second", max_points=2000) -> dict:
+def compute(db: Database, names, rng: Range, instance="all", rate="per_second", max_points=2000, hours=False) -> dict:
     """The series over the intervals (begin_snap, end_snap] (docs/awr-rules.md §12); each series' points as columns,
-    (times, values), for numbers.shaped."""
+    (times, values), for numbers.shaped. With `hours`, one point per local hour: the range read in hourly buckets
+    (Timeline.hour_ends, §32), max_points aside."""
     specs = [catalog.spec(db, n) for n in names]
     each = instance == "each"
     inst = None if each else db.instance(instance, each=True)
@@ -33,7 +34,7 @@ def compute(db: Database, names, rng: Range, instance="all", rate="per_second", 
     expected = [i for i, rows in span.items() if rows]  # the instances the range holds: a combined point sums these
     # readings and Oracle's rates are read at every snapshot of the range, a merged one too (§8, §9, §12)
     every = db.timeline().between(rng.lo, rng.hi, inst) if rng.lo is not None else {}
-    full, bounds = span, db.timeline().sampled(span, max_points)
+    full, bounds = span, db.timeline().hour_ends(span) if hours else db.timeline().sampled(span, max_points)
     if bounds is not None:
         span = bounds
     totals: dict = {}  # (kind, instance label) -> points_total of a bucketed series
