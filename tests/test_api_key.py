@@ -181,9 +181,13 @@ def _gets(client):
 
 
 def _variants(op):
-    """The ways a GET answers: JSON, and CSV and with its SQL where the operation takes those parameters."""
-    names = {p["name"] for p in op["parameters"]}
-    return [{}] + [v for name, v in (("format", {"format": "csv"}), ("show_sql", {"show_sql": "1"})) if name in names]
+    """The ways a GET answers: JSON, and each other format (CSV, text) and with its SQL where the operation takes
+    those parameters."""
+    params = {p["name"]: p for p in op["parameters"]}
+    formats = params["format"]["schema"]["enum"] if "format" in params else []
+    return (
+        [{}] + [{"format": f} for f in formats if f != "json"] + ([{"show_sql": "1"}] if "show_sql" in params else [])
+    )
 
 
 @pytest.mark.slow  # every GET of the API three times: about 6 s
@@ -214,6 +218,7 @@ def test_every_keyed_get_refuses_without_the_key_as_json_csv_and_with_its_sql(cl
             "a": stories["plan_regression"]["good_plan"],
             "b": stories["plan_regression"]["bad_plan"],
         },
+        "/api/v1/dbs/{db}/sql/{sql_id}/plans/xplan": {"plan_hash_value": stories["plan_regression"]["good_plan"]},
     }
     checked = 0
     for path, op in _gets(client):

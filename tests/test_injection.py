@@ -149,6 +149,8 @@ def _requests(doc, dbs, stories, window):
                 query["event"] = "log file sync"
             if template.endswith("/plans/diff") and name not in ("a", "b"):  # the two plans compared
                 query.update(a=stories["plan_regression"]["good_plan"], b=stories["plan_regression"]["bad_plan"])
+            if template.endswith("/plans/xplan") and name != "plan_hash_value":  # the plan printed
+                query["plan_hash_value"] = stories["plan_regression"]["good_plan"]
             if template == "/api/v1/dbs/{db}/series" and name != "name":
                 query["name"] = good["name"]
             if template == "/api/v1/dbs/{db}/compare":

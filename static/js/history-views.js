@@ -146,7 +146,6 @@
     build: function (ctx, parts, root) {
       var grid = element("div", { "class": "grid" });
       root.appendChild(grid);
-      bandReference(ctx, grid);
       var insts = ctx.state.inst === "each" ? ctx.db.instances.map(function (i) { return String(i.instance_number); }) : [ctx.state.inst];
       insts.forEach(function (inst) { aasChart(ctx, parts, grid, "aas" + (insts.length > 1 ? "-" + inst : ""), inst); });
       chart(ctx, parts, grid, { id: "host-cpu", third: true, title: "Host CPU", detail: true, yMax: 100,
@@ -155,6 +154,7 @@
         band: true, load: Loaders.series(ctx, ["derived:iops", "derived:io_mbps"]) });
       chart(ctx, parts, grid, { id: "calls", third: true, title: "Transactions and executions", detail: true,
         band: true, load: Loaders.series(ctx, ["derived:tps", "derived:executions"]) });
+      bandReference(ctx, grid);  // under the charts it concerns
       parts.lp = loadProfileTable(ctx, parts, grid);
       parts.events = topEventsTable(ctx, parts, grid);
       parts.sql = topSqlTable(ctx, parts, grid);
@@ -291,6 +291,7 @@
       });
       var grid = element("div", { "class": "grid" });
       root.appendChild(grid);
+      bandReference(ctx, root);  // under the charts, which the grid gets once their units are known
       // one chart, with an axis per unit; more than two units: one small chart per unit (small multiples)
       var load = Loaders.series(ctx, series, { rate: ctx.state.rate });
       parts.ready = load(ctx.win, Charts.detailed(ctx.win)).then(function (res) {
