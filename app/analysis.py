@@ -249,8 +249,9 @@ class Timeline:
                 if s.snap_id not in earliest or s.epoch < earliest[s.snap_id].epoch:
                     earliest[s.snap_id] = s
 
-        def hour(s: Snap) -> datetime:
-            return (s.end - timedelta(microseconds=1)).replace(minute=0, second=0, microsecond=0)
+        def hour(s: Snap) -> int:  # the local hour the end falls in, as a count of hours; on the hour: the one before
+            e = s.end
+            return e.toordinal() * 24 + e.hour - (not (e.minute or e.second or e.microsecond))
 
         order = sorted(earliest.values(), key=lambda s: s.epoch)
         keep.update(a.snap_id for a, b in itertools.pairwise(order) if hour(a) != hour(b))

@@ -5,7 +5,6 @@ value per hour)."""
 
 from dataclasses import replace
 from datetime import datetime, timedelta
-from statistics import quantiles
 
 from app.errors import BadParameter, NotFound
 from app.history import baselines
@@ -44,25 +43,31 @@ def band_of(hours: dict, first: datetime, last: datetime, weeks: int = WEEKS) ->
     """The band of each hour from `first` to `last` (local hours, both in) that the series has: its own value there
     (`value`) and the percentiles of its values at the same hour of each of the `weeks` weeks before (all of them
     present, or no band for that hour).
-    Percentiles by linear interpolation between the sorted values (statistics.quantiles, method "inclusive")."""
+    Percentiles by linear interpolation between the sorted values (_percentiles)."""
     times, value, p10, p50, p90 = [], [], [], [], []
-    hour = first
+    hour, get, back = first, hours.get, [k * WEEK for k in range(1, weeks + 1)]
     while hour <= last:
         if hour in hours:
-            before = [hours.get(hour - k * WEEK) for k in range(1, weeks + 1)]
+            before = [get(hour - b) for b in back]
             times.append(hours[hour][1])
             value.append(round4(hours[hour][0]))
-            cuts = quantiles([b[0] for b in before], n=10, method="inclusive") if None not in before else None
-            for out, k in ((p10, 0), (p50, 4), (p90, 8)):
-                out.append(round4(cuts[k]) if cuts else None)
+            cuts = _percentiles([b[0] for b in before]) if None not in before else [None] * 3
+            for out, cut in zip((p10, p50, p90), cuts, strict=True):
+                out.append(cut)
         hour += HOUR
     return {"weeks": weeks, "times": times, "value": value, "p10": p10, "p50": p50, "p90": p90}
 
 
 def _percentiles(values: list) -> list:
-    """p10, p50, p90 by linear interpolation between the sorted values (statistics.quantiles, "inclusive")."""
-    cuts = quantiles(values, n=10, method="inclusive")
-    return [round4(cuts[k]) for k in (0, 4, 8)]
+    """p10, p50, p90 by linear interpolation between the sorted values, the q-th of n at (n − 1) × q (statistics'
+    "inclusive" quantiles, §32), written out: a band computes one per hour of a long range."""
+    v = sorted(values)
+    out = []
+    for q in (0.1, 0.5, 0.9):
+        x = (len(v) - 1) * q
+        k = int(x)
+        out.append(round4(v[k] + (v[min(k + 1, len(v) - 1)] - v[k]) * (x - k)))
+    return out
 
 
 def band_of_baseline(hours: dict, reference: dict, first: datetime, last: datetime) -> dict:
