@@ -65,6 +65,7 @@ class Point(NamedTuple):
 
 _point = tuple.__new__  # _point(Point, (key, epoch, time, num, den)): a quarter of the cost of Point(...) in hot loops
 _epoch = itemgetter(1)  # a Point's epoch
+HOUR_ENDS_KEPT = 16  # spans whose hourly boundaries a timeline keeps (Timeline.hour_ends)
 GAP_STEPS = 1.5  # an interval longer than this many steps is a gap (docs/awr-rules.md §5)
 
 
@@ -77,6 +78,7 @@ class Timeline:
             self.all.setdefault(s.instance, []).append(s)
         self.kept: dict[int, list[Snap]] = {}
         self.merged: list[Snap] = []
+        self._hour_ends: dict[tuple, dict] = {}  # hour_ends of a span
         for inst, rows in self.all.items():
             kept = []
             for s in rows:
@@ -237,11 +239,20 @@ class Timeline:
             keep.add(order[bisect_right(epochs, epochs[0] + (epochs[-1] - epochs[0]) * k / steps) - 1][1])
         return {inst: [s for s in rows if s.snap_id in keep] for inst, rows in span.items()}
 
-    def hour_ends(self, span: dict[int, list[Snap]]) -> dict[int, list[Snap]]:
-        """Hourly bucket boundaries (docs/awr-rules.md §32): per instance, its snapshots of `span` (Timeline.span)
-        among the snap_ids that end a local hour (the last whose earliest instance's end falls in each hour; an end
-        on the hour is the hour before's), with each one's first and last and those on either side of its restarts
-        and gaps, so that a bucket holds the intervals ending in one hour."""
+    def hour_ends(self, lo: int, hi: int, instance: int | None = None) -> dict[int, list[Snap]]:
+        """Hourly bucket boundaries (docs/awr-rules.md §32): per instance, its snapshots of the span (lo, hi]
+        (Timeline.span) among the snap_ids that end a local hour (the last whose earliest instance's end falls in
+        each hour; an end on the hour is the hour before's), with each one's first and last and those on either side
+        of its restarts and gaps, so that a bucket holds the intervals ending in one hour. Kept per span: a band asks
+        the same span for each of its charts."""
+        key = (lo, hi, instance)
+        if key not in self._hour_ends:
+            if len(self._hour_ends) >= HOUR_ENDS_KEPT:
+                del self._hour_ends[next(iter(self._hour_ends))]  # the oldest span asked
+            self._hour_ends[key] = self._hour_ends_of(self.span(lo, hi, instance))
+        return self._hour_ends[key]
+
+    def _hour_ends_of(self, span: dict[int, list[Snap]]) -> dict[int, list[Snap]]:
         keep = set().union(*(sides(rows, GAP_STEPS * self.step) for rows in span.values()))
         earliest: dict[int, Snap] = {}
         for rows in span.values():

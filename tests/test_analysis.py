@@ -620,10 +620,21 @@ def test_hour_ends_are_the_last_snapshot_of_each_local_hour_and_the_restarts_sid
     one = [at(k, 1, (k - 1) * 1200) for k in range(1, 11)]
     two = [at(k, 2, (k - 1) * 1200 + 7, A if k < 6 else "2026-01-03 01:30:00") for k in range(1, 11)]
     tl = Timeline(one + two)
-    bounds = tl.hour_ends(tl.span(1, 10))
+    bounds = tl.hour_ends(1, 10)
     assert {inst: [s.snap_id for s in rows] for inst, rows in bounds.items()} == {
         1: [1, 4, 5, 6, 7, 10],
         2: [1, 4, 5, 6, 7, 10],
     }
     alone = Timeline(one)
-    assert [s.snap_id for s in alone.hour_ends(alone.span(2, 9))[1]] == [2, 4, 7, 9]  # the range's own ends
+    assert [s.snap_id for s in alone.hour_ends(2, 9)[1]] == [2, 4, 7, 9]  # the range's own ends
+
+
+def test_hour_ends_keep_a_few_spans_and_answer_each_as_computed():
+    """Timeline.hour_ends keeps the boundaries of the spans last asked, at most HOUR_ENDS_KEPT: a span asked again is
+    the same answer, and a long-lived process asking many ranges holds no more than that many."""
+    tl = Timeline([snap(k, 20 * (k - 1)) for k in range(1, 60)])
+    first = tl.hour_ends(1, 59)
+    for lo in range(2, 2 + analysis.HOUR_ENDS_KEPT + 5):
+        assert [s.snap_id for s in tl.hour_ends(lo, 59)[1]][0] == lo
+    assert len(tl._hour_ends) == analysis.HOUR_ENDS_KEPT
+    assert tl.hour_ends(1, 59) == first

@@ -5,6 +5,7 @@ value per hour)."""
 
 from dataclasses import replace
 from datetime import datetime, timedelta
+from functools import cache
 
 from app.errors import BadParameter, NotFound
 from app.history import baselines
@@ -45,16 +46,16 @@ def band_of(hours: dict, first: datetime, last: datetime, weeks: int = WEEKS) ->
     present, or no band for that hour).
     Percentiles by linear interpolation between the sorted values (_percentiles)."""
     times, value, p10, p50, p90 = [], [], [], [], []
-    hour, get, back = first, hours.get, [k * WEEK for k in range(1, weeks + 1)]
-    while hour <= last:
-        if hour in hours:
-            before = [get(hour - b) for b in back]
-            times.append(hours[hour][1])
-            value.append(round4(hours[hour][0]))
-            cuts = _percentiles([b[0] for b in before]) if None not in before else [None] * 3
-            for out, cut in zip((p10, p50, p90), cuts, strict=True):
-                out.append(cut)
-        hour += HOUR
+    get, back = hours.get, [k * WEEK for k in range(1, weeks + 1)]
+    for hour in sorted(h for h in hours if first <= h <= last):
+        before = [get(hour - b) for b in back]
+        own, stamp = hours[hour]
+        times.append(stamp)
+        value.append(round4(own))
+        cuts = _percentiles([b[0] for b in before]) if None not in before else (None, None, None)
+        p10.append(cuts[0])
+        p50.append(cuts[1])
+        p90.append(cuts[2])
     return {"weeks": weeks, "times": times, "value": value, "p10": p10, "p50": p50, "p90": p90}
 
 
@@ -62,12 +63,18 @@ def _percentiles(values: list) -> list:
     """p10, p50, p90 by linear interpolation between the sorted values, the q-th of n at (n − 1) × q (statistics'
     "inclusive" quantiles, §32), written out: a band computes one per hour of a long range."""
     v = sorted(values)
+    return [round4(v[k] + (v[k1] - v[k]) * f) for k, k1, f in _positions(len(v))]
+
+
+@cache
+def _positions(n: int) -> tuple:
+    """For n sorted values, where p10, p50 and p90 lie: (the value below, the one above, the fraction between)."""
     out = []
     for q in (0.1, 0.5, 0.9):
-        x = (len(v) - 1) * q
+        x = (n - 1) * q
         k = int(x)
-        out.append(round4(v[k] + (v[min(k + 1, len(v) - 1)] - v[k]) * (x - k)))
-    return out
+        out.append((k, min(k + 1, n - 1), x - k))
+    return tuple(out)
 
 
 def band_of_baseline(hours: dict, reference: dict, first: datetime, last: datetime) -> dict:

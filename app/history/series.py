@@ -34,7 +34,10 @@ def compute(db: Database, names, rng: Range, instance="all", rate="per_second", 
     expected = [i for i, rows in span.items() if rows]  # the instances the range holds: a combined point sums these
     # readings and Oracle's rates are read at every snapshot of the range, a merged one too (§8, §9, §12)
     every = db.timeline().between(rng.lo, rng.hi, inst) if rng.lo is not None else {}
-    full, bounds = span, db.timeline().hour_ends(span) if hours else db.timeline().sampled(span, max_points)
+    if hours and rng.lo is not None:
+        full, bounds = span, db.timeline().hour_ends(rng.lo, rng.hi, inst)
+    else:
+        full, bounds = span, db.timeline().sampled(span, max_points)
     if bounds is not None:
         span = bounds
     totals: dict = {}  # (kind, instance label) -> points_total of a bucketed series
@@ -73,7 +76,7 @@ def compute(db: Database, names, rng: Range, instance="all", rate="per_second", 
             else:
                 columns = rates(group, spec.scale)
             total = len(columns[0])
-            if bounds is not None and spec.kind != "detail":
+            if bounds is not None and spec.kind != "detail" and not hours:  # a band's hours count no points_total
                 kind = spec.kind if spec.kind in ("reading", "rate") else "interval"
                 if (kind, label) not in totals:
                     totals[(kind, label)] = _unbucketed(full if kind == "interval" else every, kind, label, rng.lo)
