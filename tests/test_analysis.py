@@ -635,6 +635,6 @@ def test_hour_ends_keep_a_few_spans_and_answer_each_as_computed():
     tl = Timeline([snap(k, 20 * (k - 1)) for k in range(1, 60)])
     first = tl.hour_ends(1, 59)
     for lo in range(2, 2 + analysis.HOUR_ENDS_KEPT + 5):
-        assert [s.snap_id for s in tl.hour_ends(lo, 59)[1]][0] == lo
+        assert tl.hour_ends(lo, 59)[1][0].snap_id == lo
     assert len(tl._hour_ends) == analysis.HOUR_ENDS_KEPT
     assert tl.hour_ends(1, 59) == first
