@@ -5,6 +5,7 @@ agrees with its time model, wait events and top SQL."""
 from collections import Counter
 from datetime import UTC, date, datetime, timedelta
 from itertools import pairwise
+from urllib.parse import quote
 
 import pytest
 from contract import lock_window
@@ -1003,3 +1004,35 @@ def test_ash_not_kept_is_a_gap_and_an_idle_start_is_zero(tmp_path, busy_before):
         assert v == (None if before and busy_before else 0 if before else pytest.approx(1.0, abs=0.06)), (t, v)
     covered = (5 if busy_before else 11) * 1800
     assert body["aas"] == pytest.approx(body["total_samples"] * 10 / covered, abs=1e-4)
+
+
+def test_top_lists_read_the_counts_per_block_or_the_coded_samples(api, rac, sql3):
+    """§22 on the embedded store, which summary the top lists read (the answers are the same either way: the slow
+    test above, which the mutation runner leaves out): with only the instance filtered, the counts per block (ASH_TOP)
+    and their ends' coded samples, a statement per list; with a filter most samples pass (the program of four in
+    five, from the view's rows), the blocks less the coded samples (ASH_BASE) that do not pass; with a filter few
+    pass, the coded samples that pass alone."""
+    from app.store.awr.embedded.ash import ASH_BASE, ASH_TOP
+    from app.store.awr.queries import TOP_LISTS
+
+    last = rac["snapshots"]["last_snap"]
+    lo, hi = last - 48, last
+    programs = sql3.execute(
+        f"select program, count(*) from {ASH} where dbid = ? and snap_id > ? and snap_id <= ? group by 1 "
+        "order by 2 desc",
+        (rac["dbid"], lo, hi),
+    ).fetchall()
+    total = sum(n for _, n in programs)
+    most, few = programs[0], programs[1]
+    assert most[1] > 0.7 * total and few[1] < 0.3 * total  # the two cases this test is for
+
+    def read(filters):
+        """How many of the answer's statements read the counts per block, and how many the coded samples."""
+        query = "&".join(f"{k}={quote(v)}" for k, v in filters.items())
+        body = ok(api, f"/api/v1/dbs/{rac['id']}/activity/top?begin_snap={lo}&end_snap={hi}&show_sql=1&{query}")
+        return [sum(name in x["sql"] for x in body["sql"]) for name in (ASH_TOP.name, f"{ASH_BASE.name} ")]
+
+    lists = 2 + len(TOP_LISTS)  # the top lists, the instances and the blockers: a statement each from the counts
+    assert read({}) == read({"instance": "1"}) == [lists, lists]  # the blocks, and their ends' coded samples
+    assert read({"program": most[0]}) == [1, 2]  # the share that passes, then the blocks less the samples that do not
+    assert read({"program": few[0]}) == [0, 2]  # the share that passes, then the samples that pass
