@@ -627,6 +627,27 @@ def test_hour_ends_are_the_last_snapshot_of_each_local_hour_and_the_restarts_sid
     }
     alone = Timeline(one)
     assert [s.snap_id for s in alone.hour_ends(2, 9)[1]] == [2, 4, 7, 9]  # the range's own ends
+    # one instance asked: its own ends decide (instance 2's 01:00:07 is hour 01's), with its restart's sides
+    assert {i: [s.snap_id for s in rows] for i, rows in tl.hour_ends(1, 10, 2).items()} == {2: [1, 3, 5, 6, 9, 10]}
+
+
+def test_hour_ends_across_midnight_seconds_past_the_hour_and_gaps():
+    """§32's hour of an end: the one it falls in, an end exactly on the hour the hour before's (00:00:00 is 23:00's,
+    across the date); an end seconds past the hour is that hour's; the sides of a gap are kept inside an hour."""
+
+    def at(snap_id, day, hh, mm, ss=0):
+        return make_snap(snap_id, 1, A, f"2026-01-{day:02d} {hh:02d}:{mm:02d}:{ss:02d}")
+
+    def ids(snaps):
+        tl = Timeline(snaps)
+        return [s.snap_id for s in tl.hour_ends(snaps[0].snap_id, snaps[-1].snap_id)[1]]
+
+    midnight = [at(1, 3, 23, 0), at(2, 3, 23, 20), at(3, 3, 23, 40), at(4, 4, 0, 0), at(5, 4, 0, 20), at(6, 4, 0, 40)]
+    assert ids(midnight) == [1, 4, 6]  # 23:00 is 22:00's; 23:20 to 00:00 hour 23's; then hour 00's
+    past = [at(k, 3, (k - 1) * 20 // 60, (k - 1) * 20 % 60, 7) for k in range(1, 6)]  # 00:00:07 ... 01:20:07
+    assert ids(past) == [1, 3, 5]  # 01:00:07 is hour 01's: 00:40:07 ends hour 00
+    gap = [at(1, 3, 0, 0), at(2, 3, 0, 10), at(3, 3, 0, 40), at(4, 3, 0, 50), at(5, 3, 1, 0), at(6, 3, 1, 10)]
+    assert ids(gap) == [1, 2, 3, 5, 6]  # 00:10 to 00:40, three steps of 10 min: a gap, both sides kept
 
 
 def test_hour_ends_keep_a_few_spans_and_answer_each_as_computed():
