@@ -323,3 +323,89 @@ def test_openapi_documents_json_and_the_plain_text(doc):
     op = doc["paths"]["/api/v1/dbs/{db}/sql/{sql_id}/plans/xplan"]["get"]
     assert set(op["responses"]["200"]["content"]) == {"application/json", "text/plain"}
     assert {p["name"] for p in op["parameters"]} >= {"db", "sql_id", "plan_hash_value", "format"}
+
+
+# -- a CDB root's plan of two containers, and a statement whose text AWR did not keep ------------------------------
+
+CDB_DBID, PDB_A, PDB_B, SHOWN, TEXTLESS = 900, 901, 902, "5bq8kx2mw1c0z", "6cr9ly3nx2d1a"
+
+
+@pytest.fixture(scope="module")
+def cdb_plans(tmp_path_factory):
+    """A store (the AWR views' schema) holding plan 77 of SHOWN in two PDBs, with its text, and plan 78 of TEXTLESS,
+    without."""
+    from sqlalchemy import create_engine
+
+    from app import create_app
+    from app.settings import Settings
+    from app.store.awr.views import views
+
+    path = tmp_path_factory.mktemp("xplan") / "cdb.sqlite"
+    engine = create_engine(f"sqlite:///{path}")
+    views(embedded=True).metadata.create_all(engine)
+    engine.dispose()
+    con = sqlite3.connect(path)
+    con.execute(
+        "insert into dba_hist_database_instance (dbid, instance_number, startup_time, parallel, db_name, "
+        "instance_name, host_name, version, cdb) values (?, 1, '2026-03-01 00:00:00', 'NO', 'CDB1', 'CDB1', 'h', "
+        "'19.0.0.0.0', 'YES')",
+        (CDB_DBID,),
+    )
+    for snap in (1, 2):
+        con.execute(
+            "insert into dba_hist_snapshot (snap_id, dbid, instance_number, startup_time, begin_interval_time, "
+            "end_interval_time, snap_flag, snap_timezone) values (?, ?, 1, '2026-03-01 00:00:00', ?, ?, 0, 0)",
+            (snap, CDB_DBID, f"2026-03-01 0{snap - 1}:00:00", f"2026-03-01 0{snap}:00:00"),
+        )
+    con.execute(
+        "insert into dba_hist_sqltext (dbid, sql_id, sql_text, command_type, con_dbid) values (?, ?, ?, 3, ?)",
+        (CDB_DBID, SHOWN, "select * from t", PDB_A),
+    )
+    for sql_id, phv, con_dbid, cost in ((SHOWN, 77, PDB_A, 3), (SHOWN, 77, PDB_B, 5), (TEXTLESS, 78, PDB_A, 2)):
+        for i, op in enumerate(("SELECT STATEMENT", "TABLE ACCESS")):
+            con.execute(
+                "insert into dba_hist_sql_plan (dbid, sql_id, plan_hash_value, id, operation, options, object_name, "
+                "parent_id, depth, position, cost, timestamp, con_dbid) values (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    CDB_DBID,
+                    sql_id,
+                    phv,
+                    i,
+                    op,
+                    "FULL" if i else None,
+                    "T" if i else None,
+                    i - 1 if i else None,
+                    i,
+                    i or cost,
+                    cost,
+                    "2026-03-01 00:10:00",
+                    con_dbid,
+                ),
+            )
+    con.commit()
+    con.close()
+    app = create_app(Settings.from_env({}, answer_cache_mb=0, targets={"x": {"sqlite": str(path)}}))
+    return app.test_client(), f"/api/v1/dbs/x.{CDB_DBID}/sql"
+
+
+def test_a_cdb_roots_plan_prints_once_per_container_that_captured_it(cdb_plans):
+    """§34 in a CDB root: a plan captured by two PDBs prints as two plans, one after the other with a blank line
+    between, each its own costs; the answer names the database and the statement."""
+    api, base = cdb_plans
+    body = api.get(f"{base}/{SHOWN}/plans/xplan", query_string={"plan_hash_value": 77}).get_json()
+    assert body["db"] == f"x.{CDB_DBID}" and body["sql_id"] == SHOWN and body["plan_hash_value"] == 77
+    first, second = body["text"].split("\n\nSQL_ID ")
+    assert first.startswith(f"SQL_ID {SHOWN}\n") and second.startswith(f"{SHOWN}\n")
+    assert "|     3 (100)|" in first and "|     5 (100)|" in second
+    assert first.endswith("-") and body["text"].count("Plan hash value: 77") == 2  # one blank line between
+
+
+def test_a_plan_whose_text_awr_did_not_keep_prints_and_says_so(cdb_plans):
+    api, base = cdb_plans
+    r = api.get(f"{base}/{TEXTLESS}/plans/xplan", query_string={"plan_hash_value": 78, "format": "text"})
+    assert r.status_code == 200, r.get_data(as_text=True)
+    assert r.get_data(as_text=True).startswith(
+        f"SQL_ID {TEXTLESS}\n--------------------\n(the statement's text is not in AWR)\n"
+    )
+    unknown = api.get(f"{base}/zzzzzzzzzzzzz/plans/xplan", query_string={"plan_hash_value": 78})
+    assert "zzzzzzzzzzzzz" in assert_error(unknown, 404, "sql_id")["message"]
