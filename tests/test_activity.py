@@ -1036,3 +1036,40 @@ def test_top_lists_read_the_counts_per_block_or_the_coded_samples(api, rac, sql3
     assert read({}) == read({"instance": "1"}) == [lists, lists]  # the blocks, and their ends' coded samples
     assert read({"program": most[0]}) == [1, 2]  # the share that passes, then the blocks less the samples that do not
     assert read({"program": few[0]}) == [0, 2]  # the share that passes, then the samples that pass
+
+
+def test_inner_blocks_tile_each_run_of_consecutive_snapshots_and_no_other():
+    """§22's counts per block: the blocks (span, first snapshot id) given for a set of snapshot ids cover each id
+    once and no other, a run's blocks never crossing a gap between runs; a span without blocks is an empty list."""
+    from app.store.awr.embedded.ash import ASH_TOP_SPANS
+
+    runs = [list(range(3, 110)), list(range(120, 140)), [200]]  # 49 to 96 a block of 48
+    got = activity.inner_blocks([s for run in runs for s in run])
+    assert set(got) == {f"blocks_{span}" for span in (*ASH_TOP_SPANS, 1)}
+    covered = [s for key, firsts in got.items() for f in firsts for s in range(f, f + int(key.split("_")[1]))]
+    assert sorted(covered) == [s for run in runs for s in run]  # each once, none of the gaps
+    assert got["blocks_48"] and got["blocks_6"]  # the wide blocks used where a run holds them
+    assert activity.inner_blocks([5, 6]) == {"blocks_48": [], "blocks_6": [], "blocks_1": [5, 6]}
+    assert activity.inner_blocks([]) == {"blocks_48": [], "blocks_6": [], "blocks_1": []}  # binds for no snapshot
+
+
+def test_edges_are_the_snapshots_whose_intervals_reach_outside_the_window(tmp_path):
+    """§22: of the range's snapshots, per instance, those whose interval starts before the window (its previous
+    snapshot ends before w0, or it has none) or ends after it. Two instances, the second's ends 7 s later, joining at
+    snapshot 2 and missing snapshot 4; written out per instance below."""
+    from histories import History, Snap, database, epoch, local
+
+    start = datetime(2026, 3, 2)
+    snaps = [
+        Snap(k, inst, local(start + timedelta(minutes=30 * k, seconds=7 * (inst - 1))), 0, local(start))
+        for inst in (1, 2)
+        for k in range(1, 9)
+        if not (inst == 2 and k in (1, 4))
+    ]
+    db = database(History(tuple(snaps)), tmp_path / "edges.sqlite")
+    read = db.resolve(begin_snap=1, end_snap=8)
+    end = {(s.instance, s.snap_id): epoch(s.end, 0) for s in snaps}
+    w0 = end[1, 3]  # instance 1's snapshot 4 starts on w0 exactly: inside
+    # instance 1: 2 and 3 start before w0, 6 to 8 end after w1; instance 2: 2 (its first) and 3, 5 (02:30:07) to 8
+    assert activity.edges(db, read, w0, end[1, 5] + 3) == [2, 3, 5, 6, 7, 8]
+    assert activity.edges(db, read, w0, end[2, 5]) == [2, 3, 6, 7, 8]  # instance 2's 5 ends on w1 exactly: inside
