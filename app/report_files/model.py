@@ -127,3 +127,4 @@ class Report:
     cdb: bool = False
     edition: str | None = None
     missing: list[str] = field(default_factory=list)  # the sections a full report of this layout prints and it lacks
+    notes: list[str] = field(default_factory=list)  # what was read with doubt: truncated names kept, overflows
