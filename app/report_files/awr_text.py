@@ -1,0 +1,583 @@
+"""AWR's text layout (DBMS_WORKLOAD_REPOSITORY.AWR_REPORT_TEXT, awrrpt.sql's text choice), 11.2 to 19c and later
+(docs/report-formats.md).
+
+Sections are found by their headings ("Foreground Wait Events     DB/Inst: ORCL/orcl  Snaps: 37-38", the summary's
+"Load Profile"), never by line numbers; a section cut by a page break (its heading and column headings printed
+again) is read as one. A table's columns are the dashed underline's runs: each cell is the text from its run's
+start to the next run's start, so an empty cell stays empty. The lines SQL*Plus adds when the report is spooled
+from a query (an "OUTPUT" heading at each page, the blank line before it) are dropped first."""
+
+import re
+from datetime import datetime
+
+from app.report_files import numbers
+from app.report_files.awr_common import (
+    SEGMENT_STATS,
+    SQL_ID,
+    SQL_SECTIONS,
+    KnownNames,
+    Reader,
+    Table,
+    heading,
+    histogram,
+    resolve,
+)
+from app.report_files.model import Event, Instance, InstanceData, Report, ReportError, Sql
+
+SUMMARY_HEADINGS = (
+    "Load Profile",
+    "Top 10 Foreground Events by Total Wait Time",
+    "Top 5 Timed Foreground Events",
+    "Top 5 Timed Events",
+    "Top Timed Events",
+    "Wait Classes by Total Wait Time",
+    "Host CPU",
+    "Instance CPU",
+    "IO Profile",
+    "Memory Statistics",
+    "Cache Sizes",
+    "Shared Pool Statistics",
+    "Instance Efficiency Percentages",
+    "Top ADDM Findings",
+)
+NO_DATA = "No data exists for this section of the report."
+MONTHS = {
+    m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1)
+}
+SNAP = re.compile(r"^\s*(Begin|End) Snap:\s+(\d+)\s+(\S+\s+\d\d:\d\d:\d\d)\s*(\S*)")
+MINUTES = re.compile(r"^\s*(Elapsed|DB Time):\s+(\S+)\s+\(mins\)")
+
+
+def clean_lines(text: str) -> list[str]:
+    """The report's lines: carriage returns and form feeds removed; SQL*Plus's "OUTPUT" page headings (with the
+    blank line before them and an underline after) dropped."""
+    lines = text.replace("\r", "").replace("\f", "").split("\n")
+    if "OUTPUT" not in lines:
+        return lines
+    out: list[str] = []
+    skip_underline = False
+    for line in lines:
+        if line == "OUTPUT":
+            if out and not out[-1].strip():
+                out.pop()
+            skip_underline = True
+            continue
+        if skip_underline:
+            skip_underline = False
+            if len(line) >= 40 and line.strip("-") == "":
+                continue
+        out.append(line)
+    return out
+
+
+def is_end_marker(line: str) -> bool:
+    """The line closing a section: spaces, then one run of dashes."""
+    return line[:1] == " " and len(line.strip()) >= 30 and line.strip().strip("-") == ""
+
+
+def is_spec(line: str) -> bool:
+    """A column underline: dashes from the first column, runs of dashes parted by spaces."""
+    return line[:1] == "-" and line.strip(" -") == ""
+
+
+def spans(spec: str) -> list[tuple[int, int]]:
+    return [m.span() for m in re.finditer(r"-+", spec)]
+
+
+def cells(line: str, starts: list[int]) -> list[str]:
+    """The cells of a row: each from its column's start to the next column's start."""
+    out = []
+    for k, start in enumerate(starts):
+        end = starts[k + 1] if k + 1 < len(starts) else None
+        out.append(line[start:end].strip() if end is not None else line[start:].strip())
+    return out
+
+
+def column_names(header: list[str], starts: list[int]) -> list[str]:
+    parts: list[list[str]] = [[] for _ in starts]
+    for line in header:
+        for k, cell in enumerate(cells(line, starts)):
+            if cell:
+                parts[k].append(cell)
+    return [heading(" ".join(p)) for p in parts]
+
+
+def header_above(lines: list[str], i: int) -> list[str]:
+    """The heading lines right above line i: up to a blank, "->", "~~~" or dashed line."""
+    out = []
+    j = i - 1
+    while j >= 0:
+        s = lines[j].strip()
+        if not s or s.startswith(("->", "~")) or s.strip("-") == "":
+            break
+        out.append(lines[j])
+        j -= 1
+    return out[::-1]
+
+
+def table(lines: list[str], sql: bool = False) -> Table | None:
+    """A section's table: the first column underline, the headings above it, the rows below it up to the closing
+    line. With `sql`, rows are the lines whose SQL Id cell is an id; the lines between rows are the row's module,
+    container and text."""
+    spec_i = next((i for i, line in enumerate(lines) if is_spec(line)), None)
+    if spec_i is None:
+        return None
+    runs = spans(lines[spec_i])
+    starts = [a for a, _ in runs]
+    t = Table(column_names(header_above(lines, spec_i), starts), [], [b - a for a, b in runs])
+    id_i = t.col("sql id") if sql else None
+    for line in lines[spec_i + 1 :]:
+        if is_end_marker(line):
+            break
+        if not line.strip() or line.strip() == NO_DATA:
+            continue
+        row = cells(line, starts)
+        if sql:
+            if (
+                id_i is not None
+                and SQL_ID.fullmatch(row[id_i] if id_i < len(row) else "")
+                and numbers.number(row[0]) is not None
+            ):
+                t.rows.append(row)
+                t.extras.append({})
+            elif t.extras:
+                _sql_extra(t.extras[-1], line)
+            continue
+        if line.startswith("   PDB:"):
+            if t.extras:
+                t.extras[-1]["container"] = line.split(":", 1)[1].strip()
+            continue
+        t.rows.append(row)
+        t.extras.append({})
+    return t
+
+
+def _sql_extra(extra: dict[str, str], line: str) -> None:
+    if line.startswith("Module: ") and "module" not in extra and "text" not in extra:
+        extra["module"] = line[8:].strip()
+    elif line.strip().startswith("PDB: ") and "text" not in extra:
+        extra["container"] = line.strip()[5:].strip()
+    else:
+        extra["text"] = extra.get("text", "") + line
+
+
+def segments_table(lines: list[str]) -> Table | None:
+    """A "Segments by ..." table: 11.2's one line a segment, or 12c's two (owner and tablespace under their own
+    underline, then the object), with a "PDB:" line in a CDB."""
+    specs = [i for i, line in enumerate(lines) if is_spec(line)]
+    if not specs:
+        return None
+    first = specs[0]
+    if len(spans(lines[first])) > 2 or len(specs) < 2:
+        return table(lines)
+    second = specs[1]
+    owner_runs, object_runs = spans(lines[first]), spans(lines[second])
+    owner_starts, object_starts = [a for a, _ in owner_runs], [a for a, _ in object_runs]
+    columns = ["owner", "tablespace name", *column_names(header_above(lines, second), object_starts)]
+    cut = [b - a for a, b in owner_runs] + [b - a for a, b in object_runs]
+    t = Table(columns, [], cut)
+    pending = None
+    for line in lines[second + 1 :]:
+        if is_end_marker(line):
+            break
+        if not line.strip():
+            continue
+        if line.strip().startswith("PDB:"):
+            if t.extras:
+                t.extras[-1]["container"] = line.split(":", 1)[1].strip()
+            continue
+        row = cells(line, object_starts)
+        if pending is not None and numbers.number(row[-2] if len(row) > 1 else None) is not None:
+            t.rows.append(pending + row)
+            t.extras.append({})
+            pending = None
+        else:
+            pending = cells(line, owner_starts)
+    return t
+
+
+class TextReport:
+    """One text report's sections, by heading."""
+
+    def __init__(self, name: str, text: str):
+        self.name = name
+        lines = clean_lines(text)
+        start = next((i for i, line in enumerate(lines) if "WORKLOAD REPOSITORY" in line), None)
+        if start is None:
+            raise ReportError(f"{name}: not an AWR report (no WORKLOAD REPOSITORY heading)")
+        self.title = lines[start].strip()
+        self.sections: dict[str, list[str]] = {}
+        self.order: list[str] = []
+        end = next((i for i in range(start, len(lines)) if lines[i].strip() == "End of Report"), None)
+        self._split(lines, start, end if end is not None else len(lines))
+        if end is None:
+            last = self.order[-1] if self.order else "the header"
+            raise ReportError(f"{name}: the report is cut short in section {last!r} (no 'End of Report')")
+        self.lines = lines[start:end]
+
+    def _split(self, lines: list[str], start: int, end: int) -> None:
+        self.top: list[str] = []
+        current: list[str] = self.top
+        title = None
+        in_summary = True
+        self._skip = False
+        for i in range(start + 1, end):
+            line = lines[i]
+            found = None
+            if "DB/Inst:" in line and line[:1] not in (" ", ""):
+                found = line[: line.index("DB/Inst:")].strip()
+                in_summary = False
+            elif in_summary and line[:1] not in ("", "~", "-"):
+                s = line.lstrip()
+                found = next((h for h in SUMMARY_HEADINGS if s.startswith(h)), None)
+                if found is not None and not line.startswith(found) and not line.startswith(" " + found):
+                    found = None
+            if found:
+                if found == title:
+                    # the section goes on after a page break: skip its headings again, up to the underline
+                    self._skip = True
+                else:
+                    title = found
+                    if title not in self.sections:
+                        self.sections[title] = []
+                        self.order.append(title)
+                    self._skip = False
+                current = self.sections[title]
+                if not self._skip:
+                    current.append(line)
+                continue
+            if self._skip:
+                if is_spec(line):
+                    self._skip = False
+                continue
+            current.append(line)
+
+    def get(self, title: str) -> list[str] | None:
+        return self.sections.get(title)
+
+    def find(self, prefix: str) -> list[tuple[str, list[str]]]:
+        return [(t, self.sections[t]) for t in self.order if t.startswith(prefix)]
+
+
+def _small_table(lines: list[str], must: tuple[str, ...]) -> list[dict[str, str]]:
+    """The rows of the header's small table whose headings hold `must`."""
+    for i, line in enumerate(lines):
+        if all(m in line for m in must) and i + 1 < len(lines) and is_spec(lines[i + 1]):
+            starts = [a for a, _ in spans(lines[i + 1])]
+            names = column_names(header_above(lines, i + 1), starts)
+            rows = []
+            for row_line in lines[i + 2 :]:
+                if not row_line.strip() or is_spec(row_line):
+                    break
+                rows.append(dict(zip(names, cells(row_line, starts), strict=True)))
+            return rows
+    return []
+
+
+def parse_time(text: str, fmt_seconds: bool) -> datetime:
+    """A database-local time as AWR prints it ("10-Jun-26 10:00:07", "08-Nov-17 16:11"), in English or another
+    language's month abbreviation where the day and year say which month by position is impossible: English
+    only, else ReportError by the caller."""
+    day, mon, rest = text.strip().split("-", 2)
+    month = MONTHS.get(mon[:3].lower())
+    if month is None:
+        raise ValueError(f"month {mon!r}")
+    year, _, clock = rest.partition(" ")
+    parts = [int(p) for p in clock.split(":")]
+    y = int(year)
+    y += 2000 if y < 100 else 0
+    return datetime(y, month, int(day), parts[0], parts[1], parts[2] if fmt_seconds and len(parts) > 2 else 0)
+
+
+def _flag(text: str | None) -> bool:
+    return (text or "").strip().upper() == "YES"
+
+
+def header(rep: TextReport) -> tuple[dict, list[str]]:
+    """DB Name, DB Id, Release, RAC, CDB, instance, host, snapshots, sessions, Elapsed and DB Time; raises
+    ReportError when the report has none."""
+    top = rep.top
+    db = _small_table(top, ("DB Name", "DB Id"))
+    if not db:
+        raise ReportError(f"{rep.name}: no header (the DB Name / DB Id table) before the first section")
+    db = db[0]
+    inst = _small_table(top, ("Instance", "Inst Num")) or [db]
+    host = _small_table(top, ("Host Name", "Platform"))
+    container = _small_table(top, ("Container DB Id",))
+    snaps, minutes, samples = {}, {}, []
+    for line in top:
+        m = SNAP.match(line)
+        if m:
+            snaps[m.group(1)] = (int(m.group(2)), m.group(3), m.group(4))
+        m = MINUTES.match(line)
+        if m:
+            minutes[m.group(1)] = m.group(2)
+            samples.append(m.group(2))
+    if "Begin" not in snaps or "End" not in snaps or "Elapsed" not in minutes:
+        raise ReportError(f"{rep.name}: the header has no Begin Snap, End Snap or Elapsed line")
+    return {
+        "db": db,
+        "inst": inst[0],
+        "host": host[0] if host else {},
+        "container": container[0] if container else None,
+        "snaps": snaps,
+        "minutes": minutes,
+    }, samples
+
+
+def load_profile_lines(lines: list[str], seps: numbers.Separators) -> dict[str, tuple[float | None, float | None]]:
+    out = {}
+    for line in lines[1:]:
+        if not line.strip():
+            if out:
+                break
+            continue
+        if ":" not in line or line.lstrip().startswith("~"):
+            continue
+        label, _, rest = line.rpartition(":")
+        values = rest.split()
+        if not label.strip() or not values:
+            continue
+        first = numbers.number(values[0], seps)
+        second = numbers.number(values[1], seps) if len(values) > 1 else None
+        out[label.strip()] = (first, second)
+    return out
+
+
+EXPECTED = (
+    "Top events",
+    "Time Model Statistics",
+    "Wait Classes",
+    "Foreground Wait Events",
+    "Background Wait Events",
+    "SQL ordered by Elapsed Time",
+    "Instance Activity Stats",
+    "IOStat by Function summary",
+    "Operating System Statistics",
+    "Segments by Logical Reads",
+    "Wait Event Histogram",
+    "init.ora Parameters",
+)
+
+
+def parse(name: str, text: str, known: KnownNames | None = None) -> Report:
+    """A text AWR report (an instance's) into a Report."""
+    rep = TextReport(name, text)
+    if "(RAC)" in rep.title:
+        from app.report_files.awr_global_text import parse_global
+
+        return parse_global(rep, known)
+    h, samples = header(rep)
+    lp_lines = rep.get("Load Profile")
+    if lp_lines:
+        samples += [v for line in lp_lines[2:6] for v in line.rpartition(":")[2].split()[:1]]
+    seps = numbers.detect(samples)
+    notes: list[str] = []
+    reader = Reader(seps, notes)
+    db, inst, host, snaps = h["db"], h["inst"], h["host"], h["snaps"]
+    release = (db.get("release") or "").strip()
+    try:
+        begin_time = parse_time(snaps["Begin"][1], True)
+        end_time = parse_time(snaps["End"][1], True)
+        startup = parse_time(inst["startup time"], False) if inst.get("startup time") else None
+    except (ValueError, KeyError) as e:
+        raise ReportError(f"{name}: the header's snapshot times cannot be read ({e})") from None
+    if lp_lines is None:
+        raise ReportError(f"{name}: no Load Profile section")
+    number = int(numbers.number(inst.get("inst num") or "1") or 1)
+    instance = Instance(
+        number=number,
+        name=(inst.get("instance") or "").strip(),
+        host=(host.get("host name") or "").strip() or None,
+        startup=startup,
+        platform=(host.get("platform") or "").strip() or None,
+        cpus=numbers.integer(host.get("cpus")),
+        cores=numbers.integer(host.get("cores")),
+        sockets=numbers.integer(host.get("sockets")),
+        memory_gb=numbers.number(host.get("memory(gb)"), seps),
+    )
+    sessions = (numbers.integer(snaps["Begin"][2]), numbers.integer(snaps["End"][2]))
+    report = Report(
+        source="awr",
+        layout="awr-text-11.2" if release.startswith(("10.", "11.")) else "awr-text-19",
+        dbid=int(db["db id"]),
+        db_name=db["db name"].strip(),
+        release=release,
+        rac=_flag(db.get("rac")),
+        begin_snap=snaps["Begin"][0],
+        end_snap=snaps["End"][0],
+        begin_time=begin_time,
+        end_time=end_time,
+        elapsed_minutes=numbers.number(h["minutes"]["Elapsed"], seps),
+        db_time_minutes=numbers.number(h["minutes"].get("DB Time"), seps),
+        instances=[instance],
+        data={},
+        cdb=_flag(db.get("cdb")) or h["container"] is not None,
+        edition=(db.get("edition") or "").strip() or None,
+        notes=notes,
+    )
+    report.load_profile = load_profile_lines(lp_lines, seps)
+    data = InstanceData(sessions=sessions)
+    report.data[number] = data
+    read_sections(rep, report, data, reader, known or KnownNames())
+    return report
+
+
+def _section_table(rep: TextReport, title: str, sql: bool = False) -> Table | None:
+    lines = rep.get(title)
+    if lines is None:
+        return None
+    return table(lines, sql) or Table([], [])
+
+
+def read_sections(rep: TextReport, report: Report, data: InstanceData, reader: Reader, known: KnownNames) -> None:
+    """Every section the model keeps, from an instance report's text."""
+    notes = reader.notes
+    cut_events: set[str] = set()
+    classes: dict[str, str | None] = {}
+    top_title = next((t for t in rep.order if t.startswith("Top") and "Events" in t and "P1" not in t), None)
+    if top_title is not None and top_title in SUMMARY_HEADINGS:
+        t = _section_table(rep, top_title)
+        report.top_events, classes, cut = reader.top_events(t)
+        cut_events |= cut
+    else:
+        report.missing.append("Top events")
+    t = _section_table(rep, "Time Model Statistics")
+    data.time_model = reader.time_model(t) if t is not None else None
+    t = _section_table(rep, "Wait Classes by Total Wait Time") or _section_table(rep, "Foreground Wait Class")
+    data.wait_classes = reader.wait_classes(t) if t is not None else None
+    events: dict = {}
+    fg = _section_table(rep, "Foreground Wait Events")
+    bg = _section_table(rep, "Background Wait Events")
+    for t, side in ((fg, "fg"), (bg, "bg")):
+        if t is None:
+            continue
+        values, cut = reader.events(t)
+        cut_events |= cut
+        for name, (waits, timeouts, seconds) in values.items():
+            e = events.setdefault(name, {})
+            e[side] = (waits, timeouts, seconds)
+    hist_tables = [(title, table(lines) or Table([], [])) for title, lines in rep.find("Wait Event Histogram")]
+    hist, hist_cut = histogram(hist_tables, reader) if hist_tables else ({}, set())
+    # full names: the store's, then those the report prints whole (the top list, the histogram)
+    pool = dict(known.events)
+    for n in list(classes) + list(events) + list(hist):
+        if n not in cut_events and n not in hist_cut:
+            pool.setdefault(n, classes.get(n))
+    if fg is not None or bg is not None:
+        data.events = {}
+        for name, sides in events.items():
+            full = _resolve(name, name in cut_events, pool, notes, "wait event")
+            w_fg, t_fg, s_fg = sides.get("fg", (None, None, None))
+            w_bg, t_bg, s_bg = sides.get("bg", (None, None, None))
+            data.events[full] = Event(pool.get(full) or classes.get(name), w_fg, t_fg, s_fg, w_bg, t_bg, s_bg)
+    if hist_tables:
+        data.event_histograms = {_resolve(n, n in hist_cut, pool, notes, "histogram event"): v for n, v in hist.items()}
+    if report.top_events:
+        report.top_events = [
+            (_resolve(n, n in cut_events, pool, notes, "top event") if n != "DB CPU" else n, s)
+            for n, s in report.top_events
+        ]
+    # statistics
+    stats: dict[str, float] = {}
+    stat_cut: set[str] = set()
+    for title in ("Key Instance Activity Stats", "Other Instance Activity Stats", "Instance Activity Stats"):
+        t = _section_table(rep, title)
+        if t is not None:
+            values, cut = reader.sysstat(t)
+            stats.update(values)
+            stat_cut |= cut
+    if any(rep.get(t) is not None for t in ("Instance Activity Stats", "Other Instance Activity Stats")):
+        stat_pool = known.stats | {n for n in stats if n not in stat_cut}
+        data.sysstat = {}
+        for n, v in stats.items():
+            data.sysstat[_resolve(n, n in stat_cut, stat_pool, notes, "statistic")] = v
+    t = _section_table(rep, "Operating System Statistics")
+    data.osstat = reader.osstat(t) if t is not None else None
+    t = _section_table(rep, "IOStat by Function summary")
+    if t is not None:
+        seconds = (report.end_time - report.begin_time).total_seconds()
+        funcs, cut = reader.io_functions(t, seconds)
+        fpool = known.functions | {n for n in funcs if n not in cut}
+        data.io_functions = {_resolve(n, n in cut, fpool, notes, "I/O function"): f for n, f in funcs.items()}
+    params = None
+    for title in (
+        "init.ora Parameters",
+        "Parameters modified by this container",
+        "Parameters modified by other containers",
+    ):
+        t = _section_table(rep, title)
+        if t is not None:
+            params = {**reader.parameters(t), **(params or {})}
+    data.parameters = params
+    # SQL and segments
+    sqls: dict[str, Sql] = {}
+    seen_sql = False
+    for title in rep.order:
+        if not title.startswith("SQL ordered by "):
+            continue
+        kind = title[len("SQL ordered by ") :].strip().lower()
+        if kind not in SQL_SECTIONS:
+            continue
+        seen_sql = True
+        t = _section_table(rep, title, sql=True)
+        reader.sql(t, SQL_SECTIONS[kind], sqls)
+    _join_short_ids(sqls, notes)
+    report.sql = list(sqls.values()) if seen_sql else None
+    segs: dict = {}
+    seen_seg = False
+    for title in rep.order:
+        if not title.startswith("Segments by "):
+            continue
+        stat = SEGMENT_STATS.get(title[len("Segments by ") :].strip().lower())
+        if stat is None:
+            continue
+        seen_seg = True
+        t = segments_table(rep.get(title)) or Table([], [])
+        reader.segments(t, stat, segs)
+    report.segments = list(segs.values()) if seen_seg else None
+    # what the layout prints and this file lacks
+    present = {
+        "Time Model Statistics": data.time_model,
+        "Wait Classes": data.wait_classes,
+        "Foreground Wait Events": fg,
+        "Background Wait Events": bg,
+        "SQL ordered by Elapsed Time": rep.get("SQL ordered by Elapsed Time"),
+        "Instance Activity Stats": data.sysstat,
+        "IOStat by Function summary": data.io_functions,
+        "Operating System Statistics": data.osstat,
+        "Segments by Logical Reads": rep.get("Segments by Logical Reads"),
+        "Wait Event Histogram": data.event_histograms,
+        "init.ora Parameters": data.parameters,
+    }
+    report.missing += [k for k, v in present.items() if v is None]
+
+
+def _resolve(name: str, cut: bool, pool, notes: list[str], what: str) -> str:
+    return resolve(name, pool, notes, what) if cut else name
+
+
+def _join_short_ids(sqls: dict[str, Sql], notes: list[str]) -> None:
+    """11.2's "SQL ordered by Gets" and "Executions" print the SQL Id in 11 characters: merge such a statement
+    into the one full id that starts with it."""
+    full = [k for k in sqls if len(k) == 13]
+    for short in [k for k in sqls if len(k) < 13]:
+        matches = [k for k in full if k.startswith(short)]
+        if len(matches) != 1:
+            notes.append(f"SQL Id {short!r} is cut short and no single full id starts with it: kept as printed")
+            continue
+        s, target = sqls.pop(short), sqls[matches[0]]
+        for f in (
+            "elapsed",
+            "cpu",
+            "io_wait",
+            "executions",
+            "buffer_gets",
+            "disk_reads",
+            "rows",
+            "module",
+            "container",
+            "text",
+        ):
+            if getattr(target, f) is None:
+                setattr(target, f, getattr(s, f))
