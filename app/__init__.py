@@ -81,9 +81,11 @@ def create_app(settings: Settings | None = None) -> Flask:
     from app.api.history_blueprint import api
 
     app.register_blueprint(api)
+    from app.api.report_files import reports_api
     from app.api.runs import runs_api
 
     app.register_blueprint(runs_api)
+    app.register_blueprint(reports_api)
     from app.api.auth import require_api_key
 
     require_api_key(app)  # before the answer cache: a cached answer needs the key too

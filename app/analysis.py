@@ -34,14 +34,33 @@ class Snap:
     time: str  # ISO 8601 with the database's offset
     flag: int = 0
     startup_time: str = ""  # STARTUP_TIME as ISO 8601 with the offset
+    # whether the interval ending here is known: false where BEGIN_INTERVAL_TIME is END_INTERVAL_TIME, the first
+    # snapshot of a run of imported reports (docs/awr-rules.md §35), which nothing before it reports
+    reported: bool = True
+
+    def continues(self, prev: "Snap") -> bool:
+        """Whether the interval from `prev` to this snapshot can be measured: no restart between them (§4) and not
+        unreported (§35)."""
+        return self.startup == prev.startup and self.reported
 
 
-def make_snap(snap_id, instance, startup, end, flag=0, tz_seconds=0.0) -> Snap:
+def make_snap(snap_id, instance, startup, end, flag=0, tz_seconds=0.0, begin=None) -> Snap:
+    """A snapshot from its row; `begin` (BEGIN_INTERVAL_TIME as read, like `end`), given for a store of imported
+    reports, says whether its interval is reported (Snap.reported)."""
+    reported = not begin or begin != end
     startup, end = as_datetime(startup), as_datetime(end)
     tz = timezone(timedelta(seconds=tz_seconds))
     local = end.replace(tzinfo=tz)
     return Snap(
-        snap_id, instance, startup, end, local.timestamp(), iso(local), int(flag or 0), iso(startup.replace(tzinfo=tz))
+        snap_id,
+        instance,
+        startup,
+        end,
+        local.timestamp(),
+        iso(local),
+        int(flag or 0),
+        iso(startup.replace(tzinfo=tz)),
+        reported,
     )
 
 
@@ -83,7 +102,7 @@ class Timeline:
             kept = []
             for s in rows:
                 prev = kept[-1] if kept else None
-                if prev and s.startup == prev.startup and s.epoch - prev.epoch < min_interval:
+                if prev and s.continues(prev) and s.epoch - prev.epoch < min_interval:
                     self.merged.append(s)  # its work is counted in the next kept interval
                     continue
                 kept.append(s)
@@ -117,7 +136,7 @@ class Timeline:
                             {"instance": inst, "snap_id": b.snap_id, "time": b.time, "startup_time": b.startup_time},
                         )
                     )
-                if b.epoch - a.epoch > GAP_STEPS * self.step:
+                if b.epoch - a.epoch > GAP_STEPS * self.step or (b.startup == a.startup and not b.reported):
                     self._events.append(
                         (
                             inst,
@@ -287,7 +306,7 @@ def sides(rows: list[Snap], gap: float = inf) -> set[int]:
         return set()
     out = {rows[0].snap_id, rows[-1].snap_id}
     for a, b in itertools.pairwise(rows):
-        if a.startup != b.startup or b.epoch - a.epoch > gap:
+        if not b.continues(a) or b.epoch - a.epoch > gap:
             out.update((a.snap_id, b.snap_id))
     return out
 
@@ -305,7 +324,7 @@ def deltas(values: dict[int, float], snaps: list[Snap]) -> list[Point]:
         v = get(s.snap_id)
         if v is None:
             continue
-        if prev is not None and prev.startup == s.startup and v >= prev_v:
+        if prev is not None and prev.startup == s.startup and s.reported and v >= prev_v:
             out.append(_point(Point, (s.snap_id, s.epoch, s.time, v - prev_v, s.epoch - prev.epoch)))
         prev, prev_v = s, v
     return out
@@ -322,7 +341,7 @@ def counter_rates(values: dict[int, float], snaps: list[Snap], scale: float = 1.
         v = get(s.snap_id)
         if v is None:
             continue
-        if prev is not None and prev.startup == s.startup and v >= prev_v:
+        if prev is not None and prev.startup == s.startup and s.reported and v >= prev_v:
             add_time(s.time)
             add((v - prev_v) / (s.epoch - prev.epoch) * scale)
         prev, prev_v = s, v

@@ -1,4 +1,4 @@
-"""Command-line tools, as Flask commands: `flask --app app demo | sql | settings | openapi | runs`."""
+"""Command-line tools, as Flask commands: `flask --app app demo | sql | settings | openapi | runs | reports`."""
 
 import json
 import time
@@ -148,6 +148,8 @@ def register(app):
         with app.test_request_context():
             click.echo(json.dumps(openapi_document(app), indent=1))
 
+    from app.report_files.cli import reports
     from app.runs.cli import runs
 
     app.cli.add_command(runs)
+    app.cli.add_command(reports)

@@ -8,7 +8,8 @@ import os
 from dataclasses import dataclass, field, fields
 
 ON_LAMBDA = bool(os.environ.get("AWS_LAMBDA_FUNCTION_NAME"))
-EMBEDDED = "demo"  # the alias of the embedded SQLite store, the one target when none is configured
+EMBEDDED = "demo"  # the alias of the embedded SQLite store, a target when none is configured
+REPORTS = "reports"  # the alias of the store of imported report files, the other one
 
 
 def setting(default, help, *, parse=None, shown=None):
@@ -27,9 +28,16 @@ def _targets(text):
 @dataclass(frozen=True)
 class Settings:
     store_path: str = setting("var/awrlens.sqlite", "Embedded SQLite store used when no targets are set.")
+    reports_path: str = setting(
+        None if ON_LAMBDA else "var/reports.sqlite",
+        "SQLite file the imported AWR report files are kept in (`flask reports import`, POST /api/v1/reports), "
+        "served as the target `reports` when no targets are set (with targets, add {\"reports\": path}); empty: none.",
+        parse=str,
+        shown="`var/reports.sqlite` (none on Lambda)",
+    )
     targets: dict = setting(
         None,
-        "JSON object alias -> target. A target is {\"sqlite\": path} or an Oracle "
+        "JSON object alias -> target. A target is {\"sqlite\": path}, {\"reports\": path} or an Oracle "
         "{\"dsn\", \"user\", \"password_env\" | \"password_secret\", \"view_prefix\", "
         "\"management_packs\"} (see Oracle above).",
         parse=_targets,
@@ -132,7 +140,11 @@ class Settings:
         return cls(**values)
 
     def all_targets(self) -> dict:
-        return self.targets or {EMBEDDED: {"sqlite": self.store_path}}
+        if self.targets:
+            return self.targets
+        return {EMBEDDED: {"sqlite": self.store_path}} | (
+            {REPORTS: {"reports": self.reports_path}} if self.reports_path else {}
+        )
 
     @classmethod
     def describe(cls):

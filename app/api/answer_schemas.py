@@ -14,6 +14,7 @@ ERROR = {
                 "code": {"type": "string"},
                 "message": {"type": "string"},
                 "parameter": {"type": "string"},
+                "problems": {"type": "array", "items": {"type": "string"}},  # reports_refused: one per file
             },
         }
     },

@@ -106,6 +106,15 @@ class AnswerCache:
             while self.size > self.max_bytes:
                 self._drop(next(iter(self.entries)))
 
+    def clear(self):
+        """Forget every answer (a reports store was written: the history it answered from changed)."""
+        if self.shared is not None:
+            self.shared.clear(retry=True)
+            return
+        with self.lock:
+            self.entries.clear()
+            self.size = 0
+
     def _drop(self, key):
         self.size -= len(self.entries.pop(key)[1])
 

@@ -20,7 +20,9 @@ api = Blueprint("api", __name__, url_prefix="/api/v1")
 def _refuse_large_body():
     """A body over the app's limit is refused before any work, cached answers included (413): by its Content-Length,
     or, for a body sent in chunks without one, by reading it up to the limit first."""
-    limit = current_app.config["MAX_CONTENT_LENGTH"]
+    view = current_app.view_functions.get(request.endpoint)
+    limit = getattr(view, "body_limit", None) or current_app.config["MAX_CONTENT_LENGTH"]
+    request.max_content_length = limit  # the form parser's bound too (an upload's files)
     if (request.content_length or 0) > limit:
         raise RequestEntityTooLarge(f"the request body is over {limit} bytes")
     environ = request.environ

@@ -13,7 +13,8 @@ ERRORS = {
     "404": "Unknown database, series, sql_id or plan hash value (the message names the plans there are); or what the "
     "database's history does not keep (code not_in_source: a Statspack database has no ASH, system metrics, "
     "tablespace usage or Oracle reports; docs/awr-rules.md §31).",
-    "413": "The request has a body over 1 MiB (only POST /benchmarks reads one).",
+    "413": "The request has a body over 1 MiB (only POST /benchmarks and POST /reports read one; /reports up to 10 "
+    "MiB).",
     "422": "The question is too wide: it reads more rows than AWRLENS_ROW_CAP (code too_many_rows), or its "
     "answer is over what the deployment can send, 6 MB on Lambda (code answer_too_large); the message "
     "says how to narrow it (the range, max_points).",
@@ -90,7 +91,8 @@ def openapi_document(app, keyed: bool | None = None) -> dict:
                         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
                     }
             if "body" in described:
-                op["requestBody"] = {"required": True, "content": {"application/json": {"schema": described["body"]}}}
+                media = described.get("body_media", "application/json")
+                op["requestBody"] = {"required": True, "content": {media: {"schema": described["body"]}}}
             paths.setdefault(path, {})[method] = op
     return {
         "openapi": "3.1.0",

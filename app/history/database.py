@@ -87,8 +87,10 @@ class Database:
             if len(rows) >= bound:  # the newest `bound` rows: the oldest snapshot read may lack some instances
                 oldest = min(r[1] for r in rows)
                 rows = [r for r in rows if r[1] != oldest]
+            imported = self.store.imported  # where an interval may be unreported (docs/awr-rules.md §35)
             return analysis.Timeline(
-                [analysis.make_snap(r[1], r[0], r[2], r[4], r[5], _seconds(r[6])) for r in rows], settings.min_interval
+                [analysis.make_snap(r[1], r[0], r[2], r[4], r[5], _seconds(r[6]), imported and r[3]) for r in rows],
+                settings.min_interval,
             )
 
         return self.store.cached(("timeline", self.dbid), settings.snapshot_ttl, load)

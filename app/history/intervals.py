@@ -21,7 +21,8 @@ def boundaries(db, rng, inst) -> dict:
 def coverage(db, rng, inst) -> dict:
     """What a report over the range can and cannot measure: the intervals it leaves out (across a restart, where
     counters start again: docs/awr-rules.md §4) with the seconds they leave uncovered, and, where no interval at all
-    can be measured, the reason, so that no data never reads as zeros."""
+    can be measured, the reason, so that no data never reads as zeros. Between imported reports that do not follow each
+    other, the interval no report covers is left out too (§35)."""
     if rng.lo is None:
         return {"left_out": [], "reason": "no snapshot falls in this range"}
     if rng.lo >= rng.hi:
@@ -29,14 +30,14 @@ def coverage(db, rng, inst) -> dict:
     left_out, measured = [], False
     for i, rows in db.timeline().span(rng.lo, rng.hi, inst).items():
         for a, b in itertools.pairwise(rows):
-            if a.startup != b.startup:
+            if not b.continues(a):
                 left_out.append(
                     {
                         "instance": i,
                         "after_snap_id": a.snap_id,
                         "before_snap_id": b.snap_id,
                         "seconds": round(b.epoch - a.epoch),
-                        "reason": "restart",
+                        "reason": "restart" if a.startup != b.startup else "unreported",
                     }
                 )
             else:

@@ -113,7 +113,7 @@ def _unbucketed(span: dict[int, list], kind: str, label, lo: int) -> int:
             if kind in ("reading", "rate"):
                 keys.update(s.snap_id for s in rows if kind == "reading" or s.snap_id > lo)
             else:
-                keys.update(b.snap_id for a, b in itertools.pairwise(rows) if a.startup == b.startup)
+                keys.update(b.snap_id for a, b in itertools.pairwise(rows) if b.continues(a))
     return len(keys)
 
 

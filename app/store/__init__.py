@@ -13,10 +13,17 @@ def open_stores(settings) -> dict[str, Store]:
             from app.store.sqlite import SqliteStore
 
             stores[alias] = SqliteStore(alias, target["sqlite"], settings)
+        elif "reports" in target:
+            from app.store.reports import ReportStore
+
+            stores[alias] = ReportStore(alias, target["reports"], settings)
         elif "dsn" in target:
             from app.store.oracle import OracleStore  # imports the driver only when Oracle is configured
 
             stores[alias] = OracleStore(alias, target, settings)
         else:
-            raise ValueError(f"target {alias!r} needs either \"sqlite\": path or \"dsn\": an Oracle DSN")
+            raise ValueError(
+                f"target {alias!r} needs \"sqlite\": path, \"reports\": path (imported report files) or \"dsn\": "
+                "an Oracle DSN"
+            )
     return stores

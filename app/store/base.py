@@ -72,6 +72,7 @@ class Store:
     ash_coded = False  # its ASH samples coded under the view (ash.ASH_BASE)
     ash_top = False  # the top lists' samples per block of snapshots (ash.ASH_TOP)
     keeps_reports = False  # Oracle's rendered reports (reports.AWR_REPORTS, docs/awr-rules.md §27)
+    imported = False  # its history is imported report files: an interval no report covers is unreported (§35)
     remote = False  # reached over the network, so it can be slow or silent: requests in flight are limited
     release = NEWEST  # the Oracle release whose view columns the store has (awr.views.RELEASES)
     embedded = False  # one file of several databases: its live buffer keyed by DBID (awr.views.LIVE)

@@ -1,0 +1,230 @@
+"""Report files into a reports store (docs/awr-rules.md §35): all of a batch or none of it.
+
+Every file is read first; one that is not a report, is cut short or overlaps another is refused, with the file and
+the reason named, and then nothing is written. A file already imported (the same bytes), or a second file of the same
+interval (the HTML and the text of one report), is kept once and said. What is kept: each file as it came
+(REPORT_FILES), and each database it touches written again whole from all of its files (history.rows), in one
+transaction of the store.
+"""
+
+import hashlib
+import zlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from app.errors import BadParameter
+from app.report_files import history
+from app.report_files.files import Found
+from app.report_files.model import Report, ReportError
+from app.report_files.parse import parse
+
+# the DBA_HIST_* tables history.rows writes, by short name
+WRITTEN = (
+    "database_instance",
+    "snapshot",
+    "sysstat",
+    "sys_time_model",
+    "osstat",
+    "system_event",
+    "iostat_function",
+    "event_histogram",
+    "parameter",
+    "sqlstat",
+    "sqltext",
+    "seg_stat",
+    "seg_stat_obj",
+)
+
+
+class ImportRefused(BadParameter):
+    """A batch with files that cannot be imported: every problem, each naming its file (400 reports_refused, the
+    problems listed in the error's `problems`)."""
+
+    code = "reports_refused"
+
+    def body(self):
+        out = super().body()
+        out["error"]["problems"] = self.problems
+        return out
+
+    def __init__(self, problems: list[str]):
+        self.problems = problems
+        shown = problems[:20] + ([f"... and {len(problems) - 20} more"] if len(problems) > 20 else [])
+        super().__init__(f"nothing was imported: {len(problems)} file(s) refused: " + "; ".join(shown), "files")
+
+
+@dataclass
+class Kept:
+    """One file to import: its name, bytes, checksum and report."""
+
+    name: str
+    content: bytes
+    sha256: str
+    report: Report
+
+    @property
+    def instances(self) -> str:
+        return ",".join(map(str, sorted(self.report.data)))
+
+
+@dataclass
+class Outcome:
+    imported: list[Kept] = field(default_factory=list)
+    kept_once: list[str] = field(default_factory=list)  # a message per file not imported again
+    skipped: list[str] = field(default_factory=list)  # files of folders and zips not named as reports
+    databases: dict[int, str] = field(default_factory=dict)  # DBID -> DB_NAME of each database written
+
+    def public(self) -> dict:
+        return {
+            "imported": [
+                {
+                    "file": k.name,
+                    "dbid": k.report.dbid,
+                    "db_name": k.report.db_name,
+                    "instances": sorted(k.report.data),
+                    "begin_snap": k.report.begin_snap,
+                    "end_snap": k.report.end_snap,
+                    "layout": k.report.layout,
+                    "missing_sections": k.report.missing,
+                }
+                for k in self.imported
+            ],
+            "kept_once": self.kept_once,
+            "skipped": self.skipped,
+            "databases": [{"dbid": dbid, "db_name": name} for dbid, name in sorted(self.databases.items())],
+        }
+
+
+def read(entries: Iterable[tuple], on_progress: Callable[[str], None] | None = None):
+    """Each (name, function giving its bytes) read and parsed (files.Found.entries): (the files kept, the problems)."""
+    kept, problems = [], []
+    for name, reader in entries:
+        try:
+            content = reader()
+            report = parse(name, content)
+        except ReportError as exc:
+            problems.append(str(exc))
+        else:
+            kept.append(Kept(name, content, hashlib.sha256(content).hexdigest(), report))
+        if on_progress:
+            on_progress(name)
+    return kept, problems
+
+
+def check(new: list[Kept], stored: list[tuple]) -> tuple[list[Kept], list[str], list[str]]:
+    """The new files to import, the messages of those kept once, and the problems (overlaps), against each other
+    and the files already `stored` (sha256, file_name, dbid, instances, begin_snap, end_snap)."""
+    seen = {sha: name for sha, name, *_ in stored}
+    intervals = [(name, dbid, set(map(int, inst.split(","))), lo, hi) for _, name, dbid, inst, lo, hi in stored]
+    chosen, once, problems = [], [], []
+    for k in sorted(new, key=lambda k: (k.report.dbid, k.report.begin_snap, k.name)):
+        r = k.report
+        if k.sha256 in seen:
+            once.append(f"{k.name} is the same file as {seen[k.sha256]}: kept once")
+            continue
+        mine = set(r.data)
+        same = next(
+            (
+                n
+                for n, dbid, inst, lo, hi in intervals
+                if (dbid, inst, lo, hi) == (r.dbid, mine, r.begin_snap, r.end_snap)
+            ),
+            None,
+        )
+        if same:
+            once.append(
+                f"{k.name} reports the same interval as {same} (DBID {r.dbid}, snapshots "
+                f"{r.begin_snap}-{r.end_snap}): kept once"
+            )
+            continue
+        clash = next(
+            (
+                (n, lo, hi)
+                for n, dbid, inst, lo, hi in intervals
+                if dbid == r.dbid and inst & mine and r.begin_snap < hi and lo < r.end_snap
+            ),
+            None,
+        )
+        if clash:
+            problems.append(
+                f"{k.name} (snapshots {r.begin_snap}-{r.end_snap}) overlaps {clash[0]} (snapshots "
+                f"{clash[1]}-{clash[2]}) of the same database (DBID {r.dbid}) and instance: import one of them"
+            )
+            continue
+        seen[k.sha256] = k.name
+        intervals.append((k.name, r.dbid, mine, r.begin_snap, r.end_snap))
+        chosen.append(k)
+    return chosen, once, problems
+
+
+def import_files(store, found: Found, on_progress: Callable[[str], None] | None = None) -> Outcome:
+    """Import the files `found` (files.gather, files.uploaded) into the reports store `store` (a ReportStore): all
+    or nothing (ImportRefused)."""
+    kept, problems = read(found.entries, on_progress)
+    problems = found.problems + problems
+    stored = store.report_files()
+    chosen, once, overlaps = check(kept, stored)
+    problems += overlaps
+    if problems:
+        raise ImportRefused(problems)
+    out = Outcome(kept_once=once, skipped=found.skipped)
+    if not chosen:
+        return out
+
+    def work(conn):
+        from sqlalchemy import delete, insert, select
+
+        from app.store.awr.embedded.report_files import REPORT_FILES
+
+        store.create_schema(conn)
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        conn.execute(
+            insert(REPORT_FILES),
+            [
+                {
+                    "sha256": k.sha256,
+                    "file_name": k.name,
+                    "dbid": k.report.dbid,
+                    "begin_snap": k.report.begin_snap,
+                    "end_snap": k.report.end_snap,
+                    "instances": k.instances,
+                    "source": k.report.source,
+                    "layout": k.report.layout,
+                    "imported_at": now,
+                    "content": zlib.compress(k.content, 6),
+                }
+                for k in chosen
+            ],
+        )
+        views = store.views
+        for dbid in sorted({k.report.dbid for k in chosen}):
+            fresh = {k.sha256 for k in chosen}
+            reports = [k.report for k in chosen if k.report.dbid == dbid]
+            for sha, name, content in conn.execute(
+                select(REPORT_FILES.c.sha256, REPORT_FILES.c.file_name, REPORT_FILES.c.content).where(
+                    REPORT_FILES.c.dbid == dbid
+                )
+            ):
+                if sha not in fresh:
+                    reports.append(parse(name, zlib.decompress(content)))
+            found = history.rows(reports)
+            raw = conn.connection.driver_connection
+            for short in WRITTEN:
+                table = getattr(views, short)
+                conn.execute(delete(table).where(table.c.dbid == dbid))
+                rows = found.get(short)
+                if rows:
+                    columns = list(table.columns)
+                    names = ", ".join(f'"{c.name}"' for c in columns)
+                    marks = ", ".join("?" * len(columns))
+                    raw.executemany(
+                        f"INSERT INTO {table.name} ({names}) VALUES ({marks})",
+                        [tuple(row.get(c.key) for c in columns) for row in rows],
+                    )
+            out.databases[dbid] = reports[0].db_name
+
+    store.write(work)
+    store.forget()
+    out.imported = chosen
+    return out
