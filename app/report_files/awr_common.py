@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from app.report_files import numbers
-from app.report_files.model import IoFunction, Segment, Sql
+from app.report_files.model import Event, InstanceData, IoFunction, Report, Segment, Sql
 
 SQL_ID = re.compile(r"[0-9a-z]{11,13}")
 WAIT_CLASSES = (
@@ -370,7 +370,8 @@ class Reader:
         sub_i = t.col("subobject")
         type_i = t.col("type")
         pdb_i = t.col("pdb") or t.col("container")
-        value_i = len(t.columns) - 2 if t.columns and "%" in t.columns[-1] else len(t.columns) - 1
+        pct_i = next((i for i, c in enumerate(t.columns) if "%" in c), len(t.columns))
+        value_i = pct_i - 1
         for n, row in enumerate(t.rows):
             owner = (t.cell(row, owner_i) or "").strip()
             name = (t.cell(row, name_i) or "").strip()
@@ -473,3 +474,123 @@ def _bucket_ms(label: str, unit: dict[str, float]) -> float | None:
     if scale is None:
         scale = unit.get(suffix, 1.0) if suffix in ("", "m") else 1.0
     return value * scale
+
+
+PARAMETER_TITLES = (
+    "init.ora Parameters",
+    "Parameters modified by this container",
+    "Parameters modified by other containers",
+)
+
+
+@dataclass
+class Sections:
+    """An instance's tables by what they hold, whichever layout printed them; None: the file lacks the section."""
+
+    top: Table | None = None
+    time_model: Table | None = None
+    wait_classes: Table | None = None
+    fg: Table | None = None
+    bg: Table | None = None
+    histograms: list[tuple[str, Table]] = field(default_factory=list)
+    sysstat: list[tuple[str, Table]] = field(default_factory=list)
+    osstat: Table | None = None
+    io_functions: Table | None = None
+    parameters: list[Table] = field(default_factory=list)
+    sql: list[tuple[str, Table]] = field(default_factory=list)  # ("elapsed time", table), ...
+    sql_text: dict[str, str] | None = None  # Complete List of SQL Text
+    segments: list[tuple[str, Table]] = field(default_factory=list)  # ("logical_reads", table), ...
+
+
+def fill(report: Report, data: InstanceData, reader: Reader, known: KnownNames, sec: Sections) -> None:
+    """Every section the model keeps, from an instance's tables (either layout); what the layout prints and the
+    file lacks goes to `report.missing`."""
+    notes = reader.notes
+    cut_events: set[str] = set()
+    classes: dict[str, str | None] = {}
+    if sec.top is not None:
+        report.top_events, classes, cut = reader.top_events(sec.top)
+        cut_events |= cut
+    else:
+        report.missing.append("Top events")
+    data.time_model = reader.time_model(sec.time_model) if sec.time_model is not None else None
+    data.wait_classes = reader.wait_classes(sec.wait_classes) if sec.wait_classes is not None else None
+    events: dict[str, dict] = {}
+    for t, side in ((sec.fg, "fg"), (sec.bg, "bg")):
+        if t is None:
+            continue
+        values, cut = reader.events(t)
+        cut_events |= cut
+        for name, value in values.items():
+            events.setdefault(name, {})[side] = value
+    hist, hist_cut = histogram(sec.histograms, reader) if sec.histograms else ({}, set())
+    # full names: the store's, then those the report prints whole (the top list, the histogram)
+    pool = dict(known.events)
+    for n in [*classes, *events, *hist]:
+        if n not in cut_events and n not in hist_cut:
+            pool.setdefault(n, classes.get(n))
+    if sec.fg is not None or sec.bg is not None:
+        data.events = {}
+        for name, sides in events.items():
+            full = _resolve(name, name in cut_events, pool, notes, "wait event")
+            w_fg, t_fg, s_fg = sides.get("fg", (None, None, None))
+            w_bg, t_bg, s_bg = sides.get("bg", (None, None, None))
+            data.events[full] = Event(pool.get(full) or classes.get(name), w_fg, t_fg, s_fg, w_bg, t_bg, s_bg)
+    if sec.histograms:
+        data.event_histograms = {_resolve(n, n in hist_cut, pool, notes, "histogram event"): v for n, v in hist.items()}
+    if report.top_events:
+        report.top_events = [
+            (n if n == "DB CPU" else _resolve(n, n in cut_events, pool, notes, "top event"), s)
+            for n, s in report.top_events
+        ]
+    stats: dict[str, float] = {}
+    stat_cut: set[str] = set()
+    for _title, t in sec.sysstat:
+        values, cut = reader.sysstat(t)
+        stats.update(values)
+        stat_cut |= cut
+    if any("Key" not in title for title, _ in sec.sysstat):
+        stat_pool = known.stats | {n for n in stats if n not in stat_cut}
+        data.sysstat = {_resolve(n, n in stat_cut, stat_pool, notes, "statistic"): v for n, v in stats.items()}
+    data.osstat = reader.osstat(sec.osstat) if sec.osstat is not None else None
+    if sec.io_functions is not None:
+        seconds = (report.end_time - report.begin_time).total_seconds()
+        funcs, cut = reader.io_functions(sec.io_functions, seconds)
+        fpool = known.functions | {n for n in funcs if n not in cut}
+        data.io_functions = {_resolve(n, n in cut, fpool, notes, "I/O function"): f for n, f in funcs.items()}
+    if sec.parameters:
+        data.parameters = {}
+        for t in reversed(sec.parameters):
+            data.parameters.update(reader.parameters(t))
+    if sec.sql:
+        sqls: dict[str, Sql] = {}
+        for kind, t in sec.sql:
+            reader.sql(t, SQL_SECTIONS[kind], sqls)
+        if sec.sql_text:
+            for sql_id, s in sqls.items():
+                if sql_id in sec.sql_text:
+                    s.text = sec.sql_text[sql_id]
+        report.sql = list(sqls.values())
+    if sec.segments:
+        segs: dict = {}
+        for stat, t in sec.segments:
+            reader.segments(t, stat, segs)
+        report.segments = list(segs.values())
+    present = {
+        "Time Model Statistics": data.time_model,
+        "Wait Classes": data.wait_classes,
+        "Foreground Wait Events": sec.fg,
+        "Background Wait Events": sec.bg,
+        "SQL ordered by Elapsed Time": next((t for k, t in sec.sql if k == "elapsed time"), None),
+        "Instance Activity Stats": data.sysstat,
+        "IOStat by Function summary": data.io_functions,
+        "Operating System Statistics": data.osstat,
+        "Segments by Logical Reads": next((t for k, t in sec.segments if k == "logical_reads"), None),
+        "Wait Event Histogram": data.event_histograms,
+        "init.ora Parameters": data.parameters,
+    }
+    report.missing += [k for k, v in present.items() if v is None]
+
+
+def _resolve(name: str, cut: bool, pool, notes: list[str], what: str) -> str:
+    return resolve(name, pool, notes, what) if cut else name

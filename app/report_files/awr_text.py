@@ -12,17 +12,18 @@ from datetime import datetime
 
 from app.report_files import numbers
 from app.report_files.awr_common import (
+    PARAMETER_TITLES,
     SEGMENT_STATS,
     SQL_ID,
     SQL_SECTIONS,
     KnownNames,
     Reader,
+    Sections,
     Table,
+    fill,
     heading,
-    histogram,
-    resolve,
 )
-from app.report_files.model import Event, Instance, InstanceData, Report, ReportError, Sql
+from app.report_files.model import Instance, InstanceData, Report, ReportError
 
 SUMMARY_HEADINGS = (
     "Load Profile",
@@ -344,22 +345,6 @@ def load_profile_lines(lines: list[str], seps: numbers.Separators) -> dict[str, 
     return out
 
 
-EXPECTED = (
-    "Top events",
-    "Time Model Statistics",
-    "Wait Classes",
-    "Foreground Wait Events",
-    "Background Wait Events",
-    "SQL ordered by Elapsed Time",
-    "Instance Activity Stats",
-    "IOStat by Function summary",
-    "Operating System Statistics",
-    "Segments by Logical Reads",
-    "Wait Event Histogram",
-    "init.ora Parameters",
-)
-
-
 def parse(name: str, text: str, known: KnownNames | None = None) -> Report:
     """A text AWR report (an instance's) into a Report."""
     rep = TextReport(name, text)
@@ -419,7 +404,8 @@ def parse(name: str, text: str, known: KnownNames | None = None) -> Report:
     report.load_profile = load_profile_lines(lp_lines, seps)
     data = InstanceData(sessions=sessions)
     report.data[number] = data
-    read_sections(rep, report, data, reader, known or KnownNames())
+    fill(report, data, reader, known or KnownNames(), sections(rep))
+    _join_short_ids(report, notes)
     return report
 
 
@@ -430,136 +416,47 @@ def _section_table(rep: TextReport, title: str, sql: bool = False) -> Table | No
     return table(lines, sql) or Table([], [])
 
 
-def read_sections(rep: TextReport, report: Report, data: InstanceData, reader: Reader, known: KnownNames) -> None:
-    """Every section the model keeps, from an instance report's text."""
-    notes = reader.notes
-    cut_events: set[str] = set()
-    classes: dict[str, str | None] = {}
-    top_title = next((t for t in rep.order if t.startswith("Top") and "Events" in t and "P1" not in t), None)
-    if top_title is not None and top_title in SUMMARY_HEADINGS:
-        t = _section_table(rep, top_title)
-        report.top_events, classes, cut = reader.top_events(t)
-        cut_events |= cut
-    else:
-        report.missing.append("Top events")
-    t = _section_table(rep, "Time Model Statistics")
-    data.time_model = reader.time_model(t) if t is not None else None
-    t = _section_table(rep, "Wait Classes by Total Wait Time") or _section_table(rep, "Foreground Wait Class")
-    data.wait_classes = reader.wait_classes(t) if t is not None else None
-    events: dict = {}
-    fg = _section_table(rep, "Foreground Wait Events")
-    bg = _section_table(rep, "Background Wait Events")
-    for t, side in ((fg, "fg"), (bg, "bg")):
-        if t is None:
-            continue
-        values, cut = reader.events(t)
-        cut_events |= cut
-        for name, (waits, timeouts, seconds) in values.items():
-            e = events.setdefault(name, {})
-            e[side] = (waits, timeouts, seconds)
-    hist_tables = [(title, table(lines) or Table([], [])) for title, lines in rep.find("Wait Event Histogram")]
-    hist, hist_cut = histogram(hist_tables, reader) if hist_tables else ({}, set())
-    # full names: the store's, then those the report prints whole (the top list, the histogram)
-    pool = dict(known.events)
-    for n in list(classes) + list(events) + list(hist):
-        if n not in cut_events and n not in hist_cut:
-            pool.setdefault(n, classes.get(n))
-    if fg is not None or bg is not None:
-        data.events = {}
-        for name, sides in events.items():
-            full = _resolve(name, name in cut_events, pool, notes, "wait event")
-            w_fg, t_fg, s_fg = sides.get("fg", (None, None, None))
-            w_bg, t_bg, s_bg = sides.get("bg", (None, None, None))
-            data.events[full] = Event(pool.get(full) or classes.get(name), w_fg, t_fg, s_fg, w_bg, t_bg, s_bg)
-    if hist_tables:
-        data.event_histograms = {_resolve(n, n in hist_cut, pool, notes, "histogram event"): v for n, v in hist.items()}
-    if report.top_events:
-        report.top_events = [
-            (_resolve(n, n in cut_events, pool, notes, "top event") if n != "DB CPU" else n, s)
-            for n, s in report.top_events
-        ]
-    # statistics
-    stats: dict[str, float] = {}
-    stat_cut: set[str] = set()
+def sections(rep: TextReport) -> Sections:
+    """The tables of an instance report's text, by what they hold."""
+    sec = Sections()
+    top_title = next((t for t in rep.order if t in SUMMARY_HEADINGS and t.startswith("Top") and "Events" in t), None)
+    if top_title is not None:
+        sec.top = _section_table(rep, top_title)
+    sec.time_model = _section_table(rep, "Time Model Statistics")
+    sec.wait_classes = _section_table(rep, "Wait Classes by Total Wait Time") or _section_table(
+        rep, "Foreground Wait Class"
+    )
+    sec.fg = _section_table(rep, "Foreground Wait Events")
+    sec.bg = _section_table(rep, "Background Wait Events")
+    sec.histograms = [(title, table(lines) or Table([], [])) for title, lines in rep.find("Wait Event Histogram")]
     for title in ("Key Instance Activity Stats", "Other Instance Activity Stats", "Instance Activity Stats"):
         t = _section_table(rep, title)
         if t is not None:
-            values, cut = reader.sysstat(t)
-            stats.update(values)
-            stat_cut |= cut
-    if any(rep.get(t) is not None for t in ("Instance Activity Stats", "Other Instance Activity Stats")):
-        stat_pool = known.stats | {n for n in stats if n not in stat_cut}
-        data.sysstat = {}
-        for n, v in stats.items():
-            data.sysstat[_resolve(n, n in stat_cut, stat_pool, notes, "statistic")] = v
-    t = _section_table(rep, "Operating System Statistics")
-    data.osstat = reader.osstat(t) if t is not None else None
-    t = _section_table(rep, "IOStat by Function summary")
-    if t is not None:
-        seconds = (report.end_time - report.begin_time).total_seconds()
-        funcs, cut = reader.io_functions(t, seconds)
-        fpool = known.functions | {n for n in funcs if n not in cut}
-        data.io_functions = {_resolve(n, n in cut, fpool, notes, "I/O function"): f for n, f in funcs.items()}
-    params = None
-    for title in (
-        "init.ora Parameters",
-        "Parameters modified by this container",
-        "Parameters modified by other containers",
-    ):
+            sec.sysstat.append((title, t))
+    sec.osstat = _section_table(rep, "Operating System Statistics")
+    sec.io_functions = _section_table(rep, "IOStat by Function summary")
+    for title in PARAMETER_TITLES:
         t = _section_table(rep, title)
         if t is not None:
-            params = {**reader.parameters(t), **(params or {})}
-    data.parameters = params
-    # SQL and segments
-    sqls: dict[str, Sql] = {}
-    seen_sql = False
+            sec.parameters.append(t)
     for title in rep.order:
-        if not title.startswith("SQL ordered by "):
-            continue
-        kind = title[len("SQL ordered by ") :].strip().lower()
-        if kind not in SQL_SECTIONS:
-            continue
-        seen_sql = True
-        t = _section_table(rep, title, sql=True)
-        reader.sql(t, SQL_SECTIONS[kind], sqls)
-    _join_short_ids(sqls, notes)
-    report.sql = list(sqls.values()) if seen_sql else None
-    segs: dict = {}
-    seen_seg = False
-    for title in rep.order:
-        if not title.startswith("Segments by "):
-            continue
-        stat = SEGMENT_STATS.get(title[len("Segments by ") :].strip().lower())
-        if stat is None:
-            continue
-        seen_seg = True
-        t = segments_table(rep.get(title)) or Table([], [])
-        reader.segments(t, stat, segs)
-    report.segments = list(segs.values()) if seen_seg else None
-    # what the layout prints and this file lacks
-    present = {
-        "Time Model Statistics": data.time_model,
-        "Wait Classes": data.wait_classes,
-        "Foreground Wait Events": fg,
-        "Background Wait Events": bg,
-        "SQL ordered by Elapsed Time": rep.get("SQL ordered by Elapsed Time"),
-        "Instance Activity Stats": data.sysstat,
-        "IOStat by Function summary": data.io_functions,
-        "Operating System Statistics": data.osstat,
-        "Segments by Logical Reads": rep.get("Segments by Logical Reads"),
-        "Wait Event Histogram": data.event_histograms,
-        "init.ora Parameters": data.parameters,
-    }
-    report.missing += [k for k, v in present.items() if v is None]
+        if title.startswith("SQL ordered by "):
+            kind = title[len("SQL ordered by ") :].strip().lower()
+            if kind in SQL_SECTIONS:
+                sec.sql.append((kind, _section_table(rep, title, sql=True)))
+        elif title.startswith("Segments by "):
+            stat = SEGMENT_STATS.get(title[len("Segments by ") :].strip().lower())
+            if stat is not None:
+                sec.segments.append((stat, segments_table(rep.get(title)) or Table([], [])))
+    return sec
 
 
-def _resolve(name: str, cut: bool, pool, notes: list[str], what: str) -> str:
-    return resolve(name, pool, notes, what) if cut else name
-
-
-def _join_short_ids(sqls: dict[str, Sql], notes: list[str]) -> None:
+def _join_short_ids(report: Report, notes: list[str]) -> None:
     """11.2's "SQL ordered by Gets" and "Executions" print the SQL Id in 11 characters: merge such a statement
     into the one full id that starts with it."""
+    if not report.sql:
+        return
+    sqls = {s.sql_id: s for s in report.sql}
     full = [k for k in sqls if len(k) == 13]
     for short in [k for k in sqls if len(k) < 13]:
         matches = [k for k in full if k.startswith(short)]
@@ -581,3 +478,4 @@ def _join_short_ids(sqls: dict[str, Sql], notes: list[str]) -> None:
         ):
             if getattr(target, f) is None:
                 setattr(target, f, getattr(s, f))
+    report.sql = list(sqls.values())

@@ -29,7 +29,7 @@ def kind(text: str) -> str:
     """ "awr-html", "awr-text", "statspack-text", "awr-diff" or "unknown", from the file's first lines."""
     head = text[:HEAD]
     low = head.lower()
-    if "statspack report for" in low or "stats$" in low and "statspack" in low:
+    if "statspack report for" in low:
         return "statspack-text"
     if "compare period" in low or "workload repository compare" in low:
         return "awr-diff"
