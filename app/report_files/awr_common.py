@@ -10,7 +10,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from app.report_files import numbers
+from app.report_files import numbers, oracle_names
 from app.report_files.model import Event, InstanceData, IoFunction, Report, Segment, Sql
 
 SQL_ID = re.compile(r"[0-9a-z]{11,13}")
@@ -106,6 +106,11 @@ class KnownNames:
     events: dict[str, str | None] = field(default_factory=dict)
     stats: set[str] = field(default_factory=set)
     functions: set[str] = field(default_factory=set)
+
+    @classmethod
+    def default(cls) -> "KnownNames":
+        """The names the demo store holds (oracle_names.py)."""
+        return cls(dict(oracle_names.EVENTS), set(oracle_names.STATS), set(oracle_names.FUNCTIONS))
 
     @classmethod
     def from_store(cls, con) -> "KnownNames":

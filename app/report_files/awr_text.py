@@ -404,7 +404,7 @@ def parse(name: str, text: str, known: KnownNames | None = None) -> Report:
     report.load_profile = load_profile_lines(lp_lines, seps)
     data = InstanceData(sessions=sessions)
     report.data[number] = data
-    fill(report, data, reader, known or KnownNames(), sections(rep))
+    fill(report, data, reader, known or KnownNames.default(), sections(rep))
     _join_short_ids(report, notes)
     return report
 
