@@ -153,6 +153,7 @@ class Reader:
     def __init__(self, seps: numbers.Separators, notes: list[str]):
         self.seps = seps
         self.notes = notes
+        self.event_classes: dict[str, str | None] = {}  # from a Wait Class column beside the events
 
     # -- cells -----------------------------------------------------------------------------------------------------
 
@@ -254,12 +255,15 @@ class Reader:
         outs_i = t.col("-outs") or t.col("timeouts")
         total_i = t.col("total wait time") or t.col("time (s)", avoid=("avg",))
         avg_i = t.col("avg wait")
+        class_i = t.col("wait class")
         bare_avg = 1e-3 if avg_i is not None and "(ms)" in t.columns[avg_i] else 1.0
         out, cut = {}, set()
         for row in t.rows:
             name = (t.cell(row, event_i) or "").strip()
             if not name:
                 continue
+            if class_i is not None:
+                self.event_classes[name] = wait_class(t.cell(row, class_i))
             where = f"wait event {name}"
             waits_text = t.cell(row, waits_i)
             waits = self.int_(waits_text, where)
@@ -529,6 +533,7 @@ def fill(report: Report, data: InstanceData, reader: Reader, known: KnownNames, 
         for name, value in values.items():
             events.setdefault(name, {})[side] = value
     hist, hist_cut = histogram(sec.histograms, reader) if sec.histograms else ({}, set())
+    classes = {**reader.event_classes, **classes}
     # full names: the store's, then those the report prints whole (the top list, the histogram)
     pool = dict(known.events)
     for n in [*classes, *events, *hist]:

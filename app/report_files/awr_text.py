@@ -7,6 +7,7 @@ again) is read as one. A table's columns are the dashed underline's runs: each c
 start to the next run's start, so an empty cell stays empty. The lines SQL*Plus adds when the report is spooled
 from a query (an "OUTPUT" heading at each page, the blank line before it) are dropped first."""
 
+import bisect
 import re
 from datetime import datetime
 
@@ -26,6 +27,7 @@ from app.report_files.awr_common import (
 from app.report_files.model import Instance, InstanceData, Report, ReportError
 
 SUMMARY_HEADINGS = (
+    "Database Summary",
     "Load Profile",
     "Top 10 Foreground Events by Total Wait Time",
     "Top 5 Timed Foreground Events",
@@ -45,6 +47,7 @@ NO_DATA = "No data exists for this section of the report."
 MONTHS = {
     m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1)
 }
+BANNER = re.compile(r"(DB/Inst: |\s+DB: \S+\s+Snaps?: )")
 SNAP = re.compile(r"^\s*(Begin|End) Snap:\s+(\d+)\s+(\S+\s+\d\d:\d\d:\d\d)\s*(\S*)")
 MINUTES = re.compile(r"^\s*(Elapsed|DB Time):\s+(\S+)\s+\(mins\)")
 
@@ -95,11 +98,14 @@ def cells(line: str, starts: list[int]) -> list[str]:
 
 
 def column_names(header: list[str], starts: list[int]) -> list[str]:
+    """Each column's heading words, stacked over the heading lines: a word belongs to the column its middle is in
+    (a heading word wider than its column still names it)."""
     parts: list[list[str]] = [[] for _ in starts]
     for line in header:
-        for k, cell in enumerate(cells(line, starts)):
-            if cell:
-                parts[k].append(cell)
+        for m in re.finditer(r"\S+", line):
+            middle = (m.start() + m.end() - 1) / 2
+            k = max(0, bisect.bisect_right(starts, middle) - 1)
+            parts[k].append(m.group())
     return [heading(" ".join(p)) for p in parts]
 
 
@@ -225,8 +231,9 @@ class TextReport:
         for i in range(start + 1, end):
             line = lines[i]
             found = None
-            if "DB/Inst:" in line and line[:1] not in (" ", ""):
-                found = line[: line.index("DB/Inst:")].strip()
+            banner = BANNER.search(line) if line[:1] not in (" ", "") and "Snap" in line else None
+            if banner:
+                found = line[: banner.start()].strip()
                 in_summary = False
             elif in_summary and line[:1] not in ("", "~", "-"):
                 s = line.lstrip()
@@ -384,7 +391,7 @@ def parse(name: str, text: str, known: KnownNames | None = None) -> Report:
     sessions = (numbers.integer(snaps["Begin"][2]), numbers.integer(snaps["End"][2]))
     report = Report(
         source="awr",
-        layout="awr-text-11.2" if release.startswith(("10.", "11.")) else "awr-text-19",
+        layout="awr-text-11.2" if "instance" in db else "awr-text-19",
         dbid=int(db["db id"]),
         db_name=db["db name"].strip(),
         release=release,
