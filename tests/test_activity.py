@@ -1073,3 +1073,132 @@ def test_edges_are_the_snapshots_whose_intervals_reach_outside_the_window(tmp_pa
     # instance 1: 2 and 3 start before w0, 6 to 8 end after w1; instance 2: 2 (its first) and 3, 5 (02:30:07) to 8
     assert activity.edges(db, read, w0, end[1, 5] + 3) == [2, 3, 5, 6, 7, 8]
     assert activity.edges(db, read, w0, end[2, 5]) == [2, 3, 6, 7, 8]  # instance 2's 5 ends on w1 exactly: inside
+
+
+def _missed_begin_snap_history():
+    """Two instances, a snapshot every half hour from 00:30 to 08:00 (ids 1 to 16), instance 2 without snapshot 2 (a
+    flush failed: its interval 3 runs from its snapshot 1, §5); a sample every 10 s of each interval (5 s past), on
+    CPU, User I/O and Commit in turn."""
+    from histories import History, Sample, Snap, local
+
+    start = datetime(2026, 3, 2)
+    snaps, samples = [], []
+    for inst in (1, 2):
+        before = None
+        for k in range(1, 17):
+            if (inst, k) == (2, 2):
+                continue
+            end = start + timedelta(minutes=30 * k)
+            snaps.append(Snap(k, inst, local(end), 0, local(start - timedelta(days=1))))
+            for j in range(int((end - before).total_seconds()) // 10 if before else 0):
+                at = before + timedelta(seconds=10 * j + 5)
+                wait_class = (None, "User I/O", "Commit")[j % 3]
+                samples.append(Sample(k, inst, int((at - start).total_seconds()), local(at), inst, wait_class))
+            before = end
+    return History(tuple(snaps), tuple(samples))
+
+
+def test_samples_before_the_ranges_first_instant_are_in_its_first_bucket_from_the_totals_too(tmp_path, monkeypatch):
+    """§22.1, on a history made here: the range (2, 16] starts at instance 1's snapshot 2 (instance 2 has none), so
+    instance 2's interval 3 begins half an hour before it; those samples are the range's (snapshot 3's) and in its
+    first bucket, every other in the bucket of its own minute (7 hours: minute buckets). The store's totals per
+    minute (embedded.ash.ASH_TOTALS, written here from the samples as the demo builder counts them) and the samples
+    grouped give that answer."""
+    import calendar
+    import sqlite3
+
+    from histories import DBID, write
+    from sqlalchemy import create_engine
+
+    from app.history.database import History as Stores
+    from app.settings import Settings
+    from app.store.awr.embedded.ash import ASH_NAMES, ASH_TOTAL_DIMENSIONS, ASH_TOTAL_PERIODS, ASH_TOTALS, ash_code
+    from app.store.sqlite import SqliteStore
+
+    history = _missed_begin_snap_history()
+    path = write(history, tmp_path / "missed.sqlite")
+    engine = create_engine(f"sqlite:///{path}")
+    for table in (ASH_NAMES, ASH_TOTALS):
+        table.create(engine, checkfirst=True)
+    engine.dispose()
+    counted: Counter = Counter()
+    for a in history.samples:
+        minute = calendar.timegm(datetime.fromisoformat(a.time).timetuple()) // 60 * 60
+        for period in ASH_TOTAL_PERIODS:
+            counted[period, a.snap_id, a.instance, minute - minute % period, ash_code(a.wait_class or "CPU")] += 1
+    with sqlite3.connect(path) as con:
+        con.executemany(
+            f"insert into {ASH_NAMES.name} (id, value) values (?, ?)",
+            [(ash_code(t), t) for t in ("CPU", "User I/O", "Commit")],
+        )
+        con.executemany(
+            f"insert into {ASH_TOTALS.name} (dbid, dimension, period, snap_id, instance_number, start, code, "
+            "samples) values (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(DBID, ASH_TOTAL_DIMENSIONS.index("wait_class") + 1, *key, n) for key, n in counted.items()],
+        )
+    settings = Settings.from_env({}, targets={"g": {"sqlite": str(path)}})
+    db = Stores({"g": SqliteStore("g", path, settings)}).database(f"g.{DBID}")
+
+    t0, seconds, width = datetime(2026, 3, 2, 1, 0), 7 * 3600, 60  # instance 1's snapshot 2 to both ones' 16
+    count = seconds // width
+    per: dict = {}
+    for a in history.samples:
+        if 2 < a.snap_id <= 16:
+            b = min(max(int((datetime.fromisoformat(a.time) - t0).total_seconds()) // width, 0), count - 1)
+            per.setdefault(a.wait_class or "CPU", Counter())[b] += 1
+    assert per["CPU"][0] > 2  # the case this test is for: more than the bucket's own 2 samples on CPU
+    ranked = sorted(per, key=lambda g: (-sum(per[g].values()), g))
+
+    read = []
+    rows = db.rows
+    monkeypatch.setattr(db, "rows", lambda stmt, **binds: read.append(stmt.build.__name__) or rows(stmt, **binds))
+    for totals in (True, False):
+        db.store.ash_totals = totals
+        body = activity.compute(db, db.resolve(begin_snap=2, end_snap=16))
+        assert ("ash_total_buckets" in read) is totals
+        assert (body["bucket_seconds"], body["sample_seconds"]) == (width, 10)
+        assert [s["name"] for s in body["series"]] == ranked
+        for s in body["series"]:
+            assert s["samples"] == sum(per[s["name"]].values())
+            want = [per[s["name"]][b] * 10 / width for b in range(count)]
+            assert s["points"][1] == pytest.approx(want, abs=1e-4), (totals, s["name"])
+        read.clear()
+
+
+@pytest.mark.parametrize("filters", [{"wait_class": "User I/O"}, {"wait_class": "User I/O", "instance": "2"}])
+def test_a_filtered_window_on_a_minute_is_its_samples_that_pass_per_bucket(api, sql3, rac, filters):
+    """§22: a window off the snapshots' grid that starts on a minute, 7 hours and 11 minutes (minute buckets), with a
+    filter other than the instance, which the store's totals per minute cannot apply: per event and bucket the
+    window's samples (`from` < SAMPLE_TIME <= `to`, local times) that pass the filters, counted here from the store's
+    rows; AAS = samples x 10 / the bucket's seconds."""
+    end = datetime.fromisoformat(rac["snapshots"]["to"]).replace(hour=15, minute=7, second=0) - timedelta(days=1)
+    start = end - timedelta(hours=7, minutes=11)
+    query = {"from": start.isoformat(), "to": end.isoformat(), "group_by": "event", **filters}
+    body = ok(api, f"/api/v1/dbs/{rac['id']}/activity?" + "&".join(f"{k}={quote(v)}" for k, v in query.items()))
+    seconds, width = (end - start).total_seconds(), body["bucket_seconds"]
+    assert (width, body["sample_seconds"]) == (60, 10)
+    count = -int(-seconds // width)
+    w0, w1 = (t.replace(tzinfo=None) for t in (start, end))  # the store's local times, of the window's offset:
+    shift = start.utcoffset().total_seconds()
+    where = "".join(f" AND a.{'instance_number' if k == 'instance' else k} = ?" for k in filters)
+    rows = sql3.execute(
+        f"SELECT a.sample_time, a.event, s.snap_timezone FROM {ASH} a JOIN dba_hist_snapshot s ON s.dbid = a.dbid "
+        "AND s.snap_id = a.snap_id AND s.instance_number = a.instance_number WHERE a.dbid = ? AND a.snap_id BETWEEN "
+        "(SELECT max(snap_id) FROM dba_hist_snapshot WHERE dbid = ? AND end_interval_time <= ?) AND "
+        f"(SELECT min(snap_id) FROM dba_hist_snapshot WHERE dbid = ? AND end_interval_time >= ?){where}",
+        (rac["dbid"], rac["dbid"], str(w0), rac["dbid"], str(w1), *filters.values()),
+    ).fetchall()
+    assert {tz for *_, tz in rows} == {shift}  # one offset, the window's: no daylight-saving change inside
+    per: dict = {}
+    for t, event, _ in rows:
+        at = datetime.fromisoformat(t)
+        if w0 < at <= w1:
+            b = min(int((at - w0).total_seconds()) // width, count - 1)
+            per.setdefault(event, Counter())[b] += 1
+    assert len(per) <= 10 and sum(sum(c.values()) for c in per.values()) > 100  # every event a series of its own
+    assert [s["name"] for s in body["series"]] == sorted(per, key=lambda g: (-sum(per[g].values()), g))
+    for s in body["series"]:
+        want = [per[s["name"]][b] * 10 / min(width, seconds - b * width) for b in range(count)]
+        assert s["samples"] == sum(per[s["name"]].values())
+        assert [v for _, v in s["points"]] == pytest.approx(want, abs=1e-4), s["name"]
+    assert body["total_samples"] == sum(sum(c.values()) for c in per.values())

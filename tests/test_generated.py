@@ -415,8 +415,9 @@ def test_activity_is_samples_times_spacing_over_each_buckets_own_seconds(h, pick
     per: dict = {}
     for a in h.samples:
         if lo < a.snap_id <= hi:
-            # a sample at the range's last instant is in the last bucket, which ends there
-            bucket = min(round(epoch(a.time, tz[(a.instance, a.snap_id)]) - t0) // width, count - 1)
+            # a sample at the range's last instant is in the last bucket, which ends there; one before its first
+            # instant (an instance without begin_snap, its interval from an earlier snapshot) in the first
+            bucket = min(max(round(epoch(a.time, tz[(a.instance, a.snap_id)]) - t0) // width, 0), count - 1)
             group = a.wait_class or "CPU"
             per.setdefault(group, [0] * count)[bucket] += 1
     step = spacing(h, hi)
