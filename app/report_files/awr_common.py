@@ -88,10 +88,11 @@ class Table:
         return row[index]
 
     def may_be_cut(self, index: int, text: str) -> bool:
-        """Whether a name in column `index` fills the width the text layout cuts at (so it may be cut short)."""
+        """Whether a name in column `index` fills the width the text layout cuts at, or all but its last character
+        (a cut that ends on a space: "shared hash latch upgrades - no"), so it may be cut short."""
         if not self.cut or index >= len(self.cut) or self.cut[index] is None:
             return False
-        return len(text) >= self.cut[index]
+        return len(text) >= self.cut[index] - 1
 
 
 def heading(text: str) -> str:
