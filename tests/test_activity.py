@@ -1202,3 +1202,33 @@ def test_a_filtered_window_on_a_minute_is_its_samples_that_pass_per_bucket(api, 
         assert s["samples"] == sum(per[s["name"]].values())
         assert [v for _, v in s["points"]] == pytest.approx(want, abs=1e-4), s["name"]
     assert body["total_samples"] == sum(sum(c.values()) for c in per.values())
+
+
+def test_the_top_sessions_of_a_filtered_range_are_named_by_their_own_samples(api, sql3, rac):
+    """§22, names, over a range of snapshots (six hours) with a filter other than the instance, whose top lists count
+    the samples that pass it: each top session (instance, SID, serial#) with the user (named by DBA_USERS), program
+    and machine most sampled among its samples of the newest WHO_BLOCK snapshot ids of the range that hold any (a
+    session keeps them for its life: they name the session, whatever the filter)."""
+    from app.history.activity import WHO_BLOCK
+
+    hi = rac["snapshots"]["last_snap"]
+    lo = hi - 12
+    body = ok(api, f"/api/v1/dbs/{rac['id']}/activity/top?begin_snap={lo}&end_snap={hi}&wait_class=User%20I%2FO")
+    users = dict(sql3.execute("SELECT user_id, username FROM dba_users WHERE dbid = ?", (rac["dbid"],)).fetchall())
+    seen: dict = {}
+    for inst, sid, serial, snap_id, *named in sql3.execute(
+        f'SELECT instance_number, session_id, "SESSION_SERIAL#", snap_id, user_id, program, machine FROM {ASH} '
+        "WHERE dbid = ? AND snap_id > ? AND snap_id <= ?",
+        (rac["dbid"], lo, hi),
+    ):
+        seen.setdefault(f"{inst}:{sid},{serial}", {}).setdefault((hi - snap_id) // WHO_BLOCK, []).append(named)
+    rows = body["lists"]["session"]
+    assert len(rows) == 25
+
+    def most(values):
+        return min(Counter(values).items(), key=lambda kv: (-kv[1], str(kv[0])))[0]
+
+    for r in rows:
+        newest = seen[r["name"]][min(seen[r["name"]])]  # the newest block of WHO_BLOCK ids from hi that holds any
+        user, program, machine = (most(x[k] for x in newest) for k in range(3))
+        assert (r["user"], r["user_name"], r["program"], r["machine"]) == (user, users[user], program, machine)
