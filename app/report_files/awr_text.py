@@ -352,13 +352,9 @@ def load_profile_lines(lines: list[str], seps: numbers.Separators) -> dict[str, 
     return out
 
 
-def parse(name: str, text: str, known: KnownNames | None = None) -> Report:
-    """A text AWR report (an instance's) into a Report."""
-    rep = TextReport(name, text)
-    if "(RAC)" in rep.title:
-        from app.report_files.awr_global_text import parse_global
-
-        return parse_global(rep, known)
+def parse(rep: TextReport, known: KnownNames | None = None) -> Report:
+    """An instance's text AWR report (its sections split by TextReport) into a Report."""
+    name = rep.name
     h, samples = header(rep)
     lp_lines = rep.get("Load Profile")
     if lp_lines:

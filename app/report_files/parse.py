@@ -2,7 +2,7 @@
 decoded as UTF-8 (a byte-order mark dropped), else Latin-1; refused with a ReportError naming the file and the
 section when it is no report, is cut short, or lacks the header or the Load Profile."""
 
-from app.report_files import awr_html, awr_text
+from app.report_files import awr_global_text, awr_html, awr_text
 from app.report_files.awr_common import KnownNames
 from app.report_files.model import Report, ReportError
 
@@ -49,7 +49,10 @@ def parse(name: str, data: bytes, known: KnownNames | None = None) -> Report:
     text = decode(name, data)
     k = kind(text)
     if k == "awr-text":
-        return awr_text.parse(name, text, known)
+        rep = awr_text.TextReport(name, text)
+        if "(RAC)" in rep.title:
+            return awr_global_text.parse_global(rep, known)
+        return awr_text.parse(rep, known)
     if k == "awr-html":
         return awr_html.parse(name, text, known)
     if k == "statspack-text":
