@@ -43,6 +43,7 @@ SCRIPTS = (  # static/js, in the order they run: each uses those before it
     "segment-views.js",
     "parameter-views.js",
     "run-views.js",
+    "report-import.js",
     "app.js",
 )
 

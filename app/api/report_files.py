@@ -8,6 +8,7 @@ bigger folders go through the command).
 
 from flask import Blueprint, current_app, request
 
+from app.api.params import accepts
 from app.api.respond import answer
 from app.errors import BadParameter, Forbidden, NotFound
 from app.report_files import files
@@ -31,7 +32,8 @@ def reports_store():
 
 
 @reports_api.post("")
-def upload_reports():
+@accepts()
+def upload_reports(args):
     """Import AWR report files (multipart/form-data, a `file` field each; zips too): all of them or none."""
     if current_app.extensions.get("api_key") is None:  # configured: the API-key rule has checked it already
         raise Forbidden(
@@ -46,7 +48,10 @@ def upload_reports():
     cache = current_app.extensions.get("answer_cache")
     if cache is not None and outcome.imported:
         cache.clear()  # a database's history changed: what was kept of it was kept before
-    resp = answer(outcome.public(), {})
+    body = outcome.public()
+    for db in body["databases"]:
+        db["id"] = f"{store.alias}.{db['dbid']}"  # as /dbs names it
+    resp = answer(body, args)
     resp.status_code = 201 if outcome.imported else 200
     resp.cache_control.no_store = True
     return resp

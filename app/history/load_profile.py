@@ -5,7 +5,7 @@ from math import fsum
 
 from app.history.database import Database, Range
 from app.history.intervals import coverage, totals
-from app.history.numbers import round4
+from app.history.numbers import places4
 from app.history.series import TXN
 from app.units import MIB
 
@@ -78,7 +78,7 @@ def measure(db: Database, rng: Range, inst) -> dict:
     return out
 
 
-def rows(m: dict, rnd=round4) -> list[dict]:
+def rows(m: dict, rnd=places4) -> list[dict]:
     """measure()'s totals as the answer's rows, each rate computed from the exact totals and rounded once by `rnd`
     (the range report keeps them exact and rounds where it prints them)."""
     elapsed, txns, execs, calls = m["elapsed"], m["txns"], m["execs"], m["calls"]

@@ -45,6 +45,11 @@ def round4(x):
     return round(x * 10000) / 10000 if -1e6 < x < 1e6 else round(x)
 
 
+def places4(x):
+    """Four decimals at any size (a Load Profile's rates: Oracle prints a decimal of a rate of millions, §13)."""
+    return None if x is None else round(x, 4)
+
+
 def change_pct(a, b):
     """% change from a to b, 100 x (b - a) / a; None when either is unknown. From 0 it is +100 to a positive b (new in
     B), -100 to a negative one and 0 to 0; to 0 from any a it is -100 (gone in B) (docs/awr-rules.md §29)."""

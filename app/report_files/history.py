@@ -143,7 +143,7 @@ def rows(reports: list[Report]) -> dict[str, list[dict]]:
 
 
 def _ts(moment: datetime) -> str:
-    return moment.isoformat(" ", timespec="milliseconds" if moment.microsecond else "seconds")
+    return moment.isoformat(" ", timespec="microseconds" if moment.microsecond else "seconds")
 
 
 def _snapshot(put, dbid, inst, snap_id, startup, begin, end):

@@ -115,6 +115,29 @@
     }).finally(done);
   }
 
+  /** POST `body` (a FormData) to path, the API key in its header: a Promise of the JSON answer, or of the API's
+   * failure as get()'s (with the error's `problems`, where it lists them). Never kept. */
+  function send(path, body) {
+    var address = url(path);
+    pending += 1;
+    setBusy();
+    return fetch(address, { method: "POST", body: body, headers: cfg.apiKey ? { "x-api-key": cfg.apiKey } : {},
+      credentials: "omit", referrerPolicy: "no-referrer" }).then(function (resp) {
+      return resp.json().catch(function () { return {}; }).then(function (json) {
+        if (resp.ok) { cache.clear(); return json; }
+        var err = failure({ status: resp.status, statusText: resp.statusText, responseJSON: json }, "error", address);
+        err.problems = json.error && json.error.problems;
+        throw err;
+      });
+    }, function () {
+      throw failure({ status: 0 }, "error", address);
+    }).finally(function () {
+      pending -= 1;
+      setBusy();
+      if (!pending) { idle.splice(0).forEach(function (fn) { setTimeout(fn, 0); }); }
+    });
+  }
+
   /** The app's report (or any document) as a file: fetchDocument's {blob, filename}. */
   function file(path, params) {
     return fetchDocument(path, params, true).then(function (got) {
@@ -126,6 +149,7 @@
     get: get,
     fetchDocument: fetchDocument,
     file: file,
+    send: send,
     url: url,
     query: query,
     onError: function (fn) { display = fn; },

@@ -33,7 +33,8 @@
     var sel = $(SEL.db).empty();
     dbs.forEach(function (d) {
       sel.append($("<option>").val(d.id).text(d.name + " (" + d.dbid + ")" + (d.rac ? " · RAC, " + d.instances.length + " instances" : "") +
-        (d.source === "statspack" ? " · Statspack" : d.source === "awr" ? "" : " · no history source")));
+        (d.source === "statspack" ? " · Statspack" : d.source === "awr" ? "" : " · no history source") +
+        (d.imported ? " · imported reports" : "")));
     });
   }
 

@@ -10,7 +10,7 @@
 
   function describe(d) {
     return {
-      id: d.id, name: d.db_name, dbid: d.dbid, rac: d.rac, instances: d.instances, source: d.source,
+      id: d.id, name: d.db_name, dbid: d.dbid, rac: d.rac, instances: d.instances, source: d.source, imported: !!d.imported,
       offset: F.offsetOf(d.snapshots.to), first: Date.parse(d.snapshots.from), last: Date.parse(d.snapshots.to),
       firstSnap: d.snapshots.first_snap, lastSnap: d.snapshots.last_snap, step: d.snapshots.interval_minutes
     };
