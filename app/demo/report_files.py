@@ -866,19 +866,19 @@ def _sql_tables(it, release, sql, db_time, db_cpu, totals) -> list[Table]:
     return tables
 
 
-def _complete_sql(tables) -> Table:
-    """HTML only: every statement the SQL sections named, with its whole text."""
-    seen: dict[str, str] = {}
-    for t in tables:
-        for sql_id, _, _ in t.extra_rows:
-            seen.setdefault(sql_id, "")
+def _complete_sql(tables, sql) -> Table:
+    """HTML only: every statement the SQL sections named, in the order they first appear, with its whole text (the
+    text report prints each statement's text under it instead)."""
+    texts = {s["sql_id"]: s["text"] for s in sql}
+    ids = dict.fromkeys(sql_id for t in tables for sql_id, _, _ in t.extra_rows)
     return Table(
         "Complete List of SQL Text",
         "This table displays the text of the SQL statements which have been referred to in the report",
         [Col(13, left=True), Col(80, left=True)],
         [],
         ["SQL Id", "SQL Text"],
-        [[k, v] for k, v in seen.items()],
+        [[k, texts.get(k, "")] for k in ids],
+        html_only=True,
     )
 
 
@@ -1044,8 +1044,8 @@ def _segments(it, release, key, label, total_stat, head_word) -> Table:
         Col(20, left=True),
         Col(10, left=True),
         Col(5, left=True),
-        Col(10, INT),
-        Col(10, INT),
+        Col(10, lambda v: f"{v}"),  # object numbers ungrouped (docs/report-formats.md, S1)
+        Col(10, lambda v: f"{v}"),
         Col(12, INT),
         Col(7, PCT2),
     ]
@@ -1053,7 +1053,7 @@ def _segments(it, release, key, label, total_stat, head_word) -> Table:
         "                     Tablespace",
         "Owner                   Name",
         "-------------------- ----------",
-        f"                     Subobject  Obj.{head_word[0]:>40}",
+        f"                     Subobject  Obj.{head_word[0]:>36}",
         f"Object Name            Name     Type        Obj#   Dataobj#{head_word[1]:>13}  %Total",
     ]
     t = Table(
@@ -1108,20 +1108,12 @@ def instance_sections(it: Interval, release: str) -> list[Table]:
         _histogram(it),
     ]
     sql = _sql_tables(it, release, it.sql, db_time, db_cpu, it.sysstat)
-    out += [*sql, _complete_sql_with_text(sql, it.sql)]
+    out += [*sql, _complete_sql(sql, it.sql)]
     out += [*_activity(it), _iostat(it, release)]
     out.append(_segments(it, release, "logical_reads", "Logical Reads", "session logical reads", ("Logical", "Reads")))
     out.append(_segments(it, release, "physical_reads", "Physical Reads", "physical reads", ("Physical", "Reads")))
     out.append(_parameters(it, release))
     return out
-
-
-def _complete_sql_with_text(tables, sql) -> Table:
-    t = _complete_sql(tables)
-    texts = {s["sql_id"]: s["text"] for s in sql}
-    t.rows = [[k, texts.get(k, "")] for k, _ in t.rows]
-    t.html_only = True
-    return t
 
 
 # -- text -------------------------------------------------------------------------------------------------------------
