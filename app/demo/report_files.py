@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from app.demo.report_data import Interval, RangeError, interval, sql_totals
-from app.demo.report_style import avg_wait, cell, kilo, size_mb, tm, to_char
+from app.demo.report_style import avg_wait, cell, half_up, kilo, size_mb, tm, to_char
 
 LAYOUTS = ("awr-text-19", "awr-html-19", "awr-text-11.2", "awr-html-11.2", "awr-global-text-19")
 NO_DATA = "                  No data exists for this section of the report."
@@ -81,6 +81,14 @@ def _mask(mask):
 
 INT = _mask("999,999,999,999,999")
 ONE = _mask("999,999,999,990.9")
+
+
+def _two_then_one(value):
+    """A Load Profile rate as Oracle prints it: ROUND(rate, 2) by the report's query, then TO_CHAR to one decimal
+    (so a printed v covers [v - 0.055, v + 0.045): docs/report-formats.md)."""
+    return ONE(None if value is None else float(half_up(value, 2)))
+
+
 PCT = _mask("999.9")  # .8, 98.9: no leading zero
 PCT0 = _mask("990.9")  # 0.8
 PCT2 = _mask("990.99")
@@ -153,8 +161,8 @@ def _load_profile(it, release) -> Table:
     if release == "11.2":
         cols = [
             Col(17, lambda v: v + ":"),
-            Col(18, ONE),
-            Col(18, ONE),
+            Col(18, _two_then_one),
+            Col(18, _two_then_one),
             Col(10, _mask("99,990.99")),
             Col(10, _mask("99,990.99")),
         ]
@@ -163,8 +171,8 @@ def _load_profile(it, release) -> Table:
     else:
         cols = [
             Col(24, lambda v: v + ":"),
-            Col(17, ONE),
-            Col(17, ONE),
+            Col(17, _two_then_one),
+            Col(17, _two_then_one),
             Col(9, _mask("9,990.99")),
             Col(9, _mask("9,990.99")),
         ]

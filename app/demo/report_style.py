@@ -21,7 +21,8 @@ def number(value, digits=1):
 # -- Oracle's text reports: numbers as TO_CHAR prints them, in fixed-width columns (docs/report-formats.md) ----------
 
 
-def _half_up(value, decimals):
+def half_up(value, decimals):
+    """`value` rounded half away from zero to `decimals` places, as Oracle's ROUND does (a Decimal)."""
     return Decimal(repr(float(value))).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
 
 
@@ -34,7 +35,7 @@ def to_char(value, mask: str) -> str:
         return ""
     whole_mask, _, frac_mask = mask.partition(".")
     decimals = len(frac_mask)
-    rounded = _half_up(value, decimals)
+    rounded = half_up(value, decimals)
     sign = "-" if rounded < 0 else ""
     digits = f"{abs(rounded):.{decimals}f}"
     whole, _, frac = digits.partition(".")
@@ -59,7 +60,7 @@ def tm(value, decimals=1) -> str:
     point (.4), 0 for zero, no grouping."""
     if value is None:
         return ""
-    text = f"{_half_up(value, decimals):f}"
+    text = f"{half_up(value, decimals):f}"
     if "." in text:
         text = text.rstrip("0").rstrip(".")
     if text.startswith(("0.", "-0.")):
@@ -101,8 +102,8 @@ def size_mb(megabytes) -> str:
         return ""
     for unit, scale in (("T", 1024.0 * 1024), ("G", 1024.0)):
         if megabytes >= 10 * scale:
-            return f"{_half_up(megabytes / scale, 1)}{unit}"
-    return f"{_half_up(megabytes, 0)}M"
+            return f"{half_up(megabytes / scale, 1)}{unit}"
+    return f"{half_up(megabytes, 0)}M"
 
 
 def cell(text: str, width: int, left=False) -> str:

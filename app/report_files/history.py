@@ -169,6 +169,11 @@ def _interval(put, dbid, inst, r: Report, state: _Instance):
     printed, the interval's SQL and segments at its end."""
     d = r.data[inst]
     lo, hi = r.begin_snap, r.end_snap
+    shared = put
+
+    def put(table: str, key: tuple, row: dict):  # the instance's own row
+        shared(table, (inst, *key), row)
+
     base = {"dbid": dbid, "instance_number": inst, "con_dbid": dbid}
 
     printed: dict[str, dict] = {}  # table -> key -> (row, deltas) of the counters this report prints
@@ -188,14 +193,15 @@ def _interval(put, dbid, inst, r: Report, state: _Instance):
             else:
                 counter(table, (name_id(name),), row, {"value": value * scale})
     for name, e in (d.events or {}).items():
+        wait_class = e.wait_class or "Other"  # a class the report does not print is Oracle's class for the unclassed
         waits = (e.waits_fg or 0) + (e.waits_bg or 0)
         timeouts = (e.timeouts_fg or 0) + (e.timeouts_bg or 0)
         micro = round(((e.time_fg or 0) + (e.time_bg or 0)) * 1e6)
         row = {
             "event_id": name_id(name),
             "event_name": name,
-            "wait_class_id": name_id(e.wait_class) if e.wait_class else None,
-            "wait_class": e.wait_class,
+            "wait_class_id": name_id(wait_class),
+            "wait_class": wait_class,
         }
         counter(
             "system_event",
@@ -230,7 +236,7 @@ def _interval(put, dbid, inst, r: Report, state: _Instance):
                 "wait_time": (io.wait_time or 0) * 1000,  # milliseconds, as V$IOSTAT_FUNCTION
             },
         )
-    classes = {name: e.wait_class for name, e in (d.events or {}).items()}
+    classes = {name: e.wait_class or "Other" for name, e in (d.events or {}).items()}
     for name, buckets in (d.event_histograms or {}).items():
         for bound, count in buckets.items():
             counter(
@@ -245,7 +251,11 @@ def _interval(put, dbid, inst, r: Report, state: _Instance):
                 },
                 {"wait_count": count},
             )
+    work_area = _work_area_bytes(r, inst)
+    if work_area is not None:
+        counter("pgastat", ("bytes processed",), {"name": "bytes processed"}, {"value": work_area})
     sections = {
+        "pgastat": work_area,
         "sysstat": d.sysstat,
         "sys_time_model": d.time_model,
         "osstat": d.osstat,
@@ -281,6 +291,24 @@ def _interval(put, dbid, inst, r: Report, state: _Instance):
     if inst == min(r.data):  # a global report's SQL and segments are the cluster's: kept on its first instance
         _sql(put, base, hi, r)
         _segments(put, base, hi, r)
+
+
+def _work_area_bytes(r: Report, inst: int) -> float | None:
+    """The work areas' bytes processed in the interval (DBA_HIST_PGASTAT's counter, the Load Profile's SQL Work Area,
+    §13), from the Load Profile, the report's only figure of it: per transaction x transactions or per second x
+    seconds, whichever is printed with more digits. An instance report's only (a global report's is the cluster's)."""
+    if len(r.data) != 1:
+        return None
+    printed = (r.load_profile or {}).get("SQL Work Area (MB)") or (r.load_profile or {}).get("W/A MB processed")
+    if not printed:
+        return None
+    stats = r.data[inst].sysstat or {}
+    txns = stats.get("user commits", 0) + stats.get("user rollbacks", 0)
+    per_second, per_txn = printed
+    choices = [(per_second or 0, (per_second or 0) * elapsed_seconds(r, inst))]
+    if per_txn is not None and txns:
+        choices.append((per_txn, per_txn * txns))
+    return max(choices)[1] * MB
 
 
 def _sql(put, base, snap, r: Report):

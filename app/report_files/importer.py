@@ -26,6 +26,7 @@ WRITTEN = (
     "sysstat",
     "sys_time_model",
     "osstat",
+    "pgastat",
     "system_event",
     "iostat_function",
     "event_histogram",
