@@ -554,6 +554,10 @@ def fill(report: Report, data: InstanceData, reader: Reader, known: KnownNames, 
             (n if n == "DB CPU" else _resolve(n, n in cut_events, pool, notes, "top event"), s)
             for n, s in report.top_events
         ]
+        for name, seconds in report.top_events:  # the top list prints a tenth of a second (below 10,000)
+            event = (data.events or {}).get(name)
+            if event and event.time_fg is not None and seconds < 10_000 and abs(event.time_fg - seconds) > 0.05:
+                event.time_fg = seconds
     stats: dict[str, float] = {}
     stat_cut: set[str] = set()
     for _title, t in sec.sysstat:

@@ -139,18 +139,16 @@ def check(new: list[Kept], stored: list[tuple]) -> tuple[list[Kept], list[str], 
                 f"{r.begin_snap}-{r.end_snap}): kept once"
             )
             continue
-        clash = next(
-            (
-                (n, lo, hi)
-                for n, dbid, inst, lo, hi in intervals
-                if dbid == r.dbid and inst & mine and r.begin_snap < hi and lo < r.end_snap
-            ),
-            None,
+        clashes = sorted(
+            (lo, hi, n)
+            for n, dbid, inst, lo, hi in intervals
+            if dbid == r.dbid and inst & mine and r.begin_snap < hi and lo < r.end_snap
         )
-        if clash:
+        if clashes:
+            named = ", ".join(f"{n} (snapshots {lo}-{hi})" for lo, hi, n in clashes)
             problems.append(
-                f"{k.name} (snapshots {r.begin_snap}-{r.end_snap}) overlaps {clash[0]} (snapshots "
-                f"{clash[1]}-{clash[2]}) of the same database (DBID {r.dbid}) and instance: import one of them"
+                f"{k.name} (snapshots {r.begin_snap}-{r.end_snap}) overlaps {named} of the same database (DBID "
+                f"{r.dbid}) and instance: import either, not both"
             )
             continue
         seen[k.sha256] = k.name

@@ -2,6 +2,8 @@
 decoded as UTF-8 (a byte-order mark dropped), else Latin-1; refused with a ReportError naming the file and the
 section when it is no report, is cut short, or lacks the header or the Load Profile."""
 
+import re
+
 from app.report_files import awr_global_text, awr_html, awr_text
 from app.report_files.awr_common import KnownNames
 from app.report_files.model import Report, ReportError
@@ -48,6 +50,11 @@ def parse(name: str, data: bytes, known: KnownNames | None = None) -> Report:
         raise ReportError(f"{name}: empty file")
     text = decode(name, data)
     k = kind(text)
+    count = len(re.findall(r"^\s*WORKLOAD REPOSITORY (?:report for|REPORT \(RAC\))", text, re.M | re.I)) or len(
+        re.findall(r"<html", text, re.I)
+    )
+    if count > 1:
+        raise ReportError(f"{name}: holds {count} reports (one file, one report: split it)")
     if k == "awr-text":
         rep = awr_text.TextReport(name, text)
         if "(RAC)" in rep.title:
