@@ -85,6 +85,7 @@ perf: $(VENV)/.installed $(VENDOR) chromium $(STORE)  ## BENCHMARKS.md's runs th
 	$(PY) perf/activity.py --runs 7 $(PERF_FLAGS)
 	$(PY) perf/report.py --runs 7 $(PERF_FLAGS)
 	$(PY) perf/statspack.py --runs 7 $(PERF_FLAGS)
+	$(PY) perf/report_import.py --runs 3 $(PERF_FLAGS)
 	$(PY) perf/normal_band.py --runs 7 $(PERF_FLAGS)
 	$(PY) perf/frontend.py --runs 7 $(PERF_FLAGS)
 	$(PY) perf/silent.py $(PERF_FLAGS)
