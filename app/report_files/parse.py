@@ -4,7 +4,7 @@ section when it is no report, is cut short, or lacks the header or the Load Prof
 
 import re
 
-from app.report_files import awr_global_text, awr_html, awr_text
+from app.report_files import awr_global_text, awr_html, awr_text, statspack_text
 from app.report_files.awr_common import KnownNames
 from app.report_files.model import Report, ReportError
 
@@ -63,7 +63,7 @@ def parse(name: str, data: bytes, known: KnownNames | None = None) -> Report:
     if k == "awr-html":
         return awr_html.parse(name, text, known)
     if k == "statspack-text":
-        raise ReportError(f"{name}: a Statspack report: reading Statspack reports is not supported yet")
+        return statspack_text.parse(name, text, known)
     if k == "awr-diff":
         raise ReportError(f"{name}: an AWR compare-periods report: only single-period reports can be read")
     raise ReportError(f"{name}: not an AWR or Statspack report (no WORKLOAD REPOSITORY heading)")
