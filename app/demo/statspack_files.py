@@ -104,14 +104,14 @@ def _when(text) -> datetime:
 
 
 def _pairs(con, sql: str, args: tuple) -> dict:
-    return {k: v for k, v in con.execute(sql, args)}
+    return dict(con.execute(sql, args))
 
 
 def interval(con, dbid: int, inst: int, lo: int, hi: int) -> SpInterval:
     """The interval (lo, hi] of instance `inst`, each section's rows read from the STATS$ tables."""
     snaps = con.execute(
-        "SELECT snap_id, snap_time, startup_time, snap_level FROM stats$snapshot WHERE dbid = ? AND instance_number = ? "
-        "AND snap_id IN (?, ?) ORDER BY snap_id",
+        "SELECT snap_id, snap_time, startup_time, snap_level FROM stats$snapshot WHERE dbid = ? "
+        "AND instance_number = ? AND snap_id IN (?, ?) ORDER BY snap_id",
         (dbid, inst, lo, hi),
     ).fetchall()
     if lo >= hi or len(snaps) != 2:
@@ -156,16 +156,15 @@ def interval(con, dbid: int, inst: int, lo: int, hi: int) -> SpInterval:
         for n, e in it.stats_end.items()
         if n in it.stats_begin and n not in READINGS and e >= it.stats_begin[n] and e > 0
     }
-    it.time_model = {
-        n: v
-        for n, v in con.execute(
+    it.time_model = dict(
+        con.execute(
             "SELECT sn.stat_name, e.value - b.value FROM stats$sys_time_model e JOIN stats$sys_time_model b "
             "ON b.dbid = e.dbid AND b.instance_number = e.instance_number AND b.stat_id = e.stat_id AND b.snap_id = ? "
             "JOIN stats$time_model_statname sn ON sn.stat_id = e.stat_id "
             "WHERE e.dbid = ? AND e.instance_number = ? AND e.snap_id = ?",
             (lo, *key, hi),
         )
-    }
+    )
     idle = {r[0] for r in con.execute("SELECT event FROM stats$idle_event")}
     cols = ("total_waits", "total_timeouts", "time_waited_micro", "total_waits_fg", "total_timeouts_fg")
     diffs = ", ".join(f"e.{c} - coalesce(b.{c}, 0)" for c in (*cols, "time_waited_micro_fg"))
@@ -391,8 +390,8 @@ def header(it: SpInterval) -> list[str]:
     """STATSPACK report for, the database (whose name this header leaves blank under "Database"), the host and the
     snapshots (sprepins.sql's select of literals: widths as their dashes)."""
     busy = it.time_model.get("DB time", 0)
-    ncpu = it.os_begin.get("NUM_CPUS")
-    mem = it.os_begin.get("PHYSICAL_MEMORY_BYTES")
+    ncpu, cores = it.os_begin.get("NUM_CPUS"), it.os_begin.get("NUM_CPU_CORES")
+    sockets, mem = it.os_begin.get("NUM_CPU_SOCKETS"), it.os_begin.get("PHYSICAL_MEMORY_BYTES")
 
     def n(v, mask):
         return "" if v is None else to_char(v, mask)
@@ -409,8 +408,8 @@ def header(it: SpInterval) -> list[str]:
         "",
         "Host Name             Platform                CPUs Cores Sockets   Memory (G)",
         "~~~~ ---------------- ---------------------- ----- ----- ------- ------------",
-        f"     {it.host[:16]:<16} {it.platform[:22]:<22} {n(ncpu, '9999')} {n(it.os_begin.get('NUM_CPU_CORES'), '9999')}"
-        f" {n(it.os_begin.get('NUM_CPU_SOCKETS'), '999999')} {n(None if mem is None else mem / 1024**3, '9,999,999.9')}",
+        f"     {it.host[:16]:<16} {it.platform[:22]:<22} {n(ncpu, '9999')} {n(cores, '9999')}"
+        f" {n(sockets, '999999')} {n(None if mem is None else mem / 1024**3, '9,999,999.9')}",
         "",
         "Snapshot       Snap Id     Snap Time      Sessions Curs/Sess Comment",
         "~~~~~~~~    ---------- ------------------ -------- --------- ------------------",
@@ -496,16 +495,18 @@ def efficiency(it: SpInterval) -> list[str]:
 
     optimal = s("workarea executions - optimal")
     sorts = optimal + s("workarea executions - onepass") + s("workarea executions - multipass")
+
+    def one_less(part, whole):
+        return None if not s(whole) else 100 * (1 - s(part) / s(whole))
+
     lines = [
-        ("Buffer Nowait %:", None, "Redo NoWait %:", _pct(s("redo entries") - s("redo log space requests"), s("redo entries"))),
-        ("Buffer  Hit   %:", 100 * (1 - s("physical reads cache") / s("session logical reads")) if s("session logical reads") else None,
-         "Optimal W/A Exec %:", _pct(optimal, sorts)),
-        ("Library Hit   %:", None, "Soft Parse %:",
-         100 * (1 - s("parse count (hard)") / s("parse count (total)")) if s("parse count (total)") else None),
-        ("Execute to Parse %:", 100 * (1 - s("parse count (total)") / s("execute count")) if s("execute count") else None,
-         "Latch Hit %:", None),
-        ("Parse CPU to Parse Elapsd %:", _pct(s("parse time cpu"), s("parse time elapsed")),
-         "% Non-Parse CPU:", 100 * (1 - s("parse time cpu") / s("CPU used by this session")) if s("CPU used by this session") else None),
+        ("Buffer Nowait %:", None, "Redo NoWait %:", one_less("redo log space requests", "redo entries")),
+        ("Buffer  Hit   %:", one_less("physical reads cache", "session logical reads"), "Optimal W/A Exec %:",
+         _pct(optimal, sorts)),
+        ("Library Hit   %:", None, "Soft Parse %:", one_less("parse count (hard)", "parse count (total)")),
+        ("Execute to Parse %:", one_less("parse count (total)", "execute count"), "Latch Hit %:", None),
+        ("Parse CPU to Parse Elapsd %:", _pct(s("parse time cpu"), s("parse time elapsed")), "% Non-Parse CPU:",
+         one_less("parse time cpu", "CPU used by this session")),
     ]  # fmt: skip
     out = ["Instance Efficiency Indicators", "~" * 30]
     for a, va, b, vb in lines:
