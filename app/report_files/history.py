@@ -57,6 +57,8 @@ def elapsed_seconds(report: Report, instance: int) -> float:
     """The interval's seconds as Oracle divided by them: the header prints minutes to two decimals (0.6 s), so
     where the Load Profile prints a per-second value of at least 100 whose total Instance Activity Stats prints,
     total / rate, if it agrees with the header within its rounding."""
+    if report.source == "statspack":  # sprepins.sql divides by the snapshots' whole seconds, both printed
+        return (report.end_time - report.begin_time).total_seconds()
     printed = report.elapsed_minutes * 60
     stats = (report.data.get(instance) or _EMPTY).sysstat or {}
     best = None

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from app.errors import BadParameter
-from app.report_files import history
+from app.report_files import history, statspack_rows
 from app.report_files.files import Found
 from app.report_files.model import Report, ReportError
 from app.report_files.parse import parse
@@ -209,10 +209,13 @@ def import_files(store, found: Found, on_progress: Callable[[str], None] | None 
                     reports.append(parse(name, zlib.decompress(content)))
             found = history.rows(reports)
             raw = conn.connection.driver_connection
+            # a database of Statspack reports is kept in the STATS$ tables, and so read as Statspack (§31)
+            statspack = all(r.source == "statspack" for r in reports)
+            statspack_rows.write(raw, dbid, found if statspack else {})
             for short in WRITTEN:
                 table = getattr(views, short)
                 conn.execute(delete(table).where(table.c.dbid == dbid))
-                rows = found.get(short)
+                rows = None if statspack else found.get(short)
                 if rows:
                     columns = list(table.columns)
                     names = ", ".join(f'"{c.name}"' for c in columns)
