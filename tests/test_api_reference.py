@@ -56,7 +56,7 @@ def test_every_operation_is_documented_with_its_parameters_and_answers(keyed_doc
         answered = set(re.findall(r"^\| ([0-9]{3}(?:, [0-9]{3})*) \|", text, flags=re.M))
         assert {code for codes in answered for code in codes.split(", ")} == set(op["responses"]), key
         if "requestBody" in op:
-            assert "Body: application/json" in text, key
+            assert all(f"Body: {media}" in text for media in op["requestBody"]["content"]), key
 
 
 def test_the_errors_every_operation_shares_are_listed_once(keyed_doc):

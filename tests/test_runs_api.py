@@ -498,7 +498,7 @@ def test_the_api_the_cli_and_the_demo_store_runs_where_app_runs_where_says(tmp_p
     """One rule (app.runs.where): the first configured target's store holds the runs, for an upload through the
     API and for `flask runs ...`; with no targets that is the embedded store, the alias the demo build's runs use."""
     from app.runs import where
-    from app.settings import EMBEDDED
+    from app.settings import EMBEDDED, REPORTS
 
     monkeypatch.setenv("AWRLENS_RUNS_TEST_KEY", KEY)
     paths = {alias: tmp_path / f"{alias}.sqlite" for alias in ("first", "second")}
@@ -528,7 +528,8 @@ def test_the_api_the_cli_and_the_demo_store_runs_where_app_runs_where_says(tmp_p
     assert stored(paths["second"]) == {"lab-run": 3}
     with pytest.raises(ValueError, match="AWRLENS_RUNS_TARGET='third' is not a target; targets: first, second"):
         Settings.from_env({"AWRLENS_RUNS_TARGET": "third"}, targets={a: {"sqlite": str(p)} for a, p in paths.items()})
-    assert list(Settings.from_env({}).all_targets()) == [EMBEDDED]
+    assert list(Settings.from_env({}).all_targets()) == [EMBEDDED, REPORTS]  # the runs' is the first
+    assert where.runs_store(create_app(Settings.from_env({})).extensions["awrlens"].stores).alias == EMBEDDED
     linked = [run["awr"]["target"] for run in demo_runs.runs(stories) if run.get("awr")]
     assert linked == [EMBEDDED]
 

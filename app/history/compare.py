@@ -7,7 +7,7 @@ from math import fsum
 from app.history import catalog, load_profile, parameters, top_events, top_sql
 from app.history.database import Database, Range
 from app.history.intervals import totals
-from app.history.numbers import change_pct, round4
+from app.history.numbers import change_pct, places4, round4
 
 EVENTS_COMPARED = 15  # top events of each period, in the detailed table
 SQL_COMPARED = 10  # top statements by elapsed time of each period: movers and plans
@@ -277,12 +277,12 @@ def _load_profile(pa, pb) -> list[dict]:
         rows.append(
             {
                 "metric": label,
-                "a_per_second": round4(sa),
-                "b_per_second": round4(sb),
+                "a_per_second": places4(sa),
+                "b_per_second": places4(sb),
                 "change_pct": change_pct(sa, sb),
                 "better_per_second": None,
-                "a_per_transaction": round4(ta),
-                "b_per_transaction": round4(tb),
+                "a_per_transaction": places4(ta),
+                "b_per_transaction": places4(tb),
                 "change_pct_per_transaction": change_pct(ta, tb),
                 "better_per_transaction": BETTER_PER_TRANSACTION.get(label),
             }
