@@ -252,12 +252,15 @@ def parse(name: str, text: str, known: KnownNames | None = None) -> Report:
     fill(report, data, reader, known or KnownNames.default(), sections(rep))
     if data.time_model is not None:
         data.time_model = {_full(n, TIME_MODEL, 35): v for n, v in data.time_model.items()}
+    # Top 5 Timed Events are every session's waits and 'CPU used by this session', not the foreground's: apart
+    top = table(rep.get("Top 5 Timed Events"), ["event", "waits", "time (s)", "avg wait (ms)", "%total call"])
+    report.top_events = reader.top_events(top)[0] if top is not None else None
     _io_wait_time(rep, data, reader)
     report.sql = _sql(rep, reader)
-    report.missing = [
+    report.missing = [  # Statspack prints no wait classes
         m
         for m in report.missing
-        if m != "Wait Classes" and not (m.startswith("SQL ordered by") and report.sql is not None)
+        if m not in ("Wait Classes", "Top events") and not (m.startswith("SQL ordered by") and report.sql is not None)
     ]
     return report
 
@@ -291,7 +294,6 @@ def _io_table(rep: StatspackText) -> Table | None:
 def sections(rep: StatspackText) -> Sections:
     """The tables fill() reads, each named so its reader finds its columns."""
     sec = Sections()
-    sec.top = table(rep.get("Top 5 Timed Events"), ["event", "waits", "time (s)", "avg wait (ms)", "%total call"])
     sec.time_model = table(rep.get("Time Model System Stats"), ["statistic", "time (s)", "% db time"])
     events = ["event", "waits", "%time -outs", "total wait time (s)", "avg wait (ms)", "waits /txn", "% total"]
     sec.fg = table(rep.get("Foreground Wait Events"), events)
