@@ -312,7 +312,7 @@ def test_sql_and_segments_are_sprepins_deltas(report, sql3, billing, hour):
 
 def test_a_report_cut_short_is_refused_naming_it(report):
     text, _ = report
-    with pytest.raises(ReportError, match=r"sp_1_2\.lst: the report is cut short in section 'OS Statistics'"):
+    with pytest.raises(ReportError, match=r"sp_1_2\.lst: the Statspack report is cut short in section 'OS Statistics'"):
         parse("sp_1_2.lst", text.split("IO Stat by Function")[0].encode())
 
 

@@ -86,7 +86,7 @@ class StatspackText:
             current.append(line)
         if end is None:
             last = self.sections[-1][0] if self.sections else "the header"
-            raise ReportError(f"{name}: the report is cut short in section {last!r} (no 'End of Report')")
+            raise ReportError(f"{name}: the Statspack report is cut short in section {last!r} (no 'End of Report')")
 
     def _title(self, line: str) -> str | None:
         m = TITLE.match(line)
