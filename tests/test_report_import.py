@@ -301,6 +301,26 @@ def test_a_global_report_gives_each_instance_its_time_model(tmp_path, demo_store
             assert abs(got - want) <= 0.05 + 1e-9, (path.name, inst, got, want)  # printed to a tenth of a second
 
 
+def test_the_files_are_oracles_reports_and_what_they_lack_is_said(tmp_path, demo_store, folder):
+    app, store = reports_app(tmp_path, demo_store)
+    imported(store, folder["awr-html-19"][0].parent)
+    client = app.test_client()
+    db = db_id(client)
+    stored = client.get(f"/api/v1/dbs/{db}/awr-report/stored").get_json()["reports"]
+    assert sorted((r["begin_snap"], r["end_snap"], r["types"]) for r in stored) == sorted(
+        (*snaps(p), ["html"]) for p in folder["awr-html-19"]
+    )
+    path = folder["awr-html-19"][1]
+    lo, hi = snaps(path)
+    served = client.get(f"/api/v1/dbs/{db}/awr-report", query_string={"begin_snap": lo, "end_snap": hi, "instance": 1})
+    assert served.status_code == 200 and served.get_data(as_text=True) == path.read_text()  # the file as it came
+    for question, lacks in (("/activity", "Active Session History"), ("/tablespaces", "tablespace usage")):
+        r = client.get(f"/api/v1/dbs/{db}{question}", query_string={"begin_snap": lo, "end_snap": hi})
+        assert r.status_code == 404, (question, r.get_json())
+        err = r.get_json()["error"]
+        assert err["code"] == "not_in_source" and lacks in err["message"] and "report files" in err["message"]
+
+
 # -- kept once, refused, nothing half-written ---------------------------------------------------------------------
 
 

@@ -137,7 +137,8 @@ def awr_report(db: Database, a: Range, b: Range | None, instances: list[int], ki
         )
         if not found:
             raise NotFound(
-                f"the demo store keeps Oracle's AWR report for a few ranges only, not for {kind} of "
+                f"{db.store.alias} keeps Oracle's AWR reports of some ranges only (the demo's, or the report files "
+                f"imported), not for {kind} of "
                 f"instances {inst}, snapshots {lo} to {hi}"
                 + (f" and {lo2} to {hi2}" if b else "")
                 + f"; see /api/v1/dbs/{db.key}/awr-report/stored",

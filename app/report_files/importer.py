@@ -17,7 +17,7 @@ from app.errors import BadParameter
 from app.report_files import history, statspack_rows
 from app.report_files.files import Found
 from app.report_files.model import Report, ReportError
-from app.report_files.parse import parse
+from app.report_files.parse import decode, parse
 
 # the DBA_HIST_* tables history.rows writes, by short name
 WRITTEN = (
@@ -157,6 +157,22 @@ def check(new: list[Kept], stored: list[tuple]) -> tuple[list[Kept], list[str], 
     return chosen, once, problems
 
 
+def _as_oracle_report(report: Report, text: str) -> dict:
+    """A file as one of Oracle's reports of the store (embedded.reports.AWR_REPORTS, docs/awr-rules.md §27): the
+    report of its instance, or the global report of its instances, as the text or HTML it came as."""
+    return {
+        "dbid": report.dbid,
+        "kind": "global" if len(report.data) > 1 or "global" in report.layout else "report",
+        "instances": ",".join(map(str, sorted(report.data))),
+        "begin_snap": report.begin_snap,
+        "end_snap": report.end_snap,
+        "begin_snap2": 0,
+        "end_snap2": 0,
+        "type": "html" if "html" in report.layout else "text",
+        "report": zlib.compress(text.encode(), 6),
+    }
+
+
 def import_files(store, found: Found, on_progress: Callable[[str], None] | None = None) -> Outcome:
     """Import the files `found` (files.gather, files.uploaded) into the reports store `store` (a ReportStore): all
     or nothing (ImportRefused)."""
@@ -175,6 +191,7 @@ def import_files(store, found: Found, on_progress: Callable[[str], None] | None 
         from sqlalchemy import delete, insert, select
 
         from app.store.awr.embedded.report_files import REPORT_FILES
+        from app.store.awr.embedded.reports import AWR_REPORTS
 
         store.create_schema(conn)
         now = datetime.now(UTC).isoformat(timespec="seconds")
@@ -197,21 +214,25 @@ def import_files(store, found: Found, on_progress: Callable[[str], None] | None 
             ],
         )
         views = store.views
+        fresh = {k.sha256: k for k in chosen}
         for dbid in sorted({k.report.dbid for k in chosen}):
-            fresh = {k.sha256 for k in chosen}
-            reports = [k.report for k in chosen if k.report.dbid == dbid]
+            kept = []  # (report, the file's text) of every file of the database
             for sha, name, content in conn.execute(
                 select(REPORT_FILES.c.sha256, REPORT_FILES.c.file_name, REPORT_FILES.c.content).where(
                     REPORT_FILES.c.dbid == dbid
                 )
             ):
-                if sha not in fresh:
-                    reports.append(parse(name, zlib.decompress(content)))
+                data = zlib.decompress(content)
+                kept.append((fresh[sha].report if sha in fresh else parse(name, data), decode(name, data)))
+            reports = [r for r, _ in kept]
             found = history.rows(reports)
             raw = conn.connection.driver_connection
             # a database of Statspack reports is kept in the STATS$ tables, and so read as Statspack (§31)
             statspack = all(r.source == "statspack" for r in reports)
             statspack_rows.write(raw, dbid, found if statspack else {})
+            conn.execute(delete(AWR_REPORTS).where(AWR_REPORTS.c.dbid == dbid))
+            if not statspack:  # the files as Oracle's AWR reports of their ranges (§27)
+                conn.execute(insert(AWR_REPORTS), [_as_oracle_report(r, text) for r, text in kept])
             for short in WRITTEN:
                 table = getattr(views, short)
                 conn.execute(delete(table).where(table.c.dbid == dbid))

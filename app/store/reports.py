@@ -5,14 +5,60 @@ the app reads it: what it caches is kept for as long as the file is unchanged.""
 
 import sqlite3
 from contextlib import closing
+from functools import cache
 
 from app.errors import DatabaseUnavailable
 from app.store.awr.embedded.report_files import REPORT_FILES_NAME
+from app.store.awr.views import Views
 from app.store.sqlite import SqliteStore
+from app.store.statspack.views import NotInSource
+
+# what an AWR report prints that the import does not keep, or that no report prints (docs/awr-rules.md §35)
+NOT_IMPORTED = {
+    "active_sess_history": "Active Session History samples",
+    "live_ash": "Active Session History samples",
+    "ash_info": "Active Session History samples",
+    "sysmetric_summary": "system metrics (V$SYSMETRIC)",
+    "sysmetric_history": "system metrics (V$SYSMETRIC)",
+    "iostat_filetype": "I/O by file type",
+    "tablespace": "tablespace usage",
+    "tbspc_space_usage": "tablespace usage",
+    "reports": "SQL monitor reports (DBA_HIST_REPORTS)",
+    "sqlbind": "captured bind values",
+    "sql_plan": "execution plans",
+    "service_name": "services",
+}
+
+
+class ReportViews(Views):
+    """The AWR views of a store of imported report files: a question about what its files do not hold is a 404
+    not_in_source naming it, as a Statspack database's is (app/store/statspack/views.py)."""
+
+    def __getattr__(self, name: str):
+        if name in NOT_IMPORTED:
+            raise NotInSource(
+                f"this database's history is imported AWR report files, which hold no {NOT_IMPORTED[name]}"
+            )
+        return super().__getattr__(name)
+
+
+@cache
+def report_views(prefix: str, release: str) -> ReportViews:
+    return ReportViews(prefix, release, embedded=True)
 
 
 class ReportStore(SqliteStore):
     imported = True
+
+    def __init__(self, alias, path, settings):
+        super().__init__(alias, path, settings)
+        self._texts = {}  # every statement compiled from its views (ReportViews refuses what the files lack)
+
+    @property
+    def views(self):
+        if self.source == "statspack":
+            return super().views
+        return report_views(self.view_prefix, self.release)
 
     def _version(self) -> int | None:
         try:
@@ -49,12 +95,14 @@ class ReportStore(SqliteStore):
     def create_schema(self, conn):
         """Every view of the store as a plain table, Statspack's tables and the files' table, where missing."""
         from app.store.awr.embedded.report_files import REPORT_FILES
+        from app.store.awr.embedded.reports import AWR_REPORTS, MONITOR_REPORTS
         from app.store.awr.views import views
         from app.store.statspack.tables import tables as statspack_tables
 
         views(embedded=True).metadata.create_all(conn)
         statspack_tables(None).create_all(conn)
-        REPORT_FILES.create(conn, checkfirst=True)
+        for table in (REPORT_FILES, AWR_REPORTS, MONITOR_REPORTS):  # the files, and Oracle's reports they are
+            table.create(conn, checkfirst=True)
 
     def _write_url(self):
         return f"sqlite:///file:{self.path}?mode=rwc&uri=true"
