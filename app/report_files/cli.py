@@ -54,6 +54,11 @@ def import_command(paths, store):
         click.echo(note)
     dbs = ", ".join(f"{name} ({dbid})" for dbid, name in sorted(outcome.databases.items()))
     click.echo(f"Imported {len(outcome.imported)} report(s) into {Path(target.path)}" + (f": {dbs}" if dbs else ""))
+    served = [
+        Path(t["reports"]).resolve() for t in current_app.config["SETTINGS"].all_targets().values() if "reports" in t
+    ]
+    if target.path not in served:
+        click.echo(f'To browse it, add a target {{"reports": "{target.path}"}} to AWRLENS_TARGETS', err=True)
 
 
 @reports.command("list")
