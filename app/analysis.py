@@ -17,7 +17,7 @@ import itertools
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from math import fsum, inf
+from math import floor, fsum, inf
 from operator import itemgetter
 from typing import NamedTuple
 
@@ -122,7 +122,9 @@ class Timeline:
         by_id = sorted(self.by_id.values(), key=lambda s: (s.snap_id, s.epoch))
         self._id_order = ([s.snap_id for s in by_id], [s.epoch for s in by_id])
         by_time = sorted(by_id, key=lambda s: (s.epoch, s.snap_id))
-        self._time_order = ([s.epoch for s in by_time], [s.snap_id for s in by_time])
+        # a time range finds its snapshots at the second the answers give their times at (iso8601.text), so that a
+        # time answered names its snapshot where the store keeps fractions (Oracle ms, imported reports µs: §12)
+        self._time_order = ([floor(s.epoch) for s in by_time], [s.snap_id for s in by_time])
         self._events = []  # (instance, snap_id of the later snapshot, kind, marker): found once, filtered per request
         for inst, rows in self.kept.items():
             for a, b in itertools.pairwise(rows):

@@ -58,6 +58,23 @@ def server(demo_store):
         yield url
 
 
+REPORTS_KEY = "browser-reports-key-0123456789"  # importing report files through the API needs a key (§35)
+
+
+def reports_gunicorn(store, reports):
+    """As `server`, with the reports store at `reports` (docs/awr-rules.md §35: a SQLite file made on first use) and
+    the API key REPORTS_KEY."""
+    env = {"AWRLENS_REPORTS_PATH": str(reports), "AWRLENS_API_KEY_SECRET": "env:BROWSER_REPORTS_KEY"}
+    return gunicorn(store, env={**env, "BROWSER_REPORTS_KEY": REPORTS_KEY})
+
+
+@pytest.fixture(scope="module")
+def reports_server(demo_store, tmp_path_factory):
+    """reports_gunicorn on the session's demo store, its reports store under pytest's temporary directory."""
+    with reports_gunicorn(demo_store[0], tmp_path_factory.mktemp("reports") / "reports.sqlite") as url:
+        yield url
+
+
 class Page:
     """A page at 1280 x 900 that records console errors, page errors, dialogs and API requests."""
 

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from app import analysis
+from app import analysis, iso8601
 from app.analysis import Point, Timeline, combine, counter_points, deltas, make_snap, ratio_points
 
 A, B = "2026-01-01 00:00:00", "2026-01-03 07:00:00"  # two STARTUP_TIMEs
@@ -137,6 +137,19 @@ def test_a_snapshot_range_is_its_intervals_after_begin_snap():
     assert [(p.key, p.num / p.den) for p in pts] == [(12, 2.0)]
     assert [x.snap_id for x in tl.span(10, 12)[1]] == [10, 11, 12]
     assert tl.span(13, 14)[1] == [] and [x.snap_id for x in tl.span(12, 12)[1]] == [12]
+
+
+@pytest.mark.parametrize("fraction", [".000", ".123", ".000074", ".999985"])
+def test_a_time_range_of_the_times_answered_holds_the_snapshots_they_name(fraction):
+    """§12: END_INTERVAL_TIME with a fraction of a second (Oracle keeps ms, imported reports µs) is answered to the
+    second (Snap.time): a range from one snapshot's answered time to another's holds the intervals after the first up
+    to the second, neither the one ending at the first nor fewer at the end."""
+    tl = Timeline([make_snap(i, 1, A, f"2026-01-03 {i:02d}:00:00{fraction}") for i in range(1, 6)])
+    t = {s.snap_id: iso8601.parse(s.time).timestamp() for s in tl.all[1]}
+    assert all(s.time.endswith(f"{s.snap_id:02d}:00:00+00:00") for s in tl.all[1])
+    assert tl.ending_after(t[2], t[4]) == (2, 4)
+    assert tl.ending_after(t[1], t[5]) == (1, 5)
+    assert tl.ending_after(t[3], t[3]) == (3, 3)
 
 
 def test_a_range_begins_at_an_instances_first_snapshot_in_it():

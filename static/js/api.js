@@ -138,6 +138,16 @@
     });
   }
 
+  /** GET path again from the API, past the page's answers and the browser's copy (fetch's cache "reload" stores the
+   * new answer in its place): a page loaded next finds the new answer, not one kept from before (the list of
+   * databases after an import, report-import.js). A Promise of the JSON answer. */
+  function refresh(path, params) {
+    var address = url(path, params);
+    cache.delete(address);
+    return fetch(address, { cache: "reload", headers: cfg.apiKey ? { "x-api-key": cfg.apiKey } : {} })
+      .then(function (resp) { return resp.json(); });
+  }
+
   /** The app's report (or any document) as a file: fetchDocument's {blob, filename}. */
   function file(path, params) {
     return fetchDocument(path, params, true).then(function (got) {
@@ -150,6 +160,7 @@
     fetchDocument: fetchDocument,
     file: file,
     send: send,
+    refresh: refresh,
     url: url,
     query: query,
     onError: function (fn) { display = fn; },

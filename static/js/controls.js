@@ -32,7 +32,8 @@
   function fillDatabases(dbs) {
     var sel = $(SEL.db).empty();
     dbs.forEach(function (d) {
-      sel.append($("<option>").val(d.id).text(d.name + " (" + d.dbid + ")" + (d.rac ? " · RAC, " + d.instances.length + " instances" : "") +
+      sel.append($("<option>").val(d.id).text(d.name + " (" + d.dbid + ")" + (d.rac ? " · RAC, " + d.instances.length +
+        (d.instances.length === 1 ? " instance" : " instances") : "") +
         (d.source === "statspack" ? " · Statspack" : d.source === "awr" ? "" : " · no history source") +
         (d.imported ? " · imported reports" : "")));
     });

@@ -31,7 +31,9 @@
       }
       note("Imported " + body.imported.length + " report(s) of " +
         body.databases.map(function (d) { return d.db_name + " (" + d.dbid + ")"; }).join(", "));
-      location.assign(linkTo(body));
+      // the page opened next reads the databases again: the browser's copy of the list may predate the import
+      return AWRLens.Api.refresh("/dbs").catch(function () { /* the page opened says what it cannot read */ })
+        .then(function () { location.assign(linkTo(body)); });
     }, function (err) {
       note("");
       var problems = err.problems || [];
