@@ -222,13 +222,15 @@ def free_port() -> int:
 @contextmanager
 def gunicorn(store, workers: int = 2, env: dict | None = None, clean: bool = False):
     """The production WSGI server (gunicorn, as `make run`) on a free port, serving `store`; yields its URL once
-    /api/v1/ answers. `env` adds variables; `clean` drops the AWRLENS_* ones of this process first."""
+    /api/v1/ answers, without the default reports store (var/reports.sqlite: what a developer imported is no test's
+    data; tests.chromium.reports_gunicorn gives one). `env` adds variables; `clean` drops the AWRLENS_* ones of this
+    process first."""
     port = free_port()
     base = {k: v for k, v in os.environ.items() if not (clean and k.startswith("AWRLENS_"))}
     proc = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "app.wsgi:app"],
         cwd=ROOT,
-        env={**base, "AWRLENS_STORE_PATH": str(store), **(env or {})},
+        env={**base, "AWRLENS_STORE_PATH": str(store), "AWRLENS_REPORTS_PATH": "", **(env or {})},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
