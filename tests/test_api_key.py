@@ -104,6 +104,16 @@ def test_a_cached_answer_needs_the_key_too(client):
     assert_error(client.get(url), 401)
 
 
+def test_a_keyed_answer_is_private_to_its_caller(client, demo_store):
+    """RFC 9111 5.2.2.7: `private` keeps a shared cache (a CDN, a proxy) from serving the keyed answer to a caller
+    without the key; an open API's answers stay `public`."""
+    for answered in (client.get("/api/v1/dbs", headers={"X-API-Key": KEY}),) * 2:  # computed, then from the cache
+        directives = {d.strip().split("=")[0] for d in answered.headers["Cache-Control"].split(",")}
+        assert "private" in directives and "public" not in directives
+    open_app = create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(demo_store[0])}}))
+    assert "public" in open_app.test_client().get("/api/v1/dbs").headers["Cache-Control"]
+
+
 def test_no_key_configured_means_open(demo_store):
     app = create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(demo_store[0])}}))
     assert "api_key" not in app.extensions

@@ -247,6 +247,9 @@ def test_a_missing_report_is_unreported_until_it_comes(tmp_path, demo_store, fol
     redo = {r["metric"]: r for r in whole["rows"]}["Redo size (bytes)"]["total"]
     assert redo == sum(instance_stat(f, "redo size") for f in files_ if f != gone)  # the printed totals, summed
 
+    # its answers are never kept as a closed range's (a report may fill a gap at any time): AWRLENS_SNAPSHOT_TTL's
+    before = client.get(f"/api/v1/dbs/{db}/load-profile", query_string={"begin_snap": first, "end_snap": lo})
+    assert before.headers["Cache-Control"].endswith(f"max-age={int(Settings().snapshot_ttl)}")
     imported(store, gone)  # the report that was missing joins the runs on either side
     series = client.get(
         f"/api/v1/dbs/{db}/series", query_string={"name": "sysstat:redo size", "begin_snap": first, "end_snap": last}

@@ -55,7 +55,11 @@ def answer(body: dict, args: dict, rng=None, table=None) -> Response:
 def conditional(resp: Response, rng=None) -> Response:
     """An answer with its validators: an ETag, and a lifetime that is long for a closed range."""
     closed = rng is not None and rng.closed
-    resp.cache_control.public = True
+    # an answer behind the API key is the caller's own: no shared cache may keep it for others
+    if current_app.extensions.get("api_key") is None:
+        resp.cache_control.public = True
+    else:
+        resp.cache_control.private = True
     # an open range can gain a snapshot at any time: kept as long as the snapshot list is (AWRLENS_SNAPSHOT_TTL); the
     # live buffer's answers are kept by no one (its now moves, its samples age out)
     live = rng is not None and getattr(rng, "live", None) is not None

@@ -206,9 +206,11 @@ class Database:
         start_s = analysis.iso(datetime.fromtimestamp(t0, tz))
         end_s = analysis.iso(datetime.fromtimestamp(t1, tz))
         window = (t0, t1) if begin_snap is None and end_snap is None else None
+        # closed: its answer can never change; a store of imported reports can fill a gap at any time (§35)
+        closed = t1 < newest.epoch and not self.store.imported
         if ids is None:
-            return Range(None, None, start_s, end_s, t1 < newest.epoch, window)
-        return Range(*ids, start_s, end_s, t1 < newest.epoch, window)
+            return Range(None, None, start_s, end_s, closed, window)
+        return Range(*ids, start_s, end_s, closed, window)
 
     def _local(self, moment: datetime) -> datetime:
         return moment if moment.tzinfo is not None else moment.replace(tzinfo=self.tz())
