@@ -226,7 +226,7 @@ def test_instance_activity_every_statistic(sql3, orcl, reports):
             (dbid, hi),
         )
     ]
-    readings = {
+    readings = {  # docs/awr-rules.md §8's list, kept here apart from the code's (app/history/catalog.py)
         "logons current",
         "opened cursors current",
         "session cursor cache count",

@@ -6,35 +6,11 @@ keep their own per-interval deltas, summed over (lo, hi] (§15, §25). A report 
 from dataclasses import dataclass, field
 from datetime import datetime
 
-# Readings of SYSSTAT (docs/awr-rules.md §8): the report prints them as Begin/End values, never as deltas.
-SYSSTAT_READINGS = (
-    "logons current",
-    "opened cursors current",
-    "session cursor cache count",
-    "session pga memory",
-    "session pga memory max",
-    "session uga memory",
-    "session uga memory max",
-    "workarea memory allocated",
-    "session stored procedure space",
-)
-OSSTAT_READINGS = (
-    "NUM_CPUS",
-    "NUM_CPU_CORES",
-    "NUM_CPU_SOCKETS",
-    "NUM_VCPUS",
-    "NUM_LCPUS",
-    "PHYSICAL_MEMORY_BYTES",
-    "LOAD",
-    "TCP_RECEIVE_SIZE_DEFAULT",
-    "TCP_RECEIVE_SIZE_MAX",
-    "TCP_RECEIVE_SIZE_MIN",
-    "TCP_SEND_SIZE_DEFAULT",
-    "TCP_SEND_SIZE_MAX",
-    "TCP_SEND_SIZE_MIN",
-    "GLOBAL_RECEIVE_SIZE_MAX",
-    "GLOBAL_SEND_SIZE_MAX",
-)
+from app.history.catalog import POINT_IN_TIME
+
+# Readings (docs/awr-rules.md §8): the report prints them as Begin/End values, never as deltas.
+SYSSTAT_READINGS = tuple(sorted(POINT_IN_TIME["sysstat"]))
+OSSTAT_READINGS = tuple(sorted(POINT_IN_TIME["osstat"]))
 PLSQL_COMMAND = 47  # DBA_HIST_SQLTEXT.COMMAND_TYPE of a PL/SQL block
 
 

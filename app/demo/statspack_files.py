@@ -11,6 +11,7 @@ from pathlib import Path
 
 from app.demo.report_data import RangeError
 from app.demo.report_style import half_up, to_char
+from app.history.catalog import POINT_IN_TIME
 
 LAYOUT = "statspack-text-19"
 TOP_SQL = 65  # sprepcon.sql: top_n_sql
@@ -24,23 +25,7 @@ RULE = " " * 10 + "-" * 61  # repfooter center of 61 dashes in a line of 80
 # SYSSTAT readings sprepins.sql prints as Begin/End values, never as deltas
 READINGS = ("logons current", "opened cursors current", "workarea memory allocated", "session cursor cache count")
 # OS statistics that are values, not counters (V$OSSTAT's CUMULATIVE = 'NO'): printed as the end value
-OS_VALUES = (
-    "NUM_CPUS",
-    "NUM_CPU_CORES",
-    "NUM_CPU_SOCKETS",
-    "NUM_VCPUS",
-    "NUM_LCPUS",
-    "PHYSICAL_MEMORY_BYTES",
-    "LOAD",
-    "TCP_RECEIVE_SIZE_DEFAULT",
-    "TCP_RECEIVE_SIZE_MAX",
-    "TCP_RECEIVE_SIZE_MIN",
-    "TCP_SEND_SIZE_DEFAULT",
-    "TCP_SEND_SIZE_MAX",
-    "TCP_SEND_SIZE_MIN",
-    "GLOBAL_RECEIVE_SIZE_MAX",
-    "GLOBAL_SEND_SIZE_MAX",
-)
+OS_VALUES = POINT_IN_TIME["osstat"]
 MB = 1048576.0
 
 
