@@ -11,6 +11,24 @@ from app.history.catalog import POINT_IN_TIME
 # Readings (docs/awr-rules.md §8): the report prints them as Begin/End values, never as deltas.
 SYSSTAT_READINGS = tuple(sorted(POINT_IN_TIME["sysstat"]))
 OSSTAT_READINGS = tuple(sorted(POINT_IN_TIME["osstat"]))
+# SYSTEM_EVENT's columns, in Event's order (waits, timeouts and time in total, then the foreground's)
+EVENT_COLUMNS = (
+    "total_waits",
+    "total_timeouts",
+    "time_waited_micro",
+    "total_waits_fg",
+    "total_timeouts_fg",
+    "time_waited_micro_fg",
+)
+# an I/O function's figures (IOStat by Function) from IOSTAT_FUNCTION's columns
+IO_SUMS = {
+    "read_mb": "small_read_megabytes + large_read_megabytes",
+    "write_mb": "small_write_megabytes + large_write_megabytes",
+    "read_reqs": "small_read_reqs + large_read_reqs",
+    "write_reqs": "small_write_reqs + large_write_reqs",
+    "waits": "number_of_waits",
+    "wait_ms": "wait_time",
+}
 PLSQL_COMMAND = 47  # DBA_HIST_SQLTEXT.COMMAND_TYPE of a PL/SQL block
 
 
@@ -144,33 +162,22 @@ def interval(con, dbid: int, inst: int, lo: int, hi: int) -> Interval:
     it.osstat = {k: v for k, v in os_deltas.items() if k not in OSSTAT_READINGS}
     it.osstat_begin = _values(con, "dba_hist_osstat", "stat_name", "value", dbid, inst, lo, OSSTAT_READINGS)
     it.osstat_end = _values(con, "dba_hist_osstat", "stat_name", "value", dbid, inst, hi, OSSTAT_READINGS)
-    cols = ("total_waits", "total_timeouts", "time_waited_micro", "total_waits_fg", "total_timeouts_fg")
-    sums = ", ".join(f"sum(CASE snap_id WHEN ? THEN {c} ELSE -{c} END)" for c in (*cols, "time_waited_micro_fg"))
+    sums = ", ".join(f"sum(CASE snap_id WHEN ? THEN {c} ELSE -{c} END)" for c in EVENT_COLUMNS)
     for row in con.execute(
         f"SELECT event_name, wait_class, {sums}, count(*) FROM dba_hist_system_event WHERE dbid = ? "
         "AND instance_number = ? AND snap_id IN (?, ?) GROUP BY event_name, wait_class",
-        (hi,) * 6 + args,
+        (hi,) * len(EVENT_COLUMNS) + args,
     ):
         if row[-1] == 2:
             it.events.append(Event(*row[:-1]))
-    io = (
-        "small_read_megabytes + large_read_megabytes",
-        "small_write_megabytes + large_write_megabytes",
-        "small_read_reqs + large_read_reqs",
-        "small_write_reqs + large_write_reqs",
-        "number_of_waits",
-        "wait_time",
-    )
-    sums = ", ".join(f"sum(CASE snap_id WHEN ? THEN {c} ELSE -({c}) END)" for c in io)
+    sums = ", ".join(f"sum(CASE snap_id WHEN ? THEN {c} ELSE -({c}) END)" for c in IO_SUMS.values())
     for name, *values, both in con.execute(
         f"SELECT function_name, {sums}, count(*) FROM dba_hist_iostat_function WHERE dbid = ? AND instance_number = ? "
         "AND snap_id IN (?, ?) GROUP BY function_name",
-        (hi,) * 6 + args,
+        (hi,) * len(IO_SUMS) + args,
     ):
         if both == 2:
-            it.io_functions[name] = dict(
-                zip(("read_mb", "write_mb", "read_reqs", "write_reqs", "waits", "wait_ms"), values, strict=True)
-            )
+            it.io_functions[name] = dict(zip(IO_SUMS, values, strict=True))
     it.segments = _segments(con, *args)
     for name, wclass, milli, waits in con.execute(
         "SELECT event_name, wait_class, wait_time_milli, sum(CASE snap_id WHEN ? THEN wait_count ELSE -wait_count END) "

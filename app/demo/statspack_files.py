@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from app.demo.report_data import RangeError
+from app.demo.report_data import EVENT_COLUMNS, IO_SUMS, RangeError
 from app.demo.report_style import half_up, to_char
 from app.history.catalog import POINT_IN_TIME
 
@@ -151,8 +151,7 @@ def interval(con, dbid: int, inst: int, lo: int, hi: int) -> SpInterval:
         )
     )
     idle = {r[0] for r in con.execute("SELECT event FROM stats$idle_event")}
-    cols = ("total_waits", "total_timeouts", "time_waited_micro", "total_waits_fg", "total_timeouts_fg")
-    diffs = ", ".join(f"e.{c} - coalesce(b.{c}, 0)" for c in (*cols, "time_waited_micro_fg"))
+    diffs = ", ".join(f"e.{c} - coalesce(b.{c}, 0)" for c in EVENT_COLUMNS)
     for name, *values in con.execute(
         f"SELECT e.event, {diffs} FROM stats$system_event e LEFT JOIN stats$system_event b ON b.dbid = e.dbid "
         "AND b.instance_number = e.instance_number AND b.event_id = e.event_id AND b.snap_id = ? "
@@ -169,24 +168,14 @@ def interval(con, dbid: int, inst: int, lo: int, hi: int) -> SpInterval:
                 (*key, snap),
             )
         )
-    io = (
-        "small_read_megabytes + large_read_megabytes",
-        "small_write_megabytes + large_write_megabytes",
-        "small_read_reqs + large_read_reqs",
-        "small_write_reqs + large_write_reqs",
-        "number_of_waits",
-        "wait_time",
-    )
-    sums = ", ".join(f"sum(CASE f.snap_id WHEN ? THEN {c} ELSE -({c}) END)" for c in io)
+    sums = ", ".join(f"sum(CASE f.snap_id WHEN ? THEN {c} ELSE -({c}) END)" for c in IO_SUMS.values())
     for name, *values in con.execute(
         f"SELECT n.function_name, {sums} FROM stats$iostat_function f JOIN stats$iostat_function_name n "
         "ON n.function_id = f.function_id WHERE f.dbid = ? AND f.instance_number = ? AND f.snap_id IN (?, ?) "
         "GROUP BY n.function_name HAVING count(*) = 2",
-        (hi,) * len(io) + (*key, lo, hi),
+        (hi,) * len(IO_SUMS) + (*key, lo, hi),
     ):
-        it.io_functions[name] = dict(
-            zip(("read_mb", "write_mb", "read_reqs", "write_reqs", "waits", "wait_ms"), values, strict=True)
-        )
+        it.io_functions[name] = dict(zip(IO_SUMS, values, strict=True))
     for name, milli, count in con.execute(
         "SELECT n.name, h.wait_time_milli, sum(CASE h.snap_id WHEN ? THEN h.wait_count ELSE -h.wait_count END) "
         "FROM stats$event_histogram h JOIN v$event_name n ON n.event_id = h.event_id "
