@@ -1744,12 +1744,38 @@ def report_file_name(layout: str, instance, lo: int, hi: int) -> str:
     return f"awrrpt_{instance}_{lo}_{hi}.{'html' if '-html-' in layout else 'txt'}"
 
 
-def report_folder(store_path, out_dir, db_name: str, instance, start: datetime, hours: int, layout: str) -> list[Path]:
-    """What a DBA's folder holds: one report per hour from `start` (database-local), each from the snapshot that ends
-    at the hour to the one that ends an hour later (two of the demo's 30-minute intervals), as Oracle's scripts name
-    them. An hour whose snapshots are missing or span a restart has no report, as Oracle refuses it (§27)."""
+def hourly_folder(store_path, out_dir, start: datetime, hours: int, plan: Callable) -> list[Path]:
+    """What a DBA's folder holds: one report per hour from `start` (database-local), each from the snapshot of the
+    hour to the one an hour later, as Oracle's scripts name them. An hour whose snapshots are missing or span a restart
+    has no report, as Oracle refuses it (§27). `plan(con)` gives the snapshots by their time (datetime -> snap_id)
+    and the function of (lo, hi) giving a report's file name and text."""
     con = sqlite3.connect(f"file:{store_path}?mode=ro", uri=True)
     try:
+        snaps, report = plan(con)
+        out_dir = Path(out_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        paths = []
+        for k in range(hours):
+            lo, hi = snaps.get(start + timedelta(hours=k)), snaps.get(start + timedelta(hours=k + 1))
+            if lo is None or hi is None:
+                continue
+            try:
+                name, text = report(lo, hi)
+            except RangeError:
+                continue
+            path = out_dir / name
+            path.write_text(text, encoding="utf-8")
+            paths.append(path)
+        return paths
+    finally:
+        con.close()
+
+
+def report_folder(store_path, out_dir, db_name: str, instance, start: datetime, hours: int, layout: str) -> list[Path]:
+    """The hourly reports of `layout` (hourly_folder), each from the snapshot that ends at the hour to the one that
+    ends an hour later (two of the demo's 30-minute intervals)."""
+
+    def plan(con):
         dbid = con.execute("SELECT dbid FROM dba_hist_database_instance WHERE db_name = ?", (db_name,)).fetchone()[0]
         inst = instance if instance is not None and not layout.startswith("awr-global") else None
         probe = (
@@ -1764,20 +1790,9 @@ def report_folder(store_path, out_dir, db_name: str, instance, start: datetime, 
                 (dbid, probe),
             )
         }
-        out_dir = Path(out_dir)
-        out_dir.mkdir(parents=True, exist_ok=True)
-        paths = []
-        for k in range(hours):
-            lo, hi = snaps.get(start + timedelta(hours=k)), snaps.get(start + timedelta(hours=k + 1))
-            if lo is None or hi is None:
-                continue
-            try:
-                text = awr_report_file(con, dbid, inst if inst is not None else instance, lo, hi, layout)
-            except RangeError:
-                continue
-            path = out_dir / report_file_name(layout, inst, lo, hi)
-            path.write_text(text, encoding="utf-8")
-            paths.append(path)
-        return paths
-    finally:
-        con.close()
+        return snaps, lambda lo, hi: (
+            report_file_name(layout, inst, lo, hi),
+            awr_report_file(con, dbid, inst if inst is not None else instance, lo, hi, layout),
+        )
+
+    return hourly_folder(store_path, out_dir, start, hours, plan)

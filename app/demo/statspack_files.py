@@ -4,12 +4,12 @@ widths, multi-line headings standing on their last line, a rule of dashes under 
 sprepins.sql's arithmetic on the two snapshots of the same startup (docs/awr-rules.md §31). Every value is read with
 plain SQL from the store's STATS$ rows; the importer's tests read the files back."""
 
-import sqlite3
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 
 from app.demo.report_data import EVENT_COLUMNS, IO_SUMS, RangeError
+from app.demo.report_files import hourly_folder
 from app.demo.report_style import half_up, to_char
 from app.history.catalog import POINT_IN_TIME
 
@@ -1040,10 +1040,10 @@ def report_file_name(lo: int, hi: int) -> str:
 
 
 def statspack_folder(store_path, out_dir, db_name: str, start: datetime, hours: int, instance: int = 1) -> list[Path]:
-    """A DBA's folder of hourly Statspack reports from `start` (database-local): each from the snapshot taken at the
-    hour to the one an hour later; an hour whose snapshots are missing or span a restart has none."""
-    con = sqlite3.connect(f"file:{store_path}?mode=ro", uri=True)
-    try:
+    """A DBA's folder of hourly Statspack reports (hourly_folder): each from the snapshot taken at the hour to the
+    one an hour later."""
+
+    def plan(con):
         dbid = con.execute("SELECT dbid FROM stats$database_instance WHERE db_name = ?", (db_name,)).fetchone()[0]
         snaps = {
             _when(t): s
@@ -1052,20 +1052,6 @@ def statspack_folder(store_path, out_dir, db_name: str, start: datetime, hours: 
                 (dbid, instance),
             )
         }
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        paths = []
-        for k in range(hours):
-            lo, hi = snaps.get(start + timedelta(hours=k)), snaps.get(start + timedelta(hours=k + 1))
-            if lo is None or hi is None:
-                continue
-            try:
-                text = statspack_report(con, dbid, instance, lo, hi)
-            except RangeError:
-                continue
-            path = out / report_file_name(lo, hi)
-            path.write_text(text, encoding="utf-8")
-            paths.append(path)
-        return paths
-    finally:
-        con.close()
+        return snaps, lambda lo, hi: (report_file_name(lo, hi), statspack_report(con, dbid, instance, lo, hi))
+
+    return hourly_folder(store_path, out_dir, start, hours, plan)
