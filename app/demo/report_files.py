@@ -89,6 +89,17 @@ def _two_then_one(value):
     return ONE(None if value is None else float(half_up(value, 2)))
 
 
+# the Load Profile rows of one SYSSTAT statistic each that 11.2 and Statspack (sprepins.sql) print alike, in order
+LOAD_PROFILE_STATS = (
+    ("Redo size", "redo size"),
+    ("Logical reads", "session logical reads"),
+    ("Block changes", "db block changes"),
+    ("Physical reads", "physical reads"),
+    ("Physical writes", "physical writes"),
+    ("User calls", "user calls"),
+    ("Parses", "parse count (total)"),
+    ("Hard parses", "parse count (hard)"),
+)
 PCT = _mask("999.9")  # .8, 98.9: no leading zero
 PCT0 = _mask("990.9")  # 0.8
 PCT2 = _mask("990.99")
@@ -111,16 +122,7 @@ def load_profile_rows(it: Interval, release: str) -> list[tuple[str, float, floa
     add("DB Time(s)", tmd.get("DB time", 0) / 1e6, True)
     add("DB CPU(s)", tmd.get("DB CPU", 0) / 1e6, True)
     if release == "11.2":
-        for label, name in (
-            ("Redo size", "redo size"),
-            ("Logical reads", "session logical reads"),
-            ("Block changes", "db block changes"),
-            ("Physical reads", "physical reads"),
-            ("Physical writes", "physical writes"),
-            ("User calls", "user calls"),
-            ("Parses", "parse count (total)"),
-            ("Hard parses", "parse count (hard)"),
-        ):
+        for label, name in LOAD_PROFILE_STATS:
             add(label, ss.get(name))
         add("W/A MB processed", it.pga_bytes_processed / MB if it.pga_bytes_processed is not None else None)
         add("Logons", ss.get("logons cumulative"))

@@ -9,7 +9,7 @@ from datetime import datetime
 from pathlib import Path
 
 from app.demo.report_data import EVENT_COLUMNS, IO_SUMS, RangeError
-from app.demo.report_files import hourly_folder
+from app.demo.report_files import LOAD_PROFILE_STATS, hourly_folder
 from app.demo.report_style import half_up, to_char
 from app.history.catalog import POINT_IN_TIME
 
@@ -426,16 +426,7 @@ def load_profile_rows(it: SpInterval) -> list[tuple[str, float, float | None, fl
 
     add("DB time(s)", it.time_model.get("DB time", 0) / 1e6, True)
     add("DB CPU(s)", it.time_model.get("DB CPU", 0) / 1e6, True)
-    for label, name in (
-        ("Redo size", "redo size"),
-        ("Logical reads", "session logical reads"),
-        ("Block changes", "db block changes"),
-        ("Physical reads", "physical reads"),
-        ("Physical writes", "physical writes"),
-        ("User calls", "user calls"),
-        ("Parses", "parse count (total)"),
-        ("Hard parses", "parse count (hard)"),
-    ):
+    for label, name in LOAD_PROFILE_STATS:
         add(label, it.stat(name))
     add("W/A MB processed", (it.pga_bytes_processed or 0) / MB)
     add("Logons", it.stat("logons cumulative"))
