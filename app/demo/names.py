@@ -1,5 +1,6 @@
 """The names the demo writes and their ids: statistics, time model, wait events, OS statistics, sysmetrics, I/O
-functions and file types, each with the model quantity (the "driver", a key of `workload.rates`) it follows."""
+file types, each with the model quantity (the "driver", a key of `workload.rates`) it follows. The I/O functions are
+Oracle's, numbered as Oracle numbers them (app/store/awr/views.py IO_FUNCTIONS)."""
 
 import zlib
 
@@ -215,22 +216,6 @@ Current Logons Count|Logons|sessions
 GC CR Block Received Per Second|Blocks Per Second|gc_cr
 GC CR Block Received Per Txn|Blocks Per Txn|gc_cr/txn
 """
-IO_FUNCTIONS = [
-    "RMAN",
-    "DBWR",
-    "LGWR",
-    "ARCH",
-    "XDB",
-    "Streams AQ",
-    "Data Pump",
-    "Recovery",
-    "Buffer Cache Reads",
-    "Direct Reads",
-    "Direct Writes",
-    "Smart Scan",
-    "Archive Manager",
-    "Others",
-]
 IO_FILETYPES = [
     "Other",
     "Control File",

@@ -11,7 +11,6 @@ from app.demo.detail import Detail
 from app.demo.names import (
     EVENT_ROWS,
     IO_FILETYPES,
-    IO_FUNCTIONS,
     READING_ROWS,
     SYSSTAT_ROWS,
     TIME_MODEL_ROWS,
@@ -35,6 +34,7 @@ from app.demo.workload import (
 )
 from app.store.awr.embedded.ash import ASH_BASE, ASH_NAMES, ASH_TOTALS
 from app.store.awr.embedded.parameters import PARAMETER_BASE
+from app.store.awr.views import IO_FUNCTIONS
 from app.units import DAY, MIB
 
 

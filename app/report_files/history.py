@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 
 from app.history.catalog import POINT_IN_TIME
 from app.report_files.model import Report
+from app.store.awr.views import IO_FUNCTIONS
 
 # the seconds of an interval, refined from the Load Profile (elapsed_seconds): a printed per-second value and the
 # total of its statistic in Instance Activity Stats
@@ -26,23 +27,6 @@ RATES = (
     ("Executes (SQL)", "execute count"),
     ("Executes", "execute count"),
     ("User calls", "user calls"),
-)
-# IOSTAT_FUNCTION_NAME's ids (V$IOSTAT_FUNCTION)
-IO_FUNCTIONS = (
-    "RMAN",
-    "DBWR",
-    "LGWR",
-    "ARCH",
-    "XDB",
-    "Streams AQ",
-    "Data Pump",
-    "Recovery",
-    "Buffer Cache Reads",
-    "Direct Reads",
-    "Direct Writes",
-    "Smart Scan",
-    "Archive Manager",
-    "Others",
 )
 MB = 1024 * 1024
 

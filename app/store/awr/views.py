@@ -80,6 +80,23 @@ IO_COLUMNS = (
     "large_read_reqs",
     "large_write_reqs",
 )
+# IOSTAT_FUNCTION_NAME's functions, FUNCTION_ID their place (V$IOSTAT_FUNCTION)
+IO_FUNCTIONS = (
+    "RMAN",
+    "DBWR",
+    "LGWR",
+    "ARCH",
+    "XDB",
+    "Streams AQ",
+    "Data Pump",
+    "Recovery",
+    "Buffer Cache Reads",
+    "Direct Reads",
+    "Direct Writes",
+    "Smart Scan",
+    "Archive Manager",
+    "Others",
+)
 # DBA_HIST_SEG_STAT's *_DELTA columns awrlens reads, in the view's order (docs/awr-rules.md §25)
 SEGMENT_STATS = (
     "logical_reads",
