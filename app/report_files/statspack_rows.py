@@ -16,19 +16,10 @@ import math
 
 from app.store.awr.views import IO_COLUMNS
 from app.store.statspack.tables import SEGMENT_COLUMNS, SEGMENT_LEVEL
+from app.store.statspack.views import SQL_COLUMNS
 
 PIECE = 64  # STATS$SQLTEXT's piece length
 SUBSET = 31  # STATS$SQL_SUMMARY's TEXT_SUBSET
-# SQLSTAT's *_DELTA column -> STATS$SQL_SUMMARY's cumulative one
-SQL_VALUES = {
-    "executions": "executions",
-    "elapsed_time": "elapsed_time",
-    "cpu_time": "cpu_time",
-    "buffer_gets": "buffer_gets",
-    "disk_reads": "disk_reads",
-    "rows_processed": "rows_processed",
-    "iowait": "user_io_wait_time",
-}
 # the STATS$ tables this module fills with a DBID (each database's own) and those without (shared names)
 BY_DBID = (
     "stats$snapshot",
@@ -182,7 +173,7 @@ def _sql(found, startup, out):
                 "old_hash_value": ohv,
                 "hash_value": ohv,
                 "address": f"{ohv:016X}",
-                **{col: acc.get(f"{m}_delta") for m, col in SQL_VALUES.items()},
+                **{col: acc.get(f"{m}_delta") for m, col in SQL_COLUMNS.items()},
             }
         )
         last[r["sql_id"]] = max(last.get(r["sql_id"], 0), r["snap_id"])
