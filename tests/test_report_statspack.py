@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
+from report_files import LABELS, given_back, snaps
 
 from app import create_app
 from app.demo.statspack_files import statspack_folder, statspack_report
@@ -42,24 +43,6 @@ SECTIONS = [
     "init.ora Parameters",
     "End of Report",
 ]
-# Statspack's Load Profile labels -> the app's (docs/awr-rules.md §13)
-LABELS = {
-    "DB time(s)": "DB Time(s)",
-    "DB CPU(s)": "DB CPU(s)",
-    "Redo size": "Redo size (bytes)",
-    "Logical reads": "Logical read (blocks)",
-    "Block changes": "Block changes",
-    "Physical reads": "Physical read (blocks)",
-    "Physical writes": "Physical write (blocks)",
-    "User calls": "User calls",
-    "Parses": "Parses (SQL)",
-    "Hard parses": "Hard parses (SQL)",
-    "W/A MB processed": "SQL Work Area (MB)",
-    "Logons": "Logons",
-    "Executes": "Executes (SQL)",
-    "Rollbacks": "Rollbacks",
-    "Transactions": "Transactions",
-}
 STATS = {  # Load Profile label -> STATS$SYSSTAT statistic (sprepins.sql's STAT_CHANGES)
     "Redo size": "redo size",
     "Logical reads": "session logical reads",
@@ -83,11 +66,6 @@ def rounded(value, places) -> Decimal:
 def two_then_one(value) -> float:
     """sprepins.sql's ROUND(x, 2) printed through a mask of one decimal."""
     return float(rounded(rounded(value, 2), 1))
-
-
-def within(printed: float, value: float) -> bool:
-    """Oracle rounds a Load Profile rate to two decimals, then prints one: a printed v covers [v - 0.055, v + 0.045)."""
-    return printed - 0.055 <= value < printed + 0.045
 
 
 @pytest.fixture(scope="module")
@@ -348,24 +326,18 @@ def test_each_report_gives_back_its_printed_load_profile(imported, day_folder):
     compared = 0
     for path in day_folder:
         printed = parse(path.name, path.read_bytes()).load_profile
-        lo, hi = map(int, re.search(r"sp_(\d+)_(\d+)\.lst", path.name).groups())
+        lo, hi = snaps(path)
         body = client.get(
             f"/api/v1/dbs/{db['id']}/load-profile", query_string={"begin_snap": lo, "end_snap": hi}
         ).get_json()
-        rows = {r["metric"]: r for r in body["rows"]}
         assert body["elapsed_seconds"] == 3600 and body["left_out"] == []
-        for label, (per_second, per_txn) in printed.items():
-            row = rows[LABELS[label]]
-            assert within(per_second, row["per_second"]), (path.name, label, per_second, row["per_second"])
-            if per_txn is not None:
-                assert within(per_txn, row["per_transaction"]), (path.name, label, per_txn, row["per_transaction"])
-            compared += 1
+        compared += given_back(path, printed, body)
     assert compared == 15 * len(day_folder)
 
 
 def test_what_statspack_does_not_keep_is_not_in_source(imported, day_folder):
     client, db = imported
-    lo, hi = map(int, re.search(r"sp_(\d+)_(\d+)\.lst", day_folder[-1].name).groups())
+    lo, hi = snaps(day_folder[-1])
     resp = client.get(f"/api/v1/dbs/{db['id']}/activity", query_string={"begin_snap": lo, "end_snap": hi})
     assert resp.status_code == 404
     assert resp.get_json()["error"]["code"] == "not_in_source"
