@@ -1,6 +1,6 @@
-"""What AWR's text and HTML layouts share once a section is a table (docs/report-formats.md): the columns found by
-their headings, each row's cells read into the model's units, and the names a text column cut short mapped back to
-Oracle's full names.
+"""What AWR's text and HTML layouts share (docs/report-formats.md): the header's instance, and once a section is a
+table, the columns found by their headings, each row's cells read into the model's units, and the names a text column
+cut short mapped back to Oracle's full names.
 
 A `Table` is a section's header (its column headings, lower-cased) and rows (the cells as printed); the text
 layout cuts them by the dashed underline's widths, the HTML one takes the <th> and <td> cells. The readers below
@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from app.report_files import numbers, oracle_names
-from app.report_files.model import Event, InstanceData, IoFunction, Report, Segment, Sql
+from app.report_files.model import Event, Instance, InstanceData, IoFunction, Report, Segment, Sql
 
 SQL_ID = re.compile(r"[0-9a-z]{11,13}")
 WAIT_CLASSES = (
@@ -510,6 +510,27 @@ class Sections:
     sql: list[tuple[str, Table]] = field(default_factory=list)  # ("elapsed time", table), ...
     sql_text: dict[str, str] | None = None  # Complete List of SQL Text
     segments: list[tuple[str, Table]] = field(default_factory=list)  # ("logical_reads", table), ...
+
+
+def flag(text: str | None) -> bool:
+    """A header's YES / NO column (RAC, CDB)."""
+    return (text or "").strip().upper() == "YES"
+
+
+def header_instance(number: int, inst: dict, host: dict, startup, seps: numbers.Separators, memory: str) -> Instance:
+    """The instance of an instance report's header, from its instance and host tables (cells by lower-cased heading):
+    `memory` is the heading of the host's memory in GB ("memory(gb)" in text, "memory (gb)" in HTML)."""
+    return Instance(
+        number=number,
+        name=(inst.get("instance") or "").strip(),
+        host=(host.get("host name") or "").strip() or None,
+        startup=startup,
+        platform=(host.get("platform") or "").strip() or None,
+        cpus=numbers.integer(host.get("cpus")),
+        cores=numbers.integer(host.get("cores")),
+        sockets=numbers.integer(host.get("sockets")),
+        memory_gb=numbers.number(host.get(memory), seps),
+    )
 
 
 def fill(report: Report, data: InstanceData, reader: Reader, known: KnownNames, sec: Sections) -> None:

@@ -17,10 +17,12 @@ from app.report_files.awr_common import (
     Sections,
     Table,
     fill,
+    flag,
+    header_instance,
     heading,
 )
 from app.report_files.awr_text import parse_time
-from app.report_files.model import Instance, InstanceData, Report, ReportError
+from app.report_files.model import InstanceData, Report, ReportError
 
 SQL_SUMMARIES = {
     "top sql by elapsed time": "elapsed time",
@@ -242,28 +244,16 @@ def parse(name: str, text: str, known: KnownNames | None = None) -> Report:
         dbid=int(numbers.number(db.get("db id")) or 0),
         db_name=(db.get("db name") or "").strip(),
         release=release,
-        rac=(db.get("rac") or "").strip().upper() == "YES",
+        rac=flag(db.get("rac")),
         begin_snap=numbers.integer(begin[1]) or 0,
         end_snap=numbers.integer(end[1]) or 0,
         begin_time=begin_time,
         end_time=end_time,
         elapsed_minutes=numbers.number(minutes["Elapsed"], seps),
         db_time_minutes=numbers.number(minutes["DB Time"], seps),
-        instances=[
-            Instance(
-                number=number,
-                name=(inst.get("instance") or "").strip(),
-                host=(host.get("host name") or "").strip() or None,
-                startup=startup,
-                platform=(host.get("platform") or "").strip() or None,
-                cpus=numbers.integer(host.get("cpus")),
-                cores=numbers.integer(host.get("cores")),
-                sockets=numbers.integer(host.get("sockets")),
-                memory_gb=numbers.number(host.get("memory (gb)"), seps),
-            )
-        ],
+        instances=[header_instance(number, inst, host, startup, seps, "memory (gb)")],
         data={},
-        cdb=(db.get("cdb") or "").strip().upper() == "YES",
+        cdb=flag(db.get("cdb")),
         edition=(db.get("edition") or "").strip() or None,
         notes=notes,
     )

@@ -22,9 +22,11 @@ from app.report_files.awr_common import (
     Sections,
     Table,
     fill,
+    flag,
+    header_instance,
     heading,
 )
-from app.report_files.model import Instance, InstanceData, Report, ReportError
+from app.report_files.model import InstanceData, Report, ReportError
 
 SUMMARY_HEADINGS = (
     "Database Summary",
@@ -297,8 +299,20 @@ def parse_time(text: str, fmt_seconds: bool) -> datetime:
     return datetime(y, month, int(day), parts[0], parts[1], parts[2] if fmt_seconds and len(parts) > 2 else 0)
 
 
-def _flag(text: str | None) -> bool:
-    return (text or "").strip().upper() == "YES"
+def snap_lines(name: str, lines: list[str], snap: re.Pattern, minutes: re.Pattern) -> tuple[dict, dict]:
+    """A header's Begin Snap and End Snap lines by `snap` ("Begin" -> (snapshot, time, sessions)) and its minutes by
+    `minutes` ("Elapsed", "DB Time" -> the figure as printed); a ReportError naming the file without them."""
+    snaps, mins = {}, {}
+    for line in lines:
+        m = snap.match(line)
+        if m:
+            snaps[m.group(1)] = (int(m.group(2)), m.group(3), m.group(4))
+        m = minutes.match(line)
+        if m:
+            mins[m.group(1)] = m.group(2)
+    if "Begin" not in snaps or "End" not in snaps or "Elapsed" not in mins:
+        raise ReportError(f"{name}: the header has no Begin Snap, End Snap or Elapsed line")
+    return snaps, mins
 
 
 def header(rep: TextReport) -> tuple[dict, list[str]]:
@@ -312,17 +326,7 @@ def header(rep: TextReport) -> tuple[dict, list[str]]:
     inst = _small_table(top, ("Instance", "Inst Num")) or [db]
     host = _small_table(top, ("Host Name", "Platform"))
     container = _small_table(top, ("Container DB Id",))
-    snaps, minutes, samples = {}, {}, []
-    for line in top:
-        m = SNAP.match(line)
-        if m:
-            snaps[m.group(1)] = (int(m.group(2)), m.group(3), m.group(4))
-        m = MINUTES.match(line)
-        if m:
-            minutes[m.group(1)] = m.group(2)
-            samples.append(m.group(2))
-    if "Begin" not in snaps or "End" not in snaps or "Elapsed" not in minutes:
-        raise ReportError(f"{rep.name}: the header has no Begin Snap, End Snap or Elapsed line")
+    snaps, minutes = snap_lines(rep.name, top, SNAP, MINUTES)
     return {
         "db": db,
         "inst": inst[0],
@@ -330,7 +334,7 @@ def header(rep: TextReport) -> tuple[dict, list[str]]:
         "container": container[0] if container else None,
         "snaps": snaps,
         "minutes": minutes,
-    }, samples
+    }, list(minutes.values())
 
 
 def load_profile_lines(lines: list[str], seps: numbers.Separators) -> dict[str, tuple[float | None, float | None]]:
@@ -373,17 +377,7 @@ def parse(rep: TextReport, known: KnownNames | None = None) -> Report:
     if lp_lines is None:
         raise ReportError(f"{name}: no Load Profile section")
     number = int(numbers.number(inst.get("inst num") or "1") or 1)
-    instance = Instance(
-        number=number,
-        name=(inst.get("instance") or "").strip(),
-        host=(host.get("host name") or "").strip() or None,
-        startup=startup,
-        platform=(host.get("platform") or "").strip() or None,
-        cpus=numbers.integer(host.get("cpus")),
-        cores=numbers.integer(host.get("cores")),
-        sockets=numbers.integer(host.get("sockets")),
-        memory_gb=numbers.number(host.get("memory(gb)"), seps),
-    )
+    instance = header_instance(number, inst, host, startup, seps, "memory(gb)")
     sessions = (numbers.integer(snaps["Begin"][2]), numbers.integer(snaps["End"][2]))
     report = Report(
         source="awr",
@@ -391,7 +385,7 @@ def parse(rep: TextReport, known: KnownNames | None = None) -> Report:
         dbid=int(db["db id"]),
         db_name=db["db name"].strip(),
         release=release,
-        rac=_flag(db.get("rac")),
+        rac=flag(db.get("rac")),
         begin_snap=snaps["Begin"][0],
         end_snap=snaps["End"][0],
         begin_time=begin_time,
@@ -400,7 +394,7 @@ def parse(rep: TextReport, known: KnownNames | None = None) -> Report:
         db_time_minutes=numbers.number(h["minutes"].get("DB Time"), seps),
         instances=[instance],
         data={},
-        cdb=_flag(db.get("cdb")) or h["container"] is not None,
+        cdb=flag(db.get("cdb")) or h["container"] is not None,
         edition=(db.get("edition") or "").strip() or None,
         notes=notes,
     )

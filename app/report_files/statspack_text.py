@@ -11,7 +11,7 @@ import re
 
 from app.report_files import numbers
 from app.report_files.awr_common import KnownNames, Reader, Sections, Table, fill
-from app.report_files.awr_text import clean_lines, is_end_marker, is_spec, load_profile_lines, parse_time
+from app.report_files.awr_text import clean_lines, is_end_marker, is_spec, load_profile_lines, parse_time, snap_lines
 from app.report_files.model import Instance, InstanceData, Report, ReportError, Sql
 
 LAYOUT = "statspack-text-19"
@@ -195,16 +195,7 @@ def parse(name: str, text: str, known: KnownNames | None = None) -> Report:
     host = _small(rep.head, "Host")
     if db is None or len(db) < 7:
         raise ReportError(f"{name}: no header (the Database / DB Id table) before the first section")
-    snaps, minutes = {}, {}
-    for line in rep.head:
-        m = SNAP.match(line)
-        if m:
-            snaps[m.group(1)] = (int(m.group(2)), m.group(3), m.group(4))
-        m = MINUTES.match(line)
-        if m:
-            minutes[m.group(1)] = m.group(2)
-    if "Begin" not in snaps or "End" not in snaps or "Elapsed" not in minutes:
-        raise ReportError(f"{name}: the header has no Begin Snap, End Snap or Elapsed line")
+    snaps, minutes = snap_lines(name, rep.head, SNAP, MINUTES)
     seps = numbers.detect(list(minutes.values()))
     notes: list[str] = []
     reader = Reader(seps, notes)
