@@ -48,6 +48,14 @@ class Event:
     micros_fg: int
 
 
+def event_side(e, background: bool) -> tuple[int, int, int]:
+    """An event's waits, timeouts and time (microseconds) in the foreground (its _FG columns), or in the background
+    (the totals less the foreground's); the Event of either demo reader (this one's or statspack_files.py's)."""
+    if background:
+        return e.waits - e.waits_fg, e.timeouts - e.timeouts_fg, e.micros - e.micros_fg
+    return e.waits_fg, e.timeouts_fg, e.micros_fg
+
+
 @dataclass
 class Interval:
     """One instance's interval (lo, hi]: its header facts and every section's rows."""

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from app.demo.report_data import Interval, RangeError, interval, sql_totals
+from app.demo.report_data import Interval, RangeError, event_side, interval, sql_totals
 from app.demo.report_style import avg_wait, cell, half_up, kilo, size_mb, tm, to_char
 
 LAYOUTS = ("awr-text-19", "awr-html-19", "awr-text-11.2", "awr-html-11.2", "awr-global-text-19")
@@ -464,11 +464,7 @@ def _wait_events(it, release, background: bool) -> Table:
     txn = it.transactions
     rows = []
     for e in it.events:
-        waits, outs, micros = (
-            (e.waits - e.waits_fg, e.timeouts - e.timeouts_fg, e.micros - e.micros_fg)
-            if background
-            else (e.waits_fg, e.timeouts_fg, e.micros_fg)
-        )
+        waits, outs, micros = event_side(e, background)
         if waits <= 0 or micros < 1000:  # only events with Total Wait Time (s) >= .001
             continue
         idle = e.wait_class == "Idle"

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from app.demo.report_data import EVENT_COLUMNS, IO_SUMS, RangeError
+from app.demo.report_data import EVENT_COLUMNS, IO_SUMS, RangeError, event_side
 from app.demo.report_files import LOAD_PROFILE_STATS, hourly_folder
 from app.demo.report_style import half_up, to_char
 from app.history.catalog import POINT_IN_TIME
@@ -567,11 +567,7 @@ def wait_events(it: SpInterval, background: bool) -> list[str]:
     tct, tran = _total_call_micros(it), it.transactions
     found = []
     for e in it.events:
-        waits, outs, micros = (
-            (e.waits - e.waits_fg, e.timeouts - e.timeouts_fg, e.micros - e.micros_fg)
-            if background
-            else (e.waits_fg, e.timeouts_fg, e.micros_fg)
-        )
+        waits, outs, micros = event_side(e, background)
         if waits <= 0 or micros / 1e6 < EVENT_TIME_MIN:
             continue
         found.append((e.idle, -micros, -waits, e.name, waits, outs, micros))
