@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from statistics import median
 
+import pytest
 from histories import (
     COUNTERS,
     DICTIONARY_OBJECT,
@@ -59,9 +60,27 @@ MIN_INTERVAL = 300  # AWRLENS_MIN_INTERVAL's default (§6)
 REDO = COUNTERS.index(("sysstat", 1, "redo size"))
 READS = COUNTERS.index(("sysstat", 2, "session logical reads"))
 SHM = Path("/dev/shm")  # in memory where there is one: a store is written for each example
-FOLDER = Path(tempfile.mkdtemp(prefix="awrlens-generated-", dir=SHM if SHM.is_dir() else None))
-atexit.register(shutil.rmtree, FOLDER, True)
+_FOLDERS: dict = {}  # process id -> its folder of the examples' stores
 _made = itertools.count()
+
+
+def folder() -> Path:
+    """This process's folder of the examples' stores, made on first use: a process forked after the import (mutmut's
+    fork server forks one per mutant, docs/mutation.md) makes its own, not writing into its siblings'."""
+    if os.getpid() not in _FOLDERS:
+        made = Path(tempfile.mkdtemp(prefix="awrlens-generated-", dir=SHM if SHM.is_dir() else None))
+        atexit.register(shutil.rmtree, made, True)
+        _FOLDERS[os.getpid()] = made
+    return _FOLDERS[os.getpid()]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _remove_the_stores():
+    """The process's stores removed after the module's tests (a forked process may end without running atexit)."""
+    yield
+    made = _FOLDERS.pop(os.getpid(), None)
+    if made is not None:
+        shutil.rmtree(made, True)
 
 
 class Pasteable:
@@ -80,8 +99,8 @@ def db_of(history: History):
     """The history's store; a failing check prints the history (shrunk) as an @example to paste above it."""
     note(Pasteable(history))
     made = next(_made)
-    (FOLDER / f"h{made - 1}.sqlite").unlink(missing_ok=True)  # the previous example's (its readers keep it open)
-    return database(history, FOLDER / f"h{made}.sqlite", MIN_INTERVAL)
+    (folder() / f"h{made - 1}.sqlite").unlink(missing_ok=True)  # the previous example's (its readers keep it open)
+    return database(history, folder() / f"h{made}.sqlite", MIN_INTERVAL)
 
 
 def at(s: Snap) -> float:
