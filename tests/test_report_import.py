@@ -19,7 +19,8 @@ from report_files import given_back, snaps
 
 from app import create_app
 from app.demo.report_files import awr_report_file, report_folder
-from app.report_files import files
+from app.errors import ApiError
+from app.report_files import files, importer
 from app.report_files.importer import ImportRefused, import_files
 from app.settings import Settings
 
@@ -238,6 +239,18 @@ def instance_stat(path: Path, name: str) -> float:
     block = path.read_text().split("Instance Activity Stats ", 1)[1]
     line = next(line for line in block.splitlines() if line.startswith(name + "  "))
     return printed_number(line[len(name) :].split()[0])
+
+
+def test_the_offset_given_at_import_places_the_printed_times(tmp_path, demo_store, folder):
+    app, store = reports_app(tmp_path, demo_store)
+    first = folder["awr-text-19"][0]
+    printed = re.search(r"Begin Snap:\s+\d+ (\S+ \S+)", first.read_text())[1]  # e.g. 18-Nov-26 00:00:00
+    local = datetime.strptime(printed, "%d-%b-%y %H:%M:%S")
+    import_files(store, files.gather([first.parent]), offset=importer.utc_offset("+05:30"))
+    summary = next(d for d in app.test_client().get("/api/v1/dbs").get_json()["databases"] if d["target"] == "reports")
+    assert summary["snapshots"]["from"] == local.isoformat() + "+05:30"
+    with pytest.raises(ApiError, match="utc_offset must be an offset from UTC"):
+        importer.utc_offset("+5")
 
 
 def test_a_report_of_another_dbid_makes_its_own_database(tmp_path, demo_store, folder):

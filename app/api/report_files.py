@@ -12,7 +12,7 @@ from app.api.params import accepts
 from app.api.respond import answer
 from app.errors import BadParameter, Forbidden, NotFound
 from app.report_files import files
-from app.report_files.importer import import_files
+from app.report_files.importer import import_files, utc_offset
 from app.units import MIB
 
 reports_api = Blueprint("reports", __name__, url_prefix="/api/v1/reports")
@@ -34,7 +34,10 @@ def reports_store():
 @reports_api.post("")
 @accepts()
 def upload_reports(args):
-    """Import AWR report files (multipart/form-data, a `file` field each; zips too): all of them or none."""
+    """Import AWR report files, all of them or none.
+
+    Multipart/form-data: a `file` field each (reports, or zips of them) and `utc_offset`, the database's offset from
+    UTC (a report prints none)."""
     if current_app.extensions.get("api_key") is None:  # configured: the API-key rule has checked it already
         raise Forbidden(
             "importing reports through the API needs an API key, and none is configured (AWRLENS_API_KEY_SECRET); "
@@ -43,8 +46,9 @@ def upload_reports(args):
     sent = request.files.getlist("file")
     if not sent:
         raise BadParameter("send the report files as multipart/form-data, one `file` field each", "file")
+    offset = utc_offset(request.form.get("utc_offset"))
     store = reports_store()
-    outcome = import_files(store, files.uploaded([(f.filename or "upload", f.read()) for f in sent]))
+    outcome = import_files(store, files.uploaded([(f.filename or "upload", f.read()) for f in sent]), offset=offset)
     cache = current_app.extensions.get("answer_cache")
     if cache is not None and outcome.imported:
         cache.clear()  # a database's history changed: what was kept of it was kept before
@@ -62,7 +66,13 @@ upload_reports.openapi = {
     "body": {
         "type": "object",
         "required": ["file"],
-        "properties": {"file": {"type": "array", "items": {"type": "string", "format": "binary"}}},
+        "properties": {
+            "file": {"type": "array", "items": {"type": "string", "format": "binary"}},
+            "utc_offset": {
+                "type": "string",
+                "description": "The database's offset from UTC, e.g. +01:00 (a report prints none; default: UTC).",
+            },
+        },
     },
     "body_media": "multipart/form-data",
     "ok": {

@@ -2,7 +2,7 @@
 
     flask --app app reports import ~/case-1234/awr/           # every report under a folder
     flask --app app reports import awr_week.zip rac1.html     # zips and files
-    flask --app app reports import reports/ --store /data/case.sqlite
+    flask --app app reports import reports/ --store /data/case.sqlite --utc-offset +01:00
     flask --app app reports list
 
 The store is AWRLENS_REPORTS_PATH (the target `reports`), or --store. An import is all or nothing: a file that cannot
@@ -15,7 +15,8 @@ import click
 from flask import current_app
 from flask.cli import AppGroup
 
-from app.report_files import files
+from app.errors import ApiError
+from app.report_files import files, importer
 from app.report_files.importer import ImportRefused, import_files
 
 reports = AppGroup("reports", help="AWR report files: import them as databases to browse, list what was imported.")
@@ -34,15 +35,24 @@ def _store(path: str | None):
 @reports.command("import")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option("--store", default=None, help="The SQLite file to import into (default: AWRLENS_REPORTS_PATH).")
-def import_command(paths, store):
+@click.option(
+    "--utc-offset",
+    default=None,
+    help="The database's offset from UTC, e.g. +01:00 (a report prints its times without one; default: UTC).",
+)
+def import_command(paths, store, utc_offset):
     """Import AWR report files (HTML or text), folders of them and zips: all of them or none."""
     target = _store(store)
+    try:
+        offset = importer.utc_offset(utc_offset)
+    except ApiError as exc:
+        raise click.BadParameter(exc.message, param_hint="--utc-offset") from None
     found = files.gather(list(paths))
     for skipped in found.skipped:
         click.echo(f"skipped {skipped}", err=True)
     with click.progressbar(length=len(found.entries), label=f"Reading {len(found.entries)} files") as bar:
         try:
-            outcome = import_files(target, found, on_progress=lambda _name: bar.update(1))
+            outcome = import_files(target, found, on_progress=lambda _name: bar.update(1), offset=offset)
         except ImportRefused as exc:
             bar.render_finish()
             for problem in exc.problems:

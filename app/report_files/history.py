@@ -96,13 +96,13 @@ def rows(reports: list[Report]) -> dict[str, list[dict]]:
             if not continues:
                 state = _Instance(startup=startup)
                 begin_time = r.begin_time
-                _snapshot(put, dbid, inst, r.begin_snap, startup, begin_time, begin_time)
+                _snapshot(put, dbid, inst, r.begin_snap, startup, begin_time, begin_time, r.utc_offset)
             else:
                 begin_time = state.end_time
             if not state.snaps:
                 state.snaps.append(r.begin_snap)
             end_time = begin_time + timedelta(seconds=elapsed_seconds(r, inst))
-            _snapshot(put, dbid, inst, r.end_snap, startup, begin_time, end_time)
+            _snapshot(put, dbid, inst, r.end_snap, startup, begin_time, end_time, r.utc_offset)
             put(
                 "database_instance",
                 (inst, startup),
@@ -132,7 +132,7 @@ def _ts(moment: datetime) -> str:
     return moment.isoformat(" ", timespec="microseconds" if moment.microsecond else "seconds")
 
 
-def _snapshot(put, dbid, inst, snap_id, startup, begin, end):
+def _snapshot(put, dbid, inst, snap_id, startup, begin, end, utc_offset):
     put(
         "snapshot",
         (inst, snap_id),
@@ -146,6 +146,7 @@ def _snapshot(put, dbid, inst, snap_id, startup, begin, end):
             "snap_level": 1,
             "error_count": 0,
             "snap_flag": 0,
+            "snap_timezone": utc_offset,  # SNAP_TIMEZONE: the offset given at import (§17), else none (UTC)
         },
     )
 

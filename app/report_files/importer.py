@@ -8,6 +8,7 @@ transaction of the store.
 """
 
 import hashlib
+import re
 import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -173,10 +174,29 @@ def _as_oracle_report(report: Report, text: str) -> dict:
     }
 
 
-def import_files(store, found: Found, on_progress: Callable[[str], None] | None = None) -> Outcome:
+def utc_offset(text: str | None) -> float | None:
+    """An offset from UTC as ISO 8601 writes it ("+01:00", "-05:30", "Z") in seconds; None for none. A malformed one
+    is a BadParameter naming utc_offset."""
+    if text in (None, ""):
+        return None
+    if text == "Z":
+        return 0.0
+    m = re.fullmatch(r"([+-])(\d\d):(\d\d)", text)
+    if not m or int(m[2]) > 14 or int(m[3]) > 59:
+        raise BadParameter(
+            f"utc_offset must be an offset from UTC such as +01:00, -05:30 or Z; got {text!r}", "utc_offset"
+        )
+    return (1 if m[1] == "+" else -1) * (int(m[2]) * 3600 + int(m[3]) * 60)
+
+
+def import_files(
+    store, found: Found, on_progress: Callable[[str], None] | None = None, offset: float | None = None
+) -> Outcome:
     """Import the files `found` (files.gather, files.uploaded) into the reports store `store` (a ReportStore): all
-    or nothing (ImportRefused)."""
+    or nothing (ImportRefused). `offset`: the database's seconds east of UTC (utc_offset), where the caller knows it."""
     kept, problems = read(found.entries, on_progress)
+    for k in kept:
+        k.report.utc_offset = offset
     problems = found.problems + problems
     stored = store.report_files()
     chosen, once, overlaps = check(kept, stored)
@@ -209,6 +229,7 @@ def import_files(store, found: Found, on_progress: Callable[[str], None] | None 
                     "layout": k.report.layout,
                     "imported_at": now,
                     "content": zlib.compress(k.content, 6),
+                    "utc_offset": offset,
                 }
                 for k in chosen
             ],
@@ -217,13 +238,14 @@ def import_files(store, found: Found, on_progress: Callable[[str], None] | None 
         fresh = {k.sha256: k for k in chosen}
         for dbid in sorted({k.report.dbid for k in chosen}):
             kept = []  # (report, the file's text) of every file of the database
-            for sha, name, content in conn.execute(
-                select(REPORT_FILES.c.sha256, REPORT_FILES.c.file_name, REPORT_FILES.c.content).where(
-                    REPORT_FILES.c.dbid == dbid
-                )
+            files = REPORT_FILES.c
+            for sha, name, content, given in conn.execute(
+                select(files.sha256, files.file_name, files.content, files.utc_offset).where(files.dbid == dbid)
             ):
                 data = zlib.decompress(content)
-                kept.append((fresh[sha].report if sha in fresh else parse(name, data), decode(name, data)))
+                report = fresh[sha].report if sha in fresh else parse(name, data)
+                report.utc_offset = given
+                kept.append((report, decode(name, data)))
             reports = [r for r, _ in kept]
             found = history.rows(reports)
             raw = conn.connection.driver_connection

@@ -128,3 +128,4 @@ class Report:
     edition: str | None = None
     missing: list[str] = field(default_factory=list)  # the sections a full report of this layout prints and it lacks
     notes: list[str] = field(default_factory=list)  # what was read with doubt: truncated names kept, overflows
+    utc_offset: float | None = None  # the database's seconds east of UTC, given at import: a report prints none

@@ -12,7 +12,7 @@ REPORT_FILES_NAME = "awrlens_report_files"
 
 @cache
 def _report_files():
-    from sqlalchemy import Column, LargeBinary, MetaData, String
+    from sqlalchemy import Column, Float, LargeBinary, MetaData, String
 
     return keyed_table(
         MetaData(),
@@ -24,6 +24,7 @@ def _report_files():
         Column("source", String(9), nullable=False),  # awr or statspack
         Column("layout", String(40), nullable=False),
         Column("imported_at", String(26), nullable=False),
+        Column("utc_offset", Float),  # the database's seconds east of UTC, given at import (a report prints none)
         Column("content", LargeBinary, nullable=False),
         key=("sha256",),
     )
