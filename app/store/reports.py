@@ -7,7 +7,6 @@ import sqlite3
 from contextlib import closing
 from functools import cache
 
-from app.errors import DatabaseUnavailable
 from app.store.awr.embedded.report_files import REPORT_FILES_NAME
 from app.store.awr.views import Views
 from app.store.sqlite import SqliteStore
@@ -76,21 +75,18 @@ class ReportStore(SqliteStore):
         self.dispose()
 
     def rows(self, stmt, params=None, seconds=None):
+        """A store no report was imported into yet (no file: the first import makes it) holds no row."""
         if self._version() is None:
-            self._create_empty()
+            return []
         return super().rows(stmt, params, seconds)
 
-    def _create_empty(self):
-        """The empty store a first read finds, so that it lists no database rather than failing; where the file
-        cannot be made (a read-only file system), the error says where reports would go."""
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.write(self.create_schema)
-        except Exception as exc:
-            raise DatabaseUnavailable(
-                f"no report has been imported into {self.path}, and it cannot be created here ({exc}); import "
-                "reports with `flask reports import PATH` where the file can be written"
-            ) from exc
+    def write(self, work):
+        """`work` on the file, which the first import makes (and its folder)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        return super().write(work)
+
+    def keeps_statspack(self) -> bool:
+        return self._version() is not None and super().keeps_statspack()
 
     def create_schema(self, conn):
         """Every view of the store as a plain table, Statspack's tables and the files' table, where missing."""
