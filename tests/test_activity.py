@@ -1165,43 +1165,66 @@ def test_samples_before_the_ranges_first_instant_are_in_its_first_bucket_from_th
         read.clear()
 
 
-@pytest.mark.parametrize("filters", [{"wait_class": "User I/O"}, {"wait_class": "User I/O", "instance": "2"}])
-def test_a_filtered_window_on_a_minute_is_its_samples_that_pass_per_bucket(api, sql3, rac, filters):
-    """§22: a window off the snapshots' grid that starts on a minute, 7 hours and 11 minutes (minute buckets), with a
-    filter other than the instance, which the store's totals per minute cannot apply: per event and bucket the
-    window's samples (`from` < SAMPLE_TIME <= `to`, local times) that pass the filters, counted here from the store's
-    rows; AAS = samples x 10 / the bucket's seconds."""
+WINDOW_GROUPS = {  # a sample's group, of its row (sample_time, session_state, wait_class, event, sql_id, ...)
+    "wait_class": lambda r: "CPU" if r[1] == "ON CPU" else r[2],
+    "event": lambda r: "CPU" if r[1] == "ON CPU" else r[3],
+    "sql_id": lambda r: r[4],
+}
+
+
+@pytest.mark.parametrize(
+    ("group_by", "filters", "from_totals"),
+    [
+        ("sql_id", {}, True),  # the totals of the snapshots inside, the edges' samples: 10 groups, other, no SQL
+        ("wait_class", {"instance": "2"}, True),
+        ("event", {"wait_class": "User I/O"}, False),  # a filter the totals cannot apply: the samples that pass
+        ("event", {"wait_class": "User I/O", "instance": "2"}, False),
+    ],
+)
+def test_a_window_on_a_minute_is_its_samples_per_bucket(api, sql3, rac, group_by, filters, from_totals):
+    """§22: a window off the snapshots' grid that starts on a minute, 7 hours and 11 minutes (minute buckets): per
+    group and bucket the window's samples (`from` < SAMPLE_TIME <= `to`, local times) that pass the filters, counted
+    here from the store's rows; the 10 groups with the most samples, `other` the rest; AAS = samples x 10 / the
+    bucket's seconds. The embedded store reads the totals per minute of the snapshots wholly inside the window and
+    the samples of its edge snapshots, with the instance the only filter; any other filter, the samples."""
     end = datetime.fromisoformat(rac["snapshots"]["to"]).replace(hour=15, minute=7, second=0) - timedelta(days=1)
     start = end - timedelta(hours=7, minutes=11)
-    query = {"from": start.isoformat(), "to": end.isoformat(), "group_by": "event", **filters}
+    query = {"from": start.isoformat(), "to": end.isoformat(), "group_by": group_by, **filters, "show_sql": "1"}
     body = ok(api, f"/api/v1/dbs/{rac['id']}/activity?" + "&".join(f"{k}={quote(v)}" for k, v in query.items()))
+    assert any("awrlens_ash_totals" in x["sql"] for x in body.pop("sql")) is from_totals
     seconds, width = (end - start).total_seconds(), body["bucket_seconds"]
     assert (width, body["sample_seconds"]) == (60, 10)
     count = -int(-seconds // width)
     w0, w1 = (t.replace(tzinfo=None) for t in (start, end))  # the store's local times, of the window's offset:
-    shift = start.utcoffset().total_seconds()
     where = "".join(f" AND a.{'instance_number' if k == 'instance' else k} = ?" for k in filters)
     rows = sql3.execute(
-        f"SELECT a.sample_time, a.event, s.snap_timezone FROM {ASH} a JOIN dba_hist_snapshot s ON s.dbid = a.dbid "
-        "AND s.snap_id = a.snap_id AND s.instance_number = a.instance_number WHERE a.dbid = ? AND a.snap_id BETWEEN "
+        "SELECT a.sample_time, a.session_state, a.wait_class, a.event, a.sql_id, s.snap_timezone "
+        f"FROM {ASH} a JOIN dba_hist_snapshot s ON s.dbid = a.dbid AND s.snap_id = a.snap_id "
+        "AND s.instance_number = a.instance_number WHERE a.dbid = ? AND a.snap_id BETWEEN "
         "(SELECT max(snap_id) FROM dba_hist_snapshot WHERE dbid = ? AND end_interval_time <= ?) AND "
         f"(SELECT min(snap_id) FROM dba_hist_snapshot WHERE dbid = ? AND end_interval_time >= ?){where}",
         (rac["dbid"], rac["dbid"], str(w0), rac["dbid"], str(w1), *filters.values()),
     ).fetchall()
-    assert {tz for *_, tz in rows} == {shift}  # one offset, the window's: no daylight-saving change inside
+    assert {r[-1] for r in rows} == {start.utcoffset().total_seconds()}  # no daylight-saving change inside
     per: dict = {}
-    for t, event, _ in rows:
-        at = datetime.fromisoformat(t)
+    for r in rows:
+        at = datetime.fromisoformat(r[0])
         if w0 < at <= w1:
             b = min(int((at - w0).total_seconds()) // width, count - 1)
-            per.setdefault(event, Counter())[b] += 1
-    assert len(per) <= 10 and sum(sum(c.values()) for c in per.values()) > 100  # every event a series of its own
-    assert [s["name"] for s in body["series"]] == sorted(per, key=lambda g: (-sum(per[g].values()), g))
+            per.setdefault(WINDOW_GROUPS[group_by](r), Counter())[b] += 1
+    ranked = sorted(per, key=lambda g: (-sum(per[g].values()), str(g)))
+    shown, rest = ranked[:10], ranked[10:]
+    if rest:
+        per["other"] = sum((per[g] for g in rest), Counter())
+    assert sum(sum(c.values()) for c in per.values()) > 100
+    assert [s["name"] for s in body["series"]] == shown + (["other"] if rest else [])
     for s in body["series"]:
         want = [per[s["name"]][b] * 10 / min(width, seconds - b * width) for b in range(count)]
         assert s["samples"] == sum(per[s["name"]].values())
+        assert s["label"] == ("no SQL" if s["name"] is None else s["name"])
         assert [v for _, v in s["points"]] == pytest.approx(want, abs=1e-4), s["name"]
-    assert body["total_samples"] == sum(sum(c.values()) for c in per.values())
+    assert body["total_samples"] == sum(sum(c.values()) for g, c in per.items() if g != "other")
+    assert (group_by == "sql_id") == bool(rest)  # the case of the first: groups beyond the 10 shown
 
 
 def test_the_top_sessions_of_a_filtered_range_are_named_by_their_own_samples(api, sql3, rac):
