@@ -1075,35 +1075,32 @@ def test_edges_are_the_snapshots_whose_intervals_reach_outside_the_window(tmp_pa
     assert activity.edges(db, read, w0, end[2, 5]) == [2, 3, 6, 7, 8]  # instance 2's 5 ends on w1 exactly: inside
 
 
-def _missed_begin_snap_history():
-    """Two instances, a snapshot every half hour from 00:30 to 08:00 (ids 1 to 16), instance 2 without snapshot 2 (a
-    flush failed: its interval 3 runs from its snapshot 1, §5); a sample every 10 s of each interval (5 s past), on
-    CPU, User I/O and Commit in turn."""
+def _sampled_history(ends: dict, wait_class=lambda inst, snap_id, j: (None, "User I/O", "Commit")[j % 3]):
+    """A history made here: per instance its snapshots' (id, minutes after 2026-03-02 00:00 its end), a sample
+    every 10 s of each interval after the instance's first snapshot (5 s past), of a session of its own, on CPU
+    (None) or waiting in `wait_class(instance, snap id, j)` for the interval's sample j."""
     from histories import History, Sample, Snap, local
 
     start = datetime(2026, 3, 2)
     snaps, samples = [], []
-    for inst in (1, 2):
+    for inst, own in ends.items():
         before = None
-        for k in range(1, 17):
-            if (inst, k) == (2, 2):
-                continue
-            end = start + timedelta(minutes=30 * k)
+        for k, minutes in own:
+            end = start + timedelta(minutes=minutes)
             snaps.append(Snap(k, inst, local(end), 0, local(start - timedelta(days=1))))
             for j in range(int((end - before).total_seconds()) // 10 if before else 0):
                 at = before + timedelta(seconds=10 * j + 5)
-                wait_class = (None, "User I/O", "Commit")[j % 3]
-                samples.append(Sample(k, inst, int((at - start).total_seconds()), local(at), inst, wait_class))
+                samples.append(
+                    Sample(k, inst, int((at - start).total_seconds()), local(at), inst, wait_class(inst, k, j))
+                )
             before = end
     return History(tuple(snaps), tuple(samples))
 
 
-def test_samples_before_the_ranges_first_instant_are_in_its_first_bucket_from_the_totals_too(tmp_path, monkeypatch):
-    """§22.1, on a history made here: the range (2, 16] starts at instance 1's snapshot 2 (instance 2 has none), so
-    instance 2's interval 3 begins half an hour before it; those samples are the range's (snapshot 3's) and in its
-    first bucket, every other in the bucket of its own minute (7 hours: minute buckets). The store's totals per
-    minute (embedded.ash.ASH_TOTALS, written here from the samples as the demo builder counts them) and the samples
-    grouped give that answer."""
+def _store_of(history, path, totals: bool = True):
+    """The history's store, with the totals per minute and half hour by wait class (embedded.ash.ASH_TOTALS and
+    ASH_NAMES, written here from the samples as the demo builder counts them: each sample in the minute, and the half
+    hour, its local SAMPLE_TIME starts, per snapshot and instance; CPU for a sample on CPU) unless `totals` is false."""
     import calendar
     import sqlite3
 
@@ -1115,30 +1112,60 @@ def test_samples_before_the_ranges_first_instant_are_in_its_first_bucket_from_th
     from app.store.awr.embedded.ash import ASH_NAMES, ASH_TOTAL_DIMENSIONS, ASH_TOTAL_PERIODS, ASH_TOTALS, ash_code
     from app.store.sqlite import SqliteStore
 
-    history = _missed_begin_snap_history()
-    path = write(history, tmp_path / "missed.sqlite")
-    engine = create_engine(f"sqlite:///{path}")
-    for table in (ASH_NAMES, ASH_TOTALS):
-        table.create(engine, checkfirst=True)
-    engine.dispose()
-    counted: Counter = Counter()
-    for a in history.samples:
-        minute = calendar.timegm(datetime.fromisoformat(a.time).timetuple()) // 60 * 60
-        for period in ASH_TOTAL_PERIODS:
-            counted[period, a.snap_id, a.instance, minute - minute % period, ash_code(a.wait_class or "CPU")] += 1
-    with sqlite3.connect(path) as con:
-        con.executemany(
-            f"insert into {ASH_NAMES.name} (id, value) values (?, ?)",
-            [(ash_code(t), t) for t in ("CPU", "User I/O", "Commit")],
-        )
-        con.executemany(
-            f"insert into {ASH_TOTALS.name} (dbid, dimension, period, snap_id, instance_number, start, code, "
-            "samples) values (?, ?, ?, ?, ?, ?, ?, ?)",
-            [(DBID, ASH_TOTAL_DIMENSIONS.index("wait_class") + 1, *key, n) for key, n in counted.items()],
-        )
+    write(history, path)
+    if totals:
+        engine = create_engine(f"sqlite:///{path}")
+        for table in (ASH_NAMES, ASH_TOTALS):
+            table.create(engine, checkfirst=True)
+        engine.dispose()
+        counted: Counter = Counter()
+        for a in history.samples:
+            minute = calendar.timegm(datetime.fromisoformat(a.time).timetuple()) // 60 * 60
+            for period in ASH_TOTAL_PERIODS:
+                counted[period, a.snap_id, a.instance, minute - minute % period, ash_code(a.wait_class or "CPU")] += 1
+        with sqlite3.connect(path) as con:
+            con.executemany(
+                f"insert into {ASH_NAMES.name} (id, value) values (?, ?)",
+                [(ash_code(t), t) for t in {a.wait_class or "CPU" for a in history.samples}],
+            )
+            con.executemany(
+                f"insert into {ASH_TOTALS.name} (dbid, dimension, period, snap_id, instance_number, start, code, "
+                "samples) values (?, ?, ?, ?, ?, ?, ?, ?)",
+                [(DBID, ASH_TOTAL_DIMENSIONS.index("wait_class") + 1, *key, n) for key, n in counted.items()],
+            )
     settings = Settings.from_env({}, targets={"g": {"sqlite": str(path)}})
-    db = Stores({"g": SqliteStore("g", path, settings)}).database(f"g.{DBID}")
+    return Stores({"g": SqliteStore("g", path, settings)}).database(f"g.{DBID}")
 
+
+def _reading(db, monkeypatch) -> list:
+    """The names of the statements the database runs from now on (app.store.awr.queries), in order."""
+    read, rows = [], db.rows
+    monkeypatch.setattr(db, "rows", lambda stmt, **binds: read.append(stmt.build.__name__) or rows(stmt, **binds))
+    return read
+
+
+def _assert_series(body, per: dict, width: int, seconds: float):
+    """The answer's series are the groups of `per` ({group: Counter of samples per bucket}, 10 groups at most), the
+    most sampled first (ties by name), each bucket's AAS samples x 10 / its seconds (the last bucket's inside)."""
+    count = -int(-seconds // width)
+    assert (body["bucket_seconds"], body["sample_seconds"]) == (width, 10)
+    assert [s["name"] for s in body["series"]] == sorted(per, key=lambda g: (-sum(per[g].values()), g))
+    for s in body["series"]:
+        assert s["samples"] == sum(per[s["name"]].values())
+        want = [per[s["name"]][b] * 10 / min(width, seconds - b * width) for b in range(count)]
+        assert s["points"][1] == pytest.approx(want, abs=1e-4), s["name"]
+
+
+def test_samples_before_the_ranges_first_instant_are_in_its_first_bucket_from_the_totals_too(tmp_path, monkeypatch):
+    """§22.1, on a history made here: two instances, a snapshot every half hour, instance 2 without snapshot 2 (a
+    flush failed: its interval 3 runs from its snapshot 1, §5). The range (2, 16] starts at instance 1's snapshot 2,
+    so instance 2's interval 3 begins half an hour before it; those samples are the range's (snapshot 3's) and in its
+    first bucket, every other in the bucket of its own minute (7 hours: minute buckets). The store's totals per
+    minute and the samples grouped give that answer."""
+    history = _sampled_history(
+        {1: [(k, 30 * k) for k in range(1, 17)], 2: [(k, 30 * k) for k in range(1, 17) if k != 2]}
+    )
+    db = _store_of(history, tmp_path / "missed.sqlite")
     t0, seconds, width = datetime(2026, 3, 2, 1, 0), 7 * 3600, 60  # instance 1's snapshot 2 to both ones' 16
     count = seconds // width
     per: dict = {}
@@ -1147,28 +1174,76 @@ def test_samples_before_the_ranges_first_instant_are_in_its_first_bucket_from_th
             b = min(max(int((datetime.fromisoformat(a.time) - t0).total_seconds()) // width, 0), count - 1)
             per.setdefault(a.wait_class or "CPU", Counter())[b] += 1
     assert per["CPU"][0] > 2  # the case this test is for: more than the bucket's own 2 samples on CPU
-    ranked = sorted(per, key=lambda g: (-sum(per[g].values()), g))
-
-    read = []
-    rows = db.rows
-    monkeypatch.setattr(db, "rows", lambda stmt, **binds: read.append(stmt.build.__name__) or rows(stmt, **binds))
+    read = _reading(db, monkeypatch)
     for totals in (True, False):
         db.store.ash_totals = totals
         body = activity.compute(db, db.resolve(begin_snap=2, end_snap=16))
         assert ("ash_total_buckets" in read) is totals
-        assert (body["bucket_seconds"], body["sample_seconds"]) == (width, 10)
-        assert [s["name"] for s in body["series"]] == ranked
-        for s in body["series"]:
-            assert s["samples"] == sum(per[s["name"]].values())
-            want = [per[s["name"]][b] * 10 / width for b in range(count)]
-            assert s["points"][1] == pytest.approx(want, abs=1e-4), (totals, s["name"])
+        _assert_series(body, per, width, seconds)
         read.clear()
+
+
+def _in_missed_snapshots(inst, snap_id, j):
+    """One sample in four on CPU, the others User I/O (a minute's six samples: 1 or 2 on CPU, one minute not as the
+    next); some Commit in snapshot 2 only (an edge of the 05:00 window below)."""
+    return "Commit" if snap_id == 2 and j % 7 == 0 else "User I/O" if j % 4 else None
+
+
+@pytest.mark.parametrize(
+    ("ends", "w0", "w1", "from_totals"),
+    [
+        # instance 2 without snapshots 7 and 8: its 9 (from 03:00) an edge between inner snapshots 8 and 10 of a
+        # window from 03:15; only consecutive inner snapshots are read from the totals, so the samples are grouped
+        (
+            {1: [(k, 30 * k) for k in range(1, 25)], 2: [(k, 30 * k) for k in range(1, 25) if k not in (7, 8)]},
+            195,
+            607,
+            False,
+        ),
+        # instance 2 without snapshots 7 to 23: its 24 (from 03:00 to 12:00) holds samples all through the window,
+        # read with the edge snapshots at the window's end
+        ({1: [(k, 30 * k) for k in range(1, 25)], 2: [(k, 30 * k) for k in (*range(1, 7), 24)]}, 195, 607, True),
+        # snapshots every 3 hours: one inner snapshot (06:00-09:00) between its edges; Commit in its first edge only
+        ({1: [(k, 180 * k) for k in range(1, 6)]}, 300, 690, True),
+        # a window from a snapshot's end (06:00): its first snapshot read is an inner one
+        ({1: [(k, 180 * k) for k in range(1, 6)]}, 360, 750, True),
+        # a window from 03:15:30, not on a minute: no minute lies in one bucket, so the samples are grouped
+        ({1: [(k, 30 * k) for k in range(1, 25)], 2: [(k, 30 * k) for k in range(1, 25)]}, 195.5, 607, False),
+    ],
+    ids=["non-consecutive", "across", "one-inner", "from-a-snapshot", "off-a-minute"],
+)
+def test_a_windows_aas_from_the_totals_and_its_edges_is_its_samples(tmp_path, monkeypatch, ends, w0, w1, from_totals):
+    """§22, a window off the snapshots' grid (minutes after 00:00, on a minute, over 6 hours: minute buckets) on
+    histories made here: per wait class and bucket the samples of `from` < SAMPLE_TIME <= `to` (local times), counted
+    here from the history; the embedded store reads the totals per minute of the consecutive snapshots wholly inside
+    the window and the samples of its edges (per instance the snapshots whose interval starts before `from` or ends
+    after `to`), and answers the same with the samples grouped and from a store without totals."""
+    history = _sampled_history(ends, _in_missed_snapshots)
+    start = datetime(2026, 3, 2)
+    t0, t1 = start + timedelta(minutes=w0), start + timedelta(minutes=w1)
+    seconds = (t1 - t0).total_seconds()
+    width = next(w for w in (10, 30, 60, 120, 300) if seconds / w <= 720)
+    per: dict = {}
+    for a in history.samples:
+        at = datetime.fromisoformat(a.time)
+        if t0 < at <= t1:
+            b = min(int((at - t0).total_seconds()) // width, -int(-seconds // width) - 1)
+            per.setdefault(a.wait_class or "CPU", Counter())[b] += 1
+    assert width == 60 and ("Commit" in per) == (w0 == 300)  # a group that only an edge holds: the 05:00 window
+    for path, totals in (("kept", True), ("kept", False), ("none", False)):
+        db = _store_of(history, tmp_path / f"{path}.sqlite", path == "kept")
+        db.store.ash_totals = totals
+        read = _reading(db, monkeypatch)
+        body = activity.compute(db, db.resolve(t0.replace(tzinfo=UTC), t1.replace(tzinfo=UTC)))
+        assert ("ash_total_buckets" in read) is (from_totals and totals), path
+        _assert_series(body, per, width, seconds)
 
 
 WINDOW_GROUPS = {  # a sample's group, of its row (sample_time, session_state, wait_class, event, sql_id, ...)
     "wait_class": lambda r: "CPU" if r[1] == "ON CPU" else r[2],
     "event": lambda r: "CPU" if r[1] == "ON CPU" else r[3],
     "sql_id": lambda r: r[4],
+    "module": lambda r: r[5],
 }
 
 
@@ -1179,6 +1254,7 @@ WINDOW_GROUPS = {  # a sample's group, of its row (sample_time, session_state, w
         ("wait_class", {"instance": "2"}, True),
         ("event", {"wait_class": "User I/O"}, False),  # a filter the totals cannot apply: the samples that pass
         ("event", {"wait_class": "User I/O", "instance": "2"}, False),
+        ("module", {}, False),  # a dimension the totals do not count
     ],
 )
 def test_a_window_on_a_minute_is_its_samples_per_bucket(api, sql3, rac, group_by, filters, from_totals):
@@ -1198,7 +1274,7 @@ def test_a_window_on_a_minute_is_its_samples_per_bucket(api, sql3, rac, group_by
     w0, w1 = (t.replace(tzinfo=None) for t in (start, end))  # the store's local times, of the window's offset:
     where = "".join(f" AND a.{'instance_number' if k == 'instance' else k} = ?" for k in filters)
     rows = sql3.execute(
-        "SELECT a.sample_time, a.session_state, a.wait_class, a.event, a.sql_id, s.snap_timezone "
+        "SELECT a.sample_time, a.session_state, a.wait_class, a.event, a.sql_id, a.module, s.snap_timezone "
         f"FROM {ASH} a JOIN dba_hist_snapshot s ON s.dbid = a.dbid AND s.snap_id = a.snap_id "
         "AND s.instance_number = a.instance_number WHERE a.dbid = ? AND a.snap_id BETWEEN "
         "(SELECT max(snap_id) FROM dba_hist_snapshot WHERE dbid = ? AND end_interval_time <= ?) AND "
@@ -1221,10 +1297,10 @@ def test_a_window_on_a_minute_is_its_samples_per_bucket(api, sql3, rac, group_by
     for s in body["series"]:
         want = [per[s["name"]][b] * 10 / min(width, seconds - b * width) for b in range(count)]
         assert s["samples"] == sum(per[s["name"]].values())
-        assert s["label"] == ("no SQL" if s["name"] is None else s["name"])
+        assert s["label"] == ({"sql_id": "no SQL", "module": "no module"}[group_by] if s["name"] is None else s["name"])
         assert [v for _, v in s["points"]] == pytest.approx(want, abs=1e-4), s["name"]
     assert body["total_samples"] == sum(sum(c.values()) for g, c in per.items() if g != "other")
-    assert (group_by == "sql_id") == bool(rest)  # the case of the first: groups beyond the 10 shown
+    assert bool(rest) or group_by != "sql_id"  # the case of the first: groups beyond the 10 shown
 
 
 def test_the_top_sessions_of_a_filtered_range_are_named_by_their_own_samples(api, sql3, rac):
