@@ -56,7 +56,7 @@ lint: $(VENV)/.installed $(VENDOR)  ## Ruff on the Python (lint and format), imp
 FAST_EXAMPLES ?= 8
 
 test-fast: $(VENV)/.installed  ## the edit loop: every test not marked slow, FAST_EXAMPLES generated histories a check (make test: 25)
-	GENERATED_EXAMPLES=$(FAST_EXAMPLES) $(PY) -m pytest -q -n 2 --dist loadfile -m "not slow"
+	GENERATED_EXAMPLES=$(FAST_EXAMPLES) $(PY) -m pytest -q -n 2 --dist worksteal -m "not slow"
 
 # The test runs keep compiled modules (pytest's rewritten tests too) in var/pycache, also where the environment sets
 # PYTHONDONTWRITEBYTECODE: without them every run compiles every module again, a third of the edit loop's time.

@@ -235,6 +235,7 @@ def test_the_concurrency_check_agrees_with_lambdas_rule(aws_calls, monkeypatch, 
         assert guard_rails.concurrency_refusal(aws, "awrlens-prod", wanted) is None  # its own reservation counted
 
 
+@pytest.mark.slow  # moto: over half a second
 def test_a_new_account_is_told_what_to_do(aws_calls, capsys, tmp_path):
     lambda_quota(aws_calls, 10)
     assert guard_rails.main(["prod", "--region", REGION, "--check-concurrency"]) == 2

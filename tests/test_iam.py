@@ -130,6 +130,7 @@ def test_policies_parse_and_allow_only_named_actions(name):
                 assert set(st["Action"]) <= VPC_CHECKS | LAMBDA_VPC | UNSCOPED, st
 
 
+@pytest.mark.slow  # Zappa's CLI and its clients: over half a second
 def test_the_guide_makes_the_deploying_identity_the_later_steps_use(monkeypatch, tmp_path):
     """infra/README.md, step 4: the identity the deploys run as holds the deployer documents (every one of iam/ but
     the function roles' and their trust), its profile is the one the later steps export, Zappa's own session takes
@@ -500,6 +501,7 @@ def test_zappa_deployer_allows_every_call_of_zappas_source_and_nothing_more(zapp
     assert "cloudformation:ListStackResources" in need  # Zappa's wait for its stack (issue 11)
 
 
+@pytest.mark.slow  # moto and Zappa's template: over half a second
 def test_zappa_deployer_may_tag_what_cloudformation_tags_for_zappas_stack(zappa_source, templates):
     """Zappa's CreateStack and UpdateStack carry the stack's Tags (zappa/core.py, update_stack) and its template holds
     the REST API: CloudFormation tags the API as the caller, so the deployer must be allowed API Gateway's tagging
@@ -525,6 +527,7 @@ def test_zappas_version_is_the_one_packaged():
     assert f"zappa=={version('zappa')}\n" in pins
 
 
+@pytest.mark.slow  # moto and Zappa's template: over half a second
 def test_the_roles_trust_every_service_they_are_handed_to(zappa_source, templates):
     """Zappa's API Gateway integration calls the function with the stage's role as its credentials (in the template
     Zappa generates), and Zappa hands the role to Lambda (CreateFunction, UpdateFunctionConfiguration) and to
@@ -571,6 +574,7 @@ def test_the_roles_trust_their_services_only_on_behalf_of_this_account():
     assert not assumable(trust, "ec2.amazonaws.com", {"aws:SourceAccount": ACCOUNT})
 
 
+@pytest.mark.slow  # moto and Zappa's template: over half a second
 def test_the_roles_let_api_gateway_invoke_their_function(templates):
     """API Gateway calls Lambda with the role's credentials (Integration.Credentials), so the role itself must allow
     lambda:InvokeFunction on the function the integration's URI names (Zappa's default role allows it on "*")."""

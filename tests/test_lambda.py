@@ -177,6 +177,7 @@ def test_stage_prefix_on_the_execute_api_host_only(demo):
 # -- prod -----------------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # Zappa's handler on the prod stage: over half a second
 def test_prod_needs_the_key_and_allows_only_the_site(prod):
     for headers in ({"Origin": SITE}, {"Origin": SITE, "X-API-Key": "guess"}):
         result = prod(api_event("/api/v1/dbs", headers=headers, stage="prod"))

@@ -68,6 +68,7 @@ def json_error(status, headers, content, expected):
     return err
 
 
+@pytest.mark.slow  # gunicorn: over half a second
 def test_a_chunked_body_over_the_limit_is_refused(port, dbs):
     series = f"/api/v1/dbs/{dbs['rac']}/series?name=derived:aas"
     started = time.monotonic()
@@ -106,6 +107,7 @@ def test_a_chunked_body_within_the_limit_reaches_the_view_whole(demo_store, monk
     assert "empty" not in err["message"].lower(), err  # the view saw the bytes, not an empty stream
 
 
+@pytest.mark.slow  # gunicorn: over half a second
 def test_a_body_with_a_length_over_the_limit_is_refused_over_the_wire(port, dbs):
     series = f"/api/v1/dbs/{dbs['rac']}/series?name=derived:aas"
     status, headers, content = send(
@@ -114,6 +116,7 @@ def test_a_body_with_a_length_over_the_limit_is_refused_over_the_wire(port, dbs)
     json_error(status, headers, content, 413)
 
 
+@pytest.mark.slow  # gunicorn: over half a second
 def test_too_many_series_over_the_wire(port, dbs):
     names = "&".join(f"name=sysstat:stat{i}" for i in range(9))
     status, headers, content = send(port, request(f"/api/v1/dbs/{dbs['rac']}/series?{names}"))
@@ -133,6 +136,7 @@ def test_too_many_series_over_the_wire(port, dbs):
         ("no request line", "NOT HTTP\n", 400),
     ],
 )
+@pytest.mark.slow  # gunicorn: over half a second
 def test_gunicorn_limits_on_the_request_itself(port, case, head, expected):
     """gunicorn refuses these before the app sees them (RFC 9110 15.5.15 and RFC 6585 5 for the status), in the API's
     JSON error shape (gunicorn.conf.py) rather than its own HTML page."""
@@ -162,6 +166,7 @@ def test_a_script_name_header_counts_only_from_a_configured_proxy(port, demo_sto
     assert status == 200 and json.loads(content)["servers"] == [{"url": "/evil/"}]
 
 
+@pytest.mark.slow  # gunicorn: over half a second
 def test_the_longest_documented_request_is_within_gunicorns_limits(port, dbs, api):
     """gunicorn answers an over-long request line or headers itself (docs/oracle.md, Never hang); no request the API
     documents comes near: the 8 longest series names of the catalog, percent-encoded, with every other parameter of

@@ -421,12 +421,14 @@ def test_sql_command_prints_every_statement_for_oracle(cli_runner, prefix):
     assert "'" not in statspack and "?" not in statspack and "DBA_HIST" not in statspack.upper()
 
 
+@pytest.mark.slow  # the command prints every statement: over half a second
 def test_sql_command_shows_the_row_limit_as_sent(cli_runner):
     out = cli_runner.invoke(args=["sql"]).output
     assert "__[POSTCOMPILE" not in out
     assert f"FETCH FIRST {queries.TOP_SQL_ROWS} ROWS ONLY" in out
 
 
+@pytest.mark.slow  # the command prints every statement: over half a second
 def test_sql_command_prints_the_statements_of_a_release(cli_runner):
     old = cli_runner.invoke(args=["sql", "--release", "12.1"])
     assert old.exit_code == 0 and "block_size" not in old.output.lower()

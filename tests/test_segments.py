@@ -249,8 +249,8 @@ def _direct_writes_per_hour(sql3, dbid, first, last):
     per_hour = {"night": [0.0, 0.0], "afternoon": [0.0, 0.0]}
     for begin, end, delta in sql3.execute(
         "SELECT a.end_interval_time, n.end_interval_time, v.value - w.value FROM dba_hist_sysstat v JOIN "
-        "dba_hist_sysstat w ON w.dbid = v.dbid AND w.instance_number = v.instance_number AND w.stat_name = "
-        "v.stat_name AND w.snap_id = v.snap_id - 1 JOIN dba_hist_snapshot n ON n.dbid = v.dbid AND n.snap_id = "
+        "dba_hist_sysstat w ON w.dbid = v.dbid AND w.instance_number = v.instance_number AND w.stat_id = "
+        "v.stat_id AND w.snap_id = v.snap_id - 1 JOIN dba_hist_snapshot n ON n.dbid = v.dbid AND n.snap_id = "
         "v.snap_id AND n.instance_number = v.instance_number JOIN dba_hist_snapshot a ON a.dbid = v.dbid AND "
         "a.snap_id = w.snap_id AND a.instance_number = w.instance_number WHERE v.dbid = ? AND v.stat_name = "
         "'physical writes direct' AND n.startup_time = a.startup_time",

@@ -51,6 +51,7 @@ NO_ROWS = {"containers", "blocking", "plan_returns"}  # non-CDBs: DBA_HIST_PDB_I
 # the good plan's return are older
 
 
+@pytest.mark.slow  # every statement compiled: over half a second
 def test_the_file_holds_what_the_statements_compile_to():
     assert json.loads(sqlite.STATEMENTS.read_text()) == sqlite.statement_texts(), (
         "out of date: flask --app app sql --sqlite > app/store/sqlite_statements.json"
@@ -227,6 +228,7 @@ def test_each_text_gives_the_rows_sqlalchemy_gives(app, demo_store, dbs, window,
             assert (ours or name in NO_ROWS) and ours == theirs, stmt.key
 
 
+@pytest.mark.slow  # every Statspack statement run twice: over half a second
 def test_each_statspack_text_gives_the_rows_sqlalchemy_gives(app, demo_store, statspack_db, sql3):
     """The Statspack statements of the file (docs/awr-rules.md §31), on the demo's BILLING over its last day: the
     store's texts and SQLAlchemy's compile of the same statements read the same rows, and most of them read some."""
