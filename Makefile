@@ -115,8 +115,8 @@ $(LAMBDA_VENV)/.installed: requirements.txt infra/requirements-zappa.txt
 	rm -rf $(LAMBDA_SITE)/bin
 	touch $@
 
-$(LAMBDA_STORE): $(DEMO_SOURCES) | $(LAMBDA_VENV)/.installed  ## the demo stage's store: 10 days, 1 day per-minute, 9 hours of ASH without its totals, 15 minutes live
-	$(LAMBDA_VENV)/bin/python -m flask --app app demo --path $@ --days 10 --detail-days 1 --ash-days 0.375 --no-ash-totals --live-minutes 15
+$(LAMBDA_STORE): $(DEMO_SOURCES) | $(LAMBDA_VENV)/.installed  ## the demo stage's store: 10 days (AWR's 8), 1 day per-minute, 9 hours of ASH without its totals, 15 minutes live
+	$(LAMBDA_VENV)/bin/python -m flask --app app demo --path $@ --days 10 --awr-days 8 --detail-days 1 --ash-days 0.375 --no-ash-totals --live-minutes 15
 
 package: $(LAMBDA_VENV)/.installed $(if $(filter demo,$(STAGE)),$(LAMBDA_STORE))  ## dist/awrlens-$(STAGE).zip
 	$(LAMBDA_VENV)/bin/python infra/lambda_package.py $(STAGE)

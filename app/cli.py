@@ -16,6 +16,13 @@ def register(app):
     @app.cli.command("demo")
     @click.option("--path", default=None, help="Where to write the store (default: AWRLENS_STORE_PATH).")
     @click.option("--days", default=45, show_default=True, help="Days of history.")
+    @click.option(
+        "--awr-days",
+        default=None,
+        type=int,
+        help="Days of the AWR databases' history, the most recent ones (default: --days; at least 8); the Statspack "
+        "database keeps --days.",
+    )
     @click.option("--seed", default=42, show_default=True, help="Random seed: the same seed gives the same data.")
     @click.option(
         "--detail-days",
@@ -43,7 +50,7 @@ def register(app):
         "(default: an hour; 0 = none).",
     )
     @click.option("--if-missing", is_flag=True, help="Do nothing when the file already exists.")
-    def demo(path, days, seed, detail_days, ash_days, ash_totals, live_minutes, if_missing):
+    def demo(path, days, awr_days, seed, detail_days, ash_days, ash_totals, live_minutes, if_missing):
         """Build the embedded demo AWR history (two databases, 30-minute snapshots)."""
         from app import demo as builder
 
@@ -65,6 +72,7 @@ def register(app):
                 target,
                 seed=seed,
                 days=days,
+                awr_days=awr_days,
                 detail_days=detail_days,
                 on_progress=progress,
                 ash_days=ash_days,

@@ -142,7 +142,8 @@ def forbidden_names(root: Path = ROOT) -> set[str]:
 
 def finish(zip_path: Path) -> dict:
     """Rewrite the zip with an unchecked-hash .pyc beside every module (stale .pyc files dropped), sorted, dated
-    1980-01-01 like Zappa's entries, mode 0755. Returns counts."""
+    1980-01-01 like Zappa's entries, mode 0755, deflated at zlib's level 9 (Zappa's 6: the demo package 0.27 MB larger,
+    BENCHMARKS.md). Returns counts."""
     if sys.version_info[:2] != RUNTIME_PYTHON:
         raise SystemExit(
             f"compile with Python {'.'.join(map(str, RUNTIME_PYTHON))} (the {RUNTIME} runtime), "
@@ -177,7 +178,7 @@ def finish(zip_path: Path) -> dict:
                 info.create_system = 3
                 info.external_attr = 0o100755 << 16
                 info.compress_type = zipfile.ZIP_DEFLATED
-                z.writestr(info, path.read_bytes())
+                z.writestr(info, path.read_bytes(), compresslevel=9)
         os.replace(out, zip_path)
     return {"compiled": compiled, "not_compiled": failed}
 

@@ -2,19 +2,22 @@
 atomic build. Checked straight from the SQLite file and, for the stories, through the API a user would call."""
 
 import hashlib
+import inspect
 import itertools
 import os
+import re
 import sqlite3
 import subprocess
 import sys
-from datetime import datetime
+from datetime import datetime, timedelta
 from statistics import median
 
 import pytest
 from conftest import ROOT
 
-from app import demo
+from app import create_app, demo
 from app.history.load_profile import LOAD_PROFILE
+from app.settings import Settings
 
 
 @pytest.fixture(scope="module")
@@ -392,3 +395,97 @@ def test_a_failed_build_leaves_nothing_behind(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["store.sqlite"]
     with pytest.raises(ValueError, match="at least 10 days"):
         demo.build(target, days=3)
+
+
+# -- the Lambda demo's store: `make package`'s recipe (Makefile), shorter AWR histories than the session's store --
+
+STORIES = (
+    test_story_async_io_fix,
+    test_story_restart_with_missing_snapshots,
+    test_story_manual_snapshot_is_merged,
+    test_story_plan_regression_saturates_cpu,
+    test_story_nightly_batch_reads_direct,
+)
+
+
+def recipe_flags() -> dict:
+    """build()'s arguments as the Makefile's recipe of the demo stage's store gives them to `flask demo`."""
+    recipe = (ROOT / "Makefile").read_text().split("$(LAMBDA_STORE):", 1)[1].split("\n\n", 1)[0]
+    flags = dict(re.findall(r"--(days|awr-days|detail-days|ash-days|live-minutes) ([\d.]+)", recipe))
+    kinds = {"days": int, "awr-days": int, "live-minutes": int}
+    out = {k.replace("-", "_"): kinds.get(k, float)(v) for k, v in flags.items()}
+    return out | {"ash_totals": "--no-ash-totals" not in recipe}
+
+
+@pytest.fixture(scope="module")
+def lambda_store(tmp_path_factory):
+    path = tmp_path_factory.mktemp("lambda") / "demo.sqlite"
+    stories = demo.build(path, **recipe_flags())
+    app = create_app(Settings.from_env({}, targets={"demo": {"sqlite": str(path)}}))
+    body = app.test_client().get("/api/v1/dbs").get_json()
+    dbs = {"rac" if d["rac"] else "single": d["id"] for d in body["databases"] if d["source"] == "awr"}
+    return path, stories, app, dbs
+
+
+@pytest.mark.slow  # a demo build: about 10 s
+def test_the_lambda_demo_store_keeps_fewer_awr_days_and_every_story(lambda_store, demo_store):
+    """The recipe keeps fewer days of the AWR databases than of the history (the Statspack database's); their first
+    snapshot is that many days before the newest, each story's snapshots are inside, the static baseline before the
+    async I/O fix is its 3 days (baselines.BEFORE_DAYS), and the Statspack database is the session store's, row for
+    row (its 10 days: its stories are tests/test_statspack.py's)."""
+    flags = recipe_flags()
+    assert flags["awr_days"] < flags["days"]
+    path, stories, _, _ = lambda_store
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    spans = con.execute(
+        "select dbid, julianday(max(end_interval_time)) - julianday(min(end_interval_time)) from dba_hist_snapshot "
+        "group by dbid"
+    ).fetchall()
+    assert {dbid: round(days, 3) for dbid, days in spans} == dict.fromkeys(ids(stories).values(), flags["awr_days"])
+    billing = "select round(julianday(max(snap_time)) - julianday(min(snap_time)), 3), count(*) from stats$snapshot"
+    assert con.execute(billing).fetchone() == (flags["days"], flags["days"] * 24 + 1)  # hourly
+    snaps = {r[0] for r in con.execute("select distinct snap_id from dba_hist_snapshot")}
+    node = "select snap_id from dba_hist_snapshot where dbid = ? and instance_number = ?"
+    restart = stories["restart"]
+    assert set(restart["missing_snap_ids"]).isdisjoint(
+        r[0] for r in con.execute(node, (restart["dbid"], restart["instance"]))
+    )
+    inside = [stories[k]["first_snap_after"] for k in ("async_io_fix", "restart")]
+    inside += [
+        stories["manual_snapshot"]["snap_id"],
+        *(stories["plan_regression"][k] for k in ("begin_snap", "end_snap")),
+    ]
+    assert set(inside) <= snaps
+    (begin,) = con.execute("select start_snap_time from dba_hist_baseline where baseline_name = 'BEFORE_ASYNC_IO_FIX'")
+    fix = datetime.fromisoformat(stories["async_io_fix"]["startup_time"]).replace(tzinfo=None)
+    assert timedelta(days=3, minutes=-30) < fix - datetime.fromisoformat(begin[0]) <= timedelta(days=3)
+    session = sqlite3.connect(f"file:{demo_store[0]}?mode=ro", uri=True)
+    for table in ("stats$snapshot", "stats$sysstat", "stats$sql_summary", "stats$system_event"):
+        query = f"select * from {table} order by 1, 2, 3, 4"
+        assert con.execute(query).fetchall() == session.execute(query).fetchall(), table
+
+
+@pytest.mark.slow  # the store's build (the test before)
+@pytest.mark.parametrize("story", STORIES, ids=lambda f: f.__name__.removeprefix("test_"))
+def test_the_lambda_demo_store_tells_each_story(story, lambda_store):
+    """Each AWR story, through the API, as the session store tells it."""
+    _, stories, app, dbs = lambda_store
+    given = {"client": app.test_client(), "dbs": dbs, "stories": stories}
+    story(**{k: given[k] for k in inspect.signature(story).parameters})
+
+
+@pytest.mark.slow  # two `flask demo` processes: over half a second
+def test_the_awr_days_are_those_that_hold_the_stories(tmp_path):
+    """`flask demo --awr-days`: at least builder.MIN_AWR_DAYS, at most the history's days; refused before any build."""
+    target = tmp_path / "store.sqlite"
+    for days, awr in ((10, demo.builder.MIN_AWR_DAYS - 1), (10, 11)):
+        command = [sys.executable, "-m", "flask", "--app", "app", "demo", "--path", str(target)]
+        done = subprocess.run(
+            [*command, "--days", str(days), "--awr-days", str(awr)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode != 0 and "the AWR databases need 8 to 10 (the history's) days" in done.stderr
+    assert not list(tmp_path.iterdir())

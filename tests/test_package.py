@@ -3,12 +3,14 @@ smoke test on the unzipped package, is perf/package.py)."""
 
 import json
 import os
+import random
 import re
 import shutil
 import struct
 import subprocess
 import sys
 import zipfile
+import zlib
 from fnmatch import fnmatch
 from importlib import metadata
 from pathlib import Path
@@ -332,12 +334,16 @@ def test_finish_compiles_hash_based_pyc(tmp_path):
             f"no CPython {lp.RUNTIME_PYTHON} on this machine (set LAMBDA_PYTHON): the package's .pyc are "
             "compiled by the runtime's Python"
         )
+    rng = random.Random(31)  # a store's stand-in that zlib packs smaller at level 9 than at its default, 6
+    words = ["".join(rng.choices("abcdefgh", k=rng.randint(2, 6))) for _ in range(300)]
+    store = " ".join(rng.choice(words) for _ in range(60_000)).encode()
     path = make_zip(
         tmp_path / "p.zip",
         {
             "app/__init__.py": "X = 1\n",
             "app/broken_template.py": "{{ not python",
             "app/__pycache__/__init__.cpython-312.pyc": b"stale",
+            "build/demo.sqlite": store,
         },
     )
     done = subprocess.run(
@@ -358,6 +364,9 @@ def test_finish_compiles_hash_based_pyc(tmp_path):
         pyc = z.read(f"app/__pycache__/__init__.cpython-{lp.CP[2:]}.pyc")
     assert infos["app/__init__.py"].date_time == (1980, 1, 1, 0, 0, 0)
     assert infos["app/__init__.py"].external_attr >> 16 == 0o100755
+    deflated = {level: zlib.compressobj(level, zlib.DEFLATED, -15) for level in (6, 9)}
+    sizes = {level: len(d.compress(store) + d.flush()) for level, d in deflated.items()}
+    assert infos["build/demo.sqlite"].compress_size == sizes[9] < sizes[6]
     assert struct.unpack("<I", pyc[4:8])[0] == 0b01, "hash-based, source not checked"
     assert re.search(rb"/var/task/app/__init__\.py", pyc)
     import importlib.util
