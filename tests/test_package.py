@@ -383,14 +383,16 @@ def test_finish_refuses_another_python(tmp_path):
 
 def test_the_guide_describes_the_package_make_builds():
     """infra/README.md's figures are those of what `make package` builds: the demo store's history as the Makefile's
-    recipe for it asks (days, per-minute days, hours of ASH, its totals left out, minutes of the live buffer), and the
-    packages' sizes as BENCHMARKS.md's summary last measured them."""
+    recipe for it asks (days, the AWR databases' days, per-minute days, hours of ASH, its totals left out, minutes of
+    the live buffer), and the packages' sizes as BENCHMARKS.md's summary last measured them."""
     recipe = (ROOT / "Makefile").read_text().split("$(LAMBDA_STORE):", 1)[1].split("\n\n", 1)[0]
-    flags = dict(re.findall(r"--(days|detail-days|ash-days|live-minutes) ([\d.]+)", recipe))
+    flags = dict(re.findall(r"--(days|awr-days|detail-days|ash-days|live-minutes) ([\d.]+)", recipe))
     guide = (ROOT / "infra" / "README.md").read_text()
     store = " ".join(guide.split("builds the demo store", 1)[1].split("\n3. ", 1)[0].split())
     days, detail, ash_hours = int(flags["days"]), float(flags["detail-days"]), float(flags["ash-days"]) * 24
     assert f"{days} days of history" in store
+    awr = int(flags.get("awr-days", days))
+    assert (f"the two AWR databases keep their {awr} most recent days" in store) == (awr < days)
     assert f"{'one' if detail == 1 else f'{detail:g}'} day{'' if detail == 1 else 's'} of per-minute metrics" in store
     assert f"{ash_hours:g} hours of Active Session History" in store
     assert ("without its totals" in store) == ("--no-ash-totals" in recipe)
