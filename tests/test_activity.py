@@ -1331,3 +1331,94 @@ def test_the_top_sessions_of_a_filtered_range_are_named_by_their_own_samples(api
         newest = seen[r["name"]][min(seen[r["name"]])]  # the newest block of WHO_BLOCK ids from hi that holds any
         user, program, machine = (most(x[k] for x in newest) for k in range(3))
         assert (r["user"], r["user_name"], r["program"], r["machine"]) == (user, users[user], program, machine)
+
+
+def _demo_window_samples(sql3, dbid, start, end, columns):
+    """The demo's samples of the window `start` < SAMPLE_TIME <= `end` (local times, naive), `columns` of each, read
+    from the snapshots whose intervals hold it (§22: the last ending at or before `start` to the first ending at or
+    after `end`, any instance)."""
+    rows = sql3.execute(
+        f"SELECT sample_time, {columns} FROM {ASH} WHERE dbid = ? AND snap_id BETWEEN "
+        "(SELECT max(snap_id) FROM dba_hist_snapshot WHERE dbid = ? AND end_interval_time <= ?) AND "
+        "(SELECT min(snap_id) FROM dba_hist_snapshot WHERE dbid = ? AND end_interval_time >= ?)",
+        (dbid, dbid, str(start), dbid, str(end)),
+    ).fetchall()
+    return [r[1:] for r in rows if start < datetime.fromisoformat(r[0]) <= end]
+
+
+def _demo_edges(sql3, dbid, start, end):
+    """§22's edge snapshots of the window (start, end] (local, naive), from DBA_HIST_SNAPSHOT: of the snapshots whose
+    intervals hold it, per instance, those whose interval starts before `start` (the instance's snapshot before ends
+    before it) or that end after `end`."""
+    ends: dict = {}
+    for inst, snap_id, at in sql3.execute(
+        "SELECT instance_number, snap_id, end_interval_time FROM dba_hist_snapshot WHERE dbid = ? ORDER BY 1, 2",
+        (dbid,),
+    ):
+        ends.setdefault(inst, []).append((snap_id, datetime.fromisoformat(at)))
+    every = sorted((at, snap_id) for own in ends.values() for snap_id, at in own)
+    lo = max(snap_id for at, snap_id in every if at <= start)
+    hi = min(snap_id for at, snap_id in every if at >= end)
+    return sorted(
+        {
+            snap_id
+            for own in ends.values()
+            for (_, before), (snap_id, at) in pairwise(own)
+            if lo < snap_id <= hi and (before < start or at > end)
+        }
+    )
+
+
+@pytest.mark.parametrize("filters", [{}, {"instance": "2"}])
+def test_a_windows_top_lists_are_its_samples_counted_from_the_blocks_less_its_edges(api, sql3, rac, filters):
+    """§22, a window off the snapshots' grid (an hour and 11 minutes to 15:07) with the instance the only filter: each
+    top list's groups are the window's samples (`from` < SAMPLE_TIME <= `to`) counted here from the store's rows, the
+    most sampled first; the blockers per event their waiters' samples and distinct sessions. The embedded store counts
+    them in one statement: the counts per block (ASH_TOP) of the snapshots read less the samples outside the window,
+    which only the edge snapshots hold (per instance, those whose interval starts before `from` or ends after `to`)."""
+    from app.store.awr.embedded.ash import ASH_TOP
+
+    end = datetime.fromisoformat(rac["snapshots"]["to"]).replace(hour=15, minute=7, second=0) - timedelta(days=1)
+    start = end - timedelta(hours=1, minutes=11)
+    query = {"from": start.isoformat(), "to": end.isoformat(), "show_sql": "1", **filters}
+    r = api.get(f"/api/v1/dbs/{rac['id']}/activity/top", query_string=query)
+    assert r.status_code == 200, r.get_data(as_text=True)[:500]
+    body = r.get_json()
+    w0, w1 = start.replace(tzinfo=None), end.replace(tzinfo=None)
+    (counted,) = [x for x in body["sql"] if ASH_TOP.name in x["sql"]]  # one statement, every list
+    assert counted["params"]["edge_snaps"] == _demo_edges(sql3, rac["dbid"], w0, w1)
+    rows = [
+        row
+        for row in _demo_window_samples(
+            sql3,
+            rac["dbid"],
+            w0,
+            w1,
+            'sql_id, instance_number, session_id, "SESSION_SERIAL#", module, event, "CURRENT_OBJ#", session_state, '
+            'blocking_inst_id, blocking_session, "BLOCKING_SESSION_SERIAL#"',
+        )
+        if str(row[1]) == filters.get("instance", str(row[1]))
+    ]
+    assert body["total_samples"] == len(rows) > 100
+    keys = {
+        "sql_id": lambda r: r[0],
+        "session": lambda r: f"{r[1]}:{r[2]},{r[3]}",
+        "module": lambda r: r[4],
+        "event": lambda r: "CPU" if r[7] == "ON CPU" else r[5],
+        "current_obj": lambda r: r[6],
+    }
+    for name, key in keys.items():
+        samples = Counter(key(r) for r in rows)
+        listed = {x["name"]: x["samples"] for x in body["lists"][name]}
+        assert listed == {g: samples[g] for g in listed}, name
+        assert len(listed) == min(25, len(samples)), name
+        assert min(listed.values()) >= max((n for g, n in samples.items() if g not in listed), default=0), name
+    blocked, waiters = Counter(), {}
+    for r in rows:
+        if r[9] is not None:
+            blocked[(*r[8:11], r[5])] += 1
+            waiters.setdefault((*r[8:11], r[5]), set()).add(r[2])
+    fields = ("blocking_instance", "blocking_session", "blocking_serial", "event")
+    assert {tuple(b[f] for f in fields): (b["samples"], b["waiters"]) for b in body["blocking"]} == {
+        k: (n, len(waiters[k])) for k, n in blocked.items()
+    }
