@@ -1422,3 +1422,51 @@ def test_a_windows_top_lists_are_its_samples_counted_from_the_blocks_less_its_ed
     assert {tuple(b[f] for f in fields): (b["samples"], b["waiters"]) for b in body["blocking"]} == {
         k: (n, len(waiters[k])) for k, n in blocked.items()
     }
+
+
+def _blocked_history():
+    """One instance, a snapshot every half hour from 00:00 to 04:00; a sample every 10 s of each interval of one of five
+    sessions (10 to 14), in turn on CPU, in User I/O and in Application, where session 99 (serial# 7) blocks it."""
+    from histories import History, Sample, Snap, local
+
+    start = datetime(2026, 3, 2)
+    snaps = [
+        Snap(k, 1, local(start + timedelta(minutes=30 * k)), 0, local(start - timedelta(days=1))) for k in range(9)
+    ]
+    samples = []
+    for j in range(1, 8 * 180 + 1):
+        at, k = start + timedelta(seconds=10 * j - 5), (j - 1) // 180 + 1  # 5 s before each tenth second
+        wait_class = (None, "User I/O", "Application")[j % 3]
+        blocker = (1, 99, 7) if wait_class == "Application" else None
+        samples.append(Sample(k, 1, j, local(at), 10 + j % 5, wait_class, blocker))
+    return History(tuple(snaps), tuple(samples))
+
+
+def test_a_windows_top_lists_and_blockers_over_the_view_are_its_samples(tmp_path):
+    """§22 on a history made here, whose store keeps neither coded samples nor counts per block (Oracle's way, over
+    the view): a window off the snapshots' grid (01:15 to 02:44:50) holds the samples of `from` < SAMPLE_TIME <= `to`,
+    whichever snapshot flushed them; each top list's groups and the blockers per event (their waiters' samples and
+    distinct sessions) are those samples counted here, none of its edge snapshots' outside it."""
+    from histories import database
+
+    history = _blocked_history()
+    db = database(history, tmp_path / "blocked.sqlite")
+    assert not (db.store.ash_coded or db.store.ash_top)  # the view's samples, grouped
+    t0, t1 = datetime(2026, 3, 2, 1, 15), datetime(2026, 3, 2, 2, 44, 50)
+    body = activity.top(db, db.resolve(t0.replace(tzinfo=UTC), t1.replace(tzinfo=UTC)))
+    inside = [a for a in history.samples if t0 < datetime.fromisoformat(a.time) <= t1]
+    assert body["total_samples"] == len(inside) == 539
+    events = Counter(f"{a.wait_class} event" if a.wait_class else "CPU" for a in inside)
+    sessions = Counter(f"1:{a.session},1" for a in inside)
+    for name, counted in (("event", events), ("session", sessions), ("sql_id", Counter({None: len(inside)}))):
+        listed = [(x["name"], x["samples"]) for x in body["lists"][name]]
+        assert dict(listed) == counted and [n for _, n in listed] == sorted(counted.values(), reverse=True), name
+    blocked = [a for a in inside if a.blocker]
+    (blocker,) = body["blocking"]
+    assert (blocker["blocking_instance"], blocker["blocking_session"], blocker["blocking_serial"]) == (1, 99, 7)
+    assert (blocker["event"], blocker["samples"], blocker["waiters"]) == (
+        "Application event",
+        len(blocked),
+        len({a.session for a in blocked}),
+    )
+    assert blocker["aas"] == pytest.approx(len(blocked) * 10 / (t1 - t0).total_seconds(), abs=1e-4)
