@@ -1470,3 +1470,28 @@ def test_a_windows_top_lists_and_blockers_over_the_view_are_its_samples(tmp_path
         len({a.session for a in blocked}),
     )
     assert blocker["aas"] == pytest.approx(len(blocked) * 10 / (t1 - t0).total_seconds(), abs=1e-4)
+
+
+def test_the_live_buffers_blockers_are_its_waiters_samples_and_sessions(api, sql3, rac, stories):
+    """§30 with §22's top lists: over the live row lock's window, the blocking sessions are those of the live buffer's
+    samples (GV$ACTIVE_SESSION_HISTORY, `from` < SAMPLE_TIME <= `to`), per blocker and event its waiters' samples and
+    distinct sessions, counted here from the buffer's rows; AAS at one sample a second."""
+    lock = stories["live"]["row_lock"]
+    r = api.get(
+        f"/api/v1/dbs/{rac['id']}/activity/top", query_string={"ash": "live", "from": lock["from"], "to": lock["to"]}
+    )
+    assert r.status_code == 200, r.get_data(as_text=True)[:500]
+    body = r.get_json()
+    local = [datetime.fromisoformat(lock[k]).replace(tzinfo=None).isoformat(sep=" ") for k in ("from", "to")]
+    blockers = sql3.execute(
+        'SELECT blocking_inst_id, blocking_session, "BLOCKING_SESSION_SERIAL#", event, count(*), '
+        'count(DISTINCT session_id) FROM "gv$active_session_history" WHERE dbid = ? AND blocking_session IS NOT NULL '
+        "AND julianday(sample_time) > julianday(?) AND julianday(sample_time) <= julianday(?) GROUP BY 1, 2, 3, 4",
+        (rac["dbid"], *local),
+    ).fetchall()
+    assert blockers and body["sample_seconds"] == 1  # the row lock's waiters
+    fields = ("blocking_instance", "blocking_session", "blocking_serial", "event", "samples", "waiters")
+    assert sorted(tuple(b[f] for f in fields) for b in body["blocking"]) == sorted(blockers)
+    seconds = (datetime.fromisoformat(lock["to"]) - datetime.fromisoformat(lock["from"])).total_seconds()
+    for b in body["blocking"]:
+        assert b["aas"] == pytest.approx(b["samples"] / seconds, abs=1e-4)
