@@ -1424,6 +1424,12 @@ def test_a_windows_top_lists_are_its_samples_counted_from_the_blocks_less_its_ed
     }
 
 
+@pytest.fixture(scope="module")
+def made_here(tmp_path_factory):
+    """A folder for the stores of the histories made in the tests below: the empty store they copy is made once."""
+    return tmp_path_factory.mktemp("made-here")
+
+
 def _blocked_history():
     """One instance, a snapshot every half hour from 00:00 to 04:00; a sample every 10 s of each interval of one of five
     sessions (10 to 14), in turn on CPU, in User I/O and in Application, where session 99 (serial# 7) blocks it."""
@@ -1442,7 +1448,7 @@ def _blocked_history():
     return History(tuple(snaps), tuple(samples))
 
 
-def test_a_windows_top_lists_and_blockers_over_the_view_are_its_samples(tmp_path):
+def test_a_windows_top_lists_and_blockers_over_the_view_are_its_samples(made_here):
     """§22 on a history made here, whose store keeps neither coded samples nor counts per block (Oracle's way, over
     the view): a window off the snapshots' grid (01:15 to 02:44:50) holds the samples of `from` < SAMPLE_TIME <= `to`,
     whichever snapshot flushed them; each top list's groups and the blockers per event (their waiters' samples and
@@ -1450,7 +1456,7 @@ def test_a_windows_top_lists_and_blockers_over_the_view_are_its_samples(tmp_path
     from histories import database
 
     history = _blocked_history()
-    db = database(history, tmp_path / "blocked.sqlite")
+    db = database(history, made_here / "blocked.sqlite")
     assert not (db.store.ash_coded or db.store.ash_top)  # the view's samples, grouped
     t0, t1 = datetime(2026, 3, 2, 1, 15), datetime(2026, 3, 2, 2, 44, 50)
     body = activity.top(db, db.resolve(t0.replace(tzinfo=UTC), t1.replace(tzinfo=UTC)))
@@ -1495,3 +1501,51 @@ def test_the_live_buffers_blockers_are_its_waiters_samples_and_sessions(api, sql
     seconds = (datetime.fromisoformat(lock["to"]) - datetime.fromisoformat(lock["from"])).total_seconds()
     for b in body["blocking"]:
         assert b["aas"] == pytest.approx(b["samples"] / seconds, abs=1e-4)
+
+
+def _statements_run(db, monkeypatch) -> list:
+    """The statements the database runs from now on, in order: (name, binds) of each (app.store.awr.queries)."""
+    ran, rows = [], db.rows
+    monkeypatch.setattr(
+        db, "rows", lambda stmt, **binds: ran.append((stmt.build.__name__, binds)) or rows(stmt, **binds)
+    )
+    return ran
+
+
+@pytest.mark.parametrize(
+    ("w1", "idle", "edges"),
+    [
+        (600, False, [(6, 7)]),  # to 10:00, snapshot 20's end: 20 wholly inside, no edge at the end
+        (615, True, [(6, 7), (20, 21)]),  # to 10:15; the snapshots inside without a sample
+    ],
+    ids=["to-a-snapshot", "idle-inside"],
+)
+def test_a_windows_aas_reads_the_totals_of_the_snapshots_inside_and_the_samples_of_its_edges(
+    made_here, monkeypatch, w1, idle, edges
+):
+    """§22 on a history made here (one instance, a snapshot every half hour): a window from 03:15 (on a minute, over 6
+    hours: minute buckets) is, per wait class and bucket, its samples (`from` < SAMPLE_TIME <= `to`), counted here. The
+    embedded store reads the groups' samples over the snapshots wholly inside it (8 to 20) from the half-hour totals,
+    then per bucket their totals per minute, and the samples of its edge snapshots only (7, whose interval starts at
+    03:00; 21, which ends after 10:15), one statement per edge; where the snapshots inside hold no sample, no totals
+    per bucket are read."""
+    history = _sampled_history({1: [(k, 30 * k) for k in range(1, 25)]})
+    if idle:
+        history = type(history)(history.snaps, tuple(a for a in history.samples if not 8 <= a.snap_id <= 20))
+    start = datetime(2026, 3, 2)
+    t0, t1 = start + timedelta(minutes=195), start + timedelta(minutes=w1)
+    seconds, width = (t1 - t0).total_seconds(), 60
+    per: dict = {}
+    for a in history.samples:
+        at = datetime.fromisoformat(a.time)
+        if t0 < at <= t1:
+            b = min(int((at - t0).total_seconds()) // width, -int(-seconds // width) - 1)
+            per.setdefault(a.wait_class or "CPU", Counter())[b] += 1
+    db = _store_of(history, made_here / f"window-{w1}.sqlite")
+    ran = _statements_run(db, monkeypatch)
+    body = activity.compute(db, db.resolve(t0.replace(tzinfo=UTC), t1.replace(tzinfo=UTC)))
+    _assert_series(body, per, width, seconds)
+    (groups,) = [binds for name, binds in ran if name == "ash_total_groups"]
+    assert (groups["lo"], groups["hi"], groups["period"]) == (7, 20, 1800)  # the snapshots (7, 20], half hours
+    assert [(b["lo"], b["hi"]) for name, b in ran if name == "activity"] == edges
+    assert [b["period"] for name, b in ran if name == "ash_total_buckets"] == ([] if idle else [60])
