@@ -1549,3 +1549,26 @@ def test_a_windows_aas_reads_the_totals_of_the_snapshots_inside_and_the_samples_
     assert (groups["lo"], groups["hi"], groups["period"]) == (7, 20, 1800)  # the snapshots (7, 20], half hours
     assert [(b["lo"], b["hi"]) for name, b in ran if name == "activity"] == edges
     assert [b["period"] for name, b in ran if name == "ash_total_buckets"] == ([] if idle else [60])
+
+
+def test_a_windows_aas_on_the_demo_reads_its_edges_coded_samples(api, sql3, rac):
+    """§22 on the embedded store: a window on a minute (7 hours and 11 minutes to 15:07, minute buckets) by wait class
+    holds its samples, counted here from the store's rows; it reads the totals of the snapshots wholly inside it (the
+    groups' from the half-hour totals, then per minute) and its edge snapshots' samples in the window, those from the
+    table's codes (ASH_BASE) rather than the view's texts, as every grouping of the embedded store's samples does."""
+    from app.store.awr.embedded.ash import ASH_BASE, ASH_TOTALS
+
+    end = datetime.fromisoformat(rac["snapshots"]["to"]).replace(hour=15, minute=7, second=0) - timedelta(days=1)
+    start = end - timedelta(hours=7, minutes=11)
+    query = {"from": start.isoformat(), "to": end.isoformat(), "group_by": "wait_class", "show_sql": "1"}
+    r = api.get(f"/api/v1/dbs/{rac['id']}/activity", query_string=query)
+    assert r.status_code == 200, r.get_data(as_text=True)[:500]
+    body = r.get_json()
+    w0, w1 = start.replace(tzinfo=None), end.replace(tzinfo=None)
+    assert body["total_samples"] == len(_demo_window_samples(sql3, rac["dbid"], w0, w1, "1")) > 100
+    edges = _demo_edges(sql3, rac["dbid"], w0, w1)
+    read = [x for x in body["sql"] if "w0" in x["params"]]  # the samples of the window: its edges'
+    assert read and all(f"{ASH_BASE.name} " in x["sql"] for x in read)
+    assert sorted(s for x in read for s in range(x["params"]["lo"] + 1, x["params"]["hi"] + 1)) == edges
+    totals = [x["params"] for x in body["sql"] if f"FROM {ASH_TOTALS.name}" in x["sql"]]
+    assert [(t["lo"], t["hi"], t["period"]) for t in totals] == [(edges[0], edges[-1] - 1, p) for p in (1800, 60)]
