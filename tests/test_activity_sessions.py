@@ -208,9 +208,15 @@ def _sessions_history():
 
 
 @pytest.fixture(scope="module")
-def sessions_db(tmp_path_factory):
+def made(tmp_path_factory):
+    """One folder for the module's stores made here: its empty store (tests/histories.py) made once."""
+    return tmp_path_factory.mktemp("made")
+
+
+@pytest.fixture(scope="module")
+def sessions_db(made):
     history, details = _sessions_history()
-    return _store(history, tmp_path_factory.mktemp("sessions") / "sessions.sqlite", details)
+    return _store(history, made / "sessions.sqlite", details)
 
 
 def _who(body) -> dict:
@@ -299,13 +305,13 @@ def _two_clocks_history():
     return History(tuple(snaps), tuple(samples)), details, instants
 
 
-def test_one_instances_top_lists_of_a_window_across_a_daylight_saving_change_are_its_samples(tmp_path):
+def test_one_instances_top_lists_of_a_window_across_a_daylight_saving_change_are_its_samples(made):
     """§22, a window (00:40 to 01:50 UTC) where SNAP_TIMEZONE changes inside and the instances of snapshot 3 carry
     different offsets, filtered on instance 2: each of instance 2's snapshots read on its own clock, its samples
     whose time less its snapshot's offset lies in the window, and no sample of instance 1; its sessions named by
     those samples (session 2: 'q', its samples of 01:10 and 01:15 being 00:10 and 00:15 on their snapshot's clock)."""
     history, details, instants = _two_clocks_history()
-    db = _store(history, tmp_path / "clocks.sqlite", details)
+    db = _store(history, made / "clocks.sqlite", details)
     w0, w1 = datetime(2026, 3, 29, 0, 40), datetime(2026, 3, 29, 1, 50)
     inside = [a for a, at in instants.items() if w0 < at <= w1]
     body = activity.top(db, db.resolve(w0.replace(tzinfo=UTC), w1.replace(tzinfo=UTC)), {"instance": "2"})
@@ -319,7 +325,7 @@ def test_one_instances_top_lists_of_a_window_across_a_daylight_saving_change_are
 # -- a range of no seconds ---------------------------------------------------------------------------------------------
 
 
-def test_a_range_of_no_seconds_counts_its_samples_without_an_aas(tmp_path):
+def test_a_range_of_no_seconds_counts_its_samples_without_an_aas(made):
     """§22's AAS is samples x spacing / the range's seconds: snapshot 3 ends in the same second as snapshot 2, so the
     range (2, 3] has no seconds; its one sample (blocked by 1:9,1) is counted, every share of it given, and its AAS,
     in the lists and the blocking sessions, is none (null)."""
@@ -330,7 +336,7 @@ def test_a_range_of_no_seconds_counts_its_samples_without_an_aas(tmp_path):
         Snap(k, 1, local(start + timedelta(minutes=m)), 0, local(start)) for k, m in enumerate((30, 60, 60, 90), 1)
     ]
     blocked = Sample(3, 1, 3540, local(start + timedelta(minutes=59)), 5, "Application", blocker=(1, 9, 1))
-    db = database(History(tuple(snaps), (blocked,)), tmp_path / "no-seconds.sqlite")
+    db = database(History(tuple(snaps), (blocked,)), made / "no-seconds.sqlite")
     body = activity.top(db, db.resolve(begin_snap=2, end_snap=3))
     assert body["total_samples"] == 1
     for name in ("sql_id", "session", "module", "event", "current_obj"):
