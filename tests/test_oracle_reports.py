@@ -409,6 +409,7 @@ def test_the_monitored_executions_come_from_dba_hist_reports_with_binds(oracle_a
     assert len(sent) == 1 and "'" not in sent[0] and ":component" in sent[0] and ":sql_id" in sent[0], sent
 
 
+@pytest.mark.slow  # a copy of the demo store altered: over half a second
 def test_a_demo_store_built_before_the_reports_says_to_build_it_again(demo_store, tmp_path):
     """A store without the reports' tables (built before them): no list, no executions, and a 404 that says what to do,
     never a 503."""

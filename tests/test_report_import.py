@@ -155,7 +155,15 @@ def db_id(client, name="ORCL"):
 # -- what a report printed, given back ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("layout", ["awr-text-19", "awr-html-19", "awr-text-11.2", "awr-html-11.2"])
+# 19c's layouts in the edit loop, 11.2's in make test (each about half a second)
+@pytest.mark.parametrize(
+    "layout",
+    [
+        "awr-text-19",
+        "awr-html-19",
+        *(pytest.param(k, marks=pytest.mark.slow) for k in ("awr-text-11.2", "awr-html-11.2")),
+    ],
+)
 def test_each_report_gives_back_its_printed_load_profile(tmp_path, demo_store, folder, layout):
     app, store = reports_app(tmp_path, demo_store)
     outcome = imported(store, folder[layout][0].parent)

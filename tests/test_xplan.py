@@ -234,6 +234,7 @@ def demo_plans(demo_store):
     return plans, texts
 
 
+@pytest.mark.slow  # every sampled plan of the demo: over half a second
 def test_every_demo_plan_reads_back_as_its_rows(api, summary, demo_plans):
     """For a sample of each database's plans: each row of the plan table is its line's id, depth, operation and
     options, name, sizes (the rule read backwards), cost with (cost − IO_COST)/cost, TIME as HH:MM:SS, and a '*'
