@@ -213,3 +213,72 @@ def test_a_range_of_snapshots_binds_no_window(api, rac, path, query):
     last = rac["snapshots"]["last_snap"]
     body = ok(api, f"/api/v1/dbs/{rac['id']}/activity/{path}", begin_snap=last - 6, end_snap=last, show_sql=1, **query)
     assert body["sql"] and all({"w0", "w1"}.isdisjoint(x["params"]) for x in body["sql"]), path
+
+
+# -- a window on the snapshots, off them, or holding no interval -------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def staggered(folder):
+    """Two instances, six half-hour snapshots from 2026-03-02 00:30 UTC, instance 2's 7 s after instance 1's: the
+    Database and each snapshot's end (UTC, naive)."""
+    from histories import History, Snap, database, local
+
+    start = datetime(2026, 3, 2)
+    ends = {
+        (inst, k): start + timedelta(minutes=30 * k, seconds=7 * (inst - 1)) for inst in (1, 2) for k in range(1, 7)
+    }
+    snaps = [Snap(k, inst, local(end), 0, local(start)) for (inst, k), end in ends.items()]
+    return database(History(tuple(snaps)), folder / "staggered.sqlite"), ends
+
+
+def _window(db, t0: datetime, t1: datetime):
+    return activity.sampled_range(db, db.resolve(t0.replace(tzinfo=UTC), t1.replace(tzinfo=UTC)))
+
+
+def _held(ends: dict, t0: datetime, t1: datetime) -> tuple:
+    """§22: the snapshots whose intervals hold the window (t0, t1]: per instance, the last snapshot ending at or before
+    t0 and the first ending at or after t1; the lowest and the highest of those over the instances."""
+    los, his = [], []
+    for inst in {i for i, _ in ends}:
+        own = sorted((end, k) for (i, k), end in ends.items() if i == inst)
+        los.append(max(k for end, k in own if end <= t0))
+        his.append(min(k for end, k in own if end >= t1))
+    return min(los), max(his)
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "by_time"),
+    [
+        ((1, 2, 0), (2, 5, 0), False),  # from the earliest instance's snapshot 2 to the latest one's 5: (2, 5]
+        ((1, 2, 0.5), (2, 5, -0.5), False),  # within a second of both: the same
+        ((1, 2, 1), (2, 5, 0), True),  # a second after the earliest's snapshot 2: by sample time
+        ((1, 2, 0), (2, 5, -1), True),  # a second before the latest's snapshot 5
+        ((2, 2, 0), (2, 5, 0), True),  # from the latest instance's snapshot 2, not the earliest's
+        ((1, 2, 0), (1, 5, 0), True),  # to the earliest instance's snapshot 5, not the latest's
+    ],
+)
+def test_a_window_on_the_snapshots_is_their_range_any_other_is_read_by_sample_time(staggered, start, end, by_time):
+    """§22: a window that starts and ends on snapshots (within a second of the earliest instance's snapshot at its
+    start and of the latest one's at its end) is that snapshot range, read by snapshot over its own seconds (the
+    earliest snapshot 2 to the latest 5); any other window is read by sample time over the intervals that hold it
+    (_held), its seconds the window's. Each end: (instance, snapshot, seconds off its end)."""
+    db, ends = staggered
+    t0 = ends[start[:2]] + timedelta(seconds=start[2])
+    t1 = ends[end[:2]] + timedelta(seconds=end[2])
+    sampled = _window(db, t0, t1)
+    read, seconds = (_held(ends, t0, t1), (t1 - t0).total_seconds()) if by_time else ((2, 5), 3 * 1800 + 7)
+    assert (sampled.read.lo, sampled.read.hi, sampled.by_time) == (*read, by_time)
+    assert sampled.seconds == pytest.approx(seconds)
+
+
+def test_a_window_of_no_seconds_or_after_the_newest_snapshot_holds_no_interval(staggered):
+    """§22: a window (from, to] of no seconds holds no sample time, and one from the newest snapshot on holds no
+    samples flushed yet: neither holds an interval; AAS then has no series and says why."""
+    db, ends = staggered
+    at = ends[1, 3] + timedelta(minutes=10)
+    newest = ends[2, 6]
+    for t0, t1 in ((at, at), (newest, newest + timedelta(minutes=10))):
+        assert _window(db, t0, t1) is None
+        body = activity.compute(db, db.resolve(t0.replace(tzinfo=UTC), t1.replace(tzinfo=UTC)))
+        assert body["series"] == [] and body["reason"] == "the range holds no interval"
