@@ -289,3 +289,50 @@ def test_aas_from_the_totals_of_a_range_without_samples_reads_no_bucket(made, mo
     body = activity.compute(db, db.resolve(begin_snap=1, end_snap=16))
     assert body["bucket_seconds"] == 60 and body["series"] == [] and body["total_samples"] == 0
     assert "ash_total_groups" in read and "ash_total_buckets" not in read and "activity" not in read
+
+
+# -- a range of no seconds ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sampled", [True, False], ids=["a-sample", "none"])
+def test_aas_over_a_range_of_no_seconds_counts_its_samples_without_an_aas(made, sampled):
+    """§22.3: snapshot 3 ends in the same second as snapshot 2, so the range (2, 3] has no seconds: its one sample (or
+    none) is counted, and neither its bucket nor the range has an AAS (null), where samples x spacing / 0 s is none."""
+    snaps = {1: [(1, 1800), (2, 3600), (3, 3600), (4, 5400)]}
+    samples = [_sample(3, START + timedelta(minutes=59), wait_class="Application")] if sampled else []
+    db = database(_samples_history(snaps, samples), made / f"no-seconds-{sampled}.sqlite")
+    body = activity.compute(db, db.resolve(begin_snap=2, end_snap=3))
+    assert (body["total_samples"], body["aas"]) == (len(samples), None)
+    points = [(s["name"], s["samples"], s["points"][1]) for s in body["series"]]
+    assert points == ([("Application", 1, [None])] if sampled else [])
+
+
+def test_ash_kept_from_the_ranges_first_instant_has_its_aas_over_the_whole_range(made):
+    """§22 Where ASH was not kept: snapshot 2 ends in the same second as snapshot 1 (a manual snapshot), after 60 s of
+    DB time, and ASH is kept from snapshot 3: it begins at snapshot 2's end, the range's first instant, so no bucket
+    lacks a value and the AAS is over the range's every second (samples x 10 s / 3,600 s: 1)."""
+    samples = [_sample(k, START + timedelta(seconds=1800 * k - 10 * j - 5)) for k in (3, 4) for j in range(180)]
+    snaps = {1: [(1, 1800), (2, 1800), (3, 3600), (4, 5400)]}
+    history = _samples_history(snaps, samples, {(1, 2): 60 * 10**6, (1, 3): 60 * 10**6, (1, 4): 60 * 10**6})
+    db = database(history, made / "kept-at-start.sqlite", min_interval=0)
+    body = activity.compute(db, db.resolve(begin_snap=1, end_snap=4))
+    assert body["ash_from"] == (START + timedelta(seconds=1800)).replace(tzinfo=UTC).isoformat()
+    (cpu,) = body["series"]
+    assert None not in cpu["points"][1] and body["total_samples"] == 360
+    assert body["aas"] == pytest.approx(360 * 10 / 3600, abs=1e-4)
+
+
+# -- the live buffer ---------------------------------------------------------------------------------------------------
+
+
+def test_aas_of_the_live_buffer_reads_the_buffer_alone(app, rac, monkeypatch):
+    """§30: the live buffer's AAS reads its samples (GV$ACTIVE_SESSION_HISTORY), never AWR's history of them
+    (DBA_HIST_ACTIVE_SESS_HISTORY), which has no say on where the buffer's samples begin."""
+    from app.history import live_buffer
+
+    db = app.extensions["awrlens"].database(rac["id"])
+    rng = live_buffer.window(db, None, None, 7)
+    read = _statements(db, monkeypatch)
+    body = activity.compute(db, rng)
+    assert body["total_samples"] > 0 and body["ash_from"] is None and read
+    assert [name for name, sql in read if "dba_hist_active_sess_history" in sql.lower()] == []

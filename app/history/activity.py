@@ -270,7 +270,10 @@ def compute(db: Database, rng: Range, group_by="wait_class", filters: dict | Non
                 "samples": totals[g],
                 "points": (
                     times,
-                    [None if unkept[b] else round4(values.get(b, 0) * step / spans[b]) for b in range(count)],
+                    [
+                        None if unkept[b] or spans[b] <= 0 else round4(values.get(b, 0) * step / spans[b])
+                        for b in range(count)
+                    ],  # a bucket of no seconds (a range of none: two snapshots in one second) has no AAS
                 ),
             }
         )
