@@ -74,3 +74,17 @@ def test_the_top_segments_statement_binds_the_database_the_range_and_the_instanc
     named = {k: v for k, v in top["params"].items() if not k.startswith("param_")}  # the row cap's own literals
     assert named == {"dbid": db.dbid, "lo": 1, "hi": 3, **binds}
     assert all(f":{k}" in top["sql_oracle"] for k in named), top["sql_oracle"]
+
+
+@pytest.mark.parametrize("order", ["logical_reads", "physical_reads"])
+def test_the_columns_are_the_rows_fields_each_once(db, order):
+    """§25: each row has the segment's names, `obj`, every statistic, its two shares and its keys; `columns` (the
+    table's and the CSV's header) names each of those fields once, the names and the statistic ranked by first, and
+    the answer names its database."""
+    body = segments.top(db, db.resolve(begin_snap=1, end_snap=3), order=order)
+    assert body["db"] == db.key and body["order_by"] == order
+    (row,) = body["rows"]
+    columns = body["columns"]
+    assert len(columns) == len(set(columns)) and set(columns) == set(row)
+    names = ["owner", "object_name", "obj", "subobject_name", "object_type", "tablespace_name"]
+    assert columns[:9] == [*names, order, "pct_total", "pct_captured"]
