@@ -336,3 +336,26 @@ def test_aas_of_the_live_buffer_reads_the_buffer_alone(app, rac, monkeypatch):
     body = activity.compute(db, rng)
     assert body["total_samples"] > 0 and body["ash_from"] is None and read
     assert [name for name, sql in read if "dba_hist_active_sess_history" in sql.lower()] == []
+
+
+def test_one_instances_aas_of_a_snapshot_range_reads_its_totals(api, sql3, rac):
+    """§22 on the embedded store: AAS by wait class of a snapshot range of one instance (the only filter its ASH totals
+    keep) is read from the totals, its groups from the half-hour ones (any period holds them all), and holds that
+    instance's samples of (begin, end], counted here from the store's rows."""
+    from app.store.awr.embedded.ash import ASH_TOTALS
+
+    last = rac["snapshots"]["last_snap"]
+    lo, hi = last - 24, last
+    query = {"begin_snap": lo, "end_snap": hi, "group_by": "wait_class", "instance": "2", "show_sql": "1"}
+    r = api.get(f"/api/v1/dbs/{rac['id']}/activity", query_string=query)
+    assert r.status_code == 200, r.get_data(as_text=True)[:500]
+    body = r.get_json()
+    (samples,) = sql3.execute(
+        "SELECT count(*) FROM dba_hist_active_sess_history WHERE dbid = ? AND instance_number = 2 AND snap_id > ? "
+        "AND snap_id <= ?",
+        (rac["dbid"], lo, hi),
+    ).fetchone()
+    assert body["total_samples"] == samples > 0
+    totals = [x["params"] for x in body["sql"] if f"FROM {ASH_TOTALS.name}" in x["sql"]]
+    assert [t["period"] for t in totals][:1] == [1800] and len(totals) == 2, totals
+    assert all(t["f_instance_0"] == 2 for t in totals), totals
