@@ -19,6 +19,7 @@ from infra import emulator
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow  # imports Zappa's CLI: over half a second
 def test_every_stage_of_the_emulator_settings_has_touch_off():
     settings = emulator.emulator_settings()
     assert set(settings) == set(json.loads((ROOT / "zappa_settings.json").read_text()))

@@ -325,6 +325,7 @@ def test_check_knows_each_stage_needs(tmp_path):
     assert any("SQLite file ships" in p for p in problems) and any("oracledb missing" in p for p in problems)
 
 
+@pytest.mark.slow  # a subprocess of the runtime's Python: over half a second
 def test_finish_compiles_hash_based_pyc(tmp_path):
     """finish() with the runtime's Python (as `make package` runs it, from .venv-lambda): the .pyc files are the
     runtime's (cpython-312), hash-based."""

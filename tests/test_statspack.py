@@ -53,6 +53,7 @@ def test_every_statspack_column_read_is_one_spctab_creates_in_every_supported_re
     assert not wrong, wrong
 
 
+@pytest.mark.slow  # every statement compiled for Oracle and parsed: over half a second
 def test_every_statspack_statement_reads_only_perfstat_and_free_views_and_needs_no_pack():
     allowed = {"v$event_name", "dba_users", "dba_objects"}
     listed = list(statspack_statements())
