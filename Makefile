@@ -53,7 +53,7 @@ lint: $(VENV)/.installed $(VENDOR)  ## Ruff on the Python (lint and format), imp
 	$(VENV)/bin/lint-imports --no-cache --no-logo
 	npm run lint
 
-FAST_EXAMPLES ?= 5
+FAST_EXAMPLES ?= 4
 
 test-fast: $(VENV)/.installed  ## the edit loop: every test not marked slow, FAST_EXAMPLES generated histories a check (make test: 25)
 	GENERATED_EXAMPLES=$(FAST_EXAMPLES) $(PY) -m pytest -q -n 2 --dist worksteal -m "not slow"

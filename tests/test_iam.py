@@ -290,6 +290,7 @@ def test_guard_rails_policy_names_exactly_what_guard_rails_calls(aws_calls, tmp_
 # -- the Lambda roles ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # moto: over half a second
 def test_lambda_roles_name_what_the_app_calls_and_what_lambda_does(aws_calls, monkeypatch):
     import boto3
 

@@ -48,6 +48,7 @@ def live_views() -> set[str]:
     return {name.upper().replace("GV$", "GV_$") for name in LIVE.values()}
 
 
+@pytest.mark.slow  # the four scripts written again from every statement: over half a second
 def test_scripts_are_current():
     for name, text in generate.scripts().items():
         assert (ORACLE / name).read_text() == text, f"infra/oracle/{name} is stale: run infra/oracle/generate.py"

@@ -160,6 +160,7 @@ def ignored(stage, names):
     return out | {n for n in names for g in STAGES[stage]["exclude_glob"] if "/" not in g and fnmatch(n, g)}
 
 
+@pytest.mark.slow  # every file of the project against both stages' exclusions: over a third of a second each
 @pytest.mark.parametrize("stage, kept", [("demo", {"app", "build"}), ("prod", {"app"})])
 def test_only_the_app_leaves_the_project(stage, kept):
     names = project_top_level()
