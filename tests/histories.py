@@ -325,18 +325,23 @@ def plan_pairs(draw, sql_id: str = "a1", hashes: tuple = (11, 12)) -> tuple:
     return tuple(lines[k] for k in order), renamed
 
 
+def empty_views(path: Path, *more) -> Path:
+    """An empty store at `path` with the embedded store's views (and the tables of `more`: MetaData or Table), none of
+    its summaries: a history written by hand there is read from its views' rows alone."""
+    from sqlalchemy import create_engine
+
+    engine = create_engine(f"sqlite:///{path}")
+    views(embedded=True).metadata.create_all(engine)
+    for extra in more:
+        (extra.create_all if hasattr(extra, "create_all") else extra.create)(engine)
+    engine.dispose()
+    return path
+
+
 @cache
 def _template(folder: str) -> Path:
     """An empty store with every table of the schema, made once per run and copied for each history."""
-    from sqlalchemy import create_engine
-
-    path = Path(folder) / "empty.sqlite"
-    engine = create_engine(f"sqlite:///{path}")
-    views(embedded=True).metadata.create_all(engine)
-    for table in (CLASS_TOTALS, SQLSTAT_BLOCKS, PLAN_FIRSTS):
-        table.create(engine)
-    engine.dispose()
-    return path
+    return empty_views(Path(folder) / "empty.sqlite", CLASS_TOTALS, SQLSTAT_BLOCKS, PLAN_FIRSTS)
 
 
 def write(history: History, path: Path) -> Path:

@@ -6,11 +6,10 @@ import sqlite3
 from datetime import datetime
 
 import pytest
-from sqlalchemy import create_engine
+from histories import empty_views
 
 from app import create_app
 from app.settings import Settings
-from app.store.awr.views import views
 
 DBID = 77
 T0 = "2026-03-01 00:00:00"
@@ -36,7 +35,7 @@ def _time(minutes):
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     path = tmp_path_factory.mktemp("tiny") / "tiny.sqlite"
-    views(embedded=True).metadata.create_all(create_engine(f"sqlite:///{path}"))
+    empty_views(path)
     con = sqlite3.connect(path)
     for inst in (1, 2):
         con.execute(

@@ -8,11 +8,11 @@ import sqlite3
 
 import pytest
 from conftest import assert_error
+from histories import empty_views
 from sqlalchemy import create_engine
 
 from app import create_app
 from app.settings import Settings
-from app.store.awr.views import views
 
 DBID = 900  # the CDB
 ROOT, PDB1, PDB2 = DBID, 901, 902  # CON_DBID of the root and of two PDBs
@@ -79,7 +79,7 @@ SEGMENTS = {(PDB1, 4, 5000, "SALES", "ORDERS"): {2: 700, 3: 300}, (PDB2, 4, 5000
 
 
 def build(path):
-    views(embedded=True).metadata.create_all(create_engine(f"sqlite:///{path}"))
+    empty_views(path)
     con = sqlite3.connect(path)
     for inst in (1, 2):
         con.execute(

@@ -11,6 +11,7 @@ from urllib.parse import quote
 
 import pytest
 from conftest import assert_error
+from histories import empty_views
 
 ASH = "dba_hist_active_sess_history"
 PLAN_SQL = (
@@ -402,16 +403,11 @@ SAMPLES = [
 def hand_plans(tmp_path_factory):
     import sqlite3
 
-    from sqlalchemy import create_engine
-
     from app import create_app
     from app.settings import Settings
-    from app.store.awr.views import views
 
     path = tmp_path_factory.mktemp("plans") / "plans.sqlite"
-    engine = create_engine(f"sqlite:///{path}")
-    views(embedded=True).metadata.create_all(engine)
-    engine.dispose()
+    empty_views(path)
     con = sqlite3.connect(path)
     con.execute(
         "insert into dba_hist_database_instance (dbid, instance_number, startup_time, parallel, db_name, "

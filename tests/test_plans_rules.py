@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 from urllib.parse import quote
 
 import pytest
+from histories import empty_views
 
 DBID, SQL_ID, PLSQL_ID = 7301, "9rw2c5d7f8gh1", "3bq6x0m2p4t7v"
 KEPT, NOT_KEPT, NO_PLAN = 500, 1, 0  # a plan DBA_HIST_SQL_PLAN keeps, one it does not, ASH's 0 (no plan)
@@ -63,16 +64,11 @@ def two_clocks(tmp_path_factory):
     """A two-instance history across a daylight-saving change, made here, and an app over it."""
     import sqlite3
 
-    from sqlalchemy import create_engine
-
     from app import create_app
     from app.settings import Settings
-    from app.store.awr.views import views
 
     path = tmp_path_factory.mktemp("plans_rules") / "two_clocks.sqlite"
-    engine = create_engine(f"sqlite:///{path}")
-    views(embedded=True).metadata.create_all(engine)
-    engine.dispose()
+    empty_views(path)
     con = sqlite3.connect(path)
     startup = "2026-03-28 00:00:00"
     for inst, snaps in SNAPS.items():

@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 from conftest import assert_error
 from contract import ok, url
-from sqlalchemy import Table, create_engine
+from histories import empty_views
+from sqlalchemy import Table
 from sqlalchemy.dialects import oracle
 from sqlalchemy.sql.util import find_tables
 
 from app import create_app
 from app.settings import Settings
 from app.store import licence
-from app.store.awr.views import views
 from app.store.statspack.listing import statspack_statements
 from app.store.statspack.tables import tables
 
@@ -107,10 +107,7 @@ EXPECTED = {
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     path = tmp_path_factory.mktemp("statspack") / "tiny.sqlite"
-    engine = create_engine(f"sqlite:///{path}")
-    views(embedded=True).metadata.create_all(engine)
-    tables(None).create_all(engine)
-    engine.dispose()
+    empty_views(path, tables(None))
     con = sqlite3.connect(path)
     con.executemany(
         "INSERT INTO stats$database_instance VALUES (?, 1, ?, ?, 'NO', '19.0.0.0.0', 'TINY', 'TINY', 'h', 'Linux')",

@@ -7,6 +7,7 @@ import sqlite3
 
 import pytest
 from conftest import assert_error
+from histories import empty_views
 
 from app.history import xplan
 
@@ -335,16 +336,12 @@ CDB_DBID, PDB_A, PDB_B, SHOWN, TEXTLESS = 900, 901, 902, "5bq8kx2mw1c0z", "6cr9l
 def cdb_plans(tmp_path_factory):
     """A store (the AWR views' schema) holding plan 77 of SHOWN in two PDBs, with its text, and plan 78 of TEXTLESS,
     without."""
-    from sqlalchemy import create_engine
 
     from app import create_app
     from app.settings import Settings
-    from app.store.awr.views import views
 
     path = tmp_path_factory.mktemp("xplan") / "cdb.sqlite"
-    engine = create_engine(f"sqlite:///{path}")
-    views(embedded=True).metadata.create_all(engine)
-    engine.dispose()
+    empty_views(path)
     con = sqlite3.connect(path)
     con.execute(
         "insert into dba_hist_database_instance (dbid, instance_number, startup_time, parallel, db_name, "
