@@ -13,6 +13,15 @@ from contract import lock_window
 from app.history import activity
 
 ASH = "dba_hist_active_sess_history"
+# A top list's key of a sample row read as (sql_id, instance_number, session_id, SESSION_SERIAL#, module, event,
+# CURRENT_OBJ#, session_state), as §22 names its groups.
+SAMPLE_KEYS = {
+    "sql_id": lambda r: r[0],
+    "session": lambda r: f"{r[1]}:{r[2]},{r[3]}",
+    "module": lambda r: r[4],
+    "event": lambda r: "CPU" if r[7] == "ON CPU" else r[5],
+    "current_obj": lambda r: r[6],
+}
 
 
 def _samples(sql3, dbid, lo, hi, where="", params=()):
@@ -811,13 +820,7 @@ def test_each_top_list_row_is_its_samples_aas_and_shares(api, sql3, rac, stories
         f"session_state FROM {ASH} WHERE dbid = ? AND snap_id > ? AND snap_id <= ?{where}",
         (rac["dbid"], lo, hi, *filters.values()),
     ).fetchall()
-    keys = {
-        "sql_id": lambda r: r[0],
-        "session": lambda r: f"{r[1]}:{r[2]},{r[3]}",
-        "module": lambda r: r[4],
-        "event": lambda r: "CPU" if r[7] == "ON CPU" else r[5],
-        "current_obj": lambda r: r[6],
-    }
+    keys = SAMPLE_KEYS
     assert body["total_samples"] == len(rows) > 0 and body["sample_seconds"] == 10 and body["cpu_label"] == "CPU"
     for name, key in keys.items():
         samples, cpu = Counter(key(r) for r in rows), Counter(key(r) for r in rows if r[7] == "ON CPU")
@@ -1400,13 +1403,7 @@ def test_a_windows_top_lists_are_its_samples_counted_from_the_blocks_less_its_ed
         if str(row[1]) == filters.get("instance", str(row[1]))
     ]
     assert body["total_samples"] == len(rows) > 100
-    keys = {
-        "sql_id": lambda r: r[0],
-        "session": lambda r: f"{r[1]}:{r[2]},{r[3]}",
-        "module": lambda r: r[4],
-        "event": lambda r: "CPU" if r[7] == "ON CPU" else r[5],
-        "current_obj": lambda r: r[6],
-    }
+    keys = SAMPLE_KEYS
     for name, key in keys.items():
         samples = Counter(key(r) for r in rows)
         listed = {x["name"]: x["samples"] for x in body["lists"][name]}

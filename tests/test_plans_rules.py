@@ -8,6 +8,7 @@ from urllib.parse import quote
 
 import pytest
 from histories import empty_views
+from test_plans import _shares
 
 DBID, SQL_ID, PLSQL_ID = 7301, "9rw2c5d7f8gh1", "3bq6x0m2p4t7v"
 KEPT, NOT_KEPT, NO_PLAN = 500, 1, 0  # a plan DBA_HIST_SQL_PLAN keeps, one it does not, ASH's 0 (no plan)
@@ -126,16 +127,6 @@ def ok(api, url):
     r = api.get(url)
     assert r.status_code == 200, (url, r.get_data(as_text=True)[:500])
     return r.get_json()
-
-
-def _shares(samples, on_cpu, total):
-    """§26's shares of a line, from the counts: % of the statement's samples, % on CPU, % waiting."""
-    return {
-        "samples": samples,
-        "pct_samples": round(100 * samples / total, 4) if total else None,
-        "pct_cpu": round(100 * on_cpu / samples, 4) if samples else None,
-        "pct_wait": round(100 * (samples - on_cpu) / samples, 4) if samples else None,
-    }
 
 
 def test_a_windows_plan_lines_add_up_every_runs_samples_by_sample_time(two_clocks):
