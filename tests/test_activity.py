@@ -1192,6 +1192,18 @@ def _in_missed_snapshots(inst, snap_id, j):
     return "Commit" if snap_id == 2 and j % 7 == 0 else "User I/O" if j % 4 else None
 
 
+def _window_buckets(history, t0, t1, width) -> dict:
+    """{wait class or CPU: Counter(bucket: samples)} of a made-here history's samples in (t0, t1] (§22.3: buckets of
+    `width` seconds from t0, the last one cut at t1)."""
+    seconds, per = (t1 - t0).total_seconds(), {}
+    for a in history.samples:
+        at = datetime.fromisoformat(a.time)
+        if t0 < at <= t1:
+            b = min(int((at - t0).total_seconds()) // width, -int(-seconds // width) - 1)
+            per.setdefault(a.wait_class or "CPU", Counter())[b] += 1
+    return per
+
+
 @pytest.mark.parametrize(
     ("ends", "w0", "w1", "from_totals"),
     [
@@ -1226,12 +1238,7 @@ def test_a_windows_aas_from_the_totals_and_its_edges_is_its_samples(tmp_path, mo
     t0, t1 = start + timedelta(minutes=w0), start + timedelta(minutes=w1)
     seconds = (t1 - t0).total_seconds()
     width = next(w for w in (10, 30, 60, 120, 300) if seconds / w <= 720)
-    per: dict = {}
-    for a in history.samples:
-        at = datetime.fromisoformat(a.time)
-        if t0 < at <= t1:
-            b = min(int((at - t0).total_seconds()) // width, -int(-seconds // width) - 1)
-            per.setdefault(a.wait_class or "CPU", Counter())[b] += 1
+    per = _window_buckets(history, t0, t1, width)
     assert width == 60 and ("Commit" in per) == (w0 == 300)  # a group that only an edge holds: the 05:00 window
     for path, totals in (("kept", True), ("kept", False), ("none", False)):
         db = _store_of(history, tmp_path / f"{path}.sqlite", path == "kept")
@@ -1532,12 +1539,7 @@ def test_a_windows_aas_reads_the_totals_of_the_snapshots_inside_and_the_samples_
     start = datetime(2026, 3, 2)
     t0, t1 = start + timedelta(minutes=195), start + timedelta(minutes=w1)
     seconds, width = (t1 - t0).total_seconds(), 60
-    per: dict = {}
-    for a in history.samples:
-        at = datetime.fromisoformat(a.time)
-        if t0 < at <= t1:
-            b = min(int((at - t0).total_seconds()) // width, -int(-seconds // width) - 1)
-            per.setdefault(a.wait_class or "CPU", Counter())[b] += 1
+    per = _window_buckets(history, t0, t1, width)
     db = _store_of(history, made_here / f"window-{w1}.sqlite")
     ran = _statements_run(db, monkeypatch)
     body = activity.compute(db, db.resolve(t0.replace(tzinfo=UTC), t1.replace(tzinfo=UTC)))
