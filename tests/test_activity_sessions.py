@@ -344,3 +344,23 @@ def test_a_range_of_no_seconds_counts_its_samples_without_an_aas(made):
         assert (row["samples"], row["aas"], row["pct_activity"], row["pct_wait"]) == (1, None, 100, 100), name
     ((b,),) = (body["blocking"],)
     assert (b["blocking_session"], b["samples"], b["waiters"], b["aas"]) == (9, 1, 1, None)
+
+
+def test_a_top_session_without_a_serial_is_listed_unnamed(made):
+    """A sample whose SESSION_SERIAL# is null (DBA_HIST_ACTIVE_SESS_HISTORY allows it; Oracle writes none) is still
+    a session of the top list, counted with its samples; with no serial# to find it by, its user, program and machine
+    are null, and the sessions beside it keep theirs."""
+    import sqlite3
+
+    history, details = _sessions_history()
+    path = made / "no-serial.sqlite"
+    db = _store(history, path, details)
+    with sqlite3.connect(path) as con:
+        con.execute(f'UPDATE {ASH} SET "SESSION_SERIAL#" = NULL WHERE session_id = 6')
+    body = activity.top(db, db.resolve(begin_snap=1, end_snap=61))
+    assert {r["name"]: r["samples"] for r in body["lists"]["session"]} == {"1:5,1": 35, "1:6,None": 9, "1:7,1": 6}
+    assert _who(body) == {
+        "1:5,1": (8, "WEB", "web.new", "new-host"),
+        "1:6,None": (None, None, None, None),
+        "1:7,1": (21, "OUTSIDE", "outside", "out-host"),
+    }

@@ -354,3 +354,41 @@ def test_a_shared_answer_waits_for_another_process_writing(tmp_path, monkeypatch
         release.join()
         other.close()
     assert c.get("answer")[:2] == (b"1", [])
+
+
+def test_clearing_forgets_every_answer_and_the_bytes_they_held():
+    """Clearing (a reports store was written) forgets every kept answer; the bound counts from nothing again, so
+    answers filling it exactly all stay afterwards."""
+    c = answer_cache.AnswerCache(max_bytes=800, closed_ttl=3600, open_ttl=60)
+    for key in "abc":
+        c.put(key, 60, b"x" * 100, [])
+    c.clear()
+    assert c.size == 0 and [c.get(key) for key in "abc"] == [None, None, None]
+    for key in "defghijk":
+        c.put(key, 60, b"y" * 100, [])
+    assert c.size == 800 and all(c.get(key) is not None for key in "defghijk")
+
+
+def test_clearing_the_shared_answers_waits_for_another_process_writing(tmp_path, monkeypatch):
+    """Clearing the shared answers while another worker writes waits its turn, as storing does (the test above),
+    and forgets them for every worker: a cache opened afresh on the directory finds none."""
+    import functools
+    import sqlite3
+    import threading
+
+    import diskcache
+
+    monkeypatch.setattr(diskcache, "Cache", functools.partial(diskcache.Cache, timeout=0.05))
+    c = answer_cache.AnswerCache(max_bytes=1_000_000, closed_ttl=3600, open_ttl=60, directory=str(tmp_path))
+    c.put("answer", 60, b"1", [])
+    other = sqlite3.connect(tmp_path / "cache.db", isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")
+    release = threading.Timer(0.3, lambda: other.execute("COMMIT"))
+    release.start()
+    try:
+        c.clear()
+    finally:
+        release.join()
+        other.close()
+    another = answer_cache.AnswerCache(max_bytes=1_000_000, closed_ttl=3600, open_ttl=60, directory=str(tmp_path))
+    assert c.get("answer") is None and another.get("answer") is None

@@ -658,12 +658,13 @@ def who(db: Database, sampled: Sampled, keys) -> dict:
 
 
 def _session_key(name) -> tuple | None:
-    """(instance, sid, serial#) of a session as `label` names it (instance:sid,serial#)."""
+    """(instance, sid, serial#) of a session as `label` names it (instance:sid,serial#); None for none, or for a
+    sample without a serial# (the view allows it, Oracle writes none), whose session cannot be named."""
     if name is None:
         return None
     inst, _, rest = name.partition(":")
     sid, _, serial = rest.partition(",")
-    return int(inst), int(sid), int(serial)
+    return (int(inst), int(sid), int(serial)) if serial.isdigit() else None
 
 
 def _top_lists(db: Database, rng: Range, key: tuple, binds: dict) -> dict:
