@@ -165,7 +165,7 @@ def _store(history, path, details: dict):
     return Stores({"g": SqliteStore("g", path, settings)}).database(f"g.{DBID}")
 
 
-def _sessions_history():
+def _sessions_history(summer_from=None):
     """One instance, 61 half-hour snapshots from 2026-03-02 00:30 (snapshot k ends k half hours in), its samples
     of sessions that change user, program and machine, on objects:
     - session 5, as user 7, 'batch.old' on 'old-host' three times in each of snapshots 2 to 12 (33 samples, on
@@ -175,21 +175,23 @@ def _sessions_history():
       (12, 'p1', 'm1') twice and (13, 'p3', 'm3') three times: user 11, 'p1' and 'm1' are each the most sampled
       (4), though each of their combinations is sampled less than (13, 'p3', 'm3');
     - session 7, in snapshot 30 (14:30 to 15:00), as user 21, 'outside' on 'out-host' at 14:35, 14:40 and 14:45 and
-      as user 22, 'inside' on 'in-host' at 14:55; in snapshot 31, 'inside' at 15:10 and 'outside' at 15:25."""
+      as user 22, 'inside' on 'in-host' at 14:55; in snapshot 31, 'inside' at 15:10 and 'outside' at 15:25.
+    `summer_from`: the snapshots from that one on are an hour ahead (SNAP_TIMEZONE +1 h), their samples too."""
     from histories import History, Sample, Snap, local
 
-    snaps = [
-        Snap(k, 1, local(START + timedelta(minutes=30 * k)), 0, local(START - timedelta(days=1))) for k in range(1, 62)
-    ]
+    def shift(k):
+        return 3600 if summer_from is not None and k >= summer_from else 0
+
+    def end(k):
+        return START + timedelta(minutes=30 * k, seconds=shift(k))
+
+    snaps = [Snap(k, 1, local(end(k)), shift(k), local(START - timedelta(days=1))) for k in range(1, 62)]
     samples, details = [], {}
 
     def add(snap_id, at, session, who, obj=None):
         sample_id = int((at - START).total_seconds())
         samples.append(Sample(snap_id, 1, sample_id, local(at), session, None if session % 2 else "User I/O", obj=obj))
         details[snap_id, 1, sample_id, session] = who
-
-    def end(k):
-        return START + timedelta(minutes=30 * k)
 
     for k in range(2, 13):
         for m in (5, 10, 15):
@@ -236,6 +238,17 @@ def test_a_top_session_is_named_by_its_most_sampled_in_the_newest_48_snapshot_id
         "1:6,1": (11, "U11", "p1", "m1"),
         "1:7,1": (21, "OUTSIDE", "outside", "out-host"),  # four of its six samples
     }
+
+
+def test_a_top_session_is_named_from_the_newest_snapshots_across_a_daylight_saving_change(made):
+    """§22 Names across a change of SNAP_TIMEZONE (§17: the range read as runs of one offset): the newest snapshot
+    ids holding session 5's samples are still 50 and 60 (user 8, 'web.new', 'new-host'), now an hour ahead, not
+    its 33 older samples of the run before the change."""
+    history, details = _sessions_history(summer_from=40)
+    db = _store(history, made / "summer.sqlite", details)
+    body = activity.top(db, db.resolve(begin_snap=1, end_snap=61))
+    assert {r["name"]: r["samples"] for r in body["lists"]["session"]} == {"1:5,1": 35, "1:6,1": 9, "1:7,1": 6}
+    assert _who(body)["1:5,1"] == (8, "WEB", "web.new", "new-host")
 
 
 def test_a_top_session_of_a_window_is_named_by_its_samples_in_the_window(sessions_db):

@@ -623,10 +623,12 @@ def who(db: Database, sampled: Sampled, keys) -> dict:
     """{(instance, sid, serial#): {user, user_name, program, machine}} of the sessions `keys` (the top sessions'): a
     session keeps its user, program and machine for its life, so they are read from the newest snapshots that hold it,
     WHO_BLOCK snapshot ids at a time from the range's end until every session is found (a day of a week's range, as a
-    rule); the most sampled of each there, the user named by the dictionary (app/history/names.py)."""
+    rule), the newest run of one offset first (§17); the most sampled of each there, the user named by the dictionary
+    (app/history/names.py)."""
     wanted = {k for k in keys if None not in k}
     counts: dict = {}
-    for _, inst, where in sampled_runs(db, sampled, {}):
+    runs = sorted(sampled_runs(db, sampled, {}), key=lambda run: run[2]["hi"] or 0, reverse=True)
+    for _, inst, where in runs:
         stmt = queries.session_details(
             db.store.views, sampled.by_time, sampled.live, () if inst is None else ("instance",)
         )
