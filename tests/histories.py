@@ -488,8 +488,13 @@ def write(history: History, path: Path) -> Path:
 
 def database(history: History, path: Path, min_interval: float = 300.0):
     """The history written at `path`, as the Database the questions take (app.history.database)."""
+    write(history, path)
+    return opened(path, min_interval)
+
+
+def opened(path: Path, min_interval: float = 300.0):
+    """The store written at `path` (write, then changed by a test), as the Database the questions take."""
     from app.history.database import History as Stores
 
-    write(history, path)
     settings = Settings.from_env({}, targets={"g": {"sqlite": str(path)}}, min_interval=min_interval)
     return Stores({"g": SqliteStore("g", path, settings)}).database(f"g.{DBID}")

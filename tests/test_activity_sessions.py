@@ -144,11 +144,7 @@ def _store(history, path, details: dict):
     sample_id, session): (user_id, program, machine)}) and DBA_USERS naming USERS, as a Database."""
     import sqlite3
 
-    from histories import DBID, write
-
-    from app.history.database import History as Stores
-    from app.settings import Settings
-    from app.store.sqlite import SqliteStore
+    from histories import DBID, opened, write
 
     write(history, path)
     with sqlite3.connect(path) as con:
@@ -161,8 +157,7 @@ def _store(history, path, details: dict):
             "INSERT INTO dba_users (dbid, username, user_id) VALUES (?, ?, ?)",
             [(DBID, name, user) for user, name in USERS.items()],
         )
-    settings = Settings.from_env({}, targets={"g": {"sqlite": str(path)}})
-    return Stores({"g": SqliteStore("g", path, settings)}).database(f"g.{DBID}")
+    return opened(path)
 
 
 def _sessions_history(summer_from=None):

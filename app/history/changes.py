@@ -139,17 +139,23 @@ def _plan_change(snapshot, text: str, details: dict) -> dict:
 
 def versions(db: Database, rng: Range, inst) -> list[dict]:
     """A startup of an instance whose DBA_HIST_DATABASE_INSTANCE.VERSION differs from its previous startup's (an
-    upgrade or a downgrade), when its first snapshot is in (lo, hi]."""
+    upgrade or a downgrade), when its first snapshot is in (lo, hi]. A change at a startup no snapshot saw (an
+    upgrade's startup in UPGRADE mode takes none) is seen at the next startup a snapshot saw, from the version
+    before it."""
     tl = db.timeline()
     out = []
     for i, startups in db.versions().items():
         if inst not in (None, i):
             continue
-        for (_, old), (startup, new) in itertools.pairwise(startups):
-            if old == new:
-                continue
+        unseen = ()  # (the version before a change no snapshot saw yet,)
+        for (_, before), (startup, new) in itertools.pairwise(startups):
+            old = unseen[0] if unseen else before
             first = next((s for s in tl.all.get(i, ()) if s.startup == startup), None)
-            if first is not None and rng.lo < first.snap_id <= rng.hi:
+            if first is None:
+                unseen = (old,) if old != new else ()
+                continue
+            unseen = ()
+            if old != new and rng.lo < first.snap_id <= rng.hi:
                 out.append(
                     {
                         "time": first.startup_time,
