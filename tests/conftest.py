@@ -27,6 +27,16 @@ ROOT = Path(__file__).resolve().parent.parent
 pytest_plugins = ["tests.aws", "tests.chromium"]
 
 
+def pytest_ignore_collect(collection_path, config):
+    """The edit loop (`-m "not slow"`, make test-fast) does not import a module whose tests are all slow (its
+    module-level pytestmark names slow): each worker would import it, and what it imports, only to deselect it."""
+    if config.getoption("markexpr") == "not slow" and collection_path.suffix == ".py":
+        text = collection_path.read_text(encoding="utf-8")
+        if any(line.startswith("pytestmark") and "mark.slow" in line for line in text.splitlines()):
+            return True
+    return None
+
+
 def demo_sources() -> list[Path]:
     """The files the demo store is made from: every module under app/ but the API's (the demo renders Oracle's
     reports through app.history; the import contracts in pyproject.toml keep app.api out of its imports)."""

@@ -160,7 +160,7 @@ def _store(history, path, details: dict):
     return opened(path)
 
 
-def _sessions_history(summer_from=None):
+def _sessions_history(shift_from=None, shift=3600):
     """One instance, 61 half-hour snapshots from 2026-03-02 00:30 (snapshot k ends k half hours in), its samples
     of sessions that change user, program and machine, on objects:
     - session 5, as user 7, 'batch.old' on 'old-host' three times in each of snapshots 2 to 12 (33 samples, on
@@ -171,16 +171,17 @@ def _sessions_history(summer_from=None):
       (4), though each of their combinations is sampled less than (13, 'p3', 'm3');
     - session 7, in snapshot 30 (14:30 to 15:00), as user 21, 'outside' on 'out-host' at 14:35, 14:40 and 14:45 and
       as user 22, 'inside' on 'in-host' at 14:55; in snapshot 31, 'inside' at 15:10 and 'outside' at 15:25.
-    `summer_from`: the snapshots from that one on are an hour ahead (SNAP_TIMEZONE +1 h), their samples too."""
+    `shift_from`: the snapshots from that one on are `shift` seconds ahead (SNAP_TIMEZONE's change at daylight
+    saving), their samples too."""
     from histories import History, Sample, Snap, local
 
-    def shift(k):
-        return 3600 if summer_from is not None and k >= summer_from else 0
+    def moved(k):
+        return shift if shift_from is not None and k >= shift_from else 0
 
     def end(k):
-        return START + timedelta(minutes=30 * k, seconds=shift(k))
+        return START + timedelta(minutes=30 * k, seconds=moved(k))
 
-    snaps = [Snap(k, 1, local(end(k)), shift(k), local(START - timedelta(days=1))) for k in range(1, 62)]
+    snaps = [Snap(k, 1, local(end(k)), moved(k), local(START - timedelta(days=1))) for k in range(1, 62)]
     samples, details = [], {}
 
     def add(snap_id, at, session, who, obj=None):
@@ -235,12 +236,13 @@ def test_a_top_session_is_named_by_its_most_sampled_in_the_newest_48_snapshot_id
     }
 
 
-def test_a_top_session_is_named_from_the_newest_snapshots_across_a_daylight_saving_change(made):
+@pytest.mark.parametrize("shift", [3600, -3600], ids=["spring", "autumn"])
+def test_a_top_session_is_named_from_the_newest_snapshots_across_a_daylight_saving_change(made, shift):
     """§22 Names across a change of SNAP_TIMEZONE (§17: the range read as runs of one offset): the newest snapshot
-    ids holding session 5's samples are still 50 and 60 (user 8, 'web.new', 'new-host'), now an hour ahead, not
-    its 33 older samples of the run before the change."""
-    history, details = _sessions_history(summer_from=40)
-    db = _store(history, made / "summer.sqlite", details)
+    ids holding session 5's samples are still 50 and 60 (user 8, 'web.new', 'new-host'), now an hour ahead or
+    behind, not its 33 older samples of the run before the change."""
+    history, details = _sessions_history(shift_from=40, shift=shift)
+    db = _store(history, made / f"shifted{shift}.sqlite", details)
     body = activity.top(db, db.resolve(begin_snap=1, end_snap=61))
     assert {r["name"]: r["samples"] for r in body["lists"]["session"]} == {"1:5,1": 35, "1:6,1": 9, "1:7,1": 6}
     assert _who(body)["1:5,1"] == (8, "WEB", "web.new", "new-host")

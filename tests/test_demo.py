@@ -146,6 +146,19 @@ def test_contents_cover_what_a_dba_reads(db):
     assert db.execute("select count(*) from dba_hist_pgastat").fetchone()[0] > 0
 
 
+@pytest.mark.slow  # a GROUP BY over every ASH sample of the demo: seconds
+def test_a_session_keeps_its_user_program_and_machine_for_its_life(db):
+    """A session (instance, SID, serial#) logs in once: every ASH sample of it has one USER_ID, PROGRAM and MACHINE
+    (docs/awr-rules.md §22, Names), while its statements' parsing schemas may differ; several users are sampled."""
+    mixed = db.execute(
+        'SELECT count(*) FROM (SELECT 1 FROM dba_hist_active_sess_history GROUP BY dbid, instance_number, session_id, '
+        '"SESSION_SERIAL#" HAVING count(DISTINCT user_id) > 1 OR count(DISTINCT program) > 1 '
+        "OR count(DISTINCT machine) > 1)"
+    ).fetchone()[0]
+    users = db.execute("SELECT count(DISTINCT user_id) FROM dba_hist_active_sess_history").fetchone()[0]
+    assert (mixed, users >= 3) == (0, True)
+
+
 def test_tablespaces_grow(db, stories):
     for dbid in ids(stories).values():
         first, last = db.execute(

@@ -25,6 +25,9 @@ SAMPLE_SECONDS = 10  # DBA_HIST keeps every 10th one-second sample
 MINUTE = min(ASH_TOTAL_PERIODS)  # the finest totals (embedded.ash.ASH_TOTALS); every other period is a multiple of it
 ROW_LOCK_EVENT = "enq: TX - row lock contention"
 USERS = {"APP": 107, "REPORTS": 108, "CRM": 109}
+# the user a module's sessions log in as (APP for the others): a session's USER_ID is its login's for its life, while
+# its statements' parsing schema (DBA_HIST_SQLSTAT) may be another (ALTER SESSION SET CURRENT_SCHEMA)
+MODULE_USERS = {"crm-web": "CRM", "reporting": "REPORTS"}
 POOL = 60  # sessions per module
 BLOCKER, CHAIN = 1801, (1802, 1803, 1804, 1805, 1806, 1807)  # the blocking chain's sessions (SIDs)
 NO_LINE = ((None, None, None),)  # a PL/SQL block has no plan
@@ -263,14 +266,15 @@ class Ash:
         return rows, self.totals(snap_id, counts)
 
     def _sql_codes(self, sql):
-        """(SQL_ID, module, action, user) of a statement's samples, codes where they are text."""
+        """(SQL_ID, module, action, user) of a statement's samples, codes where they are text; the user its module's
+        sessions log in as."""
         c = self.per_sql.get(sql.sql_id)
         if c is None:
             c = self.per_sql[sql.sql_id] = (
                 self.code(sql.sql_id),
                 self.code(sql.module),
                 self.code("nightly-load" if sql.batch else None),
-                USERS.get(sql.schema, 107),
+                login_user(sql),
             )
         return c
 
@@ -351,7 +355,7 @@ class Ash:
             sid,
             _serial(sid),
             self.fg,
-            USERS.get(s.schema, 107),
+            login_user(s),
             sql_code,
             sql_code,
             s.plan,
@@ -373,10 +377,15 @@ class Ash:
         )
 
     def _session(self, sql, used):
-        base = 20 if sql.batch else self.pool[sql.module]
-        sid = base + self.rng.randrange(16 if sql.batch else POOL)
-        while sid in used:
-            sid += 1
+        """A SID of the module's pool not sampled yet at this instant (`used`): the next free one around the pool, so
+        that a session stays its module's (and its login user's); past the pool only when all of it is sampled."""
+        base, size = (20, 16) if sql.batch else (self.pool[sql.module], POOL)
+        first = self.rng.randrange(size)
+        sid = next((base + (first + k) % size for k in range(size) if base + (first + k) % size not in used), None)
+        if sid is None:
+            sid = base + size
+            while sid in used:
+                sid += 1
         used.add(sid)
         return sid
 
@@ -403,6 +412,11 @@ def live_rows(ash: Ash, rows: list) -> list:
 def _coded_positions() -> frozenset:
     """The positions in an ASH_BASE row of its coded text columns (embedded.ash.ASH_CODED)."""
     return frozenset(k for k, c in enumerate(views().active_sess_history.c) if c.key in ASH_CODED)
+
+
+def login_user(sql) -> int:
+    """USER_ID of the sessions that run `sql`: its module's login (MODULE_USERS)."""
+    return USERS[MODULE_USERS.get(sql.module, "APP")]
 
 
 def _serial(sid: int) -> int:

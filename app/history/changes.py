@@ -3,7 +3,6 @@ changes, plans first seen for a statement or back after another, database versio
 whose AWR window overlaps the range. Each change: its time, the snapshot it was seen at, its instance (none for the
 database), its kind, one line of text and its details."""
 
-import itertools
 import json
 from datetime import datetime
 
@@ -147,14 +146,11 @@ def versions(db: Database, rng: Range, inst) -> list[dict]:
     for i, startups in db.versions().items():
         if inst not in (None, i):
             continue
-        unseen = ()  # (the version before a change no snapshot saw yet,)
-        for (_, before), (startup, new) in itertools.pairwise(startups):
-            old = unseen[0] if unseen else before
+        old = startups[0][1]  # the version of the last startup a snapshot saw (or of the first startup)
+        for startup, new in startups[1:]:
             first = next((s for s in tl.all.get(i, ()) if s.startup == startup), None)
             if first is None:
-                unseen = (old,) if old != new else ()
                 continue
-            unseen = ()
             if old != new and rng.lo < first.snap_id <= rng.hi:
                 out.append(
                     {
@@ -166,6 +162,7 @@ def versions(db: Database, rng: Range, inst) -> list[dict]:
                         "details": {"old_version": old, "new_version": new},
                     }
                 )
+            old = new
     return out
 
 
