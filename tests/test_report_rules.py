@@ -5,12 +5,15 @@ of each function, an instance without a row of it adding nothing, read at the ra
 §21: `SNAP_ID IN` the boundaries), per second over the elapsed time; the OS statistics, the cumulative ones summed
 (times in seconds: centiseconds / 100, bytes as they are) with their share of BUSY_TIME + IDLE_TIME (one of the two
 missing adds nothing), the readings at the range's last snapshot summed over the instances (a NULL adds nothing);
-and a range whose DB time and elapsed time are 0 (every SYSSTAT and time model interval dropped: the counters went
-down, §3), where no % of DB time and no per-second rate has a value."""
+a range whose DB time and elapsed time are 0 (every SYSSTAT and time model interval dropped: the counters went
+down, §3), where no % of DB time, no per-second rate and no average active sessions has a value; one instance's
+header, its own DB time over its own elapsed time (§13); the database and instance asked (all by default) and the
+intervals a restart leaves out (§4), over the instances asked."""
 
 import sqlite3
 from contextlib import closing, contextmanager
 from datetime import datetime
+from itertools import pairwise
 from math import isclose
 
 import pytest
@@ -44,11 +47,12 @@ def _statements():
         sql_log.reset(token)
 
 
-def _history(dropped: bool = False) -> History:
-    """Two instances, snapshots 1 to 4 an hour apart (instance 1 a second before instance 2), one startup each.
-    SYSSTAT and time model counters grow by 1,000 an hour (`dropped`: fall by 1,000 an hour, so no interval of theirs
-    is valid, §3); the event waits 10 times an hour for 12,345 µs each; OSSTAT's BUSY_TIME and IDLE_TIME (cs) grow,
-    NUM_CPUS is 4, NULL on instance 2 at snapshot 4."""
+def _history(dropped: bool = False, restart: bool = False) -> History:
+    """Two instances, snapshots 1 to 4 an hour apart (instance 1 a second before instance 2), one startup each
+    (`restart`: instance 2 starts again at 02:30, between snapshots 2 and 3). SYSSTAT and time model counters grow by
+    1,000 an hour (`dropped`: fall by 1,000 an hour, so no interval of theirs is valid, §3); the event waits 10 times
+    an hour for 12,345 µs each; OSSTAT's BUSY_TIME and IDLE_TIME (cs) grow, NUM_CPUS is 4, NULL on instance 2 at
+    snapshot 4."""
     snaps = []
     for inst in (1, 2):
         for k in SNAPS:
@@ -59,7 +63,7 @@ def _history(dropped: bool = False) -> History:
                     inst,
                     f"2026-03-29 {k:02}:00:0{inst}",
                     0,
-                    "2026-03-28 20:00:00",
+                    "2026-03-29 02:30:00" if restart and (inst, k) >= (2, 3) else "2026-03-28 20:00:00",
                     counters=(counter,) * 6,
                     waits=(10 * k, 12_345 * 10 * k),
                     os=(300 * k + 7 * inst * k * k, 700 * k + inst, None if (inst, k) == (2, 4) else 4),
@@ -68,10 +72,10 @@ def _history(dropped: bool = False) -> History:
     return History(tuple(snaps))
 
 
-def _write(path, dropped: bool = False):
+def _write(path, dropped: bool = False, restart: bool = False):
     """The history's store at `path`, with by hand: the platform, each of FUNCTIONS' I/O rows on its instances
     (growing unevenly: the columns differ), and MORE_OS's rows; opened as the Database the report takes."""
-    write(_history(dropped), path)
+    write(_history(dropped, restart), path)
     with sqlite3.connect(path) as con:
         con.execute("UPDATE dba_hist_database_instance SET platform_name = ?", (PLATFORM,))
         for function_id, name, instances in FUNCTIONS:
@@ -108,6 +112,11 @@ def made(folder):
 @pytest.fixture(scope="module")
 def dropped(folder):
     return _write(folder / "dropped.sqlite", dropped=True)
+
+
+@pytest.fixture(scope="module")
+def restarted(folder):
+    return _write(folder / "restarted.sqlite", restart=True)
 
 
 def _select(db, sql: str, *params) -> list:
@@ -308,9 +317,11 @@ def test_a_range_of_no_db_time_gives_its_wait_classes_no_share(dropped):
 
 def test_a_range_of_no_elapsed_time_gives_no_rate_per_second(dropped):
     """§13 and §28: the elapsed time is the Load Profile's (SYSSTAT's intervals); where each of them is dropped it is 0,
-    and the I/O functions and OS statistics keep their sums (their own intervals are valid) but no rate per second."""
+    and the I/O functions and OS statistics keep their sums (their own intervals are valid) but no rate per second;
+    the header has DB time (0 here) but no average active sessions (DB time / elapsed)."""
     body = report.compute(dropped, dropped.resolve(begin_snap=1, end_snap=4))
     assert body["reason"] is None and body["header"]["elapsed_s"] == 0
+    assert (body["header"]["db_time_s"], body["header"]["aas"]) == (0, None)
     sums = _io_sums(dropped, "all")
     assert [
         (r["function"], r["read_megabytes"], r["mb_per_second"], r["requests_per_second"]) for r in body["io_functions"]
@@ -323,3 +334,57 @@ def test_a_range_of_no_elapsed_time_gives_no_rate_per_second(dropped):
     assert {r["statistic"]: (r["value"], r["per_second"]) for r in cumulative} == {
         n: (pytest.approx(t / 100 if n.endswith("_TIME") else t, rel=1e-12), None) for n, t in totals.items()
     }
+
+
+@pytest.mark.parametrize("instance", ["all", "1", "2"])
+def test_the_header_of_one_instance_is_its_own_db_time_over_its_own_elapsed_time(made, instance):
+    """§28 Header and §13: DB time is the Load Profile's, the sum of valid deltas (§3) of `DB time` (µs) over the
+    instances asked only, and the elapsed time the longest of those instances'; average active sessions = DB time /
+    elapsed. One instance's header is not the whole database's (each instance's DB time grows alike: all is twice
+    one)."""
+    body = report.compute(made, made.resolve(begin_snap=1, end_snap=4), instance)
+    rows = _select(
+        made,
+        "SELECT instance_number, snap_id, value FROM dba_hist_sys_time_model WHERE dbid = ? AND stat_name = 'DB time'",
+        DBID,
+    )
+    db_time = _valid_sum([r for r in rows if r[0] in _instances(instance)]) / 1e6
+    elapsed = _elapsed(made, instance)
+    header = body["header"]
+    assert _same(
+        {k: header[k] for k in ("elapsed_s", "db_time_s", "aas")},
+        {"elapsed_s": elapsed, "db_time_s": db_time, "aas": db_time / elapsed},
+    ), header
+    assert _same({r["metric"]: r["total"] for r in body["load_profile"]}["DB Time(s)"], db_time)
+    assert db_time == (0.006 if instance == "all" else 0.003)
+
+
+@pytest.mark.parametrize("instance", [None, "all", "1", "2"])
+def test_the_report_names_its_database_and_instance_and_the_intervals_a_restart_leaves_out(restarted, instance):
+    """§28 and §13: the report names the database asked about (`<target>.<dbid>`) and the instance asked (all when
+    none is: the default), and lists the intervals of the range that span a restart (§4: the STARTUP_TIME changes
+    between two snapshots of an instance), left out of every sum: the instance, the snapshots on either side, the
+    seconds not covered, over the instances asked only."""
+    rng = restarted.resolve(begin_snap=1, end_snap=4)
+    body = report.compute(restarted, rng) if instance is None else report.compute(restarted, rng, instance)
+    asked = instance or "all"
+    snaps = _select(
+        restarted,
+        "SELECT instance_number, snap_id, startup_time, end_interval_time FROM dba_hist_snapshot WHERE dbid = ? "
+        "ORDER BY instance_number, snap_id",
+        DBID,
+    )
+    left_out = [
+        {
+            "instance": a[0],
+            "after_snap_id": a[1],
+            "before_snap_id": b[1],
+            "seconds": round((datetime.fromisoformat(b[3]) - datetime.fromisoformat(a[3])).total_seconds()),
+            "reason": "restart",
+        }
+        for a, b in pairwise(snaps)
+        if a[0] == b[0] and a[2] != b[2] and a[0] in _instances(asked)
+    ]
+    assert (body["db"], body["instance"], body["reason"]) == (f"g.{DBID}", asked, None)
+    assert body["left_out"] == left_out
+    assert [tuple(m.values())[:4] for m in left_out] == ([] if asked == "1" else [(2, 2, 3, 3600)])
