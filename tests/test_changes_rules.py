@@ -156,19 +156,21 @@ def _versions(db, lo, hi=6) -> list:
 
 def test_an_upgrade_whose_startup_no_snapshot_saw_is_seen_at_the_next_startup(tmp_path):
     """§23: an upgrade's startup in UPGRADE mode (19.24, 09:35, no snapshot), then the instance's normal startup
-    (19.24, 09:40, snapshots 4 to 6): one change, 19.0 → 19.24, at the normal startup's first snapshot; none for
-    instance 2, which kept 19.0, nor for an instance 3 whose two startups (19.0, then 19.24) no snapshot saw."""
+    (19.24, 09:40, snapshots 4 and 5) and a restart on the same release (10:40, snapshot 6): one change, 19.0 →
+    19.24, at the normal startup's first snapshot; none for instance 2, which kept 19.0, nor for an instance 3 whose
+    two startups (19.0, then 19.24) no snapshot saw."""
     upgrade, normal = local(START + timedelta(minutes=95)), local(START + timedelta(minutes=100))
-    history = _plans_history({(1, k): (normal,) for k in (4, 5, 6)})
+    again = local(START + timedelta(minutes=160))
+    history = _plans_history({(1, 4): (normal,), (1, 5): (normal,), (1, 6): (again,)})
     unseen = [
         (1, upgrade, "19.24.0.0.0"),
         (3, local(START), "19.0.0.0.0"),
         (3, upgrade, "19.24.0.0.0"),
     ]
-    db = _startups(history, tmp_path / "upgrade.sqlite", {normal: "19.24.0.0.0"}, unseen)
+    db = _startups(history, tmp_path / "upgrade.sqlite", {normal: "19.24.0.0.0", again: "19.24.0.0.0"}, unseen)
     time = (START + timedelta(minutes=100)).isoformat() + "+00:00"
     assert _versions(db, 2) == [(1, 4, time, "version 19.0.0.0.0 → 19.24.0.0.0")]
-    assert _versions(db, 4) == []  # seen at snapshot 4 only: a range after it holds none
+    assert _versions(db, 4) == []  # seen at snapshot 4 only: a range after it holds none, the restart no change
 
 
 def test_a_version_read_null_at_one_startup_is_shown_null(tmp_path):
