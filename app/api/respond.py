@@ -62,7 +62,7 @@ def conditional(resp: Response, rng=None) -> Response:
         resp.cache_control.private = True
     # an open range can gain a snapshot at any time: kept as long as the snapshot list is (AWRLENS_SNAPSHOT_TTL); the
     # live buffer's answers are kept by no one (its now moves, its samples age out)
-    live = rng is not None and getattr(rng, "live", None) is not None
+    live = rng is not None and rng.live is not None  # a Range (app.history.database) always has `live`
     resp.cache_control.max_age = (
         0 if live else CLOSED_MAX_AGE if closed else int(current_app.config["SETTINGS"].snapshot_ttl)
     )
