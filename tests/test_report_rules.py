@@ -8,19 +8,27 @@ missing adds nothing), the readings at the range's last snapshot summed over the
 a range whose DB time and elapsed time are 0 (every SYSSTAT and time model interval dropped: the counters went
 down, §3), where no % of DB time, no per-second rate and no average active sessions has a value; one instance's
 header, its own DB time over its own elapsed time (§13); the database and instance asked (all by default) and the
-intervals a restart leaves out (§4), over the instances asked."""
+intervals a restart leaves out (§4), over the instances asked; the Load Profile's rates and the top events and wait
+classes kept exact (§13, §14: sums of unrounded deltas, rounded where the report prints them); the tablespaces' last
+sizes, used % of maximum and growth (§16), and none on Statspack, which keeps no tablespace usage (§31), saying why;
+the changes of the instances asked in time order, at one time by instance, the database's first (§23); the charts of
+a range of more intervals than a chart draws: at most 300 points (§21), each instance's AAS on RAC, one instance's
+wait classes and AAS its own."""
 
 import sqlite3
 from contextlib import closing, contextmanager
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from itertools import pairwise
 from math import isclose
+from statistics import linear_regression
 
 import pytest
-from histories import DBID, History, Snap, opened, write
+from histories import DBID, History, Snap, database, local, opened, write
+from sqlalchemy import create_engine
 
 from app.history import report
 from app.store.base import sql_log
+from app.store.statspack.tables import tables
 
 PLATFORM = "Linux x86 64-bit"
 FUNCTIONS = ((1, "DBWR", (1, 2)), (2, "LGWR", (1,)))  # (FUNCTION_ID, FUNCTION_NAME, the instances with its rows)
@@ -33,6 +41,11 @@ IO_COLUMNS = {  # the report's column: DBA_HIST_IOSTAT_FUNCTION's columns summed
 # OSSTAT statistics written by hand beside histories.OS_STATS (BUSY_TIME, IDLE_TIME, NUM_CPUS): (STAT_ID, name)
 MORE_OS = ((30, "USER_TIME"), (31, "VM_IN_BYTES"))
 SNAPS = (1, 2, 3, 4)
+TABLESPACES = (  # (TS#, TSNAME, CONTENTS, BLOCK_SIZE, TABLESPACE_MAXSIZE in blocks); used and allocated grow unevenly
+    (0, "SYSTEM", "PERMANENT", 8192, 40_000),
+    (4, "USERS", "PERMANENT", None, 30_000),  # no block size in the view: 8192 (§16)
+    (3, "TEMP", "TEMPORARY", 16384, 0),  # no maximum size
+)
 COLUMN_FACTORS = (1, 2, 3, 5, 11, 13, 17, 19)  # DBA_HIST_IOSTAT_FUNCTION's 8 columns: each a multiple of one growth
 
 
@@ -74,7 +87,8 @@ def _history(dropped: bool = False, restart: bool = False) -> History:
 
 def _write(path, dropped: bool = False, restart: bool = False):
     """The history's store at `path`, with by hand: the platform, each of FUNCTIONS' I/O rows on its instances
-    (growing unevenly: the columns differ), and MORE_OS's rows; opened as the Database the report takes."""
+    (growing unevenly: the columns differ), MORE_OS's rows and TABLESPACES' sizes at each snapshot; opened as the
+    Database the report takes."""
     write(_history(dropped, restart), path)
     with sqlite3.connect(path) as con:
         con.execute("UPDATE dba_hist_database_instance SET platform_name = ?", (PLATFORM,))
@@ -94,6 +108,17 @@ def _write(path, dropped: bool = False, restart: bool = False):
                 "INSERT INTO dba_hist_osstat (snap_id, dbid, instance_number, stat_id, stat_name, value, con_dbid) "
                 "VALUES (?,?,?,?,?,?,?)",
                 [(k, DBID, inst, stat_id, name, 123_457 * k * k + 45 * inst, DBID) for inst in (1, 2) for k in SNAPS],
+            )
+        for ts, name, contents, block, maxsize in TABLESPACES:
+            con.execute(
+                'INSERT INTO dba_hist_tablespace (dbid, "TS#", tsname, contents, block_size, con_dbid) '
+                "VALUES (?,?,?,?,?,?)",
+                (DBID, ts, name, contents, block, DBID),
+            )
+            con.executemany(
+                "INSERT INTO dba_hist_tbspc_space_usage (dbid, snap_id, tablespace_id, tablespace_size, "
+                "tablespace_maxsize, tablespace_usedsize, con_dbid) VALUES (?,?,?,?,?,?,?)",
+                [(DBID, k, ts, 5_000 + 641 * k, maxsize, 1_000 * (ts + 1) + 37 * k * k + 3 * ts, DBID) for k in SNAPS],
             )
     return opened(path)
 
@@ -388,3 +413,335 @@ def test_the_report_names_its_database_and_instance_and_the_intervals_a_restart_
     assert (body["db"], body["instance"], body["reason"]) == (f"g.{DBID}", asked, None)
     assert body["left_out"] == left_out
     assert [tuple(m.values())[:4] for m in left_out] == ([] if asked == "1" else [(2, 2, 3, 3600)])
+
+
+def _iso(end: str, tz: int) -> str:
+    """A snapshot's END_INTERVAL_TIME as the answers give a time: ISO 8601 with its SNAP_TIMEZONE's offset."""
+    return datetime.fromisoformat(end).replace(tzinfo=timezone(timedelta(seconds=tz))).isoformat()
+
+
+def test_the_load_profile_keeps_its_rates_exact(made):
+    """§28 and §13: the Load Profile's rows are the sums of valid deltas over the range (µs / 10⁶ for the times), per
+    second over the elapsed time and per transaction over user commits + user rollbacks, kept exact as every number
+    of the report (rounded once, where it is printed): DB time here is 0.006 s over three hours, millionths of a
+    second per second that four decimals would make 0."""
+    body = report.compute(made, made.resolve(begin_snap=1, end_snap=4))
+    rows = _select(
+        made,
+        "SELECT instance_number, snap_id, stat_name, value FROM dba_hist_sysstat WHERE dbid = ? UNION ALL "
+        "SELECT instance_number, snap_id, stat_name, value FROM dba_hist_sys_time_model WHERE dbid = ?",
+        DBID,
+        DBID,
+    )
+    total = {n: _valid_sum([r[:2] + r[3:] for r in rows if r[2] == n]) for n in {r[2] for r in rows}}
+    elapsed, txns = _elapsed(made, "all"), total["user commits"] + total["user rollbacks"]
+    want = {
+        "DB Time(s)": total["DB time"] / 1e6,
+        "DB CPU(s)": total["DB CPU"] / 1e6,
+        "Redo size (bytes)": total["redo size"],
+        "Logical read (blocks)": total["session logical reads"],
+        "Rollbacks": total["user rollbacks"],
+        "Transactions": txns,
+    }
+    got = {r["metric"]: r for r in body["load_profile"]}
+    for label, t in want.items():  # no execute count and no user calls: no rate per execution or per call
+        row = {"metric": label, "per_second": t / elapsed, "per_transaction": t / txns, "per_exec": None}
+        assert _same(got[label], row | {"per_call": None, "total": t}), got[label]
+    assert 0 < want["DB Time(s)"] / elapsed < 5e-5 and 0 < want["DB Time(s)"] / txns < 5e-5
+
+
+LONG = 320  # snapshots ten minutes apart: 319 intervals, more than the 300 points a chart of the report draws (§28)
+# per instance: the seconds per second (AAS) DB time, DB CPU and the event's foreground waits grow by; NUM_CPUS
+RATES = {1: (0.5, 0.2, 0.25, 4), 2: (1.5, 0.5, 0.75, 8)}
+
+
+def _long_history() -> History:
+    """Two instances (instance 2 a second after instance 1), snapshots 1 to LONG ten minutes apart, one startup each:
+    DB time, DB CPU and the event's foreground time grow at RATES' seconds per second, by 7 waits an interval; the
+    SYSSTAT counters by one a second, BUSY_TIME and IDLE_TIME (cs) by 40 and 60 a second; NUM_CPUS is RATES'."""
+    start = datetime(2026, 3, 29)
+    snaps = []
+    for inst, (db_time, db_cpu, waited, cpus) in RATES.items():
+        for k in range(1, LONG + 1):
+            s = 600 * k + inst  # seconds since `start`
+            snaps.append(
+                Snap(
+                    k,
+                    inst,
+                    local(start + timedelta(seconds=s)),
+                    0,
+                    "2026-03-28 20:00:00",
+                    counters=(s, s, s, s, round(db_time * 1e6 * s), round(db_cpu * 1e6 * s)),
+                    waits=(7 * k, round(waited * 1e6 * s)),
+                    os=(40 * s, 60 * s, cpus),
+                )
+            )
+    return History(tuple(snaps))
+
+
+@pytest.fixture(scope="module")
+def long(folder):
+    return database(_long_history(), folder / "long.sqlite")
+
+
+def test_the_top_events_and_wait_classes_are_kept_exact(long):
+    """§28 and §14: each event's foreground waits and time, the sums of their valid deltas over the instances, and DB
+    CPU (the time model's) as an event of class CPU without waits, the most time first; the time in seconds, the
+    average wait (time / waits) and the % of DB time kept exact: 7 waits an interval give an average of
+    42,857.142857... ms that four decimals would cut. The wait classes are their events' sums, DB CPU as CPU."""
+    body = report.compute(long, long.resolve(begin_snap=1, end_snap=LONG))
+    ((event, wait_class),) = _select(long, "SELECT DISTINCT event_name, wait_class FROM dba_hist_system_event")
+    waited = _select(
+        long, "SELECT instance_number, snap_id, total_waits_fg, time_waited_micro_fg FROM dba_hist_system_event"
+    )
+    waits, micro = _valid_sum([r[:3] for r in waited]), _valid_sum([r[:2] + r[3:] for r in waited])
+    model = _select(long, "SELECT instance_number, snap_id, stat_name, value FROM dba_hist_sys_time_model")
+    cpu, db_time = (_valid_sum([r[:2] + r[3:] for r in model if r[2] == n]) / 1e6 for n in ("DB CPU", "DB time"))
+    time_s = micro / 1e6
+    want = sorted(
+        [
+            {
+                "event": event,
+                "wait_class": wait_class,
+                "waits": waits,
+                "time_s": time_s,
+                "avg_ms": micro / waits / 1000,
+                "pct_db_time": 100 * time_s / db_time,
+            },
+            {
+                "event": "DB CPU",
+                "wait_class": "CPU",
+                "waits": None,
+                "time_s": cpu,
+                "avg_ms": None,
+                "pct_db_time": 100 * cpu / db_time,
+            },
+        ],
+        key=lambda e: -e["time_s"],
+    )
+    assert _same(body["top_events"], want), body["top_events"]
+    classes = [{k: e[k] for k in ("wait_class", "time_s", "pct_db_time")} | {"waits": e["waits"] or 0} for e in want]
+    assert _same(body["wait_classes"], classes), body["wait_classes"]
+    assert round(micro / waits / 1000, 4) != micro / waits / 1000
+
+
+# the chart series whose points are each interval's delta / its seconds (µs: the AAS), and the rows of their counters
+CHART_COUNTERS = {
+    "derived:aas": "SELECT instance_number, snap_id, value FROM dba_hist_sys_time_model WHERE stat_name = 'DB time'",
+    "derived:db_cpu": "SELECT instance_number, snap_id, value FROM dba_hist_sys_time_model WHERE stat_name = 'DB CPU'",
+    "wait_class:User I/O": "SELECT instance_number, snap_id, sum(time_waited_micro_fg) FROM dba_hist_system_event "
+    "WHERE wait_class = 'User I/O' GROUP BY instance_number, snap_id",
+}
+
+
+def _interval_rates(db, sql: str) -> dict:
+    """{(instance, snap_id): the delta of the interval ending there / its seconds} of the (instance, snap_id, value)
+    rows `sql` selects, µs as seconds (§3, §7: one startup, every counter growing)."""
+    ends = {
+        (i, s): datetime.fromisoformat(e)
+        for i, s, e in _select(db, "SELECT instance_number, snap_id, end_interval_time FROM dba_hist_snapshot")
+    }
+    values = {(i, s): v for i, s, v in _select(db, sql)}
+    return {
+        (i, s): (v - values[(i, s - 1)]) / 1e6 / (ends[(i, s)] - ends[(i, s - 1)]).total_seconds()
+        for (i, s), v in values.items()
+        if (i, s - 1) in values
+    }
+
+
+def _lines(series: list) -> list:
+    """(name, instance, the values of its points) of a chart's series, each drawn in at most 300 points."""
+    assert all(len(s["points"][0]) <= 300 for s in series), [(s["name"], len(s["points"][0])) for s in series]
+    return [(s["name"], s["instance"], set(s["points"][1])) for s in series]
+
+
+@pytest.mark.parametrize("instance", ["all", "1", "2"])
+def test_the_charts_draw_the_instances_asked_in_at_most_300_points(long, instance):
+    """§28 Charts, over a range of more intervals (319) than a chart draws: average active sessions by wait class (DB
+    CPU, then CPU Wait: DB time less DB CPU and the classes' waits, where positive, then each class, §16) with the CPU
+    count (NUM_CPUS, §8), of the instance asked or combined (summed, §11); and average active sessions (DB time /
+    elapsed) of each instance on RAC, of the one asked otherwise. At most 300 points each: the range read in buckets
+    (§21), each point a bucket's Σ delta / Σ seconds; every interval of an instance has the same rates here, so has
+    every bucket: each line has one value, rounded to four decimals (§19)."""
+    body = report.compute(long, long.resolve(begin_snap=1, end_snap=LONG), instance)
+    rates = {name: _interval_rates(long, sql) for name, sql in CHART_COUNTERS.items()}
+    rates["cpu_wait"] = {
+        key: max(0.0, aas - rates["derived:db_cpu"][key] - rates["wait_class:User I/O"][key])
+        for key, aas in rates["derived:aas"].items()
+    }
+    readings = "SELECT instance_number, snap_id, value FROM dba_hist_osstat WHERE stat_name = 'NUM_CPUS'"
+    cpus = {(i, s): v for i, s, v in _select(long, readings)}  # a reading at each snapshot (§8)
+    asked = _instances(instance)
+    label = "all" if instance == "all" else int(instance)
+
+    def one(values: dict, instances) -> set:
+        out = {round(sum(values[(i, s)] for i in instances), 4) for s in range(2, LONG + 1)}
+        assert len(out) == 1  # the history's: one rate an instance
+        return out
+
+    classes = body["charts"]["wait_classes"]
+    assert _lines(classes["series"]) == [
+        (name, label, one(rates[name], asked)) for name in ("derived:db_cpu", "cpu_wait", "wait_class:User I/O")
+    ]
+    assert _lines(classes["cpu_count"]) == [("derived:num_cpus", label, one(cpus, asked))]
+    aas = body["charts"]["aas"]["series"]  # one line an instance: of each on RAC, or of the one asked
+    assert _lines(aas) == [("derived:aas", i, one(rates["derived:aas"], [i])) for i in asked]
+    assert {s["points_total"] for s in [*classes["series"], *aas]} == {LONG - 1}  # every interval, in 300 points
+
+
+def test_the_tablespaces_are_their_last_sizes_and_growth(made):
+    """§28 Tablespaces and §16: per tablespace (DBA_HIST_TBSPC_SPACE_USAGE joined to DBA_HIST_TABLESPACE by TS#),
+    the range's last used, allocated and maximum sizes in MB (blocks × the block size, 8192 where the view has none,
+    / 1,048,576), the used % of the maximum (none without a maximum), the growth (last used − first used) and its
+    rate per day (the least-squares slope of used MB over the snapshots' times, the lowest-numbered instance's), to
+    four decimals."""
+    body = report.compute(made, made.resolve(begin_snap=1, end_snap=4))
+    rows = _select(
+        made,
+        "SELECT t.tsname, t.contents, t.block_size, u.snap_id, u.tablespace_size, u.tablespace_maxsize, "
+        'u.tablespace_usedsize FROM dba_hist_tbspc_space_usage u JOIN dba_hist_tablespace t ON t.dbid = u.dbid AND '
+        't."TS#" = u.tablespace_id AND t.con_dbid = u.con_dbid WHERE u.dbid = ? AND u.snap_id BETWEEN 1 AND 4 '
+        "ORDER BY u.snap_id",
+        DBID,
+    )
+    ends = dict(_select(made, "SELECT snap_id, end_interval_time FROM dba_hist_snapshot WHERE instance_number = 1"))
+    want = {}
+    for name in {r[0] for r in rows}:
+        pts = [r for r in rows if r[0] == name]
+        first, last, mb = pts[0], pts[-1], (pts[0][2] or 8192) / 1_048_576
+        days = [
+            (datetime.fromisoformat(ends[p[3]]) - datetime.fromisoformat(ends[first[3]])).total_seconds() / 86400
+            for p in pts
+        ]
+        want[name] = {
+            "contents": last[1],
+            "used_mb": last[6] * mb,
+            "size_mb": last[4] * mb,
+            "max_mb": last[5] * mb,
+            "used_pct_of_max": 100 * last[6] / last[5] if last[5] else None,
+            "growth_mb": (last[6] - first[6]) * mb,
+            "growth_mb_per_day": linear_regression(days, [p[6] * mb for p in pts]).slope,
+        }
+    got = {r["tablespace"]: r for r in body["tablespaces"]}
+    assert set(got) == set(want) == {name for _, name, _, _, _ in TABLESPACES}
+    for name, fields in want.items():
+        for field, value in fields.items():
+            near = isinstance(value, float) and isclose(got[name][field], value, abs_tol=1e-4)
+            assert near or got[name][field] == value, (name, field, got[name][field], value)
+    assert want["TEMP"]["used_pct_of_max"] is None
+
+
+@pytest.fixture(scope="module")
+def statspack(folder):
+    """A Statspack store (the STATS$ tables beside the embedded store's empty views) of one instance: snapshots 1 to 3
+    an hour apart, DB time and user commits growing."""
+    path = write(History(()), folder / "statspack.sqlite")  # the embedded store's views, empty
+    engine = create_engine(f"sqlite:///{path}")
+    with engine.begin() as con:
+        con.exec_driver_sql("PRAGMA synchronous = OFF")  # a store of the test's: no wait for the disk
+        tables(None).create_all(con)
+    engine.dispose()
+    with sqlite3.connect(path) as con:
+        con.execute(
+            "INSERT INTO stats$database_instance (dbid, instance_number, startup_time, snap_id, parallel, version, "
+            "db_name, instance_name, host_name, platform_name) VALUES (?, 1, ?, 1, 'NO', '19.0.0.0.0', 'SP', 'SP', "
+            "'h', ?)",
+            (DBID, "2026-03-28 20:00:00", PLATFORM),
+        )
+        con.executemany(
+            "INSERT INTO stats$snapshot (snap_id, dbid, instance_number, snap_time, startup_time, snap_level) "
+            "VALUES (?, ?, 1, ?, ?, 7)",
+            [(k, DBID, f"2026-03-29 {k:02}:00:00", "2026-03-28 20:00:00") for k in (1, 2, 3)],
+        )
+        con.execute("INSERT INTO stats$time_model_statname (stat_id, stat_name) VALUES (10, 'DB time')")
+        con.executemany(
+            "INSERT INTO stats$sys_time_model (snap_id, dbid, instance_number, stat_id, value) VALUES (?, ?, 1, 10, ?)",
+            [(k, DBID, 1_000_000 * k) for k in (1, 2, 3)],
+        )
+        con.executemany(
+            'INSERT INTO stats$sysstat (snap_id, dbid, instance_number, "STATISTIC#", name, value) '
+            "VALUES (?, ?, 1, 6, 'user commits', ?)",
+            [(k, DBID, 10 * k) for k in (1, 2, 3)],
+        )
+    return opened(path)
+
+
+def test_a_statspack_report_has_no_tablespaces_and_says_why(statspack):
+    """§28 and §31: Statspack keeps no tablespace usage; its report measures the range (DB time over the elapsed
+    time) and leaves the tablespaces section without rows, saying why: none drawn as zero."""
+    body = report.compute(statspack, statspack.resolve(begin_snap=1, end_snap=3))
+    assert (body["reason"], body["header"]["source"], body["header"]["db_time_s"]) == (None, "statspack", 2.0)
+    assert body["tablespaces"] == []
+    assert list(body["not_kept"]) == ["tablespaces"] and "Statspack" in body["not_kept"]["tablespaces"]
+    assert "tablespace usage" in body["not_kept"]["tablespaces"]
+
+
+def _changes_history() -> History:
+    """Two instances whose snapshots 1 to 4, an hour apart, end at the same instants: instance 1 starts again at
+    02:30, between snapshots 2 and 3; instance 2's optimizer_index_cost_adj goes from 100 to 400 at snapshot 3;
+    sga_target is set alike on both throughout."""
+    snaps = []
+    for inst in (1, 2):
+        for k in SNAPS:
+            cost = "400" if (inst, k) >= (2, 3) else "100"
+            snaps.append(
+                Snap(
+                    k,
+                    inst,
+                    f"2026-03-29 {k:02}:00:00",
+                    0,
+                    "2026-03-29 02:30:00" if inst == 1 and k >= 3 else "2026-03-28 20:00:00",
+                    counters=(1_000 * k,) * 6,
+                    params=(("sga_target", "68719476736"), ("optimizer_index_cost_adj", cost)),
+                )
+            )
+    return History(tuple(snaps))
+
+
+@pytest.fixture(scope="module")
+def changed(folder):
+    return database(_changes_history(), folder / "changed.sqlite")
+
+
+# a benchmark run linked to the database (its awr_db: the database's key), its AWR window (2, 4], started at the end of
+# snapshot 3
+RUN = {
+    "awr_db": f"g.{DBID}",
+    "awr_begin_snap": 2,
+    "awr_end_snap": 4,
+    "slug": "batch",
+    "title": "nightly batch",
+    "kind": "batch",
+    "started": "2026-03-29T03:00:00+00:00",
+    "finished": None,
+}
+
+
+@pytest.mark.parametrize("instance", ["all", "1", "2"])
+def test_the_changes_are_the_instances_asked_in_time_order_the_databases_first(changed, instance):
+    """§28 Changes and §23: the restarts of the timeline (§4: a snapshot whose STARTUP_TIME differs from the
+    instance's previous one, at its end), the parameter changes (a value that differs from the instance's previous
+    snapshot's) and the benchmark runs linked to the database whose AWR window overlaps the range (timed at their
+    start; the database's: no instance), of the instances asked only, in time order, at one time by instance, the
+    database's first. Here the three are at one instant: snapshot 3's end."""
+    body = report.compute(changed, changed.resolve(begin_snap=1, end_snap=4), instance, [RUN])
+    snaps = _select(
+        changed,
+        "SELECT instance_number, snap_id, startup_time, end_interval_time, snap_timezone FROM dba_hist_snapshot "
+        "ORDER BY instance_number, snap_id",
+    )
+    want = [(_iso(b[3], b[4]), b[0], "restart") for a, b in pairwise(snaps) if a[0] == b[0] and a[2] != b[2]]
+    params = _select(
+        changed,
+        "SELECT p.instance_number, p.parameter_name, p.value, s.end_interval_time, s.snap_timezone "
+        "FROM dba_hist_parameter p JOIN dba_hist_snapshot s ON s.dbid = p.dbid AND s.snap_id = p.snap_id AND "
+        "s.instance_number = p.instance_number ORDER BY p.instance_number, p.parameter_name, p.snap_id",
+    )
+    want += [(_iso(b[3], b[4]), b[0], "parameter") for a, b in pairwise(params) if a[:2] == b[:2] and a[2] != b[2]]
+    want.append((RUN["started"], None, "run"))
+    want = sorted(
+        (c for c in want if c[1] in (None, *_instances(instance))), key=lambda c: (c[0], -1 if c[1] is None else c[1])
+    )
+    assert [(c["time"], c["instance"], c["kind"]) for c in body["changes"]] == want
+    by_instance = {"all": [None, 1, 2], "1": [None, 1], "2": [None, 2]}[instance]  # the run, then by instance
+    assert len({c[0] for c in want}) == 1 and [c[1] for c in want] == by_instance
