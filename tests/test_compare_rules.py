@@ -447,3 +447,25 @@ def test_period_of_no_seconds(instant_db):
     expected.sort(key=lambda e: (e[3] is None, -abs(e[3] or 0), e[0]))
     rows = [r for r in body["movers"]["rows"] if r["group"] == "workload"]
     assert [(r["item"], r["a"], r["b"], r["change_pct"]) for r in rows] == expected
+
+
+def test_statements_tied_at_the_cut_are_compared_in_top_sqls_order(folder):
+    """§29 compares each period's 10 statements with the most elapsed time, in top SQL's order (§15: ties by SQL_ID,
+    then container): nine larger statements, then `aa` of container 3 and `bb` of container 12 tied at the tenth,
+    each changing its plan between the periods: `aa`'s change is listed, `bb`'s not (as text "(12, 'bb')" sorts
+    before "(3, 'aa')")."""
+    snaps = _history().snaps
+
+    def ran(plan):
+        big = tuple((f"s{k}", 100 + k, 1, (100 + k) * 10**6, 0) for k in range(1, 10))
+        return (*big, ("aa", plan, 1, 50 * 10**6, 0), ("bb", plan, 1, 50 * 10**6, 0))
+
+    history = History((snaps[0], replace(snaps[1], sql=ran(1)), snaps[2], replace(snaps[3], sql=ran(2))))
+    path = write(history, folder / "tied.sqlite")
+    with closing(sqlite3.connect(path)) as con, con:
+        con.execute("UPDATE dba_hist_sqlstat SET con_dbid = 3 WHERE sql_id = 'aa'")
+        con.execute("UPDATE dba_hist_sqlstat SET con_dbid = 12 WHERE sql_id = 'bb'")
+    db = opened(path)
+    body = compare.compute(db, db.resolve(begin_snap=A[0], end_snap=A[1]), db.resolve(begin_snap=B[0], end_snap=B[1]))
+    plans = {(r["item"], r["change"]) for r in body["differences"]["rows"] if r["kind"] == "plan"}
+    assert plans == {("aa", "appeared"), ("aa", "disappeared")}

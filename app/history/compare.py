@@ -176,7 +176,7 @@ def _time_movers(db, pa, pb, db_a) -> list[dict]:
             pb["time_model"].get(name, 0),
             series=f"sys_time_model:{name}",
         )
-    for name in _union(pa["events"], pb["events"], lambda e: -e["time_s"], EVENTS_COMPARED, skip={"DB CPU"}):
+    for name in _union(pa["events"], pb["events"], _by_time, EVENTS_COMPARED, skip={"DB CPU"}):
         ea, eb = pa["events"].get(name, {}), pb["events"].get(name, {})
         add(
             "wait event",
@@ -188,7 +188,7 @@ def _time_movers(db, pa, pb, db_a) -> list[dict]:
         )
     sa, sb = ({(r["con_dbid"], r["sql_id"]): r for r in p["sql"]} for p in (pa, pb))
     names = db.containers() if sa or sb else {}
-    for key in _union(sa, sb, lambda r: -r["elapsed_s"], SQL_COMPARED):
+    for key in _union(sa, sb, _by_elapsed, SQL_COMPARED):
         add(
             "sql",
             key[1],
@@ -200,11 +200,21 @@ def _time_movers(db, pa, pb, db_a) -> list[dict]:
     return out[:TIME_MOVERS]
 
 
+def _by_time(event: dict) -> tuple:
+    """Events by time, the most first; ties by name."""
+    return -event["time_s"], event["event"]
+
+
+def _by_elapsed(statement: dict) -> tuple:
+    """Statements by elapsed time, the most first; ties by SQL_ID, then container, as top SQL (§15)."""
+    return -statement["elapsed_s"], statement["sql_id"], statement["con_dbid"]
+
+
 def _union(by_a: dict, by_b: dict, rank, n, skip=()) -> list:
     """The keys of the first n of each period by `rank`, A's first (those of B alone after them)."""
     keys = []
     for rows in (by_a, by_b):
-        for k in sorted((k for k in rows if k not in skip), key=lambda k: (rank(rows[k]), str(k)))[:n]:
+        for k in sorted((k for k in rows if k not in skip), key=lambda k: rank(rows[k]))[:n]:
             if k not in keys:
                 keys.append(k)
     return keys
@@ -294,7 +304,7 @@ def _events(pa, pb) -> list[dict]:
     """The top events of each period (A's first), each with its values in both: an event absent from a period has
     0 time there, so its change is +100 % (new in B) or -100 % (gone in B)."""
     rows = []
-    for name in _union(pa["events"], pb["events"], lambda e: -e["time_s"], EVENTS_COMPARED):
+    for name in _union(pa["events"], pb["events"], _by_time, EVENTS_COMPARED):
         ea, eb = pa["events"].get(name, {}), pb["events"].get(name, {})
         ta, tb = (p["event_seconds"].get(name, 0) if p["elapsed"] else None for p in (pa, pb))
         a, b = _per_second(ta or 0, pa), _per_second(tb or 0, pb)
@@ -357,7 +367,7 @@ def _plans(db, pa, pb) -> list[dict]:
     sa, sb = ({(r["con_dbid"], r["sql_id"]): r for r in p["sql"]} for p in (pa, pb))
     names = db.containers() if sa or sb else {}
     out = []
-    for key in _union(sa, sb, lambda r: -r["elapsed_s"], SQL_COMPARED):
+    for key in _union(sa, sb, _by_elapsed, SQL_COMPARED):
         if key not in sa or key not in sb:
             continue
         plans_a = set(sa.get(key, {}).get("plan_hash_values", ())) - {0}
