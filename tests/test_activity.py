@@ -340,11 +340,7 @@ def test_ashtop_from_the_counts_per_block_and_session_equals_its_samples(demo_st
         {"from": (end - timedelta(hours=hours, minutes=11)).isoformat(), "to": end.isoformat()},
         {"begin_snap": last - 2 * hours - 5, "end_snap": last},  # half-hour snapshots: not on a block's edge
     ]
-    asked = [
-        {**r, "group_by": g, **({"instance": instance} if instance else {})}
-        for r in ranges
-        for g in groups
-    ]
+    asked = [{**r, "group_by": g, **({"instance": instance} if instance else {})} for r in ranges for g in groups]
     counted = [client.get(url, query_string=q) for q in asked]
     shown = client.get(url, query_string={**asked[-1], "show_sql": "1"}).get_json()
     assert any("awrlens_ash_top" in s["sql"] for s in shown["sql"])  # the counts were read
