@@ -370,8 +370,7 @@ def _plans(db, pa, pb) -> list[dict]:
     for key in _union(sa, sb, _by_elapsed, SQL_COMPARED):
         if key not in sa or key not in sb:
             continue
-        plans_a = set(sa.get(key, {}).get("plan_hash_values", ())) - {0}
-        plans_b = set(sb.get(key, {}).get("plan_hash_values", ())) - {0}
+        plans_a, plans_b = (set(s[key]["plan_hash_values"]) - {0} for s in (sa, sb))  # a statement of both periods
         for plan in sorted(plans_b - plans_a):
             out.append(
                 {
