@@ -8,7 +8,9 @@ statement of one period only (0 s/s in the other, `only_in`, the event's wait cl
 CDB whose B runs none), the order by share of DB time change (a share of 0 after the smallest move), the 15 events
 and 10 statements of each period compared and no more; the top events' table of the 15 largest of each period; the
 containers' names read only where there are statements; and a period of 0 seconds (its two snapshots at one
-instant): rates per second unknown, the workload movers by absolute change, the unknown ones last."""
+instant): rates per second unknown, the workload movers by absolute change, the unknown ones last; with B of 0
+seconds, an event of A only has no % of B's DB time. The plan differences: of the top 10 statements of each period
+only, plan hash value 0 left out in either period, each named by its container."""
 
 import sqlite3
 from contextlib import closing
@@ -21,6 +23,7 @@ import pytest
 from histories import DBID, History, Snap, opened, write
 
 from app.history import compare
+from app.store.awr.embedded.summaries import fill_summaries
 
 # snapshots 1 to 4 of one instance (local times, SNAP_TIMEZONE 0): A is 1 to 2 (an hour), B 3 to 4 (half an hour)
 ENDS = ("2026-03-29 00:00:00", "2026-03-29 01:00:00", "2026-03-29 01:30:00", "2026-03-29 02:00:00")
@@ -469,3 +472,134 @@ def test_statements_tied_at_the_cut_are_compared_in_top_sqls_order(folder):
     body = compare.compute(db, db.resolve(begin_snap=A[0], end_snap=A[1]), db.resolve(begin_snap=B[0], end_snap=B[1]))
     plans = {(r["item"], r["change"]) for r in body["differences"]["rows"] if r["kind"] == "plan"}
     assert plans == {("aa", "appeared"), ("aa", "disappeared")}
+
+
+# -- what differs (§29): the plans of the top statements that ran in both periods -----------------------------------
+
+
+def _plans_db(path, a_sql: tuple, b_sql: tuple, containers: dict | None = None, pdbs: dict | None = None):
+    """The history with SQLSTAT rows in A's interval (snapshot 2) and B's (snapshot 4), each (SQL_ID, plan hash
+    value, elapsed s); `containers` moves a SQL_ID's rows to that CON_DBID, `pdbs` names PDBs by CON_DBID in
+    DBA_HIST_PDB_INSTANCE (a CDB's root)."""
+    snaps = _history().snaps
+
+    def ran(rows):
+        return tuple((sql_id, plan, 1, seconds * 10**6, 0) for sql_id, plan, seconds in rows)
+
+    history = History((snaps[0], replace(snaps[1], sql=ran(a_sql)), snaps[2], replace(snaps[3], sql=ran(b_sql))))
+    write(history, path)
+    with closing(sqlite3.connect(path)) as con, con:
+        for sql_id, con_dbid in (containers or {}).items():
+            con.execute("UPDATE dba_hist_sqlstat SET con_dbid = ? WHERE sql_id = ?", (con_dbid, sql_id))
+        for con_dbid, name in (pdbs or {}).items():
+            con.execute(
+                "INSERT INTO dba_hist_pdb_instance (dbid, instance_number, startup_time, con_dbid, open_time, "
+                "open_mode, pdb_name) VALUES (?,?,?,?,?,?,?)",
+                (DBID, 1, "2026-03-28 20:00:00", con_dbid, "2026-03-28 20:05:00", "READ WRITE", name),
+            )
+        fill_summaries(con)  # the store's summaries of SQLSTAT anew, from the rows as they are now
+    return opened(path)
+
+
+def _plan_changes(db) -> list:
+    """§29's plan differences worked out from the rows: of the union of the 10 statements with the most elapsed time
+    in A and in B (§15's sums), each that ran in both periods; a plan hash value of its SQLSTAT rows in B and not in
+    A appeared, in A and not in B disappeared; plan hash value 0 (no plan) left out; the container its CON_DBID's
+    name (§1: CDB$ROOT for the root's, none in a non-CDB). Rows: (item, container, a, b, change), sorted."""
+    sql = {p: _period_sql(db, p) for p in (A, B)}
+    names = dict(_select(db, "SELECT con_dbid, pdb_name FROM dba_hist_pdb_instance WHERE dbid = ?", DBID))
+    if names:
+        names.setdefault(DBID, "CDB$ROOT")
+    out = []
+    for key in _first(sql, 10):
+        if key not in sql[A] or key not in sql[B]:
+            continue
+        plans = {
+            p: {
+                v
+                for (v,) in _select(
+                    db,
+                    "SELECT plan_hash_value FROM dba_hist_sqlstat WHERE dbid = ? AND con_dbid = ? AND sql_id = ? "
+                    "AND snap_id > ? AND snap_id <= ? AND plan_hash_value <> 0",
+                    DBID,
+                    *key,
+                    *p,
+                )
+            }
+            for p in (A, B)
+        }
+        out += [(key[1], names.get(key[0]), None, str(v), "appeared") for v in plans[B] - plans[A]]
+        out += [(key[1], names.get(key[0]), str(v), None, "disappeared") for v in plans[A] - plans[B]]
+    return sorted(out, key=str)
+
+
+def _plans_answered(db) -> list:
+    rows = [r for r in _compared(db)["differences"]["rows"] if r["kind"] == "plan"]
+    return sorted(((r["item"], r["container"], r["a"], r["b"], r["change"]) for r in rows), key=str)
+
+
+def test_plan_zero_left_out_in_either_period(folder):
+    """§29: plan hash value 0 (no plan: a PL/SQL call) is no plan of either period. p1 runs plan 0 in A, plans 0 and
+    7 in B: one difference, 7 appeared; p2 runs plan 0 in A, plan 8 in B: 8 appeared, 0 not gone; p3 runs plan 9 in
+    A, plans 0 and 9 in B: no difference (0 not new)."""
+    db = _plans_db(
+        folder / "plan_zero.sqlite",
+        (("p1", 0, 300), ("p2", 0, 200), ("p3", 9, 100)),
+        (("p1", 0, 100), ("p1", 7, 50), ("p2", 8, 120), ("p3", 0, 60), ("p3", 9, 30)),
+    )
+    expected = _plan_changes(db)
+    assert expected == [("p1", None, None, "7", "appeared"), ("p2", None, None, "8", "appeared")]  # as written
+    assert _plans_answered(db) == expected
+
+
+def test_plans_compared_of_the_top_statements_only(folder):
+    """§29: only the 10 statements with the most elapsed time in A and in B have their plans compared: a01 (the
+    largest) changes plan 101 for 201 and is listed; a11, the 11th of both periods, changes plan 1 for 2 and is not."""
+    top = [(f"a{k:02d}", 100 + k, 36 * k) for k in range(1, 11)]
+    db = _plans_db(
+        folder / "plans_cut.sqlite",
+        (*top, ("a11", 1, 3)),
+        (("a01", 201, 18), *top[1:], ("a11", 2, 1)),
+    )
+    expected = _plan_changes(db)
+    assert expected == [("a01", None, "101", None, "disappeared"), ("a01", None, None, "201", "appeared")]
+    assert _plans_answered(db) == expected
+
+
+def test_plan_change_names_its_container(folder):
+    """§29 `container` of a plan difference (§1): in a CDB's root, a statement of a PDB (its rows' CON_DBID 777,
+    DBA_HIST_PDB_INSTANCE naming it PDB1) changing plan 1 for 2 is of PDB1; the root's own (r1, 3 for 4) of
+    CDB$ROOT."""
+    db = _plans_db(
+        folder / "plans_pdb.sqlite",
+        (("p1", 1, 300), ("r1", 3, 200)),
+        (("p1", 2, 100), ("r1", 4, 50)),
+        containers={"p1": 777},
+        pdbs={777: "PDB1"},
+    )
+    expected = _plan_changes(db)
+    assert {(r[0], r[1]) for r in expected} == {("p1", "PDB1"), ("r1", "CDB$ROOT")} and len(expected) == 4
+    assert _plans_answered(db) == expected
+
+
+@pytest.fixture(scope="module")
+def instant_b_db(folder):
+    """The history with B's two snapshots at one instant (snapshot 4 ends when 3 does), and `log file sync` waiting in
+    A only (rows at A's snapshots alone: 36 s over A's interval)."""
+    snaps = _history().snaps
+    history = History(tuple(replace(s, end=ENDS[2]) if s.snap_id == 4 else s for s in snaps))
+    path = write(history, folder / "instant_b.sqlite")
+    _add_events(path, {"log file sync": (CLASSES["log file sync"], {1: (0, 0), 2: (50, 36_000_000)})})
+    return opened(path)
+
+
+def test_event_of_a_only_against_a_period_of_no_seconds(instant_b_db):
+    """§29 top events with B of 0 seconds (§6): an event of A only (`log file sync`) has no % of B's DB time, unknown
+    (null), not 0 %: B is no period of time to share; in A it is 100 x its time / A's DB time (§14)."""
+    assert _seconds(instant_b_db, B) == 0
+    events = _period_events(instant_b_db, A)
+    assert "log file sync" in events and "log file sync" not in _period_events(instant_b_db, B)
+    db_time_a = _per_second(instant_b_db, "DB time", A) * _seconds(instant_b_db, A)
+    (row,) = (r for r in _compared(instant_b_db)["top_events"]["rows"] if r["event"] == "log file sync")
+    assert row["a_pct_db_time"] == round(100 * events["log file sync"][1] / db_time_a, 4)
+    assert row["b_pct_db_time"] is None
