@@ -14,6 +14,7 @@ A history is plain data whose repr is Python: a failing check prints it, shrunk,
 
 import shutil
 import sqlite3
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from functools import cache
@@ -24,6 +25,7 @@ from hypothesis import strategies as st
 from app.settings import Settings
 from app.store.awr.embedded.summaries import CLASS_TOTALS, PLAN_FIRSTS, SQLSTAT_BLOCKS, fill_summaries
 from app.store.awr.views import views
+from app.store.base import sql_log
 from app.store.sqlite import SqliteStore
 
 DBID = 4242
@@ -498,3 +500,14 @@ def opened(path: Path, min_interval: float = 300.0):
 
     settings = Settings.from_env({}, targets={"g": {"sqlite": str(path)}}, min_interval=min_interval)
     return Stores({"g": SqliteStore("g", path, settings)}).database(f"g.{DBID}")
+
+
+@contextmanager
+def logged_statements():
+    """The statements the questions run inside the block, as show_sql logs them (sql, params, sql_oracle)."""
+    log: list = []
+    token = sql_log.set(log)
+    try:
+        yield log
+    finally:
+        sql_log.reset(token)

@@ -16,18 +16,17 @@ a range of more intervals than a chart draws: at most 300 points (§21), each in
 wait classes and AAS its own."""
 
 import sqlite3
-from contextlib import closing, contextmanager
+from contextlib import closing
 from datetime import datetime, timedelta, timezone
 from itertools import pairwise
 from math import isclose
 from statistics import linear_regression
 
 import pytest
-from histories import DBID, History, Snap, database, local, opened, write
+from histories import DBID, History, Snap, database, local, logged_statements, opened, write
 from sqlalchemy import create_engine
 
 from app.history import report
-from app.store.base import sql_log
 from app.store.statspack.tables import tables
 
 PLATFORM = "Linux x86 64-bit"
@@ -47,17 +46,6 @@ TABLESPACES = (  # (TS#, TSNAME, CONTENTS, BLOCK_SIZE, TABLESPACE_MAXSIZE in blo
     (3, "TEMP", "TEMPORARY", 16384, 0),  # no maximum size
 )
 COLUMN_FACTORS = (1, 2, 3, 5, 11, 13, 17, 19)  # DBA_HIST_IOSTAT_FUNCTION's 8 columns: each a multiple of one growth
-
-
-@contextmanager
-def _statements():
-    """The statements run inside the block, as show_sql logs them (sql, params, rows)."""
-    log: list = []
-    token = sql_log.set(log)
-    try:
-        yield log
-    finally:
-        sql_log.reset(token)
 
 
 def _history(dropped: bool = False, restart: bool = False) -> History:
@@ -256,7 +244,7 @@ def test_io_by_function_reads_the_range_boundary_snapshots_only(made):
     the range, none restarting between: snapshots 1 and 4), bound as `SNAP_ID IN` a list; each I/O statement returns
     those snapshots' rows of its function, not every snapshot's."""
     made.timeline()
-    with _statements() as log:
+    with logged_statements() as log:
         report.io_functions(made, made.resolve(begin_snap=1, end_snap=4), None, 1.0)
     reads = [e for e in log if "FROM dba_hist_iostat_function" in e["sql"] and "item_id" in e["params"]]
     assert {e["params"]["item_id"] for e in reads} == {f for f, _, _ in FUNCTIONS}, log

@@ -3,23 +3,10 @@ answer ran (show_sql's log): a range of one snapshot holds no row with begin_sna
 reads no segment statistic and no database counter, and captures nothing (null, not 0); a range of every instance
 binds the database and the range alone, one instance's that instance too."""
 
-from contextlib import contextmanager
-
 import pytest
+from histories import logged_statements
 
 from app.history import segments
-from app.store.base import sql_log
-
-
-@contextmanager
-def _statements():
-    """The statements run inside the block, as show_sql logs them (sql, params, sql_oracle)."""
-    log: list = []
-    token = sql_log.set(log)
-    try:
-        yield log
-    finally:
-        sql_log.reset(token)
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +40,7 @@ def test_a_range_of_one_snapshot_reads_no_segment_and_captures_nothing(db):
     DBA_HIST_SEG_STAT nor of the database's counter runs, no row, and nothing captured nor totalled (null: no interval
     measured, not a zero)."""
     db.timeline()  # read before: the log below holds the answer's own statements
-    with _statements() as log:
+    with logged_statements() as log:
         body = segments.top(db, db.resolve(begin_snap=2, end_snap=2))
     assert body["rows"] == [] and body["captured"] is None and body["database_total"] is None
     assert _reads(log, "dba_hist_seg_stat") == [] and _reads(log, "dba_hist_sysstat") == [], log
@@ -64,7 +51,7 @@ def test_the_top_segments_statement_binds_the_database_the_range_and_the_instanc
     """§25.1: the range's rows (1 < SNAP_ID <= 3) summed per segment over every instance, or one instance's: the
     statement binds the database and the range, and one instance's number only where one is asked (show_sql gives
     each bind, and each is named in the statement's Oracle text)."""
-    with _statements() as log:
+    with logged_statements() as log:
         body = segments.top(db, db.resolve(begin_snap=1, end_snap=3), instance=instance)
     every = instance == "all"
     assert [(r["obj"], r["logical_reads"], r["physical_reads"]) for r in body["rows"]] == [
