@@ -603,3 +603,21 @@ def test_event_of_a_only_against_a_period_of_no_seconds(instant_b_db):
     (row,) = (r for r in _compared(instant_b_db)["top_events"]["rows"] if r["event"] == "log file sync")
     assert row["a_pct_db_time"] == round(100 * events["log file sync"][1] / db_time_a, 4)
     assert row["b_pct_db_time"] is None
+
+
+def test_the_time_model_of_periods_before_a_newest_snapshot_without_one(folder):
+    """§29's time model is the periods' own (§13): where the newest snapshot holds no DBA_HIST_SYS_TIME_MODEL row (a
+    partial flush), periods before it still have their DB time and DB CPU per second, as their Load Profile has."""
+    path = write(_history(), folder / "newest_without_time_model.sqlite")
+    with closing(sqlite3.connect(path)) as con, con:
+        con.execute("DELETE FROM dba_hist_sys_time_model WHERE snap_id = 4")
+    db = opened(path)
+    first, second = (1, 2), (2, 3)
+    body = compare.compute(
+        db, db.resolve(begin_snap=first[0], end_snap=first[1]), db.resolve(begin_snap=second[0], end_snap=second[1])
+    )
+    a, b = (_per_second(db, "DB time", p) for p in (first, second))
+    assert (a, b) == (1.5, 1.0)  # 5,400 s over an hour, 1,800 s over half an hour
+    assert (body["db_time"]["a"], body["db_time"]["b"]) == (a, b)
+    movers = {r["item"]: (r["a"], r["b"]) for r in body["movers"]["rows"] if r["kind"] == "time model"}
+    assert movers["DB CPU"] == tuple(round(_per_second(db, "DB CPU", p), 4) for p in (first, second))

@@ -168,6 +168,20 @@ def of(db) -> dict[str, Spec]:
     return db.store.cached(("catalog", db.dbid), 10 * db.store.settings.snapshot_ttl, load)
 
 
+def time_model_names(db, rng) -> list[str]:
+    """The time model statistics of a range: the names DBA_HIST_SYS_TIME_MODEL holds at its first and last snapshots,
+    not the catalog's (at the newest snapshot, which may hold none: a partial flush, an imported report without its
+    Time Model section)."""
+    names: dict = {}
+    for snap_id in dict.fromkeys((rng.lo, rng.hi)):
+        try:
+            rows = db.rows(queries.counter_names(db.store.views, "sys_time_model"), snap_id=snap_id)
+        except NotInSource:
+            rows = []
+        names.update((name, None) for _, name in rows)
+    return list(names)
+
+
 def spec(db, name: str) -> Spec:
     """One series of a database's catalog (404 when it has none of that name, with the closest names)."""
     found = of(db).get(name)

@@ -115,7 +115,7 @@ def compute(db: Database, a: Range, b: Range, instance="all") -> dict:
 def _period(db, rng, instance, inst) -> dict:
     """One period's totals: the time model (s), every event, the Load Profile, and its top statements (for every
     instance only, or the one a database has: top SQL has no instance, docs/awr-rules.md §15)."""
-    names = [n.split(":", 1)[1] for n in catalog.of(db) if n.startswith("sys_time_model:")]
+    names = catalog.time_model_names(db, rng)
     sums, _ = totals(db, "sys_time_model", names, rng, inst)
     lp = load_profile.measure(db, rng, inst)
     events, db_time = top_events.measure(db, rng, inst) if lp["covers"]["reason"] is None else ({}, 0.0)

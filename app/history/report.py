@@ -148,7 +148,7 @@ def class_totals(events: list[dict], db_time_s) -> list[dict]:
 def time_model(db: Database, rng: Range, inst) -> list[dict]:
     """Every time model statistic's seconds over the range and its % of DB time (the AWR report's Time Model
     Statistics; the background ones, BACKGROUND, are not part of DB time and have none)."""
-    names = [s.name.split(":", 1)[1] for s in catalog.of(db).values() if s.source == "sys_time_model"]
+    names = catalog.time_model_names(db, rng)
     sums, _ = totals(db, "sys_time_model", names, rng, inst)
     seconds = {n: fsum(v for (_, name), v in sums.items() if name == n) / 1e6 for n in names}
     db_time = seconds.get("DB time")
