@@ -13,6 +13,7 @@ from statistics import median
 
 import pytest
 from contract import dbid_of, local_iso, ok, url
+from test_activity import SAMPLE_KEYS
 from test_segments import STATS as SEGMENT_STATS
 
 ASH = "dba_hist_active_sess_history"
@@ -141,24 +142,18 @@ def test_top_lists_and_blockers_are_their_samples_with_aas_and_shares(api, sql3,
     body = ok(api, url(rac["id"], "/activity/top"), begin_snap=lo, end_snap=hi)
     assert (body["range"]["begin_snap"], body["range"]["end_snap"]) == (lo, hi)
     rows = sql3.execute(
-        f'select instance_number, session_id, "SESSION_SERIAL#", sql_id, module, event, session_state, '
-        f'"CURRENT_OBJ#", blocking_inst_id, blocking_session, "BLOCKING_SESSION_SERIAL#" from {ASH} '
+        f'select sql_id, instance_number, session_id, "SESSION_SERIAL#", module, event, "CURRENT_OBJ#", '
+        f'session_state, blocking_inst_id, blocking_session, "BLOCKING_SESSION_SERIAL#" from {ASH} '
         "where dbid = ? and snap_id > ? and snap_id <= ?",
         (rac["dbid"], lo, hi),
     ).fetchall()
     seconds, spacing = range_seconds(sql3, rac["dbid"], lo, hi), sample_spacing(sql3, rac["dbid"], hi)
     assert spacing == 10 and body["sample_seconds"] == spacing
     assert body["total_samples"] == len(rows) > 1000
-    keys = {
-        "sql_id": lambda r: r[3],
-        "session": lambda r: f"{r[0]}:{r[1]},{r[2]}",
-        "module": lambda r: r[4],
-        "event": lambda r: "CPU" if r[6] == "ON CPU" else r[5],
-        "current_obj": lambda r: r[7],
-    }
+    keys = SAMPLE_KEYS  # the sample's columns in its order
     assert set(body["lists"]) == set(keys)
     for name, key in keys.items():
-        samples, on_cpu = Counter(key(r) for r in rows), Counter(key(r) for r in rows if r[6] == "ON CPU")
+        samples, on_cpu = Counter(key(r) for r in rows), Counter(key(r) for r in rows if r[7] == "ON CPU")
         got = body["lists"][name]
         assert len(got) == min(25, len(samples)), name
         shown = {r["name"] for r in got}
@@ -175,7 +170,7 @@ def test_top_lists_and_blockers_are_their_samples_with_aas_and_shares(api, sql3,
         if r[9] is not None:
             b = blockers.setdefault((r[8], r[9], r[10], r[5]), [0, set()])
             b[0] += 1
-            b[1].add((r[0], r[1], r[2]))
+            b[1].add((r[1], r[2], r[3]))
     assert len(blockers) == len(body["blocking"]) == 2
     for r in body["blocking"]:
         n, waiters = blockers[r["blocking_instance"], r["blocking_session"], r["blocking_serial"], r["event"]]
